@@ -1,0 +1,28 @@
+//! `cf-runner completions SHELL`: prints the completion script generated from
+//! the same clap definition as `--help` (the files in `completions/` are this
+//! output, checked for drift by a test).
+
+use clap::CommandFactory;
+use clap_complete::Shell as ClapShell;
+
+use super::Outcome;
+use crate::cli::{Cli, CompletionsArgs, Shell};
+
+/// The completion script for `shell`.
+pub fn script(shell: Shell) -> String {
+    let shell = match shell {
+        Shell::Bash => ClapShell::Bash,
+        Shell::Zsh => ClapShell::Zsh,
+        Shell::Fish => ClapShell::Fish,
+        Shell::Powershell => ClapShell::PowerShell,
+    };
+    let mut buf = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "cf-runner", &mut buf);
+    String::from_utf8(buf).expect("completion scripts are UTF-8")
+}
+
+/// Prints the script.
+pub fn run(args: &CompletionsArgs) -> Outcome {
+    crate::output::print_raw(&script(args.shell));
+    Outcome::Ok
+}

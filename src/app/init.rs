@@ -1,0 +1,291 @@
+//! `cf-runner init`: gather the input (files, `--set-*`, flags), validate it
+//! all before anything is written, render, then export (dry-run), write Helm
+//! values, or install.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::Outcome;
+use crate::cli::InitArgs;
+use crate::values::{self, tree, Input, Problem, Problems, SetFile, ValuesFile};
+use crate::{export, helm, output, render};
+
+/// Turns the flags into values overrides (explicit flags beat files and
+/// `--set-value`). Flag-specific parsing errors become problems too.
+pub fn flag_overrides(args: &InitArgs, problems: &mut Vec<Problem>) -> Vec<(String, Value)> {
+    let mut out: Vec<(String, Value)> = Vec::new();
+    let mut text = |key: &str, v: &Option<String>| {
+        if let Some(v) = v {
+            out.push((key.to_string(), Value::String(v.clone())));
+        }
+    };
+    text("Context", &args.kube.kube_context_name);
+    text("Namespace", &args.kube.kube_namespace);
+    text("AgentId", &args.name);
+    text("Token", &args.token);
+    text("AgentToken", &args.agent_token);
+    text("CodefreshHost", &args.url);
+    text("NodeSelector", &args.kube_node_selector);
+    text("Runtime.NodeSelector", &args.build_node_selector);
+    text("StorageClass", &args.storage_class_name);
+    text("DockerRegistry", &args.docker_registry);
+    text("EnvVars.HTTP_PROXY", &args.http_proxy);
+    text("EnvVars.HTTPS_PROXY", &args.https_proxy);
+    text("EnvVars.NO_PROXY", &args.no_proxy);
+    text("AppProxy.Ingress.Host", &args.app_proxy_host);
+    text(
+        "AppProxy.Ingress.IngressClass",
+        &args.app_proxy_ingress_class,
+    );
+    if let Some(path) = &args.kube.kube_config_path {
+        out.push((
+            "ConfigPath".into(),
+            Value::String(path.display().to_string()),
+        ));
+    }
+    let mut flag = |key: &str, v: Option<bool>| {
+        if let Some(b) = v {
+            out.push((key.to_string(), Value::Bool(b)));
+        }
+    };
+    flag("SetDefaultRuntime", args.set_default_runtime);
+    flag("ExecDemoPipeline", args.exec_demo_pipeline);
+    flag("Monitor.Enabled", args.install_monitor);
+    flag("AppProxy.Enabled", args.app_proxy);
+    flag("DockerDaemonAccess", args.docker_daemon_access);
+    flag("Insecure", args.insecure.then_some(true));
+    flag("SkipClusterTest", args.skip_cluster_test.then_some(true));
+    flag(
+        "SkipClusterIntegration",
+        args.skip_cluster_integration.then_some(true),
+    );
+    for pair in &args.env_vars {
+        match pair.split_once('=') {
+            Some((k, v)) if !k.trim().is_empty() => out.push((
+                format!("EnvVars.{}", k.trim().replace('.', "\\.")),
+                Value::String(v.to_string()),
+            )),
+            _ => problems.push(Problem::new(
+                "--env-vars",
+                Some(&Value::String(pair.clone())),
+                "is not KEY=VALUE",
+                "write --env-vars NAME=value, once per variable",
+            )),
+        }
+    }
+    if let Some(raw) = &args.tolerations {
+        match parse_tolerations_flag(raw) {
+            Ok(v) => out.push(("Tolerations".into(), v)),
+            Err(p) => problems.push(p),
+        }
+    }
+    out
+}
+
+/// `--tolerations` takes a JSON (or YAML) list, or `@file` holding one.
+fn parse_tolerations_flag(raw: &str) -> Result<Value, Problem> {
+    let (text, origin) = match raw.strip_prefix('@') {
+        Some(path) => match std::fs::read_to_string(path) {
+            Ok(t) => (t, format!("the file {path}")),
+            Err(e) => {
+                return Err(Problem::new(
+                    "--tolerations",
+                    Some(&Value::String(raw.to_string())),
+                    format!("names a file that could not be read: {e}"),
+                    "check the path after @",
+                ))
+            }
+        },
+        None => (raw.to_string(), "the flag's value".to_string()),
+    };
+    match serde_yaml_ng::from_str::<Value>(&text) {
+        Ok(v @ Value::Array(_)) => Ok(v),
+        Ok(_) | Err(_) => Err(Problem::new(
+            "--tolerations",
+            None,
+            format!("{origin} is not a JSON list of tolerations"),
+            r#"write e.g. '[{"key":"dedicated","operator":"Equal","value":"ci","effect":"NoSchedule"}]' or @tolerations.json"#,
+        )),
+    }
+}
+
+/// Reads the values files and `--set-file` files named by the flags.
+pub fn gather_input(args: &InitArgs) -> Result<Input, Problems> {
+    let mut problems = Vec::new();
+    let mut input = Input::default();
+    for path in &args.values {
+        match std::fs::read_to_string(path) {
+            Ok(text) => input.files.push(ValuesFile {
+                origin: path.display().to_string(),
+                text,
+            }),
+            Err(e) => problems.push(Problem::new(
+                "--values",
+                Some(&Value::String(path.display().to_string())),
+                format!("could not be read: {e}"),
+                "check the path; it is read relative to the current directory",
+            )),
+        }
+    }
+    input.set_values = args.set_value.clone();
+    for raw in &args.set_file {
+        let contents = match raw.split_once('=') {
+            Some((_, path)) => std::fs::read_to_string(path.trim()).map_err(|e| e.to_string()),
+            None => Err("no `=`".into()),
+        };
+        input.set_files.push(SetFile {
+            raw: raw.clone(),
+            contents,
+        });
+    }
+    input.overrides = flag_overrides(args, &mut problems);
+    if !problems.is_empty() {
+        return Err(Problems(problems));
+    }
+    Ok(input)
+}
+
+/// Loads and validates everything, including the checks that depend on the
+/// mode (an output folder for a dry-run, say).
+pub fn load(args: &InitArgs) -> Result<values::Loaded, Problems> {
+    let input = gather_input(args)?;
+    let mut loaded = values::load(&input);
+    let mut extra = Vec::new();
+    if args.dry_run && args.output_dir.as_os_str() != "-" && args.output_dir.is_file() {
+        extra.push(Problem::new(
+            "--output-dir",
+            Some(&Value::String(args.output_dir.display().to_string())),
+            "is a file, not a folder",
+            "name a folder (it is created if missing), or - for stdout",
+        ));
+    }
+    if let Some(path) = &args.generate_helm_values_file {
+        if path.is_dir() {
+            extra.push(Problem::new(
+                "--generate-helm-values-file",
+                Some(&Value::String(path.display().to_string())),
+                "is a folder, not a file",
+                "name a file, e.g. generated_values.yaml",
+            ));
+        }
+    }
+    if !extra.is_empty() {
+        match &mut loaded {
+            Ok(_) => loaded = Err(Problems(extra)),
+            Err(Problems(list)) => list.extend(extra),
+        }
+    }
+    loaded
+}
+
+/// The kube context for names like `<context>/<namespace>`: the one given,
+/// else the kubeconfig's current context (the file is read, no cluster is
+/// contacted), else none (a placeholder is rendered).
+fn context_name(values: &values::Values) -> Option<String> {
+    if let Some(c) = &values.context {
+        return Some(c.clone());
+    }
+    let path = values
+        .config_path
+        .as_ref()
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("KUBECONFIG").and_then(|v| std::env::split_paths(&v).next()))
+        .or_else(|| directories::BaseDirs::new().map(|b| b.home_dir().join(".kube/config")))?;
+    let text = std::fs::read_to_string(path).ok()?;
+    let config: Value = serde_yaml_ng::from_str(&text).ok()?;
+    tree::lookup(&config, "current-context")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+}
+
+/// Runs `init`.
+pub fn run(args: &InitArgs) -> Outcome {
+    let loaded = match load(args) {
+        Ok(l) => l,
+        Err(problems) => return Outcome::BadInput(problems),
+    };
+    for key in &loaded.ignored_keys {
+        output::warn(&format!(
+            "{key} is a venonactl key that cf-runner accepts but does not use"
+        ));
+    }
+    let values = &loaded.values;
+    let identity = render::Identity {
+        context: context_name(values),
+        agent_name: values.agent_name.clone(),
+        runtime_name: values.runtime_name.clone(),
+        ..Default::default()
+    };
+
+    if let Some(path) = &args.generate_helm_values_file {
+        if !args.dry_run {
+            return Outcome::Failed(
+                anyhow::anyhow!("filling the Helm values from the Codefresh platform is not built yet"),
+                Some("add --dry-run to generate the file without the platform (account id left for you to fill)".into()),
+            );
+        }
+        let generated = helm::generate(values, &identity);
+        if let Err(e) = export::write_file(path, &generated.text, generated.holds_secret) {
+            return Outcome::Failed(e.into(), None);
+        }
+        output::done(&format!(
+            "wrote {} for the cf-runtime chart {}{}",
+            path.display(),
+            helm::CHART_VERSION,
+            if generated.holds_secret {
+                " (mode 0600: it holds a secret)"
+            } else {
+                ""
+            }
+        ));
+        return Outcome::Ok;
+    }
+
+    if !args.dry_run {
+        return Outcome::Failed(
+            anyhow::anyhow!("installing into a cluster is not built yet in this version"),
+            Some("use --dry-run to write the manifests to ./codefresh_manifests".into()),
+        );
+    }
+
+    let rendered = match render::render(values, &identity, &loaded.redacted_tree) {
+        Ok(r) => r,
+        Err(e) => {
+            return Outcome::Failed(
+                anyhow::Error::new(e)
+                    .context("rendering the manifests failed (a bug in cf-runner)"),
+                Some("please report it with the values file (secrets removed)".into()),
+            )
+        }
+    };
+    write_dry_run(&args.output_dir, &rendered)
+}
+
+fn write_dry_run(dir: &Path, rendered: &render::Rendered) -> Outcome {
+    if dir.as_os_str() == "-" {
+        let (stream, withheld) = export::to_stream(&rendered.manifests);
+        output::print_raw(&stream);
+        if withheld > 0 {
+            output::note(&format!(
+                "{withheld} secret value(s) withheld from stdout; use --output-dir DIR to write them to 0600 files"
+            ));
+        }
+        return Outcome::Ok;
+    }
+    match export::write_dir(dir, rendered) {
+        Ok(files) => {
+            let secrets = rendered.manifests.iter().filter(|m| m.is_secret()).count();
+            output::done(&format!(
+                "wrote {} manifests and {} to {}/ ({} Secret file(s) with mode 0600)",
+                rendered.manifests.len(),
+                export::RUNTIME_ENVIRONMENT_FILE,
+                dir.display(),
+                secrets
+            ));
+            debug_assert_eq!(files.len(), rendered.manifests.len() + 1);
+            Outcome::Ok
+        }
+        Err(e) => Outcome::Failed(e.into(), None),
+    }
+}

@@ -1,0 +1,63 @@
+//! The one place that orders the steps of each command: one file per
+//! command. Everything else is a building block these files compose.
+
+pub mod completions;
+pub mod init;
+
+use std::process::ExitCode;
+
+use crate::cli::{Cli, Command};
+use crate::output;
+use crate::values::Problems;
+
+/// How a command ended, mapped to the exit codes of PRODUCT.md §6.
+#[derive(Debug)]
+pub enum Outcome {
+    Ok,
+    /// Bad input or usage: exit 2, nothing applied.
+    BadInput(Problems),
+    /// Something failed: exit 1.
+    Failed(anyhow::Error, Option<String>),
+    /// A preflight check failed: exit 3.
+    PreflightFailed,
+}
+
+impl Outcome {
+    /// Reports the outcome and gives the process exit code.
+    pub fn finish(self) -> ExitCode {
+        match self {
+            Outcome::Ok => ExitCode::SUCCESS,
+            Outcome::BadInput(problems) => {
+                output::error(&anyhow::Error::new(problems), None);
+                ExitCode::from(2)
+            }
+            Outcome::Failed(err, hint) => {
+                output::error(&err, hint.as_deref());
+                ExitCode::from(1)
+            }
+            Outcome::PreflightFailed => ExitCode::from(3),
+        }
+    }
+}
+
+fn not_built(what: &str) -> Outcome {
+    Outcome::Failed(
+        anyhow::anyhow!("`cf-runner {what}` is not built yet in this version"),
+        Some("for now, `cf-runner init --dry-run` writes the manifests, and `--generate-helm-values-file` the chart values".into()),
+    )
+}
+
+/// Runs one parsed command line.
+pub fn run(cli: Cli) -> ExitCode {
+    output::init_terminal();
+    let outcome = match cli.command {
+        Command::Init(args) => init::run(&args),
+        Command::Completions(args) => completions::run(&args),
+        Command::Info(_) => not_built("info"),
+        Command::Delete(_) => not_built("delete"),
+        Command::Upgrade(_) => not_built("upgrade"),
+        Command::Check(_) => not_built("check"),
+        Command::TestPipeline(_) => not_built("test-pipeline"),
+    };
+    outcome.finish()
+}

@@ -1,0 +1,235 @@
+//! The command line: clap types only. One definition drives parsing, `--help`
+//! and the shell completions in `completions/`. Flag names follow
+//! `codefresh runner init` so scripts port by swapping the command.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Installs, inspects, upgrades and removes the Codefresh Runner on a Kubernetes cluster.
+#[derive(Debug, Parser)]
+#[command(
+    name = "cf-runner",
+    version,
+    propagate_version = true,
+    max_term_width = 100
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Install the runner: wizard, or non-interactive with --values/--yes
+    Init(Box<InitArgs>),
+    /// Show what is installed and whether it is healthy
+    Info(InfoArgs),
+    /// Remove exactly what cf-runner installed
+    Delete(DeleteArgs),
+    /// Re-render from the stored values (plus new flags) and apply
+    Upgrade(Box<InitArgs>),
+    /// Preflight: check that the cluster and your permissions can take an install
+    Check(CheckArgs),
+    /// Run the demo pipeline on a runtime environment
+    TestPipeline(TestPipelineArgs),
+    /// Print a shell completion script
+    Completions(CompletionsArgs),
+}
+
+/// Output format of inspection commands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    Table,
+    Json,
+    Yaml,
+}
+
+/// Which kube context and kubeconfig to use.
+#[derive(Debug, Clone, Args)]
+pub struct KubeArgs {
+    /// Kubernetes context to use [default: the kubeconfig's current context]
+    #[arg(long, value_name = "NAME")]
+    pub kube_context_name: Option<String>,
+    /// Namespace of the runner [default: codefresh]
+    #[arg(long, value_name = "NAMESPACE")]
+    pub kube_namespace: Option<String>,
+    /// Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]
+    #[arg(long, value_name = "PATH")]
+    pub kube_config_path: Option<PathBuf>,
+}
+
+/// Flags of `init` (and `upgrade`).
+#[derive(Debug, Clone, Args)]
+pub struct InitArgs {
+    #[command(flatten)]
+    pub kube: KubeArgs,
+
+    /// Values file in the venonactl format (repeatable; later files win)
+    #[arg(long = "values", short = 'f', value_name = "FILE")]
+    pub values: Vec<PathBuf>,
+    /// Set a value by dotted key, typed like Helm (repeatable): Storage.Backend=ebs
+    #[arg(long = "set-value", value_name = "KEY=VALUE")]
+    pub set_value: Vec<String>,
+    /// Set a value to a file's contents (repeatable): Storage.GoogleServiceAccount=key.json
+    #[arg(long = "set-file", value_name = "KEY=PATH")]
+    pub set_file: Vec<String>,
+
+    /// Name of the agent on the platform [default: <context>_<namespace>]
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+    /// Codefresh API token [default: $CF_API_KEY, then ~/.cfconfig]
+    #[arg(long, value_name = "TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
+    /// Agent token issued earlier by the platform (re-install an existing agent)
+    #[arg(long, value_name = "TOKEN")]
+    pub agent_token: Option<String>,
+    /// Codefresh platform URL [default: https://g.codefresh.io]
+    #[arg(long, value_name = "URL")]
+    pub url: Option<String>,
+    /// Skip TLS verification towards the platform (self-signed on-prem only)
+    #[arg(long)]
+    pub insecure: bool,
+
+    /// Node selector for the runner and volume provisioner: key=value[,key=value]
+    #[arg(long, value_name = "K=V,...")]
+    pub kube_node_selector: Option<String>,
+    /// Node selector for build (engine and dind) pods: key=value[,key=value]
+    #[arg(long, value_name = "K=V,...")]
+    pub build_node_selector: Option<String>,
+    /// Tolerations for the runner and provisioner: JSON list, or @file.json
+    #[arg(long, value_name = "JSON|@FILE")]
+    pub tolerations: Option<String>,
+    /// Use an existing StorageClass for dind volumes (skips the volume provisioner)
+    #[arg(long, value_name = "NAME")]
+    pub storage_class_name: Option<String>,
+    /// Registry that serves every image (a mirror of quay.io)
+    #[arg(long, value_name = "HOST[/PATH]")]
+    pub docker_registry: Option<String>,
+    /// Environment variable for every component and build (repeatable): KEY=VALUE
+    #[arg(long = "env-vars", value_name = "KEY=VALUE")]
+    pub env_vars: Vec<String>,
+    /// HTTP proxy for every component and build
+    #[arg(long, value_name = "URL")]
+    pub http_proxy: Option<String>,
+    /// HTTPS proxy for every component and build
+    #[arg(long, value_name = "URL")]
+    pub https_proxy: Option<String>,
+    /// Hosts that bypass the proxy, comma-separated
+    #[arg(long, value_name = "HOSTS")]
+    pub no_proxy: Option<String>,
+
+    /// Make the new runtime environment the account's default
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub set_default_runtime: Option<bool>,
+    /// Create and run the demo pipeline after install
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub exec_demo_pipeline: Option<bool>,
+    /// Install the cluster monitor
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub install_monitor: Option<bool>,
+    /// Install the app-proxy (needs --app-proxy-host)
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub app_proxy: Option<bool>,
+    /// Host name of the app-proxy Ingress
+    #[arg(long, value_name = "HOST")]
+    pub app_proxy_host: Option<String>,
+    /// IngressClass of the app-proxy Ingress
+    #[arg(long, value_name = "CLASS")]
+    pub app_proxy_ingress_class: Option<String>,
+    /// Let pipeline steps reach the docker daemon
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub docker_daemon_access: Option<bool>,
+
+    /// Skip the preflight checks
+    #[arg(long)]
+    pub skip_cluster_test: bool,
+    /// Do not create the cluster integration on the platform
+    #[arg(long)]
+    pub skip_cluster_integration: bool,
+
+    /// Write the manifests instead of installing; touches neither cluster nor platform
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Where --dry-run writes: a directory, or - for one YAML stream on stdout
+    #[arg(long, value_name = "DIR", default_value = "codefresh_manifests")]
+    pub output_dir: PathBuf,
+    /// Write a values file for the cf-runtime Helm chart instead of installing
+    #[arg(long, num_args = 0..=1, default_missing_value = "generated_values.yaml", value_name = "PATH")]
+    pub generate_helm_values_file: Option<PathBuf>,
+
+    /// Answer every question with its default; never prompt
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+    /// Print more detail about each step
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct InfoArgs {
+    #[command(flatten)]
+    pub kube: KubeArgs,
+    /// Output format
+    #[arg(long, short = 'o', value_enum, default_value = "table")]
+    pub output: OutputFormat,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct DeleteArgs {
+    #[command(flatten)]
+    pub kube: KubeArgs,
+    /// Do not ask for confirmation
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+    /// Also delete the namespace, if cf-runner created it
+    #[arg(long)]
+    pub delete_namespace: bool,
+    /// Also delete dind volumes (PVs and PVCs)
+    #[arg(long)]
+    pub purge_volumes: bool,
+    /// Leave the agent and runtime environment on the platform
+    #[arg(long)]
+    pub keep_platform: bool,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub kube: KubeArgs,
+    /// Values file to check the install of (repeatable)
+    #[arg(long = "values", short = 'f', value_name = "FILE")]
+    pub values: Vec<PathBuf>,
+    /// Output format
+    #[arg(long, short = 'o', value_enum, default_value = "table")]
+    pub output: OutputFormat,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct TestPipelineArgs {
+    /// Runtime environment to run the demo pipeline on
+    #[arg(long, value_name = "NAME")]
+    pub runtime_name: Option<String>,
+    /// Codefresh API token [default: $CF_API_KEY, then ~/.cfconfig]
+    #[arg(long, value_name = "TOKEN")]
+    pub token: Option<String>,
+    /// Codefresh platform URL
+    #[arg(long, value_name = "URL")]
+    pub url: Option<String>,
+}
+
+/// Shells with completion scripts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Shell {
+    Bash,
+    Zsh,
+    Fish,
+    Powershell,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct CompletionsArgs {
+    /// The shell to print the script for
+    #[arg(value_enum)]
+    pub shell: Shell,
+}

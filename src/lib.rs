@@ -1,0 +1,14 @@
+//! cf-runner: installs, inspects, upgrades and removes the Codefresh Runner.
+//!
+//! The flow is the architecture: flags, values files and wizard answers
+//! become validated [`values::Values`]; [`render`] turns them into manifests;
+//! the manifests go to files (dry-run), to a Helm values file, or to a
+//! cluster. [`app`] is the one place that orders those steps.
+
+pub mod app;
+pub mod cli;
+pub mod export;
+pub mod helm;
+pub mod output;
+pub mod render;
+pub mod values;

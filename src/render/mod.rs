@@ -1,0 +1,684 @@
+//! Render: `&Values` (+ the platform-issued identity) → the Kubernetes objects
+//! to install, and the runtime-environment spec. Pure: no I/O, no clock, no
+//! randomness, so the same input always gives the same bytes.
+//!
+//! Templates live in `templates/` and are embedded at build time. Values are
+//! inserted with `json_encode`, which YAML reads as flow style, so no value
+//! can break the indentation or inject keys.
+
+pub mod images;
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+
+use crate::values::{Arch, Backend, Scheduling, Secret, Values};
+
+/// Label every object carries: who manages it.
+pub const LABEL_MANAGED_BY: &str = "app.kubernetes.io/managed-by";
+/// Label every object carries: which product it is part of.
+pub const LABEL_PART_OF: &str = "app.kubernetes.io/part-of";
+/// Label every object carries: which installation (the runner's namespace).
+pub const LABEL_INSTANCE: &str = "app.kubernetes.io/instance";
+/// Label every object carries: which component.
+pub const LABEL_COMPONENT: &str = "app.kubernetes.io/component";
+/// Name of the Secret that records the values an installation used.
+pub const RECORD_SECRET: &str = "cf-runner-values";
+/// Version of the record's layout, so later versions can read older ones.
+pub const RECORD_FORMAT: &str = "1";
+
+/// What a placeholder looks like, so nobody mistakes it for a real value.
+pub fn placeholder(what: &str) -> String {
+    format!("<placeholder: {what}, issued by the Codefresh platform during install>")
+}
+
+/// Names and credentials that come from the platform (or the kubeconfig) at
+/// install time. Anything unknown renders as an obvious placeholder.
+#[derive(Debug, Clone, Default)]
+pub struct Identity {
+    pub context: Option<String>,
+    pub agent_name: Option<String>,
+    pub runtime_name: Option<String>,
+    pub account_id: Option<String>,
+    pub agent_token: Option<Secret>,
+    pub dind_ca: Option<Secret>,
+    pub dind_cert: Option<Secret>,
+    pub dind_key: Option<Secret>,
+}
+
+impl Identity {
+    /// The kube context name, or a placeholder.
+    pub fn context_or_placeholder(&self) -> String {
+        self.context
+            .clone()
+            .unwrap_or_else(|| "<placeholder: kube context name>".into())
+    }
+    /// `<context>_<namespace>` unless named.
+    pub fn agent_name(&self, values: &Values) -> String {
+        self.agent_name
+            .clone()
+            .unwrap_or_else(|| format!("{}_{}", self.context_or_placeholder(), values.namespace))
+    }
+    /// `<context>/<namespace>` unless named.
+    pub fn runtime_name(&self, values: &Values) -> String {
+        self.runtime_name
+            .clone()
+            .unwrap_or_else(|| format!("{}/{}", self.context_or_placeholder(), values.namespace))
+    }
+}
+
+/// Which part of the runner an object belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Component {
+    Namespace,
+    Runner,
+    Runtime,
+    VolumeProvisioner,
+    Monitor,
+    AppProxy,
+    Record,
+}
+
+impl Component {
+    /// The label value and file-name part.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Component::Namespace => "namespace",
+            Component::Runner => "runner",
+            Component::Runtime => "runtime",
+            Component::VolumeProvisioner => "volume-provisioner",
+            Component::Monitor => "monitor",
+            Component::AppProxy => "app-proxy",
+            Component::Record => "record",
+        }
+    }
+}
+
+/// One rendered Kubernetes object, as plain data.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Manifest {
+    pub api_version: String,
+    pub kind: String,
+    pub name: String,
+    pub namespace: Option<String>,
+    pub component: Component,
+    /// Apply stage: 0 namespace/cluster storage, 1 RBAC/config/secrets, 2 workloads.
+    pub stage: u8,
+    pub object: Value,
+}
+
+impl Manifest {
+    /// True for Secrets (their files are written 0600).
+    pub fn is_secret(&self) -> bool {
+        self.kind == "Secret"
+    }
+    /// `kind/name`, for messages.
+    pub fn display_name(&self) -> String {
+        format!("{}/{}", self.kind, self.name)
+    }
+    /// A stable file name: stage, kind and name.
+    pub fn file_name(&self) -> String {
+        format!(
+            "{}-{}-{}.yaml",
+            self.stage,
+            self.kind.to_ascii_lowercase(),
+            self.name
+        )
+    }
+}
+
+/// Everything `render` produces.
+#[derive(Debug, Clone)]
+pub struct Rendered {
+    pub manifests: Vec<Manifest>,
+    /// The runtime-environment spec registered on the platform.
+    pub runtime_environment: Value,
+}
+
+/// Why rendering failed: always a bug in cf-runner, never bad input (input is
+/// validated before it gets here).
+#[derive(Debug, thiserror::Error)]
+pub enum RenderError {
+    #[error("template {template} failed to render: {source}")]
+    Template {
+        template: String,
+        #[source]
+        source: tera::Error,
+    },
+    #[error("template {template} produced invalid YAML in document {index}: {message}")]
+    Yaml {
+        template: String,
+        index: usize,
+        message: String,
+    },
+    #[error("{object} from template {template} is not a valid {kind}: {message}")]
+    Schema {
+        template: String,
+        object: String,
+        kind: String,
+        message: String,
+    },
+}
+
+/// The embedded templates: (name, component, text).
+const TEMPLATES: &[(&str, Component, &str)] = &[
+    (
+        "namespace.yaml",
+        Component::Namespace,
+        include_str!("../../templates/namespace.yaml"),
+    ),
+    (
+        "runner.yaml",
+        Component::Runner,
+        include_str!("../../templates/runner.yaml"),
+    ),
+    (
+        "runtime.yaml",
+        Component::Runtime,
+        include_str!("../../templates/runtime.yaml"),
+    ),
+    (
+        "volume-provisioner.yaml",
+        Component::VolumeProvisioner,
+        include_str!("../../templates/volume-provisioner.yaml"),
+    ),
+    (
+        "monitor.yaml",
+        Component::Monitor,
+        include_str!("../../templates/monitor.yaml"),
+    ),
+    (
+        "app-proxy.yaml",
+        Component::AppProxy,
+        include_str!("../../templates/app-proxy.yaml"),
+    ),
+    (
+        "record.yaml",
+        Component::Record,
+        include_str!("../../templates/record.yaml"),
+    ),
+];
+
+const RUNTIME_ENVIRONMENT_TEMPLATE: &str = include_str!("../../templates/runtime-environment.yaml");
+
+fn engine() -> Result<tera::Tera, RenderError> {
+    let mut tera = tera::Tera::default();
+    tera.autoescape_on(vec![]);
+    let mut all: Vec<(&str, &str)> = TEMPLATES.iter().map(|(n, _, t)| (*n, *t)).collect();
+    all.push(("runtime-environment.yaml", RUNTIME_ENVIRONMENT_TEMPLATE));
+    tera.add_raw_templates(all)
+        .map_err(|source| RenderError::Template {
+            template: "(parse)".into(),
+            source,
+        })?;
+    Ok(tera)
+}
+
+/// Renders every object and the runtime-environment spec.
+///
+/// `record` is the redacted values tree stored in the record Secret.
+pub fn render(
+    values: &Values,
+    identity: &Identity,
+    record: &Value,
+) -> Result<Rendered, RenderError> {
+    let tera = engine()?;
+    let context = build_context(values, identity, record);
+    let ctx = tera::Context::from_value(context).expect("the context is a map");
+    let mut manifests = Vec::new();
+    for (name, component, _) in TEMPLATES {
+        let text = tera
+            .render(name, &ctx)
+            .map_err(|source| RenderError::Template {
+                template: name.to_string(),
+                source,
+            })?;
+        for (index, doc) in split_documents(&text).into_iter().enumerate() {
+            let object: Value = serde_yaml_ng::from_str(doc).map_err(|e| RenderError::Yaml {
+                template: name.to_string(),
+                index,
+                message: e.to_string(),
+            })?;
+            if object.is_null() {
+                continue;
+            }
+            manifests.push(finish(object, *component, name, values)?);
+        }
+    }
+    manifests.sort_by(|a, b| {
+        (a.stage, kind_rank(&a.kind), &a.name).cmp(&(b.stage, kind_rank(&b.kind), &b.name))
+    });
+    let text = tera
+        .render("runtime-environment.yaml", &ctx)
+        .map_err(|source| RenderError::Template {
+            template: "runtime-environment.yaml".into(),
+            source,
+        })?;
+    let runtime_environment: Value =
+        serde_yaml_ng::from_str(&text).map_err(|e| RenderError::Yaml {
+            template: "runtime-environment.yaml".into(),
+            index: 0,
+            message: e.to_string(),
+        })?;
+    Ok(Rendered {
+        manifests,
+        runtime_environment,
+    })
+}
+
+/// Splits a multi-document YAML stream on `---` lines, dropping blank documents.
+pub fn split_documents(text: &str) -> Vec<&str> {
+    let mut docs = Vec::new();
+    let mut start = 0;
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        if line.trim_end() == "---" {
+            docs.push(&text[start..offset]);
+            start = offset + line.len();
+        }
+        offset += line.len();
+    }
+    docs.push(&text[start..]);
+    docs.into_iter()
+        .filter(|d| {
+            d.lines()
+                .any(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+        })
+        .collect()
+}
+
+fn kind_rank(kind: &str) -> u8 {
+    match kind {
+        "Namespace" => 0,
+        "StorageClass" => 1,
+        "ServiceAccount" => 2,
+        "ClusterRole" => 3,
+        "Role" => 4,
+        "ClusterRoleBinding" => 5,
+        "RoleBinding" => 6,
+        "Secret" => 7,
+        "ConfigMap" => 8,
+        "Service" => 9,
+        "Deployment" => 10,
+        "DaemonSet" => 11,
+        "CronJob" => 12,
+        "Ingress" => 13,
+        _ => 20,
+    }
+}
+
+fn stage_of(kind: &str) -> u8 {
+    match kind {
+        "Namespace" | "StorageClass" => 0,
+        "Deployment" | "DaemonSet" | "CronJob" | "Ingress" => 2,
+        _ => 1,
+    }
+}
+
+fn is_cluster_scoped(kind: &str) -> bool {
+    matches!(
+        kind,
+        "Namespace" | "StorageClass" | "ClusterRole" | "ClusterRoleBinding"
+    )
+}
+
+/// The labels every object of `component` carries.
+pub fn common_labels(namespace: &str, component: Component) -> BTreeMap<String, String> {
+    BTreeMap::from([
+        (LABEL_MANAGED_BY.to_string(), "cf-runner".to_string()),
+        (LABEL_PART_OF.to_string(), "codefresh-runner".to_string()),
+        (LABEL_INSTANCE.to_string(), namespace.to_string()),
+        (LABEL_COMPONENT.to_string(), component.as_str().to_string()),
+    ])
+}
+
+/// Adds labels and namespace, then checks the object against its
+/// k8s-openapi type.
+fn finish(
+    mut object: Value,
+    component: Component,
+    template: &str,
+    values: &Values,
+) -> Result<Manifest, RenderError> {
+    let str_field = |o: &Value, f: &str| o.get(f).and_then(Value::as_str).unwrap_or("").to_string();
+    let api_version = str_field(&object, "apiVersion");
+    let kind = str_field(&object, "kind");
+    let metadata = object
+        .as_object_mut()
+        .and_then(|o| {
+            o.entry("metadata")
+                .or_insert_with(|| Value::Object(Map::new()))
+                .as_object_mut()
+        })
+        .ok_or_else(|| RenderError::Yaml {
+            template: template.into(),
+            index: 0,
+            message: "a document is not a map".into(),
+        })?;
+    let name = metadata
+        .get("name")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    let labels = metadata
+        .entry("labels")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if let Some(labels) = labels.as_object_mut() {
+        for (k, v) in common_labels(&values.namespace, component) {
+            labels.insert(k, Value::String(v));
+        }
+    }
+    let namespace = if is_cluster_scoped(&kind) {
+        metadata.remove("namespace");
+        None
+    } else {
+        metadata.insert("namespace".into(), Value::String(values.namespace.clone()));
+        Some(values.namespace.clone())
+    };
+    check_schema(&api_version, &kind, &object).map_err(|message| RenderError::Schema {
+        template: template.into(),
+        object: format!("{kind}/{name}"),
+        kind: kind.clone(),
+        message,
+    })?;
+    Ok(Manifest {
+        stage: stage_of(&kind),
+        api_version,
+        kind,
+        name,
+        namespace,
+        component,
+        object,
+    })
+}
+
+fn typed<T: serde::de::DeserializeOwned>(object: &Value) -> Result<(), String> {
+    serde_json::from_value::<T>(object.clone())
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+}
+
+/// Deserializes the object into its k8s-openapi type, so a malformed template
+/// fails here (and in the tests) rather than in the user's cluster.
+pub fn check_schema(api_version: &str, kind: &str, object: &Value) -> Result<(), String> {
+    use k8s_openapi::api::{apps, batch, core, networking, rbac, storage};
+    match (api_version, kind) {
+        ("v1", "Namespace") => typed::<core::v1::Namespace>(object),
+        ("v1", "ServiceAccount") => typed::<core::v1::ServiceAccount>(object),
+        ("v1", "Secret") => typed::<core::v1::Secret>(object),
+        ("v1", "ConfigMap") => typed::<core::v1::ConfigMap>(object),
+        ("v1", "Service") => typed::<core::v1::Service>(object),
+        ("apps/v1", "Deployment") => typed::<apps::v1::Deployment>(object),
+        ("apps/v1", "DaemonSet") => typed::<apps::v1::DaemonSet>(object),
+        ("batch/v1", "CronJob") => typed::<batch::v1::CronJob>(object),
+        ("rbac.authorization.k8s.io/v1", "Role") => typed::<rbac::v1::Role>(object),
+        ("rbac.authorization.k8s.io/v1", "RoleBinding") => typed::<rbac::v1::RoleBinding>(object),
+        ("rbac.authorization.k8s.io/v1", "ClusterRole") => typed::<rbac::v1::ClusterRole>(object),
+        ("rbac.authorization.k8s.io/v1", "ClusterRoleBinding") => {
+            typed::<rbac::v1::ClusterRoleBinding>(object)
+        }
+        ("storage.k8s.io/v1", "StorageClass") => typed::<storage::v1::StorageClass>(object),
+        ("networking.k8s.io/v1", "Ingress") => typed::<networking::v1::Ingress>(object),
+        _ => Err(format!("cf-runner does not render {api_version} {kind}")),
+    }
+}
+
+/// Node selector for a group of pods: its own, plus the architecture.
+fn selector_with_arch(scheduling: &Scheduling, arch: Arch) -> BTreeMap<String, String> {
+    let mut selector = scheduling.node_selector.clone();
+    match arch {
+        Arch::Any => {}
+        Arch::Amd64 => {
+            selector.insert("kubernetes.io/arch".into(), "amd64".into());
+        }
+        Arch::Arm64 => {
+            selector.insert("kubernetes.io/arch".into(), "arm64".into());
+        }
+    }
+    selector
+}
+
+fn env_list(env: &BTreeMap<String, String>) -> Vec<Value> {
+    env.iter()
+        .map(|(k, v)| json!({"name": k, "value": v}))
+        .collect()
+}
+
+fn secret_or_placeholder(secret: Option<&Secret>, what: &str) -> String {
+    secret
+        .map(|s| s.expose().to_string())
+        .unwrap_or_else(|| placeholder(what))
+}
+
+/// The provisioner name the StorageClass points at.
+pub fn provisioner_name(namespace: &str) -> String {
+    format!("codefresh.io/dind-volume-provisioner-runner-{namespace}")
+}
+
+/// The docker daemon configuration of dind pods (`daemon.json`).
+fn daemon_json(values: &Values) -> String {
+    let mut daemon = json!({
+        "hosts": ["unix:///var/run/docker.sock", "tcp://0.0.0.0:1300"],
+        "tlsverify": true,
+        "tls": true,
+        "tlscacert": "/etc/ssl/cf-client/ca.pem",
+        "tlscert": "/etc/ssl/cf/server-cert.pem",
+        "tlskey": "/etc/ssl/cf/server-key.pem",
+        "metrics-addr": "0.0.0.0:9323",
+        "experimental": true,
+    });
+    let map = daemon.as_object_mut().expect("a map");
+    if !values.runtime.insecure_registries.is_empty() {
+        map.insert(
+            "insecure-registries".into(),
+            json!(values.runtime.insecure_registries),
+        );
+    }
+    if !values.runtime.registry_mirrors.is_empty() {
+        map.insert(
+            "registry-mirrors".into(),
+            json!(values.runtime.registry_mirrors),
+        );
+    }
+    if let Some(mtu) = values.runtime.mtu {
+        map.insert("mtu".into(), json!(mtu));
+    }
+    serde_json::to_string_pretty(&daemon).expect("serializable")
+}
+
+fn storage_parameters(values: &Values) -> BTreeMap<String, String> {
+    let mut p = BTreeMap::new();
+    let mut put = |k: &str, v: &str| {
+        p.insert(k.to_string(), v.to_string());
+    };
+    put("volumeBackend", values.storage.backend.name());
+    match &values.storage.backend {
+        Backend::Local { volume_parent_dir } => put("volumeParentDir", volume_parent_dir),
+        Backend::Ebs {
+            availability_zone,
+            volume_type,
+            fs_type,
+            encrypted,
+            kms_key_id,
+            iops,
+            throughput,
+            ..
+        } => {
+            put("AvailabilityZone", availability_zone);
+            put("VolumeType", volume_type);
+            put("fsType", fs_type);
+            put("encrypted", if *encrypted { "true" } else { "false" });
+            if let Some(k) = kms_key_id {
+                put("kmsKeyId", k);
+            }
+            if let Some(i) = iops {
+                put("iops", &i.to_string());
+            }
+            if let Some(t) = throughput {
+                put("throughput", &t.to_string());
+            }
+        }
+        Backend::Gcedisk {
+            availability_zone,
+            volume_type,
+            fs_type,
+        } => {
+            put("zone", availability_zone);
+            put("type", volume_type);
+            put("fsType", fs_type);
+        }
+        Backend::Azuredisk {
+            sku_name,
+            caching_mode,
+            fs_type,
+            location,
+            resource_group,
+        } => {
+            put("kind", "managed");
+            put("skuName", sku_name);
+            put("cachingMode", caching_mode);
+            put("fsType", fs_type);
+            if let Some(l) = location {
+                put("location", l);
+            }
+            if let Some(g) = resource_group {
+                put("resourceGroup", g);
+            }
+        }
+    }
+    p
+}
+
+/// Toleration lists concatenated without duplicates, in order.
+fn union_tolerations(lists: &[&[crate::values::Toleration]]) -> Vec<crate::values::Toleration> {
+    let mut out: Vec<crate::values::Toleration> = Vec::new();
+    for list in lists {
+        for t in *list {
+            if !out.contains(t) {
+                out.push(t.clone());
+            }
+        }
+    }
+    out
+}
+
+fn build_context(values: &Values, identity: &Identity, record: &Value) -> Value {
+    let registry = values.docker_registry.as_deref();
+    let ns = &values.namespace;
+    let dind_toleration = crate::values::Toleration {
+        key: Some("codefresh/dind".into()),
+        operator: Some("Exists".into()),
+        value: None,
+        effect: Some("NoSchedule".into()),
+        toleration_seconds: None,
+    };
+    let runtime_selector = selector_with_arch(&values.runtime.scheduling, values.arch);
+    let agent_name = identity.agent_name(values);
+    let runtime_name = identity.runtime_name(values);
+    let mut runner_env = values.runner.env.clone();
+    if values.insecure {
+        runner_env.insert("NODE_TLS_REJECT_UNAUTHORIZED".into(), "0".into());
+    }
+    if let Some(reg) = registry {
+        runner_env.insert("DOCKER_REGISTRY".into(), reg.to_string());
+    }
+    let record_yaml = serde_yaml_ng::to_string(record).expect("a tree serializes");
+    let storage = &values.storage;
+    let creds = &storage.credentials;
+    json!({
+        "namespace": ns,
+        "codefresh_host": values.codefresh_host,
+        "agent_name": agent_name,
+        "runtime_name": runtime_name,
+        "cluster_id": values.monitor.cluster_id.clone().unwrap_or_else(|| identity.context_or_placeholder()),
+        "version": env!("CARGO_PKG_VERSION"),
+        "record_format": RECORD_FORMAT,
+        "record_secret": RECORD_SECRET,
+        "record_values": record_yaml,
+        "runner": {
+            "image": images::reference(images::RUNNER, values.runner.image.as_ref(), registry),
+            "node_selector": selector_with_arch(&values.runner.scheduling, values.arch),
+            "tolerations": values.runner.scheduling.tolerations,
+            "resources": values.runner.resources,
+            "env": env_list(&runner_env),
+            "token": secret_or_placeholder(identity.agent_token.as_ref().or(values.agent_token.as_ref()), "agent token"),
+        },
+        "runtime": {
+            "sa_annotations": values.runtime.sa_annotations,
+            "daemon_json": daemon_json(values),
+            "dind_ca": secret_or_placeholder(identity.dind_ca.as_ref(), "dind CA certificate"),
+            "dind_cert": secret_or_placeholder(identity.dind_cert.as_ref(), "dind server certificate"),
+            "dind_key": secret_or_placeholder(identity.dind_key.as_ref(), "dind server key, generated locally"),
+            "node_selector": runtime_selector,
+            "tolerations": values.runtime.scheduling.tolerations,
+            "env": values.runtime.env,
+            "dind_resources": values.runtime.dind_resources,
+            "user_volumes": values.runtime.user_volumes,
+            "user_volume_mounts": values.runtime.user_volume_mounts,
+            "volume_size": values.runtime.volume_size,
+            "docker_daemon_access": values.runtime.docker_daemon_access,
+            "dind_image": images::reference(images::DIND, None, registry),
+            "engine_image": images::reference(images::ENGINE, None, registry),
+            "context": identity.context_or_placeholder(),
+            "account_id": identity.account_id.clone().unwrap_or_else(|| placeholder("account id")),
+        },
+        "storage": {
+            "provisioned": storage.provisioned,
+            "class_name": storage.class_name,
+            "backend": storage.backend.name(),
+            "local": matches!(storage.backend, Backend::Local { .. }),
+            "volume_parent_dir": match &storage.backend { Backend::Local { volume_parent_dir } => volume_parent_dir.clone(), _ => String::new() },
+            "parameters": storage_parameters(values),
+            "annotations": storage.annotations,
+            "provisioner_name": provisioner_name(ns),
+            "provisioner_image": images::reference(images::VOLUME_PROVISIONER, storage.provisioner_image.as_ref(), registry),
+            "lv_monitor_image": images::reference(images::LV_MONITOR, storage.lv_monitor_image.as_ref(), registry),
+            "cleaner_image": images::reference(images::VOLUME_CLEANUP, storage.cleaner_image.as_ref(), registry),
+            "provisioner_node_selector": selector_with_arch(&storage.provisioner_scheduling, values.arch),
+            "provisioner_tolerations": storage.provisioner_scheduling.tolerations,
+            "provisioner_resources": storage.provisioner_resources,
+            "provisioner_env": env_list(&values.env_vars),
+            "provisioner_sa_annotations": storage.provisioner_sa_annotations,
+            "lv_monitor_node_selector": runtime_selector,
+            "lv_monitor_tolerations": union_tolerations(&[
+                std::slice::from_ref(&dind_toleration),
+                &values.runtime.scheduling.tolerations,
+                &values.runner.scheduling.tolerations,
+            ]),
+            "lv_monitor_resources": storage.lv_monitor_resources,
+            "has_credentials": creds.any(),
+            "aws_keys": creds.aws_access_key_id.is_some(),
+            "aws_access_key_id": creds.aws_access_key_id,
+            "aws_secret_access_key": creds.aws_secret_access_key,
+            "google_service_account": creds.google_service_account,
+            "mount_azure_json": storage.mount_azure_json,
+        },
+        "monitor": {
+            "enabled": values.monitor.enabled,
+            "image": images::reference(images::MONITOR, values.monitor.image.as_ref(), registry),
+            "namespaced": values.monitor.namespaced,
+            "resources": values.monitor.resources,
+            "env": env_list(&values.monitor.env),
+            "sa_annotations": values.monitor.sa_annotations,
+            "node_selector": selector_with_arch(&values.runner.scheduling, values.arch),
+            "tolerations": values.runner.scheduling.tolerations,
+            "token": secret_or_placeholder(values.token.as_ref(), "Codefresh API token for the monitor"),
+        },
+        "app_proxy": {
+            "enabled": values.app_proxy.enabled,
+            "image": images::reference(images::APP_PROXY, values.app_proxy.image.as_ref(), registry),
+            "resources": values.app_proxy.resources,
+            "env": env_list(&values.app_proxy.env),
+            "sa_annotations": values.app_proxy.sa_annotations,
+            "host": values.app_proxy.host,
+            "ingress_class": values.app_proxy.ingress_class,
+            "tls_secret": values.app_proxy.tls_secret,
+            "path_prefix": values.app_proxy.path_prefix,
+            "annotations": values.app_proxy.annotations,
+            "node_selector": selector_with_arch(&values.runner.scheduling, values.arch),
+            "tolerations": values.runner.scheduling.tolerations,
+        },
+    })
+}

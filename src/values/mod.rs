@@ -1,0 +1,865 @@
+//! Values: parse, merge and validate everything the user said (values files,
+//! `--set-value`, `--set-file`, flags, wizard answers) into one validated
+//! [`Values`]. Pure: the caller reads files and hands over their text.
+//!
+//! Precedence, lowest first: built-in defaults < values files (in order) <
+//! `--set-value`/`--set-file` (in order) < explicit flags < wizard answers.
+//! Every problem is collected, so the user fixes them all in one go.
+
+pub mod model;
+pub mod schema;
+pub mod tree;
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+
+pub use model::*;
+
+use model::Reader;
+use tree::{display_path, parse_path, set_path};
+
+/// One thing wrong with the input: which key, the value, why, and the fix.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// Dotted key path (or flag name / file) the problem is about.
+    pub key: String,
+    /// The offending value, already redacted for secret keys.
+    pub value: Option<String>,
+    pub why: String,
+    pub fix: String,
+}
+
+impl Problem {
+    /// Builds a problem; the value is shown unless the key holds a secret.
+    pub fn new(
+        key: &str,
+        value: Option<&Value>,
+        why: impl Into<String>,
+        fix: impl Into<String>,
+    ) -> Self {
+        let secret = schema::SECRET_KEYS
+            .iter()
+            .any(|s| key == *s || key.starts_with(&format!("{s}.")));
+        let value = value.map(|v| {
+            if secret {
+                "<redacted>".to_string()
+            } else {
+                let text = match v {
+                    Value::String(s) => format!("{s:?}"),
+                    other => other.to_string(),
+                };
+                if text.chars().count() > 80 {
+                    format!("{}…", text.chars().take(77).collect::<String>())
+                } else {
+                    text
+                }
+            }
+        });
+        Problem {
+            key: key.to_string(),
+            value,
+            why: why.into(),
+            fix: fix.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.value {
+            Some(v) => write!(f, "{} = {}: {}", self.key, v, self.why)?,
+            None => write!(f, "{}: {}", self.key, self.why)?,
+        }
+        write!(f, "\n    fix: {}", self.fix)
+    }
+}
+
+/// All the problems found in one go; the caller exits with code 2.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}", render_problems(.0))]
+pub struct Problems(pub Vec<Problem>);
+
+fn render_problems(problems: &[Problem]) -> String {
+    let mut out = format!(
+        "the input has {} problem{}; nothing was applied or written",
+        problems.len(),
+        if problems.len() == 1 { "" } else { "s" }
+    );
+    for p in problems {
+        out.push_str("\n  ");
+        out.push_str(&p.to_string().replace('\n', "\n  "));
+    }
+    out
+}
+
+/// A values file's text and where it came from.
+#[derive(Debug, Clone)]
+pub struct ValuesFile {
+    pub origin: String,
+    pub text: String,
+}
+
+/// `--set-file key=path`, with the file already read (or the read error).
+#[derive(Debug, Clone)]
+pub struct SetFile {
+    pub raw: String,
+    pub contents: Result<String, String>,
+}
+
+/// Everything the user said, in layers, before merging.
+#[derive(Debug, Clone, Default)]
+pub struct Input {
+    pub files: Vec<ValuesFile>,
+    /// `--set-value` strings, `key=value`, typed like Helm's strvals.
+    pub set_values: Vec<String>,
+    pub set_files: Vec<SetFile>,
+    /// Explicit flags and wizard answers: key path → value, highest precedence.
+    pub overrides: Vec<(String, Value)>,
+}
+
+/// What validation hands back besides the values.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    pub values: Values,
+    /// The merged tree, as the record Secret stores it (secrets redacted).
+    pub redacted_tree: Value,
+    /// Keys accepted for compatibility that have no effect.
+    pub ignored_keys: Vec<String>,
+}
+
+/// Merges the layers of `input` and validates the result.
+pub fn load(input: &Input) -> Result<Loaded, Problems> {
+    let mut problems = Vec::new();
+    let tree = merge_layers(input, &mut problems);
+    let ignored_keys = schema::check(&tree, &mut problems);
+    let mut reader = Reader::new(&tree);
+    let values = resolve(&mut reader);
+    problems.append(&mut reader.problems);
+    if !problems.is_empty() {
+        dedup(&mut problems);
+        return Err(Problems(problems));
+    }
+    Ok(Loaded {
+        values,
+        redacted_tree: redact(&tree),
+        ignored_keys,
+    })
+}
+
+fn dedup(problems: &mut Vec<Problem>) {
+    let mut seen = std::collections::HashSet::new();
+    problems.retain(|p| seen.insert((p.key.clone(), p.why.clone())));
+}
+
+/// Builds the merged tree from every layer, in precedence order.
+pub fn merge_layers(input: &Input, problems: &mut Vec<Problem>) -> Value {
+    let mut root = Value::Object(Map::new());
+    for file in &input.files {
+        match tree::parse_values_text(&file.text, &file.origin) {
+            Ok(v) => tree::merge(&mut root, v),
+            Err(p) => problems.push(p),
+        }
+    }
+    for raw in &input.set_values {
+        match split_assignment(raw, "--set-value") {
+            Ok((steps, text)) => set_path(&mut root, &steps, tree::typed_scalar(text)),
+            Err(p) => problems.push(p),
+        }
+    }
+    for set in &input.set_files {
+        match split_assignment(&set.raw, "--set-file") {
+            Ok((steps, _)) => match &set.contents {
+                Ok(text) => set_path(&mut root, &steps, Value::String(text.clone())),
+                Err(e) => problems.push(Problem::new(
+                    &display_path(&steps),
+                    None,
+                    format!("could not be read from the file given to --set-file: {e}"),
+                    "check the path after `=`; it is read relative to the current directory",
+                )),
+            },
+            Err(p) => problems.push(p),
+        }
+    }
+    for (key, value) in &input.overrides {
+        match parse_path(key) {
+            Ok(steps) => set_path(&mut root, &steps, value.clone()),
+            Err(e) => problems.push(Problem::new(key, None, format!("key {e}"), "check the key")),
+        }
+    }
+    root
+}
+
+fn split_assignment<'a>(raw: &'a str, flag: &str) -> Result<(Vec<tree::Step>, &'a str), Problem> {
+    let Some((key, value)) = raw.split_once('=') else {
+        return Err(Problem::new(
+            flag,
+            Some(&Value::String(raw.to_string())),
+            "has no `=`",
+            format!("write {flag} KEY=VALUE, e.g. {flag} Storage.Backend=ebs"),
+        ));
+    };
+    let steps = parse_path(key.trim()).map_err(|e| {
+        Problem::new(
+            flag,
+            Some(&Value::String(key.to_string())),
+            format!("has a key that {e}"),
+            "write the key as a dotted path, e.g. Storage.VolumeProvisioner.NodeSelector",
+        )
+    })?;
+    Ok((steps, value))
+}
+
+/// Replaces every secret value in the tree with `<redacted>`.
+pub fn redact(tree: &Value) -> Value {
+    let mut out = tree.clone();
+    for key in schema::SECRET_KEYS {
+        if let Some(v) = lookup_mut(&mut out, key) {
+            if !v.is_null() {
+                *v = Value::String("<redacted>".into());
+            }
+        }
+    }
+    out
+}
+
+fn lookup_mut<'a>(root: &'a mut Value, path: &str) -> Option<&'a mut Value> {
+    let mut node = root;
+    for key in path.split('.') {
+        node = node.as_object_mut()?.get_mut(key)?;
+    }
+    Some(node)
+}
+
+fn resolve(r: &mut Reader) -> Values {
+    let namespace = r
+        .text("Namespace")
+        .unwrap_or_else(|| DEFAULT_NAMESPACE.to_string());
+    if !is_dns_label(&namespace) {
+        let fix = format!(
+            "use lowercase letters, digits and `-`, at most 63, starting and ending alphanumeric, e.g. {:?}",
+            suggest_dns_label(&namespace)
+        );
+        r.problems.push(Problem::new(
+            "Namespace",
+            Some(&Value::String(namespace.clone())),
+            "is not a valid namespace name (DNS-1123 label)",
+            fix,
+        ));
+    }
+    let codefresh_host = r
+        .url("CodefreshHost", &["https", "http"])
+        .map(|h| h.trim_end_matches('/').to_string())
+        .unwrap_or_else(|| DEFAULT_CODEFRESH_HOST.to_string());
+    let kubernetes_host = r.url("KubernetesHost", &["https", "http"]);
+
+    let mut env_vars = r.env_map("EnvVars");
+    for proxy in ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"] {
+        let key = format!("EnvVars.{proxy}");
+        if r.text(&key).is_some() && r.url(&key, &["http", "https", "socks5"]).is_none() {
+            env_vars.remove(proxy);
+        }
+    }
+    mirror_proxy_case(&mut env_vars);
+
+    let docker_registry = r.text("DockerRegistry").map(|reg| {
+        let trimmed = reg
+            .trim_start_matches("https://")
+            .trim_start_matches("http://")
+            .trim_end_matches('/')
+            .to_string();
+        if trimmed.is_empty()
+            || trimmed.contains(char::is_whitespace)
+            || trimmed.contains(':')
+                && trimmed
+                    .rsplit(':')
+                    .next()
+                    .is_some_and(|p| p.parse::<u16>().is_err())
+        {
+            r.problems.push(Problem::new(
+                "DockerRegistry",
+                Some(&Value::String(reg.clone())),
+                "is not a registry host",
+                "write a registry host with an optional path, e.g. registry.example.com/mirror",
+            ));
+        }
+        trimmed
+    });
+
+    let arch = match r.text("Arch").as_deref() {
+        None => Arch::Any,
+        Some("amd64") => Arch::Amd64,
+        Some("arm64") | Some("aarch64") => Arch::Arm64,
+        Some(_) => {
+            r.problems.push(Problem::new(
+                "Arch",
+                r.text("Arch").map(Value::String).as_ref(),
+                "is not a supported architecture",
+                "use amd64 or arm64 (or leave it out for any)",
+            ));
+            Arch::Any
+        }
+    };
+
+    let global_scheduling = Scheduling {
+        node_selector: r.node_selector("NodeSelector"),
+        tolerations: r.tolerations("Tolerations"),
+    };
+
+    let mut runner_env = env_vars.clone();
+    runner_env.extend(r.env_map("AdditionalEnvVars"));
+    let runner = Runner {
+        scheduling: global_scheduling.clone(),
+        resources: r.resources("Runner.resources"),
+        env: runner_env,
+        image: r.image("Image"),
+    };
+
+    let storage = resolve_storage(r, &namespace, &global_scheduling);
+    let runtime = resolve_runtime(r, &env_vars);
+    let monitor = resolve_monitor(r, &env_vars);
+    let app_proxy = resolve_app_proxy(r, &env_vars);
+
+    let agent_name = r.text("AgentId");
+    if let Some(name) = &agent_name {
+        if name.len() > 63 || name.contains(char::is_whitespace) {
+            r.problems.push(Problem::new(
+                "AgentId",
+                Some(&Value::String(name.clone())),
+                "is not a usable agent name",
+                "use at most 63 characters without spaces, e.g. mycluster_codefresh",
+            ));
+        }
+    }
+    let runtime_name = r.text("RuntimeEnvironmentName");
+    if let Some(name) = &runtime_name {
+        if name.len() > 63 || name.contains(char::is_whitespace) {
+            r.problems.push(Problem::new(
+                "RuntimeEnvironmentName",
+                Some(&Value::String(name.clone())),
+                "is not a usable runtime environment name",
+                "use at most 63 characters without spaces, e.g. mycluster/codefresh",
+            ));
+        }
+    }
+    let context = r.text("Context");
+
+    Values {
+        namespace,
+        context,
+        config_path: r.text("ConfigPath"),
+        codefresh_host,
+        token: r.text("Token").map(Secret::new),
+        agent_token: r.text("AgentToken").map(Secret::new),
+        agent_name,
+        runtime_name,
+        kubernetes_host,
+        insecure: r.boolean("Insecure", r.boolean("insecure", false)),
+        set_default_runtime: r.boolean("SetDefaultRuntime", false),
+        exec_demo_pipeline: r.boolean("ExecDemoPipeline", false),
+        skip_cluster_test: r.boolean("SkipClusterTest", false),
+        skip_cluster_integration: r.boolean("SkipClusterIntegration", false),
+        env_vars,
+        docker_registry,
+        arch,
+        runner,
+        storage,
+        runtime,
+        monitor,
+        app_proxy,
+    }
+}
+
+/// Proxies are read in both cases by different tools; set both.
+fn mirror_proxy_case(env: &mut BTreeMap<String, String>) {
+    for name in ["HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY"] {
+        let lower = name.to_ascii_lowercase();
+        match (env.get(name).cloned(), env.get(&lower).cloned()) {
+            (Some(v), None) => {
+                env.insert(lower, v);
+            }
+            (None, Some(v)) => {
+                env.insert(name.to_string(), v);
+            }
+            _ => {}
+        }
+    }
+}
+
+fn suggest_dns_label(s: &str) -> String {
+    let mut out: String = s
+        .to_ascii_lowercase()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    out.truncate(63);
+    let out = out.trim_matches('-').to_string();
+    if out.is_empty() {
+        DEFAULT_NAMESPACE.to_string()
+    } else {
+        out
+    }
+}
+
+fn resolve_storage(r: &mut Reader, namespace: &str, global: &Scheduling) -> Storage {
+    let default_class = format!("dind-local-volumes-runner-{namespace}");
+    let custom_class = r.text("StorageClass");
+    let named_class = r.text("Storage.StorageClassName");
+    if let Some(name) = custom_class.as_ref().or(named_class.as_ref()) {
+        if !is_dns_subdomain(name) {
+            let key = if custom_class.is_some() {
+                "StorageClass"
+            } else {
+                "Storage.StorageClassName"
+            };
+            r.problems.push(Problem::new(
+                key,
+                Some(&Value::String(name.clone())),
+                "is not a valid StorageClass name",
+                "use lowercase letters, digits, `-` and `.`",
+            ));
+        }
+    }
+    // A class of our own naming scheme still gets our provisioner (as venonactl did).
+    let provisioned = match &custom_class {
+        None => r.boolean("Storage.CreateStorageClass", true),
+        Some(name) => name.starts_with("dind-local-volumes-runner"),
+    };
+    let class_name = custom_class.or(named_class).unwrap_or(default_class);
+
+    let backend_name = r.text("Storage.Backend").unwrap_or_else(|| "local".into());
+    let zone = r.text("Storage.AvailabilityZone");
+    let fs_type = r.one_of("Storage.FsType", "ext4", &["ext4", "xfs"]);
+    let require_zone = |r: &mut Reader, example: &str| -> String {
+        match &zone {
+            Some(z) => {
+                if !is_dns_label(z) {
+                    r.problems.push(Problem::new(
+                        "Storage.AvailabilityZone",
+                        Some(&Value::String(z.clone())),
+                        "is not a zone name",
+                        format!("use the zone of the nodes, e.g. {example}"),
+                    ));
+                }
+                z.clone()
+            }
+            None => {
+                r.problems.push(Problem::new(
+                    "Storage.AvailabilityZone",
+                    None,
+                    format!("is required for the {backend_name} backend (a disk lives in one zone)"),
+                    format!(
+                        "set it to the zone of your build nodes, e.g. --set-value Storage.AvailabilityZone={example}"
+                    ),
+                ));
+                String::new()
+            }
+        }
+    };
+    let backend = match backend_name.as_str() {
+        "local" => {
+            let dir = r
+                .text("Storage.LocalVolumeParentDir")
+                .unwrap_or_else(|| DEFAULT_LOCAL_VOLUME_PARENT_DIR.into());
+            if !dir.starts_with('/') || dir == "/" || dir.contains("..") {
+                r.problems.push(Problem::new(
+                    "Storage.LocalVolumeParentDir",
+                    Some(&Value::String(dir.clone())),
+                    "is not an absolute directory below /",
+                    "use an absolute path such as /var/lib/codefresh/dind-volumes",
+                ));
+            }
+            Backend::Local {
+                volume_parent_dir: dir,
+            }
+        }
+        "ebs" | "ebs-csi" => {
+            let availability_zone = require_zone(r, "us-east-1a");
+            let volume_type = r.one_of("Storage.VolumeType", "gp2", &["gp2", "gp3", "io1", "io2"]);
+            let iops = r.int("Storage.Iops");
+            let throughput = r.int("Storage.Throughput");
+            if let Some(iops) = iops {
+                let range = match volume_type.as_str() {
+                    "gp3" => Some((3000, 16000)),
+                    "io1" => Some((100, 64000)),
+                    "io2" => Some((100, 256000)),
+                    _ => None,
+                };
+                match range {
+                    None => r.problems.push(Problem::new(
+                        "Storage.Iops",
+                        Some(&Value::from(iops)),
+                        format!("is set, but VolumeType {volume_type} has no provisioned IOPS"),
+                        "set Storage.VolumeType=gp3 (or io1/io2), or remove Storage.Iops",
+                    )),
+                    Some((lo, hi)) if iops < lo || iops > hi => r.problems.push(Problem::new(
+                        "Storage.Iops",
+                        Some(&Value::from(iops)),
+                        format!("is outside the range {lo}–{hi} that {volume_type} allows"),
+                        format!("pick a value from {lo} to {hi}"),
+                    )),
+                    _ => {}
+                }
+            }
+            if let Some(tp) = throughput {
+                if volume_type != "gp3" {
+                    r.problems.push(Problem::new(
+                        "Storage.Throughput",
+                        Some(&Value::from(tp)),
+                        format!("is set, but only gp3 volumes take a throughput (VolumeType is {volume_type})"),
+                        "set Storage.VolumeType=gp3, or remove Storage.Throughput",
+                    ));
+                } else if !(125..=1000).contains(&tp) {
+                    r.problems.push(Problem::new(
+                        "Storage.Throughput",
+                        Some(&Value::from(tp)),
+                        "is outside the range 125–1000 MiB/s that gp3 allows",
+                        "pick a value from 125 to 1000",
+                    ));
+                }
+            }
+            let encrypted = r.boolean("Storage.Encrypted", false);
+            let kms_key_id = r.text("Storage.KmsKeyId");
+            if kms_key_id.is_some() && !encrypted {
+                r.problems.push(Problem::new(
+                    "Storage.KmsKeyId",
+                    None,
+                    "is set, but Storage.Encrypted is not true, so the key would be ignored",
+                    "set Storage.Encrypted=true, or remove Storage.KmsKeyId",
+                ));
+            }
+            Backend::Ebs {
+                csi: backend_name == "ebs-csi",
+                availability_zone,
+                volume_type,
+                fs_type: fs_type.clone(),
+                encrypted,
+                kms_key_id,
+                iops,
+                throughput,
+            }
+        }
+        "gcedisk" => Backend::Gcedisk {
+            availability_zone: require_zone(r, "us-central1-a"),
+            volume_type: r.one_of(
+                "Storage.VolumeType",
+                "pd-ssd",
+                &["pd-ssd", "pd-standard", "pd-balanced"],
+            ),
+            fs_type: fs_type.clone(),
+        },
+        "azuredisk" => Backend::Azuredisk {
+            sku_name: r.one_of(
+                "Storage.SkuName",
+                "Premium_LRS",
+                &[
+                    "Premium_LRS",
+                    "StandardSSD_LRS",
+                    "Standard_LRS",
+                    "UltraSSD_LRS",
+                    "Premium_ZRS",
+                    "StandardSSD_ZRS",
+                ],
+            ),
+            caching_mode: r.one_of(
+                "Storage.CachingMode",
+                "None",
+                &["None", "ReadOnly", "ReadWrite"],
+            ),
+            fs_type: fs_type.clone(),
+            location: r.text("Storage.AzureLocation"),
+            resource_group: r.text("Storage.AzureResourceGroup"),
+        },
+        other => {
+            let fix = match other {
+                "azuredisk-csi" => {
+                    "use azuredisk (cf-runner provisions Azure disks through one backend)"
+                        .to_string()
+                }
+                _ => "use one of: local, ebs, ebs-csi, gcedisk, azuredisk".to_string(),
+            };
+            r.problems.push(Problem::new(
+                "Storage.Backend",
+                Some(&Value::String(other.to_string())),
+                "is not a storage backend",
+                fix,
+            ));
+            Backend::Local {
+                volume_parent_dir: DEFAULT_LOCAL_VOLUME_PARENT_DIR.into(),
+            }
+        }
+    };
+
+    // Parameters that only make sense for another backend are mistakes.
+    let foreign: &[(&str, &[&str])] = &[
+        ("Storage.AvailabilityZone", &["ebs", "ebs-csi", "gcedisk"]),
+        ("Storage.VolumeType", &["ebs", "ebs-csi", "gcedisk"]),
+        ("Storage.Iops", &["ebs", "ebs-csi"]),
+        ("Storage.Throughput", &["ebs", "ebs-csi"]),
+        ("Storage.Encrypted", &["ebs", "ebs-csi"]),
+        ("Storage.KmsKeyId", &["ebs", "ebs-csi"]),
+        ("Storage.AwsAccessKeyId", &["ebs", "ebs-csi"]),
+        ("Storage.AwsSecretAccessKey", &["ebs", "ebs-csi"]),
+        ("Storage.GoogleServiceAccount", &["gcedisk"]),
+        ("Storage.SkuName", &["azuredisk"]),
+        ("Storage.CachingMode", &["azuredisk"]),
+        ("Storage.AzureLocation", &["azuredisk"]),
+        ("Storage.AzureResourceGroup", &["azuredisk"]),
+        ("Storage.VolumeProvisioner.MountAzureJson", &["azuredisk"]),
+        ("Storage.LocalVolumeParentDir", &["local"]),
+    ];
+    let is_known_backend =
+        ["local", "ebs", "ebs-csi", "gcedisk", "azuredisk"].contains(&backend_name.as_str());
+    for (key, backends) in foreign {
+        let set = match *key {
+            "Storage.Encrypted" | "Storage.VolumeProvisioner.MountAzureJson" => {
+                r.boolean(key, false)
+            }
+            _ => r.text(key).is_some(),
+        };
+        if is_known_backend && set && !backends.contains(&backend_name.as_str()) {
+            r.problems.push(Problem::new(
+                key,
+                None,
+                format!(
+                    "belongs to the {} backend, but Storage.Backend is {backend_name}",
+                    backends.join("/")
+                ),
+                format!("remove {key}, or set Storage.Backend to {}", backends[0]),
+            ));
+        }
+    }
+
+    let aws_id = r.text("Storage.AwsAccessKeyId");
+    let aws_secret = r.text("Storage.AwsSecretAccessKey");
+    if aws_id.is_some() != aws_secret.is_some() {
+        let missing = if aws_id.is_some() {
+            "Storage.AwsSecretAccessKey"
+        } else {
+            "Storage.AwsAccessKeyId"
+        };
+        r.problems.push(Problem::new(
+            missing,
+            None,
+            "is missing: AWS keys come in pairs",
+            "set both Storage.AwsAccessKeyId and Storage.AwsSecretAccessKey, or neither (IRSA)",
+        ));
+    }
+    let google = r.text("Storage.GoogleServiceAccount");
+    if let Some(json) = &google {
+        match serde_json::from_str::<Value>(json) {
+            Ok(Value::Object(m)) if m.get("type").and_then(Value::as_str) == Some("service_account") => {}
+            Ok(_) => r.problems.push(Problem::new(
+                "Storage.GoogleServiceAccount",
+                None,
+                "is JSON, but not a service-account key (no \"type\": \"service_account\")",
+                "use the key file downloaded for the service account: --set-file Storage.GoogleServiceAccount=key.json",
+            )),
+            Err(e) => r.problems.push(Problem::new(
+                "Storage.GoogleServiceAccount",
+                None,
+                format!("is not valid JSON ({e})"),
+                "use the key file downloaded for the service account: --set-file Storage.GoogleServiceAccount=key.json",
+            )),
+        }
+    }
+
+    let mut provisioner_scheduling = global.clone();
+    let own_selector = r.node_selector("Storage.VolumeProvisioner.NodeSelector");
+    if !own_selector.is_empty() {
+        provisioner_scheduling.node_selector = own_selector;
+    }
+    let own_tolerations = r.tolerations("Storage.VolumeProvisioner.Tolerations");
+    if !own_tolerations.is_empty() {
+        provisioner_scheduling.tolerations = own_tolerations;
+    }
+
+    Storage {
+        class_name,
+        provisioned,
+        backend,
+        annotations: r.annotation_map("Storage.Annotations"),
+        credentials: ProvisionerCredentials {
+            aws_access_key_id: aws_id.map(Secret::new),
+            aws_secret_access_key: aws_secret.map(Secret::new),
+            google_service_account: google.map(Secret::new),
+        },
+        provisioner_scheduling,
+        provisioner_resources: r.resources("Storage.VolumeProvisioner.resources"),
+        provisioner_sa_annotations: r
+            .annotation_map("Storage.VolumeProvisioner.ServiceAccount.Annotations"),
+        mount_azure_json: r.boolean("Storage.VolumeProvisioner.MountAzureJson", false),
+        provisioner_image: r.image("Storage.VolumeProvisioner.Image"),
+        lv_monitor_image: r.image("Storage.LocalVolumeMonitor.Image"),
+        lv_monitor_resources: r.resources("Storage.LocalVolumeMonitor.resources"),
+        cleaner_image: r.image("Storage.VolumeCleaner.Image"),
+    }
+}
+
+fn resolve_runtime(r: &mut Reader, env_vars: &BTreeMap<String, String>) -> Runtime {
+    let mut env = env_vars.clone();
+    env.extend(r.env_map("Runtime.AdditionalEnvVars"));
+    let volume_size = r
+        .text("Runtime.VolumeSize")
+        .unwrap_or_else(|| "16Gi".into());
+    if !is_quantity(&volume_size) || quantity_value(&volume_size).unwrap_or(0.0) < 1073741824.0 {
+        r.problems.push(Problem::new(
+            "Runtime.VolumeSize",
+            Some(&Value::String(volume_size.clone())),
+            "is not a volume size of at least 1Gi",
+            "write a size such as 16Gi or 50Gi",
+        ));
+    }
+    let mtu = r.int("Runtime.Mtu");
+    if let Some(m) = mtu {
+        if !(576..=9001).contains(&m) {
+            r.problems.push(Problem::new(
+                "Runtime.Mtu",
+                Some(&Value::from(m)),
+                "is outside the MTU range 576–9001",
+                "set it below the node network's MTU, e.g. 1440 when eth0 has 1450 (VXLAN)",
+            ));
+        }
+    }
+    let registry_mirrors = r.text_list("Runtime.RegistryMirrors");
+    for (i, mirror) in registry_mirrors.iter().enumerate() {
+        match url::Url::parse(mirror) {
+            Ok(u) if (u.scheme() == "https" || u.scheme() == "http") && u.host_str().is_some() => {}
+            _ => r.problems.push(Problem::new(
+                &format!("Runtime.RegistryMirrors[{i}]"),
+                Some(&Value::String(mirror.clone())),
+                "is not a registry mirror URL",
+                "write the mirror as a URL, e.g. https://mirror.example.com",
+            )),
+        }
+    }
+    let insecure_registries = r.text_list("Runtime.InsecureRegistries");
+    for (i, reg) in insecure_registries.iter().enumerate() {
+        if reg.contains("://") || reg.contains(char::is_whitespace) || reg.is_empty() {
+            r.problems.push(Problem::new(
+                &format!("Runtime.InsecureRegistries[{i}]"),
+                Some(&Value::String(reg.clone())),
+                "is not a registry host",
+                "write host[:port] or a CIDR without a scheme, e.g. 10.0.0.5:5000",
+            ));
+        }
+    }
+    let user_volumes = r_opaque_map(r, "Runtime.userVolumes");
+    let user_volume_mounts = r_opaque_map(r, "Runtime.userVolumeMounts");
+    Runtime {
+        scheduling: Scheduling {
+            node_selector: r.node_selector("Runtime.NodeSelector"),
+            tolerations: r.tolerations("Runtime.tolerations"),
+        },
+        sa_annotations: r.annotation_map("Runtime.ServiceAccount.Annotations"),
+        env,
+        dind_resources: r.resources("Runtime.resources"),
+        user_volumes,
+        user_volume_mounts,
+        volume_size,
+        mtu,
+        registry_mirrors,
+        insecure_registries,
+        docker_daemon_access: r.boolean("DockerDaemonAccess", true),
+    }
+}
+
+fn r_opaque_map(r: &mut Reader, key: &str) -> Option<Value> {
+    let value = tree::lookup(r.root(), key)?.clone();
+    if !value.is_object() {
+        r.problems.push(Problem::new(
+            key,
+            Some(&value),
+            "is not a map of volume names to specs",
+            "see the custom volume mounts section of the runner docs for the shape",
+        ));
+        return None;
+    }
+    Some(value)
+}
+
+fn resolve_monitor(r: &mut Reader, env_vars: &BTreeMap<String, String>) -> Monitor {
+    let mut env = env_vars.clone();
+    env.extend(r.env_map("Monitor.AdditionalEnvVars"));
+    Monitor {
+        enabled: r.boolean("Monitor.Enabled", false),
+        image: r.image("Monitor.Image"),
+        resources: r.resources("Monitor.resources"),
+        env,
+        sa_annotations: r.annotation_map("Monitor.ServiceAccount.Annotations"),
+        namespaced: r.boolean("Monitor.UseNamespaceWithRole", true),
+        cluster_id: r.text("ClusterId"),
+    }
+}
+
+fn resolve_app_proxy(r: &mut Reader, env_vars: &BTreeMap<String, String>) -> AppProxy {
+    let mut env = env_vars.clone();
+    env.extend(r.env_map("AppProxy.AdditionalEnvVars"));
+    let host = r.text("AppProxy.Ingress.Host");
+    // Like the old wizard, an AppProxy section with a host turns it on.
+    let enabled = r.boolean("AppProxy.Enabled", host.is_some());
+    if enabled && host.is_none() {
+        r.problems.push(Problem::new(
+            "AppProxy.Ingress.Host",
+            None,
+            "is required when the app-proxy is enabled",
+            "give the hostname the Ingress serves, e.g. --app-proxy-host app-proxy.example.com",
+        ));
+    }
+    if let Some(h) = &host {
+        let bare = h.strip_prefix("*.").unwrap_or(h);
+        if !is_dns_subdomain(bare) || !bare.contains('.') {
+            r.problems.push(Problem::new(
+                "AppProxy.Ingress.Host",
+                Some(&Value::String(h.clone())),
+                "is not a DNS host name (no scheme, no port, no path)",
+                "write just the host, e.g. app-proxy.example.com",
+            ));
+        }
+    }
+    let path_prefix = r
+        .text("AppProxy.Ingress.PathPrefix")
+        .unwrap_or_else(|| "/".into());
+    if !path_prefix.starts_with('/') || path_prefix.contains(char::is_whitespace) {
+        r.problems.push(Problem::new(
+            "AppProxy.Ingress.PathPrefix",
+            Some(&Value::String(path_prefix.clone())),
+            "is not a URL path",
+            "start it with /, e.g. /app-proxy",
+        ));
+    }
+    let tls_secret = r.text("AppProxy.Ingress.TLSSecret");
+    if let Some(s) = &tls_secret {
+        if !is_dns_subdomain(s) {
+            r.problems.push(Problem::new(
+                "AppProxy.Ingress.TLSSecret",
+                Some(&Value::String(s.clone())),
+                "is not a valid Secret name",
+                "use the name of a kubernetes.io/tls Secret in the runner's namespace",
+            ));
+        }
+    }
+    let ingress_class = r.text("AppProxy.Ingress.IngressClass");
+    if let Some(c) = &ingress_class {
+        if !is_dns_subdomain(c) {
+            r.problems.push(Problem::new(
+                "AppProxy.Ingress.IngressClass",
+                Some(&Value::String(c.clone())),
+                "is not a valid IngressClass name",
+                "use the name shown by `kubectl get ingressclass`, e.g. nginx",
+            ));
+        }
+    }
+    AppProxy {
+        enabled,
+        image: r.image("AppProxy.Image"),
+        resources: r.resources("AppProxy.resources"),
+        env,
+        sa_annotations: r.annotation_map("AppProxy.ServiceAccount.Annotations"),
+        host,
+        ingress_class,
+        tls_secret,
+        path_prefix,
+        annotations: r.annotation_map("AppProxy.Ingress.Annotations"),
+    }
+}

@@ -1,0 +1,849 @@
+//! The validated values: what the rest of cf-runner works from. Building one
+//! from the merged tree is where every rule of PRODUCT.md §2 is checked, and
+//! where every default lives.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::tree::lookup;
+use super::Problem;
+
+/// The Codefresh platform's address when none is given.
+pub const DEFAULT_CODEFRESH_HOST: &str = "https://g.codefresh.io";
+/// The namespace suggested when none is given.
+pub const DEFAULT_NAMESPACE: &str = "codefresh";
+/// Where local dind volumes live on the node when not told otherwise.
+pub const DEFAULT_LOCAL_VOLUME_PARENT_DIR: &str = "/var/lib/codefresh/dind-volumes";
+
+/// A secret string (token, key). Its `Debug` never shows the value, so a
+/// stray `{:?}` cannot leak it.
+#[derive(Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct Secret(String);
+
+impl Secret {
+    /// Wraps a secret value.
+    pub fn new(value: impl Into<String>) -> Self {
+        Secret(value.into())
+    }
+    /// The value, for the few places that must place it (a Kubernetes Secret).
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("<redacted>")
+    }
+}
+
+/// CPU architecture of the nodes the runner and builds run on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Arch {
+    /// Any architecture: no `kubernetes.io/arch` selector is added.
+    Any,
+    Amd64,
+    Arm64,
+}
+
+/// Resource requirements, kept as validated quantity strings.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Resources {
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub limits: BTreeMap<String, String>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub requests: BTreeMap<String, String>,
+}
+
+impl Resources {
+    /// True when neither limits nor requests are set.
+    pub fn is_empty(&self) -> bool {
+        self.limits.is_empty() && self.requests.is_empty()
+    }
+}
+
+/// One Kubernetes toleration, validated.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Toleration {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub operator: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub effect: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub toleration_seconds: Option<i64>,
+}
+
+/// Scheduling for one group of pods.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Scheduling {
+    pub node_selector: BTreeMap<String, String>,
+    pub tolerations: Vec<Toleration>,
+}
+
+/// An image reference override (`Name`/`Tag` or one string).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ImageOverride(pub String);
+
+/// The storage backend and the parameters that belong to it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "backend", rename_all = "kebab-case")]
+pub enum Backend {
+    Local {
+        volume_parent_dir: String,
+    },
+    Ebs {
+        csi: bool,
+        availability_zone: String,
+        volume_type: String,
+        fs_type: String,
+        encrypted: bool,
+        kms_key_id: Option<String>,
+        iops: Option<i64>,
+        throughput: Option<i64>,
+    },
+    Gcedisk {
+        availability_zone: String,
+        volume_type: String,
+        fs_type: String,
+    },
+    Azuredisk {
+        sku_name: String,
+        caching_mode: String,
+        fs_type: String,
+        location: Option<String>,
+        resource_group: Option<String>,
+    },
+}
+
+impl Backend {
+    /// The name used in values files and StorageClass parameters.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Backend::Local { .. } => "local",
+            Backend::Ebs { csi: false, .. } => "ebs",
+            Backend::Ebs { csi: true, .. } => "ebs-csi",
+            Backend::Gcedisk { .. } => "gcedisk",
+            Backend::Azuredisk { .. } => "azuredisk",
+        }
+    }
+}
+
+/// Cloud credentials handed to the volume provisioner, if any.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ProvisionerCredentials {
+    pub aws_access_key_id: Option<Secret>,
+    pub aws_secret_access_key: Option<Secret>,
+    pub google_service_account: Option<Secret>,
+}
+
+impl ProvisionerCredentials {
+    /// True when any credential is present (a Secret must be rendered).
+    pub fn any(&self) -> bool {
+        self.aws_access_key_id.is_some()
+            || self.aws_secret_access_key.is_some()
+            || self.google_service_account.is_some()
+    }
+}
+
+/// Storage for dind volumes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Storage {
+    /// The StorageClass the runtime's dind PVCs use.
+    pub class_name: String,
+    /// False when the user brought their own StorageClass: then no
+    /// provisioner, StorageClass or volume cleaner is installed.
+    pub provisioned: bool,
+    pub backend: Backend,
+    pub annotations: BTreeMap<String, String>,
+    pub credentials: ProvisionerCredentials,
+    pub provisioner_scheduling: Scheduling,
+    pub provisioner_resources: Resources,
+    pub provisioner_sa_annotations: BTreeMap<String, String>,
+    pub mount_azure_json: bool,
+    pub provisioner_image: Option<ImageOverride>,
+    pub lv_monitor_image: Option<ImageOverride>,
+    pub lv_monitor_resources: Resources,
+    pub cleaner_image: Option<ImageOverride>,
+}
+
+/// Engine and dind pods: the runtime environment.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Runtime {
+    pub scheduling: Scheduling,
+    pub sa_annotations: BTreeMap<String, String>,
+    pub env: BTreeMap<String, String>,
+    pub dind_resources: Resources,
+    pub user_volumes: Option<Value>,
+    pub user_volume_mounts: Option<Value>,
+    pub volume_size: String,
+    pub mtu: Option<i64>,
+    pub registry_mirrors: Vec<String>,
+    pub insecure_registries: Vec<String>,
+    pub docker_daemon_access: bool,
+}
+
+/// The optional cluster monitor.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Monitor {
+    pub enabled: bool,
+    pub image: Option<ImageOverride>,
+    pub resources: Resources,
+    pub env: BTreeMap<String, String>,
+    pub sa_annotations: BTreeMap<String, String>,
+    /// Read-only access to its own namespace (default) or the whole cluster.
+    pub namespaced: bool,
+    pub cluster_id: Option<String>,
+}
+
+/// The optional app-proxy and its Ingress.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AppProxy {
+    pub enabled: bool,
+    pub image: Option<ImageOverride>,
+    pub resources: Resources,
+    pub env: BTreeMap<String, String>,
+    pub sa_annotations: BTreeMap<String, String>,
+    pub host: Option<String>,
+    pub ingress_class: Option<String>,
+    pub tls_secret: Option<String>,
+    pub path_prefix: String,
+    pub annotations: BTreeMap<String, String>,
+}
+
+/// The runner (agent) Deployment.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Runner {
+    pub scheduling: Scheduling,
+    pub resources: Resources,
+    pub env: BTreeMap<String, String>,
+    pub image: Option<ImageOverride>,
+}
+
+/// Everything cf-runner needs to render and install, validated.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Values {
+    pub namespace: String,
+    pub context: Option<String>,
+    pub config_path: Option<String>,
+    pub codefresh_host: String,
+    pub token: Option<Secret>,
+    pub agent_token: Option<Secret>,
+    pub agent_name: Option<String>,
+    pub runtime_name: Option<String>,
+    pub kubernetes_host: Option<String>,
+    pub insecure: bool,
+    pub set_default_runtime: bool,
+    pub exec_demo_pipeline: bool,
+    pub skip_cluster_test: bool,
+    pub skip_cluster_integration: bool,
+    /// Global env vars (proxies): every component and the runtime get them.
+    pub env_vars: BTreeMap<String, String>,
+    pub docker_registry: Option<String>,
+    pub arch: Arch,
+    pub runner: Runner,
+    pub storage: Storage,
+    pub runtime: Runtime,
+    pub monitor: Monitor,
+    pub app_proxy: AppProxy,
+}
+
+/// Reads typed fields out of the merged tree, collecting problems instead of
+/// stopping at the first.
+pub(super) struct Reader<'a> {
+    root: &'a Value,
+    pub problems: Vec<Problem>,
+}
+
+impl<'a> Reader<'a> {
+    pub fn new(root: &'a Value) -> Self {
+        Reader {
+            root,
+            problems: Vec::new(),
+        }
+    }
+
+    /// The whole merged tree.
+    pub fn root(&self) -> &'a Value {
+        self.root
+    }
+
+    fn raw(&self, key: &str) -> Option<&'a Value> {
+        lookup(self.root, key)
+    }
+
+    fn problem(&mut self, key: &str, why: impl Into<String>, fix: impl Into<String>) {
+        let value = self.raw(key);
+        self.problems.push(Problem::new(key, value, why, fix));
+    }
+
+    /// A text value; empty strings count as unset.
+    pub fn text(&self, key: &str) -> Option<String> {
+        let s = match self.raw(key)? {
+            Value::String(s) => s.trim().to_string(),
+            Value::Number(n) => n.to_string(),
+            Value::Bool(b) => b.to_string(),
+            _ => return None,
+        };
+        (!s.is_empty()).then_some(s)
+    }
+
+    pub fn boolean(&self, key: &str, default: bool) -> bool {
+        match self.raw(key) {
+            Some(Value::Bool(b)) => *b,
+            Some(Value::String(s)) if s == "true" => true,
+            Some(Value::String(s)) if s == "false" => false,
+            _ => default,
+        }
+    }
+
+    pub fn int(&self, key: &str) -> Option<i64> {
+        match self.raw(key)? {
+            Value::Number(n) => n.as_i64(),
+            Value::String(s) => s.parse().ok(),
+            _ => None,
+        }
+    }
+
+    pub fn text_map(&self, key: &str) -> BTreeMap<String, String> {
+        let mut out = BTreeMap::new();
+        if let Some(Value::Object(m)) = self.raw(key) {
+            for (k, v) in m {
+                let text = match v {
+                    Value::String(s) => s.clone(),
+                    Value::Number(n) => n.to_string(),
+                    Value::Bool(b) => b.to_string(),
+                    _ => continue,
+                };
+                out.insert(k.clone(), text);
+            }
+        }
+        out
+    }
+
+    /// A map of environment variables: names must be valid variable names.
+    pub fn env_map(&mut self, key: &str) -> BTreeMap<String, String> {
+        let map = self.text_map(key);
+        for name in map.keys() {
+            if !is_env_name(name) {
+                self.problems.push(Problem::new(
+                    &format!("{key}.{name}"),
+                    None,
+                    "is not a valid environment variable name",
+                    "use letters, digits and underscores, not starting with a digit",
+                ));
+            }
+        }
+        map
+    }
+
+    /// A map of annotations or labels: keys must be qualified names.
+    pub fn annotation_map(&mut self, key: &str) -> BTreeMap<String, String> {
+        let map = self.text_map(key);
+        for name in map.keys() {
+            if let Err(why) = check_qualified_name(name) {
+                self.problems.push(Problem::new(
+                    &format!("{key}.{name}"),
+                    None,
+                    format!("is not a valid annotation key: {why}"),
+                    "use `[prefix/]name`, e.g. `eks.amazonaws.com/role-arn`",
+                ));
+            }
+        }
+        map
+    }
+
+    pub fn text_list(&self, key: &str) -> Vec<String> {
+        match self.raw(key) {
+            Some(Value::String(s)) => s
+                .split(',')
+                .map(|x| x.trim().to_string())
+                .filter(|x| !x.is_empty())
+                .collect(),
+            Some(Value::Array(items)) => items
+                .iter()
+                .filter_map(|v| match v {
+                    Value::String(s) => Some(s.clone()),
+                    Value::Number(n) => Some(n.to_string()),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    pub fn node_selector(&mut self, key: &str) -> BTreeMap<String, String> {
+        let mut out = BTreeMap::new();
+        match self.raw(key) {
+            Some(Value::String(s)) => {
+                for pair in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+                    match pair.split_once('=') {
+                        Some((k, v)) => {
+                            out.insert(k.trim().to_string(), v.trim().to_string());
+                        }
+                        None => {
+                            self.problem(
+                                key,
+                                format!("has `{pair}`, which is not `key=value`"),
+                                "write the node selector as `key=value[,key2=value2]`",
+                            );
+                            return BTreeMap::new();
+                        }
+                    }
+                }
+            }
+            Some(Value::Object(_)) => out = self.text_map(key),
+            _ => {}
+        }
+        for (k, v) in &out {
+            if let Err(why) = check_qualified_name(k) {
+                self.problem(
+                    key,
+                    format!("has the label key `{k}`, which is not valid: {why}"),
+                    "label keys look like `[prefix/]name`, e.g. `kubernetes.io/arch`",
+                );
+            }
+            if let Err(why) = check_label_value(v) {
+                self.problem(
+                    key,
+                    format!("has the label value `{v}` for `{k}`, which is not valid: {why}"),
+                    "label values are at most 63 letters, digits, `-`, `_` or `.`",
+                );
+            }
+        }
+        out
+    }
+
+    pub fn tolerations(&mut self, key: &str) -> Vec<Toleration> {
+        let Some(Value::Array(items)) = self.raw(key) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for (i, item) in items.iter().enumerate() {
+            let at = format!("{key}[{i}]");
+            let Some(map) = item.as_object() else {
+                self.problems.push(Problem::new(
+                    &at,
+                    Some(item),
+                    "is not a toleration",
+                    "write {key, operator, value, effect}",
+                ));
+                continue;
+            };
+            let text = |name: &str| match map.get(name) {
+                Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
+                Some(Value::Number(n)) => Some(n.to_string()),
+                Some(Value::Bool(b)) => Some(b.to_string()),
+                _ => None,
+            };
+            for field in map.keys() {
+                if !["key", "operator", "value", "effect", "tolerationSeconds"]
+                    .contains(&field.as_str())
+                {
+                    self.problems.push(Problem::new(
+                        &format!("{at}.{field}"),
+                        None,
+                        "is not a toleration field",
+                        "a toleration has key, operator, value, effect and tolerationSeconds",
+                    ));
+                }
+            }
+            let t = Toleration {
+                key: text("key"),
+                operator: text("operator"),
+                value: text("value"),
+                effect: text("effect"),
+                toleration_seconds: map.get("tolerationSeconds").and_then(Value::as_i64),
+            };
+            if let Some(op) = &t.operator {
+                if op != "Equal" && op != "Exists" {
+                    self.problems.push(Problem::new(
+                        &format!("{at}.operator"),
+                        map.get("operator"),
+                        "is not a toleration operator",
+                        "use Equal or Exists",
+                    ));
+                }
+                if op == "Exists" && t.value.is_some() {
+                    self.problems.push(Problem::new(
+                        &format!("{at}.value"),
+                        map.get("value"),
+                        "is set, but the operator is Exists",
+                        "remove the value, or use operator Equal",
+                    ));
+                }
+            }
+            if let Some(effect) = &t.effect {
+                if !["NoSchedule", "PreferNoSchedule", "NoExecute"].contains(&effect.as_str()) {
+                    self.problems.push(Problem::new(
+                        &format!("{at}.effect"),
+                        map.get("effect"),
+                        "is not a taint effect",
+                        "use NoSchedule, PreferNoSchedule or NoExecute (or leave it out)",
+                    ));
+                }
+            }
+            if t.key.is_none() && t.operator.as_deref() != Some("Exists") {
+                self.problems.push(Problem::new(
+                    &format!("{at}.key"),
+                    None,
+                    "is missing",
+                    "give the taint key, or use operator Exists to tolerate every taint",
+                ));
+            }
+            out.push(t);
+        }
+        out
+    }
+
+    pub fn resources(&mut self, key: &str) -> Resources {
+        let mut out = Resources::default();
+        let Some(Value::Object(map)) = self.raw(key) else {
+            return out;
+        };
+        for (section, entries) in map {
+            let at = format!("{key}.{section}");
+            let target = match section.as_str() {
+                "limits" => &mut out.limits,
+                "requests" => &mut out.requests,
+                _ => {
+                    self.problems.push(Problem::new(
+                        &at,
+                        None,
+                        "is not a resources field",
+                        "use limits and requests",
+                    ));
+                    continue;
+                }
+            };
+            let Some(entries) = entries.as_object() else {
+                if !entries.is_null() {
+                    self.problems.push(Problem::new(
+                        &at,
+                        Some(entries),
+                        "is not a map",
+                        "e.g. `cpu: 500m` and `memory: 1Gi` under it",
+                    ));
+                }
+                continue;
+            };
+            for (name, quantity) in entries {
+                let at = format!("{at}.{name}");
+                let text = match quantity {
+                    Value::String(s) => s.clone(),
+                    Value::Number(n) => n.to_string(),
+                    Value::Null => continue,
+                    _ => String::new(),
+                };
+                if !["cpu", "memory", "ephemeral-storage"].contains(&name.as_str())
+                    && !name.contains('/')
+                {
+                    self.problems.push(Problem::new(
+                        &at,
+                        None,
+                        "is not a resource name",
+                        "use cpu, memory or ephemeral-storage",
+                    ));
+                } else if !is_quantity(&text) {
+                    self.problems.push(Problem::new(
+                        &at,
+                        Some(quantity),
+                        "is not a Kubernetes quantity",
+                        "write e.g. 500m or 1 for cpu, 512Mi or 2Gi for memory",
+                    ));
+                } else {
+                    target.insert(name.clone(), text);
+                }
+            }
+        }
+        for (name, limit) in &out.limits {
+            if let (Some(req), Some(l)) = (
+                out.requests.get(name).and_then(|r| quantity_value(r)),
+                quantity_value(limit),
+            ) {
+                if req > l {
+                    self.problems.push(Problem::new(
+                        &format!("{key}.requests.{name}"),
+                        None,
+                        format!("is larger than the limit {limit}"),
+                        "a request cannot exceed its limit: lower the request or raise the limit",
+                    ));
+                }
+            }
+        }
+        out
+    }
+
+    /// An image override: one string, or `Name` and `Tag` under `key`.
+    pub fn image(&mut self, key: &str) -> Option<ImageOverride> {
+        let reference = match self.raw(key)? {
+            Value::String(s) => s.trim().to_string(),
+            Value::Object(_) => {
+                let name = self.text(&format!("{key}.Name"));
+                let tag = self.text(&format!("{key}.Tag"));
+                match (name, tag) {
+                    (Some(n), Some(t)) => format!("{n}:{t}"),
+                    (Some(n), None) => n,
+                    (None, Some(_)) => {
+                        self.problem(
+                            &format!("{key}.Tag"),
+                            "is set without an image name",
+                            format!("set {key}.Name too, e.g. codefresh/venona"),
+                        );
+                        return None;
+                    }
+                    (None, None) => return None,
+                }
+            }
+            _ => return None,
+        };
+        if reference.is_empty() {
+            return None;
+        }
+        let at = if self.raw(key).is_some_and(Value::is_object) {
+            format!("{key}.Tag")
+        } else {
+            key.to_string()
+        };
+        if reference.contains(char::is_whitespace) {
+            self.problem(
+                key,
+                "is not an image reference",
+                "write registry/repository:tag",
+            );
+            return None;
+        }
+        let last = reference.rsplit('/').next().unwrap_or(&reference);
+        if !last.contains(':') && !reference.contains('@') {
+            self.problem(
+                &at,
+                format!("`{reference}` has no tag, so it would float on :latest"),
+                "pin a version tag or a digest, e.g. codefresh/venona:2.0.10",
+            );
+            return None;
+        }
+        if last.ends_with(":latest") {
+            self.problem(
+                &at,
+                format!("`{reference}` uses the floating tag latest"),
+                "pin a version tag or a digest so every node runs the same image",
+            );
+            return None;
+        }
+        Some(ImageOverride(reference))
+    }
+
+    pub fn url(&mut self, key: &str, schemes: &[&str]) -> Option<String> {
+        let text = self.text(key)?;
+        match url::Url::parse(&text) {
+            Ok(u) if schemes.contains(&u.scheme()) && u.host_str().is_some() => Some(text),
+            Ok(u) if !schemes.contains(&u.scheme()) => {
+                self.problem(
+                    key,
+                    format!("uses the scheme `{}`", u.scheme()),
+                    format!("use a URL starting with {}://", schemes.join(":// or ")),
+                );
+                None
+            }
+            _ => {
+                self.problem(
+                    key,
+                    "is not a URL",
+                    format!("write a full URL, e.g. {}://host:port", schemes[0]),
+                );
+                None
+            }
+        }
+    }
+
+    pub fn one_of(&mut self, key: &str, default: &str, allowed: &[&str]) -> String {
+        let value = self.text(key).unwrap_or_else(|| default.to_string());
+        if !allowed.contains(&value.as_str()) {
+            self.problem(
+                key,
+                "is not an accepted value",
+                format!("use one of: {}", allowed.join(", ")),
+            );
+            return default.to_string();
+        }
+        value
+    }
+}
+
+/// Checks a Kubernetes qualified name (`[prefix/]name`).
+pub fn check_qualified_name(key: &str) -> Result<(), String> {
+    let (prefix, name) = match key.rsplit_once('/') {
+        Some((p, n)) => (Some(p), n),
+        None => (None, key),
+    };
+    if let Some(p) = prefix {
+        if p.is_empty() || p.len() > 253 || !is_dns_subdomain(p) {
+            return Err(format!("the prefix `{p}` is not a DNS subdomain"));
+        }
+    }
+    if name.is_empty() || name.len() > 63 {
+        return Err("the name must be 1 to 63 characters".into());
+    }
+    let ok_inner = name
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.');
+    let ends_ok = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphanumeric())
+        && name
+            .chars()
+            .last()
+            .is_some_and(|c| c.is_ascii_alphanumeric());
+    if !ok_inner || !ends_ok {
+        return Err(
+            "the name must be alphanumeric, `-`, `_` or `.`, and start and end alphanumeric".into(),
+        );
+    }
+    Ok(())
+}
+
+/// Checks a label value (may be empty).
+pub fn check_label_value(value: &str) -> Result<(), String> {
+    if value.is_empty() {
+        return Ok(());
+    }
+    check_qualified_name(value).map_err(|_| {
+        "it must be at most 63 characters of letters, digits, `-`, `_` or `.`".to_string()
+    })?;
+    if value.contains('/') {
+        return Err("it cannot contain `/`".into());
+    }
+    Ok(())
+}
+
+/// DNS-1123 label: lowercase alphanumerics and `-`, at most 63, alphanumeric ends.
+pub fn is_dns_label(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 63
+        && s.chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        && !s.starts_with('-')
+        && !s.ends_with('-')
+}
+
+/// DNS-1123 subdomain: dot-separated labels, at most 253.
+pub fn is_dns_subdomain(s: &str) -> bool {
+    s.len() <= 253 && s.split('.').all(is_dns_label)
+}
+
+fn is_env_name(name: &str) -> bool {
+    !name.is_empty()
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '-')
+}
+
+const QUANTITY_SUFFIXES: &[(&str, f64)] = &[
+    ("Ki", 1024.0),
+    ("Mi", 1048576.0),
+    ("Gi", 1073741824.0),
+    ("Ti", 1099511627776.0),
+    ("Pi", 1125899906842624.0),
+    ("Ei", 1152921504606846976.0),
+    ("n", 1e-9),
+    ("u", 1e-6),
+    ("m", 1e-3),
+    ("k", 1e3),
+    ("M", 1e6),
+    ("G", 1e9),
+    ("T", 1e12),
+    ("P", 1e15),
+    ("E", 1e18),
+];
+
+/// The numeric value of a Kubernetes quantity (`500m`, `2Gi`, `1e3`), if it is one.
+pub fn quantity_value(text: &str) -> Option<f64> {
+    let text = text.trim();
+    let (number, scale) = QUANTITY_SUFFIXES
+        .iter()
+        .find_map(|(suffix, scale)| text.strip_suffix(suffix).map(|n| (n, *scale)))
+        .unwrap_or((text, 1.0));
+    let unsigned = number.strip_prefix(['+', '-']).unwrap_or(number);
+    let (mantissa, exponent) = match unsigned.split_once(['e', 'E']) {
+        Some((m, e)) if scale == 1.0 => (m, Some(e)),
+        Some(_) => return None,
+        None => (unsigned, None),
+    };
+    let digits_ok = !mantissa.is_empty()
+        && mantissa != "."
+        && mantissa.chars().all(|c| c.is_ascii_digit() || c == '.')
+        && mantissa.matches('.').count() <= 1;
+    if !digits_ok {
+        return None;
+    }
+    if let Some(e) = exponent {
+        let e = e.strip_prefix(['+', '-']).unwrap_or(e);
+        if e.is_empty() || !e.chars().all(|c| c.is_ascii_digit()) {
+            return None;
+        }
+    }
+    let value: f64 = number.parse().ok()?;
+    Some(value * scale)
+}
+
+/// True when `text` is a Kubernetes quantity.
+pub fn is_quantity(text: &str) -> bool {
+    quantity_value(text).is_some_and(|v| v >= 0.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantities() {
+        for ok in [
+            "500m",
+            "1",
+            "0.5",
+            "2Gi",
+            "1e3",
+            "128974848",
+            "129M",
+            "123Mi",
+            ".5",
+        ] {
+            assert!(is_quantity(ok), "{ok}");
+        }
+        for bad in ["", "1GB", "abc", "1.2.3", "Gi", "-1", "1 Gi", "5mb"] {
+            assert!(!is_quantity(bad), "{bad}");
+        }
+        assert_eq!(quantity_value("1Gi"), Some(1073741824.0));
+        assert_eq!(quantity_value("500m"), Some(0.5));
+    }
+
+    #[test]
+    fn names() {
+        assert!(is_dns_label("codefresh-1"));
+        assert!(!is_dns_label("Codefresh"));
+        assert!(!is_dns_label("-a"));
+        assert!(!is_dns_label(&"a".repeat(64)));
+        assert!(check_qualified_name("kubernetes.io/arch").is_ok());
+        assert!(check_qualified_name("node-type").is_ok());
+        assert!(check_qualified_name("bad key").is_err());
+        assert!(check_qualified_name("/x").is_err());
+        assert!(check_label_value("").is_ok());
+        assert!(check_label_value("us-east-1a").is_ok());
+        assert!(check_label_value("a/b").is_err());
+    }
+
+    #[test]
+    fn secret_debug_is_redacted() {
+        assert_eq!(format!("{:?}", Secret::new("hunter2")), "<redacted>");
+    }
+}
