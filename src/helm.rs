@@ -219,10 +219,13 @@ pub fn generate(values: &Values, identity: &Identity) -> HelmValues {
         "userAccess".into(),
         json!(values.runtime.docker_daemon_access),
     );
-    dind.insert(
-        "pvcs".into(),
-        json!({"dind": {"volumeSize": values.runtime.volume_size, "storageClassName": values.storage.class_name}}),
-    );
+    // The chart names its own StorageClass; name one only when it is the user's.
+    let mut pvc = Map::new();
+    pvc.insert("volumeSize".into(), json!(values.runtime.volume_size));
+    if !values.storage.provisioned {
+        pvc.insert("storageClassName".into(), json!(values.storage.class_name));
+    }
+    dind.insert("pvcs".into(), json!({ "dind": pvc }));
     let mut engine = Map::new();
     insert_nonempty(&mut engine, "nodeSelector", build_selector);
     insert_nonempty(

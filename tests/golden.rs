@@ -1,0 +1,318 @@
+//! Golden tests: every file in `values-examples/` is rendered by the real
+//! binary with `init --dry-run`, and the output folder is compared — as YAML,
+//! by meaning — with the snapshot folder `tests/golden/<example>/`. The Helm
+//! values of each example are compared with `tests/golden-helm/<example>.yaml`.
+//!
+//! Update the snapshots after an intended change with:
+//! `UPDATE_GOLDEN=1 cargo test --test golden`, then review the diff.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn examples() -> Vec<PathBuf> {
+    let mut list: Vec<PathBuf> = fs::read_dir(root().join("values-examples"))
+        .expect("values-examples/ exists")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    list.sort();
+    assert!(list.len() >= 10, "expected at least 10 examples");
+    list
+}
+
+fn name_of(example: &Path) -> String {
+    example.file_stem().unwrap().to_string_lossy().into_owned()
+}
+
+/// Runs cf-runner in `cwd` with no kubeconfig and no stdin.
+fn cf_runner(cwd: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cf-runner"))
+        .args(args)
+        .current_dir(cwd)
+        .env("KUBECONFIG", cwd.join("no-kubeconfig"))
+        .env("HOME", cwd)
+        .env("NO_COLOR", "1")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("cf-runner runs")
+}
+
+fn dry_run(example: &Path, out: &Path) -> Output {
+    let cwd = out.parent().unwrap();
+    let output = cf_runner(
+        cwd,
+        &[
+            "init",
+            "--dry-run",
+            "--yes",
+            "--values",
+            example.to_str().unwrap(),
+            "--output-dir",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        output.status.success(),
+        "{}: {}",
+        example.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+fn read_folder(dir: &Path) -> BTreeMap<String, String> {
+    fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let p = e.unwrap().path();
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                fs::read_to_string(&p).unwrap(),
+            )
+        })
+        .collect()
+}
+
+fn yaml(text: &str) -> Value {
+    serde_yaml_ng::from_str(text).expect("valid YAML")
+}
+
+fn updating() -> bool {
+    std::env::var_os("UPDATE_GOLDEN").is_some()
+}
+
+/// Compares `actual` with the snapshot folder, or rewrites the snapshot.
+fn compare_folder(example: &str, actual: &Path, snapshot: &Path) -> Vec<String> {
+    let got = read_folder(actual);
+    if updating() {
+        let _ = fs::remove_dir_all(snapshot);
+        fs::create_dir_all(snapshot).unwrap();
+        for (name, text) in &got {
+            fs::write(snapshot.join(name), text).unwrap();
+        }
+        return Vec::new();
+    }
+    let want = read_folder(snapshot);
+    let mut diffs = Vec::new();
+    for name in want.keys().filter(|n| !got.contains_key(*n)) {
+        diffs.push(format!("{example}: {name} is no longer rendered"));
+    }
+    for name in got.keys().filter(|n| !want.contains_key(*n)) {
+        diffs.push(format!(
+            "{example}: {name} is rendered but not in the snapshot"
+        ));
+    }
+    for (name, text) in &got {
+        if let Some(expected) = want.get(name) {
+            if yaml(text) != yaml(expected) {
+                diffs.push(format!(
+                    "{example}/{name} differs from the snapshot:\n--- snapshot\n{expected}\n--- rendered\n{text}"
+                ));
+            }
+        }
+    }
+    diffs
+}
+
+#[test]
+fn every_example_matches_its_snapshot() {
+    let mut diffs = Vec::new();
+    for example in examples() {
+        let name = name_of(&example);
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("out");
+        dry_run(&example, &out);
+        diffs.extend(compare_folder(
+            &name,
+            &out,
+            &root().join("tests/golden").join(&name),
+        ));
+    }
+    assert!(
+        diffs.is_empty(),
+        "{}\n\nIf the change is intended: UPDATE_GOLDEN=1 cargo test --test golden",
+        diffs.join("\n")
+    );
+}
+
+#[test]
+fn every_example_helm_values_match_the_snapshot() {
+    let dir = root().join("tests/golden-helm");
+    if updating() {
+        fs::create_dir_all(&dir).unwrap();
+    }
+    let mut diffs = Vec::new();
+    for example in examples() {
+        let name = name_of(&example);
+        let tmp = tempfile::tempdir().unwrap();
+        let file = tmp.path().join("generated_values.yaml");
+        let output = cf_runner(
+            tmp.path(),
+            &[
+                "init",
+                "--dry-run",
+                "--yes",
+                "--values",
+                example.to_str().unwrap(),
+                "--generate-helm-values-file",
+                file.to_str().unwrap(),
+            ],
+        );
+        assert!(
+            output.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        // Helm mode writes only the values file: no manifests folder.
+        assert!(!tmp.path().join("codefresh_manifests").exists(), "{name}");
+        let text = fs::read_to_string(&file).unwrap();
+        let snapshot = dir.join(format!("{name}.yaml"));
+        if updating() {
+            fs::write(&snapshot, &text).unwrap();
+            continue;
+        }
+        let expected = fs::read_to_string(&snapshot).unwrap_or_default();
+        if expected.is_empty() || yaml(&text) != yaml(&expected) {
+            diffs.push(format!("{name}: generated_values.yaml differs:\n{text}"));
+        }
+    }
+    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+}
+
+#[test]
+fn dry_run_twice_gives_identical_bytes_and_replaces_stale_files() {
+    let example = root().join("values-examples/app-proxy-monitor.yaml");
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    dry_run(&example, &out);
+    let first = read_folder(&out);
+    dry_run(&example, &out);
+    assert_eq!(first, read_folder(&out), "a second run changed the output");
+
+    // A smaller install into the same folder leaves no file of the bigger one.
+    dry_run(&root().join("values-examples/local.yaml"), &out);
+    let after = read_folder(&out);
+    assert!(!after.keys().any(|n| n.contains("app-proxy")), "{after:?}");
+    assert!(!after
+        .keys()
+        .any(|n| n.contains("monitor") && !n.contains("lv-monitor")));
+}
+
+#[cfg(unix)]
+#[test]
+fn secret_files_are_private_and_others_are_not() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    dry_run(&root().join("values-examples/ebs-csi.yaml"), &out);
+    let mut secrets = 0;
+    for (name, text) in read_folder(&out) {
+        let mode = fs::metadata(out.join(&name)).unwrap().permissions().mode() & 0o777;
+        let is_secret = yaml(&text).get("kind").and_then(Value::as_str) == Some("Secret");
+        if is_secret {
+            secrets += 1;
+            assert_eq!(mode, 0o600, "{name} holds a Secret but has mode {mode:o}");
+        } else {
+            assert_eq!(mode, 0o644, "{name} has mode {mode:o}");
+        }
+    }
+    assert_eq!(
+        secrets, 4,
+        "runner token, dind certs, provisioner keys, record"
+    );
+}
+
+/// Secret values of the examples, which must only ever land in Secret files.
+const SECRET_TEXTS: &[&str] = &[
+    "AKIAEXAMPLEEXAMPLE00",
+    "example-secret-access-key-not-real",
+    "not-a-real-key",
+];
+
+#[test]
+fn secrets_never_reach_stdout_stderr_or_non_secret_files() {
+    for example in ["ebs-csi", "gcedisk-sa-json"] {
+        let example = root().join(format!("values-examples/{example}.yaml"));
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("out");
+        let output = dry_run(&example, &out);
+        let printed = format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let mut found_in_secret = false;
+        for (name, text) in read_folder(&out) {
+            let is_secret = yaml(&text).get("kind").and_then(Value::as_str) == Some("Secret");
+            for s in SECRET_TEXTS {
+                assert!(!printed.contains(s), "{s} printed");
+                if text.contains(s) {
+                    assert!(is_secret, "{s} found in {name}, which is not a Secret");
+                    assert!(
+                        name != "1-secret-cf-runner-values.yaml",
+                        "{s} in the values record"
+                    );
+                    found_in_secret = true;
+                }
+            }
+        }
+        assert!(
+            found_in_secret,
+            "the credentials must reach the provisioner Secret"
+        );
+
+        // `--output-dir -`: one stream on stdout, with secret values withheld.
+        let output = cf_runner(
+            tmp.path(),
+            &[
+                "init",
+                "--dry-run",
+                "--yes",
+                "--values",
+                example.to_str().unwrap(),
+                "--output-dir",
+                "-",
+            ],
+        );
+        assert!(output.status.success());
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        for s in SECRET_TEXTS {
+            assert!(!stdout.contains(s), "{s} printed to stdout");
+        }
+        assert!(String::from_utf8_lossy(&output.stderr).contains("withheld"));
+        let docs: Vec<Value> = serde_yaml_ng::Deserializer::from_str(&stdout)
+            .map(|d| serde::Deserialize::deserialize(d).unwrap())
+            .collect();
+        assert_eq!(
+            docs.len(),
+            read_folder(&out).len() - 1,
+            "one document per object"
+        );
+        assert!(!tmp.path().join("codefresh_manifests").exists());
+    }
+}
+
+#[test]
+fn default_dry_run_writes_codefresh_manifests_in_the_current_folder() {
+    let tmp = tempfile::tempdir().unwrap();
+    let output = cf_runner(tmp.path(), &["init", "--dry-run", "--yes"]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let files = read_folder(&tmp.path().join("codefresh_manifests"));
+    assert!(files.contains_key("2-deployment-runner.yaml"));
+    assert!(files.contains_key("runtime-environment.yaml"));
+    // Without a context anywhere, names carry an obvious placeholder.
+    assert!(files["runtime-environment.yaml"].contains("<placeholder: kube context name>"));
+    assert!(files["1-secret-runner.yaml"].contains("<placeholder: agent token"));
+}

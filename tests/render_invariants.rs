@@ -1,0 +1,356 @@
+//! Properties every render must have, checked on every example in-process:
+//! the labels delete relies on, pinned images, no token in an env literal,
+//! least-privilege RBAC, and scheduling/proxy settings reaching the right pods.
+
+use std::path::PathBuf;
+
+use cf_runner::render::{self, Identity, Manifest, Rendered};
+use cf_runner::values::{self, Input, ValuesFile};
+use serde_json::Value;
+
+fn load_example(name: &str) -> values::Loaded {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("values-examples")
+        .join(format!("{name}.yaml"));
+    let input = Input {
+        files: vec![ValuesFile {
+            origin: path.display().to_string(),
+            text: std::fs::read_to_string(&path).unwrap(),
+        }],
+        ..Default::default()
+    };
+    values::load(&input).unwrap_or_else(|p| panic!("{name}: {p}"))
+}
+
+fn render_example(name: &str) -> Rendered {
+    let loaded = load_example(name);
+    let identity = Identity {
+        context: loaded.values.context.clone(),
+        ..Default::default()
+    };
+    render::render(&loaded.values, &identity, &loaded.redacted_tree).unwrap()
+}
+
+const EXAMPLES: &[&str] = &[
+    "local",
+    "ebs-gp3",
+    "ebs-csi",
+    "gcedisk-sa-json",
+    "gcedisk-workload-identity",
+    "gke-local-ssd",
+    "azuredisk",
+    "behind-a-proxy",
+    "arm64",
+    "app-proxy-monitor",
+    "custom-storage-class",
+];
+
+fn pod_spec(m: &Manifest) -> Option<&Value> {
+    match m.kind.as_str() {
+        "Deployment" | "DaemonSet" => m.object.pointer("/spec/template/spec"),
+        "CronJob" => m.object.pointer("/spec/jobTemplate/spec/template/spec"),
+        _ => None,
+    }
+}
+
+fn containers(m: &Manifest) -> Vec<&Value> {
+    pod_spec(m)
+        .into_iter()
+        .flat_map(|s| {
+            ["containers", "initContainers"]
+                .into_iter()
+                .filter_map(|k| s.get(k).and_then(Value::as_array))
+                .flatten()
+        })
+        .collect()
+}
+
+fn find<'a>(r: &'a Rendered, kind: &str, name: &str) -> &'a Manifest {
+    r.manifests
+        .iter()
+        .find(|m| m.kind == kind && m.name == name)
+        .unwrap_or_else(|| panic!("{kind}/{name} not rendered"))
+}
+
+#[test]
+fn every_object_carries_the_labels_delete_relies_on() {
+    for ex in EXAMPLES {
+        let r = render_example(ex);
+        let namespace = load_example(ex).values.namespace;
+        for m in &r.manifests {
+            let labels = m.object.pointer("/metadata/labels").unwrap();
+            assert_eq!(
+                labels["app.kubernetes.io/managed-by"],
+                "cf-runner",
+                "{ex} {}",
+                m.display_name()
+            );
+            assert_eq!(labels["app.kubernetes.io/part-of"], "codefresh-runner");
+            assert_eq!(labels["app.kubernetes.io/instance"], namespace.as_str());
+            assert!(labels.get("app.kubernetes.io/component").is_some());
+            let cluster_scoped = [
+                "Namespace",
+                "StorageClass",
+                "ClusterRole",
+                "ClusterRoleBinding",
+            ]
+            .contains(&m.kind.as_str());
+            assert_eq!(
+                m.namespace.is_none(),
+                cluster_scoped,
+                "{ex} {}",
+                m.display_name()
+            );
+        }
+    }
+}
+
+#[test]
+fn images_are_pinned_and_no_token_is_an_env_literal() {
+    for ex in EXAMPLES {
+        let r = render_example(ex);
+        for m in &r.manifests {
+            for c in containers(m) {
+                let image = c["image"].as_str().unwrap();
+                assert!(
+                    image.contains("@sha256:"),
+                    "{ex} {}: {image} has no digest",
+                    m.display_name()
+                );
+                assert!(!image.contains(":latest"), "{image}");
+                for env in c.get("env").and_then(Value::as_array).into_iter().flatten() {
+                    let name = env["name"].as_str().unwrap();
+                    if name.contains("TOKEN") || name.contains("SECRET") || name.contains("KEY") {
+                        assert!(
+                            env.get("value").is_none(),
+                            "{ex} {}: {name} is a literal",
+                            m.display_name()
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn rbac_is_least_privilege() {
+    for ex in EXAMPLES {
+        let r = render_example(ex);
+        for m in &r.manifests {
+            if m.kind.ends_with("Binding") {
+                let role = m.object["roleRef"]["name"].as_str().unwrap();
+                assert_ne!(role, "cluster-admin", "{ex} {}", m.display_name());
+                assert_ne!(role, "admin");
+                assert_ne!(role, "edit");
+            }
+            if m.kind == "ClusterRole" || m.kind == "Role" {
+                for rule in m.object["rules"].as_array().unwrap() {
+                    for field in ["verbs", "resources", "apiGroups"] {
+                        assert!(
+                            !rule[field].as_array().unwrap().iter().any(|v| v == "*"),
+                            "{ex} {} grants * in {field}",
+                            m.display_name()
+                        );
+                    }
+                    // No cluster-wide Secret access anywhere.
+                    if m.kind == "ClusterRole" {
+                        assert!(
+                            !rule["resources"]
+                                .as_array()
+                                .unwrap()
+                                .iter()
+                                .any(|v| v == "secrets"),
+                            "{ex} {} reads Secrets cluster-wide",
+                            m.display_name()
+                        );
+                    }
+                }
+            }
+        }
+        let runner = find(&r, "Role", "runner");
+        assert_eq!(
+            runner.object["rules"][0]["verbs"],
+            serde_json::json!(["get", "create", "delete"])
+        );
+    }
+}
+
+#[test]
+fn storage_backends_render_their_own_cleaner_and_parameters() {
+    let local = render_example("local");
+    assert!(local.manifests.iter().any(|m| m.kind == "DaemonSet"));
+    assert!(!local.manifests.iter().any(|m| m.kind == "CronJob"));
+    for ex in ["ebs-gp3", "ebs-csi", "gcedisk-sa-json", "azuredisk"] {
+        let r = render_example(ex);
+        assert!(
+            r.manifests
+                .iter()
+                .any(|m| m.kind == "CronJob" && m.api_version == "batch/v1"),
+            "{ex}"
+        );
+        assert!(!r.manifests.iter().any(|m| m.kind == "DaemonSet"), "{ex}");
+    }
+    let ebs = find(
+        &render_example("ebs-gp3"),
+        "StorageClass",
+        "dind-local-volumes-runner-codefresh",
+    )
+    .object
+    .clone();
+    assert_eq!(ebs["parameters"]["iops"], "5000");
+    assert_eq!(ebs["parameters"]["VolumeType"], "gp3");
+    assert_eq!(
+        ebs["provisioner"],
+        "codefresh.io/dind-volume-provisioner-runner-codefresh"
+    );
+    let sa = find(
+        &render_example("ebs-gp3"),
+        "ServiceAccount",
+        "volume-provisioner",
+    )
+    .object
+    .clone();
+    assert!(sa["metadata"]["annotations"]["eks.amazonaws.com/role-arn"].is_string());
+
+    let custom = render_example("custom-storage-class");
+    assert!(!custom
+        .manifests
+        .iter()
+        .any(|m| m.component == render::Component::VolumeProvisioner));
+    assert_eq!(
+        custom.runtime_environment["dockerDaemonScheduler"]["pvcs"]["dind"]["storageClassName"],
+        "fast-ssd"
+    );
+
+    let gce = render_example("gcedisk-sa-json");
+    let dep = find(&gce, "Deployment", "dind-volume-provisioner");
+    let env = &containers(dep)[0]["env"];
+    assert!(env
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e["name"] == "GOOGLE_APPLICATION_CREDENTIALS"));
+}
+
+#[test]
+fn scheduling_proxies_and_arch_reach_the_right_pods() {
+    let arm = render_example("arm64");
+    for m in arm.manifests.iter().filter(|m| pod_spec(m).is_some()) {
+        let spec = pod_spec(m).unwrap();
+        assert_eq!(
+            spec["nodeSelector"]["kubernetes.io/arch"],
+            "arm64",
+            "{}",
+            m.display_name()
+        );
+        assert!(
+            spec["tolerations"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|t| t["value"] == "aarch64"),
+            "{}",
+            m.display_name()
+        );
+    }
+    let runner = pod_spec(find(&arm, "Deployment", "runner")).unwrap();
+    assert_eq!(runner["nodeSelector"]["arch"], "arm");
+    assert_eq!(
+        arm.runtime_environment["dockerDaemonScheduler"]["cluster"]["nodeSelector"]
+            ["kubernetes.io/arch"],
+        "arm64"
+    );
+    assert_eq!(
+        arm.runtime_environment["runtimeScheduler"]["tolerations"][0]["value"],
+        "aarch64"
+    );
+
+    let proxy = render_example("behind-a-proxy");
+    for m in proxy.manifests.iter().filter(|m| m.kind == "Deployment") {
+        let env = &containers(m)[0]["env"];
+        for name in ["HTTPS_PROXY", "https_proxy", "NO_PROXY"] {
+            assert!(
+                env.as_array().unwrap().iter().any(|e| e["name"] == name),
+                "{} lacks {name}",
+                m.display_name()
+            );
+        }
+        for c in containers(m) {
+            assert!(c["image"]
+                .as_str()
+                .unwrap()
+                .starts_with("registry.internal.example.com/quay/codefresh/"));
+        }
+    }
+    assert_eq!(
+        proxy.runtime_environment["runtimeScheduler"]["envVars"]["HTTP_PROXY"],
+        "http://proxy.internal.example.com:3128"
+    );
+    let daemon = find(&proxy, "ConfigMap", "codefresh-dind-config").object["data"]["daemon.json"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let daemon: Value = serde_json::from_str(&daemon).unwrap();
+    assert_eq!(daemon["mtu"], 1440);
+    assert_eq!(
+        daemon["registry-mirrors"][0],
+        "https://mirror.internal.example.com"
+    );
+
+    let full = render_example("app-proxy-monitor");
+    let ingress = find(&full, "Ingress", "app-proxy");
+    assert_eq!(ingress.object["spec"]["ingressClassName"], "nginx");
+    assert_eq!(
+        ingress.object["spec"]["tls"][0]["secretName"],
+        "app-proxy-tls"
+    );
+    assert_eq!(
+        ingress.object["spec"]["rules"][0]["http"]["paths"][0]["path"],
+        "/app-proxy"
+    );
+    let monitor = find(&full, "Deployment", "monitor");
+    let env = containers(monitor)[0]["env"].as_array().unwrap().clone();
+    let token = env.iter().find(|e| e["name"] == "API_TOKEN").unwrap();
+    assert_eq!(token["valueFrom"]["secretKeyRef"]["name"], "monitor");
+    assert_eq!(
+        full.runtime_environment["dockerDaemonScheduler"]["userVolumeMounts"]["certs"]["mountPath"],
+        "/etc/ssl/internal"
+    );
+    assert_eq!(
+        full.runtime_environment["dockerDaemonScheduler"]["defaultDindResources"]["limits"]
+            ["memory"],
+        "4Gi"
+    );
+}
+
+#[test]
+fn flags_beat_set_values_which_beat_files() {
+    let input = Input {
+        files: vec![ValuesFile {
+            origin: "f".into(),
+            text: "Namespace: from-file\nStorage:\n  Backend: local\nMonitor:\n  Enabled: true\n"
+                .into(),
+        }],
+        set_values: vec!["Namespace=from-set".into(), "Monitor.Enabled=false".into()],
+        overrides: vec![("Namespace".into(), Value::String("from-flag".into()))],
+        ..Default::default()
+    };
+    let v = values::load(&input).unwrap().values;
+    assert_eq!(v.namespace, "from-flag");
+    assert!(
+        !v.monitor.enabled,
+        "--set-value overrides the file's boolean"
+    );
+
+    // A boolean set in a file is honoured (venonactl dropped it).
+    let input = Input {
+        files: vec![ValuesFile {
+            origin: "f".into(),
+            text: "Monitor:\n  Enabled: true\nInsecure: true\n".into(),
+        }],
+        ..Default::default()
+    };
+    let v = values::load(&input).unwrap().values;
+    assert!(v.monitor.enabled && v.insecure);
+}
