@@ -1,0 +1,159 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_cf_runner_global_optspecs
+    string join \n h/help V/version
+end
+
+function __fish_cf_runner_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_cf_runner_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_cf_runner_using_subcommand
+    set -l cmd (__fish_cf_runner_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c cf-runner -n "__fish_cf_runner_needs_command" -s h -l help -d 'Print help'
+complete -c cf-runner -n "__fish_cf_runner_needs_command" -s V -l version -d 'Print version'
+complete -c cf-runner -n "__fish_cf_runner_needs_command" -f -a "init" -d 'Install the runner: wizard, or non-interactive with --values/--yes'
+complete -c cf-runner -n "__fish_cf_runner_needs_command" -f -a "info" -d 'Show what is installed and whether it is healthy'
+complete -c cf-runner -n "__fish_cf_runner_needs_command" -f -a "delete" -d 'Remove exactly what cf-runner installed'
+complete -c cf-runner -n "__fish_cf_runner_needs_command" -f -a "upgrade" -d 'Re-render from the stored values (plus new flags) and apply'
+complete -c cf-runner -n "__fish_cf_runner_needs_command" -f -a "check" -d 'Preflight: check that the cluster and your permissions can take an install'
+complete -c cf-runner -n "__fish_cf_runner_needs_command" -f -a "test-pipeline" -d 'Run the demo pipeline on a runtime environment'
+complete -c cf-runner -n "__fish_cf_runner_needs_command" -f -a "completions" -d 'Print a shell completion script'
+complete -c cf-runner -n "__fish_cf_runner_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l kube-namespace -d 'Namespace of the runner [default: codefresh]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l kube-config-path -d 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]' -r -F
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -s f -l values -d 'Values file in the venonactl format (repeatable; later files win)' -r -F
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l set-value -d 'Set a value by dotted key, typed like Helm (repeatable): Storage.Backend=ebs' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l set-file -d 'Set a value to a file\'s contents (repeatable): Storage.GoogleServiceAccount=key.json' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l name -d 'Name of the agent on the platform [default: <context>_<namespace>]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l token -d 'Codefresh API token [default: $CF_API_KEY, then ~/.cfconfig]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l agent-token -d 'Agent token issued earlier by the platform (re-install an existing agent)' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l url -d 'Codefresh platform URL [default: https://g.codefresh.io]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l kube-node-selector -d 'Node selector for the runner and volume provisioner: key=value[,key=value]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l build-node-selector -d 'Node selector for build (engine and dind) pods: key=value[,key=value]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l tolerations -d 'Tolerations for the runner and provisioner: JSON list, or @file.json' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l storage-class-name -d 'Use an existing StorageClass for dind volumes (skips the volume provisioner)' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l docker-registry -d 'Registry that serves every image (a mirror of quay.io)' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l env-vars -d 'Environment variable for every component and build (repeatable): KEY=VALUE' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l http-proxy -d 'HTTP proxy for every component and build' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l https-proxy -d 'HTTPS proxy for every component and build' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l no-proxy -d 'Hosts that bypass the proxy, comma-separated' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l set-default-runtime -d 'Make the new runtime environment the account\'s default' -r -f -a "true\t''
+false\t''"
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l exec-demo-pipeline -d 'Create and run the demo pipeline after install' -r -f -a "true\t''
+false\t''"
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l install-monitor -d 'Install the cluster monitor' -r -f -a "true\t''
+false\t''"
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l app-proxy -d 'Install the app-proxy (needs --app-proxy-host)' -r -f -a "true\t''
+false\t''"
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l app-proxy-host -d 'Host name of the app-proxy Ingress' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l app-proxy-ingress-class -d 'IngressClass of the app-proxy Ingress' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l docker-daemon-access -d 'Let pipeline steps reach the docker daemon' -r -f -a "true\t''
+false\t''"
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l output-dir -d 'Where --dry-run writes: a directory, or - for one YAML stream on stdout' -r -F
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l generate-helm-values-file -d 'Write a values file for the cf-runtime Helm chart instead of installing' -r -F
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l insecure -d 'Skip TLS verification towards the platform (self-signed on-prem only)'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l skip-cluster-test -d 'Skip the preflight checks'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l skip-cluster-integration -d 'Do not create the cluster integration on the platform'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l dry-run -d 'Write the manifests instead of installing; touches neither cluster nor platform'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -s y -l yes -d 'Answer every question with its default; never prompt'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -s v -l verbose -d 'Print more detail about each step'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -s h -l help -d 'Print help'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -s V -l version -d 'Print version'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -l kube-namespace -d 'Namespace of the runner [default: codefresh]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -l kube-config-path -d 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]' -r -F
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -s o -l output -d 'Output format' -r -f -a "table\t''
+json\t''
+yaml\t''"
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -s h -l help -d 'Print help'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -s V -l version -d 'Print version'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l kube-namespace -d 'Namespace of the runner [default: codefresh]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l kube-config-path -d 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]' -r -F
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -s y -l yes -d 'Do not ask for confirmation'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l delete-namespace -d 'Also delete the namespace, if cf-runner created it'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l purge-volumes -d 'Also delete dind volumes (PVs and PVCs)'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l keep-platform -d 'Leave the agent and runtime environment on the platform'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -s h -l help -d 'Print help'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -s V -l version -d 'Print version'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l kube-namespace -d 'Namespace of the runner [default: codefresh]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l kube-config-path -d 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]' -r -F
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -s f -l values -d 'Values file in the venonactl format (repeatable; later files win)' -r -F
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l set-value -d 'Set a value by dotted key, typed like Helm (repeatable): Storage.Backend=ebs' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l set-file -d 'Set a value to a file\'s contents (repeatable): Storage.GoogleServiceAccount=key.json' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l name -d 'Name of the agent on the platform [default: <context>_<namespace>]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l token -d 'Codefresh API token [default: $CF_API_KEY, then ~/.cfconfig]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l agent-token -d 'Agent token issued earlier by the platform (re-install an existing agent)' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l url -d 'Codefresh platform URL [default: https://g.codefresh.io]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l kube-node-selector -d 'Node selector for the runner and volume provisioner: key=value[,key=value]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l build-node-selector -d 'Node selector for build (engine and dind) pods: key=value[,key=value]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l tolerations -d 'Tolerations for the runner and provisioner: JSON list, or @file.json' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l storage-class-name -d 'Use an existing StorageClass for dind volumes (skips the volume provisioner)' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l docker-registry -d 'Registry that serves every image (a mirror of quay.io)' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l env-vars -d 'Environment variable for every component and build (repeatable): KEY=VALUE' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l http-proxy -d 'HTTP proxy for every component and build' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l https-proxy -d 'HTTPS proxy for every component and build' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l no-proxy -d 'Hosts that bypass the proxy, comma-separated' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l set-default-runtime -d 'Make the new runtime environment the account\'s default' -r -f -a "true\t''
+false\t''"
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l exec-demo-pipeline -d 'Create and run the demo pipeline after install' -r -f -a "true\t''
+false\t''"
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l install-monitor -d 'Install the cluster monitor' -r -f -a "true\t''
+false\t''"
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l app-proxy -d 'Install the app-proxy (needs --app-proxy-host)' -r -f -a "true\t''
+false\t''"
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l app-proxy-host -d 'Host name of the app-proxy Ingress' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l app-proxy-ingress-class -d 'IngressClass of the app-proxy Ingress' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l docker-daemon-access -d 'Let pipeline steps reach the docker daemon' -r -f -a "true\t''
+false\t''"
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l output-dir -d 'Where --dry-run writes: a directory, or - for one YAML stream on stdout' -r -F
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l generate-helm-values-file -d 'Write a values file for the cf-runtime Helm chart instead of installing' -r -F
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l insecure -d 'Skip TLS verification towards the platform (self-signed on-prem only)'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l skip-cluster-test -d 'Skip the preflight checks'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l skip-cluster-integration -d 'Do not create the cluster integration on the platform'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l dry-run -d 'Write the manifests instead of installing; touches neither cluster nor platform'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -s y -l yes -d 'Answer every question with its default; never prompt'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -s v -l verbose -d 'Print more detail about each step'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -s h -l help -d 'Print help'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -s V -l version -d 'Print version'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand check" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand check" -l kube-namespace -d 'Namespace of the runner [default: codefresh]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand check" -l kube-config-path -d 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]' -r -F
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand check" -s f -l values -d 'Values file to check the install of (repeatable)' -r -F
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand check" -s o -l output -d 'Output format' -r -f -a "table\t''
+json\t''
+yaml\t''"
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand check" -s h -l help -d 'Print help'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand check" -s V -l version -d 'Print version'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -l runtime-name -d 'Runtime environment to run the demo pipeline on' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -l token -d 'Codefresh API token [default: $CF_API_KEY, then ~/.cfconfig]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -l url -d 'Codefresh platform URL' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -s h -l help -d 'Print help'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -s V -l version -d 'Print version'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand completions" -s h -l help -d 'Print help'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand completions" -s V -l version -d 'Print version'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline completions help" -f -a "init" -d 'Install the runner: wizard, or non-interactive with --values/--yes'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline completions help" -f -a "info" -d 'Show what is installed and whether it is healthy'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline completions help" -f -a "delete" -d 'Remove exactly what cf-runner installed'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline completions help" -f -a "upgrade" -d 'Re-render from the stored values (plus new flags) and apply'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline completions help" -f -a "check" -d 'Preflight: check that the cluster and your permissions can take an install'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline completions help" -f -a "test-pipeline" -d 'Run the demo pipeline on a runtime environment'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline completions help" -f -a "completions" -d 'Print a shell completion script'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -1,0 +1,223 @@
+
+using namespace System.Management.Automation
+using namespace System.Management.Automation.Language
+
+Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
+    param($wordToComplete, $commandAst, $cursorPosition)
+
+    $commandElements = $commandAst.CommandElements
+    $command = @(
+        'cf-runner'
+        for ($i = 1; $i -lt $commandElements.Count; $i++) {
+            $element = $commandElements[$i]
+            if ($element -isnot [StringConstantExpressionAst] -or
+                $element.StringConstantType -ne [StringConstantType]::BareWord -or
+                $element.Value.StartsWith('-') -or
+                $element.Value -eq $wordToComplete) {
+                break
+        }
+        $element.Value
+    }) -join ';'
+
+    $completions = @(switch ($command) {
+        'cf-runner' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Install the runner: wizard, or non-interactive with --values/--yes')
+            [CompletionResult]::new('info', 'info', [CompletionResultType]::ParameterValue, 'Show what is installed and whether it is healthy')
+            [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Remove exactly what cf-runner installed')
+            [CompletionResult]::new('upgrade', 'upgrade', [CompletionResultType]::ParameterValue, 'Re-render from the stored values (plus new flags) and apply')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Preflight: check that the cluster and your permissions can take an install')
+            [CompletionResult]::new('test-pipeline', 'test-pipeline', [CompletionResultType]::ParameterValue, 'Run the demo pipeline on a runtime environment')
+            [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'cf-runner;init' {
+            [CompletionResult]::new('--kube-context-name', '--kube-context-name', [CompletionResultType]::ParameterName, 'Kubernetes context to use [default: the kubeconfig''s current context]')
+            [CompletionResult]::new('--kube-namespace', '--kube-namespace', [CompletionResultType]::ParameterName, 'Namespace of the runner [default: codefresh]')
+            [CompletionResult]::new('--kube-config-path', '--kube-config-path', [CompletionResultType]::ParameterName, 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Values file in the venonactl format (repeatable; later files win)')
+            [CompletionResult]::new('--values', '--values', [CompletionResultType]::ParameterName, 'Values file in the venonactl format (repeatable; later files win)')
+            [CompletionResult]::new('--set-value', '--set-value', [CompletionResultType]::ParameterName, 'Set a value by dotted key, typed like Helm (repeatable): Storage.Backend=ebs')
+            [CompletionResult]::new('--set-file', '--set-file', [CompletionResultType]::ParameterName, 'Set a value to a file''s contents (repeatable): Storage.GoogleServiceAccount=key.json')
+            [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'Name of the agent on the platform [default: <context>_<namespace>]')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'Codefresh API token [default: $CF_API_KEY, then ~/.cfconfig]')
+            [CompletionResult]::new('--agent-token', '--agent-token', [CompletionResultType]::ParameterName, 'Agent token issued earlier by the platform (re-install an existing agent)')
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Codefresh platform URL [default: https://g.codefresh.io]')
+            [CompletionResult]::new('--kube-node-selector', '--kube-node-selector', [CompletionResultType]::ParameterName, 'Node selector for the runner and volume provisioner: key=value[,key=value]')
+            [CompletionResult]::new('--build-node-selector', '--build-node-selector', [CompletionResultType]::ParameterName, 'Node selector for build (engine and dind) pods: key=value[,key=value]')
+            [CompletionResult]::new('--tolerations', '--tolerations', [CompletionResultType]::ParameterName, 'Tolerations for the runner and provisioner: JSON list, or @file.json')
+            [CompletionResult]::new('--storage-class-name', '--storage-class-name', [CompletionResultType]::ParameterName, 'Use an existing StorageClass for dind volumes (skips the volume provisioner)')
+            [CompletionResult]::new('--docker-registry', '--docker-registry', [CompletionResultType]::ParameterName, 'Registry that serves every image (a mirror of quay.io)')
+            [CompletionResult]::new('--env-vars', '--env-vars', [CompletionResultType]::ParameterName, 'Environment variable for every component and build (repeatable): KEY=VALUE')
+            [CompletionResult]::new('--http-proxy', '--http-proxy', [CompletionResultType]::ParameterName, 'HTTP proxy for every component and build')
+            [CompletionResult]::new('--https-proxy', '--https-proxy', [CompletionResultType]::ParameterName, 'HTTPS proxy for every component and build')
+            [CompletionResult]::new('--no-proxy', '--no-proxy', [CompletionResultType]::ParameterName, 'Hosts that bypass the proxy, comma-separated')
+            [CompletionResult]::new('--set-default-runtime', '--set-default-runtime', [CompletionResultType]::ParameterName, 'Make the new runtime environment the account''s default')
+            [CompletionResult]::new('--exec-demo-pipeline', '--exec-demo-pipeline', [CompletionResultType]::ParameterName, 'Create and run the demo pipeline after install')
+            [CompletionResult]::new('--install-monitor', '--install-monitor', [CompletionResultType]::ParameterName, 'Install the cluster monitor')
+            [CompletionResult]::new('--app-proxy', '--app-proxy', [CompletionResultType]::ParameterName, 'Install the app-proxy (needs --app-proxy-host)')
+            [CompletionResult]::new('--app-proxy-host', '--app-proxy-host', [CompletionResultType]::ParameterName, 'Host name of the app-proxy Ingress')
+            [CompletionResult]::new('--app-proxy-ingress-class', '--app-proxy-ingress-class', [CompletionResultType]::ParameterName, 'IngressClass of the app-proxy Ingress')
+            [CompletionResult]::new('--docker-daemon-access', '--docker-daemon-access', [CompletionResultType]::ParameterName, 'Let pipeline steps reach the docker daemon')
+            [CompletionResult]::new('--output-dir', '--output-dir', [CompletionResultType]::ParameterName, 'Where --dry-run writes: a directory, or - for one YAML stream on stdout')
+            [CompletionResult]::new('--generate-helm-values-file', '--generate-helm-values-file', [CompletionResultType]::ParameterName, 'Write a values file for the cf-runtime Helm chart instead of installing')
+            [CompletionResult]::new('--insecure', '--insecure', [CompletionResultType]::ParameterName, 'Skip TLS verification towards the platform (self-signed on-prem only)')
+            [CompletionResult]::new('--skip-cluster-test', '--skip-cluster-test', [CompletionResultType]::ParameterName, 'Skip the preflight checks')
+            [CompletionResult]::new('--skip-cluster-integration', '--skip-cluster-integration', [CompletionResultType]::ParameterName, 'Do not create the cluster integration on the platform')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Write the manifests instead of installing; touches neither cluster nor platform')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Answer every question with its default; never prompt')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Answer every question with its default; never prompt')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more detail about each step')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more detail about each step')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'cf-runner;info' {
+            [CompletionResult]::new('--kube-context-name', '--kube-context-name', [CompletionResultType]::ParameterName, 'Kubernetes context to use [default: the kubeconfig''s current context]')
+            [CompletionResult]::new('--kube-namespace', '--kube-namespace', [CompletionResultType]::ParameterName, 'Namespace of the runner [default: codefresh]')
+            [CompletionResult]::new('--kube-config-path', '--kube-config-path', [CompletionResultType]::ParameterName, 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'cf-runner;delete' {
+            [CompletionResult]::new('--kube-context-name', '--kube-context-name', [CompletionResultType]::ParameterName, 'Kubernetes context to use [default: the kubeconfig''s current context]')
+            [CompletionResult]::new('--kube-namespace', '--kube-namespace', [CompletionResultType]::ParameterName, 'Namespace of the runner [default: codefresh]')
+            [CompletionResult]::new('--kube-config-path', '--kube-config-path', [CompletionResultType]::ParameterName, 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Do not ask for confirmation')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Do not ask for confirmation')
+            [CompletionResult]::new('--delete-namespace', '--delete-namespace', [CompletionResultType]::ParameterName, 'Also delete the namespace, if cf-runner created it')
+            [CompletionResult]::new('--purge-volumes', '--purge-volumes', [CompletionResultType]::ParameterName, 'Also delete dind volumes (PVs and PVCs)')
+            [CompletionResult]::new('--keep-platform', '--keep-platform', [CompletionResultType]::ParameterName, 'Leave the agent and runtime environment on the platform')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'cf-runner;upgrade' {
+            [CompletionResult]::new('--kube-context-name', '--kube-context-name', [CompletionResultType]::ParameterName, 'Kubernetes context to use [default: the kubeconfig''s current context]')
+            [CompletionResult]::new('--kube-namespace', '--kube-namespace', [CompletionResultType]::ParameterName, 'Namespace of the runner [default: codefresh]')
+            [CompletionResult]::new('--kube-config-path', '--kube-config-path', [CompletionResultType]::ParameterName, 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Values file in the venonactl format (repeatable; later files win)')
+            [CompletionResult]::new('--values', '--values', [CompletionResultType]::ParameterName, 'Values file in the venonactl format (repeatable; later files win)')
+            [CompletionResult]::new('--set-value', '--set-value', [CompletionResultType]::ParameterName, 'Set a value by dotted key, typed like Helm (repeatable): Storage.Backend=ebs')
+            [CompletionResult]::new('--set-file', '--set-file', [CompletionResultType]::ParameterName, 'Set a value to a file''s contents (repeatable): Storage.GoogleServiceAccount=key.json')
+            [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'Name of the agent on the platform [default: <context>_<namespace>]')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'Codefresh API token [default: $CF_API_KEY, then ~/.cfconfig]')
+            [CompletionResult]::new('--agent-token', '--agent-token', [CompletionResultType]::ParameterName, 'Agent token issued earlier by the platform (re-install an existing agent)')
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Codefresh platform URL [default: https://g.codefresh.io]')
+            [CompletionResult]::new('--kube-node-selector', '--kube-node-selector', [CompletionResultType]::ParameterName, 'Node selector for the runner and volume provisioner: key=value[,key=value]')
+            [CompletionResult]::new('--build-node-selector', '--build-node-selector', [CompletionResultType]::ParameterName, 'Node selector for build (engine and dind) pods: key=value[,key=value]')
+            [CompletionResult]::new('--tolerations', '--tolerations', [CompletionResultType]::ParameterName, 'Tolerations for the runner and provisioner: JSON list, or @file.json')
+            [CompletionResult]::new('--storage-class-name', '--storage-class-name', [CompletionResultType]::ParameterName, 'Use an existing StorageClass for dind volumes (skips the volume provisioner)')
+            [CompletionResult]::new('--docker-registry', '--docker-registry', [CompletionResultType]::ParameterName, 'Registry that serves every image (a mirror of quay.io)')
+            [CompletionResult]::new('--env-vars', '--env-vars', [CompletionResultType]::ParameterName, 'Environment variable for every component and build (repeatable): KEY=VALUE')
+            [CompletionResult]::new('--http-proxy', '--http-proxy', [CompletionResultType]::ParameterName, 'HTTP proxy for every component and build')
+            [CompletionResult]::new('--https-proxy', '--https-proxy', [CompletionResultType]::ParameterName, 'HTTPS proxy for every component and build')
+            [CompletionResult]::new('--no-proxy', '--no-proxy', [CompletionResultType]::ParameterName, 'Hosts that bypass the proxy, comma-separated')
+            [CompletionResult]::new('--set-default-runtime', '--set-default-runtime', [CompletionResultType]::ParameterName, 'Make the new runtime environment the account''s default')
+            [CompletionResult]::new('--exec-demo-pipeline', '--exec-demo-pipeline', [CompletionResultType]::ParameterName, 'Create and run the demo pipeline after install')
+            [CompletionResult]::new('--install-monitor', '--install-monitor', [CompletionResultType]::ParameterName, 'Install the cluster monitor')
+            [CompletionResult]::new('--app-proxy', '--app-proxy', [CompletionResultType]::ParameterName, 'Install the app-proxy (needs --app-proxy-host)')
+            [CompletionResult]::new('--app-proxy-host', '--app-proxy-host', [CompletionResultType]::ParameterName, 'Host name of the app-proxy Ingress')
+            [CompletionResult]::new('--app-proxy-ingress-class', '--app-proxy-ingress-class', [CompletionResultType]::ParameterName, 'IngressClass of the app-proxy Ingress')
+            [CompletionResult]::new('--docker-daemon-access', '--docker-daemon-access', [CompletionResultType]::ParameterName, 'Let pipeline steps reach the docker daemon')
+            [CompletionResult]::new('--output-dir', '--output-dir', [CompletionResultType]::ParameterName, 'Where --dry-run writes: a directory, or - for one YAML stream on stdout')
+            [CompletionResult]::new('--generate-helm-values-file', '--generate-helm-values-file', [CompletionResultType]::ParameterName, 'Write a values file for the cf-runtime Helm chart instead of installing')
+            [CompletionResult]::new('--insecure', '--insecure', [CompletionResultType]::ParameterName, 'Skip TLS verification towards the platform (self-signed on-prem only)')
+            [CompletionResult]::new('--skip-cluster-test', '--skip-cluster-test', [CompletionResultType]::ParameterName, 'Skip the preflight checks')
+            [CompletionResult]::new('--skip-cluster-integration', '--skip-cluster-integration', [CompletionResultType]::ParameterName, 'Do not create the cluster integration on the platform')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Write the manifests instead of installing; touches neither cluster nor platform')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Answer every question with its default; never prompt')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Answer every question with its default; never prompt')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more detail about each step')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more detail about each step')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'cf-runner;check' {
+            [CompletionResult]::new('--kube-context-name', '--kube-context-name', [CompletionResultType]::ParameterName, 'Kubernetes context to use [default: the kubeconfig''s current context]')
+            [CompletionResult]::new('--kube-namespace', '--kube-namespace', [CompletionResultType]::ParameterName, 'Namespace of the runner [default: codefresh]')
+            [CompletionResult]::new('--kube-config-path', '--kube-config-path', [CompletionResultType]::ParameterName, 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Values file to check the install of (repeatable)')
+            [CompletionResult]::new('--values', '--values', [CompletionResultType]::ParameterName, 'Values file to check the install of (repeatable)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'cf-runner;test-pipeline' {
+            [CompletionResult]::new('--runtime-name', '--runtime-name', [CompletionResultType]::ParameterName, 'Runtime environment to run the demo pipeline on')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'Codefresh API token [default: $CF_API_KEY, then ~/.cfconfig]')
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Codefresh platform URL')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'cf-runner;completions' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'cf-runner;help' {
+            [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Install the runner: wizard, or non-interactive with --values/--yes')
+            [CompletionResult]::new('info', 'info', [CompletionResultType]::ParameterValue, 'Show what is installed and whether it is healthy')
+            [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Remove exactly what cf-runner installed')
+            [CompletionResult]::new('upgrade', 'upgrade', [CompletionResultType]::ParameterValue, 'Re-render from the stored values (plus new flags) and apply')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Preflight: check that the cluster and your permissions can take an install')
+            [CompletionResult]::new('test-pipeline', 'test-pipeline', [CompletionResultType]::ParameterValue, 'Run the demo pipeline on a runtime environment')
+            [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'cf-runner;help;init' {
+            break
+        }
+        'cf-runner;help;info' {
+            break
+        }
+        'cf-runner;help;delete' {
+            break
+        }
+        'cf-runner;help;upgrade' {
+            break
+        }
+        'cf-runner;help;check' {
+            break
+        }
+        'cf-runner;help;test-pipeline' {
+            break
+        }
+        'cf-runner;help;completions' {
+            break
+        }
+        'cf-runner;help;help' {
+            break
+        }
+    })
+
+    $completions.Where{ $_.CompletionText -like "$wordToComplete*" } |
+        Sort-Object -Property ListItemText
+}

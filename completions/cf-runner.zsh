@@ -1,0 +1,346 @@
+#compdef cf-runner
+
+autoload -U is-at-least
+
+_cf-runner() {
+    typeset -A opt_args
+    typeset -a _arguments_options
+    local ret=1
+
+    if is-at-least 5.2; then
+        _arguments_options=(-s -S -C)
+    else
+        _arguments_options=(-s -C)
+    fi
+
+    local context curcontext="$curcontext" state line
+    _arguments "${_arguments_options[@]}" : \
+'-h[Print help]' \
+'--help[Print help]' \
+'-V[Print version]' \
+'--version[Print version]' \
+":: :_cf-runner_commands" \
+"*::: :->cf-runner" \
+&& ret=0
+    case $state in
+    (cf-runner)
+        words=($line[1] "${words[@]}")
+        (( CURRENT += 1 ))
+        curcontext="${curcontext%:*:*}:cf-runner-command-$line[1]:"
+        case $line[1] in
+            (init)
+_arguments "${_arguments_options[@]}" : \
+'--kube-context-name=[Kubernetes context to use \[default\: the kubeconfig'\''s current context\]]:NAME:_default' \
+'--kube-namespace=[Namespace of the runner \[default\: codefresh\]]:NAMESPACE:_default' \
+'--kube-config-path=[Path to the kubeconfig \[default\: \$KUBECONFIG or ~/.kube/config\]]:PATH:_files' \
+'*-f+[Values file in the venonactl format (repeatable; later files win)]:FILE:_files' \
+'*--values=[Values file in the venonactl format (repeatable; later files win)]:FILE:_files' \
+'*--set-value=[Set a value by dotted key, typed like Helm (repeatable)\: Storage.Backend=ebs]:KEY=VALUE:_default' \
+'*--set-file=[Set a value to a file'\''s contents (repeatable)\: Storage.GoogleServiceAccount=key.json]:KEY=PATH:_default' \
+'--name=[Name of the agent on the platform \[default\: <context>_<namespace>\]]:NAME:_default' \
+'--token=[Codefresh API token \[default\: \$CF_API_KEY, then ~/.cfconfig\]]:TOKEN:_default' \
+'--agent-token=[Agent token issued earlier by the platform (re-install an existing agent)]:TOKEN:_default' \
+'--url=[Codefresh platform URL \[default\: https\://g.codefresh.io\]]:URL:_default' \
+'--kube-node-selector=[Node selector for the runner and volume provisioner\: key=value\[,key=value\]]:K=V,...:_default' \
+'--build-node-selector=[Node selector for build (engine and dind) pods\: key=value\[,key=value\]]:K=V,...:_default' \
+'--tolerations=[Tolerations for the runner and provisioner\: JSON list, or @file.json]:JSON|@FILE:_default' \
+'--storage-class-name=[Use an existing StorageClass for dind volumes (skips the volume provisioner)]:NAME:_default' \
+'--docker-registry=[Registry that serves every image (a mirror of quay.io)]:HOST[/PATH]:_default' \
+'*--env-vars=[Environment variable for every component and build (repeatable)\: KEY=VALUE]:KEY=VALUE:_default' \
+'--http-proxy=[HTTP proxy for every component and build]:URL:_default' \
+'--https-proxy=[HTTPS proxy for every component and build]:URL:_default' \
+'--no-proxy=[Hosts that bypass the proxy, comma-separated]:HOSTS:_default' \
+'--set-default-runtime=[Make the new runtime environment the account'\''s default]::BOOL:(true false)' \
+'--exec-demo-pipeline=[Create and run the demo pipeline after install]::BOOL:(true false)' \
+'--install-monitor=[Install the cluster monitor]::BOOL:(true false)' \
+'--app-proxy=[Install the app-proxy (needs --app-proxy-host)]::BOOL:(true false)' \
+'--app-proxy-host=[Host name of the app-proxy Ingress]:HOST:_default' \
+'--app-proxy-ingress-class=[IngressClass of the app-proxy Ingress]:CLASS:_default' \
+'--docker-daemon-access=[Let pipeline steps reach the docker daemon]::BOOL:(true false)' \
+'--output-dir=[Where --dry-run writes\: a directory, or - for one YAML stream on stdout]:DIR:_files' \
+'--generate-helm-values-file=[Write a values file for the cf-runtime Helm chart instead of installing]::PATH:_files' \
+'--insecure[Skip TLS verification towards the platform (self-signed on-prem only)]' \
+'--skip-cluster-test[Skip the preflight checks]' \
+'--skip-cluster-integration[Do not create the cluster integration on the platform]' \
+'--dry-run[Write the manifests instead of installing; touches neither cluster nor platform]' \
+'-y[Answer every question with its default; never prompt]' \
+'--yes[Answer every question with its default; never prompt]' \
+'-v[Print more detail about each step]' \
+'--verbose[Print more detail about each step]' \
+'-h[Print help]' \
+'--help[Print help]' \
+'-V[Print version]' \
+'--version[Print version]' \
+&& ret=0
+;;
+(info)
+_arguments "${_arguments_options[@]}" : \
+'--kube-context-name=[Kubernetes context to use \[default\: the kubeconfig'\''s current context\]]:NAME:_default' \
+'--kube-namespace=[Namespace of the runner \[default\: codefresh\]]:NAMESPACE:_default' \
+'--kube-config-path=[Path to the kubeconfig \[default\: \$KUBECONFIG or ~/.kube/config\]]:PATH:_files' \
+'-o+[Output format]:OUTPUT:(table json yaml)' \
+'--output=[Output format]:OUTPUT:(table json yaml)' \
+'-h[Print help]' \
+'--help[Print help]' \
+'-V[Print version]' \
+'--version[Print version]' \
+&& ret=0
+;;
+(delete)
+_arguments "${_arguments_options[@]}" : \
+'--kube-context-name=[Kubernetes context to use \[default\: the kubeconfig'\''s current context\]]:NAME:_default' \
+'--kube-namespace=[Namespace of the runner \[default\: codefresh\]]:NAMESPACE:_default' \
+'--kube-config-path=[Path to the kubeconfig \[default\: \$KUBECONFIG or ~/.kube/config\]]:PATH:_files' \
+'-y[Do not ask for confirmation]' \
+'--yes[Do not ask for confirmation]' \
+'--delete-namespace[Also delete the namespace, if cf-runner created it]' \
+'--purge-volumes[Also delete dind volumes (PVs and PVCs)]' \
+'--keep-platform[Leave the agent and runtime environment on the platform]' \
+'-h[Print help]' \
+'--help[Print help]' \
+'-V[Print version]' \
+'--version[Print version]' \
+&& ret=0
+;;
+(upgrade)
+_arguments "${_arguments_options[@]}" : \
+'--kube-context-name=[Kubernetes context to use \[default\: the kubeconfig'\''s current context\]]:NAME:_default' \
+'--kube-namespace=[Namespace of the runner \[default\: codefresh\]]:NAMESPACE:_default' \
+'--kube-config-path=[Path to the kubeconfig \[default\: \$KUBECONFIG or ~/.kube/config\]]:PATH:_files' \
+'*-f+[Values file in the venonactl format (repeatable; later files win)]:FILE:_files' \
+'*--values=[Values file in the venonactl format (repeatable; later files win)]:FILE:_files' \
+'*--set-value=[Set a value by dotted key, typed like Helm (repeatable)\: Storage.Backend=ebs]:KEY=VALUE:_default' \
+'*--set-file=[Set a value to a file'\''s contents (repeatable)\: Storage.GoogleServiceAccount=key.json]:KEY=PATH:_default' \
+'--name=[Name of the agent on the platform \[default\: <context>_<namespace>\]]:NAME:_default' \
+'--token=[Codefresh API token \[default\: \$CF_API_KEY, then ~/.cfconfig\]]:TOKEN:_default' \
+'--agent-token=[Agent token issued earlier by the platform (re-install an existing agent)]:TOKEN:_default' \
+'--url=[Codefresh platform URL \[default\: https\://g.codefresh.io\]]:URL:_default' \
+'--kube-node-selector=[Node selector for the runner and volume provisioner\: key=value\[,key=value\]]:K=V,...:_default' \
+'--build-node-selector=[Node selector for build (engine and dind) pods\: key=value\[,key=value\]]:K=V,...:_default' \
+'--tolerations=[Tolerations for the runner and provisioner\: JSON list, or @file.json]:JSON|@FILE:_default' \
+'--storage-class-name=[Use an existing StorageClass for dind volumes (skips the volume provisioner)]:NAME:_default' \
+'--docker-registry=[Registry that serves every image (a mirror of quay.io)]:HOST[/PATH]:_default' \
+'*--env-vars=[Environment variable for every component and build (repeatable)\: KEY=VALUE]:KEY=VALUE:_default' \
+'--http-proxy=[HTTP proxy for every component and build]:URL:_default' \
+'--https-proxy=[HTTPS proxy for every component and build]:URL:_default' \
+'--no-proxy=[Hosts that bypass the proxy, comma-separated]:HOSTS:_default' \
+'--set-default-runtime=[Make the new runtime environment the account'\''s default]::BOOL:(true false)' \
+'--exec-demo-pipeline=[Create and run the demo pipeline after install]::BOOL:(true false)' \
+'--install-monitor=[Install the cluster monitor]::BOOL:(true false)' \
+'--app-proxy=[Install the app-proxy (needs --app-proxy-host)]::BOOL:(true false)' \
+'--app-proxy-host=[Host name of the app-proxy Ingress]:HOST:_default' \
+'--app-proxy-ingress-class=[IngressClass of the app-proxy Ingress]:CLASS:_default' \
+'--docker-daemon-access=[Let pipeline steps reach the docker daemon]::BOOL:(true false)' \
+'--output-dir=[Where --dry-run writes\: a directory, or - for one YAML stream on stdout]:DIR:_files' \
+'--generate-helm-values-file=[Write a values file for the cf-runtime Helm chart instead of installing]::PATH:_files' \
+'--insecure[Skip TLS verification towards the platform (self-signed on-prem only)]' \
+'--skip-cluster-test[Skip the preflight checks]' \
+'--skip-cluster-integration[Do not create the cluster integration on the platform]' \
+'--dry-run[Write the manifests instead of installing; touches neither cluster nor platform]' \
+'-y[Answer every question with its default; never prompt]' \
+'--yes[Answer every question with its default; never prompt]' \
+'-v[Print more detail about each step]' \
+'--verbose[Print more detail about each step]' \
+'-h[Print help]' \
+'--help[Print help]' \
+'-V[Print version]' \
+'--version[Print version]' \
+&& ret=0
+;;
+(check)
+_arguments "${_arguments_options[@]}" : \
+'--kube-context-name=[Kubernetes context to use \[default\: the kubeconfig'\''s current context\]]:NAME:_default' \
+'--kube-namespace=[Namespace of the runner \[default\: codefresh\]]:NAMESPACE:_default' \
+'--kube-config-path=[Path to the kubeconfig \[default\: \$KUBECONFIG or ~/.kube/config\]]:PATH:_files' \
+'*-f+[Values file to check the install of (repeatable)]:FILE:_files' \
+'*--values=[Values file to check the install of (repeatable)]:FILE:_files' \
+'-o+[Output format]:OUTPUT:(table json yaml)' \
+'--output=[Output format]:OUTPUT:(table json yaml)' \
+'-h[Print help]' \
+'--help[Print help]' \
+'-V[Print version]' \
+'--version[Print version]' \
+&& ret=0
+;;
+(test-pipeline)
+_arguments "${_arguments_options[@]}" : \
+'--runtime-name=[Runtime environment to run the demo pipeline on]:NAME:_default' \
+'--token=[Codefresh API token \[default\: \$CF_API_KEY, then ~/.cfconfig\]]:TOKEN:_default' \
+'--url=[Codefresh platform URL]:URL:_default' \
+'-h[Print help]' \
+'--help[Print help]' \
+'-V[Print version]' \
+'--version[Print version]' \
+&& ret=0
+;;
+(completions)
+_arguments "${_arguments_options[@]}" : \
+'-h[Print help]' \
+'--help[Print help]' \
+'-V[Print version]' \
+'--version[Print version]' \
+':shell -- The shell to print the script for:(bash zsh fish powershell)' \
+&& ret=0
+;;
+(help)
+_arguments "${_arguments_options[@]}" : \
+":: :_cf-runner__subcmd__help_commands" \
+"*::: :->help" \
+&& ret=0
+
+    case $state in
+    (help)
+        words=($line[1] "${words[@]}")
+        (( CURRENT += 1 ))
+        curcontext="${curcontext%:*:*}:cf-runner-help-command-$line[1]:"
+        case $line[1] in
+            (init)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(info)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(delete)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(upgrade)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(check)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(test-pipeline)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(completions)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(help)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+        esac
+    ;;
+esac
+;;
+        esac
+    ;;
+esac
+}
+
+(( $+functions[_cf-runner_commands] )) ||
+_cf-runner_commands() {
+    local commands; commands=(
+'init:Install the runner\: wizard, or non-interactive with --values/--yes' \
+'info:Show what is installed and whether it is healthy' \
+'delete:Remove exactly what cf-runner installed' \
+'upgrade:Re-render from the stored values (plus new flags) and apply' \
+'check:Preflight\: check that the cluster and your permissions can take an install' \
+'test-pipeline:Run the demo pipeline on a runtime environment' \
+'completions:Print a shell completion script' \
+'help:Print this message or the help of the given subcommand(s)' \
+    )
+    _describe -t commands 'cf-runner commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__check_commands] )) ||
+_cf-runner__subcmd__check_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner check commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__completions_commands] )) ||
+_cf-runner__subcmd__completions_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner completions commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__delete_commands] )) ||
+_cf-runner__subcmd__delete_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner delete commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__help_commands] )) ||
+_cf-runner__subcmd__help_commands() {
+    local commands; commands=(
+'init:Install the runner\: wizard, or non-interactive with --values/--yes' \
+'info:Show what is installed and whether it is healthy' \
+'delete:Remove exactly what cf-runner installed' \
+'upgrade:Re-render from the stored values (plus new flags) and apply' \
+'check:Preflight\: check that the cluster and your permissions can take an install' \
+'test-pipeline:Run the demo pipeline on a runtime environment' \
+'completions:Print a shell completion script' \
+'help:Print this message or the help of the given subcommand(s)' \
+    )
+    _describe -t commands 'cf-runner help commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__help__subcmd__check_commands] )) ||
+_cf-runner__subcmd__help__subcmd__check_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner help check commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__help__subcmd__completions_commands] )) ||
+_cf-runner__subcmd__help__subcmd__completions_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner help completions commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__help__subcmd__delete_commands] )) ||
+_cf-runner__subcmd__help__subcmd__delete_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner help delete commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__help__subcmd__help_commands] )) ||
+_cf-runner__subcmd__help__subcmd__help_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner help help commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__help__subcmd__info_commands] )) ||
+_cf-runner__subcmd__help__subcmd__info_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner help info commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__help__subcmd__init_commands] )) ||
+_cf-runner__subcmd__help__subcmd__init_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner help init commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__help__subcmd__test-pipeline_commands] )) ||
+_cf-runner__subcmd__help__subcmd__test-pipeline_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner help test-pipeline commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__help__subcmd__upgrade_commands] )) ||
+_cf-runner__subcmd__help__subcmd__upgrade_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner help upgrade commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__info_commands] )) ||
+_cf-runner__subcmd__info_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner info commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__init_commands] )) ||
+_cf-runner__subcmd__init_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner init commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__test-pipeline_commands] )) ||
+_cf-runner__subcmd__test-pipeline_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner test-pipeline commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__upgrade_commands] )) ||
+_cf-runner__subcmd__upgrade_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner upgrade commands' commands "$@"
+}
+
+if [ "$funcstack[1]" = "_cf-runner" ]; then
+    _cf-runner "$@"
+else
+    compdef _cf-runner cf-runner
+fi
