@@ -1,0 +1,3 @@
+//! Helpers shared by the integration tests (`mod support;` in a test file).
+
+pub mod controlplane;
