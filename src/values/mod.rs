@@ -192,12 +192,17 @@ pub fn merge_layers(input: &Input, problems: &mut Vec<Problem>) -> Value {
 
 fn split_assignment<'a>(raw: &'a str, flag: &str) -> Result<(Vec<tree::Step>, &'a str), Problem> {
     let Some((key, value)) = raw.split_once('=') else {
-        return Err(Problem::new(
+        let mut problem = Problem::new(
             flag,
             Some(&Value::String(raw.to_string())),
             "has no `=`",
             format!("write {flag} KEY=VALUE, e.g. {flag} Storage.Backend=ebs"),
-        ));
+        );
+        // `Token:abc` or `Token abc` still carries the secret after the key.
+        if names_secret_key(raw) {
+            problem.value = Some("<redacted>".into());
+        }
+        return Err(problem);
     };
     let steps = parse_path(key.trim()).map_err(|e| {
         Problem::new(
@@ -208,6 +213,15 @@ fn split_assignment<'a>(raw: &'a str, flag: &str) -> Result<(Vec<tree::Step>, &'
         )
     })?;
     Ok((steps, value))
+}
+
+/// True when `raw` starts with a secret key's name, in any case.
+fn names_secret_key(raw: &str) -> bool {
+    let raw = raw.trim_start();
+    schema::SECRET_KEYS.iter().any(|key| {
+        raw.get(..key.len())
+            .is_some_and(|head| head.eq_ignore_ascii_case(key))
+    })
 }
 
 /// Replaces every secret value in the tree with `<redacted>`.
