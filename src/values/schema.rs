@@ -280,7 +280,8 @@ fn check_leaf(path: &str, kind: Kind, value: &Value, problems: &mut Vec<Problem>
             )),
         },
         Int => match value {
-            Value::Number(n) if n.is_i64() || n.is_u64() => {}
+            // Above i64::MAX the value could not be read, so it would be dropped.
+            Value::Number(n) if n.is_i64() => {}
             Value::String(s) if s.parse::<i64>().is_ok() => {}
             _ => problems.push(Problem::new(
                 path,
