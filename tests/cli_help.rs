@@ -1,0 +1,202 @@
+//! `--help` and `--version` of the real binary: every command explains
+//! itself and lists the flags scripts rely on; the commands that are not
+//! built yet say so and exit 1 instead of pretending to work.
+
+use std::process::{Command, Output, Stdio};
+
+fn cf_runner(args: &[&str]) -> Output {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = Command::new(env!("CARGO_BIN_EXE_cf-runner"))
+        .args(args)
+        .current_dir(dir.path())
+        .env("KUBECONFIG", dir.path().join("no-such-kubeconfig"))
+        .env("CFCONFIG", dir.path().join("no-such-cfconfig"))
+        .env_remove("CF_API_KEY")
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run cf-runner");
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .expect("read temp dir")
+        .collect();
+    assert!(
+        left.is_empty(),
+        "`cf-runner {}` wrote files",
+        args.join(" ")
+    );
+    out
+}
+
+/// Runs `args`, expects exit 0, and returns stdout.
+fn help_of(args: &[&str]) -> String {
+    let out = cf_runner(args);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "`cf-runner {}` exit code; stderr:\n{}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+fn assert_mentions(what: &str, text: &str, needles: &[&str]) {
+    let missing: Vec<_> = needles.iter().filter(|n| !text.contains(**n)).collect();
+    assert!(
+        missing.is_empty(),
+        "{what} does not mention {missing:?}:\n{text}"
+    );
+}
+
+const SUBCOMMANDS: &[&str] = &[
+    "init",
+    "info",
+    "delete",
+    "upgrade",
+    "check",
+    "test-pipeline",
+    "completions",
+];
+
+#[test]
+fn root_help_lists_every_subcommand() {
+    for flag in ["--help", "-h"] {
+        let help = help_of(&[flag]);
+        assert_mentions("root help", &help, &["Usage: cf-runner", "--version"]);
+        assert_mentions("root help", &help, SUBCOMMANDS);
+    }
+}
+
+#[test]
+fn help_subcommand_matches_help_flag() {
+    assert_eq!(help_of(&["help", "init"]), help_of(&["init", "--help"]));
+}
+
+#[test]
+fn init_help_lists_the_key_flags() {
+    let help = help_of(&["init", "--help"]);
+    assert_mentions(
+        "init --help",
+        &help,
+        &[
+            "Usage: cf-runner init",
+            "--dry-run",
+            "--values",
+            "--set-value",
+            "--set-file",
+            "--kube-namespace",
+            "--kube-context-name",
+            "--kube-config-path",
+            "--generate-helm-values-file",
+            "--output-dir",
+            "--yes",
+            "--token",
+            "--url",
+            "--kube-node-selector",
+            "--build-node-selector",
+            "--tolerations",
+            "--storage-class-name",
+            "--docker-registry",
+            "--env-vars",
+            "--http-proxy",
+            "--https-proxy",
+            "--no-proxy",
+            "--app-proxy",
+            "--app-proxy-host",
+            "--install-monitor",
+            "--skip-cluster-test",
+        ],
+    );
+}
+
+#[test]
+fn every_subcommand_has_help() {
+    let expected: &[(&str, &[&str])] = &[
+        (
+            "init",
+            &["--dry-run", "--values", "--set-value", "--kube-namespace"],
+        ),
+        ("info", &["--kube-namespace", "--output", "json", "yaml"]),
+        (
+            "delete",
+            &["--kube-namespace", "--yes", "--delete-namespace"],
+        ),
+        ("upgrade", &["--values", "--set-value", "--kube-namespace"]),
+        ("check", &["--kube-namespace", "--values", "--output"]),
+        ("test-pipeline", &["--runtime-name", "--token"]),
+        ("completions", &["bash", "zsh", "fish", "powershell"]),
+    ];
+    assert_eq!(
+        expected.iter().map(|(c, _)| *c).collect::<Vec<_>>(),
+        SUBCOMMANDS
+    );
+    for (command, flags) in expected {
+        let help = help_of(&[command, "--help"]);
+        let what = format!("{command} --help");
+        assert_mentions(&what, &help, &[&format!("Usage: cf-runner {command}")]);
+        assert_mentions(&what, &help, flags);
+    }
+}
+
+#[test]
+fn version_prints_name_and_crate_version() {
+    let expected = format!("cf-runner {}", env!("CARGO_PKG_VERSION"));
+    for args in [&["--version"][..], &["-V"]] {
+        let stdout = help_of(args);
+        assert_eq!(stdout.trim(), expected, "cf-runner {}", args.join(" "));
+    }
+}
+
+#[test]
+fn commands_not_built_yet_exit_1_and_say_so() {
+    for command in ["info", "delete", "upgrade", "check", "test-pipeline"] {
+        let out = cf_runner(&[command]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{command}: {stderr}");
+        assert!(
+            stderr.contains(&format!("`cf-runner {command}` is not built yet")),
+            "{command}: {stderr}"
+        );
+        assert!(
+            stderr.contains("cf-runner init --dry-run"),
+            "{command} points to what works: {stderr}"
+        );
+        assert!(out.stdout.is_empty(), "{command} printed on stdout");
+    }
+}
+
+#[test]
+fn completions_print_a_script_for_each_shell() {
+    for shell in ["bash", "zsh", "fish", "powershell"] {
+        let script = help_of(&["completions", shell]);
+        assert!(
+            script.contains("cf-runner") && script.contains("--dry-run"),
+            "{shell} completion script"
+        );
+    }
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    for args in [
+        &[][..],
+        &["completions"],
+        &["completions", "tcsh"],
+        &["no-such-command"],
+        &["info", "-o", "xml"],
+    ] {
+        let out = cf_runner(args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "cf-runner {args:?}: {stderr}");
+        // No command at all shows the help on stderr; the rest are errors.
+        assert!(
+            stderr.starts_with("error:") || args.is_empty() && stderr.contains("Usage: cf-runner"),
+            "cf-runner {args:?}: {stderr}"
+        );
+        assert!(
+            out.stdout.is_empty(),
+            "cf-runner {args:?} printed on stdout"
+        );
+    }
+}
