@@ -793,7 +793,7 @@ pub fn quantity_value(text: &str) -> Option<f64> {
         }
     }
     let value: f64 = number.parse().ok()?;
-    Some(value * scale)
+    Some(value * scale).filter(|v| v.is_finite())
 }
 
 /// True when `text` is a Kubernetes quantity.
@@ -820,7 +820,9 @@ mod tests {
         ] {
             assert!(is_quantity(ok), "{ok}");
         }
-        for bad in ["", "1GB", "abc", "1.2.3", "Gi", "-1", "1 Gi", "5mb"] {
+        for bad in [
+            "", "1GB", "abc", "1.2.3", "Gi", "-1", "1 Gi", "5mb", "1e400",
+        ] {
             assert!(!is_quantity(bad), "{bad}");
         }
         assert_eq!(quantity_value("1Gi"), Some(1073741824.0));

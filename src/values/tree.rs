@@ -178,17 +178,23 @@ pub fn parse_values_text(text: &str, origin: &str) -> Result<Value, Problem> {
 /// Types a `--set-value` string the way Helm's strvals does: `true`/`false`,
 /// `null`, integers, `{a,b}` lists; everything else is a string.
 pub fn typed_scalar(text: &str) -> Value {
+    if let Some(inner) = text.strip_prefix('{').and_then(|t| t.strip_suffix('}')) {
+        if inner.is_empty() {
+            return Value::Array(Vec::new());
+        }
+        // Items are scalars: lists do not nest (as in Helm), so no input can
+        // recurse deeply.
+        return Value::Array(inner.split(',').map(|s| typed_item(s.trim())).collect());
+    }
+    typed_item(text)
+}
+
+fn typed_item(text: &str) -> Value {
     match text {
         "true" => return Value::Bool(true),
         "false" => return Value::Bool(false),
         "null" => return Value::Null,
         _ => {}
-    }
-    if let Some(inner) = text.strip_prefix('{').and_then(|t| t.strip_suffix('}')) {
-        if inner.is_empty() {
-            return Value::Array(Vec::new());
-        }
-        return Value::Array(inner.split(',').map(|s| typed_scalar(s.trim())).collect());
     }
     // Leading zeros stay strings (`007`), as do numbers too large for i64.
     let digits = text.strip_prefix('-').unwrap_or(text);
