@@ -21,7 +21,10 @@ fn checked_in_completions_match_the_binary() {
             .unwrap();
         assert!(out.status.success(), "completions {shell} failed");
         let generated = String::from_utf8(out.stdout).unwrap();
-        assert!(generated.contains("kube-namespace"), "{shell} script lacks flags");
+        assert!(
+            generated.contains("kube-namespace"),
+            "{shell} script lacks flags"
+        );
         let path = dir.join(file);
         if std::env::var_os("UPDATE_COMPLETIONS").is_some() {
             std::fs::write(&path, &generated).unwrap();
