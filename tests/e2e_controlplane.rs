@@ -7,9 +7,12 @@ mod support;
 use std::time::Duration;
 
 use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::{ConfigMap, Pod};
 use kube::api::{Api, ListParams, PostParams};
-use support::controlplane::{self, poll_until, skip_e2e, ADMIN_USER, FAKE_NODES, LIMITED_USER};
+use support::controlplane::{
+    self, poll_until, skip_e2e, ControlPlane, ADMIN_USER, FAKE_NODES, LIMITED_USER,
+};
 
 #[tokio::test]
 async fn control_plane_runs_kubernetes_1_36() {
@@ -92,6 +95,43 @@ async fn deployment_becomes_available_on_kwok_nodes() {
 }
 
 #[tokio::test]
+async fn job_completes_on_kwok_nodes() {
+    if skip_e2e() {
+        return;
+    }
+    let cp = controlplane::shared();
+    let ns = cp.create_namespace("job").await.unwrap();
+    let jobs: Api<Job> = Api::namespaced(cp.client(), &ns);
+    let job: Job = serde_json::from_value(serde_json::json!({
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": { "name": "once" },
+        "spec": {
+            "backoffLimit": 0,
+            "template": {
+                "spec": {
+                    "restartPolicy": "Never",
+                    "containers": [{ "name": "main", "image": "registry.k8s.io/pause:3.10" }],
+                },
+            },
+        },
+    }))
+    .unwrap();
+    jobs.create(&PostParams::default(), &job).await.unwrap();
+    poll_until("Job once to complete", Duration::from_secs(60), || async {
+        let status = jobs.get("once").await?.status.unwrap_or_default();
+        Ok(status.succeeded == Some(1)
+            && status
+                .conditions
+                .unwrap_or_default()
+                .iter()
+                .any(|c| c.type_ == "Complete" && c.status == "True"))
+    })
+    .await
+    .unwrap();
+}
+
+#[tokio::test]
 async fn limited_user_is_forbidden_by_rbac() {
     if skip_e2e() {
         return;
@@ -158,4 +198,45 @@ async fn audit_log_records_every_request() {
         limited["annotations"]["authorization.k8s.io/decision"],
         "forbid"
     );
+}
+
+/// A private control plane (not the shared one): its API server can be
+/// stopped and started again without losing data, and dropping it removes
+/// everything.
+#[tokio::test]
+async fn private_control_plane_restarts_its_apiserver() {
+    if skip_e2e() {
+        return;
+    }
+    let cp = ControlPlane::start().unwrap();
+    let configmap: ConfigMap = serde_json::from_value(serde_json::json!({
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": { "name": "survivor" },
+        "data": { "key": "value" },
+    }))
+    .unwrap();
+    let configmaps: Api<ConfigMap> = Api::default_namespaced(cp.client());
+    configmaps
+        .create(&PostParams::default(), &configmap)
+        .await
+        .unwrap();
+
+    cp.stop_apiserver();
+    assert!(!cp.apiserver_running());
+    let mut config = cp.admin_config().clone();
+    config.default_retry = false;
+    config.connect_timeout = Some(Duration::from_secs(2));
+    let offline: Api<ConfigMap> = Api::default_namespaced(kube::Client::try_from(config).unwrap());
+    assert!(offline.get("survivor").await.is_err());
+
+    cp.start_apiserver().unwrap();
+    assert!(cp.apiserver_running());
+    let configmaps: Api<ConfigMap> = Api::default_namespaced(cp.client());
+    let survivor = configmaps.get("survivor").await.unwrap();
+    assert_eq!(survivor.data.unwrap()["key"], "value");
+
+    let dir = cp.dir().to_path_buf();
+    drop(cp);
+    assert!(!dir.exists(), "{} left behind", dir.display());
 }

@@ -32,7 +32,7 @@ use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::fs::{self, File};
 use std::future::Future;
-use std::io::{self, Read};
+use std::io::{self, Read, Write};
 use std::net::TcpListener;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
@@ -83,6 +83,9 @@ pub const NODE_REGION: &str = "us-east-1";
 /// Service CIDR given to the API server.
 pub const SERVICE_CIDR: &str = "10.96.0.0/16";
 
+const DIR_PREFIX: &str = "cf-runner-cp-";
+/// Holds the pid of the test process that owns a control plane's temp dir.
+const OWNER_FILE: &str = "owner.pid";
 const READY_TIMEOUT: Duration = Duration::from_secs(120);
 const BOOTSTRAP_TIMEOUT: Duration = Duration::from_secs(60);
 const NAMESPACE_TIMEOUT: Duration = Duration::from_secs(30);
@@ -104,13 +107,14 @@ pub fn shared() -> &'static ControlPlane {
     static SHARED: OnceLock<Result<ControlPlane, String>> = OnceLock::new();
     extern "C" fn shutdown_shared() {
         if let Some(Ok(cp)) = SHARED.get() {
-            cp.shutdown();
+            // A panic must not unwind out of an `extern "C" fn` (it would abort).
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| cp.shutdown()));
         }
     }
     let result = SHARED.get_or_init(|| {
         let started = ControlPlane::start().map_err(|e| format!("{e:#}"));
         if started.is_ok() {
-            // SAFETY: registers a plain `extern "C" fn` that never unwinds.
+            // SAFETY: registers a plain `extern "C" fn` that cannot unwind.
             unsafe { libc::atexit(shutdown_shared) };
         }
         started
@@ -162,7 +166,7 @@ fn is_executable(path: &Path) -> bool {
 fn build_binaries() -> Result<PathBuf> {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/controlplane/build.sh");
     eprintln!(
-        "{BIN_ENV} is not set: running `bash {}` (a cold build takes ~10 minutes)",
+        "{BIN_ENV} is not set: running `bash {}` (a cold build takes ~7 minutes)",
         script.display()
     );
     let output = Command::new("bash")
@@ -230,11 +234,13 @@ impl ControlPlane {
     pub fn start_with(bins: &Path) -> Result<ControlPlane> {
         let t0 = Instant::now();
         ensure_crypto_provider();
+        remove_stale_dirs();
         let tmp = tempfile::Builder::new()
-            .prefix("cf-runner-cp-")
+            .prefix(DIR_PREFIX)
             .tempdir()
             .context("creating the control plane's temp dir")?;
         let root = tmp.path().to_path_buf();
+        fs::write(root.join(OWNER_FILE), std::process::id().to_string())?;
         fs::create_dir(root.join("logs"))?;
         write_pki(&root)?;
 
@@ -429,7 +435,13 @@ impl ControlPlane {
     pub fn audit_events(&self) -> Result<Vec<serde_json::Value>> {
         let text = fs::read_to_string(&self.audit_log)
             .with_context(|| format!("reading {}", self.audit_log.display()))?;
-        text.lines()
+        // The API server may be halfway through writing the last line.
+        let complete = match text.rfind('\n') {
+            Some(end) => &text[..end],
+            None => "",
+        };
+        complete
+            .lines()
             .filter(|l| !l.trim().is_empty())
             .map(|l| serde_json::from_str(l).context("parsing an audit event"))
             .collect()
@@ -560,8 +572,9 @@ impl ControlPlane {
             .take();
         if let Some(tmp) = tmp {
             if std::env::var(KEEP_ENV).is_ok_and(|v| v == "1") {
+                let _ = fs::remove_file(tmp.path().join(OWNER_FILE));
                 let kept = tmp.keep();
-                eprintln!("{KEEP_ENV}=1: kept {}", kept.display());
+                let _ = writeln!(io::stderr(), "{KEEP_ENV}=1: kept {}", kept.display());
             }
             // Otherwise dropping `tmp` deletes the dir.
         }
@@ -848,6 +861,32 @@ async fn load_config(kubeconfig: &Path) -> Result<Config> {
     Ok(Config::from_custom_kubeconfig(kubeconfig_file, &KubeConfigOptions::default()).await?)
 }
 
+/// Deletes the temp dirs of control planes whose test process died without
+/// cleaning up (killed, or aborted); their components died with it.
+fn remove_stale_dirs() {
+    let Ok(entries) = fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        if !entry.file_name().to_string_lossy().starts_with(DIR_PREFIX) {
+            continue;
+        }
+        let path = entry.path();
+        let Ok(owner) = fs::read_to_string(path.join(OWNER_FILE)) else {
+            continue;
+        };
+        let Ok(pid) = owner.trim().parse::<libc::pid_t>() else {
+            continue;
+        };
+        // SAFETY: signal 0 only asks whether the process exists.
+        let gone = unsafe { libc::kill(pid, 0) } != 0
+            && io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+        if gone {
+            let _ = fs::remove_dir_all(&path);
+        }
+    }
+}
+
 /// Three distinct free TCP ports on 127.0.0.1.
 fn free_ports() -> Result<[u16; 3]> {
     let listeners = [
@@ -988,7 +1027,9 @@ rules:
 ";
 
 /// kwok's configuration (a file given with --config skips kwok's defaults,
-/// so the parallelism options must be set), plus the stages that make a node Ready, run a bound pod, and finish deleting a pod.
+/// so the parallelism options must be set), plus the stages that make a node
+/// Ready, run a bound pod, complete a Job's pod (exit 0) once it runs, and
+/// finish deleting a pod.
 const KWOK_CONFIG: &str = r#"apiVersion: config.kwok.x-k8s.io/v1alpha1
 kind: KwokConfiguration
 options:
@@ -1121,6 +1162,53 @@ spec:
         state:
           running:
             startedAt: {{ $now | Quote }}
+      {{ end }}
+---
+apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata:
+  name: job-pod-succeed
+spec:
+  resourceRef:
+    apiGroup: v1
+    kind: Pod
+  selector:
+    matchExpressions:
+    - key: '.metadata.deletionTimestamp'
+      operator: DoesNotExist
+    - key: '.status.phase'
+      operator: In
+      values: ["Running"]
+    - key: '.metadata.ownerReferences.[].kind'
+      operator: In
+      values: ["Job"]
+  next:
+    statusTemplate: |
+      {{ $now := Now }}
+      {{ $started := or .status.startTime $now }}
+      phase: Succeeded
+      conditions:
+      - type: Ready
+        status: "False"
+        reason: PodCompleted
+        lastTransitionTime: {{ $now | Quote }}
+      - type: ContainersReady
+        status: "False"
+        reason: PodCompleted
+        lastTransitionTime: {{ $now | Quote }}
+      containerStatuses:
+      {{ range .spec.containers }}
+      - name: {{ .name | Quote }}
+        image: {{ .image | Quote }}
+        ready: false
+        started: false
+        restartCount: 0
+        state:
+          terminated:
+            exitCode: 0
+            reason: Completed
+            startedAt: {{ $started | Quote }}
+            finishedAt: {{ $now | Quote }}
       {{ end }}
 ---
 apiVersion: kwok.x-k8s.io/v1alpha1
