@@ -79,7 +79,7 @@ pub struct InitArgs {
     #[arg(long, value_name = "NAME")]
     pub name: Option<String>,
     /// Codefresh API token [default: $CF_API_KEY, then ~/.cfconfig]
-    #[arg(long, value_name = "TOKEN", hide_env_values = true)]
+    #[arg(long, value_name = "TOKEN")]
     pub token: Option<String>,
     /// Agent token issued earlier by the platform (re-install an existing agent)
     #[arg(long, value_name = "TOKEN")]
@@ -158,6 +158,16 @@ pub struct InitArgs {
     #[arg(long, num_args = 0..=1, default_missing_value = "generated_values.yaml", value_name = "PATH")]
     pub generate_helm_values_file: Option<PathBuf>,
 
+    /// Take over fields that another field manager owns
+    #[arg(long)]
+    pub force_conflicts: bool,
+    /// How long to wait for the workloads to become ready (e.g. 90s, 5m)
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
+    pub timeout: std::time::Duration,
+    /// Apply and return without waiting for the workloads
+    #[arg(long)]
+    pub no_wait: bool,
+
     /// Answer every question with its default; never prompt
     #[arg(long, short = 'y')]
     pub yes: bool,
@@ -232,4 +242,26 @@ pub struct CompletionsArgs {
     /// The shell to print the script for
     #[arg(value_enum)]
     pub shell: Shell,
+}
+
+/// Parses `90s`, `5m`, `1h` or plain seconds.
+pub fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
+    let text = text.trim();
+    let (number, unit) = match text.find(|c: char| !c.is_ascii_digit()) {
+        Some(i) => text.split_at(i),
+        None => (text, "s"),
+    };
+    let n: u64 = number
+        .parse()
+        .map_err(|_| format!("{text:?} is not a duration; write e.g. 90s, 5m or 1h"))?;
+    let secs = match unit {
+        "s" => n,
+        "m" => n * 60,
+        "h" => n * 3600,
+        _ => return Err(format!("{text:?} has an unknown unit; use s, m or h")),
+    };
+    if secs == 0 {
+        return Err("the timeout must be more than 0".into());
+    }
+    Ok(std::time::Duration::from_secs(secs))
 }

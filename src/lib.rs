@@ -9,6 +9,7 @@ pub mod app;
 pub mod cli;
 pub mod export;
 pub mod helm;
+pub mod kube;
 pub mod output;
 pub mod render;
 pub mod values;

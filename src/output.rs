@@ -64,3 +64,85 @@ pub fn error(err: &anyhow::Error, hint: Option<&str>) {
         let _ = writeln!(e, "  {} {h}", style("hint:").cyan());
     }
 }
+
+/// Live status lines for workloads: spinners on a TTY, plain lines (one per
+/// change) otherwise, so CI logs stay readable.
+pub struct StatusBoard {
+    /// The spinners (kept alive by the MultiProgress), one per object; `None` without a TTY.
+    bars: Option<(indicatif::MultiProgress, Spinners)>,
+}
+
+type Spinners = std::sync::Mutex<Vec<(String, indicatif::ProgressBar)>>;
+
+impl StatusBoard {
+    /// A board for `objects`; spinners only when stderr is a terminal.
+    pub fn new(objects: &[String]) -> Self {
+        if !std::io::stderr().is_terminal() {
+            return StatusBoard { bars: None };
+        }
+        let multi = indicatif::MultiProgress::new();
+        let style = indicatif::ProgressStyle::with_template("  {spinner} {prefix:40} {msg}")
+            .expect("a valid template");
+        let bars = objects
+            .iter()
+            .map(|o| {
+                let bar = multi.add(indicatif::ProgressBar::new_spinner());
+                bar.set_style(style.clone());
+                bar.set_prefix(o.clone());
+                bar.set_message("waiting");
+                bar.enable_steady_tick(std::time::Duration::from_millis(120));
+                (o.clone(), bar)
+            })
+            .collect();
+        StatusBoard {
+            bars: Some((multi, std::sync::Mutex::new(bars))),
+        }
+    }
+
+    /// Shows a workload's new state.
+    pub fn update(&self, object: &str, ready: bool, detail: &str) {
+        let mark = if ready {
+            style("✓").green().to_string()
+        } else {
+            style("…").yellow().to_string()
+        };
+        match &self.bars {
+            Some((_, bars)) => {
+                let bars = bars.lock().expect("not poisoned");
+                if let Some((_, bar)) = bars.iter().find(|(o, _)| o == object) {
+                    if ready {
+                        bar.finish_with_message(format!("{mark} {detail}"));
+                    } else {
+                        bar.set_message(detail.to_string());
+                    }
+                }
+            }
+            None => {
+                let _ = writeln!(std::io::stderr().lock(), "  {mark} {object:40} {detail}");
+            }
+        }
+    }
+
+    /// Stops every spinner, leaving the last line of each on screen.
+    pub fn finish(&self) {
+        if let Some((_, bars)) = &self.bars {
+            for (_, bar) in bars.lock().expect("not poisoned").iter() {
+                if !bar.is_finished() {
+                    bar.abandon();
+                }
+            }
+        }
+    }
+}
+
+/// One applied object's line.
+pub fn applied(change: &str, object: &str, namespace: Option<&str>) {
+    let word = match change {
+        "created" => style(format!("{change:10}")).green().to_string(),
+        "configured" => style(format!("{change:10}")).cyan().to_string(),
+        "skipped" => style(format!("{change:10}")).yellow().to_string(),
+        _ => style(format!("{change:10}")).dim().to_string(),
+    };
+    let at = namespace.map(|n| format!(" -n {n}")).unwrap_or_default();
+    say(&format!("  {word} {object}{at}"));
+}

@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::Outcome;
 use crate::cli::InitArgs;
+use crate::kube::{self as cluster, apply, wait};
 use crate::values::{self, tree, Input, Problem, Problems, SetFile, ValuesFile};
 use crate::{export, helm, output, render};
 
@@ -243,10 +244,7 @@ pub fn run(args: &InitArgs) -> Outcome {
     }
 
     if !args.dry_run {
-        return Outcome::Failed(
-            anyhow::anyhow!("installing into a cluster is not built yet in this version"),
-            Some("use --dry-run to write the manifests to ./codefresh_manifests".into()),
-        );
+        return install(args, &loaded);
     }
 
     let rendered = match render::render(values, &identity, &loaded.redacted_tree) {
@@ -288,4 +286,168 @@ fn write_dry_run(dir: &Path, rendered: &render::Rendered) -> Outcome {
         }
         Err(e) => Outcome::Failed(e.into(), None),
     }
+}
+
+/// The tokio runtime for commands that talk to a cluster.
+pub(crate) fn runtime() -> tokio::runtime::Runtime {
+    // Both rustls back-ends are linked (through different dependencies); pick
+    // one for the process. An error only means one is already installed.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a tokio runtime starts")
+}
+
+/// Connects as the values say; a context that does not exist is bad input.
+pub(crate) async fn connect(values: &values::Values) -> Result<cluster::Cluster, Outcome> {
+    let options = cluster::ConnectOptions {
+        kubeconfig: values.config_path.as_ref().map(std::path::PathBuf::from),
+        context: values.context.clone(),
+    };
+    cluster::connect(&options).await.map_err(|e| match &e {
+        cluster::KubeError::UnknownContext {
+            wanted, available, ..
+        } => Outcome::BadInput(Problems(vec![Problem::new(
+            "Context",
+            Some(&Value::String(wanted.clone())),
+            "is not a context of the kubeconfig",
+            format!("use one of: {} (--kube-context-name)", available.join(", ")),
+        )])),
+        _ => {
+            let hint = e.hint();
+            Outcome::Failed(e.into(), hint)
+        }
+    })
+}
+
+/// `init` against a cluster: connect, render with the real context, apply in
+/// stages with live lines, then wait for the workloads.
+fn install(args: &InitArgs, loaded: &values::Loaded) -> Outcome {
+    let values = &loaded.values;
+    if values.agent_token.is_none() {
+        return Outcome::BadInput(Problems(vec![Problem::new(
+            "AgentToken",
+            None,
+            "is required: this version does not register agents on the Codefresh platform yet",
+            "pass --agent-token (the token of an agent created with `codefresh create agent`), or use --dry-run",
+        )]));
+    }
+    runtime().block_on(async {
+        let cluster = match connect(values).await {
+            Ok(c) => c,
+            Err(outcome) => return outcome,
+        };
+        output::say(&format!(
+            "Installing the Codefresh Runner into namespace {} of context {} ({})",
+            values.namespace, cluster.context, cluster.server
+        ));
+        output::warn(
+            "offline mode: the Codefresh platform is not contacted. The agent token you gave is used as is; \
+             the dind TLS Secret holds placeholders and the runtime environment is not registered until \
+             cf-runner talks to the platform",
+        );
+        let identity = render::Identity {
+            context: Some(cluster.context.clone()),
+            agent_name: values.agent_name.clone(),
+            runtime_name: values.runtime_name.clone(),
+            ..Default::default()
+        };
+        let rendered = match render::render(values, &identity, &loaded.redacted_tree) {
+            Ok(r) => r,
+            Err(e) => return Outcome::Failed(anyhow::Error::new(e).context("rendering failed (a bug in cf-runner)"), None),
+        };
+        let options = apply::Options {
+            force_conflicts: args.force_conflicts,
+        };
+        let on_applied = |a: &apply::Applied| {
+            output::applied(a.change.word(), &a.object, a.namespace.as_deref());
+        };
+        let report = apply::apply_all(
+            &cluster.client,
+            &rendered.manifests,
+            &values.namespace,
+            options,
+            &on_applied,
+        )
+        .await;
+        if !report.ok() {
+            return apply_failed(&report);
+        }
+        let counts = report.counts();
+        let summary: Vec<String> = counts.iter().map(|(k, v)| format!("{v} {k}")).collect();
+        output::done(&format!("all {} objects applied ({})", report.applied.len(), summary.join(", ")));
+        if args.no_wait {
+            return Outcome::Ok;
+        }
+        let names: Vec<String> = wait::workloads(&rendered.manifests).iter().map(|m| m.display_name()).collect();
+        let board = output::StatusBoard::new(&names);
+        let result = wait::wait_all(&cluster.client, &rendered.manifests, args.timeout, &|s: &wait::Status| {
+            board.update(&s.object, s.ready, &s.detail)
+        })
+        .await;
+        board.finish();
+        match result {
+            Ok(w) if w.ok() => {
+                output::done(&format!("the runner is running in namespace {}", values.namespace));
+                Outcome::Ok
+            }
+            Ok(w) => {
+                let stuck: Vec<String> = w
+                    .statuses
+                    .iter()
+                    .filter(|s| !s.ready)
+                    .map(|s| format!("{}: {}", s.object, s.detail))
+                    .collect();
+                Outcome::Failed(
+                    anyhow::anyhow!(
+                        "timed out after {}s waiting for: {}",
+                        args.timeout.as_secs(),
+                        stuck.join("; ")
+                    ),
+                    Some("the objects are applied; fix the cause above and re-run init (it converges), or raise --timeout".into()),
+                )
+            }
+            Err(e) => {
+                let hint = e.hint();
+                Outcome::Failed(anyhow::Error::new(e).context("waiting for the workloads failed"), hint)
+            }
+        }
+    })
+}
+
+fn apply_failed(report: &apply::Report) -> Outcome {
+    let mut lines = Vec::new();
+    for f in &report.failed {
+        lines.push(format!("failed: {f}"));
+    }
+    let done: Vec<String> = report
+        .applied
+        .iter()
+        .map(|a| format!("{} ({})", a.object, a.change.word()))
+        .collect();
+    let message = format!(
+        "the install stopped: {} object(s) failed\n  {}\n  applied before the failure: {}\n  not applied: {}",
+        report.failed.len(),
+        lines.join("\n  "),
+        if done.is_empty() { "none".to_string() } else { done.join(", ") },
+        if report.not_attempted.is_empty() { "none".to_string() } else { report.not_attempted.join(", ") },
+    );
+    let conflict = report
+        .failed
+        .iter()
+        .any(|f| matches!(f.cause, apply::FailureCause::Conflict(_)));
+    let forbidden = report
+        .failed
+        .iter()
+        .any(|f| matches!(f.cause, apply::FailureCause::Forbidden { .. }));
+    let hint = if conflict {
+        "another tool manages those fields: remove them there, or re-run with --force-conflicts to take them over"
+    } else if forbidden {
+        "ask a cluster admin for the missing permission (`cf-runner check` lists them all), then re-run"
+    } else {
+        "fix the cause and re-run init: objects already applied are left as they are, the rest are applied"
+    };
+    Outcome::Failed(anyhow::anyhow!(message), Some(hint.into()))
 }

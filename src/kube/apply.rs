@@ -1,0 +1,551 @@
+//! Server-side apply of rendered manifests, in stages (namespace and
+//! StorageClass → RBAC, config, secrets → workloads), concurrently within a
+//! stage, with one field manager.
+//!
+//! Re-running with the same values must change nothing and write nothing:
+//! each object carries a hash of what cf-runner last applied, and an object
+//! whose hash matches and whose live fields still hold every value we set is
+//! left alone ("unchanged") — no PATCH is sent. Anything else (new, changed,
+//! drifted) gets exactly one PATCH.
+
+use std::collections::{BTreeMap, HashMap};
+
+use base64::Engine;
+use futures::future::join_all;
+use kube::api::{DynamicObject, ListParams, Patch, PatchParams, ValidationDirective};
+use kube::Client;
+use serde_json::{Map, Value};
+
+use super::{api_for, KubeError, FIELD_MANAGER};
+use crate::render::{Manifest, LABEL_INSTANCE, LABEL_MANAGED_BY};
+
+/// Annotation holding the hash of the object as cf-runner last applied it.
+pub const APPLIED_HASH_ANNOTATION: &str = "cf-runner.codefresh.io/applied-hash";
+
+/// What happened to one object.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Change {
+    Created,
+    Configured,
+    Unchanged,
+    /// Left alone on purpose, with the reason (e.g. a namespace cf-runner did not create).
+    Skipped(String),
+}
+
+impl Change {
+    /// The word shown to the user.
+    pub fn word(&self) -> &str {
+        match self {
+            Change::Created => "created",
+            Change::Configured => "configured",
+            Change::Unchanged => "unchanged",
+            Change::Skipped(_) => "skipped",
+        }
+    }
+}
+
+/// One object's outcome.
+#[derive(Debug, Clone)]
+pub struct Applied {
+    /// `Kind/name`.
+    pub object: String,
+    pub namespace: Option<String>,
+    pub change: Change,
+}
+
+/// Why an object could not be applied.
+#[derive(Debug)]
+pub enum FailureCause {
+    /// Fields owned by another field manager (field path, owner).
+    Conflict(Vec<(String, String)>),
+    /// RBAC denied the request.
+    Forbidden { verb: String, message: String },
+    /// Anything else: validation, transport, ...
+    Other(KubeError),
+}
+
+/// One object that failed.
+#[derive(Debug)]
+pub struct Failure {
+    pub object: String,
+    pub namespace: Option<String>,
+    pub cause: FailureCause,
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let at = match &self.namespace {
+            Some(ns) => format!("{} in namespace {ns}", self.object),
+            None => self.object.clone(),
+        };
+        match &self.cause {
+            FailureCause::Conflict(fields) => {
+                write!(f, "{at}: fields owned by another manager:")?;
+                for (field, owner) in fields {
+                    write!(f, " {field} (owned by {owner:?})")?;
+                }
+                Ok(())
+            }
+            FailureCause::Forbidden { verb, message } => {
+                write!(f, "{at}: forbidden to {verb}: {message}")
+            }
+            FailureCause::Other(e) => {
+                write!(f, "{at}: {e}")?;
+                let mut source = std::error::Error::source(e);
+                while let Some(s) = source {
+                    write!(f, ": {s}")?;
+                    source = s.source();
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// The outcome of a whole apply.
+#[derive(Debug, Default)]
+pub struct Report {
+    pub applied: Vec<Applied>,
+    pub failed: Vec<Failure>,
+    /// Objects of later stages, not attempted because an earlier one failed.
+    pub not_attempted: Vec<String>,
+}
+
+impl Report {
+    /// True when every object was applied (or left unchanged).
+    pub fn ok(&self) -> bool {
+        self.failed.is_empty() && self.not_attempted.is_empty()
+    }
+    /// How many objects had each kind of change.
+    pub fn counts(&self) -> BTreeMap<String, usize> {
+        let mut out = BTreeMap::new();
+        for a in &self.applied {
+            *out.entry(a.change.word().to_string()).or_insert(0) += 1;
+        }
+        out
+    }
+}
+
+/// Options of an apply.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Options {
+    /// Take over fields owned by another manager (`--force-conflicts`).
+    pub force_conflicts: bool,
+}
+
+/// A stable 64-bit FNV-1a hash of the object's JSON (maps keep their order).
+pub fn applied_hash(object: &Value) -> String {
+    let text = serde_json::to_string(object).expect("a JSON tree serializes");
+    let mut hash: u64 = 0xcbf29ce484222325;
+    for byte in text.as_bytes() {
+        hash ^= u64::from(*byte);
+        hash = hash.wrapping_mul(0x100000001b3);
+    }
+    format!("{hash:016x}")
+}
+
+/// The object as it is sent: with the hash annotation added.
+fn with_hash(object: &Value) -> Value {
+    let hash = applied_hash(object);
+    let mut out = object.clone();
+    let metadata = out
+        .as_object_mut()
+        .and_then(|o| o.get_mut("metadata"))
+        .and_then(Value::as_object_mut)
+        .expect("rendered objects have metadata");
+    let annotations = metadata
+        .entry("annotations")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if !annotations.is_object() {
+        *annotations = Value::Object(Map::new());
+    }
+    annotations
+        .as_object_mut()
+        .expect("just made a map")
+        .insert(APPLIED_HASH_ANNOTATION.into(), Value::String(hash));
+    out
+}
+
+/// True when `live` holds every value of `want` (extra live fields, such as
+/// server defaults and status, are fine). Empty maps and lists match absent
+/// fields; quantities match by value (`1000m` = `1`).
+pub fn covers(live: &Value, want: &Value) -> bool {
+    first_difference(live, want).is_none()
+}
+
+/// The path of the first value of `want` that `live` does not hold, if any
+/// (shown with `--verbose`, to explain why an object is re-applied).
+pub fn first_difference(live: &Value, want: &Value) -> Option<String> {
+    match want {
+        Value::Object(w) => w.iter().find_map(|(k, wv)| match live.get(k) {
+            Some(lv) => first_difference(lv, wv).map(|p| format!(".{k}{p}")),
+            None if is_empty(wv) => None,
+            None => Some(format!(".{k} (missing)")),
+        }),
+        Value::Array(w) => match live.as_array() {
+            Some(l) if l.len() == w.len() => l
+                .iter()
+                .zip(w)
+                .enumerate()
+                .find_map(|(i, (lv, wv))| first_difference(lv, wv).map(|p| format!("[{i}]{p}"))),
+            None if w.is_empty() && live.is_null() => None,
+            _ => Some(" (list length)".into()),
+        },
+        Value::String(ws) => {
+            let same = match live {
+                Value::String(ls) => ls == ws || same_quantity(ls, ws),
+                Value::Number(n) => n.to_string() == *ws,
+                _ => false,
+            };
+            (!same).then(|| format!(" ({live} != {want})"))
+        }
+        Value::Null => (!live.is_null()).then(|| " (should be absent)".into()),
+        other => (live != other).then(|| format!(" ({live} != {other})")),
+    }
+}
+
+fn is_empty(v: &Value) -> bool {
+    match v {
+        Value::Object(m) => m.values().all(is_empty),
+        Value::Array(a) => a.is_empty(),
+        Value::Null => true,
+        _ => false,
+    }
+}
+
+fn same_quantity(a: &str, b: &str) -> bool {
+    use crate::values::quantity_value;
+    match (quantity_value(a), quantity_value(b)) {
+        (Some(x), Some(y)) => (x - y).abs() <= f64::EPSILON * x.abs().max(1.0),
+        _ => false,
+    }
+}
+
+/// What a LIST returns for the object: items carry no `apiVersion`/`kind`,
+/// and a Secret's `stringData` is stored as base64 `data`.
+fn as_stored(manifest: &Manifest, object: &Value) -> Value {
+    let mut out = object.clone();
+    if let Some(map) = out.as_object_mut() {
+        map.remove("apiVersion");
+        map.remove("kind");
+    }
+    if manifest.kind != "Secret" {
+        return out;
+    }
+    if let Some(map) = out.as_object_mut() {
+        if let Some(Value::Object(string_data)) = map.remove("stringData") {
+            let data = map
+                .entry("data")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Some(data) = data.as_object_mut() {
+                for (k, v) in string_data {
+                    let text = v.as_str().unwrap_or_default();
+                    data.insert(
+                        k,
+                        Value::String(base64::engine::general_purpose::STANDARD.encode(text)),
+                    );
+                }
+            }
+        }
+    }
+    out
+}
+
+type Key = (String, String, Option<String>);
+
+fn key_of(m: &Manifest) -> Key {
+    (m.api_version.clone(), m.kind.clone(), m.namespace.clone())
+}
+
+/// Lists what already exists with our labels, one LIST per kind and namespace.
+async fn inventory(
+    client: &Client,
+    manifests: &[Manifest],
+    instance: &str,
+) -> Result<HashMap<(Key, String), DynamicObject>, Failure> {
+    let mut keys: Vec<Key> = manifests.iter().map(key_of).collect();
+    keys.sort();
+    keys.dedup();
+    let selector = format!("{LABEL_MANAGED_BY}=cf-runner,{LABEL_INSTANCE}={instance}");
+    let lists = join_all(keys.iter().map(|(api_version, kind, ns)| {
+        let api = api_for(client, api_version, kind, ns.as_deref());
+        let lp = ListParams::default().labels(&selector);
+        async move { api.list(&lp).await }
+    }))
+    .await;
+    let mut out = HashMap::new();
+    for (key, result) in keys.into_iter().zip(lists) {
+        let list = result.map_err(|e| Failure {
+            object: format!("{} (list)", key.1),
+            namespace: key.2.clone(),
+            cause: classify(KubeError::from_kube("listing", &key.1, e), "list"),
+        })?;
+        for item in list.items {
+            if let Some(name) = item.metadata.name.clone() {
+                out.insert((key.clone(), name), item);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Turns an API error into a failure cause a user can act on.
+fn classify(err: KubeError, verb: &str) -> FailureCause {
+    match &err {
+        KubeError::Api {
+            code: 409, message, ..
+        } => {
+            let fields = parse_conflicts(message);
+            if fields.is_empty() {
+                FailureCause::Other(err)
+            } else {
+                FailureCause::Conflict(fields)
+            }
+        }
+        KubeError::Api {
+            code: 403, message, ..
+        } => FailureCause::Forbidden {
+            verb: verb.to_string(),
+            message: message.clone(),
+        },
+        _ => FailureCause::Other(err),
+    }
+}
+
+/// Parses the API server's conflict message: `conflict with "manager" using
+/// v1: .spec.replicas` or, for several, a manager line followed by `- .path`
+/// lines.
+pub fn parse_conflicts(message: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut owner = String::new();
+    for line in message.lines() {
+        let line = line.trim();
+        if let Some(start) = line
+            .find("conflict with \"")
+            .or(line.find("conflicts with \""))
+        {
+            let rest = &line[start..];
+            let quoted = rest.split('"').nth(1).unwrap_or("").to_string();
+            owner = quoted;
+            if let Some(idx) = rest.rfind(": .") {
+                out.push((rest[idx + 2..].trim().to_string(), owner.clone()));
+            }
+        } else if let Some(path) = line.strip_prefix("- ") {
+            if path.starts_with('.') {
+                out.push((path.to_string(), owner.clone()));
+            }
+        }
+    }
+    out
+}
+
+/// Applies every manifest, stage by stage. `on_applied` is called as each
+/// object is done, for live progress. A failed stage stops later stages
+/// (workloads are not started without their RBAC and secrets).
+pub async fn apply_all(
+    client: &Client,
+    manifests: &[Manifest],
+    instance: &str,
+    options: Options,
+    on_applied: &(dyn Fn(&Applied) + Sync),
+) -> Report {
+    let mut report = Report::default();
+    let mut manifests: Vec<&Manifest> = manifests.iter().collect();
+
+    // A namespace that exists but is not ours is used, never adopted: taking
+    // it over would let `delete` remove something we did not create.
+    if let Some(pos) = manifests.iter().position(|m| m.kind == "Namespace") {
+        let ns = manifests[pos];
+        let api = api_for(client, "v1", "Namespace", None);
+        match api.get_opt(&ns.name).await {
+            Ok(Some(live)) => {
+                let ours = live
+                    .metadata
+                    .labels
+                    .as_ref()
+                    .and_then(|l| l.get(LABEL_MANAGED_BY))
+                    .is_some_and(|v| v == "cf-runner");
+                if !ours {
+                    let applied = Applied {
+                        object: ns.display_name(),
+                        namespace: None,
+                        change: Change::Skipped(
+                            "exists, created by someone else; left as it is".into(),
+                        ),
+                    };
+                    on_applied(&applied);
+                    report.applied.push(applied);
+                    manifests.remove(pos);
+                }
+            }
+            Ok(None) => {}
+            Err(e) => {
+                report.failed.push(Failure {
+                    object: ns.display_name(),
+                    namespace: None,
+                    cause: classify(
+                        KubeError::from_kube("reading", &ns.display_name(), e),
+                        "get",
+                    ),
+                });
+                report.not_attempted = manifests.iter().map(|m| m.display_name()).collect();
+                return report;
+            }
+        }
+    }
+
+    let live = match inventory(
+        client,
+        &manifests.iter().map(|m| (*m).clone()).collect::<Vec<_>>(),
+        instance,
+    )
+    .await
+    {
+        Ok(l) => l,
+        Err(f) => {
+            report.failed.push(f);
+            report.not_attempted = manifests.iter().map(|m| m.display_name()).collect();
+            return report;
+        }
+    };
+
+    let params = {
+        let p = PatchParams::apply(FIELD_MANAGER).validation(ValidationDirective::Strict);
+        if options.force_conflicts {
+            p.force()
+        } else {
+            p
+        }
+    };
+    let mut stages: Vec<u8> = manifests.iter().map(|m| m.stage).collect();
+    stages.dedup();
+    for (index, stage) in stages.iter().enumerate() {
+        let in_stage: Vec<&Manifest> = manifests
+            .iter()
+            .copied()
+            .filter(|m| m.stage == *stage)
+            .collect();
+        let results = join_all(in_stage.iter().map(|m| {
+            let existing = live.get(&(key_of(m), m.name.clone()));
+            apply_one(client, m, existing, &params, on_applied)
+        }))
+        .await;
+        for result in results {
+            match result {
+                Ok(a) => report.applied.push(a),
+                Err(f) => report.failed.push(f),
+            }
+        }
+        if !report.failed.is_empty() {
+            report.not_attempted = stages[index + 1..]
+                .iter()
+                .flat_map(|s| manifests.iter().filter(move |m| m.stage == *s))
+                .map(|m| m.display_name())
+                .collect();
+            break;
+        }
+    }
+    report
+}
+
+async fn apply_one(
+    client: &Client,
+    manifest: &Manifest,
+    existing: Option<&DynamicObject>,
+    params: &PatchParams,
+    on_applied: &(dyn Fn(&Applied) + Sync),
+) -> Result<Applied, Failure> {
+    let desired = with_hash(&manifest.object);
+    let change = match existing {
+        Some(live) => {
+            let live_json = serde_json::to_value(live).unwrap_or(Value::Null);
+            match first_difference(&live_json, &as_stored(manifest, &desired)) {
+                None => Change::Unchanged,
+                Some(path) => {
+                    if std::env::var_os("CF_RUNNER_DEBUG_APPLY").is_some() {
+                        eprintln!("{} differs at {path}", manifest.display_name());
+                    }
+                    Change::Configured
+                }
+            }
+        }
+        None => Change::Created,
+    };
+    if change != Change::Unchanged {
+        let api = api_for(
+            client,
+            &manifest.api_version,
+            &manifest.kind,
+            manifest.namespace.as_deref(),
+        );
+        if let Err(e) = api
+            .patch(&manifest.name, params, &Patch::Apply(&desired))
+            .await
+        {
+            let verb = if existing.is_some() {
+                "patch"
+            } else {
+                "create"
+            };
+            return Err(Failure {
+                object: manifest.display_name(),
+                namespace: manifest.namespace.clone(),
+                cause: classify(
+                    KubeError::from_kube("applying", &manifest.display_name(), e),
+                    verb,
+                ),
+            });
+        }
+    }
+    let applied = Applied {
+        object: manifest.display_name(),
+        namespace: manifest.namespace.clone(),
+        change,
+    };
+    on_applied(&applied);
+    Ok(applied)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn covers_ignores_server_defaults_and_normalized_quantities() {
+        let live = json!({"spec": {"replicas": 1, "x": "default", "resources": {"limits": {"cpu": "1"}}}, "status": {}});
+        let want = json!({"spec": {"replicas": 1, "resources": {"limits": {"cpu": "1000m"}}, "nodeSelector": {}}});
+        assert!(covers(&live, &want));
+        let want = json!({"spec": {"replicas": 2}});
+        assert!(!covers(&live, &want));
+        let want = json!({"spec": {"tolerations": [{"key": "a"}]}});
+        assert!(!covers(&live, &want));
+    }
+
+    #[test]
+    fn conflicts_are_parsed_with_field_and_owner() {
+        let one = r#"Apply failed with 1 conflict: conflict with "kubectl-edit" using apps/v1: .spec.replicas"#;
+        assert_eq!(
+            parse_conflicts(one),
+            vec![(".spec.replicas".to_string(), "kubectl-edit".to_string())]
+        );
+        let many = "Apply failed with 2 conflicts: conflicts with \"helm\" using v1:\n- .data.a\n- .data.b";
+        assert_eq!(
+            parse_conflicts(many),
+            vec![
+                (".data.a".to_string(), "helm".to_string()),
+                (".data.b".to_string(), "helm".to_string())
+            ]
+        );
+    }
+
+    #[test]
+    fn the_hash_is_stable_and_sensitive() {
+        let a = json!({"a": 1, "b": [1, 2]});
+        assert_eq!(applied_hash(&a), applied_hash(&a.clone()));
+        assert_ne!(
+            applied_hash(&a),
+            applied_hash(&json!({"a": 1, "b": [2, 1]}))
+        );
+    }
+}

@@ -1,0 +1,228 @@
+//! The cluster: the only module that imports kube-rs. It connects from a
+//! kubeconfig, applies rendered manifests with server-side apply (one field
+//! manager), waits for workloads, and runs the preflight checks. It takes
+//! `render::Manifest` as plain data and reports progress through callbacks,
+//! so it never writes to the terminal itself.
+
+pub mod apply;
+pub mod wait;
+
+use std::path::PathBuf;
+
+use kube::api::{Api, DynamicObject};
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::core::{ApiResource, GroupVersionKind};
+use kube::Client;
+
+/// The one field manager cf-runner applies with.
+pub const FIELD_MANAGER: &str = "cf-runner";
+
+/// How to reach the cluster.
+#[derive(Debug, Clone, Default)]
+pub struct ConnectOptions {
+    /// `--kube-config-path` / `ConfigPath`; else `$KUBECONFIG`, else `~/.kube/config`.
+    pub kubeconfig: Option<PathBuf>,
+    /// `--kube-context-name` / `Context`; else the current context.
+    pub context: Option<String>,
+}
+
+/// A connected cluster.
+#[derive(Clone)]
+pub struct Cluster {
+    pub client: Client,
+    /// The context name used.
+    pub context: String,
+    /// The API server URL.
+    pub server: String,
+}
+
+/// Why talking to the cluster failed.
+#[derive(Debug, thiserror::Error)]
+pub enum KubeError {
+    #[error("no kubeconfig found (looked at {looked_at})")]
+    NoKubeconfig { looked_at: String },
+    #[error("could not read the kubeconfig {path}")]
+    ReadKubeconfig {
+        path: String,
+        #[source]
+        source: kube::config::KubeconfigError,
+    },
+    #[error("the kube context {wanted:?} is not in {path}; available: {}", available.join(", "))]
+    UnknownContext {
+        wanted: String,
+        path: String,
+        available: Vec<String>,
+    },
+    #[error("the kubeconfig {path} has no current context")]
+    NoCurrentContext {
+        path: String,
+        available: Vec<String>,
+    },
+    #[error("could not build a client for context {context}")]
+    Client {
+        context: String,
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    #[error("{action} {object}: the API server refused: {message}")]
+    Api {
+        action: String,
+        object: String,
+        message: String,
+        code: u16,
+        #[source]
+        source: Box<kube::Error>,
+    },
+    #[error("{action} {object} failed")]
+    Transport {
+        action: String,
+        object: String,
+        #[source]
+        source: Box<kube::Error>,
+    },
+}
+
+impl KubeError {
+    /// Wraps a kube-rs error with what we were doing, keeping API status details.
+    pub fn from_kube(action: &str, object: &str, err: kube::Error) -> Self {
+        match &err {
+            kube::Error::Api(status) => KubeError::Api {
+                action: action.into(),
+                object: object.into(),
+                message: status.message.clone(),
+                code: status.code,
+                source: Box::new(err),
+            },
+            _ => KubeError::Transport {
+                action: action.into(),
+                object: object.into(),
+                source: Box::new(err),
+            },
+        }
+    }
+
+    /// The HTTP status code, when the API server answered.
+    pub fn code(&self) -> Option<u16> {
+        match self {
+            KubeError::Api { code, .. } => Some(*code),
+            _ => None,
+        }
+    }
+
+    /// A hint for the user, when there is an obvious next step.
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            KubeError::NoKubeconfig { .. } => {
+                Some("pass --kube-config-path, or set KUBECONFIG".into())
+            }
+            KubeError::UnknownContext { .. } | KubeError::NoCurrentContext { .. } => {
+                Some("pass --kube-context-name with one of the contexts listed".into())
+            }
+            KubeError::Api { code: 401, .. } => Some(
+                "the cluster rejected your credentials: refresh them (e.g. re-run your cloud's get-credentials command)".into(),
+            ),
+            KubeError::Api { code: 403, .. } => Some(
+                "your user lacks a permission: `cf-runner check` lists every one the install needs".into(),
+            ),
+            KubeError::Transport { .. } => Some(
+                "check that the API server is reachable from here (VPN, HTTPS_PROXY/NO_PROXY), then re-run; it continues where it stopped".into(),
+            ),
+            _ => None,
+        }
+    }
+}
+
+/// Where the kubeconfig is read from.
+pub fn kubeconfig_path(explicit: Option<&PathBuf>) -> Option<PathBuf> {
+    if let Some(p) = explicit {
+        return Some(p.clone());
+    }
+    if let Some(v) = std::env::var_os("KUBECONFIG").filter(|v| !v.is_empty()) {
+        return std::env::split_paths(&v).find(|p| p.exists());
+    }
+    directories::BaseDirs::new().map(|b| b.home_dir().join(".kube").join("config"))
+}
+
+/// Reads the kubeconfig, picks the context, and builds a client. Exec
+/// plugins (EKS, GKE) and `HTTPS_PROXY`/`NO_PROXY` are honoured by kube-rs.
+pub async fn connect(opts: &ConnectOptions) -> Result<Cluster, KubeError> {
+    let path = kubeconfig_path(opts.kubeconfig.as_ref())
+        .filter(|p| p.exists())
+        .ok_or_else(|| KubeError::NoKubeconfig {
+            looked_at: opts
+                .kubeconfig
+                .as_ref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_else(|| "$KUBECONFIG and ~/.kube/config".into()),
+        })?;
+    let shown = path.display().to_string();
+    let kubeconfig = Kubeconfig::read_from(&path).map_err(|source| KubeError::ReadKubeconfig {
+        path: shown.clone(),
+        source,
+    })?;
+    let available: Vec<String> = kubeconfig.contexts.iter().map(|c| c.name.clone()).collect();
+    let context = match &opts.context {
+        Some(c) if available.contains(c) => c.clone(),
+        Some(c) => {
+            return Err(KubeError::UnknownContext {
+                wanted: c.clone(),
+                path: shown,
+                available,
+            })
+        }
+        None => match &kubeconfig.current_context {
+            Some(c) if available.contains(c) => c.clone(),
+            _ => {
+                return Err(KubeError::NoCurrentContext {
+                    path: shown,
+                    available,
+                })
+            }
+        },
+    };
+    let options = KubeConfigOptions {
+        context: Some(context.clone()),
+        ..Default::default()
+    };
+    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &options)
+        .await
+        .map_err(|e| KubeError::Client {
+            context: context.clone(),
+            source: Box::new(e),
+        })?;
+    let server = config.cluster_url.to_string();
+    let client = Client::try_from(config).map_err(|e| KubeError::Client {
+        context: context.clone(),
+        source: Box::new(e),
+    })?;
+    Ok(Cluster {
+        client,
+        context,
+        server,
+    })
+}
+
+/// The API resource of a kind cf-runner renders (no discovery round-trip).
+pub fn resource_for(api_version: &str, kind: &str) -> ApiResource {
+    let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
+    let plural = match kind {
+        "Ingress" => "ingresses".to_string(),
+        "StorageClass" => "storageclasses".to_string(),
+        other => format!("{}s", other.to_ascii_lowercase()),
+    };
+    ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk(group, version, kind), &plural)
+}
+
+/// A dynamic API handle for a kind, namespaced or cluster-wide.
+pub fn api_for(
+    client: &Client,
+    api_version: &str,
+    kind: &str,
+    namespace: Option<&str>,
+) -> Api<DynamicObject> {
+    let ar = resource_for(api_version, kind);
+    match namespace {
+        Some(ns) => Api::namespaced_with(client.clone(), ns, &ar),
+        None => Api::all_with(client.clone(), &ar),
+    }
+}

@@ -1,0 +1,209 @@
+//! Waiting for workloads: Deployments until Available with every replica
+//! updated, DaemonSets until rolled out on every node they select. On a
+//! timeout, the reason a pod is stuck (Pending: unschedulable,
+//! ImagePullBackOff, …) is read from the pods, so the user learns why.
+
+use std::time::{Duration, Instant};
+
+use k8s_openapi::api::apps::v1::{DaemonSet, Deployment};
+use k8s_openapi::api::core::v1::Pod;
+use kube::api::{Api, ListParams};
+use kube::Client;
+
+use super::KubeError;
+use crate::render::Manifest;
+
+/// The state of one workload, as shown on its status line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Status {
+    /// `Kind/name`.
+    pub object: String,
+    pub ready: bool,
+    /// e.g. "1/1 available" or "0/1 available: Pending: 0/2 nodes are available …".
+    pub detail: String,
+}
+
+/// The outcome of a wait.
+#[derive(Debug)]
+pub struct WaitReport {
+    pub statuses: Vec<Status>,
+    pub timed_out: bool,
+}
+
+impl WaitReport {
+    /// True when every workload became ready.
+    pub fn ok(&self) -> bool {
+        !self.timed_out && self.statuses.iter().all(|s| s.ready)
+    }
+}
+
+/// The workloads among the manifests (what `wait_all` waits for).
+pub fn workloads(manifests: &[Manifest]) -> Vec<&Manifest> {
+    manifests
+        .iter()
+        .filter(|m| m.kind == "Deployment" || m.kind == "DaemonSet")
+        .collect()
+}
+
+/// Waits for every workload, calling `on_status` whenever a line changes.
+pub async fn wait_all(
+    client: &Client,
+    manifests: &[Manifest],
+    timeout: Duration,
+    on_status: &(dyn Fn(&Status) + Sync),
+) -> Result<WaitReport, KubeError> {
+    let targets = workloads(manifests);
+    let deadline = Instant::now() + timeout;
+    let mut last: Vec<Option<Status>> = vec![None; targets.len()];
+    loop {
+        let mut statuses = Vec::with_capacity(targets.len());
+        for (i, m) in targets.iter().enumerate() {
+            let ns = m.namespace.as_deref().unwrap_or("default");
+            let status = status_of(client, m, ns).await?;
+            if last[i].as_ref() != Some(&status) {
+                on_status(&status);
+                last[i] = Some(status.clone());
+            }
+            statuses.push(status);
+        }
+        if statuses.iter().all(|s| s.ready) {
+            return Ok(WaitReport {
+                statuses,
+                timed_out: false,
+            });
+        }
+        if Instant::now() >= deadline {
+            // Read the stuck pods' reasons once more for the final report.
+            let mut finals = Vec::new();
+            for (m, s) in targets.iter().zip(statuses) {
+                if s.ready {
+                    finals.push(s);
+                    continue;
+                }
+                let ns = m.namespace.as_deref().unwrap_or("default");
+                let reason = stuck_reason(client, m, ns).await?;
+                let detail = match reason {
+                    Some(r) => format!("{}: {r}", s.detail),
+                    None => s.detail,
+                };
+                let status = Status { detail, ..s };
+                on_status(&status);
+                finals.push(status);
+            }
+            return Ok(WaitReport {
+                statuses: finals,
+                timed_out: true,
+            });
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}
+
+async fn status_of(client: &Client, m: &Manifest, ns: &str) -> Result<Status, KubeError> {
+    let object = m.display_name();
+    let err = |e| KubeError::from_kube("reading", &object, e);
+    if m.kind == "Deployment" {
+        let d = Api::<Deployment>::namespaced(client.clone(), ns)
+            .get(&m.name)
+            .await
+            .map_err(err)?;
+        let want = d.spec.as_ref().and_then(|s| s.replicas).unwrap_or(1);
+        let st = d.status.unwrap_or_default();
+        let generation_seen = st.observed_generation >= d.metadata.generation;
+        let available = st
+            .conditions
+            .unwrap_or_default()
+            .iter()
+            .any(|c| c.type_ == "Available" && c.status == "True");
+        let updated = st.updated_replicas.unwrap_or(0);
+        let ready_count = st.available_replicas.unwrap_or(0);
+        let ready = generation_seen && available && updated >= want && ready_count >= want;
+        Ok(Status {
+            object,
+            ready,
+            detail: format!("{ready_count}/{want} available"),
+        })
+    } else {
+        let ds = Api::<DaemonSet>::namespaced(client.clone(), ns)
+            .get(&m.name)
+            .await
+            .map_err(err)?;
+        let st = ds.status.unwrap_or_default();
+        let generation_seen = st.observed_generation >= ds.metadata.generation;
+        let desired = st.desired_number_scheduled;
+        let available = st.number_available.unwrap_or(0);
+        let updated = st.updated_number_scheduled.unwrap_or(0);
+        let ready = generation_seen && updated >= desired && available >= desired;
+        let detail = if desired == 0 && generation_seen {
+            "0 nodes match its node selector".to_string()
+        } else {
+            format!("{available}/{desired} nodes ready")
+        };
+        Ok(Status {
+            object,
+            ready,
+            detail,
+        })
+    }
+}
+
+/// Why the workload's pods are not ready, from the first stuck pod.
+async fn stuck_reason(
+    client: &Client,
+    m: &Manifest,
+    ns: &str,
+) -> Result<Option<String>, KubeError> {
+    let Some(labels) = m
+        .object
+        .pointer("/spec/selector/matchLabels")
+        .and_then(|v| v.as_object())
+    else {
+        return Ok(None);
+    };
+    let selector: Vec<String> = labels
+        .iter()
+        .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default()))
+        .collect();
+    let pods = Api::<Pod>::namespaced(client.clone(), ns)
+        .list(&ListParams::default().labels(&selector.join(",")))
+        .await
+        .map_err(|e| KubeError::from_kube("listing pods of", &m.display_name(), e))?;
+    if pods.items.is_empty() {
+        return Ok(Some(
+            "no pod was created (check the ReplicaSet events and quotas)".into(),
+        ));
+    }
+    for pod in pods.items {
+        let name = pod.metadata.name.clone().unwrap_or_default();
+        let Some(status) = pod.status else { continue };
+        for c in status.conditions.unwrap_or_default() {
+            if c.type_ == "PodScheduled" && c.status == "False" {
+                return Ok(Some(format!(
+                    "pod {name} is Pending: {}: {}",
+                    c.reason.unwrap_or_else(|| "not scheduled".into()),
+                    c.message.unwrap_or_default()
+                )));
+            }
+        }
+        for cs in status.container_statuses.unwrap_or_default() {
+            if let Some(waiting) = cs.state.and_then(|s| s.waiting) {
+                return Ok(Some(format!(
+                    "pod {name}, container {}: {}{}",
+                    cs.name,
+                    waiting.reason.unwrap_or_else(|| "waiting".into()),
+                    waiting
+                        .message
+                        .map(|m| format!(": {m}"))
+                        .unwrap_or_default()
+                )));
+            }
+        }
+        if status.phase.as_deref() != Some("Running") {
+            return Ok(Some(format!(
+                "pod {name} is {}",
+                status.phase.unwrap_or_else(|| "Unknown".into())
+            )));
+        }
+    }
+    Ok(None)
+}
