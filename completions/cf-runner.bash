@@ -327,7 +327,7 @@ _cf__runner() {
             return 0
             ;;
         cf__subcmd__runner__subcmd__init)
-            opts="-f -y -v -h -V --kube-context-name --kube-namespace --kube-config-path --values --set-value --set-file --name --token --agent-token --url --insecure --kube-node-selector --build-node-selector --tolerations --storage-class-name --docker-registry --env-vars --http-proxy --https-proxy --no-proxy --set-default-runtime --exec-demo-pipeline --install-monitor --app-proxy --app-proxy-host --app-proxy-ingress-class --docker-daemon-access --skip-cluster-test --skip-cluster-integration --dry-run --output-dir --generate-helm-values-file --yes --verbose --help --version"
+            opts="-f -y -v -h -V --kube-context-name --kube-namespace --kube-config-path --values --set-value --set-file --name --token --agent-token --url --insecure --kube-node-selector --build-node-selector --tolerations --storage-class-name --docker-registry --env-vars --http-proxy --https-proxy --no-proxy --set-default-runtime --exec-demo-pipeline --install-monitor --app-proxy --app-proxy-host --app-proxy-ingress-class --docker-daemon-access --skip-cluster-test --skip-cluster-integration --dry-run --output-dir --generate-helm-values-file --force-conflicts --timeout --no-wait --yes --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -446,6 +446,10 @@ _cf__runner() {
                     return 0
                     ;;
                 --generate-helm-values-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -483,7 +487,7 @@ _cf__runner() {
             return 0
             ;;
         cf__subcmd__runner__subcmd__upgrade)
-            opts="-f -y -v -h -V --kube-context-name --kube-namespace --kube-config-path --values --set-value --set-file --name --token --agent-token --url --insecure --kube-node-selector --build-node-selector --tolerations --storage-class-name --docker-registry --env-vars --http-proxy --https-proxy --no-proxy --set-default-runtime --exec-demo-pipeline --install-monitor --app-proxy --app-proxy-host --app-proxy-ingress-class --docker-daemon-access --skip-cluster-test --skip-cluster-integration --dry-run --output-dir --generate-helm-values-file --yes --verbose --help --version"
+            opts="-f -y -v -h -V --kube-context-name --kube-namespace --kube-config-path --values --set-value --set-file --name --token --agent-token --url --insecure --kube-node-selector --build-node-selector --tolerations --storage-class-name --docker-registry --env-vars --http-proxy --https-proxy --no-proxy --set-default-runtime --exec-demo-pipeline --install-monitor --app-proxy --app-proxy-host --app-proxy-ingress-class --docker-daemon-access --skip-cluster-test --skip-cluster-integration --dry-run --output-dir --generate-helm-values-file --force-conflicts --timeout --no-wait --yes --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -602,6 +606,10 @@ _cf__runner() {
                     return 0
                     ;;
                 --generate-helm-values-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

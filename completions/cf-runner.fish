@@ -67,10 +67,13 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l docker-daem
 false\t''"
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l output-dir -d 'Where --dry-run writes: a directory, or - for one YAML stream on stdout' -r -F
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l generate-helm-values-file -d 'Write a values file for the cf-runtime Helm chart instead of installing' -r -F
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l timeout -d 'How long to wait for the workloads to become ready (e.g. 90s, 5m)' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l insecure -d 'Skip TLS verification towards the platform (self-signed on-prem only)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l skip-cluster-test -d 'Skip the preflight checks'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l skip-cluster-integration -d 'Do not create the cluster integration on the platform'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l dry-run -d 'Write the manifests instead of installing; touches neither cluster nor platform'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l force-conflicts -d 'Take over fields that another field manager owns'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l no-wait -d 'Apply and return without waiting for the workloads'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -s y -l yes -d 'Answer every question with its default; never prompt'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -s v -l verbose -d 'Print more detail about each step'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -s h -l help -d 'Print help'
@@ -125,10 +128,13 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l docker-d
 false\t''"
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l output-dir -d 'Where --dry-run writes: a directory, or - for one YAML stream on stdout' -r -F
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l generate-helm-values-file -d 'Write a values file for the cf-runtime Helm chart instead of installing' -r -F
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l timeout -d 'How long to wait for the workloads to become ready (e.g. 90s, 5m)' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l insecure -d 'Skip TLS verification towards the platform (self-signed on-prem only)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l skip-cluster-test -d 'Skip the preflight checks'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l skip-cluster-integration -d 'Do not create the cluster integration on the platform'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l dry-run -d 'Write the manifests instead of installing; touches neither cluster nor platform'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l force-conflicts -d 'Take over fields that another field manager owns'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l no-wait -d 'Apply and return without waiting for the workloads'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -s y -l yes -d 'Answer every question with its default; never prompt'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -s v -l verbose -d 'Print more detail about each step'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -s h -l help -d 'Print help'

@@ -59,10 +59,13 @@ _arguments "${_arguments_options[@]}" : \
 '--docker-daemon-access=[Let pipeline steps reach the docker daemon]::BOOL:(true false)' \
 '--output-dir=[Where --dry-run writes\: a directory, or - for one YAML stream on stdout]:DIR:_files' \
 '--generate-helm-values-file=[Write a values file for the cf-runtime Helm chart instead of installing]::PATH:_files' \
+'--timeout=[How long to wait for the workloads to become ready (e.g. 90s, 5m)]:DURATION:_default' \
 '--insecure[Skip TLS verification towards the platform (self-signed on-prem only)]' \
 '--skip-cluster-test[Skip the preflight checks]' \
 '--skip-cluster-integration[Do not create the cluster integration on the platform]' \
 '--dry-run[Write the manifests instead of installing; touches neither cluster nor platform]' \
+'--force-conflicts[Take over fields that another field manager owns]' \
+'--no-wait[Apply and return without waiting for the workloads]' \
 '-y[Answer every question with its default; never prompt]' \
 '--yes[Answer every question with its default; never prompt]' \
 '-v[Print more detail about each step]' \
@@ -133,10 +136,13 @@ _arguments "${_arguments_options[@]}" : \
 '--docker-daemon-access=[Let pipeline steps reach the docker daemon]::BOOL:(true false)' \
 '--output-dir=[Where --dry-run writes\: a directory, or - for one YAML stream on stdout]:DIR:_files' \
 '--generate-helm-values-file=[Write a values file for the cf-runtime Helm chart instead of installing]::PATH:_files' \
+'--timeout=[How long to wait for the workloads to become ready (e.g. 90s, 5m)]:DURATION:_default' \
 '--insecure[Skip TLS verification towards the platform (self-signed on-prem only)]' \
 '--skip-cluster-test[Skip the preflight checks]' \
 '--skip-cluster-integration[Do not create the cluster integration on the platform]' \
 '--dry-run[Write the manifests instead of installing; touches neither cluster nor platform]' \
+'--force-conflicts[Take over fields that another field manager owns]' \
+'--no-wait[Apply and return without waiting for the workloads]' \
 '-y[Answer every question with its default; never prompt]' \
 '--yes[Answer every question with its default; never prompt]' \
 '-v[Print more detail about each step]' \
