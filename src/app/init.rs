@@ -418,21 +418,55 @@ fn install(args: &InitArgs, loaded: &values::Loaded) -> Outcome {
 }
 
 fn apply_failed(report: &apply::Report) -> Outcome {
-    let mut lines = Vec::new();
-    for f in &report.failed {
-        lines.push(format!("failed: {f}"));
-    }
+    let is_transport = |f: &apply::Failure| {
+        matches!(
+            f.cause,
+            apply::FailureCause::Other(cluster::KubeError::Transport { .. })
+        )
+    };
+    // Lost connections are one cause, not one per object: say it once.
+    let unreachable: Vec<&apply::Failure> =
+        report.failed.iter().filter(|f| is_transport(f)).collect();
+    let mut lines: Vec<String> = report
+        .failed
+        .iter()
+        .filter(|f| !is_transport(f))
+        .map(|f| format!("failed: {f}"))
+        .collect();
+    let mut not_applied: Vec<String> = unreachable.iter().map(|f| f.object.clone()).collect();
+    not_applied.extend(report.not_attempted.iter().cloned());
+    let headline = match unreachable.first() {
+        Some(first) => {
+            let cause = match &first.cause {
+                apply::FailureCause::Other(e) => root_cause(e),
+                _ => String::new(),
+            };
+            lines.insert(0, format!("the API server could not be reached: {cause}"));
+            "the install stopped: the API server went away".to_string()
+        }
+        None => format!(
+            "the install stopped: {} object(s) failed",
+            report.failed.len()
+        ),
+    };
     let done: Vec<String> = report
         .applied
         .iter()
         .map(|a| format!("{} ({})", a.object, a.change.word()))
         .collect();
     let message = format!(
-        "the install stopped: {} object(s) failed\n  {}\n  applied before the failure: {}\n  not applied: {}",
-        report.failed.len(),
+        "{headline}\n  {}\n  applied: {}\n  not applied: {}",
         lines.join("\n  "),
-        if done.is_empty() { "none".to_string() } else { done.join(", ") },
-        if report.not_attempted.is_empty() { "none".to_string() } else { report.not_attempted.join(", ") },
+        if done.is_empty() {
+            "none".to_string()
+        } else {
+            done.join(", ")
+        },
+        if not_applied.is_empty() {
+            "none".to_string()
+        } else {
+            not_applied.join(", ")
+        },
     );
     let conflict = report
         .failed
@@ -446,8 +480,20 @@ fn apply_failed(report: &apply::Report) -> Outcome {
         "another tool manages those fields: remove them there, or re-run with --force-conflicts to take them over"
     } else if forbidden {
         "ask a cluster admin for the missing permission (`cf-runner check` lists them all), then re-run"
+    } else if !unreachable.is_empty() {
+        "check that the API server is reachable (VPN, HTTPS_PROXY/NO_PROXY), then re-run init: it leaves applied objects as they are and applies the rest"
     } else {
-        "fix the cause and re-run init: objects already applied are left as they are, the rest are applied"
+        "fix the cause and re-run init: it leaves applied objects as they are and applies the rest"
     };
     Outcome::Failed(anyhow::anyhow!(message), Some(hint.into()))
+}
+
+/// The innermost cause of an error, which says what actually happened
+/// ("Connection refused (os error 111)").
+fn root_cause(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut current = err;
+    while let Some(next) = current.source() {
+        current = next;
+    }
+    current.to_string()
 }
