@@ -85,7 +85,7 @@ _cf__runner() {
             return 0
             ;;
         cf__subcmd__runner__subcmd__check)
-            opts="-f -o -h -V --kube-context-name --kube-namespace --kube-config-path --values --output --help --version"
+            opts="-f -o -h -V --kube-context-name --kube-namespace --kube-config-path --values --set-value --output --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -108,6 +108,10 @@ _cf__runner() {
                     return 0
                     ;;
                 -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --set-value)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -143,6 +143,7 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand check" -l kube-conte
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand check" -l kube-namespace -d 'Namespace of the runner [default: codefresh]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand check" -l kube-config-path -d 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]' -r -F
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand check" -s f -l values -d 'Values file to check the install of (repeatable)' -r -F
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand check" -l set-value -d 'Set a value by dotted key, typed like Helm (repeatable): Storage.Backend=ebs' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand check" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
 yaml\t''"

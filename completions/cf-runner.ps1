@@ -162,6 +162,7 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
             [CompletionResult]::new('--kube-config-path', '--kube-config-path', [CompletionResultType]::ParameterName, 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]')
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Values file to check the install of (repeatable)')
             [CompletionResult]::new('--values', '--values', [CompletionResultType]::ParameterName, 'Values file to check the install of (repeatable)')
+            [CompletionResult]::new('--set-value', '--set-value', [CompletionResultType]::ParameterName, 'Set a value by dotted key, typed like Helm (repeatable): Storage.Backend=ebs')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')

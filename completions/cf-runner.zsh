@@ -160,6 +160,7 @@ _arguments "${_arguments_options[@]}" : \
 '--kube-config-path=[Path to the kubeconfig \[default\: \$KUBECONFIG or ~/.kube/config\]]:PATH:_files' \
 '*-f+[Values file to check the install of (repeatable)]:FILE:_files' \
 '*--values=[Values file to check the install of (repeatable)]:FILE:_files' \
+'*--set-value=[Set a value by dotted key, typed like Helm (repeatable)\: Storage.Backend=ebs]:KEY=VALUE:_default' \
 '-o+[Output format]:OUTPUT:(table json yaml)' \
 '--output=[Output format]:OUTPUT:(table json yaml)' \
 '-h[Print help]' \

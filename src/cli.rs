@@ -210,6 +210,9 @@ pub struct CheckArgs {
     /// Values file to check the install of (repeatable)
     #[arg(long = "values", short = 'f', value_name = "FILE")]
     pub values: Vec<PathBuf>,
+    /// Set a value by dotted key, typed like Helm (repeatable): Storage.Backend=ebs
+    #[arg(long = "set-value", value_name = "KEY=VALUE")]
+    pub set_value: Vec<String>,
     /// Output format
     #[arg(long, short = 'o', value_enum, default_value = "table")]
     pub output: OutputFormat,

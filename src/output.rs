@@ -146,3 +146,29 @@ pub fn applied(change: &str, object: &str, namespace: Option<&str>) {
     let at = namespace.map(|n| format!(" -n {n}")).unwrap_or_default();
     say(&format!("  {word} {object}{at}"));
 }
+
+/// How a preflight check ended, as its mark shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mark {
+    Pass,
+    Warn,
+    Fail,
+}
+
+/// One preflight check (stdout): `✓`, `!` or `✗`, its name and reason, then
+/// its details, and the fix under a warning or failure.
+pub fn check_line(mark: Mark, name: &str, reason: &str, details: &[String], fix: Option<&str>) {
+    let symbol = match mark {
+        Mark::Pass => style("✓").green(),
+        Mark::Warn => style("!").yellow().bold(),
+        Mark::Fail => style("✗").red().bold(),
+    };
+    let mut lines = vec![format!("{symbol} {name:24} {reason}")];
+    for d in details {
+        lines.push(format!("    - {d}"));
+    }
+    if let (Some(fix), false) = (fix, mark == Mark::Pass) {
+        lines.push(format!("    {} {fix}", style("fix:").cyan()));
+    }
+    say(&lines.join("\n"));
+}

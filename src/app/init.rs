@@ -358,6 +358,11 @@ fn install(args: &InitArgs, loaded: &values::Loaded) -> Outcome {
             Ok(r) => r,
             Err(e) => return Outcome::Failed(anyhow::Error::new(e).context("rendering failed (a bug in cf-runner)"), None),
         };
+        if !args.skip_cluster_test {
+            if let Err(outcome) = super::check::preflight_for_install(&cluster, &rendered.manifests, &values.namespace).await {
+                return outcome;
+            }
+        }
         let options = apply::Options {
             force_conflicts: args.force_conflicts,
         };

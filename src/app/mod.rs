@@ -1,6 +1,7 @@
 //! The one place that orders the steps of each command: one file per
 //! command. Everything else is a building block these files compose.
 
+pub mod check;
 pub mod completions;
 pub mod init;
 
@@ -56,7 +57,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Info(_) => not_built("info"),
         Command::Delete(_) => not_built("delete"),
         Command::Upgrade(_) => not_built("upgrade"),
-        Command::Check(_) => not_built("check"),
+        Command::Check(args) => check::run(&args),
         Command::TestPipeline(_) => not_built("test-pipeline"),
     };
     outcome.finish()

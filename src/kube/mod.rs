@@ -5,6 +5,7 @@
 //! so it never writes to the terminal itself.
 
 pub mod apply;
+pub mod preflight;
 pub mod wait;
 
 use std::path::PathBuf;

@@ -1,0 +1,204 @@
+//! `cf-runner check`: the preflight of an install, without installing. Loads
+//! the values as `init` does, renders what `init` would apply, and asks the
+//! cluster whether it can take it (`kube::preflight`). Exit code 3 when a
+//! check fails. `init` runs the same checks first (`preflight_for_install`).
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::{init, Outcome};
+use crate::cli::{CheckArgs, OutputFormat};
+use crate::kube::preflight::{self, Check, Status};
+use crate::render::Manifest;
+use crate::values::{self, Input, Problem, Problems, ValuesFile};
+use crate::{output, render};
+
+/// Reads the values files and turns the flags into the highest-precedence
+/// overrides, as `init` does for the flags `check` shares with it.
+fn gather_input(args: &CheckArgs) -> Result<Input, Problems> {
+    let mut problems = Vec::new();
+    let mut input = Input::default();
+    for path in &args.values {
+        match std::fs::read_to_string(path) {
+            Ok(text) => input.files.push(ValuesFile {
+                origin: path.display().to_string(),
+                text,
+            }),
+            Err(e) => problems.push(Problem::new(
+                "--values",
+                Some(&Value::String(path.display().to_string())),
+                format!("could not be read: {e}"),
+                "check the path; it is read relative to the current directory",
+            )),
+        }
+    }
+    if !problems.is_empty() {
+        return Err(Problems(problems));
+    }
+    input.set_values = args.set_value.clone();
+    let kube = &args.kube;
+    for (key, value) in [
+        ("Context", kube.kube_context_name.clone()),
+        ("Namespace", kube.kube_namespace.clone()),
+        (
+            "ConfigPath",
+            kube.kube_config_path
+                .as_ref()
+                .map(|p| p.display().to_string()),
+        ),
+    ] {
+        if let Some(v) = value {
+            input.overrides.push((key.to_string(), Value::String(v)));
+        }
+    }
+    Ok(input)
+}
+
+/// What `check -o json|yaml` prints.
+#[derive(Serialize)]
+struct Report<'a> {
+    context: &'a str,
+    server: &'a str,
+    namespace: &'a str,
+    /// False when any check failed (the exit code is then 3).
+    passed: bool,
+    checks: &'a [Check],
+}
+
+/// Runs `check`.
+pub fn run(args: &CheckArgs) -> Outcome {
+    let loaded = match gather_input(args).and_then(|input| values::load(&input)) {
+        Ok(l) => l,
+        Err(problems) => return Outcome::BadInput(problems),
+    };
+    for key in &loaded.ignored_keys {
+        output::warn(&format!(
+            "{key} is a venonactl key that cf-runner accepts but does not use"
+        ));
+    }
+    let values = &loaded.values;
+    init::runtime().block_on(async {
+        let cluster = match init::connect(values).await {
+            Ok(c) => c,
+            Err(outcome) => return outcome,
+        };
+        let identity = render::Identity {
+            context: Some(cluster.context.clone()),
+            agent_name: values.agent_name.clone(),
+            runtime_name: values.runtime_name.clone(),
+            ..Default::default()
+        };
+        let rendered = match render::render(values, &identity, &loaded.redacted_tree) {
+            Ok(r) => r,
+            Err(e) => {
+                return Outcome::Failed(
+                    anyhow::Error::new(e).context("rendering failed (a bug in cf-runner)"),
+                    Some("please report it with the values file (secrets removed)".into()),
+                )
+            }
+        };
+        let checks = preflight::run(&cluster.client, &rendered.manifests, &values.namespace).await;
+        let passed = !preflight::failed(&checks);
+        let report = Report {
+            context: &cluster.context,
+            server: &cluster.server,
+            namespace: &values.namespace,
+            passed,
+            checks: &checks,
+        };
+        match args.output {
+            OutputFormat::Table => {
+                output::say(&format!(
+                    "Preflight for namespace {} of context {} ({})",
+                    values.namespace, cluster.context, cluster.server
+                ));
+                print_checks(&checks);
+                if passed {
+                    output::done(&format!(
+                        "the cluster can take the runner in namespace {}",
+                        values.namespace
+                    ));
+                } else {
+                    report_failure(
+                        &checks,
+                        "fix what is listed above and re-run `cf-runner check`",
+                    );
+                }
+            }
+            OutputFormat::Json => output::print_raw(&format!(
+                "{}\n",
+                serde_json::to_string_pretty(&report).expect("the report serializes")
+            )),
+            OutputFormat::Yaml => output::print_raw(
+                &serde_yaml_ng::to_string(&report).expect("the report serializes"),
+            ),
+        }
+        if passed {
+            Outcome::Ok
+        } else {
+            Outcome::PreflightFailed
+        }
+    })
+}
+
+fn mark(status: Status) -> output::Mark {
+    match status {
+        Status::Pass => output::Mark::Pass,
+        Status::Warn => output::Mark::Warn,
+        Status::Fail => output::Mark::Fail,
+    }
+}
+
+fn print_checks<'a>(checks: impl IntoIterator<Item = &'a Check>) {
+    for c in checks {
+        output::check_line(
+            mark(c.status),
+            &c.name,
+            &c.reason,
+            &c.details,
+            c.fix.as_deref(),
+        );
+    }
+}
+
+fn report_failure(checks: &[Check], hint: &str) {
+    let failed = checks.iter().filter(|c| c.status == Status::Fail).count();
+    output::error(
+        &anyhow::anyhow!(
+            "preflight failed: {failed} of {} checks failed",
+            checks.len()
+        ),
+        Some(hint),
+    );
+}
+
+/// The first step of `init` against a cluster. Prints the warnings (or,
+/// when a check fails, every check) and gives `Err(PreflightFailed)` when
+/// the install must not go ahead.
+pub(crate) async fn preflight_for_install(
+    cluster: &crate::kube::Cluster,
+    manifests: &[Manifest],
+    namespace: &str,
+) -> Result<(), Outcome> {
+    let checks = preflight::run(&cluster.client, manifests, namespace).await;
+    if preflight::failed(&checks) {
+        print_checks(&checks);
+        report_failure(
+            &checks,
+            "nothing was applied; fix what is listed above and re-run init \
+             (--skip-cluster-test skips these checks)",
+        );
+        return Err(Outcome::PreflightFailed);
+    }
+    print_checks(checks.iter().filter(|c| c.status != Status::Pass));
+    let warnings = checks.iter().filter(|c| c.status == Status::Warn).count();
+    output::done(&format!(
+        "preflight passed ({} checks{})",
+        checks.len(),
+        match warnings {
+            0 => String::new(),
+            n => format!(", {n} warning(s)"),
+        }
+    ));
+    Ok(())
+}
