@@ -185,12 +185,17 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Cluster, KubeError> {
         context: Some(context.clone()),
         ..Default::default()
     };
-    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &options)
+    let mut config = kube::Config::from_custom_kubeconfig(kubeconfig, &options)
         .await
         .map_err(|e| KubeError::Client {
             context: context.clone(),
             source: Box::new(e),
         })?;
+    // Named in the API server's audit log, so admins can tell who did what.
+    config.headers.push((
+        http::header::USER_AGENT,
+        http::HeaderValue::from_static(concat!("cf-runner/", env!("CARGO_PKG_VERSION"))),
+    ));
     let server = config.cluster_url.to_string();
     let client = Client::try_from(config).map_err(|e| KubeError::Client {
         context: context.clone(),
