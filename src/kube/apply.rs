@@ -417,13 +417,18 @@ pub async fn apply_all(
             p
         }
     };
-    let mut stages: Vec<u8> = manifests.iter().map(|m| m.stage).collect();
-    stages.dedup();
-    for (index, stage) in stages.iter().enumerate() {
+    // Within a stage, bindings go after the roles: the API server checks a
+    // binding against its role's rules, and refuses anyone without `bind`
+    // (everyone but cluster admins) while that role does not exist yet.
+    let step_of = |m: &Manifest| (m.stage, m.kind.ends_with("Binding"));
+    let mut steps: Vec<(u8, bool)> = manifests.iter().map(|m| step_of(m)).collect();
+    steps.sort();
+    steps.dedup();
+    for (index, step) in steps.iter().enumerate() {
         let in_stage: Vec<&Manifest> = manifests
             .iter()
             .copied()
-            .filter(|m| m.stage == *stage)
+            .filter(|m| step_of(m) == *step)
             .collect();
         let results = join_all(in_stage.iter().map(|m| {
             let existing = live.get(&(key_of(m), m.name.clone()));
@@ -437,9 +442,9 @@ pub async fn apply_all(
             }
         }
         if !report.failed.is_empty() {
-            report.not_attempted = stages[index + 1..]
+            report.not_attempted = steps[index + 1..]
                 .iter()
-                .flat_map(|s| manifests.iter().filter(move |m| m.stage == *s))
+                .flat_map(|s| manifests.iter().filter(move |m| step_of(m) == *s))
                 .map(|m| m.display_name())
                 .collect();
             break;
