@@ -10,7 +10,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::authorization::v1::SubjectAccessReview;
 use k8s_openapi::api::core::v1::Namespace;
+use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, RoleBinding};
 use kube::api::{Api, DynamicObject, ListParams, PostParams};
 use support::controlplane::{self, skip_e2e, ControlPlane};
 
@@ -52,9 +54,20 @@ fn text(o: &Output) -> String {
     )
 }
 
-/// `cf-runner check` with the `local` example into `ns`.
+/// `cf-runner check` of the `local` example into `ns`.
 fn check(cp: &ControlPlane, context: &str, ns: &str, extra: &[&str]) -> Output {
-    let ex = example("local");
+    check_example(cp, context, ns, "local", extra)
+}
+
+/// `cf-runner check` of an example into `ns`.
+fn check_example(
+    cp: &ControlPlane,
+    context: &str,
+    ns: &str,
+    example_name: &str,
+    extra: &[&str],
+) -> Output {
+    let ex = example(example_name);
     let kubeconfig = if context == ADMIN {
         cp.admin_kubeconfig()
     } else {
@@ -73,9 +86,14 @@ fn check(cp: &ControlPlane, context: &str, ns: &str, extra: &[&str]) -> Output {
     cf_runner(kubeconfig, &args)
 }
 
-/// `cf-runner init` with the `local` example into `ns`, without waiting.
+/// `cf-runner init` of the `local` example into `ns`, without waiting.
 fn init(cp: &ControlPlane, context: &str, ns: &str) -> Output {
-    let ex = example("local");
+    init_example(cp, context, ns, "local")
+}
+
+/// `cf-runner init` of an example into `ns`, without waiting.
+fn init_example(cp: &ControlPlane, context: &str, ns: &str, example_name: &str) -> Output {
+    let ex = example(example_name);
     let kubeconfig = if context == ADMIN {
         cp.admin_kubeconfig()
     } else {
@@ -171,6 +189,34 @@ async fn installed_objects(cp: &ControlPlane, ns: &str) -> Vec<String> {
         );
     }
     out
+}
+
+/// Waits until RBAC lets `user` do `verb` on `resource` (the authorizer
+/// reads bindings from a cache, so a new one takes a moment to count).
+async fn wait_until_allowed(
+    cp: &ControlPlane,
+    user: &str,
+    verb: &str,
+    resource: &str,
+    ns: Option<&str>,
+) {
+    let api: Api<SubjectAccessReview> = Api::all(cp.client());
+    let review: SubjectAccessReview = serde_json::from_value(serde_json::json!({
+        "apiVersion": "authorization.k8s.io/v1",
+        "kind": "SubjectAccessReview",
+        "spec": {"user": user, "resourceAttributes": {"verb": verb, "resource": resource, "namespace": ns.unwrap_or_default()}}
+    }))
+    .unwrap();
+    controlplane::poll_until(
+        &format!("{user} may {verb} {resource}"),
+        std::time::Duration::from_secs(20),
+        || async {
+            let answer = api.create(&PostParams::default(), &review).await?;
+            Ok(answer.status.is_some_and(|s| s.allowed))
+        },
+    )
+    .await
+    .unwrap();
 }
 
 #[tokio::test]
@@ -396,4 +442,155 @@ async fn check_names_the_objects_of_an_older_installer() {
         )),
         "{shown}"
     );
+}
+
+#[tokio::test]
+async fn a_namespace_admin_passes_and_installs_into_that_namespace() {
+    if skip_e2e() {
+        return;
+    }
+    let cp = controlplane::shared();
+    // An admin made the namespace and gave the user the built-in `admin`
+    // role in it, nothing cluster-wide. With a StorageClass of the cluster's
+    // own, the install touches nothing outside the namespace.
+    let ns = cp.create_namespace("cfnsadmin").await.unwrap();
+    let binding: RoleBinding = serde_json::from_value(serde_json::json!({
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "RoleBinding",
+        "metadata": {"name": "limited-is-admin"},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "admin"},
+        "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "limited"}]
+    }))
+    .unwrap();
+    Api::<RoleBinding>::namespaced(cp.client(), &ns)
+        .create(&PostParams::default(), &binding)
+        .await
+        .unwrap();
+    wait_until_allowed(cp, "limited", "create", "pods", Some(&ns)).await;
+
+    let out = check_example(cp, LIMITED, &ns, "custom-storage-class", &[]);
+    let shown = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{shown}");
+    assert!(line(&shown, "permissions").starts_with("✓ "), "{shown}");
+    assert!(
+        line(&shown, "cluster-scoped objects").starts_with("✓ "),
+        "{shown}"
+    );
+    assert!(
+        shown.contains(&format!(
+            "namespace {ns} exists and was not created by cf-runner"
+        )),
+        "{shown}"
+    );
+    // Nodes are not the user's to list: a warning, not a failure.
+    assert!(line(&shown, "node capacity").starts_with("! "), "{shown}");
+
+    // And the preflight was right: the install goes through.
+    let installed = init_example(cp, LIMITED, &ns, "custom-storage-class");
+    let shown = text(&installed);
+    assert!(installed.status.success(), "{shown}");
+    assert!(shown.contains("preflight passed"), "{shown}");
+    assert!(shown.contains("created    Deployment/runner"), "{shown}");
+}
+
+#[tokio::test]
+async fn a_user_without_bind_passes_and_installs_roles_before_bindings() {
+    if skip_e2e() {
+        return;
+    }
+    let cp = controlplane::shared();
+    // Every verb on everything, except `bind` and `escalate`: such a user
+    // may create the roles (it holds their rules) and their bindings, but
+    // the API server checks a binding against its role, so the role must
+    // exist first. Not in system:masters, unlike the admin user.
+    let user = unique("installer");
+    let rights: ClusterRole = serde_json::from_value(serde_json::json!({
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "ClusterRole",
+        "metadata": {"name": user},
+        "rules": [{
+            "apiGroups": ["*"],
+            "resources": ["*"],
+            "verbs": ["get", "list", "watch", "create", "update", "patch", "delete"]
+        }]
+    }))
+    .unwrap();
+    Api::<ClusterRole>::all(cp.client())
+        .create(&PostParams::default(), &rights)
+        .await
+        .unwrap();
+    let binding: ClusterRoleBinding = serde_json::from_value(serde_json::json!({
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "ClusterRoleBinding",
+        "metadata": {"name": user},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": user},
+        "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": user}]
+    }))
+    .unwrap();
+    Api::<ClusterRoleBinding>::all(cp.client())
+        .create(&PostParams::default(), &binding)
+        .await
+        .unwrap();
+    wait_until_allowed(cp, &user, "create", "clusterroles", None).await;
+
+    // The admin's kubeconfig, impersonating that user.
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = dir.path().join("installer.kubeconfig");
+    let admin = std::fs::read_to_string(cp.admin_kubeconfig()).unwrap();
+    let mut config: serde_json::Value = serde_yaml_ng::from_str(&admin).unwrap();
+    config["users"][0]["user"]["as"] = serde_json::Value::String(user.clone());
+    std::fs::write(&kubeconfig, serde_yaml_ng::to_string(&config).unwrap()).unwrap();
+
+    let ns = unique("cfnobind");
+    let ex = example("local");
+    let common = [
+        "--values",
+        ex.to_str().unwrap(),
+        "--kube-namespace",
+        &ns,
+        "--kube-context-name",
+        ADMIN,
+    ];
+    let out = cf_runner(&kubeconfig, &[&["check"][..], &common].concat());
+    let shown = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{shown}");
+    for name in CHECKS {
+        assert!(line(&shown, name).starts_with("✓ "), "{shown}");
+    }
+
+    let installed = cf_runner(
+        &kubeconfig,
+        &[
+            &["init", "--yes", "--agent-token", AGENT_TOKEN, "--no-wait"][..],
+            &common,
+        ]
+        .concat(),
+    );
+    let shown = text(&installed);
+    assert!(installed.status.success(), "{shown}");
+    assert!(
+        shown.contains("created    RoleBinding/runner")
+            && shown.contains("created    ClusterRoleBinding/"),
+        "{shown}"
+    );
+}
+
+#[test]
+fn check_with_bad_values_exits_2_before_touching_a_cluster() {
+    // No kubeconfig at all: the values are rejected before it is looked for.
+    let dir = tempfile::tempdir().unwrap();
+    let out = cf_runner(
+        &dir.path().join("absent"),
+        &[
+            "check",
+            "--set-value",
+            "Namespace=Not_A_Namespace",
+            "-o",
+            "json",
+        ],
+    );
+    let shown = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{shown}");
+    assert!(shown.contains("Namespace"), "{shown}");
+    assert!(out.stdout.is_empty(), "{shown}");
 }

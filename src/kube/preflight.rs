@@ -131,14 +131,55 @@ pub mod names {
 /// Runs every check against the cluster for installing `manifests` into
 /// `namespace`. Never fails as a whole: a check that cannot be made says so.
 pub async fn run(client: &Client, manifests: &[Manifest], namespace: &str) -> Vec<Check> {
-    let (version, permissions, dry_run, nodes, existing) = futures::join!(
+    // Whether the namespace is someone else's changes what the install does
+    // with it (only reads it), so both of these checks wait for the answer.
+    let rbac_and_dry_run = async {
+        let state = namespace_state(client, manifests).await;
+        futures::join!(
+            check_permissions(client, manifests, state),
+            check_dry_run(client, manifests, state),
+        )
+    };
+    let (version, (permissions, dry_run), nodes, existing) = futures::join!(
         check_version(client),
-        check_permissions(client, manifests),
-        check_dry_run(client, manifests),
+        rbac_and_dry_run,
         check_nodes(client, manifests),
         check_existing(client, namespace),
     );
     vec![version, permissions, dry_run, nodes, existing]
+}
+
+/// The runner's namespace as it is before the install.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NamespaceState {
+    Missing,
+    /// Exists, labelled as cf-runner's: the install applies it.
+    Ours,
+    /// Exists, made by someone else: the install only reads it.
+    Foreign,
+    /// Could not be read.
+    Unknown,
+}
+
+async fn namespace_state(client: &Client, manifests: &[Manifest]) -> NamespaceState {
+    let Some(ns) = manifests.iter().find(|m| m.kind == "Namespace") else {
+        return NamespaceState::Unknown;
+    };
+    match api_for(client, "v1", "Namespace", None)
+        .get_opt(&ns.name)
+        .await
+    {
+        Ok(None) => NamespaceState::Missing,
+        Ok(Some(live)) => {
+            let live = serde_json::to_value(&live).unwrap_or(Value::Null);
+            if foreign_namespace(&live) {
+                NamespaceState::Foreign
+            } else {
+                NamespaceState::Ours
+            }
+        }
+        Err(_) => NamespaceState::Unknown,
+    }
 }
 
 // ---------------------------------------------------------------- version
@@ -247,7 +288,9 @@ impl fmt::Display for Permission {
 /// workloads while waiting), LIST (the inventory of what exists), and
 /// server-side apply, which is a PATCH that RBAC also checks as CREATE when
 /// the object is new. Waiting also lists pods to explain a stuck workload.
-pub fn install_permissions(manifests: &[Manifest]) -> Vec<Permission> {
+/// A namespace someone else made is only read, so a user who administers
+/// just that namespace is not asked for rights on every namespace.
+pub fn install_permissions(manifests: &[Manifest], namespace: NamespaceState) -> Vec<Permission> {
     let mut out: Vec<Permission> = Vec::new();
     let mut push = |p: Permission| {
         if !out.contains(&p) {
@@ -255,6 +298,11 @@ pub fn install_permissions(manifests: &[Manifest]) -> Vec<Permission> {
         }
     };
     for m in manifests {
+        if m.kind == "Namespace" && namespace == NamespaceState::Foreign {
+            // RBAC sees a namespace's own name as the request's namespace.
+            push(Permission::new("get", "", "namespaces", Some(&m.name)).named(&m.name));
+            continue;
+        }
         let ar = resource_for(&m.api_version, &m.kind);
         for verb in ["get", "list", "create", "patch"] {
             push(Permission::new(
@@ -434,8 +482,12 @@ async fn review(client: &Client, p: &Permission) -> Result<bool, KubeError> {
     Ok(answer.status.is_some_and(|s| s.allowed))
 }
 
-async fn check_permissions(client: &Client, manifests: &[Manifest]) -> Check {
-    let required = install_permissions(manifests);
+async fn check_permissions(
+    client: &Client,
+    manifests: &[Manifest],
+    namespace: NamespaceState,
+) -> Check {
+    let required = install_permissions(manifests, namespace);
     let grants = granted_permissions(manifests);
     let to_review = permissions_to_review(&required, &grants);
     let answers: Vec<Result<bool, KubeError>> = stream::iter(to_review.iter())
@@ -493,22 +545,20 @@ fn foreign_namespace(live: &Value) -> bool {
         != Some("cf-runner")
 }
 
-async fn check_dry_run(client: &Client, manifests: &[Manifest]) -> Check {
+async fn check_dry_run(
+    client: &Client,
+    manifests: &[Manifest],
+    namespace: NamespaceState,
+) -> Check {
     let mut targets: Vec<&Manifest> = manifests.iter().filter(|m| m.namespace.is_none()).collect();
     let mut notes = Vec::new();
-    if let Some(pos) = targets.iter().position(|m| m.kind == "Namespace") {
-        let ns = targets[pos];
-        let api = api_for(client, "v1", "Namespace", None);
-        // Unreadable: the dry-run below tells whether it could be applied.
-        if let Ok(Some(live)) = api.get_opt(&ns.name).await {
-            let live = serde_json::to_value(&live).unwrap_or(Value::Null);
-            if foreign_namespace(&live) {
-                notes.push(format!(
-                    "namespace {} exists and was not created by cf-runner; it is used as it is",
-                    ns.name
-                ));
-                targets.remove(pos);
-            }
+    if namespace == NamespaceState::Foreign {
+        if let Some(pos) = targets.iter().position(|m| m.kind == "Namespace") {
+            notes.push(format!(
+                "namespace {} exists and was not created by cf-runner; it is used as it is",
+                targets[pos].name
+            ));
+            targets.remove(pos);
         }
     }
     let params = PatchParams::apply(FIELD_MANAGER)
@@ -575,8 +625,10 @@ async fn check_dry_run(client: &Client, manifests: &[Manifest]) -> Check {
 }
 
 /// A ClusterRoleBinding to a ClusterRole the install also creates fails a
-/// dry-run for a user without `bind` because the role does not exist yet;
-/// that says nothing about the real, staged apply.
+/// dry-run for a user without `bind`: the API server checks the binding
+/// against the role's rules, and the role does not exist yet. It answers
+/// NotFound (naming the binding, not the role). That says nothing about the
+/// real apply, which creates the role first.
 fn binds_role_not_yet_created(binding: &Manifest, err: &KubeError, rendered: &[&str]) -> bool {
     let Some(role) = binding
         .object
@@ -585,9 +637,7 @@ fn binds_role_not_yet_created(binding: &Manifest, err: &KubeError, rendered: &[&
     else {
         return false;
     };
-    let message = api_message(err);
-    rendered.contains(&role)
-        && message.contains(&format!("clusterroles.{RBAC_GROUP} \"{role}\" not found"))
+    rendered.contains(&role) && (err.code() == Some(404) || api_message(err).contains("not found"))
 }
 
 // ------------------------------------------------------------------ nodes
@@ -986,7 +1036,7 @@ mod tests {
 
     #[test]
     fn the_install_needs_get_list_create_patch_on_every_object() {
-        let required = install_permissions(&sample());
+        let required = install_permissions(&sample(), NamespaceState::Missing);
         let shown: Vec<String> = required.iter().map(ToString::to_string).collect();
         for line in [
             "create namespaces cluster-wide",
@@ -1003,6 +1053,21 @@ mod tests {
             );
         }
         assert_eq!(shown.len(), 4 * 4 + 1, "no repeats: {shown:#?}");
+    }
+
+    #[test]
+    fn a_namespace_made_by_someone_else_is_only_read() {
+        let required = install_permissions(&sample(), NamespaceState::Foreign);
+        let shown: Vec<String> = required.iter().map(ToString::to_string).collect();
+        assert!(
+            shown.contains(&"get namespaces/ci in namespace ci".to_string()),
+            "{shown:#?}"
+        );
+        assert!(
+            !shown.iter().any(|l| l.contains("namespaces cluster-wide")),
+            "{shown:#?}"
+        );
+        assert_eq!(shown.len(), 3 * 4 + 1 + 1);
     }
 
     #[test]
@@ -1026,7 +1091,7 @@ mod tests {
     #[test]
     fn missing_rules_are_forgiven_only_with_escalate_and_bind() {
         let manifests = sample();
-        let required = install_permissions(&manifests);
+        let required = install_permissions(&manifests, NamespaceState::Missing);
         let grants = granted_permissions(&manifests);
         let all = permissions_to_review(&required, &grants);
         // Everything but the ClusterRole's rule.
