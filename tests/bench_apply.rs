@@ -47,9 +47,22 @@ fn count_requests(cp: &ControlPlane, since: usize, agent: &str) -> (usize, usize
                 .starts_with(agent)
         })
         .collect();
+    // Writes change stored objects: access reviews and server dry-runs do not.
     let writes = events
         .iter()
-        .filter(|e| matches!(e["verb"].as_str(), Some("create" | "update" | "patch" | "delete")))
+        .filter(|e| {
+            matches!(
+                e["verb"].as_str(),
+                Some("create" | "update" | "patch" | "delete")
+            )
+        })
+        .filter(|e| e["objectRef"]["resource"] != "selfsubjectaccessreviews")
+        .filter(|e| {
+            !e["requestURI"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("dryRun=All")
+        })
         .count();
     (events.len(), writes)
 }
@@ -88,8 +101,17 @@ fn apply_cf_runner_vs_kubectl() {
         // cf-runner, fresh install, no preflight, no readiness wait.
         let ns = format!("bench-cf-{i}");
         let base = [
-            "init", "--yes", "--values", example, "--kube-context-name", context,
-            "--kube-namespace", &ns, "--agent-token", "bench", "--no-wait",
+            "init",
+            "--yes",
+            "--values",
+            example,
+            "--kube-context-name",
+            context,
+            "--kube-namespace",
+            &ns,
+            "--agent-token",
+            "bench",
+            "--no-wait",
         ];
         let mut args = base.to_vec();
         args.push("--skip-cluster-test");
@@ -98,9 +120,17 @@ fn apply_cf_runner_vs_kubectl() {
             let start = Instant::now();
             let out = cf_runner(&kubeconfig, &args);
             let millis = start.elapsed().as_secs_f64() * 1000.0;
-            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
             let (requests, writes) = count_requests(&cp, mark, "cf-runner");
-            target.push(Sample { millis, requests, writes });
+            target.push(Sample {
+                millis,
+                requests,
+                writes,
+            });
         }
         // cf-runner with its preflight checks, into another fresh namespace.
         let ns_checked = format!("bench-cfc-{i}");
@@ -110,9 +140,17 @@ fn apply_cf_runner_vs_kubectl() {
         let start = Instant::now();
         let out = cf_runner(&kubeconfig, &args);
         let millis = start.elapsed().as_secs_f64() * 1000.0;
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let (requests, writes) = count_requests(&cp, mark, "cf-runner");
-        with_check.push(Sample { millis, requests, writes });
+        with_check.push(Sample {
+            millis,
+            requests,
+            writes,
+        });
 
         // kubectl, the same objects from a dry-run folder (Kubernetes objects only).
         let ns = format!("bench-kc-{i}");
@@ -121,9 +159,19 @@ fn apply_cf_runner_vs_kubectl() {
         let out = cf_runner(
             &kubeconfig,
             &[
-                "init", "--yes", "--values", example, "--kube-context-name", context,
-                "--kube-namespace", &ns, "--agent-token", "bench", "--dry-run",
-                "--output-dir", out_dir.to_str().unwrap(),
+                "init",
+                "--yes",
+                "--values",
+                example,
+                "--kube-context-name",
+                context,
+                "--kube-namespace",
+                &ns,
+                "--agent-token",
+                "bench",
+                "--dry-run",
+                "--output-dir",
+                out_dir.to_str().unwrap(),
             ],
         );
         assert!(out.status.success());
@@ -134,20 +182,54 @@ fn apply_cf_runner_vs_kubectl() {
             let start = Instant::now();
             let out = cp
                 .kubectl()
-                .args(["apply", "--server-side", "--field-manager", "kubectl-bench", "-f"])
+                .args([
+                    "apply",
+                    "--server-side",
+                    "--field-manager",
+                    "kubectl-bench",
+                    "-f",
+                ])
                 .arg(&out_dir)
                 .output()
                 .unwrap();
             let millis = start.elapsed().as_secs_f64() * 1000.0;
-            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
             let (requests, writes) = count_requests(&cp, mark, "kubectl");
-            target.push(Sample { millis, requests, writes });
+            target.push(Sample {
+                millis,
+                requests,
+                writes,
+            });
         }
     }
     println!("\n{objects} objects (values-examples/local.yaml), {RUNS} runs each, median:");
-    summarize("cf-runner init --skip-cluster-test --no-wait (fresh)", &first, objects);
-    summarize("cf-runner init --no-wait, with preflight (fresh)", &with_check, objects);
-    summarize("kubectl apply --server-side -f <dry-run folder> (fresh)", &kubectl, objects);
-    summarize("cf-runner init --skip-cluster-test --no-wait (re-run)", &rerun, objects);
-    summarize("kubectl apply --server-side (re-run)", &kubectl_rerun, objects);
+    summarize(
+        "cf-runner init --skip-cluster-test --no-wait (fresh)",
+        &first,
+        objects,
+    );
+    summarize(
+        "cf-runner init --no-wait, with preflight (fresh)",
+        &with_check,
+        objects,
+    );
+    summarize(
+        "kubectl apply --server-side -f <dry-run folder> (fresh)",
+        &kubectl,
+        objects,
+    );
+    summarize(
+        "cf-runner init --skip-cluster-test --no-wait (re-run)",
+        &rerun,
+        objects,
+    );
+    summarize(
+        "kubectl apply --server-side (re-run)",
+        &kubectl_rerun,
+        objects,
+    );
 }

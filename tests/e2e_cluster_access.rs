@@ -330,7 +330,7 @@ async fn an_apiserver_lost_mid_apply_is_reported_and_a_rerun_converges() {
     let cp = ControlPlane::start().expect("a private control plane");
     let client = cp.client();
     let ns = "cffault";
-    let mut child = init_command(
+    let child = init_command(
         cp.admin_kubeconfig(),
         "admin@cf-runner-test",
         ns,
