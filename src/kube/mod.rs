@@ -5,6 +5,8 @@
 //! so it never writes to the terminal itself.
 
 pub mod apply;
+pub mod delete;
+pub mod inventory;
 pub mod preflight;
 pub mod wait;
 
