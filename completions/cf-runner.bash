@@ -145,7 +145,7 @@ _cf__runner() {
             return 0
             ;;
         cf__subcmd__runner__subcmd__delete)
-            opts="-y -h -V --kube-context-name --kube-namespace --kube-config-path --yes --delete-namespace --purge-volumes --keep-platform --help --version"
+            opts="-y -h -V --kube-context-name --kube-namespace --kube-config-path --yes --delete-namespace --purge-volumes --keep-platform --timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -160,6 +160,10 @@ _cf__runner() {
                     return 0
                     ;;
                 --kube-config-path)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -491,7 +495,7 @@ _cf__runner() {
             return 0
             ;;
         cf__subcmd__runner__subcmd__upgrade)
-            opts="-f -y -v -h -V --kube-context-name --kube-namespace --kube-config-path --values --set-value --set-file --name --token --agent-token --url --insecure --kube-node-selector --build-node-selector --tolerations --storage-class-name --docker-registry --env-vars --http-proxy --https-proxy --no-proxy --set-default-runtime --exec-demo-pipeline --install-monitor --app-proxy --app-proxy-host --app-proxy-ingress-class --docker-daemon-access --skip-cluster-test --skip-cluster-integration --dry-run --output-dir --generate-helm-values-file --force-conflicts --timeout --no-wait --yes --verbose --help --version"
+            opts="-f -y -v -h -V --kube-context-name --kube-namespace --kube-config-path --values --set-value --set-file --token --agent-token --kube-node-selector --build-node-selector --docker-registry --env-vars --http-proxy --https-proxy --no-proxy --install-monitor --app-proxy --app-proxy-host --app-proxy-ingress-class --docker-daemon-access --force-conflicts --timeout --no-wait --yes --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -525,10 +529,6 @@ _cf__runner() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --name)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --token)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -537,23 +537,11 @@ _cf__runner() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --url)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --kube-node-selector)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --build-node-selector)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --tolerations)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --storage-class-name)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -577,14 +565,6 @@ _cf__runner() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --set-default-runtime)
-                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
-                    return 0
-                    ;;
-                --exec-demo-pipeline)
-                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
-                    return 0
-                    ;;
                 --install-monitor)
                     COMPREPLY=($(compgen -W "true false" -- "${cur}"))
                     return 0
@@ -603,14 +583,6 @@ _cf__runner() {
                     ;;
                 --docker-daemon-access)
                     COMPREPLY=($(compgen -W "true false" -- "${cur}"))
-                    return 0
-                    ;;
-                --output-dir)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --generate-helm-values-file)
-                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --timeout)

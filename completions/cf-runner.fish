@@ -89,6 +89,7 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -s V -l versio
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l kube-namespace -d 'Namespace of the runner [default: codefresh]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l kube-config-path -d 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]' -r -F
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l timeout -d 'How long to wait for the objects to be gone (e.g. 90s, 5m)' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -s y -l yes -d 'Do not ask for confirmation'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l delete-namespace -d 'Also delete the namespace, if cf-runner created it'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l purge-volumes -d 'Also delete dind volumes (PVs and PVCs)'
@@ -98,44 +99,30 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -s V -l vers
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l kube-namespace -d 'Namespace of the runner [default: codefresh]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l kube-config-path -d 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]' -r -F
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -s f -l values -d 'Values file in the venonactl format (repeatable; later files win)' -r -F
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l set-value -d 'Set a value by dotted key, typed like Helm (repeatable): Storage.Backend=ebs' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -s f -l values -d 'Values file applied on top of the stored values (repeatable; later files win)' -r -F
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l set-value -d 'Set a value by dotted key, typed like Helm (repeatable): Monitor.Enabled=false' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l set-file -d 'Set a value to a file\'s contents (repeatable): Storage.GoogleServiceAccount=key.json' -r
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l name -d 'Name of the agent on the platform [default: <context>_<namespace>]' -r
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l token -d 'Codefresh API token [default: $CF_API_KEY, then ~/.cfconfig]' -r
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l agent-token -d 'Agent token issued earlier by the platform (re-install an existing agent)' -r
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l url -d 'Codefresh platform URL [default: https://g.codefresh.io]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l token -d 'Codefresh API token (for the monitor) [default: the one installed]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l agent-token -d 'Agent token [default: the one installed]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l kube-node-selector -d 'Node selector for the runner and volume provisioner: key=value[,key=value]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l build-node-selector -d 'Node selector for build (engine and dind) pods: key=value[,key=value]' -r
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l tolerations -d 'Tolerations for the runner and provisioner: JSON list, or @file.json' -r
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l storage-class-name -d 'Use an existing StorageClass for dind volumes (skips the volume provisioner)' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l docker-registry -d 'Registry that serves every image (a mirror of quay.io)' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l env-vars -d 'Environment variable for every component and build (repeatable): KEY=VALUE' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l http-proxy -d 'HTTP proxy for every component and build' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l https-proxy -d 'HTTPS proxy for every component and build' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l no-proxy -d 'Hosts that bypass the proxy, comma-separated' -r
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l set-default-runtime -d 'Make the new runtime environment the account\'s default' -r -f -a "true\t''
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l install-monitor -d 'Install (true) or remove (false) the cluster monitor' -r -f -a "true\t''
 false\t''"
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l exec-demo-pipeline -d 'Create and run the demo pipeline after install' -r -f -a "true\t''
-false\t''"
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l install-monitor -d 'Install the cluster monitor' -r -f -a "true\t''
-false\t''"
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l app-proxy -d 'Install the app-proxy (needs --app-proxy-host)' -r -f -a "true\t''
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l app-proxy -d 'Install (true) or remove (false) the app-proxy' -r -f -a "true\t''
 false\t''"
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l app-proxy-host -d 'Host name of the app-proxy Ingress' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l app-proxy-ingress-class -d 'IngressClass of the app-proxy Ingress' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l docker-daemon-access -d 'Let pipeline steps reach the docker daemon' -r -f -a "true\t''
 false\t''"
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l output-dir -d 'Where --dry-run writes: a directory, or - for one YAML stream on stdout' -r -F
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l generate-helm-values-file -d 'Write a values file for the cf-runtime Helm chart instead of installing' -r -F
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l timeout -d 'How long to wait for the workloads to become ready (e.g. 90s, 5m)' -r
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l insecure -d 'Skip TLS verification towards the platform (self-signed on-prem only)'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l skip-cluster-test -d 'Skip the preflight checks'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l skip-cluster-integration -d 'Do not create the cluster integration on the platform'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l dry-run -d 'Write the manifests instead of installing; touches neither cluster nor platform'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l force-conflicts -d 'Take over fields that another field manager owns'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l no-wait -d 'Apply and return without waiting for the workloads'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -s y -l yes -d 'Answer every question with its default; never prompt'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -s y -l yes -d 'Do not ask for confirmation'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -s v -l verbose -d 'Print more detail about each step'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -s h -l help -d 'Print help'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -s V -l version -d 'Print version'

@@ -28,7 +28,7 @@ pub enum Command {
     /// Remove exactly what cf-runner installed
     Delete(DeleteArgs),
     /// Re-render from the stored values (plus new flags) and apply
-    Upgrade(Box<InitArgs>),
+    Upgrade(Box<UpgradeArgs>),
     /// Preflight: check that the cluster and your permissions can take an install
     Check(CheckArgs),
     /// Run the demo pipeline on a runtime environment
@@ -59,7 +59,7 @@ pub struct KubeArgs {
     pub kube_config_path: Option<PathBuf>,
 }
 
-/// Flags of `init` (and `upgrade`).
+/// Flags of `init`.
 #[derive(Debug, Clone, Args)]
 pub struct InitArgs {
     #[command(flatten)]
@@ -201,6 +201,88 @@ pub struct DeleteArgs {
     /// Leave the agent and runtime environment on the platform
     #[arg(long)]
     pub keep_platform: bool,
+    /// How long to wait for the objects to be gone (e.g. 90s, 5m)
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
+    pub timeout: std::time::Duration,
+}
+
+/// Flags of `upgrade`: which installation, and what to change. Everything
+/// not given is taken from the installation's record.
+#[derive(Debug, Clone, Args)]
+pub struct UpgradeArgs {
+    #[command(flatten)]
+    pub kube: KubeArgs,
+
+    /// Values file applied on top of the stored values (repeatable; later files win)
+    #[arg(long = "values", short = 'f', value_name = "FILE")]
+    pub values: Vec<PathBuf>,
+    /// Set a value by dotted key, typed like Helm (repeatable): Monitor.Enabled=false
+    #[arg(long = "set-value", value_name = "KEY=VALUE")]
+    pub set_value: Vec<String>,
+    /// Set a value to a file's contents (repeatable): Storage.GoogleServiceAccount=key.json
+    #[arg(long = "set-file", value_name = "KEY=PATH")]
+    pub set_file: Vec<String>,
+
+    /// Codefresh API token (for the monitor) [default: the one installed]
+    #[arg(long, value_name = "TOKEN")]
+    pub token: Option<String>,
+    /// Agent token [default: the one installed]
+    #[arg(long, value_name = "TOKEN")]
+    pub agent_token: Option<String>,
+
+    /// Node selector for the runner and volume provisioner: key=value[,key=value]
+    #[arg(long, value_name = "K=V,...")]
+    pub kube_node_selector: Option<String>,
+    /// Node selector for build (engine and dind) pods: key=value[,key=value]
+    #[arg(long, value_name = "K=V,...")]
+    pub build_node_selector: Option<String>,
+    /// Registry that serves every image (a mirror of quay.io)
+    #[arg(long, value_name = "HOST[/PATH]")]
+    pub docker_registry: Option<String>,
+    /// Environment variable for every component and build (repeatable): KEY=VALUE
+    #[arg(long = "env-vars", value_name = "KEY=VALUE")]
+    pub env_vars: Vec<String>,
+    /// HTTP proxy for every component and build
+    #[arg(long, value_name = "URL")]
+    pub http_proxy: Option<String>,
+    /// HTTPS proxy for every component and build
+    #[arg(long, value_name = "URL")]
+    pub https_proxy: Option<String>,
+    /// Hosts that bypass the proxy, comma-separated
+    #[arg(long, value_name = "HOSTS")]
+    pub no_proxy: Option<String>,
+
+    /// Install (true) or remove (false) the cluster monitor
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub install_monitor: Option<bool>,
+    /// Install (true) or remove (false) the app-proxy
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub app_proxy: Option<bool>,
+    /// Host name of the app-proxy Ingress
+    #[arg(long, value_name = "HOST")]
+    pub app_proxy_host: Option<String>,
+    /// IngressClass of the app-proxy Ingress
+    #[arg(long, value_name = "CLASS")]
+    pub app_proxy_ingress_class: Option<String>,
+    /// Let pipeline steps reach the docker daemon
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub docker_daemon_access: Option<bool>,
+
+    /// Take over fields that another field manager owns
+    #[arg(long)]
+    pub force_conflicts: bool,
+    /// How long to wait for the workloads to become ready (e.g. 90s, 5m)
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
+    pub timeout: std::time::Duration,
+    /// Apply and return without waiting for the workloads
+    #[arg(long)]
+    pub no_wait: bool,
+    /// Do not ask for confirmation
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+    /// Print more detail about each step
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -172,3 +172,67 @@ pub fn check_line(mark: Mark, name: &str, reason: &str, details: &[String], fix:
     }
     say(&lines.join("\n"));
 }
+
+/// Asks a yes/no question on the terminal; Enter gives `default`. Only call
+/// it when [`stdin_is_tty`] is true.
+pub fn confirm(prompt: &str, default: bool) -> std::io::Result<bool> {
+    dialoguer::Confirm::new()
+        .with_prompt(prompt)
+        .default(default)
+        .interact()
+        .map_err(|e| match e {
+            dialoguer::Error::IO(io) => io,
+        })
+}
+
+/// A heading line (stdout), e.g. a section of `info`.
+pub fn heading(line: &str) {
+    say(&style(line).bold().to_string());
+}
+
+/// An aligned table (stdout): a dimmed header row (left out when every
+/// header is empty), then the rows, each line indented by `indent` spaces.
+/// Cells may carry colour.
+pub fn table(indent: usize, headers: &[&str], rows: &[Vec<String>]) {
+    let columns = headers.len();
+    let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
+    for row in rows {
+        for (i, cell) in row.iter().enumerate().take(columns) {
+            widths[i] = widths[i].max(console::measure_text_width(cell));
+        }
+    }
+    let pad = " ".repeat(indent);
+    let line = |cells: Vec<String>| {
+        let mut text = pad.clone();
+        for (i, cell) in cells.iter().enumerate() {
+            text.push_str(cell);
+            if i + 1 < cells.len() {
+                let gap = widths[i].saturating_sub(console::measure_text_width(cell)) + 2;
+                text.push_str(&" ".repeat(gap));
+            }
+        }
+        text.trim_end().to_string()
+    };
+    let mut lines = Vec::new();
+    if headers.iter().any(|h| !h.is_empty()) {
+        lines.push(line(
+            headers
+                .iter()
+                .map(|h| style(h.to_string()).dim().to_string())
+                .collect(),
+        ));
+    }
+    for row in rows {
+        lines.push(line(row.iter().take(columns).cloned().collect()));
+    }
+    say(&lines.join("\n"));
+}
+
+/// One deleted object's line (stdout).
+pub fn removed(object: &str, namespace: Option<&str>) {
+    let at = namespace.map(|n| format!(" -n {n}")).unwrap_or_default();
+    say(&format!(
+        "  {} {object}{at}",
+        style(format!("{:10}", "deleted")).red()
+    ));
+}

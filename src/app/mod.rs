@@ -3,7 +3,10 @@
 
 pub mod check;
 pub mod completions;
+pub mod delete;
+pub mod info;
 pub mod init;
+pub mod upgrade;
 
 use std::process::ExitCode;
 
@@ -54,9 +57,9 @@ pub fn run(cli: Cli) -> ExitCode {
     let outcome = match cli.command {
         Command::Init(args) => init::run(&args),
         Command::Completions(args) => completions::run(&args),
-        Command::Info(_) => not_built("info"),
-        Command::Delete(_) => not_built("delete"),
-        Command::Upgrade(_) => not_built("upgrade"),
+        Command::Info(args) => info::run(&args),
+        Command::Delete(args) => delete::run(&args),
+        Command::Upgrade(args) => upgrade::run(&args),
         Command::Check(args) => check::run(&args),
         Command::TestPipeline(_) => not_built("test-pipeline"),
     };

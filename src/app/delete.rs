@@ -1,0 +1,204 @@
+//! `cf-runner delete`: removes exactly what cf-runner installed. The objects
+//! come from the labels (`kube::inventory`), never from a list in this
+//! version's templates, so whatever an older or newer version installed goes
+//! too and a user's own objects next to them stay. Shows the plan, asks (or
+//! takes `--yes`), deletes in reverse dependency order and waits until
+//! everything is gone (`kube::delete`). Re-running is safe: it picks up
+//! whatever is left, and says so when nothing is.
+
+use super::info::{connect, failed, pick_installation, read_installation};
+use super::Outcome;
+use crate::cli::DeleteArgs;
+use crate::kube::delete::{self, Event};
+use crate::kube::inventory::LiveObject;
+use crate::output;
+use crate::render::LABEL_MANAGED_BY;
+use crate::values::{Problem, Problems};
+
+/// Bad input when there is no terminal to confirm on and no `--yes`.
+pub(crate) fn need_yes(command: &str, what: &str) -> Outcome {
+    Outcome::BadInput(Problems(vec![Problem::new(
+        "--yes",
+        None,
+        format!("is needed: there is no terminal to confirm {what} on"),
+        format!("re-run `cf-runner {command}` with --yes, after reviewing what it will do"),
+    )]))
+}
+
+/// Runs `delete`.
+pub fn run(args: &DeleteArgs) -> Outcome {
+    if !args.yes && !output::stdin_is_tty() {
+        return need_yes("delete", "the deletion");
+    }
+    super::init::runtime().block_on(async {
+        let cluster = match connect(&args.kube).await {
+            Ok(c) => c,
+            Err(outcome) => return outcome,
+        };
+        let namespace = match pick_installation(&cluster, &args.kube, "delete").await {
+            Ok(Some(ns)) => ns,
+            Ok(None) => {
+                output::done(&format!(
+                    "nothing to delete: no Codefresh Runner is installed in context {}",
+                    cluster.context
+                ));
+                return Outcome::Ok;
+            }
+            Err(outcome) => return outcome,
+        };
+        let inst = match read_installation(&cluster, &namespace).await {
+            Ok(i) => i,
+            Err(e) => {
+                return failed(
+                    e,
+                    &format!("reading the installation in namespace {namespace} failed"),
+                )
+            }
+        };
+        let record = inst.record.clone().unwrap_or_default();
+
+        let mut targets: Vec<LiveObject> = Vec::new();
+        let mut namespace_note = None;
+        for o in &inst.objects {
+            if o.kind != "Namespace" || args.delete_namespace {
+                targets.push(o.clone());
+            } else {
+                namespace_note = Some(format!(
+                    "the namespace {namespace} stays (cf-runner created it: --delete-namespace removes it and everything in it)"
+                ));
+            }
+        }
+        if args.delete_namespace && !inst.objects.iter().any(|o| o.kind == "Namespace") {
+            namespace_note = Some(format!(
+                "the namespace {namespace} stays: cf-runner did not create it (it carries no {LABEL_MANAGED_BY}=cf-runner label)"
+            ));
+        }
+        let volume_note = if args.purge_volumes {
+            targets.extend(inst.volumes.iter().cloned());
+            None
+        } else if !inst.volumes.is_empty() {
+            Some(format!(
+                "{} dind volume(s) stay (--purge-volumes removes them): {}",
+                inst.volumes.len(),
+                names(&inst.volumes)
+            ))
+        } else {
+            None
+        };
+
+        if targets.is_empty() {
+            output::done(&format!(
+                "nothing to delete: no object in namespace {namespace} or cluster-wide carries cf-runner's labels for it"
+            ));
+            for note in [namespace_note, volume_note].into_iter().flatten() {
+                output::note(&note);
+            }
+            return Outcome::Ok;
+        }
+
+        let total = targets.len();
+        let phases = delete::plan(targets);
+        output::say(&format!(
+            "Deleting the Codefresh Runner in namespace {namespace} of context {} ({}):",
+            cluster.context, cluster.server
+        ));
+        for (phase, objects) in &phases {
+            output::say(&format!("  {}: {}", phase.describe(), names(objects)));
+        }
+        for note in [&namespace_note, &volume_note].into_iter().flatten() {
+            output::note(note);
+        }
+        if !args.yes {
+            match output::confirm(&format!("Delete these {total} objects?"), false) {
+                Ok(true) => {}
+                Ok(false) => {
+                    output::say("Nothing was deleted.");
+                    return Outcome::Ok;
+                }
+                Err(e) => {
+                    return Outcome::Failed(
+                        anyhow::Error::new(e).context("reading the answer failed"),
+                        Some("re-run with --yes to skip the question".into()),
+                    )
+                }
+            }
+        }
+
+        let on_event = |e: &Event| match e {
+            Event::Phase(phase, n) => output::say(&format!("Deleting {} ({n})", phase.describe())),
+            Event::Gone(o) => output::removed(&o.display_name(), o.namespace.as_deref()),
+        };
+        let report = delete::delete_all(&cluster.client, &phases, args.timeout, &on_event).await;
+        if !report.ok() {
+            return delete_failed(&report, args.timeout);
+        }
+        output::done(&format!(
+            "deleted {} objects of the Codefresh Runner in namespace {namespace}",
+            report.gone.len()
+        ));
+        let unknown = || "(unknown)".to_string();
+        if args.keep_platform {
+            output::note("the agent and runtime environment stay on the Codefresh platform (--keep-platform)");
+        } else {
+            output::warn(&format!(
+                "platform clean-up is not built yet: the agent {} and the runtime environment {} stay on the \
+                 Codefresh platform; remove them in the Codefresh UI (or with the codefresh CLI)",
+                record.agent_name.unwrap_or_else(unknown),
+                record.runtime_name.unwrap_or_else(unknown),
+            ));
+        }
+        Outcome::Ok
+    })
+}
+
+/// `Kind/name, …` of a list of objects.
+pub(crate) fn names(objects: &[LiveObject]) -> String {
+    objects
+        .iter()
+        .map(LiveObject::display_name)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The outcome of a delete that stopped: what went, what did not, and why.
+pub(crate) fn delete_failed(report: &delete::Report, timeout: std::time::Duration) -> Outcome {
+    let mut lines: Vec<String> = report
+        .failed
+        .iter()
+        .map(|f| format!("failed: {f}"))
+        .collect();
+    if !report.stuck.is_empty() {
+        lines.push(format!(
+            "still there after {}s: {}",
+            timeout.as_secs(),
+            report.stuck.join(", ")
+        ));
+    }
+    let unreachable = report.failed.iter().any(|f| f.error.code().is_none());
+    let forbidden = report.failed.iter().any(|f| f.error.code() == Some(403));
+    let message = format!(
+        "the delete stopped before the end\n  {}\n  deleted: {}\n  not attempted: {}",
+        lines.join("\n  "),
+        if report.gone.is_empty() {
+            "none".to_string()
+        } else {
+            report.gone.join(", ")
+        },
+        if report.not_attempted.is_empty() {
+            "none".to_string()
+        } else {
+            report.not_attempted.join(", ")
+        }
+    );
+    let hint = if forbidden {
+        "ask a cluster admin for the missing delete permission, then re-run `cf-runner delete`: it continues where it stopped"
+    } else if unreachable {
+        "check that the API server is reachable (VPN, HTTPS_PROXY/NO_PROXY), then re-run `cf-runner delete`: it continues where it stopped"
+    } else if !report.stuck.is_empty() {
+        "a finalizer or a controller holds the objects listed: see `kubectl describe` on them, then re-run \
+         `cf-runner delete` (or raise --timeout)"
+    } else {
+        "fix the cause and re-run `cf-runner delete`: it continues where it stopped"
+    };
+    Outcome::Failed(anyhow::anyhow!(message), Some(hint.into()))
+}

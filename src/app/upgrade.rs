@@ -1,0 +1,856 @@
+//! `cf-runner upgrade`: re-renders an installation with this version's
+//! templates from the values it was made with, plus what the user changes
+//! now, applies that, and removes what this render no longer has (prune by
+//! labels).
+//!
+//! The values come from the record Secret. Its secrets are redacted, so the
+//! real ones are read back from the Secrets that hold them. Precedence, low
+//! to high: stored values < new `--values` files < `--set-value` /
+//! `--set-file` < flags. What cannot change in place (the namespace, the
+//! storage of the dind volumes) is refused before anything is written, with
+//! the way to do it instead.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+
+use super::delete::{delete_failed, names, need_yes};
+use super::info::{connect, failed, pick_installation};
+use super::Outcome;
+use crate::cli::UpgradeArgs;
+use crate::kube::inventory::{self, LiveObject, Record};
+use crate::kube::{apply, delete, wait, Cluster};
+use crate::render::{self, RECORD_SECRET};
+use crate::values::{self, Input, Problem, Problems, SetFile, Values, ValuesFile};
+use crate::{output, render::Manifest};
+
+/// The record layouts this version reads (absent: older than format 1,
+/// read the same way).
+const READABLE_RECORD_FORMATS: &[&str] = &["1"];
+
+/// Where each secret value of the values lives in the cluster: key path,
+/// Secret, key in the Secret.
+const SECRET_HOMES: &[(&str, &str, &str)] = &[
+    ("Token", "monitor", "codefresh.token"),
+    ("AgentToken", "runner", "codefresh.token"),
+    (
+        "Storage.AwsAccessKeyId",
+        "dind-volume-provisioner",
+        "aws_access_key_id",
+    ),
+    (
+        "Storage.AwsSecretAccessKey",
+        "dind-volume-provisioner",
+        "aws_secret_access_key",
+    ),
+    (
+        "Storage.GoogleServiceAccount",
+        "dind-volume-provisioner",
+        "google-service-account.json",
+    ),
+];
+
+const REDACTED: &str = "<redacted>";
+
+/// True for a value init rendered because the platform did not issue one.
+fn is_placeholder(text: &str) -> bool {
+    text.starts_with("<placeholder")
+}
+
+/// Turns the flags into the highest-precedence overrides.
+fn flag_overrides(args: &UpgradeArgs, problems: &mut Vec<Problem>) -> Vec<(String, Value)> {
+    let mut out: Vec<(String, Value)> = Vec::new();
+    let mut text = |key: &str, v: &Option<String>| {
+        if let Some(v) = v {
+            out.push((key.to_string(), Value::String(v.clone())));
+        }
+    };
+    text("Namespace", &args.kube.kube_namespace);
+    text("Token", &args.token);
+    text("AgentToken", &args.agent_token);
+    text("NodeSelector", &args.kube_node_selector);
+    text("Runtime.NodeSelector", &args.build_node_selector);
+    text("DockerRegistry", &args.docker_registry);
+    text("EnvVars.HTTP_PROXY", &args.http_proxy);
+    text("EnvVars.HTTPS_PROXY", &args.https_proxy);
+    text("EnvVars.NO_PROXY", &args.no_proxy);
+    text("AppProxy.Ingress.Host", &args.app_proxy_host);
+    text(
+        "AppProxy.Ingress.IngressClass",
+        &args.app_proxy_ingress_class,
+    );
+    if let Some(path) = &args.kube.kube_config_path {
+        out.push((
+            "ConfigPath".into(),
+            Value::String(path.display().to_string()),
+        ));
+    }
+    let mut flag = |key: &str, v: Option<bool>| {
+        if let Some(b) = v {
+            out.push((key.to_string(), Value::Bool(b)));
+        }
+    };
+    flag("Monitor.Enabled", args.install_monitor);
+    flag("AppProxy.Enabled", args.app_proxy);
+    flag("DockerDaemonAccess", args.docker_daemon_access);
+    for pair in &args.env_vars {
+        match pair.split_once('=') {
+            Some((k, v)) if !k.trim().is_empty() => out.push((
+                format!("EnvVars.{}", k.trim().replace('.', "\\.")),
+                Value::String(v.to_string()),
+            )),
+            _ => problems.push(Problem::new(
+                "--env-vars",
+                Some(&Value::String(pair.clone())),
+                "is not KEY=VALUE",
+                "write --env-vars NAME=value, once per variable",
+            )),
+        }
+    }
+    out
+}
+
+/// Reads the files the flags name; the stored values join later, below them.
+fn gather_input(args: &UpgradeArgs) -> Result<Input, Problems> {
+    let mut problems = Vec::new();
+    let mut input = Input::default();
+    for path in &args.values {
+        match std::fs::read_to_string(path) {
+            Ok(text) => input.files.push(ValuesFile {
+                origin: path.display().to_string(),
+                text,
+            }),
+            Err(e) => problems.push(Problem::new(
+                "--values",
+                Some(&Value::String(path.display().to_string())),
+                format!("could not be read: {e}"),
+                "check the path; it is read relative to the current directory",
+            )),
+        }
+    }
+    input.set_values = args.set_value.clone();
+    for raw in &args.set_file {
+        let contents = match raw.split_once('=') {
+            Some((_, path)) => std::fs::read_to_string(path.trim()).map_err(|e| e.to_string()),
+            None => Err("no `=`".into()),
+        };
+        input.set_files.push(SetFile {
+            raw: raw.clone(),
+            contents,
+        });
+    }
+    input.overrides = flag_overrides(args, &mut problems);
+    if problems.is_empty() {
+        Ok(input)
+    } else {
+        Err(Problems(problems))
+    }
+}
+
+fn section_mut<'a>(
+    root: &'a mut Value,
+    path: &str,
+) -> Option<(&'a mut Map<String, Value>, String)> {
+    let mut keys: Vec<&str> = path.split('.').collect();
+    let last = keys.pop()?.to_string();
+    let mut node = root;
+    for key in keys {
+        node = node.as_object_mut()?.get_mut(key)?;
+    }
+    Some((node.as_object_mut()?, last))
+}
+
+/// Puts the real secrets back into the stored (redacted) tree, from the
+/// Secrets that hold them. Gives the keys that were recorded but could not
+/// be restored (their Secret or key is gone); those are removed.
+async fn restore_secrets(
+    cluster: &Cluster,
+    namespace: &str,
+    tree: &mut Value,
+) -> Result<Vec<String>, crate::kube::KubeError> {
+    let mut lost = Vec::new();
+    for (path, secret, key) in SECRET_HOMES {
+        let stored = values::tree::lookup(tree, path).cloned();
+        let redacted = stored.as_ref().and_then(Value::as_str) == Some(REDACTED);
+        // The agent token is read back even when the record lacks it: every
+        // render needs it, and older records may not have stored it.
+        let wanted = redacted || (*path == "AgentToken" && stored.is_none());
+        if !wanted {
+            continue;
+        }
+        let live = inventory::secret_value(&cluster.client, namespace, secret, key)
+            .await?
+            .filter(|v| !is_placeholder(v));
+        match live {
+            Some(v) => {
+                let steps = values::tree::parse_path(path).expect("a plain key path");
+                values::tree::set_path(tree, &steps, Value::String(v));
+            }
+            None => {
+                if let Some((section, last)) = section_mut(tree, path) {
+                    section.remove(&last);
+                }
+                if redacted {
+                    lost.push(path.to_string());
+                }
+            }
+        }
+    }
+    Ok(lost)
+}
+
+/// The dind TLS material as installed, so a re-render keeps it (unless it
+/// is a placeholder of an offline install).
+async fn restore_identity(
+    cluster: &Cluster,
+    namespace: &str,
+    record: &Record,
+    values: &Values,
+) -> Result<render::Identity, crate::kube::KubeError> {
+    let mut identity = render::Identity {
+        context: Some(cluster.context.clone()),
+        agent_name: record
+            .agent_name
+            .clone()
+            .or_else(|| values.agent_name.clone()),
+        runtime_name: record
+            .runtime_name
+            .clone()
+            .or_else(|| values.runtime_name.clone()),
+        ..Default::default()
+    };
+    let read = |key: &'static str| {
+        inventory::secret_value(&cluster.client, namespace, "codefresh-certs-server", key)
+    };
+    let (ca, cert, key) = futures::join!(
+        read("ca.pem"),
+        read("server-cert.pem"),
+        read("server-key.pem")
+    );
+    let keep = |v: Option<String>| v.filter(|v| !is_placeholder(v)).map(values::Secret::new);
+    identity.dind_ca = keep(ca?);
+    identity.dind_cert = keep(cert?);
+    identity.dind_key = keep(key?);
+    Ok(identity)
+}
+
+fn describe_storage(v: &Values) -> String {
+    if v.storage.provisioned {
+        format!(
+            "{} volumes through StorageClass {}",
+            v.storage.backend.name(),
+            v.storage.class_name
+        )
+    } else {
+        format!("the existing StorageClass {}", v.storage.class_name)
+    }
+}
+
+fn namespace_problem(installed_in: &str, wanted: &str) -> Problem {
+    Problem::new(
+        "Namespace",
+        Some(&Value::String(wanted.to_string())),
+        format!(
+            "differs from the installation's namespace {installed_in}: upgrade changes an installation in place, it cannot move it"
+        ),
+        format!(
+            "to move it, run `cf-runner delete --kube-namespace {installed_in}` then `cf-runner init --kube-namespace {wanted}`; \
+             to upgrade in place, pass --kube-namespace {installed_in}"
+        ),
+    )
+}
+
+fn storage_problem(installed_in: &str, key: &str, what: &str) -> Problem {
+    Problem::new(
+        key,
+        None,
+        format!(
+            "would change the storage of the dind volumes in place ({what}): a StorageClass's parameters cannot change, \
+             and the existing volumes belong to the old one"
+        ),
+        format!(
+            "to change the storage, run `cf-runner delete --kube-namespace {installed_in} --purge-volumes`, \
+             then `cf-runner init` with the new storage values"
+        ),
+    )
+}
+
+/// The same refusals as [`in_place_problems`], decided on the merged trees
+/// before validation: a new backend usually leaves the old backend's keys
+/// behind, and "remove this key" would be the wrong advice.
+pub fn in_place_problems_raw(installed_in: &str, stored: &Value, merged: &Value) -> Vec<Problem> {
+    let text = |tree: &Value, key: &str| {
+        values::tree::lookup(tree, key).and_then(|v| match v {
+            Value::String(s) => Some(s.trim().to_string()),
+            Value::Null => None,
+            other => Some(other.to_string()),
+        })
+    };
+    let namespace =
+        text(merged, "Namespace").unwrap_or_else(|| values::DEFAULT_NAMESPACE.to_string());
+    if namespace != installed_in {
+        return vec![namespace_problem(installed_in, &namespace)];
+    }
+    let backend = |tree: &Value| {
+        text(tree, "Storage.Backend")
+            .unwrap_or_else(|| "local".into())
+            .to_ascii_lowercase()
+    };
+    let class = |tree: &Value| {
+        text(tree, "StorageClass").or_else(|| text(tree, "Storage.StorageClassName"))
+    };
+    let mut out = Vec::new();
+    if backend(stored) != backend(merged) {
+        out.push(storage_problem(
+            installed_in,
+            "Storage.Backend",
+            &format!("{} to {}", backend(stored), backend(merged)),
+        ));
+    } else if class(stored) != class(merged) {
+        let shown = |c: Option<String>| c.unwrap_or_else(|| "the one cf-runner installs".into());
+        out.push(storage_problem(
+            installed_in,
+            "StorageClass",
+            &format!(
+                "StorageClass {} to {}",
+                shown(class(stored)),
+                shown(class(merged))
+            ),
+        ));
+    }
+    out
+}
+
+/// What an upgrade cannot change in place, as problems saying how instead.
+pub fn in_place_problems(installed_in: &str, old: Option<&Values>, new: &Values) -> Vec<Problem> {
+    if new.namespace != installed_in {
+        // A new namespace renames the default StorageClass too: one problem is enough.
+        return vec![namespace_problem(installed_in, &new.namespace)];
+    }
+    let Some(old) = old else {
+        return Vec::new();
+    };
+    let (o, n) = (&old.storage, &new.storage);
+    let changed = o.provisioned != n.provisioned
+        || o.class_name != n.class_name
+        || (n.provisioned && o.backend != n.backend);
+    if !changed {
+        return Vec::new();
+    }
+    let key = if o.backend.name() != n.backend.name() {
+        "Storage.Backend"
+    } else if o.class_name != n.class_name || o.provisioned != n.provisioned {
+        "StorageClass"
+    } else {
+        "Storage"
+    };
+    let what = if describe_storage(old) == describe_storage(new) {
+        format!("the parameters of {}", describe_storage(old))
+    } else {
+        format!("{} to {}", describe_storage(old), describe_storage(new))
+    };
+    vec![storage_problem(installed_in, key, &what)]
+}
+
+/// Leaf paths of a values tree and their values as text.
+fn leaves(tree: &Value, prefix: &str, out: &mut BTreeMap<String, String>) {
+    match tree {
+        Value::Object(map) => {
+            for (k, v) in map {
+                let path = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                leaves(v, &path, out);
+            }
+        }
+        Value::Null => {}
+        other => {
+            out.insert(prefix.to_string(), other.to_string());
+        }
+    }
+}
+
+/// `key: old → new` for every value that differs (secrets stay redacted).
+pub fn values_changes(old: &Value, new: &Value) -> Vec<String> {
+    let (mut a, mut b) = (BTreeMap::new(), BTreeMap::new());
+    leaves(old, "", &mut a);
+    leaves(new, "", &mut b);
+    let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    keys.into_iter()
+        .filter_map(|k| match (a.get(k), b.get(k)) {
+            (Some(x), Some(y)) if x == y => None,
+            (Some(x), Some(y)) => Some(format!("{k}: {x} → {y}")),
+            (Some(x), None) => Some(format!("{k}: {x} → (unset)")),
+            (None, Some(y)) => Some(format!("{k}: (unset) → {y}")),
+            (None, None) => None,
+        })
+        .collect()
+}
+
+/// True when the rendered Secret `secret` holds `key` (with a real value).
+fn holds(manifests: &[Manifest], secret: &str, key: &str) -> bool {
+    manifests
+        .iter()
+        .filter(|m| m.kind == "Secret" && m.name == secret)
+        .filter_map(|m| m.object.pointer("/stringData").and_then(|d| d.get(key)))
+        .any(|v| v.as_str().is_some_and(|t| !is_placeholder(t)))
+}
+
+/// Labelled objects that the new render no longer has (never the namespace).
+fn to_prune(live: &[LiveObject], rendered: &[Manifest]) -> Vec<LiveObject> {
+    live.iter()
+        .filter(|o| o.kind != "Namespace")
+        .filter(|o| {
+            !rendered
+                .iter()
+                .any(|m| o.same_object(&m.kind, m.namespace.as_deref(), &m.name))
+        })
+        .cloned()
+        .collect()
+}
+
+/// Runs `upgrade`.
+pub fn run(args: &UpgradeArgs) -> Outcome {
+    if !args.yes && !output::stdin_is_tty() {
+        return need_yes("upgrade", "the upgrade");
+    }
+    let new_input = match gather_input(args) {
+        Ok(i) => i,
+        Err(problems) => return Outcome::BadInput(problems),
+    };
+    super::init::runtime().block_on(async {
+        let cluster = match connect(&args.kube).await {
+            Ok(c) => c,
+            Err(outcome) => return outcome,
+        };
+        let namespace = match pick_installation(&cluster, &args.kube, "upgrade").await {
+            Ok(Some(ns)) => ns,
+            Ok(None) => {
+                return Outcome::Failed(
+                    anyhow::anyhow!(
+                        "no Codefresh Runner is installed in context {}",
+                        cluster.context
+                    ),
+                    Some("install one with `cf-runner init`".into()),
+                )
+            }
+            Err(outcome) => return outcome,
+        };
+        upgrade(args, new_input, &cluster, &namespace).await
+    })
+}
+
+async fn upgrade(
+    args: &UpgradeArgs,
+    mut input: Input,
+    cluster: &Cluster,
+    namespace: &str,
+) -> Outcome {
+    let record = match inventory::record(&cluster.client, namespace).await {
+        Ok(Some(r)) => r,
+        Ok(None) => {
+            return Outcome::Failed(
+                anyhow::anyhow!(
+                    "namespace {namespace} holds no cf-runner installation (no Secret {RECORD_SECRET})"
+                ),
+                Some(
+                    "upgrade needs the record init writes: if an init stopped half-way, re-run it; \
+                     to replace an installation made by another tool, remove it and run `cf-runner init`"
+                        .into(),
+                ),
+            )
+        }
+        Err(e) => return failed(e, "reading the installation record failed"),
+    };
+    let version = record
+        .cf_runner_version
+        .clone()
+        .unwrap_or_else(|| "unknown".into());
+    if let Some(format) = &record.record_format {
+        if !READABLE_RECORD_FORMATS.contains(&format.as_str()) {
+            return Outcome::Failed(
+                anyhow::anyhow!(
+                    "the installation in namespace {namespace} was recorded by cf-runner {version} in record format {format}, \
+                     which this cf-runner ({}) cannot read",
+                    env!("CARGO_PKG_VERSION")
+                ),
+                Some(format!("upgrade with cf-runner {version} or newer")),
+            );
+        }
+    }
+    let stored_text = record.values_yaml.clone().unwrap_or_default();
+    let origin =
+        format!("the installation record (Secret {RECORD_SECRET} in namespace {namespace})");
+    let mut stored: Value = match values::tree::parse_values_text(&stored_text, &origin) {
+        Ok(Value::Null) => Value::Object(Map::new()),
+        Ok(v) => v,
+        Err(p) => return Outcome::BadInput(Problems(vec![p])),
+    };
+    let stored_redacted = values::redact(&stored);
+    let lost = match restore_secrets(cluster, namespace, &mut stored).await {
+        Ok(l) => l,
+        Err(e) => return failed(e, "reading the installed secrets failed"),
+    };
+    let stored_file = ValuesFile {
+        origin,
+        text: serde_yaml_ng::to_string(&stored).expect("a tree serializes"),
+    };
+    let old_values = values::load(&Input {
+        files: vec![stored_file.clone()],
+        overrides: vec![("Context".into(), Value::String(cluster.context.clone()))],
+        ..Input::default()
+    })
+    .ok()
+    .map(|l| l.values);
+    input.files.insert(0, stored_file);
+    // The context connected to is the one the names and the record carry.
+    input.overrides.insert(
+        0,
+        ("Context".into(), Value::String(cluster.context.clone())),
+    );
+    let mut ignored = Vec::new();
+    let merged = values::merge_layers(&input, &mut ignored);
+    let refused = in_place_problems_raw(namespace, &stored, &merged);
+    if !refused.is_empty() {
+        return Outcome::BadInput(Problems(refused));
+    }
+    let loaded = match values::load(&input) {
+        Ok(l) => l,
+        Err(problems) => return Outcome::BadInput(problems),
+    };
+    let values = &loaded.values;
+    let mut problems = in_place_problems(namespace, old_values.as_ref(), values);
+    if values.agent_token.is_none() {
+        problems.push(Problem::new(
+            "AgentToken",
+            None,
+            "could not be read back from the Secret runner",
+            "pass --agent-token",
+        ));
+    }
+    if values.monitor.enabled && values.token.is_none() {
+        problems.push(Problem::new(
+            "Token",
+            None,
+            "is needed by the monitor, and no installed Secret holds it",
+            "pass --token with a Codefresh API token",
+        ));
+    }
+    if !problems.is_empty() {
+        return Outcome::BadInput(Problems(problems));
+    }
+    for key in &loaded.ignored_keys {
+        output::warn(&format!(
+            "{key} is a venonactl key that cf-runner accepts but does not use"
+        ));
+    }
+    let identity = match restore_identity(cluster, namespace, &record, values).await {
+        Ok(i) => i,
+        Err(e) => return failed(e, "reading the installed secrets failed"),
+    };
+    let render_with = |record_tree: &Value| {
+        render::render(values, &identity, record_tree).map_err(|e| {
+            Outcome::Failed(
+                anyhow::Error::new(e).context("rendering failed (a bug in cf-runner)"),
+                None,
+            )
+        })
+    };
+    let first = match render_with(&loaded.redacted_tree) {
+        Ok(r) => r,
+        Err(outcome) => return outcome,
+    };
+    // The record names only the secrets some Secret holds, so that a later
+    // upgrade can restore every secret it names.
+    let mut record_tree = loaded.redacted_tree.clone();
+    for (path, secret, key) in SECRET_HOMES {
+        let secret_rendered = first
+            .manifests
+            .iter()
+            .any(|m| m.kind == "Secret" && m.name == *secret);
+        if secret_rendered
+            && lost.iter().any(|l| l == path)
+            && values::tree::lookup(&loaded.redacted_tree, path).is_none()
+        {
+            output::warn(&format!(
+                "{path} was recorded, but the Secret {secret} no longer holds it: pass it again (--set-value {path}=...)"
+            ));
+        }
+        if !holds(&first.manifests, secret, key) {
+            if let Some((section, last)) = section_mut(&mut record_tree, path) {
+                section.remove(&last);
+            }
+        }
+    }
+    let rendered = if record_tree == loaded.redacted_tree {
+        first
+    } else {
+        match render_with(&record_tree) {
+            Ok(r) => r,
+            Err(outcome) => return outcome,
+        }
+    };
+    let live = match inventory::labelled(&cluster.client, namespace).await {
+        Ok(l) => l,
+        Err(e) => return failed(e, "listing the installed objects failed"),
+    };
+    let prune = to_prune(&live, &rendered.manifests);
+
+    output::say(&format!(
+        "Upgrading the Codefresh Runner in namespace {namespace} of context {} ({}): cf-runner {version} → {}",
+        cluster.context,
+        cluster.server,
+        env!("CARGO_PKG_VERSION")
+    ));
+    let changes = values_changes(&stored_redacted, &record_tree);
+    if changes.is_empty() {
+        output::say("  values: unchanged");
+    } else {
+        output::say("  values:");
+        for c in &changes {
+            output::say(&format!("    {c}"));
+        }
+    }
+    output::say(&format!("  apply: {} objects", rendered.manifests.len()));
+    if !prune.is_empty() {
+        output::say(&format!("  remove: {}", names(&prune)));
+    }
+    if !args.yes {
+        match output::confirm("Upgrade?", false) {
+            Ok(true) => {}
+            Ok(false) => {
+                output::say("Nothing was changed.");
+                return Outcome::Ok;
+            }
+            Err(e) => {
+                return Outcome::Failed(
+                    anyhow::Error::new(e).context("reading the answer failed"),
+                    Some("re-run with --yes to skip the question".into()),
+                )
+            }
+        }
+    }
+
+    let options = apply::Options {
+        force_conflicts: args.force_conflicts,
+    };
+    let on_applied = |a: &apply::Applied| {
+        output::applied(a.change.word(), &a.object, a.namespace.as_deref());
+    };
+    let report = apply::apply_all(
+        &cluster.client,
+        &rendered.manifests,
+        namespace,
+        options,
+        &on_applied,
+    )
+    .await;
+    if !report.ok() {
+        return apply_failed(&report);
+    }
+    let summary: Vec<String> = report
+        .counts()
+        .iter()
+        .map(|(k, v)| format!("{v} {k}"))
+        .collect();
+    output::done(&format!(
+        "all {} objects applied ({})",
+        report.applied.len(),
+        summary.join(", ")
+    ));
+
+    if !prune.is_empty() {
+        let phases = delete::plan(prune);
+        let on_event = |e: &delete::Event| {
+            if let delete::Event::Gone(o) = e {
+                output::removed(&o.display_name(), o.namespace.as_deref());
+            }
+        };
+        let deleted = delete::delete_all(&cluster.client, &phases, args.timeout, &on_event).await;
+        if !deleted.ok() {
+            return delete_failed(&deleted, args.timeout);
+        }
+        output::done(&format!(
+            "removed {} object(s) this version no longer installs",
+            deleted.gone.len()
+        ));
+    }
+
+    if !args.no_wait {
+        let names: Vec<String> = wait::workloads(&rendered.manifests)
+            .iter()
+            .map(|m| m.display_name())
+            .collect();
+        let board = output::StatusBoard::new(&names);
+        let result = wait::wait_all(
+            &cluster.client,
+            &rendered.manifests,
+            args.timeout,
+            &|s: &wait::Status| board.update(&s.object, s.ready, &s.detail),
+        )
+        .await;
+        board.finish();
+        match result {
+            Ok(w) if w.ok() => {}
+            Ok(w) => {
+                let stuck: Vec<String> = w
+                    .statuses
+                    .iter()
+                    .filter(|s| !s.ready)
+                    .map(|s| format!("{}: {}", s.object, s.detail))
+                    .collect();
+                return Outcome::Failed(
+                    anyhow::anyhow!(
+                        "timed out after {}s waiting for: {}",
+                        args.timeout.as_secs(),
+                        stuck.join("; ")
+                    ),
+                    Some("the upgrade is applied; fix the cause above and re-run upgrade (it converges), or raise --timeout".into()),
+                );
+            }
+            Err(e) => return failed(e, "waiting for the workloads failed"),
+        }
+    }
+    output::done(&format!(
+        "the Codefresh Runner in namespace {namespace} is upgraded to cf-runner {}",
+        env!("CARGO_PKG_VERSION")
+    ));
+    Outcome::Ok
+}
+
+fn apply_failed(report: &apply::Report) -> Outcome {
+    let lines: Vec<String> = report
+        .failed
+        .iter()
+        .map(|f| format!("failed: {f}"))
+        .collect();
+    let done: Vec<String> = report
+        .applied
+        .iter()
+        .map(|a| format!("{} ({})", a.object, a.change.word()))
+        .collect();
+    let message = format!(
+        "the upgrade stopped: {} object(s) failed\n  {}\n  applied: {}\n  not applied: {}",
+        report.failed.len(),
+        lines.join("\n  "),
+        if done.is_empty() {
+            "none".into()
+        } else {
+            done.join(", ")
+        },
+        if report.not_attempted.is_empty() {
+            "none".into()
+        } else {
+            report.not_attempted.join(", ")
+        },
+    );
+    let conflict = report
+        .failed
+        .iter()
+        .any(|f| matches!(f.cause, apply::FailureCause::Conflict(_)));
+    let hint = if conflict {
+        "another tool manages those fields: remove them there, or re-run with --force-conflicts to take them over"
+    } else {
+        "fix the cause and re-run `cf-runner upgrade`: nothing was removed yet, and applied objects are left as they are"
+    };
+    Outcome::Failed(anyhow::anyhow!(message), Some(hint.into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn load(tree: Value) -> Values {
+        let input = Input {
+            files: vec![ValuesFile {
+                origin: "test".into(),
+                text: serde_yaml_ng::to_string(&tree).unwrap(),
+            }],
+            ..Input::default()
+        };
+        values::load(&input).unwrap().values
+    }
+
+    #[test]
+    fn moving_the_namespace_is_refused_with_the_way_to_do_it() {
+        let old = load(json!({"Namespace": "ci"}));
+        let new = load(json!({"Namespace": "other"}));
+        let problems = in_place_problems("ci", Some(&old), &new);
+        assert_eq!(problems.len(), 1);
+        assert_eq!(problems[0].key, "Namespace");
+        assert!(problems[0]
+            .fix
+            .contains("cf-runner delete --kube-namespace ci"));
+    }
+
+    #[test]
+    fn changing_the_storage_backend_or_its_parameters_is_refused() {
+        let old = load(json!({"Namespace": "ci", "Storage": {"Backend": "local"}}));
+        let ebs = load(
+            json!({"Namespace": "ci", "Storage": {"Backend": "ebs", "AvailabilityZone": "us-east-1a"}}),
+        );
+        let problems = in_place_problems("ci", Some(&old), &ebs);
+        assert_eq!(problems[0].key, "Storage.Backend");
+        assert!(problems[0].fix.contains("init"));
+
+        let moved = load(
+            json!({"Namespace": "ci", "Storage": {"Backend": "local", "LocalVolumeParentDir": "/data"}}),
+        );
+        let problems = in_place_problems("ci", Some(&old), &moved);
+        assert_eq!(problems[0].key, "Storage");
+        assert!(problems[0].why.contains("parameters"));
+
+        let custom = load(json!({"Namespace": "ci", "StorageClass": "fast"}));
+        assert_eq!(
+            in_place_problems("ci", Some(&old), &custom)[0].key,
+            "StorageClass"
+        );
+        assert!(in_place_problems("ci", Some(&old), &old).is_empty());
+    }
+
+    #[test]
+    fn a_new_backend_is_refused_before_its_keys_are_validated() {
+        let stored = json!({"Namespace": "ci", "Storage": {"Backend": "local", "LocalVolumeParentDir": "/d"}});
+        let merged =
+            json!({"Namespace": "ci", "Storage": {"Backend": "ebs", "LocalVolumeParentDir": "/d"}});
+        let problems = in_place_problems_raw("ci", &stored, &merged);
+        assert_eq!(problems.len(), 1);
+        assert_eq!(problems[0].key, "Storage.Backend");
+        assert!(problems[0].why.contains("local to ebs"));
+        assert!(in_place_problems_raw("ci", &stored, &stored).is_empty());
+        let moved = json!({"Namespace": "other"});
+        assert_eq!(
+            in_place_problems_raw("ci", &stored, &moved)[0].key,
+            "Namespace"
+        );
+        let custom = json!({"Namespace": "ci", "StorageClass": "fast"});
+        assert_eq!(
+            in_place_problems_raw("ci", &stored, &custom)[0].key,
+            "StorageClass"
+        );
+    }
+
+    #[test]
+    fn value_changes_are_listed_by_key() {
+        let old = json!({"Monitor": {"Enabled": true}, "Token": "<redacted>"});
+        let new = json!({"Monitor": {"Enabled": false}, "Token": "<redacted>", "DockerRegistry": "r.example.com"});
+        assert_eq!(
+            values_changes(&old, &new),
+            vec![
+                "DockerRegistry: (unset) → \"r.example.com\"",
+                "Monitor.Enabled: true → false"
+            ]
+        );
+    }
+
+    #[test]
+    fn placeholders_are_not_restored_as_secrets() {
+        assert!(is_placeholder(&render::placeholder("agent token")));
+        assert!(!is_placeholder("a-real-token"));
+    }
+}
