@@ -11,5 +11,6 @@ pub mod export;
 pub mod helm;
 pub mod kube;
 pub mod output;
+pub mod platform;
 pub mod render;
 pub mod values;

@@ -55,6 +55,8 @@ fn init_command(kubeconfig: &Path, context: &str, ns: &str, extra: &[&str]) -> C
     .env_remove("https_proxy")
     .env_remove("NO_PROXY")
     .env_remove("no_proxy")
+    .env_remove("CF_API_KEY")
+    .env("CFCONFIG", "/nonexistent/cfconfig")
     .stdin(Stdio::null());
     cmd
 }

@@ -225,8 +225,8 @@ fn secret_files_are_private_and_others_are_not() {
         }
     }
     assert_eq!(
-        secrets, 4,
-        "runner token, dind certs, provisioner keys, record"
+        secrets, 5,
+        "runner token, dind certs, provisioner keys, cluster-reader token, record"
     );
 }
 

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::Outcome;
 use crate::cli::InitArgs;
-use crate::kube::{self as cluster, apply, wait};
+use crate::kube::{self as cluster, apply};
 use crate::values::{self, tree, Input, Problem, Problems, SetFile, ValuesFile};
 use crate::{export, helm, output, render};
 
@@ -244,7 +244,7 @@ pub fn run(args: &InitArgs) -> Outcome {
     }
 
     if !args.dry_run {
-        return install(args, &loaded);
+        return super::install::run(args, &loaded);
     }
 
     let rendered = match render::render(values, &identity, &loaded.redacted_tree) {
@@ -322,107 +322,8 @@ pub(crate) async fn connect(values: &values::Values) -> Result<cluster::Cluster,
     })
 }
 
-/// `init` against a cluster: connect, render with the real context, apply in
-/// stages with live lines, then wait for the workloads.
-fn install(args: &InitArgs, loaded: &values::Loaded) -> Outcome {
-    let values = &loaded.values;
-    if values.agent_token.is_none() {
-        return Outcome::BadInput(Problems(vec![Problem::new(
-            "AgentToken",
-            None,
-            "is required: this version does not register agents on the Codefresh platform yet",
-            "pass --agent-token (the token of an agent created with `codefresh create agent`), or use --dry-run",
-        )]));
-    }
-    runtime().block_on(async {
-        let cluster = match connect(values).await {
-            Ok(c) => c,
-            Err(outcome) => return outcome,
-        };
-        output::say(&format!(
-            "Installing the Codefresh Runner into namespace {} of context {} ({})",
-            values.namespace, cluster.context, cluster.server
-        ));
-        output::warn(
-            "offline mode: the Codefresh platform is not contacted. The agent token you gave is used as is; \
-             the dind TLS Secret holds placeholders and the runtime environment is not registered until \
-             cf-runner talks to the platform",
-        );
-        let identity = render::Identity {
-            context: Some(cluster.context.clone()),
-            agent_name: values.agent_name.clone(),
-            runtime_name: values.runtime_name.clone(),
-            ..Default::default()
-        };
-        let rendered = match render::render(values, &identity, &loaded.redacted_tree) {
-            Ok(r) => r,
-            Err(e) => return Outcome::Failed(anyhow::Error::new(e).context("rendering failed (a bug in cf-runner)"), None),
-        };
-        if !args.skip_cluster_test {
-            if let Err(outcome) = super::check::preflight_for_install(&cluster, &rendered.manifests, &values.namespace).await {
-                return outcome;
-            }
-        }
-        let options = apply::Options {
-            force_conflicts: args.force_conflicts,
-        };
-        let on_applied = |a: &apply::Applied| {
-            output::applied(a.change.word(), &a.object, a.namespace.as_deref());
-        };
-        let report = apply::apply_all(
-            &cluster.client,
-            &rendered.manifests,
-            &values.namespace,
-            options,
-            &on_applied,
-        )
-        .await;
-        if !report.ok() {
-            return apply_failed(&report);
-        }
-        let counts = report.counts();
-        let summary: Vec<String> = counts.iter().map(|(k, v)| format!("{v} {k}")).collect();
-        output::done(&format!("all {} objects applied ({})", report.applied.len(), summary.join(", ")));
-        if args.no_wait {
-            return Outcome::Ok;
-        }
-        let names: Vec<String> = wait::workloads(&rendered.manifests).iter().map(|m| m.display_name()).collect();
-        let board = output::StatusBoard::new(&names);
-        let result = wait::wait_all(&cluster.client, &rendered.manifests, args.timeout, &|s: &wait::Status| {
-            board.update(&s.object, s.ready, &s.detail)
-        })
-        .await;
-        board.finish();
-        match result {
-            Ok(w) if w.ok() => {
-                output::done(&format!("the runner is running in namespace {}", values.namespace));
-                Outcome::Ok
-            }
-            Ok(w) => {
-                let stuck: Vec<String> = w
-                    .statuses
-                    .iter()
-                    .filter(|s| !s.ready)
-                    .map(|s| format!("{}: {}", s.object, s.detail))
-                    .collect();
-                Outcome::Failed(
-                    anyhow::anyhow!(
-                        "timed out after {}s waiting for: {}",
-                        args.timeout.as_secs(),
-                        stuck.join("; ")
-                    ),
-                    Some("the objects are applied; fix the cause above and re-run init (it converges), or raise --timeout".into()),
-                )
-            }
-            Err(e) => {
-                let hint = e.hint();
-                Outcome::Failed(anyhow::Error::new(e).context("waiting for the workloads failed"), hint)
-            }
-        }
-    })
-}
-
-fn apply_failed(report: &apply::Report) -> Outcome {
+/// Reports a failed apply: what failed, what was and was not applied, and what to do.
+pub(crate) fn apply_failed(report: &apply::Report) -> Outcome {
     let is_transport = |f: &apply::Failure| {
         matches!(
             f.cause,

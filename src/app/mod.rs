@@ -6,6 +6,7 @@ pub mod completions;
 pub mod delete;
 pub mod info;
 pub mod init;
+pub mod install;
 pub mod upgrade;
 
 use std::process::ExitCode;

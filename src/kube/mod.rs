@@ -8,6 +8,7 @@ pub mod apply;
 pub mod delete;
 pub mod inventory;
 pub mod preflight;
+pub mod secrets;
 pub mod wait;
 
 use std::path::PathBuf;

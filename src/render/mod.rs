@@ -78,6 +78,7 @@ pub enum Component {
     VolumeProvisioner,
     Monitor,
     AppProxy,
+    ClusterIntegration,
     Record,
 }
 
@@ -91,6 +92,7 @@ impl Component {
             Component::VolumeProvisioner => "volume-provisioner",
             Component::Monitor => "monitor",
             Component::AppProxy => "app-proxy",
+            Component::ClusterIntegration => "cluster-integration",
             Component::Record => "record",
         }
     }
@@ -193,6 +195,11 @@ const TEMPLATES: &[(&str, Component, &str)] = &[
         "app-proxy.yaml",
         Component::AppProxy,
         include_str!("../../templates/app-proxy.yaml"),
+    ),
+    (
+        "cluster-integration.yaml",
+        Component::ClusterIntegration,
+        include_str!("../../templates/cluster-integration.yaml"),
     ),
     (
         "record.yaml",
@@ -597,6 +604,7 @@ fn build_context(values: &Values, identity: &Identity, record: &Value) -> Value 
         "record_format": RECORD_FORMAT,
         "record_secret": RECORD_SECRET,
         "record_values": record_yaml,
+        "cluster_integration": !values.skip_cluster_integration,
         "runner": {
             "image": images::reference(images::RUNNER, values.runner.image.as_ref(), registry),
             "node_selector": selector_with_arch(&values.runner.scheduling, values.arch),

@@ -1,3 +1,4 @@
 //! Helpers shared by the integration tests (`mod support;` in a test file).
 
 pub mod controlplane;
+pub mod fake_platform;

@@ -1,0 +1,650 @@
+//! `init` into a cluster: the order of every step of an install.
+//!
+//! With a Codefresh API token: validate it → connect → preflight → agent →
+//! dind key and CSR, signed by the platform → runtime environment → apply
+//! → attach the runtime to the agent → runtime spec → default → cluster
+//! integration → demo pipeline → wait. Each step first looks at what an
+//! earlier run left (in the cluster and on the platform) and reuses it, so a
+//! failed install re-runs to completion without creating anything twice and
+//! without a local state file.
+//!
+//! With only `--agent-token` (no API token anywhere): offline, the platform
+//! is not contacted, and the run says so.
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use super::init::{connect, runtime};
+use super::Outcome;
+use crate::cli::InitArgs;
+use crate::kube::{self as cluster, apply, secrets, wait};
+use crate::output;
+use crate::platform::{self, certs, Agent, Platform, PlatformError, RegisterRuntime};
+use crate::render::{self, Identity, Manifest};
+use crate::values::{self, Problem, Problems, Secret};
+
+/// Runs the install.
+pub fn run(args: &InitArgs, loaded: &values::Loaded) -> Outcome {
+    let values = &loaded.values;
+    let explicit_url = args.url.clone().or_else(|| {
+        values::tree::lookup(&loaded.redacted_tree, "CodefreshHost")
+            .map(|_| values.codefresh_host.clone())
+    });
+    let (flag_token, values_token) = if args.token.is_some() {
+        (values.token.as_ref(), None)
+    } else {
+        (None, values.token.as_ref())
+    };
+    let auth = match platform::auth::resolve(flag_token, values_token, explicit_url.as_deref()) {
+        Ok(a) => Some(a),
+        Err(PlatformError::NoToken { .. }) if values.agent_token.is_some() => None,
+        Err(PlatformError::NoToken { cfconfig }) => {
+            return Outcome::BadInput(Problems(vec![Problem::new(
+                "Token",
+                None,
+                format!("is required to register the runner on the Codefresh platform (none in --token, CF_API_KEY or {cfconfig})"),
+                "pass --token with an API key that has the scopes Runner-Installation, Agent and Agents, or set CF_API_KEY",
+            )]))
+        }
+        Err(e) => {
+            let hint = e.hint();
+            return Outcome::Failed(e.into(), hint);
+        }
+    };
+    runtime().block_on(async {
+        match auth {
+            Some(auth) => with_platform(args, loaded, &auth).await,
+            None => offline(args, loaded).await,
+        }
+    })
+}
+
+fn failed(err: impl Into<anyhow::Error>, hint: Option<String>) -> Outcome {
+    Outcome::Failed(err.into(), hint)
+}
+
+fn platform_failed(err: PlatformError, doing: &str) -> Outcome {
+    let hint = err.hint();
+    failed(anyhow::Error::new(err).context(doing.to_string()), hint)
+}
+
+fn render_or_fail(
+    values: &values::Values,
+    identity: &Identity,
+    record: &Value,
+) -> Result<render::Rendered, Outcome> {
+    render::render(values, identity, record).map_err(|e| {
+        failed(
+            anyhow::Error::new(e).context("rendering failed (a bug in cf-runner)"),
+            Some("please report it with the values file (secrets removed)".into()),
+        )
+    })
+}
+
+async fn offline(args: &InitArgs, loaded: &values::Loaded) -> Outcome {
+    let values = &loaded.values;
+    let cluster = match connect(values).await {
+        Ok(c) => c,
+        Err(outcome) => return outcome,
+    };
+    output::say(&format!(
+        "Installing the Codefresh Runner into namespace {} of context {} ({})",
+        values.namespace, cluster.context, cluster.server
+    ));
+    output::warn(
+        "offline mode (no Codefresh API token, only --agent-token): the platform is not contacted; \
+         the dind TLS Secret holds placeholders and the runtime environment is not registered",
+    );
+    let identity = Identity {
+        context: Some(cluster.context.clone()),
+        agent_name: values.agent_name.clone(),
+        runtime_name: values.runtime_name.clone(),
+        ..Default::default()
+    };
+    let rendered = match render_or_fail(values, &identity, &loaded.redacted_tree) {
+        Ok(r) => r,
+        Err(o) => return o,
+    };
+    if !args.skip_cluster_test {
+        if let Err(outcome) =
+            super::check::preflight_for_install(&cluster, &rendered.manifests, &values.namespace)
+                .await
+        {
+            return outcome;
+        }
+    }
+    if let Err(o) =
+        apply_with_progress(&cluster, &rendered.manifests, &values.namespace, args).await
+    {
+        return o;
+    }
+    if args.no_wait {
+        return Outcome::Ok;
+    }
+    wait_with_progress(&cluster, &rendered.manifests, &values.namespace, args).await
+}
+
+/// What an earlier run left in the cluster.
+#[derive(Default)]
+struct Leftovers {
+    agent_name: Option<String>,
+    runtime_name: Option<String>,
+    agent_token: Option<Secret>,
+    certs: Option<(Secret, Secret, Secret)>,
+}
+
+async fn leftovers(
+    cluster: &cluster::Cluster,
+    namespace: &str,
+) -> Result<Leftovers, cluster::KubeError> {
+    let client = &cluster.client;
+    let real = |v: Option<&String>| v.filter(|t| !t.starts_with("<placeholder")).cloned();
+    let mut found = Leftovers::default();
+    if let Some(record) = secrets::read_text(client, namespace, render::RECORD_SECRET).await? {
+        found.agent_name = real(record.get("agent-name"));
+        found.runtime_name = real(record.get("runtime-name"));
+    }
+    if let Some(runner) = secrets::read_text(client, namespace, "runner").await? {
+        found.agent_token = real(runner.get("codefresh.token")).map(Secret::new);
+    }
+    if let Some(c) = secrets::read_text(client, namespace, "codefresh-certs-server").await? {
+        if let (Some(ca), Some(cert), Some(key)) = (
+            real(c.get("ca.pem")),
+            real(c.get("server-cert.pem")),
+            real(c.get("server-key.pem")),
+        ) {
+            if cert.contains("BEGIN CERTIFICATE") && key.contains("PRIVATE KEY") {
+                found.certs = Some((Secret::new(ca), Secret::new(cert), Secret::new(key)));
+            }
+        }
+    }
+    Ok(found)
+}
+
+/// Candidate names: the wanted one, then `_1`, `_2`, … (as the old wizard did on a clash).
+fn candidates(wanted: &str) -> impl Iterator<Item = String> + '_ {
+    std::iter::once(wanted.to_string()).chain((1..20).map(move |n| format!("{wanted}_{n}")))
+}
+
+/// The agent to use and its token: the earlier run's, the one named by
+/// `--agent-token`'s `AgentId`, or a new one.
+async fn ensure_agent(
+    platform: &Platform,
+    values: &values::Values,
+    wanted: &str,
+    left: &Leftovers,
+) -> Result<(Agent, Secret, &'static str), Outcome> {
+    let doing = "looking up the agent on the platform";
+    if let Some(token) = &values.agent_token {
+        let name = values
+            .agent_name
+            .clone()
+            .unwrap_or_else(|| wanted.to_string());
+        let agents = platform
+            .agents_named(&name)
+            .await
+            .map_err(|e| platform_failed(e, doing))?;
+        return match agents.into_iter().next() {
+            Some(agent) => Ok((agent, token.clone(), "reused (--agent-token)")),
+            None => Err(Outcome::BadInput(Problems(vec![Problem::new(
+                "AgentId",
+                Some(&Value::String(name)),
+                "names no agent on the platform, but --agent-token is for an existing agent",
+                "pass --name with the agent's name, or drop --agent-token to create an agent",
+            )]))),
+        };
+    }
+    if let (Some(name), Some(token)) = (&left.agent_name, &left.agent_token) {
+        let agents = platform
+            .agents_named(name)
+            .await
+            .map_err(|e| platform_failed(e, doing))?;
+        if let Some(agent) = agents.into_iter().next() {
+            return Ok((agent, token.clone(), "reused from the earlier install"));
+        }
+    }
+    for name in candidates(wanted) {
+        let agents = platform
+            .agents_named(&name)
+            .await
+            .map_err(|e| platform_failed(e, doing))?;
+        if agents.is_empty() {
+            let agent = platform
+                .create_agent(&name)
+                .await
+                .map_err(|e| platform_failed(e, "creating the agent"))?;
+            let token = agent.token.clone().map(Secret::new).ok_or_else(|| {
+                failed(
+                    anyhow::anyhow!("the platform created agent {name} but sent no token"),
+                    Some("delete the agent in Codefresh and re-run".into()),
+                )
+            })?;
+            return Ok((agent, token, "created"));
+        }
+    }
+    Err(failed(
+        anyhow::anyhow!("agent names {wanted} and {wanted}_1…_19 are all taken"),
+        Some("pass --name with a free agent name".into()),
+    ))
+}
+
+/// The runtime environment: the earlier run's, one already registered for
+/// this cluster and namespace, or a newly registered one.
+async fn ensure_runtime(
+    platform: &Platform,
+    values: &values::Values,
+    context: &str,
+    wanted: &str,
+    left: &Leftovers,
+) -> Result<(String, &'static str), Outcome> {
+    let doing = "looking up the runtime environment";
+    let ours = |re: &Value| {
+        re.pointer("/runtimeScheduler/cluster/namespace")
+            .and_then(Value::as_str)
+            == Some(values.namespace.as_str())
+            && re
+                .pointer("/runtimeScheduler/cluster/clusterProvider/selector")
+                .and_then(Value::as_str)
+                == Some(context)
+    };
+    if let Some(name) = &left.runtime_name {
+        if platform
+            .runtime(name)
+            .await
+            .map_err(|e| platform_failed(e, doing))?
+            .is_some()
+        {
+            return Ok((name.clone(), "reused from the earlier install"));
+        }
+    }
+    for name in candidates(wanted) {
+        match platform
+            .runtime(&name)
+            .await
+            .map_err(|e| platform_failed(e, doing))?
+        {
+            Some(re) if ours(&re) => return Ok((name, "reused")),
+            Some(_) => continue,
+            None => {
+                let node_selector: serde_json::Map<String, Value> = values
+                    .runtime
+                    .scheduling
+                    .node_selector
+                    .iter()
+                    .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+                    .collect();
+                let request = RegisterRuntime {
+                    cluster_name: context.to_string(),
+                    namespace: values.namespace.clone(),
+                    storage_class_name: values.storage.class_name.clone(),
+                    service_account: "codefresh-engine".into(),
+                    runtime_environment_name: name.clone(),
+                    agent: true,
+                    docker_daemon_scheduler: json!({"userAccess": values.runtime.docker_daemon_access}),
+                    node_selector: Value::Object(node_selector),
+                };
+                platform
+                    .register_runtime(&request)
+                    .await
+                    .map_err(|e| platform_failed(e, "registering the runtime environment"))?;
+                return Ok((name, "registered"));
+            }
+        }
+    }
+    Err(failed(
+        anyhow::anyhow!("runtime environment names {wanted} and {wanted}_1…_19 are all taken"),
+        Some("pass --set-value RuntimeEnvironmentName=<a free name>".into()),
+    ))
+}
+
+async fn with_platform(args: &InitArgs, loaded: &values::Loaded, auth: &platform::Auth) -> Outcome {
+    let values = &loaded.values;
+    let platform = match Platform::new(auth, values.insecure) {
+        Ok(p) => p,
+        Err(e) => return platform_failed(e, "preparing the platform client"),
+    };
+    let user = match platform.user().await {
+        Ok(u) => u,
+        Err(e) => return platform_failed(e, "checking the Codefresh API token"),
+    };
+    output::done(&format!(
+        "Codefresh platform {}: account {} (token from {})",
+        platform.url(),
+        user.active_account_name,
+        auth.source
+    ));
+    let cluster = match connect(values).await {
+        Ok(c) => c,
+        Err(outcome) => return outcome,
+    };
+    output::say(&format!(
+        "Installing the Codefresh Runner into namespace {} of context {} ({})",
+        values.namespace, cluster.context, cluster.server
+    ));
+    let mut identity = Identity {
+        context: Some(cluster.context.clone()),
+        agent_name: values.agent_name.clone(),
+        runtime_name: values.runtime_name.clone(),
+        account_id: user.account_id(),
+        ..Default::default()
+    };
+    let record = &loaded.redacted_tree;
+    if !args.skip_cluster_test {
+        let prelim = match render_or_fail(values, &identity, record) {
+            Ok(r) => r,
+            Err(o) => return o,
+        };
+        if let Err(outcome) =
+            super::check::preflight_for_install(&cluster, &prelim.manifests, &values.namespace)
+                .await
+        {
+            return outcome;
+        }
+    }
+    let left = match leftovers(&cluster, &values.namespace).await {
+        Ok(l) => l,
+        Err(e) => {
+            let hint = e.hint();
+            return failed(
+                anyhow::Error::new(e).context("reading what an earlier install left"),
+                hint,
+            );
+        }
+    };
+
+    // The agent, and its token saved in the cluster at once, so a re-run finds it.
+    let wanted_agent = identity.agent_name(values);
+    let (agent, agent_token, how) =
+        match ensure_agent(&platform, values, &wanted_agent, &left).await {
+            Ok(a) => a,
+            Err(o) => return o,
+        };
+    output::done(&format!("agent {} {how}", agent.name));
+    identity.agent_name = Some(agent.name.clone());
+    identity.agent_token = Some(agent_token);
+    if how == "created" {
+        let early = match render_or_fail(values, &identity, record) {
+            Ok(r) => r,
+            Err(o) => return o,
+        };
+        let subset: Vec<Manifest> = early
+            .manifests
+            .into_iter()
+            .filter(|m| {
+                m.kind == "Namespace"
+                    || (m.kind == "Secret"
+                        && (m.name == "runner" || m.name == render::RECORD_SECRET))
+            })
+            .collect();
+        let report = apply::apply_all(
+            &cluster.client,
+            &subset,
+            &values.namespace,
+            apply::Options {
+                force_conflicts: args.force_conflicts,
+            },
+            &|_| {},
+        )
+        .await;
+        if !report.ok() {
+            return super::init::apply_failed(&report);
+        }
+    }
+
+    // dind TLS: a local key, signed by the platform (or the earlier run's).
+    let (ca, cert, key) = match &left.certs {
+        Some(c) => {
+            output::done("dind TLS certificate reused from the earlier install");
+            c.clone()
+        }
+        None => {
+            let generated = match certs::generate(&values.namespace) {
+                Ok(g) => g,
+                Err(e) => return platform_failed(e, "preparing the dind TLS certificate"),
+            };
+            let sans = certs::subject_alt_names(&values.namespace);
+            match platform.sign_server_certs(&generated.csr_pem, &sans).await {
+                Ok((ca, cert)) => {
+                    output::done("dind TLS certificate signed by the platform (the key stays in the cluster)");
+                    (Secret::new(ca), Secret::new(cert), generated.key_pem)
+                }
+                Err(e) => {
+                    return platform_failed(e, "having the platform sign the dind certificate")
+                }
+            }
+        }
+    };
+    identity.dind_ca = Some(ca);
+    identity.dind_cert = Some(cert);
+    identity.dind_key = Some(key);
+
+    let wanted_runtime: String = identity.runtime_name(values).chars().take(63).collect();
+    let (runtime_name, how) =
+        match ensure_runtime(&platform, values, &cluster.context, &wanted_runtime, &left).await {
+            Ok(r) => r,
+            Err(o) => return o,
+        };
+    output::done(&format!("runtime environment {runtime_name} {how}"));
+    identity.runtime_name = Some(runtime_name.clone());
+
+    let rendered = match render_or_fail(values, &identity, record) {
+        Ok(r) => r,
+        Err(o) => return o,
+    };
+    if let Err(o) =
+        apply_with_progress(&cluster, &rendered.manifests, &values.namespace, args).await
+    {
+        return o;
+    }
+
+    // Attach the runtime to the agent, then push the runtime's spec.
+    if !agent.runtimes.contains(&runtime_name) {
+        let mut runtimes = agent.runtimes.clone();
+        runtimes.push(runtime_name.clone());
+        if let Err(e) = platform.update_agent(&agent, &runtimes).await {
+            return platform_failed(e, "attaching the runtime environment to the agent");
+        }
+    }
+    let mut spec = rendered.runtime_environment.clone();
+    if let (Some(map), Some(account)) = (spec.as_object_mut(), &identity.account_id) {
+        map.insert("accountId".into(), Value::String(account.clone()));
+    }
+    if let Err(e) = platform.put_runtime(&runtime_name, &spec).await {
+        return platform_failed(e, "sending the runtime environment's spec");
+    }
+    output::done(&format!(
+        "runtime environment {runtime_name} attached to agent {}",
+        agent.name
+    ));
+    if values.set_default_runtime {
+        if let Err(e) = platform.set_default_runtime(&runtime_name).await {
+            return platform_failed(e, "making the runtime environment the account's default");
+        }
+        output::done(&format!(
+            "{runtime_name} is the account's default runtime environment"
+        ));
+    }
+
+    if !values.skip_cluster_integration {
+        if let Err(o) = cluster_integration(&platform, &cluster, values).await {
+            return o;
+        }
+    }
+    let build_note = if values.exec_demo_pipeline {
+        match demo_pipeline(&platform, &runtime_name).await {
+            Ok(url) => Some(url),
+            Err(o) => return o,
+        }
+    } else {
+        None
+    };
+    let outcome = if args.no_wait {
+        Outcome::Ok
+    } else {
+        wait_with_progress(&cluster, &rendered.manifests, &values.namespace, args).await
+    };
+    if let Some(url) = build_note {
+        output::say(&format!("Demo pipeline build: {url}"));
+    }
+    output::say(&format!(
+        "Runtime environment: {}/account-admin/account-conf/runtime-environments?runtime={}",
+        platform.url(),
+        platform::segment(&runtime_name)
+    ));
+    outcome
+}
+
+async fn cluster_integration(
+    platform: &Platform,
+    cluster: &cluster::Cluster,
+    values: &values::Values,
+) -> Result<(), Outcome> {
+    let existing = platform
+        .clusters()
+        .await
+        .map_err(|e| platform_failed(e, "listing cluster integrations"))?;
+    if existing
+        .iter()
+        .any(|c| c.get("selector").and_then(Value::as_str) == Some(cluster.context.as_str()))
+    {
+        output::done(&format!(
+            "cluster integration {} exists; left as it is",
+            cluster.context
+        ));
+        return Ok(());
+    }
+    let token = secrets::wait_for_token(
+        &cluster.client,
+        &values.namespace,
+        "codefresh-cluster-reader-token",
+        Duration::from_secs(30),
+    )
+    .await
+    .map_err(|e| {
+        let hint = e.hint();
+        failed(
+            anyhow::Error::new(e).context("reading the cluster integration's token"),
+            hint,
+        )
+    })?;
+    let Some((token, ca)) = token else {
+        return Err(failed(
+            anyhow::anyhow!("Kubernetes did not fill Secret/codefresh-cluster-reader-token within 30s"),
+            Some("check that kube-controller-manager runs its token controller, or re-run with --skip-cluster-integration".into()),
+        ));
+    };
+    let host = values
+        .kubernetes_host
+        .clone()
+        .unwrap_or_else(|| cluster.server.trim_end_matches('/').to_string());
+    platform
+        .create_cluster_integration(&cluster.context, &host, &token, &ca)
+        .await
+        .map_err(|e| platform_failed(e, "creating the cluster integration"))?;
+    output::done(&format!(
+        "cluster integration {} created (behind the firewall)",
+        cluster.context
+    ));
+    Ok(())
+}
+
+async fn demo_pipeline(platform: &Platform, runtime: &str) -> Result<String, Outcome> {
+    let name = platform
+        .ensure_demo_pipeline(runtime)
+        .await
+        .map_err(|e| platform_failed(e, "creating the demo pipeline"))?;
+    let build = platform
+        .run_pipeline(&name, runtime)
+        .await
+        .map_err(|e| platform_failed(e, "running the demo pipeline"))?;
+    output::done(&format!("demo pipeline {name} started"));
+    Ok(format!(
+        "{}/build/{}",
+        platform.url(),
+        platform::segment(&build)
+    ))
+}
+
+/// Applies with a line per object; on failure, the outcome to return.
+pub(crate) async fn apply_with_progress(
+    cluster: &cluster::Cluster,
+    manifests: &[Manifest],
+    namespace: &str,
+    args: &InitArgs,
+) -> Result<apply::Report, Outcome> {
+    let on_applied = |a: &apply::Applied| {
+        output::applied(a.change.word(), &a.object, a.namespace.as_deref());
+    };
+    let report = apply::apply_all(
+        &cluster.client,
+        manifests,
+        namespace,
+        apply::Options {
+            force_conflicts: args.force_conflicts,
+        },
+        &on_applied,
+    )
+    .await;
+    if !report.ok() {
+        return Err(super::init::apply_failed(&report));
+    }
+    let summary: Vec<String> = report
+        .counts()
+        .iter()
+        .map(|(k, v)| format!("{v} {k}"))
+        .collect();
+    output::done(&format!(
+        "all {} objects applied ({})",
+        report.applied.len(),
+        summary.join(", ")
+    ));
+    Ok(report)
+}
+
+/// Waits for the workloads with a live line each.
+pub(crate) async fn wait_with_progress(
+    cluster: &cluster::Cluster,
+    manifests: &[Manifest],
+    namespace: &str,
+    args: &InitArgs,
+) -> Outcome {
+    let names: Vec<String> = wait::workloads(manifests)
+        .iter()
+        .map(|m| m.display_name())
+        .collect();
+    let board = output::StatusBoard::new(&names);
+    let result = wait::wait_all(
+        &cluster.client,
+        manifests,
+        args.timeout,
+        &|s: &wait::Status| board.update(&s.object, s.ready, &s.detail),
+    )
+    .await;
+    board.finish();
+    match result {
+        Ok(w) if w.ok() => {
+            output::done(&format!("the runner is running in namespace {namespace}"));
+            Outcome::Ok
+        }
+        Ok(w) => {
+            let stuck: Vec<String> = w
+                .statuses
+                .iter()
+                .filter(|s| !s.ready)
+                .map(|s| format!("{}: {}", s.object, s.detail))
+                .collect();
+            failed(
+                anyhow::anyhow!("timed out after {}s waiting for: {}", args.timeout.as_secs(), stuck.join("; ")),
+                Some("the objects are applied; fix the cause above and re-run init (it converges), or raise --timeout".into()),
+            )
+        }
+        Err(e) => {
+            let hint = e.hint();
+            failed(
+                anyhow::Error::new(e).context("waiting for the workloads failed"),
+                hint,
+            )
+        }
+    }
+}
