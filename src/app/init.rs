@@ -220,12 +220,15 @@ pub fn run(args: &InitArgs) -> Outcome {
     };
 
     if let Some(path) = &args.generate_helm_values_file {
-        if !args.dry_run {
-            return Outcome::Failed(
-                anyhow::anyhow!("filling the Helm values from the Codefresh platform is not built yet"),
-                Some("add --dry-run to generate the file without the platform (account id left for you to fill)".into()),
-            );
-        }
+        // Without --dry-run the platform fills the account id and free names.
+        let identity = if args.dry_run {
+            identity
+        } else {
+            match super::install::helm_identity(args, &loaded, identity) {
+                Ok(i) => i,
+                Err(outcome) => return outcome,
+            }
+        };
         let generated = helm::generate(values, &identity);
         if let Err(e) = export::write_file(path, &generated.text, generated.holds_secret) {
             return Outcome::Failed(e.into(), None);

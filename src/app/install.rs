@@ -26,6 +26,24 @@ use crate::values::{self, Problem, Problems, Secret};
 
 /// Runs the install.
 pub fn run(args: &InitArgs, loaded: &values::Loaded) -> Outcome {
+    let auth = match resolve_auth(args, loaded) {
+        Ok(a) => a,
+        Err(outcome) => return outcome,
+    };
+    runtime().block_on(async {
+        match auth {
+            Some(auth) => with_platform(args, loaded, &auth).await,
+            None => offline(args, loaded).await,
+        }
+    })
+}
+
+/// Resolves the platform token the way an install does; no token is bad
+/// input, unless an agent token allows an offline install (`Ok(None)`).
+fn resolve_auth(
+    args: &InitArgs,
+    loaded: &values::Loaded,
+) -> Result<Option<platform::Auth>, Outcome> {
     let values = &loaded.values;
     let explicit_url = args.url.clone().or_else(|| {
         values::tree::lookup(&loaded.redacted_tree, "CodefreshHost")
@@ -36,27 +54,69 @@ pub fn run(args: &InitArgs, loaded: &values::Loaded) -> Outcome {
     } else {
         (None, values.token.as_ref())
     };
-    let auth = match platform::auth::resolve(flag_token, values_token, explicit_url.as_deref()) {
-        Ok(a) => Some(a),
-        Err(PlatformError::NoToken { .. }) if values.agent_token.is_some() => None,
-        Err(PlatformError::NoToken { cfconfig }) => {
-            return Outcome::BadInput(Problems(vec![Problem::new(
-                "Token",
-                None,
-                format!("is required to register the runner on the Codefresh platform (none in --token, CF_API_KEY or {cfconfig})"),
-                "pass --token with an API key that has the scopes Runner-Installation, Agent and Agents, or set CF_API_KEY",
-            )]))
-        }
+    match platform::auth::resolve(flag_token, values_token, explicit_url.as_deref()) {
+        Ok(a) => Ok(Some(a)),
+        Err(PlatformError::NoToken { .. }) if values.agent_token.is_some() => Ok(None),
+        Err(PlatformError::NoToken { cfconfig }) => Err(Outcome::BadInput(Problems(vec![Problem::new(
+            "Token",
+            None,
+            format!("is required to register the runner on the Codefresh platform (none in --token, CF_API_KEY or {cfconfig})"),
+            "pass --token with an API key that has the scopes Runner-Installation, Agent and Agents, or set CF_API_KEY",
+        )]))),
         Err(e) => {
             let hint = e.hint();
-            return Outcome::Failed(e.into(), hint);
+            Err(Outcome::Failed(e.into(), hint))
         }
+    }
+}
+
+/// For `--generate-helm-values-file` without `--dry-run`: the account id and
+/// free agent and runtime names, from the platform (nothing is created).
+pub(crate) fn helm_identity(
+    args: &InitArgs,
+    loaded: &values::Loaded,
+    mut identity: Identity,
+) -> Result<Identity, Outcome> {
+    let values = &loaded.values;
+    let Some(auth) = resolve_auth(args, loaded)? else {
+        return Err(Outcome::BadInput(Problems(vec![Problem::new(
+            "Token",
+            None,
+            "is required to fill the Helm values from the platform",
+            "pass --token or set CF_API_KEY, or add --dry-run to leave the account id for you to fill",
+        )])));
     };
     runtime().block_on(async {
-        match auth {
-            Some(auth) => with_platform(args, loaded, &auth).await,
-            None => offline(args, loaded).await,
+        let platform = Platform::new(&auth, values.insecure)
+            .map_err(|e| platform_failed(e, "preparing the platform client"))?;
+        let user = platform
+            .user()
+            .await
+            .map_err(|e| platform_failed(e, "checking the Codefresh API token"))?;
+        identity.account_id = user.account_id();
+        let wanted = identity.agent_name(values);
+        for name in candidates(&wanted) {
+            let agents = platform
+                .agents_named(&name)
+                .await
+                .map_err(|e| platform_failed(e, "looking up agent names"))?;
+            if agents.is_empty() {
+                identity.agent_name = Some(name);
+                break;
+            }
         }
+        let wanted: String = identity.runtime_name(values).chars().take(63).collect();
+        for name in candidates(&wanted) {
+            let existing = platform
+                .runtime(&name)
+                .await
+                .map_err(|e| platform_failed(e, "looking up runtime environment names"))?;
+            if existing.is_none() {
+                identity.runtime_name = Some(name);
+                break;
+            }
+        }
+        Ok(identity)
     })
 }
 

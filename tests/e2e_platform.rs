@@ -1,0 +1,496 @@
+//! `cf-runner init` against the fake Codefresh platform and the real test
+//! control plane: the calls in order with their bodies, the dind certificate
+//! signed by the platform's CA, a failed install that re-runs without
+//! creating anything twice, token errors that name the source and never the
+//! token, retries, and Helm values filled from the platform.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::{Namespace, Secret};
+use kube::api::Api;
+use support::controlplane::{self, skip_e2e, ControlPlane};
+use support::fake_platform::{FakePlatform, ACCOUNT_ID};
+
+const USER_TOKEN: &str = "user-api-key.0123456789abcdef";
+const CONTEXT: &str = "admin@cf-runner-test";
+
+fn example() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("values-examples/local.yaml")
+}
+
+struct Run {
+    output: Output,
+    home: tempfile::TempDir,
+}
+
+impl Run {
+    fn text(&self) -> String {
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&self.output.stdout),
+            String::from_utf8_lossy(&self.output.stderr)
+        )
+    }
+    fn code(&self) -> Option<i32> {
+        self.output.status.code()
+    }
+}
+
+fn command(cp: &ControlPlane, home: &Path, args: &[&str]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cf-runner"));
+    cmd.args(args)
+        .current_dir(home)
+        .env("KUBECONFIG", cp.admin_kubeconfig())
+        .env("HOME", home)
+        .env("NO_COLOR", "1")
+        .env("CF_RUNNER_RETRY_BASE_MS", "20")
+        .env_remove("CF_API_KEY")
+        .env_remove("CFCONFIG")
+        .stdin(Stdio::null());
+    cmd
+}
+
+fn init(cp: &ControlPlane, fake: &FakePlatform, ns: &str, extra: &[&str]) -> Run {
+    let home = tempfile::tempdir().unwrap();
+    let ex = example();
+    let url = fake.url();
+    let mut args = vec![
+        "init",
+        "--yes",
+        "--values",
+        ex.to_str().unwrap(),
+        "--kube-namespace",
+        ns,
+        "--kube-context-name",
+        CONTEXT,
+        "--url",
+        &url,
+        "--timeout",
+        "90s",
+    ];
+    args.extend_from_slice(extra);
+    let output = command(cp, home.path(), &args).output().unwrap();
+    Run { output, home }
+}
+
+/// Every file under `dir`, with its text.
+fn files_under(dir: &Path) -> Vec<(PathBuf, String)> {
+    let mut out = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                out.extend(files_under(&p));
+            } else {
+                out.push((p.clone(), std::fs::read_to_string(&p).unwrap_or_default()));
+            }
+        }
+    }
+    out
+}
+
+#[tokio::test]
+async fn init_registers_everything_in_order_and_the_certificate_chains_to_the_platform_ca() {
+    if skip_e2e() {
+        return;
+    }
+    let cp = controlplane::shared();
+    let fake = FakePlatform::start(USER_TOKEN);
+    let ns = format!("cfplat-{}", std::process::id() % 100000);
+    let run = init(
+        cp,
+        &fake,
+        &ns,
+        &[
+            "--token",
+            USER_TOKEN,
+            "--set-default-runtime",
+            "--exec-demo-pipeline",
+        ],
+    );
+    let out = run.text();
+    assert_eq!(run.code(), Some(0), "{out}");
+
+    let runtime = format!("{CONTEXT}/{ns}");
+    let agent = format!("{CONTEXT}_{ns}");
+    let calls = fake.calls();
+    let order = [
+        "GET /api/user",
+        "POST /api/agents",
+        "POST /api/custom_clusters/signServerCerts",
+        "POST /api/custom_clusters/register",
+        "PUT /api/agent/",
+        "PUT /api/runtime-environments/",
+        "PUT /api/runtime-environments/default/",
+        "POST /api/clusters/local/cluster",
+        "POST /api/pipelines/run/",
+    ];
+    let mut at = 0;
+    for want in order {
+        let found = calls[at..].iter().position(|c| c.starts_with(want));
+        assert!(
+            found.is_some(),
+            "{want} missing or out of order in {calls:#?}"
+        );
+        at += found.unwrap() + 1;
+    }
+    assert_eq!(calls[0], "GET /api/user", "the token is checked first");
+    assert!(
+        fake.requests().iter().all(|r| r.authorized),
+        "a request lacked the token"
+    );
+
+    // Bodies.
+    let requests = fake.requests();
+    let body = |call: &str| {
+        requests
+            .iter()
+            .find(|r| format!("{} {}", r.method, r.path).starts_with(call))
+            .unwrap()
+            .body
+            .clone()
+    };
+    assert_eq!(body("POST /api/agents")["name"], agent.as_str());
+    let register = body("POST /api/custom_clusters/register");
+    assert_eq!(register["runtimeEnvironmentName"], runtime.as_str());
+    assert_eq!(register["clusterName"], CONTEXT);
+    assert_eq!(register["namespace"], ns.as_str());
+    assert_eq!(register["serviceAccount"], "codefresh-engine");
+    assert_eq!(
+        register["storageClassName"],
+        format!("dind-local-volumes-runner-{ns}").as_str()
+    );
+    assert_eq!(register["agent"], true);
+    let sign = body("POST /api/custom_clusters/signServerCerts");
+    assert!(sign["csr"]
+        .as_str()
+        .unwrap()
+        .starts_with("-----BEGIN CERTIFICATE REQUEST-----"));
+    assert!(sign["reqSubjectAltName"]
+        .as_str()
+        .unwrap()
+        .contains(&format!("DNS:*.dind.{ns}.svc")));
+    assert!(
+        !sign.to_string().contains("PRIVATE KEY"),
+        "the dind key left the machine"
+    );
+    assert_eq!(body("PUT /api/agent/")["runtimes"][0], runtime.as_str());
+
+    // Platform state.
+    assert_eq!(fake.agents().len(), 1);
+    assert_eq!(fake.agents()[0]["runtimes"][0], runtime.as_str());
+    let spec = fake.runtimes()[&runtime].clone();
+    assert_eq!(spec["accountId"], ACCOUNT_ID);
+    assert_eq!(
+        spec["dockerDaemonScheduler"]["cluster"]["namespace"],
+        ns.as_str()
+    );
+    assert_eq!(
+        spec["runtimeScheduler"]["cluster"]["clusterProvider"]["accountId"],
+        ACCOUNT_ID
+    );
+    assert_eq!(fake.default_runtime().as_deref(), Some(runtime.as_str()));
+    assert_eq!(fake.clusters()[0]["selector"], CONTEXT);
+    assert_eq!(
+        fake.builds(),
+        vec![("Runner/CF_Runner_Demo".to_string(), runtime.clone())]
+    );
+    assert!(out.contains("/build/build-"), "{out}");
+
+    // The cluster: the agent's token in its Secret, names in the runner's env,
+    // and a dind certificate issued by the fake CA for the right names.
+    let secrets: Api<Secret> = Api::namespaced(cp.client(), &ns);
+    let token = secrets.get("runner").await.unwrap().data.unwrap()["codefresh.token"]
+        .0
+        .clone();
+    let token = String::from_utf8(token).unwrap();
+    assert!(token.starts_with("agent-token-"), "{token}");
+    let certs = secrets
+        .get("codefresh-certs-server")
+        .await
+        .unwrap()
+        .data
+        .unwrap();
+    let ca_pem = String::from_utf8(certs["ca.pem"].0.clone()).unwrap();
+    assert_eq!(ca_pem.trim(), fake.ca_pem().trim());
+    let cert_pem = String::from_utf8(certs["server-cert.pem"].0.clone()).unwrap();
+    let key_pem = String::from_utf8(certs["server-key.pem"].0.clone()).unwrap();
+    assert!(key_pem.contains("PRIVATE KEY"));
+    let (_, ca_der) = x509_parser::pem::parse_x509_pem(ca_pem.as_bytes()).unwrap();
+    let ca = ca_der.parse_x509().unwrap();
+    let (_, cert_der) = x509_parser::pem::parse_x509_pem(cert_pem.as_bytes()).unwrap();
+    let cert = cert_der.parse_x509().unwrap();
+    cert.verify_signature(Some(ca.public_key()))
+        .expect("the dind cert is signed by the platform CA");
+    let sans: Vec<String> = cert
+        .subject_alternative_name()
+        .unwrap()
+        .unwrap()
+        .value
+        .general_names
+        .iter()
+        .map(|n| n.to_string())
+        .collect();
+    for want in [
+        "DNSName(dind)".to_string(),
+        format!("DNSName(*.dind.{ns}.svc)"),
+        format!("DNSName(*.dind.{ns})"),
+    ] {
+        assert!(sans.contains(&want), "{want} not in {sans:?}");
+    }
+    assert!(
+        sans.contains(&"IPAddress(7f:00:00:01)".to_string()),
+        "127.0.0.1 missing: {sans:?}"
+    );
+    let deployments: Api<Deployment> = Api::namespaced(cp.client(), &ns);
+    let runner = deployments.get("runner").await.unwrap();
+    let env = runner.spec.unwrap().template.spec.unwrap().containers[0]
+        .env
+        .clone()
+        .unwrap();
+    let value = |n: &str| {
+        env.iter()
+            .find(|e| e.name == n)
+            .and_then(|e| e.value.clone())
+    };
+    assert_eq!(value("AGENT_ID").as_deref(), Some(agent.as_str()));
+    assert_eq!(
+        value("CODEFRESH_IN_CLUSTER_RUNTIME").as_deref(),
+        Some(runtime.as_str())
+    );
+
+    // Tokens: never printed, never in a file outside the cluster.
+    assert!(
+        !out.contains(USER_TOKEN) && !out.contains(&token),
+        "a token was printed"
+    );
+    for (path, text) in files_under(run.home.path()) {
+        assert!(
+            !text.contains(USER_TOKEN) && !text.contains(&token),
+            "token in {}",
+            path.display()
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_failed_init_reruns_without_a_second_agent_or_runtime() {
+    if skip_e2e() {
+        return;
+    }
+    let cp = controlplane::shared();
+    let fake = FakePlatform::start(USER_TOKEN);
+    let ns = format!("cfresume-{}", std::process::id() % 100000);
+    // Attaching the runtime fails every time (past the retries).
+    fake.fail("PUT /api/agent/", 503, 4);
+    let first = init(
+        cp,
+        &fake,
+        &ns,
+        &["--token", USER_TOKEN, "--skip-cluster-integration"],
+    );
+    assert_eq!(first.code(), Some(1), "{}", first.text());
+    assert!(
+        first.text().contains("attaching the runtime environment"),
+        "{}",
+        first.text()
+    );
+    assert!(first.text().contains("503"), "{}", first.text());
+    let attach_attempts = fake
+        .calls()
+        .iter()
+        .filter(|c| c.starts_with("PUT /api/agent/"))
+        .count();
+    assert_eq!(attach_attempts, 4, "idempotent PUTs are retried");
+
+    fake.clear_requests();
+    let second = init(
+        cp,
+        &fake,
+        &ns,
+        &["--token", USER_TOKEN, "--skip-cluster-integration"],
+    );
+    assert_eq!(second.code(), Some(0), "{}", second.text());
+    let calls = fake.calls();
+    assert!(
+        !calls.iter().any(|c| c == "POST /api/agents"),
+        "a second agent was created: {calls:?}"
+    );
+    assert!(
+        !calls
+            .iter()
+            .any(|c| c == "POST /api/custom_clusters/register"),
+        "{calls:?}"
+    );
+    assert!(
+        !calls
+            .iter()
+            .any(|c| c == "POST /api/custom_clusters/signServerCerts"),
+        "{calls:?}"
+    );
+    assert_eq!(fake.agents().len(), 1);
+    assert_eq!(fake.runtimes().len(), 1);
+    assert!(second.text().contains("reused"), "{}", second.text());
+}
+
+#[tokio::test]
+async fn a_rejected_token_names_its_source_and_nothing_is_installed() {
+    if skip_e2e() {
+        return;
+    }
+    let cp = controlplane::shared();
+    let fake = FakePlatform::start(USER_TOKEN);
+    let ns = format!("cfbadtok-{}", std::process::id() % 100000);
+    let wrong = "wrong-key-that-must-not-be-printed";
+
+    let run = init(cp, &fake, &ns, &["--token", wrong]);
+    assert_eq!(run.code(), Some(1), "{}", run.text());
+    let out = run.text();
+    assert!(out.contains("--token") && out.contains("401"), "{out}");
+    assert!(!out.contains(wrong), "the token was printed: {out}");
+
+    // From CF_API_KEY, and from the current context of a cfconfig file.
+    let home = tempfile::tempdir().unwrap();
+    let ex = example();
+    let url = fake.url();
+    let args = [
+        "init",
+        "--yes",
+        "--values",
+        ex.to_str().unwrap(),
+        "--kube-namespace",
+        &ns,
+        "--kube-context-name",
+        CONTEXT,
+        "--url",
+        &url,
+    ];
+    let out = command(cp, home.path(), &args)
+        .env("CF_API_KEY", wrong)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        text.contains("CF_API_KEY") && !text.contains(wrong),
+        "{text}"
+    );
+
+    let cfconfig = home.path().join("cfconfig");
+    std::fs::write(
+        &cfconfig,
+        format!("contexts:\n  work:\n    type: APIKey\n    name: work\n    url: {url}\n    token: {wrong}\ncurrent-context: work\n"),
+    )
+    .unwrap();
+    let args = [
+        "init",
+        "--yes",
+        "--values",
+        ex.to_str().unwrap(),
+        "--kube-namespace",
+        &ns,
+        "--kube-context-name",
+        CONTEXT,
+    ];
+    let out = command(cp, home.path(), &args)
+        .env("CFCONFIG", &cfconfig)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        text.contains("context \"work\"") && !text.contains(wrong),
+        "{text}"
+    );
+    // The cfconfig's URL was used: the fake saw the request.
+    assert!(fake.requests().iter().filter(|r| !r.authorized).count() >= 3);
+
+    // Nothing reached the cluster.
+    let nss: Api<Namespace> = Api::all(cp.client());
+    assert!(
+        nss.get_opt(&ns).await.unwrap().is_none(),
+        "the cluster was touched"
+    );
+    assert!(fake.agents().is_empty());
+
+    // No token at all: bad input, naming the flag.
+    let out = command(cp, home.path(), &args).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--token"));
+}
+
+#[tokio::test]
+async fn server_errors_are_retried_and_slow_answers_time_out() {
+    if skip_e2e() {
+        return;
+    }
+    let cp = controlplane::shared();
+    let fake = FakePlatform::start(USER_TOKEN);
+    let home = tempfile::tempdir().unwrap();
+    let out_file = home.path().join("values-for-helm.yaml");
+    let url = fake.url();
+    let ex = example();
+    let args = [
+        "init",
+        "--yes",
+        "--values",
+        ex.to_str().unwrap(),
+        "--kube-namespace",
+        "helmns",
+        "--kube-context-name",
+        CONTEXT,
+        "--url",
+        &url,
+        "--token",
+        USER_TOKEN,
+        "--generate-helm-values-file",
+        out_file.to_str().unwrap(),
+    ];
+    fake.fail("GET /api/user", 502, 2);
+    let out = command(cp, home.path(), &args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        fake.calls()
+            .iter()
+            .filter(|c| *c == "GET /api/user")
+            .count(),
+        3
+    );
+    // Helm values from the platform: account id and names, nothing created.
+    let values: serde_json::Value =
+        serde_yaml_ng::from_str(&std::fs::read_to_string(&out_file).unwrap()).unwrap();
+    assert_eq!(values["global"]["accountId"], ACCOUNT_ID);
+    assert_eq!(
+        values["global"]["agentName"],
+        format!("{CONTEXT}_helmns").as_str()
+    );
+    assert_eq!(
+        values["global"]["runtimeName"],
+        format!("{CONTEXT}/helmns").as_str()
+    );
+    assert!(fake.agents().is_empty() && fake.runtimes().is_empty());
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&out_file).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "it holds the API token");
+    }
+
+    fake.slow("GET /api/user", Duration::from_secs(3), 10);
+    let started = std::time::Instant::now();
+    let out = command(cp, home.path(), &args)
+        .env("CF_RUNNER_REQUEST_TIMEOUT", "1")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert!(text.contains("GET /api/user did not answer"), "{text}");
+    assert!(started.elapsed() < Duration::from_secs(20));
+}
