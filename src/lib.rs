@@ -14,3 +14,4 @@ pub mod output;
 pub mod platform;
 pub mod render;
 pub mod values;
+pub mod wizard;

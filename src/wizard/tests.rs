@@ -1,0 +1,867 @@
+//! The question logic, driven by scripted replies: every backend's path,
+//! re-asks on bad answers, defaults and suggestions, and questions skipped
+//! because a flag or values file already answered them.
+
+use serde_json::{json, Value};
+
+use super::scripted::{Reply, Scripted};
+use super::*;
+use crate::values::{self, tree, Input, ValuesFile};
+
+use Reply::{Enter, No, Yes};
+
+fn text(s: &str) -> Reply {
+    Reply::Text(s.to_string())
+}
+
+fn pick(s: &str) -> Reply {
+    Reply::Pick(s.to_string())
+}
+
+fn setup(given: Value) -> Setup {
+    Setup {
+        given,
+        contexts: KubeContexts {
+            path: Some("/home/me/.kube/config".into()),
+            names: vec!["kind-dev".into(), "eks-prod".into()],
+            current: Some("kind-dev".into()),
+        },
+        env_proxies: EnvProxies::default(),
+        mode: Mode::DryRun {
+            output: "codefresh_manifests".into(),
+        },
+        ask_token: false,
+    }
+}
+
+fn cluster_with(facts: Facts) -> impl FnMut(&str) -> Facts {
+    move |_: &str| facts.clone()
+}
+
+fn aws_facts() -> Facts {
+    Facts {
+        unreachable: None,
+        namespaces: Some(vec![
+            NamespaceFact {
+                name: "default".into(),
+                ours: false,
+            },
+            NamespaceFact {
+                name: "codefresh".into(),
+                ours: true,
+            },
+        ]),
+        storage_classes: vec![StorageClassFact {
+            name: "gp3".into(),
+            provisioner: "ebs.csi.aws.com".into(),
+            is_default: true,
+        }],
+        zones: vec!["us-east-1a".into(), "us-east-1b".into()],
+        ingress_classes: Some(vec![
+            IngressClassFact {
+                name: "alb".into(),
+                is_default: false,
+            },
+            IngressClassFact {
+                name: "nginx".into(),
+                is_default: true,
+            },
+        ]),
+    }
+}
+
+/// Enter at every question after the storage ones, then don't save, go.
+fn rest_with_defaults() -> Vec<(&'static str, Reply)> {
+    vec![
+        ("proxy", Enter),
+        ("Monitor.Enabled", Enter),
+        ("AppProxy.Enabled", Enter),
+        ("SetDefaultRuntime", Enter),
+        ("ExecDemoPipeline", Enter),
+        ("Runtime.NodeSelector", Enter),
+        ("Runtime.tolerations", Enter),
+        ("save", No),
+        ("next", Enter),
+    ]
+}
+
+fn script(parts: &[&[(&'static str, Reply)]]) -> Scripted {
+    let all: Vec<(&str, Reply)> = parts.iter().flat_map(|p| p.iter().cloned()).collect();
+    Scripted::new(&all)
+}
+
+fn run_script(p: &mut Scripted, setup: &Setup, facts: Facts) -> Plan {
+    let plan = run(p, &mut cluster_with(facts), setup).expect("the wizard finishes");
+    assert!(p.left().is_empty(), "replies not used: {:?}", p.left());
+    plan
+}
+
+fn answer<'a>(plan: &'a Plan, key: &str) -> Option<&'a Value> {
+    plan.answers.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+}
+
+/// The merged tree `init` would validate: the given values, then the answers.
+fn merged(setup: &Setup, plan: &Plan) -> Value {
+    let input = Input {
+        files: vec![ValuesFile {
+            origin: "given".into(),
+            text: setup.given.to_string(),
+        }],
+        overrides: plan.answers.clone(),
+        ..Default::default()
+    };
+    let mut problems = Vec::new();
+    let tree = values::merge_layers(&input, &mut problems);
+    assert!(problems.is_empty(), "{problems:?}");
+    tree
+}
+
+fn loads(setup: &Setup, plan: &Plan) -> values::Values {
+    let input = Input {
+        files: vec![ValuesFile {
+            origin: "given".into(),
+            text: setup.given.to_string(),
+        }],
+        overrides: plan.answers.clone(),
+        ..Default::default()
+    };
+    match values::load(&input) {
+        Ok(l) => l.values,
+        Err(p) => panic!("the answers do not validate: {p}"),
+    }
+}
+
+#[test]
+fn enter_everywhere_gives_the_local_backend_and_a_free_namespace() {
+    let s = setup(json!({}));
+    let mut p = script(&[
+        &[
+            ("Context", Enter),
+            ("Namespace", Enter),
+            ("Storage.Backend", Enter),
+            ("Storage.LocalVolumeParentDir", Enter),
+        ],
+        &rest_with_defaults(),
+    ]);
+    let mut facts = aws_facts();
+    facts.storage_classes.clear();
+    let plan = run_script(&mut p, &s, facts);
+    assert!(plan.proceed);
+    assert_eq!(plan.save_to, None);
+    assert_eq!(p.default_of("Context"), Some("kind-dev"));
+    assert_eq!(p.default_of("Namespace"), Some("codefresh-1"));
+    assert_eq!(p.default_of("Storage.Backend"), Some("local"));
+    assert_eq!(answer(&plan, "Context"), Some(&json!("kind-dev")));
+    assert_eq!(answer(&plan, "Namespace"), Some(&json!("codefresh-1")));
+    assert_eq!(answer(&plan, "Storage.Backend"), Some(&json!("local")));
+    assert_eq!(
+        answer(&plan, "Storage.LocalVolumeParentDir"),
+        Some(&json!(values::DEFAULT_LOCAL_VOLUME_PARENT_DIR))
+    );
+    assert_eq!(answer(&plan, "EnvVars"), Some(&json!({})));
+    assert_eq!(answer(&plan, "Monitor.Enabled"), Some(&json!(false)));
+    assert_eq!(answer(&plan, "ExecDemoPipeline"), Some(&json!(true)));
+    assert_eq!(answer(&plan, "Runtime.NodeSelector"), Some(&json!({})));
+    assert_eq!(answer(&plan, "Runtime.tolerations"), Some(&json!([])));
+    let v = loads(&s, &plan);
+    assert_eq!(v.namespace, "codefresh-1");
+    assert!(v.exec_demo_pipeline);
+    let topics: Vec<&str> = p.summary.iter().map(|r| r.topic.as_str()).collect();
+    for topic in [
+        "Context",
+        "Namespace",
+        "Storage",
+        "Proxy",
+        "Cluster monitor",
+    ] {
+        assert!(topics.contains(&topic), "{topic} missing from {topics:?}");
+    }
+    // Every question explained itself (the scripted prompter checks), and
+    // the intro and the discovery result were shown.
+    assert!(p.notes.iter().any(|n| n.contains("Ctrl-C quits")));
+    assert!(p.notes.iter().any(|n| n.contains("Found in kind-dev")));
+}
+
+#[test]
+fn ebs_with_zone_from_the_nodes_gp3_encryption_and_irsa() {
+    let s = setup(json!({}));
+    let mut p = script(&[
+        &[
+            ("Context", pick("eks-prod")),
+            ("Namespace", text("ci")),
+            ("Storage.Backend", Enter),
+            ("Storage.AvailabilityZone", pick("us-east-1b")),
+            ("Storage.VolumeType", pick("gp3")),
+            ("Storage.Iops", text("2000")),
+            ("Storage.Iops", text("lots")),
+            ("Storage.Iops", text("4000")),
+            ("Storage.Throughput", Enter),
+            ("Storage.Encrypted", Yes),
+            ("Storage.KmsKeyId", text("my-key")),
+            (
+                "Storage.KmsKeyId",
+                text("arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"),
+            ),
+            ("storage.credentials", Enter),
+            ("storage.role-arn", text("codefresh-volumes")),
+            (
+                "storage.role-arn",
+                text("arn:aws:iam::123456789012:role/codefresh-volumes"),
+            ),
+        ],
+        &rest_with_defaults(),
+    ]);
+    let plan = run_script(&mut p, &s, aws_facts());
+    assert_eq!(
+        p.default_of("Storage.Backend"),
+        Some("ebs-csi"),
+        "suggested from the gp3 class"
+    );
+    assert_eq!(
+        p.default_of("Runtime.NodeSelector"),
+        Some("topology.kubernetes.io/zone=us-east-1b"),
+        "builds follow the disk's zone when nodes span zones"
+    );
+    let rejected: Vec<&str> = p.rejected.iter().map(|(id, _)| id.as_str()).collect();
+    assert_eq!(
+        rejected,
+        [
+            "Storage.Iops",
+            "Storage.Iops",
+            "Storage.KmsKeyId",
+            "storage.role-arn"
+        ]
+    );
+    assert!(
+        p.rejected[0].1.contains("3000–16000"),
+        "{}",
+        p.rejected[0].1
+    );
+    assert!(p.rejected[1].1.contains("whole number"));
+    assert_eq!(answer(&plan, "Storage.Iops"), Some(&json!(4000)));
+    assert_eq!(answer(&plan, "Storage.Throughput"), None);
+    let tree = merged(&s, &plan);
+    assert_eq!(
+        tree::lookup(&tree, "Runtime.NodeSelector"),
+        Some(&json!({"topology.kubernetes.io/zone": "us-east-1b"}))
+    );
+    assert_eq!(
+        tree["Storage"]["VolumeProvisioner"]["ServiceAccount"]["Annotations"]
+            ["eks.amazonaws.com/role-arn"],
+        json!("arn:aws:iam::123456789012:role/codefresh-volumes")
+    );
+    let v = loads(&s, &plan);
+    match &v.storage.backend {
+        values::Backend::Ebs {
+            csi,
+            availability_zone,
+            volume_type,
+            encrypted,
+            kms_key_id,
+            iops,
+            ..
+        } => {
+            assert!(*csi);
+            assert_eq!(availability_zone, "us-east-1b");
+            assert_eq!(volume_type, "gp3");
+            assert!(*encrypted);
+            assert!(kms_key_id.is_some());
+            assert_eq!(*iops, Some(4000));
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn ebs_with_access_keys_makes_a_secret_values_file() {
+    let s = setup(json!({}));
+    let mut p = script(&[
+        &[
+            ("Context", Enter),
+            ("Namespace", Enter),
+            ("Storage.Backend", pick("ebs")),
+            ("Storage.AvailabilityZone", pick("us-east-1a")),
+            ("Storage.VolumeType", Enter),
+            ("Storage.Encrypted", Enter),
+            ("storage.credentials", pick("Access keys")),
+            ("Storage.AwsAccessKeyId", text("akia-lowercase")),
+            ("Storage.AwsAccessKeyId", text("AKIAIOSFODNN7EXAMPLE")),
+            ("Storage.AwsSecretAccessKey", Enter),
+            (
+                "Storage.AwsSecretAccessKey",
+                text("wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"),
+            ),
+        ],
+        &rest_with_defaults(),
+    ]);
+    let plan = run_script(&mut p, &s, aws_facts());
+    assert_eq!(answer(&plan, "Storage.VolumeType"), Some(&json!("gp2")));
+    assert_eq!(
+        answer(&plan, "Storage.Iops"),
+        None,
+        "gp2 has no IOPS question"
+    );
+    let v = loads(&s, &plan);
+    assert!(v.storage.credentials.any());
+    let saved = values_file(&merged(&s, &plan));
+    assert!(saved.holds_secret);
+    assert!(saved.text.contains("mode 0600"));
+}
+
+#[test]
+fn gcedisk_with_a_key_file_typed_zone_and_rejected_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = dir.path().join("key.json");
+    std::fs::write(&key, r#"{"type": "service_account", "project_id": "p"}"#).unwrap();
+    let not_a_key = dir.path().join("other.json");
+    std::fs::write(&not_a_key, r#"{"hello": 1}"#).unwrap();
+    let s = setup(json!({"Context": "gke"}));
+    let mut p = script(&[
+        &[
+            ("Namespace", Enter),
+            ("Storage.Backend", pick("gcedisk")),
+            ("Storage.AvailabilityZone", Enter),
+            ("Storage.AvailabilityZone", text("Not A Zone")),
+            ("Storage.AvailabilityZone", text("us-central1-c")),
+            ("Storage.VolumeType", pick("pd-balanced")),
+            ("storage.credentials", pick("A service-account key file")),
+            (
+                "storage.key-file",
+                text(&dir.path().join("missing.json").display().to_string()),
+            ),
+            ("storage.key-file", text(&not_a_key.display().to_string())),
+            ("storage.key-file", text(&key.display().to_string())),
+        ],
+        &rest_with_defaults(),
+    ]);
+    // Unreachable cluster: no zones, no namespaces; defaults are suggested.
+    let facts = Facts {
+        unreachable: Some("Connection refused".into()),
+        ..Default::default()
+    };
+    let plan = run_script(&mut p, &s, facts);
+    assert!(p.notes.iter().any(|n| n.contains("Could not reach gke")));
+    assert_eq!(p.default_of("Namespace"), Some("codefresh"));
+    assert_eq!(p.rejected.len(), 4, "{:?}", p.rejected);
+    assert!(p.rejected[0].1.contains("a zone is needed"));
+    assert!(p.rejected[2].1.contains("could not be read"));
+    assert!(
+        p.rejected[3].1.contains("service-account key"),
+        "{}",
+        p.rejected[3].1
+    );
+    assert_eq!(
+        answer(&plan, "Context"),
+        None,
+        "given, so not answered again"
+    );
+    assert_eq!(
+        answer(&plan, "Runtime.NodeSelector"),
+        Some(&json!({})),
+        "no zone suggestion when the zones are unknown"
+    );
+    let v = loads(&s, &plan);
+    assert!(v.storage.credentials.google_service_account.is_some());
+    assert!(values_file(&merged(&s, &plan)).holds_secret);
+}
+
+#[test]
+fn gcedisk_with_workload_identity() {
+    let s = setup(json!({}));
+    let mut facts = aws_facts();
+    facts.zones = vec!["europe-west1-b".into()];
+    let mut p = script(&[
+        &[
+            ("Context", Enter),
+            ("Namespace", Enter),
+            ("Storage.Backend", pick("gcedisk")),
+            ("Storage.AvailabilityZone", pick("another zone")),
+            ("Storage.AvailabilityZone.other", text("europe-west1-c")),
+            ("Storage.VolumeType", Enter),
+            ("storage.credentials", Enter),
+            ("storage.google-service-account", text("volumes")),
+            (
+                "storage.google-service-account",
+                text("volumes@my-project.iam.gserviceaccount.com"),
+            ),
+        ],
+        &rest_with_defaults(),
+    ]);
+    let plan = run_script(&mut p, &s, facts);
+    assert_eq!(
+        answer(&plan, "Storage.AvailabilityZone"),
+        Some(&json!("europe-west1-c"))
+    );
+    assert_eq!(answer(&plan, "Storage.VolumeType"), Some(&json!("pd-ssd")));
+    let v = loads(&s, &plan);
+    assert_eq!(
+        v.storage
+            .provisioner_sa_annotations
+            .get("iam.gke.io/gcp-service-account")
+            .map(String::as_str),
+        Some("volumes@my-project.iam.gserviceaccount.com")
+    );
+    assert!(!values_file(&merged(&s, &plan)).holds_secret);
+}
+
+#[test]
+fn azuredisk_asks_sku_caching_and_credentials() {
+    let s = setup(json!({}));
+    let mut p = script(&[
+        &[
+            ("Context", Enter),
+            ("Namespace", Enter),
+            ("Storage.Backend", pick("azuredisk")),
+            ("Storage.SkuName", pick("StandardSSD_LRS")),
+            ("Storage.CachingMode", Enter),
+            ("Storage.VolumeProvisioner.MountAzureJson", Enter),
+        ],
+        &rest_with_defaults(),
+    ]);
+    let plan = run_script(&mut p, &s, Facts::default());
+    assert!(!p.asked.iter().any(|q| q == "Storage.AvailabilityZone"));
+    let v = loads(&s, &plan);
+    assert!(v.storage.mount_azure_json);
+    assert!(matches!(
+        &v.storage.backend,
+        values::Backend::Azuredisk { sku_name, caching_mode, .. }
+            if sku_name == "StandardSSD_LRS" && caching_mode == "None"
+    ));
+}
+
+#[test]
+fn an_existing_storage_class_skips_the_backend_options() {
+    let s = setup(json!({}));
+    let mut p = script(&[
+        &[
+            ("Context", Enter),
+            ("Namespace", Enter),
+            ("Storage.Backend", pick("StorageClass gp3")),
+        ],
+        &rest_with_defaults(),
+    ]);
+    let plan = run_script(&mut p, &s, aws_facts());
+    assert_eq!(answer(&plan, "StorageClass"), Some(&json!("gp3")));
+    assert_eq!(answer(&plan, "Storage.Backend"), None);
+    let v = loads(&s, &plan);
+    assert!(!v.storage.provisioned);
+    assert_eq!(v.storage.class_name, "gp3");
+}
+
+#[test]
+fn an_invalid_namespace_is_asked_again_with_the_fix() {
+    let s = setup(json!({}));
+    let mut p = script(&[
+        &[
+            ("Context", Enter),
+            ("Namespace", text("Code_Fresh")),
+            ("Namespace", text("codefresh")),
+            ("Storage.Backend", pick("local")),
+            ("Storage.LocalVolumeParentDir", text("relative/dir")),
+            ("Storage.LocalVolumeParentDir", text("/mnt/ssd/volumes")),
+        ],
+        &rest_with_defaults(),
+    ]);
+    let plan = run_script(&mut p, &s, aws_facts());
+    let (id, why) = &p.rejected[0];
+    assert_eq!(id, "Namespace");
+    assert!(why.contains("DNS-1123"), "{why}");
+    assert!(why.contains("code-fresh"), "the fix suggests a name: {why}");
+    assert!(p.rejected[1].1.contains("absolute"), "{}", p.rejected[1].1);
+    assert!(
+        p.notes
+            .iter()
+            .any(|n| n.contains("already installed a runner in codefresh")),
+        "{:?}",
+        p.notes
+    );
+    assert_eq!(loads(&s, &plan).namespace, "codefresh");
+}
+
+#[test]
+fn questions_answered_by_flags_or_values_are_not_asked() {
+    let s = setup(json!({
+        "Context": "eks-prod",
+        "Namespace": "ci",
+        "Storage": {
+            "Backend": "ebs",
+            "AvailabilityZone": "us-east-1d",
+            "VolumeType": "gp3",
+            "Encrypted": false,
+            "VolumeProvisioner": {"ServiceAccount": {"Annotations": {
+                "eks.amazonaws.com/role-arn": "arn:aws:iam::123456789012:role/x"}}}
+        },
+        "EnvVars": {"HTTPS_PROXY": "http://proxy:3128"},
+        "Monitor": {"Enabled": true},
+        "AppProxy": {"Enabled": false},
+        "SetDefaultRuntime": false,
+        "ExecDemoPipeline": false,
+        "Runtime": {"NodeSelector": "pool=builds", "tolerations": []}
+    }));
+    let mut p = Scripted::new(&[]);
+    let mut never = |_: &str| -> Facts { panic!("nothing to suggest, so no look-up") };
+    let plan = run(&mut p, &mut never, &s).unwrap();
+    let _ = &mut never;
+    assert_eq!(plan.asked, 0);
+    assert!(plan.proceed);
+    assert!(plan.answers.is_empty(), "{:?}", plan.answers);
+    assert!(p.asked.is_empty());
+    assert!(p.summary.is_empty(), "no summary when nothing was asked");
+}
+
+#[test]
+fn a_backend_from_the_values_still_gets_its_missing_options_asked() {
+    let s = setup(
+        json!({"Context": "eks-prod", "Storage": {"Backend": "ebs-csi", "VolumeType": "io1"}}),
+    );
+    let mut p = script(&[
+        &[
+            ("Namespace", Enter),
+            ("Storage.AvailabilityZone", Enter),
+            ("Storage.Encrypted", No),
+            ("storage.credentials", pick("The nodes' instance role")),
+        ],
+        &rest_with_defaults(),
+    ]);
+    let plan = run_script(&mut p, &s, aws_facts());
+    assert!(!p
+        .asked
+        .iter()
+        .any(|q| q == "Storage.Backend" || q == "Storage.VolumeType" || q == "Storage.Iops"));
+    assert_eq!(
+        answer(&plan, "Storage.AvailabilityZone"),
+        Some(&json!("us-east-1a"))
+    );
+    assert_eq!(
+        answer(
+            &plan,
+            "Storage.VolumeProvisioner.ServiceAccount.Annotations"
+        ),
+        Some(&json!({}))
+    );
+    let row = p.summary.iter().find(|r| r.topic == "Storage").unwrap();
+    assert!(row.given);
+    loads(&s, &plan);
+}
+
+#[test]
+fn proxies_are_prefilled_from_the_environment() {
+    let mut s = setup(json!({}));
+    s.env_proxies = EnvProxies {
+        http: Some("http://proxy.corp:3128".into()),
+        https: None,
+        no_proxy: Some(".corp,10.0.0.0/8".into()),
+    };
+    let mut p = script(&[&[
+        ("Context", Enter),
+        ("Namespace", Enter),
+        ("Storage.Backend", pick("local")),
+        ("Storage.LocalVolumeParentDir", Enter),
+        ("proxy", Enter),
+        ("EnvVars.HTTP_PROXY", Enter),
+        ("EnvVars.HTTPS_PROXY", text("proxy.corp:3128")),
+        ("EnvVars.HTTPS_PROXY", Enter),
+        ("EnvVars.NO_PROXY", Enter),
+        ("Monitor.Enabled", Enter),
+        ("AppProxy.Enabled", Enter),
+        ("SetDefaultRuntime", Enter),
+        ("ExecDemoPipeline", Enter),
+        ("Runtime.NodeSelector", Enter),
+        ("Runtime.tolerations", Enter),
+        ("save", No),
+        ("next", Enter),
+    ]]);
+    let plan = run_script(&mut p, &s, Facts::default());
+    assert_eq!(
+        p.default_of("proxy"),
+        Some("true"),
+        "found in the environment"
+    );
+    assert_eq!(
+        p.default_of("EnvVars.HTTPS_PROXY"),
+        Some("http://proxy.corp:3128"),
+        "HTTPS falls back to the HTTP proxy"
+    );
+    assert_eq!(p.rejected.len(), 1, "a proxy without a scheme is not a URL");
+    assert!(p
+        .notes
+        .iter()
+        .any(|n| n.contains("HTTP_PROXY=http://proxy.corp:3128")));
+    let v = loads(&s, &plan);
+    assert_eq!(
+        v.env_vars.get("https_proxy").map(String::as_str),
+        Some("http://proxy.corp:3128")
+    );
+    assert_eq!(
+        v.env_vars.get("NO_PROXY").map(String::as_str),
+        Some(".corp,10.0.0.0/8")
+    );
+    assert_eq!(
+        answer(&plan, "EnvVars"),
+        None,
+        "no empty map when proxies are set"
+    );
+}
+
+#[test]
+fn app_proxy_host_is_checked_and_the_ingress_class_picked() {
+    let s =
+        setup(json!({"Context": "kind-dev", "Namespace": "cf", "Storage": {"Backend": "local"}}));
+    let mut p = script(&[&[
+        ("Storage.LocalVolumeParentDir", Enter),
+        ("proxy", No),
+        ("Monitor.Enabled", Yes),
+        ("AppProxy.Enabled", Yes),
+        ("AppProxy.Ingress.Host", Enter),
+        (
+            "AppProxy.Ingress.Host",
+            text("https://app-proxy.example.com"),
+        ),
+        ("AppProxy.Ingress.Host", text("app-proxy.example.com")),
+        ("AppProxy.Ingress.IngressClass", Enter),
+        ("SetDefaultRuntime", Yes),
+        ("ExecDemoPipeline", No),
+        ("Runtime.NodeSelector", text("pool")),
+        ("Runtime.NodeSelector", text("pool=builds,disk=ssd")),
+        ("Runtime.tolerations", text("dedicated=ci:NoRun")),
+        ("Runtime.tolerations", text("dedicated=ci:NoSchedule,spot")),
+        ("save", No),
+        ("next", Enter),
+    ]]);
+    let plan = run_script(&mut p, &s, aws_facts());
+    assert_eq!(p.default_of("AppProxy.Ingress.IngressClass"), Some("nginx"));
+    assert_eq!(p.rejected.len(), 4, "{:?}", p.rejected);
+    let v = loads(&s, &plan);
+    assert!(v.monitor.enabled && v.app_proxy.enabled && v.set_default_runtime);
+    assert!(!v.exec_demo_pipeline);
+    assert_eq!(v.app_proxy.host.as_deref(), Some("app-proxy.example.com"));
+    assert_eq!(v.app_proxy.ingress_class.as_deref(), Some("nginx"));
+    assert_eq!(v.runtime.scheduling.node_selector.len(), 2);
+    assert_eq!(v.runtime.scheduling.tolerations.len(), 2);
+    assert_eq!(
+        v.runtime.scheduling.tolerations[1].operator.as_deref(),
+        Some("Exists")
+    );
+}
+
+#[test]
+fn the_cluster_default_ingress_class_is_recorded_as_empty() {
+    let s = setup(
+        json!({"Context": "kind-dev", "Namespace": "cf", "StorageClass": "standard",
+        "EnvVars": {}, "Monitor": {"Enabled": false}, "SetDefaultRuntime": false,
+        "ExecDemoPipeline": false, "Runtime": {"NodeSelector": {}, "tolerations": []}}),
+    );
+    let mut p = script(&[&[
+        ("AppProxy.Enabled", Yes),
+        ("AppProxy.Ingress.Host", text("cf.example.com")),
+        ("AppProxy.Ingress.IngressClass", Enter),
+        ("save", No),
+        ("next", Enter),
+    ]]);
+    let plan = run_script(&mut p, &s, Facts::default());
+    assert_eq!(
+        answer(&plan, "AppProxy.Ingress.IngressClass"),
+        Some(&json!(""))
+    );
+    assert_eq!(loads(&s, &plan).app_proxy.ingress_class, None);
+}
+
+#[test]
+fn ctrl_c_stops_the_questions() {
+    let s = setup(json!({}));
+    let mut p = Scripted::new(&[("Context", Enter), ("Namespace", Reply::Interrupt)]);
+    let result = run(&mut p, &mut cluster_with(aws_facts()), &s);
+    assert_eq!(result, Err(PromptError::Interrupted));
+}
+
+#[test]
+fn changing_an_answer_walks_again_with_the_last_answers_offered() {
+    let s = setup(
+        json!({"Context": "kind-dev", "Storage": {"Backend": "local"},
+        "EnvVars": {}, "Monitor": {"Enabled": false}, "AppProxy": {"Enabled": false},
+        "SetDefaultRuntime": false, "ExecDemoPipeline": false,
+        "Runtime": {"NodeSelector": {}, "tolerations": []}}),
+    );
+    let mut p = Scripted::new(&[
+        ("Namespace", text("first")),
+        ("Storage.LocalVolumeParentDir", text("/data/volumes")),
+        ("save", No),
+        ("next", pick("Change an answer")),
+        ("Namespace", text("second")),
+        ("Storage.LocalVolumeParentDir", Enter),
+        ("save", No),
+        ("next", Enter),
+    ]);
+    let mut looks = 0;
+    let plan = run(
+        &mut p,
+        &mut |_: &str| {
+            looks += 1;
+            Facts::default()
+        },
+        &s,
+    )
+    .unwrap();
+    assert_eq!(looks, 1, "the cluster is looked at once per context");
+    assert_eq!(p.default_of("Namespace"), Some("first"));
+    assert_eq!(
+        p.default_of("Storage.LocalVolumeParentDir"),
+        Some("/data/volumes")
+    );
+    assert_eq!(answer(&plan, "Namespace"), Some(&json!("second")));
+    assert_eq!(
+        answer(&plan, "Storage.LocalVolumeParentDir"),
+        Some(&json!("/data/volumes"))
+    );
+    assert!(plan.proceed);
+}
+
+#[test]
+fn stopping_after_the_summary_saves_but_does_not_proceed() {
+    let dir = tempfile::tempdir().unwrap();
+    let existing = dir.path().join("cf-runner-values.yaml");
+    std::fs::write(&existing, "old").unwrap();
+    let wanted = dir.path().join("mine.yaml");
+    let s = setup(
+        json!({"Context": "kind-dev", "Namespace": "cf", "Storage": {"Backend": "local"},
+        "EnvVars": {}, "Monitor": {"Enabled": false}, "AppProxy": {"Enabled": false},
+        "SetDefaultRuntime": false, "ExecDemoPipeline": false,
+        "Runtime": {"NodeSelector": {}}}),
+    );
+    let mut p = Scripted::new(&[
+        ("Storage.LocalVolumeParentDir", Enter),
+        ("Runtime.tolerations", Enter),
+        ("save", Enter),
+        ("save.path", text(&dir.path().display().to_string())),
+        ("save.path", text(&existing.display().to_string())),
+        ("save.replace", Enter),
+        ("save.path", text(&wanted.display().to_string())),
+        ("next", pick("Stop here")),
+    ]);
+    let plan = run_script(&mut p, &s, Facts::default());
+    assert_eq!(p.default_of("save.path"), Some(DEFAULT_SAVE_FILE));
+    assert!(p.rejected[0].1.contains("is a folder"));
+    assert_eq!(p.default_of("save.replace"), Some("false"));
+    assert_eq!(plan.save_to, Some(wanted));
+    assert!(!plan.proceed);
+    let labels = &p.choices.iter().find(|(id, _)| id == "next").unwrap().1;
+    assert_eq!(labels[0], "Write the manifests to codefresh_manifests/");
+    assert!(labels[2].contains("only the values file"));
+}
+
+#[test]
+fn an_install_asks_for_the_api_token_and_never_saves_it() {
+    let mut s = setup(
+        json!({"Context": "kind-dev", "Namespace": "cf", "StorageClass": "gp3",
+        "EnvVars": {}, "Monitor": {"Enabled": false}, "AppProxy": {"Enabled": false},
+        "SetDefaultRuntime": false, "ExecDemoPipeline": false,
+        "Runtime": {"NodeSelector": {}, "tolerations": []}}),
+    );
+    s.mode = Mode::Install;
+    s.ask_token = true;
+    let mut p = Scripted::new(&[
+        ("Token", Enter),
+        ("Token", text("secret-api-key")),
+        ("save", No),
+        ("next", Enter),
+    ]);
+    let plan = run_script(&mut p, &s, Facts::default());
+    assert_eq!(answer(&plan, "Token"), Some(&json!("secret-api-key")));
+    let labels = &p.choices.iter().find(|(id, _)| id == "next").unwrap().1;
+    assert_eq!(labels[0], "Install into kind-dev");
+    assert!(p
+        .summary
+        .iter()
+        .all(|r| !r.value.contains("secret-api-key")));
+    let saved = values_file(&merged(&s, &plan));
+    assert!(!saved.text.contains("secret-api-key"));
+    assert!(saved.text.contains("Not saved: Token"));
+    assert!(!saved.holds_secret);
+}
+
+#[test]
+fn a_token_from_anywhere_is_not_asked_for() {
+    let mut s = setup(
+        json!({"Context": "kind-dev", "Namespace": "cf", "StorageClass": "gp3",
+        "EnvVars": {}, "Monitor": {"Enabled": false}, "AppProxy": {"Enabled": false},
+        "SetDefaultRuntime": false, "ExecDemoPipeline": false, "AgentToken": "t",
+        "Runtime": {"NodeSelector": {}, "tolerations": []}}),
+    );
+    s.mode = Mode::Install;
+    s.ask_token = true;
+    let plan = run_script(&mut Scripted::new(&[]), &s, Facts::default());
+    assert_eq!(plan.asked, 0);
+}
+
+#[test]
+fn one_context_is_used_without_asking() {
+    let mut s = setup(json!({}));
+    s.contexts.names = vec!["only".into()];
+    s.contexts.current = None;
+    let mut p = script(&[
+        &[
+            ("Namespace", Enter),
+            ("Storage.Backend", Enter),
+            ("Storage.LocalVolumeParentDir", Enter),
+        ],
+        &rest_with_defaults(),
+    ]);
+    let plan = run_script(&mut p, &s, Facts::default());
+    assert_eq!(answer(&plan, "Context"), Some(&json!("only")));
+    assert!(p.notes.iter().any(|n| n.contains("the only kube context")));
+}
+
+#[test]
+fn without_a_terminal_a_missing_context_names_the_flag() {
+    let mut s = setup(json!({}));
+    s.mode = Mode::Install;
+    s.contexts.current = None;
+    let problems = required_but_missing(&s, false);
+    assert_eq!(problems.len(), 1);
+    assert_eq!(problems[0].key, "Context");
+    assert!(problems[0].fix.contains("--kube-context-name"));
+    assert!(problems[0].fix.contains("kind-dev, eks-prod"));
+    assert!(
+        required_but_missing(&s, true).is_empty(),
+        "the wizard can ask it"
+    );
+    s.contexts.names.clear();
+    assert_eq!(
+        required_but_missing(&s, true).len(),
+        1,
+        "nobody can answer it"
+    );
+    s.mode = Mode::DryRun { output: "x".into() };
+    assert!(
+        required_but_missing(&s, false).is_empty(),
+        "a dry-run needs no context"
+    );
+}
+
+#[test]
+fn tolerations_read_like_kubectl_taints() {
+    assert_eq!(
+        parse_tolerations("dedicated=ci:NoSchedule, spot:NoExecute,gpu").unwrap(),
+        json!([
+            {"key": "dedicated", "operator": "Equal", "value": "ci", "effect": "NoSchedule"},
+            {"key": "spot", "operator": "Exists", "effect": "NoExecute"},
+            {"key": "gpu", "operator": "Exists"}
+        ])
+    );
+    assert_eq!(parse_tolerations("").unwrap(), json!([]));
+    assert!(parse_tolerations("a=b:Sometimes").is_err());
+    assert!(parse_tolerations("=b:NoSchedule").is_err());
+}
+
+#[test]
+fn a_saved_values_file_parses_back_to_the_same_tree() {
+    let tree = json!({"Context": "kind-dev", "Namespace": "cf", "EnvVars": {},
+        "Storage": {"Backend": "ebs", "Iops": 4000, "Encrypted": true,
+            "VolumeProvisioner": {"ServiceAccount": {"Annotations": {"eks.amazonaws.com/role-arn": "arn"}}}},
+        "AppProxy": {"Ingress": {"IngressClass": ""}}, "ExecDemoPipeline": true,
+        "Runtime": {"NodeSelector": {"a": "true"}, "tolerations": []}});
+    let saved = values_file(&tree);
+    let back = tree::parse_values_text(&saved.text, "saved").unwrap();
+    assert_eq!(back, tree);
+    assert!(!saved.holds_secret);
+}
