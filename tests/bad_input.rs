@@ -619,10 +619,11 @@ catalogue! {
             .says(&["--values", "--env-vars", "--tolerations"])
             .problems(3);
     bad_input_stops_an_install_before_the_cluster =>
+        // No kubeconfig here either: both are reported at once.
         bad(&["--set-value", "Storage.Backend=ebs"])
             .mode(Mode::Install)
-            .says(&["Storage.AvailabilityZone"])
-            .problems(1);
+            .says(&["Storage.AvailabilityZone", "Context: is required to install", "--kube-context-name"])
+            .problems(2);
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! all before anything is written, render, then export (dry-run), write Helm
 //! values, or install.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
@@ -10,7 +10,7 @@ use super::Outcome;
 use crate::cli::InitArgs;
 use crate::kube::{self as cluster, apply};
 use crate::values::{self, tree, Input, Problem, Problems, SetFile, ValuesFile};
-use crate::{export, helm, output, render};
+use crate::{export, helm, output, render, wizard};
 
 /// Turns the flags into values overrides (explicit flags beat files and
 /// `--set-value`). Flag-specific parsing errors become problems too.
@@ -151,7 +151,12 @@ pub fn gather_input(args: &InitArgs) -> Result<Input, Problems> {
 /// mode (an output folder for a dry-run, say).
 pub fn load(args: &InitArgs) -> Result<values::Loaded, Problems> {
     let input = gather_input(args)?;
-    let mut loaded = values::load(&input);
+    load_input(args, &input)
+}
+
+/// [`load`] for input gathered already (and perhaps completed by the wizard).
+fn load_input(args: &InitArgs, input: &Input) -> Result<values::Loaded, Problems> {
+    let mut loaded = values::load(input);
     let mut extra = Vec::new();
     if args.dry_run && args.output_dir.as_os_str() != "-" && args.output_dir.is_file() {
         extra.push(Problem::new(
@@ -202,7 +207,15 @@ fn context_name(values: &values::Values) -> Option<String> {
 
 /// Runs `init`.
 pub fn run(args: &InitArgs) -> Outcome {
-    let loaded = match load(args) {
+    let input = match gather_input(args).map_err(Outcome::BadInput) {
+        Ok(input) => ask(args, input),
+        Err(outcome) => Err(outcome),
+    };
+    let input = match input {
+        Ok(i) => i,
+        Err(outcome) => return outcome,
+    };
+    let loaded = match load_input(args, &input) {
         Ok(l) => l,
         Err(problems) => return Outcome::BadInput(problems),
     };
@@ -405,4 +418,151 @@ fn root_cause(err: &(dyn std::error::Error + 'static)) -> String {
         current = next;
     }
     current.to_string()
+}
+
+// ---- the wizard ---------------------------------------------------------
+
+/// Runs the wizard when a person is at the terminal (stdin and stderr are
+/// terminals, no `--yes`); its answers go after the flags, the highest
+/// layer. Without one nothing is asked, and an answer an install cannot do
+/// without is bad input naming the flag that gives it. `Err(Outcome::Ok)`
+/// means the user stopped after the summary.
+fn ask(args: &InitArgs, mut input: Input) -> Result<Input, Outcome> {
+    let mut problems = Vec::new();
+    let given = values::merge_layers(&input, &mut problems);
+    if !problems.is_empty() {
+        // A file that does not parse is reported (with every other
+        // problem) before any question.
+        let all = load_input(args, &input).err().unwrap_or(Problems(problems));
+        return Err(Outcome::BadInput(all));
+    }
+    let interactive = !args.yes && wizard::terminal::attended();
+    let kubeconfig = tree::lookup(&given, "ConfigPath")
+        .and_then(Value::as_str)
+        .map(PathBuf::from);
+    let found = cluster::discover::contexts(kubeconfig.as_ref()).unwrap_or_default();
+    let mode = match (&args.generate_helm_values_file, args.dry_run) {
+        (Some(path), _) => wizard::Mode::Helm {
+            path: path.display().to_string(),
+        },
+        (None, true) => wizard::Mode::DryRun {
+            output: args.output_dir.display().to_string(),
+        },
+        (None, false) => wizard::Mode::Install,
+    };
+    let needs_platform = !args.dry_run;
+    let setup = wizard::Setup {
+        given,
+        contexts: wizard::KubeContexts {
+            path: found.path.map(|p| p.display().to_string()),
+            names: found.names,
+            current: found.current,
+        },
+        env_proxies: wizard::EnvProxies::from_env(),
+        mode,
+        ask_token: needs_platform
+            && matches!(
+                crate::platform::auth::resolve(None, None, None),
+                Err(crate::platform::PlatformError::NoToken { .. })
+            ),
+    };
+    let mut missing = wizard::required_but_missing(&setup, interactive);
+    if !missing.is_empty() {
+        // Report every problem at once: the values' own ones too.
+        if let Err(Problems(more)) = load_input(args, &input) {
+            missing.extend(more);
+        }
+        return Err(Outcome::BadInput(Problems(missing)));
+    }
+    if !interactive {
+        return Ok(input);
+    }
+
+    let guard = wizard::terminal::InterruptGuard::install();
+    let mut prompter = wizard::terminal::TerminalPrompter::new();
+    let mut look = |context: &str| cluster_facts(kubeconfig.clone(), context);
+    let plan = match wizard::run(&mut prompter, &mut look, &setup) {
+        Ok(plan) => plan,
+        Err(wizard::PromptError::Interrupted) => {
+            output::note("stopped: nothing was written or applied");
+            // Nothing to unwind: the wizard runs before anything is written.
+            std::process::exit(wizard::terminal::INTERRUPTED_EXIT_CODE);
+        }
+        Err(e) => {
+            return Err(Outcome::Failed(
+                anyhow::Error::new(e).context("the wizard could not ask"),
+                Some("answer with flags or --values and add --yes".into()),
+            ))
+        }
+    };
+    drop(guard);
+
+    input.overrides.extend(plan.answers);
+    if let Some(path) = &plan.save_to {
+        let merged = values::merge_layers(&input, &mut Vec::new());
+        let saved = wizard::values_file(&merged);
+        if let Err(e) = export::write_file(path, &saved.text, saved.holds_secret) {
+            return Err(Outcome::Failed(e.into(), None));
+        }
+        output::note(&format!(
+            "saved to {}{}; replay with: cf-runner init --values {}",
+            path.display(),
+            if saved.holds_secret {
+                " (mode 0600: it holds a secret)"
+            } else {
+                ""
+            },
+            path.display()
+        ));
+    }
+    if !plan.proceed {
+        output::note("stopped after the summary: nothing was applied");
+        return Err(Outcome::Ok);
+    }
+    Ok(input)
+}
+
+/// The wizard's read-only look at the cluster of `context`.
+fn cluster_facts(kubeconfig: Option<PathBuf>, context: &str) -> wizard::Facts {
+    let options = cluster::ConnectOptions {
+        kubeconfig,
+        context: Some(context.to_string()),
+    };
+    let budget = std::time::Duration::from_secs(5);
+    match runtime().block_on(cluster::discover::facts(&options, budget)) {
+        Ok(found) => wizard::Facts {
+            unreachable: None,
+            namespaces: found.namespaces.map(|list| {
+                list.into_iter()
+                    .map(|n| wizard::NamespaceFact {
+                        name: n.name,
+                        ours: n.managed_by_us,
+                    })
+                    .collect()
+            }),
+            storage_classes: found
+                .storage_classes
+                .unwrap_or_default()
+                .into_iter()
+                .map(|c| wizard::StorageClassFact {
+                    name: c.name,
+                    provisioner: c.provisioner,
+                    is_default: c.is_default,
+                })
+                .collect(),
+            zones: found.zones.unwrap_or_default(),
+            ingress_classes: found.ingress_classes.map(|list| {
+                list.into_iter()
+                    .map(|c| wizard::IngressClassFact {
+                        name: c.name,
+                        is_default: c.is_default,
+                    })
+                    .collect()
+            }),
+        },
+        Err(why) => wizard::Facts {
+            unreachable: Some(why),
+            ..Default::default()
+        },
+    }
 }

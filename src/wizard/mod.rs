@@ -290,6 +290,7 @@ pub fn run(
                 asked: 0,
             });
         }
+        s.pending_section = None;
         s.p.section("Summary");
         s.p.summary(&s.rows);
         let save_to = s.ask_save()?;
@@ -568,6 +569,13 @@ impl<'a> Session<'a> {
     }
 
     fn show_section(&mut self) {
+        self.show_intro();
+        if let Some(title) = self.pending_section.take() {
+            self.p.section(title);
+        }
+    }
+
+    fn show_intro(&mut self) {
         if self.intro {
             self.intro = false;
             let what = match &self.setup.mode {
@@ -581,12 +589,10 @@ impl<'a> Session<'a> {
                 Mode::Install => "The runner is installed when you confirm the summary.".into(),
             };
             self.p.note(&format!(
-                "cf-runner asks what your flags and values files left open. {what} \
-                 Enter takes the suggestion; Ctrl-C quits without changing anything."
+                "cf-runner asks what your flags and values files left open. {what}"
             ));
-        }
-        if let Some(title) = self.pending_section.take() {
-            self.p.section(title);
+            self.p
+                .note("Enter takes the suggestion; Ctrl-C quits without changing anything.");
         }
     }
 
@@ -789,7 +795,9 @@ impl<'a> Session<'a> {
         if let Some(f) = self.facts.get(&context) {
             return f.clone();
         }
-        self.show_section();
+        // The look-up belongs to the context just chosen, not to the
+        // section whose question needs it.
+        self.show_intro();
         let mut facts = Facts::default();
         let cluster = &mut self.cluster;
         self.p.busy(

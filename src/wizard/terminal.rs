@@ -158,9 +158,10 @@ impl Prompter for TerminalPrompter {
         validate: Validator,
     ) -> Result<String, PromptError> {
         self.explain(q);
-        self.interact(|| {
+        let answer = self.interact(|| {
             let mut input = dialoguer::Input::<String>::with_theme(&self.theme)
                 .with_prompt(&q.prompt)
+                .report(false)
                 .validate_with(|s: &String| validate(s.trim()));
             input = if default.is_empty() {
                 input.allow_empty(true)
@@ -168,7 +169,19 @@ impl Prompter for TerminalPrompter {
                 input.default(default.to_string())
             };
             input.interact_text_on(&self.term)
-        })
+        })?;
+        // An empty answer is reported as "none", not as nothing at all.
+        let mut shown = String::new();
+        let value = if answer.trim().is_empty() {
+            "none"
+        } else {
+            answer.trim()
+        };
+        let _ = self
+            .theme
+            .format_input_prompt_selection(&mut shown, &q.prompt, value);
+        self.line(&shown);
+        Ok(answer)
     }
 
     fn password(&mut self, q: &Question, validate: Validator) -> Result<String, PromptError> {
