@@ -17,6 +17,7 @@ use kube::discovery::{verbs, Discovery};
 use kube::Client;
 use serde_json::{json, Value};
 use support::controlplane::{self, skip_e2e, ControlPlane};
+use support::fake_platform::FakePlatform;
 
 const AGENT_TOKEN: &str = "agent-token-for-lifecycle-0123456789";
 const API_TOKEN: &str = "api-token-for-lifecycle-9876543210";
@@ -28,13 +29,21 @@ fn example(name: &str) -> PathBuf {
         .join(format!("{name}.yaml"))
 }
 
+/// An empty home: no `~/.cfconfig` or `~/.kube/config` of the machine's user.
+fn home() -> &'static Path {
+    static HOME: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    HOME.get_or_init(|| tempfile::tempdir().unwrap()).path()
+}
+
 fn command(kubeconfig: &Path, args: &[&str]) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_cf-runner"));
     cmd.args(args)
-        .current_dir(std::env::temp_dir())
+        .current_dir(home())
         .env("KUBECONFIG", kubeconfig)
-        .env("HOME", std::env::temp_dir())
+        .env("HOME", home())
         .env("NO_COLOR", "1")
+        .env_remove("CF_API_KEY")
+        .env_remove("CFCONFIG")
         .stdin(Stdio::null());
     cmd
 }
@@ -51,19 +60,24 @@ fn text(o: &Output) -> String {
     )
 }
 
+/// An offline `init` (with an agent token, no platform), not waiting.
 fn init(cp: &ControlPlane, ns: &str, example_name: &str, extra: &[&str]) -> Output {
-    init_then(cp, ns, example_name, "--no-wait", extra)
+    init_then(cp, None, ns, example_name, "--no-wait", extra)
 }
 
-/// `init`, then `wait` (`--no-wait`, or `--timeout=90s` to wait for the rollout).
+/// `init` against the fake platform (`--token`; it issues the agent token
+/// and signs the dind certificate) or offline, then `wait` (`--no-wait`, or
+/// `--timeout=90s` to wait for the rollout).
 fn init_then(
     cp: &ControlPlane,
+    platform: Option<&FakePlatform>,
     ns: &str,
     example_name: &str,
     wait: &str,
     extra: &[&str],
 ) -> Output {
     let ex = example(example_name);
+    let url = platform.map(FakePlatform::url);
     let mut args = vec![
         "init",
         "--yes",
@@ -73,11 +87,13 @@ fn init_then(
         ns,
         "--kube-context-name",
         CONTEXT,
-        "--agent-token",
-        AGENT_TOKEN,
         "--skip-cluster-test",
         wait,
     ];
+    match (platform, &url) {
+        (Some(fake), Some(url)) => args.extend_from_slice(&["--token", fake.token(), "--url", url]),
+        _ => args.extend_from_slice(&["--agent-token", AGENT_TOKEN]),
+    }
     args.extend_from_slice(extra);
     let out = cf_runner(cp, &args);
     assert!(out.status.success(), "init {example_name}: {}", text(&out));
@@ -124,6 +140,13 @@ fn unique(prefix: &str) -> String {
         std::process::id() % 100000,
         N.fetch_add(1, Ordering::Relaxed)
     )
+}
+
+/// The agent token the runner Secret holds.
+async fn runner_token(client: &Client, ns: &str) -> String {
+    let secrets: Api<Secret> = Api::namespaced(client.clone(), ns);
+    let runner = secrets.get("runner").await.unwrap();
+    String::from_utf8(runner.data.unwrap()["codefresh.token"].0.clone()).unwrap()
 }
 
 /// Every object, of every listable resource type the discovery reports,
@@ -222,6 +245,7 @@ async fn every_backend_makes_the_round_trip_and_leaves_nothing_labelled() {
     }
     let cp = controlplane::shared();
     let client = cp.client();
+    let fake = FakePlatform::start(API_TOKEN);
     for (name, backend) in [
         ("local", Some("local")),
         ("ebs-gp3", Some("ebs")),
@@ -232,12 +256,20 @@ async fn every_backend_makes_the_round_trip_and_leaves_nothing_labelled() {
     ] {
         let started = Instant::now();
         let ns = unique("rt");
-        init(cp, &ns, name, &["--install-monitor", "--token", API_TOKEN]);
+        init_then(
+            cp,
+            Some(&fake),
+            &ns,
+            name,
+            "--no-wait",
+            &["--install-monitor"],
+        );
+        let agent_token = runner_token(&client, &ns).await;
 
         let info = info_json(cp, &ns);
         let raw = info.to_string();
         assert!(
-            !raw.contains(AGENT_TOKEN) && !raw.contains(API_TOKEN),
+            !raw.contains(&agent_token) && !raw.contains(API_TOKEN),
             "{name}: info leaks a token"
         );
         let inst = &info["installations"][0];
@@ -302,7 +334,7 @@ async fn every_backend_makes_the_round_trip_and_leaves_nothing_labelled() {
             "{shown}"
         );
         assert!(
-            !shown.contains(AGENT_TOKEN) && !shown.contains(API_TOKEN),
+            !shown.contains(&agent_token) && !shown.contains(API_TOKEN),
             "{shown}"
         );
 
@@ -317,7 +349,7 @@ async fn every_backend_makes_the_round_trip_and_leaves_nothing_labelled() {
             said.contains("platform clean-up is not built yet"),
             "{said}"
         );
-        assert!(!said.contains(AGENT_TOKEN), "{said}");
+        assert!(!said.contains(&agent_token), "{said}");
         assert_nothing_labelled(&client, &ns, name).await;
         let nss: Api<Namespace> = Api::all(client.clone());
         assert!(
@@ -498,14 +530,17 @@ async fn upgrade_without_the_monitor_removes_it_and_changes_nothing_else() {
     let cp = controlplane::shared();
     let client = cp.client();
     let ns = unique("up");
+    let fake = FakePlatform::start(API_TOKEN);
     // Rolled out first, so that no controller moves a resourceVersion later.
     init_then(
         cp,
+        Some(&fake),
         &ns,
         "local",
         "--timeout=90s",
-        &["--install-monitor", "--token", API_TOKEN],
+        &["--install-monitor", "--skip-cluster-integration"],
     );
+    let agent_token = runner_token(&client, &ns).await;
     let before = settled_names(&client, &ns).await;
     assert!(
         before.iter().any(|l| l.starts_with("Deployment/monitor ")),
@@ -529,10 +564,14 @@ async fn upgrade_without_the_monitor_removes_it_and_changes_nothing_else() {
     let said = text(&out);
     assert!(out.status.success(), "{said}");
     assert!(said.contains("Monitor.Enabled: true → false"), "{said}");
+    assert!(
+        !said.contains("AgentToken"),
+        "only what changed is listed: {said}"
+    );
     assert!(said.contains("unchanged  Deployment/runner"), "{said}");
     assert!(said.contains("Deployment/monitor"), "{said}");
     assert!(
-        !said.contains(AGENT_TOKEN) && !said.contains(API_TOKEN),
+        !said.contains(&agent_token) && !said.contains(API_TOKEN),
         "{said}"
     );
 
@@ -550,11 +589,7 @@ async fn upgrade_without_the_monitor_removes_it_and_changes_nothing_else() {
     assert_eq!(keep(&before), keep(&after), "a resourceVersion moved");
     // The secrets were restored, not replaced by placeholders or `<redacted>`.
     let secrets: Api<Secret> = Api::namespaced(client.clone(), &ns);
-    let runner = secrets.get("runner").await.unwrap();
-    assert_eq!(
-        runner.data.unwrap()["codefresh.token"].0,
-        AGENT_TOKEN.as_bytes()
-    );
+    assert_eq!(runner_token(&client, &ns).await, agent_token);
 
     // Again with nothing new: nothing moves at all.
     let out = upgrade(&[]);

@@ -502,6 +502,7 @@ async fn describe(cluster: &Cluster, inst: &Installation) -> Result<Installation
         render::Component::VolumeProvisioner,
         render::Component::Monitor,
         render::Component::AppProxy,
+        render::Component::ClusterIntegration,
         render::Component::Record,
     ];
     let rank = |name: &str| {

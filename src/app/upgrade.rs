@@ -172,10 +172,7 @@ async fn restore_secrets(
     for (path, secret, key) in SECRET_HOMES {
         let stored = values::tree::lookup(tree, path).cloned();
         let redacted = stored.as_ref().and_then(Value::as_str) == Some(REDACTED);
-        // The agent token is read back even when the record lacks it: every
-        // render needs it, and older records may not have stored it.
-        let wanted = redacted || (*path == "AgentToken" && stored.is_none());
-        if !wanted {
+        if !redacted {
             continue;
         }
         let live = inventory::secret_value(&cluster.client, namespace, secret, key)
@@ -199,8 +196,9 @@ async fn restore_secrets(
     Ok(lost)
 }
 
-/// The dind TLS material as installed, so a re-render keeps it (unless it
-/// is a placeholder of an offline install).
+/// What the platform issued at install time, as installed: the dind TLS
+/// material (unless placeholders of an offline install) and, when the
+/// values carry none, the agent token. A re-render then keeps them.
 async fn restore_identity(
     cluster: &Cluster,
     namespace: &str,
@@ -231,6 +229,14 @@ async fn restore_identity(
     identity.dind_ca = keep(ca?);
     identity.dind_cert = keep(cert?);
     identity.dind_key = keep(key?);
+    // An install registered on the platform keeps its agent token only in
+    // the runner Secret; `--agent-token` (in the values) would replace it.
+    if values.agent_token.is_none() {
+        identity.agent_token = keep(
+            inventory::secret_value(&cluster.client, namespace, "runner", "codefresh.token")
+                .await?,
+        );
+    }
     Ok(identity)
 }
 
@@ -523,8 +529,12 @@ async fn upgrade(
         Err(problems) => return Outcome::BadInput(problems),
     };
     let values = &loaded.values;
+    let identity = match restore_identity(cluster, namespace, &record, values).await {
+        Ok(i) => i,
+        Err(e) => return failed(e, "reading the installed secrets failed"),
+    };
     let mut problems = in_place_problems(namespace, old_values.as_ref(), values);
-    if values.agent_token.is_none() {
+    if values.agent_token.is_none() && identity.agent_token.is_none() {
         problems.push(Problem::new(
             "AgentToken",
             None,
@@ -548,10 +558,6 @@ async fn upgrade(
             "{key} is a venonactl key that cf-runner accepts but does not use"
         ));
     }
-    let identity = match restore_identity(cluster, namespace, &record, values).await {
-        Ok(i) => i,
-        Err(e) => return failed(e, "reading the installed secrets failed"),
-    };
     let render_with = |record_tree: &Value| {
         render::render(values, &identity, record_tree).map_err(|e| {
             Outcome::Failed(
