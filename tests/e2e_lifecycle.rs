@@ -801,3 +801,119 @@ async fn a_delete_that_loses_the_apiserver_is_finished_by_the_rerun() {
     assert!(out.status.success(), "{said}");
     assert_nothing_labelled(&client, ns, "after the re-run").await;
 }
+
+/// Runs cf-runner on a pseudo-terminal (its controlling terminal, as a
+/// person's shell would give it), typing `answer` once `prompt` shows.
+/// Gives the exit code and everything the terminal showed.
+fn on_a_terminal(
+    cp: &ControlPlane,
+    args: &[&str],
+    prompt: &str,
+    answer: &str,
+) -> (Option<i32>, String) {
+    use std::io::{Read, Write};
+    use std::os::fd::{FromRawFd, OwnedFd};
+    use std::os::unix::process::CommandExt;
+
+    let (mut master, mut slave) = (0, 0);
+    // SAFETY: openpty fills two fds we then own.
+    let rc = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            std::ptr::null(),
+        )
+    };
+    assert_eq!(rc, 0, "openpty failed");
+    // SAFETY: both fds were just opened and are owned here.
+    let (master, slave) = unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
+    let mut cmd = command(cp.admin_kubeconfig(), args);
+    cmd.env("TERM", "xterm")
+        .stdin(Stdio::from(slave.try_clone().unwrap()))
+        .stdout(Stdio::from(slave.try_clone().unwrap()))
+        .stderr(Stdio::from(slave));
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::setsid();
+            libc::ioctl(0, libc::TIOCSCTTY as _, 0);
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn().unwrap();
+    drop(cmd);
+    // A prompt that never shows must fail the test, not hang it.
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let watchdog = {
+        let (done, pid) = (done.clone(), child.id() as i32);
+        std::thread::spawn(move || {
+            let deadline = Instant::now() + Duration::from_secs(90);
+            while Instant::now() < deadline {
+                if done.load(std::sync::atomic::Ordering::Relaxed) {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            // SAFETY: signals the child we started, which has not been reaped.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        })
+    };
+    let mut terminal = std::fs::File::from(master);
+    let mut shown = Vec::new();
+    let mut answered = false;
+    let mut buf = [0u8; 4096];
+    // Reading ends with EIO once the child and every copy of the slave are gone.
+    while let Ok(n) = terminal.read(&mut buf) {
+        if n == 0 {
+            break;
+        }
+        shown.extend_from_slice(&buf[..n]);
+        if !answered && String::from_utf8_lossy(&shown).contains(prompt) {
+            terminal.write_all(answer.as_bytes()).unwrap();
+            answered = true;
+        }
+    }
+    let status = child.wait().unwrap();
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    watchdog.join().unwrap();
+    (status.code(), String::from_utf8_lossy(&shown).into_owned())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn delete_on_a_terminal_asks_first() {
+    if skip_e2e() {
+        return;
+    }
+    let cp = controlplane::shared();
+    let client = cp.client();
+    let ns = unique("ask");
+    init(cp, &ns, "local", &[]);
+    let args = [
+        "delete",
+        "--kube-namespace",
+        &ns,
+        "--kube-context-name",
+        CONTEXT,
+    ];
+
+    let (code, shown) = on_a_terminal(cp, &args, "Delete these", "n");
+    assert_eq!(code, Some(0), "{shown}");
+    assert!(
+        shown.contains("Deployment/runner"),
+        "the plan is not shown: {shown}"
+    );
+    assert!(shown.contains("Nothing was deleted"), "{shown}");
+    assert!(!labelled_names(&client, &ns).await.is_empty());
+
+    let (code, shown) = on_a_terminal(cp, &args, "Delete these", "y");
+    assert_eq!(code, Some(0), "{shown}");
+    assert!(shown.contains("deleted"), "{shown}");
+    let left: Vec<String> = labelled_names(&client, &ns)
+        .await
+        .into_iter()
+        .filter(|l| !l.starts_with("Namespace/"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
