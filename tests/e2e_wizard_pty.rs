@@ -1,10 +1,13 @@
 //! The real binary in a pseudo-terminal: a complete `init` wizard ending in
 //! `--dry-run`, its saved values file replayed to byte-identical manifests,
-//! Ctrl-C leaving nothing behind, and `--yes` asking nothing. No cluster is
-//! needed: the kubeconfig's contexts point at a closed port, and the wizard
-//! falls back to suggesting defaults.
+//! Ctrl-C leaving nothing behind, and `--yes` asking nothing. Most need no
+//! cluster: the kubeconfig's contexts point at a closed port, and the wizard
+//! falls back to suggesting defaults. One runs against the test control
+//! plane, to see suggestions drawn from a real cluster.
 
 #![cfg(unix)]
+
+mod support;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -346,4 +349,111 @@ fn yes_on_a_terminal_asks_nothing() {
     assert_eq!(t.finish(), 0, "{}", t.seen);
     assert!(!t.seen.contains('?'), "no prompt:\n{}", t.seen);
     assert!(dir.path().join("codefresh_manifests").is_dir());
+}
+
+const CLUSTER_OBJECTS: &str = "\
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata:
+  name: gp3
+  annotations: {storageclass.kubernetes.io/is-default-class: \"true\"}
+provisioner: ebs.csi.aws.com
+---
+apiVersion: networking.k8s.io/v1
+kind: IngressClass
+metadata:
+  name: nginx
+  annotations: {ingressclass.kubernetes.io/is-default-class: \"true\"}
+spec: {controller: k8s.io/ingress-nginx}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: codefresh}
+";
+
+/// Against a real API server: the namespace suggestion skips one that is
+/// taken, the backend follows the cluster's default StorageClass, the zones
+/// and IngressClasses come from the cluster. `CF_RUNNER_WIZARD_TRANSCRIPT`
+/// names a file to keep what the terminal showed (the README's example).
+#[test]
+fn with_a_cluster_the_wizard_suggests_from_it() {
+    if support::controlplane::skip_e2e() {
+        return;
+    }
+    let cp = support::controlplane::shared();
+    let mut apply = cp.kubectl();
+    apply.args(["apply", "-f", "-"]).stdin(Stdio::piped());
+    let mut child = apply.spawn().unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), CLUSTER_OBJECTS.as_bytes())
+        .unwrap();
+    assert!(child.wait().unwrap().success(), "kubectl apply");
+
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path();
+    let mut cmd = command(work, &["init", "--dry-run"]);
+    cmd.env("KUBECONFIG", cp.admin_kubeconfig());
+    let mut t = Terminal::start(cmd);
+    t.expect("Using admin@cf-runner-test, the only kube context");
+    t.expect("nodes in us-east-1a.");
+    t.expect("codefresh is taken, so codefresh-1 is suggested.");
+    t.answer("? Namespace (codefresh-1)", ENTER);
+    t.expect("ebs-csi is suggested from the cluster's StorageClasses.");
+    t.expect("? Storage backend");
+    t.answer("StorageClass gp3", ENTER);
+    t.expect("✔ Storage backend · ebs-csi");
+    t.expect("? Availability zone");
+    t.answer("us-east-1a    has nodes", ENTER);
+    t.expect("✔ Availability zone · us-east-1a");
+    t.answer("? Volume type", &format!("{DOWN}{ENTER}"));
+    t.answer("? Provisioned IOPS", ENTER);
+    t.answer("? Throughput (MiB/s)", &format!("250{ENTER}"));
+    t.answer("? Encrypt the volumes?", "y");
+    t.answer("? KMS key", ENTER);
+    t.answer("? AWS credentials of the volume provisioner", ENTER);
+    t.answer(
+        "? IAM role ARN",
+        &format!("arn:aws:iam::123456789012:role/codefresh-volumes{ENTER}"),
+    );
+    t.answer(
+        "? Do the runner and builds reach the internet through a proxy?",
+        ENTER,
+    );
+    t.answer("? Install the cluster monitor?", ENTER);
+    t.answer("? Install the app-proxy?", "y");
+    t.answer("? App-proxy host", &format!("cf.example.com{ENTER}"));
+    t.answer("? Ingress class", ENTER);
+    t.expect("✔ Ingress class · nginx");
+    t.answer(
+        "? Make this the account's default runtime environment?",
+        ENTER,
+    );
+    t.answer("? Run a demo pipeline after the install?", ENTER);
+    t.answer("? Build node selector", ENTER);
+    t.answer("? Build tolerations", ENTER);
+    t.expect("Summary");
+    t.answer("? Save these answers as a values file?", ENTER);
+    t.answer("? Values file (cf-runner-values.yaml)", ENTER);
+    t.answer("? Go ahead?", ENTER);
+    t.expect("wrote");
+    let code = t.finish();
+    if let Some(path) = std::env::var_os("CF_RUNNER_WIZARD_TRANSCRIPT") {
+        std::fs::write(path, &t.seen).unwrap();
+    }
+    assert_eq!(code, 0, "{}", t.seen);
+    let saved = std::fs::read_to_string(work.join("cf-runner-values.yaml")).unwrap();
+    for line in [
+        "Context: admin@cf-runner-test",
+        "Namespace: codefresh-1",
+        "Backend: ebs-csi",
+        "Throughput: 250",
+        "IngressClass: nginx",
+    ] {
+        assert!(saved.contains(line), "{line:?} missing from:\n{saved}");
+    }
+    let manifests = tree(&work.join("codefresh_manifests"));
+    assert!(
+        manifests.contains_key("0-namespace-codefresh-1.yaml"),
+        "{:?}",
+        manifests.keys()
+    );
 }

@@ -293,6 +293,7 @@ pub fn run(
         s.pending_section = None;
         s.p.section("Summary");
         s.p.summary(&s.rows);
+        s.section("Save and go");
         let save_to = s.ask_save()?;
         match s.ask_next(context.as_deref(), save_to.is_some())? {
             Next::Change => {
