@@ -58,7 +58,9 @@ pub fn contexts(explicit: Option<&PathBuf>) -> Result<Contexts, KubeError> {
 /// A StorageClass already in the cluster.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StorageClassInfo {
+    /// The class's name.
     pub name: String,
+    /// Who provisions its volumes, e.g. `ebs.csi.aws.com`.
     pub provisioner: String,
     /// Marked as the cluster's default class.
     pub is_default: bool,
@@ -67,13 +69,16 @@ pub struct StorageClassInfo {
 /// An IngressClass already in the cluster.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IngressClassInfo {
+    /// The class's name.
     pub name: String,
+    /// Annotated as the cluster's default class.
     pub is_default: bool,
 }
 
 /// A namespace already in the cluster.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NamespaceInfo {
+    /// The namespace's name.
     pub name: String,
     /// Carries cf-runner's `managed-by` label: an earlier install lives there.
     pub managed_by_us: bool,
@@ -83,10 +88,13 @@ pub struct NamespaceInfo {
 /// listed"; an empty list means "listed, none there".
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Facts {
+    /// The namespaces.
     pub namespaces: Option<Vec<NamespaceInfo>>,
+    /// The StorageClasses.
     pub storage_classes: Option<Vec<StorageClassInfo>>,
     /// Distinct values of the nodes' zone label, sorted.
     pub zones: Option<Vec<String>>,
+    /// The IngressClasses.
     pub ingress_classes: Option<Vec<IngressClassInfo>>,
 }
 

@@ -56,6 +56,7 @@ impl Question {
 /// One item of a pick-one question.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Choice {
+    /// What the item is called (and what a scripted reply picks by).
     pub label: String,
     /// A few words shown beside the label.
     pub hint: String,
@@ -87,7 +88,9 @@ pub enum PromptError {
 /// One line of the summary shown before anything happens.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SummaryRow {
+    /// What the line is about, e.g. `Namespace`.
     pub topic: String,
+    /// The choice, as shown (never a secret).
     pub value: String,
     /// Set by a flag or values file rather than answered here.
     pub given: bool,
@@ -131,6 +134,7 @@ pub trait Prompter {
 /// A namespace the cluster already has.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NamespaceFact {
+    /// The namespace's name.
     pub name: String,
     /// An earlier cf-runner install lives there.
     pub ours: bool,
@@ -139,15 +143,20 @@ pub struct NamespaceFact {
 /// A StorageClass the cluster already has.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StorageClassFact {
+    /// The class's name.
     pub name: String,
+    /// Who provisions its volumes, e.g. `ebs.csi.aws.com`.
     pub provisioner: String,
+    /// Annotated as the cluster's default class.
     pub is_default: bool,
 }
 
 /// An IngressClass the cluster already has.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IngressClassFact {
+    /// The class's name.
     pub name: String,
+    /// Annotated as the cluster's default class.
     pub is_default: bool,
 }
 
@@ -157,15 +166,19 @@ pub struct IngressClassFact {
 pub struct Facts {
     /// Why the cluster could not be reached, if it could not.
     pub unreachable: Option<String>,
+    /// The namespaces, when they could be listed.
     pub namespaces: Option<Vec<NamespaceFact>>,
+    /// The StorageClasses (empty when they could not be listed).
     pub storage_classes: Vec<StorageClassFact>,
     /// Distinct zones of the nodes.
     pub zones: Vec<String>,
+    /// The IngressClasses, when they could be listed.
     pub ingress_classes: Option<Vec<IngressClassFact>>,
 }
 
 /// Read-only look-ups in the cluster of a kube context.
 pub trait Cluster {
+    /// What the cluster of `context` offers; never fails, see [`Facts`].
     fn facts(&mut self, context: &str) -> Facts;
 }
 
@@ -191,15 +204,20 @@ pub enum Mode {
 pub struct KubeContexts {
     /// The file they were read from, for messages.
     pub path: Option<String>,
+    /// Context names, in the file's order.
     pub names: Vec<String>,
+    /// The file's current context.
     pub current: Option<String>,
 }
 
 /// Proxy settings found in the environment, offered as suggestions.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct EnvProxies {
+    /// `HTTP_PROXY`.
     pub http: Option<String>,
+    /// `HTTPS_PROXY`.
     pub https: Option<String>,
+    /// `NO_PROXY`.
     pub no_proxy: Option<String>,
 }
 
@@ -254,6 +272,7 @@ pub struct Plan {
 /// A values file ready to be written.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SavedValues {
+    /// The YAML, with a header saying how to replay it.
     pub text: String,
     /// Holds a token or key: write it with mode 0600.
     pub holds_secret: bool,
