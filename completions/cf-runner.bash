@@ -145,7 +145,7 @@ _cf__runner() {
             return 0
             ;;
         cf__subcmd__runner__subcmd__delete)
-            opts="-y -h -V --kube-context-name --kube-namespace --kube-config-path --yes --delete-namespace --purge-volumes --keep-platform --timeout --help --version"
+            opts="-y -h -V --kube-context-name --kube-namespace --kube-config-path --token --url --insecure --yes --delete-namespace --purge-volumes --keep-platform --timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -160,6 +160,14 @@ _cf__runner() {
                     return 0
                     ;;
                 --kube-config-path)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -301,7 +309,7 @@ _cf__runner() {
             return 0
             ;;
         cf__subcmd__runner__subcmd__info)
-            opts="-o -h -V --kube-context-name --kube-namespace --kube-config-path --output --help --version"
+            opts="-o -h -V --kube-context-name --kube-namespace --kube-config-path --token --url --insecure --output --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -316,6 +324,14 @@ _cf__runner() {
                     return 0
                     ;;
                 --kube-config-path)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -469,13 +485,21 @@ _cf__runner() {
             return 0
             ;;
         cf__subcmd__runner__subcmd__test__subcmd__pipeline)
-            opts="-h -V --runtime-name --token --url --help --version"
+            opts="-h -V --kube-context-name --kube-namespace --kube-config-path --token --url --insecure --runtime-name --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --runtime-name)
+                --kube-context-name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kube-namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kube-config-path)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -484,6 +508,10 @@ _cf__runner() {
                     return 0
                     ;;
                 --url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --runtime-name)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

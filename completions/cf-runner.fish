@@ -81,15 +81,21 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -s V -l versio
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -l kube-namespace -d 'Namespace of the runner [default: codefresh]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -l kube-config-path -d 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]' -r -F
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -l token -d 'Codefresh API token [default: $CF_API_KEY, then the current context of ~/.cfconfig]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -l url -d 'Codefresh platform URL [default: the installation\'s, else https://g.codefresh.io]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
 yaml\t''"
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -l insecure -d 'Skip TLS verification towards the platform (self-signed on-prem only)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -s h -l help -d 'Print help'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -s V -l version -d 'Print version'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l kube-namespace -d 'Namespace of the runner [default: codefresh]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l kube-config-path -d 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]' -r -F
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l token -d 'Codefresh API token [default: $CF_API_KEY, then the current context of ~/.cfconfig]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l url -d 'Codefresh platform URL [default: the installation\'s, else https://g.codefresh.io]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l timeout -d 'How long to wait for the objects to be gone (e.g. 90s, 5m)' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l insecure -d 'Skip TLS verification towards the platform (self-signed on-prem only)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -s y -l yes -d 'Do not ask for confirmation'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l delete-namespace -d 'Also delete the namespace, if cf-runner created it'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l purge-volumes -d 'Also delete dind volumes (PVs and PVCs)'
@@ -136,9 +142,13 @@ json\t''
 yaml\t''"
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand check" -s h -l help -d 'Print help'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand check" -s V -l version -d 'Print version'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -l runtime-name -d 'Runtime environment to run the demo pipeline on' -r
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -l token -d 'Codefresh API token [default: $CF_API_KEY, then ~/.cfconfig]' -r
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -l url -d 'Codefresh platform URL' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -l kube-namespace -d 'Namespace of the runner [default: codefresh]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -l kube-config-path -d 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]' -r -F
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -l token -d 'Codefresh API token [default: $CF_API_KEY, then the current context of ~/.cfconfig]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -l url -d 'Codefresh platform URL [default: the installation\'s, else https://g.codefresh.io]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -l runtime-name -d 'Runtime environment to run the demo pipeline on [default: the installation\'s]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -l insecure -d 'Skip TLS verification towards the platform (self-signed on-prem only)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -s h -l help -d 'Print help'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -s V -l version -d 'Print version'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand completions" -s h -l help -d 'Print help'

@@ -81,8 +81,11 @@ _arguments "${_arguments_options[@]}" : \
 '--kube-context-name=[Kubernetes context to use \[default\: the kubeconfig'\''s current context\]]:NAME:_default' \
 '--kube-namespace=[Namespace of the runner \[default\: codefresh\]]:NAMESPACE:_default' \
 '--kube-config-path=[Path to the kubeconfig \[default\: \$KUBECONFIG or ~/.kube/config\]]:PATH:_files' \
+'--token=[Codefresh API token \[default\: \$CF_API_KEY, then the current context of ~/.cfconfig\]]:TOKEN:_default' \
+'--url=[Codefresh platform URL \[default\: the installation'\''s, else https\://g.codefresh.io\]]:URL:_default' \
 '-o+[Output format]:OUTPUT:(table json yaml)' \
 '--output=[Output format]:OUTPUT:(table json yaml)' \
+'--insecure[Skip TLS verification towards the platform (self-signed on-prem only)]' \
 '-h[Print help]' \
 '--help[Print help]' \
 '-V[Print version]' \
@@ -94,7 +97,10 @@ _arguments "${_arguments_options[@]}" : \
 '--kube-context-name=[Kubernetes context to use \[default\: the kubeconfig'\''s current context\]]:NAME:_default' \
 '--kube-namespace=[Namespace of the runner \[default\: codefresh\]]:NAMESPACE:_default' \
 '--kube-config-path=[Path to the kubeconfig \[default\: \$KUBECONFIG or ~/.kube/config\]]:PATH:_files' \
+'--token=[Codefresh API token \[default\: \$CF_API_KEY, then the current context of ~/.cfconfig\]]:TOKEN:_default' \
+'--url=[Codefresh platform URL \[default\: the installation'\''s, else https\://g.codefresh.io\]]:URL:_default' \
 '--timeout=[How long to wait for the objects to be gone (e.g. 90s, 5m)]:DURATION:_default' \
+'--insecure[Skip TLS verification towards the platform (self-signed on-prem only)]' \
 '-y[Do not ask for confirmation]' \
 '--yes[Do not ask for confirmation]' \
 '--delete-namespace[Also delete the namespace, if cf-runner created it]' \
@@ -160,9 +166,13 @@ _arguments "${_arguments_options[@]}" : \
 ;;
 (test-pipeline)
 _arguments "${_arguments_options[@]}" : \
-'--runtime-name=[Runtime environment to run the demo pipeline on]:NAME:_default' \
-'--token=[Codefresh API token \[default\: \$CF_API_KEY, then ~/.cfconfig\]]:TOKEN:_default' \
-'--url=[Codefresh platform URL]:URL:_default' \
+'--kube-context-name=[Kubernetes context to use \[default\: the kubeconfig'\''s current context\]]:NAME:_default' \
+'--kube-namespace=[Namespace of the runner \[default\: codefresh\]]:NAMESPACE:_default' \
+'--kube-config-path=[Path to the kubeconfig \[default\: \$KUBECONFIG or ~/.kube/config\]]:PATH:_files' \
+'--token=[Codefresh API token \[default\: \$CF_API_KEY, then the current context of ~/.cfconfig\]]:TOKEN:_default' \
+'--url=[Codefresh platform URL \[default\: the installation'\''s, else https\://g.codefresh.io\]]:URL:_default' \
+'--runtime-name=[Runtime environment to run the demo pipeline on \[default\: the installation'\''s\]]:NAME:_default' \
+'--insecure[Skip TLS verification towards the platform (self-signed on-prem only)]' \
 '-h[Print help]' \
 '--help[Print help]' \
 '-V[Print version]' \

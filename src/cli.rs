@@ -180,6 +180,8 @@ pub struct InitArgs {
 pub struct InfoArgs {
     #[command(flatten)]
     pub kube: KubeArgs,
+    #[command(flatten)]
+    pub platform: PlatformArgs,
     /// Output format
     #[arg(long, short = 'o', value_enum, default_value = "table")]
     pub output: OutputFormat,
@@ -189,6 +191,8 @@ pub struct InfoArgs {
 pub struct DeleteArgs {
     #[command(flatten)]
     pub kube: KubeArgs,
+    #[command(flatten)]
+    pub platform: PlatformArgs,
     /// Do not ask for confirmation
     #[arg(long, short = 'y')]
     pub yes: bool,
@@ -300,17 +304,29 @@ pub struct CheckArgs {
     pub output: OutputFormat,
 }
 
+/// How to reach the Codefresh platform (commands other than `init`).
 #[derive(Debug, Clone, Args)]
-pub struct TestPipelineArgs {
-    /// Runtime environment to run the demo pipeline on
-    #[arg(long, value_name = "NAME")]
-    pub runtime_name: Option<String>,
-    /// Codefresh API token [default: $CF_API_KEY, then ~/.cfconfig]
+pub struct PlatformArgs {
+    /// Codefresh API token [default: $CF_API_KEY, then the current context of ~/.cfconfig]
     #[arg(long, value_name = "TOKEN")]
     pub token: Option<String>,
-    /// Codefresh platform URL
+    /// Codefresh platform URL [default: the installation's, else https://g.codefresh.io]
     #[arg(long, value_name = "URL")]
     pub url: Option<String>,
+    /// Skip TLS verification towards the platform (self-signed on-prem only)
+    #[arg(long)]
+    pub insecure: bool,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct TestPipelineArgs {
+    #[command(flatten)]
+    pub kube: KubeArgs,
+    #[command(flatten)]
+    pub platform: PlatformArgs,
+    /// Runtime environment to run the demo pipeline on [default: the installation's]
+    #[arg(long, value_name = "NAME")]
+    pub runtime_name: Option<String>,
 }
 
 /// Shells with completion scripts.

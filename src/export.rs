@@ -137,6 +137,11 @@ fn withhold_secret_values(secret: &mut Value) -> usize {
 fn is_record_field(key: &str) -> bool {
     matches!(
         key,
-        "cf-runner-version" | "record-format" | "agent-name" | "runtime-name" | "values.yaml"
+        "cf-runner-version"
+            | "record-format"
+            | "agent-name"
+            | "runtime-name"
+            | "registered-on-platform"
+            | "values.yaml"
     )
 }

@@ -338,15 +338,24 @@ async fn every_backend_makes_the_round_trip_and_leaves_nothing_labelled() {
             "{shown}"
         );
 
-        let out = delete(cp, &ns, &["--delete-namespace"]);
+        let url = fake.url();
+        let out = delete(
+            cp,
+            &ns,
+            &["--delete-namespace", "--token", fake.token(), "--url", &url],
+        );
         let said = text(&out);
         assert!(out.status.success(), "{name}: {said}");
         assert!(
             said.contains("deleted") && said.contains("Deployment/runner"),
             "{said}"
         );
+        // The platform side went too: agent, runtime and cluster integration.
+        assert!(fake.agents().is_empty(), "{name}: {:?}", fake.agents());
+        assert!(fake.runtimes().is_empty(), "{name}: {:?}", fake.runtimes());
+        assert!(fake.clusters().is_empty(), "{name}: {:?}", fake.clusters());
         assert!(
-            said.contains("platform clean-up is not built yet"),
+            said.contains("agent") && said.contains("runtime environment"),
             "{said}"
         );
         assert!(!said.contains(&agent_token), "{said}");
@@ -626,7 +635,23 @@ async fn upgrade_without_the_monitor_removes_it_and_changes_nothing_else() {
     assert!(said.contains("cf-runner init"), "{said}");
     assert_eq!(frozen, labelled_names(&client, &ns).await);
 
-    assert!(delete(cp, &ns, &["--delete-namespace"]).status.success());
+    // A registered install needs a token to clean the platform, or --keep-platform.
+    let out = delete(cp, &ns, &["--delete-namespace"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("--keep-platform"), "{}", text(&out));
+    assert_eq!(
+        frozen,
+        labelled_names(&client, &ns).await,
+        "nothing was deleted"
+    );
+    let url = fake.url();
+    let out = delete(
+        cp,
+        &ns,
+        &["--delete-namespace", "--token", fake.token(), "--url", &url],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(fake.agents().is_empty() && fake.runtimes().is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

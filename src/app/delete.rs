@@ -7,6 +7,7 @@
 //! whatever is left, and says so when nothing is.
 
 use super::info::{connect, failed, pick_installation, read_installation};
+use super::platform_link;
 use super::Outcome;
 use crate::cli::DeleteArgs;
 use crate::kube::delete::{self, Event};
@@ -56,6 +57,56 @@ pub fn run(args: &DeleteArgs) -> Outcome {
             }
         };
         let record = inst.record.clone().unwrap_or_default();
+        // The platform first: checked before anything is deleted, cleaned
+        // before the cluster (whose record names what to clean).
+        let offline = record.registered == Some(false);
+        if offline && !args.keep_platform {
+            output::note("the install was offline (registered nothing on the Codefresh platform): there is nothing to clean there");
+        }
+        let platform = if args.keep_platform || offline || (record.agent_name.is_none() && record.runtime_name.is_none()) {
+            None
+        } else {
+            let host = inst.values.as_ref().map(|v| v.codefresh_host.clone());
+            let auth = match platform_link::resolve(&args.platform, host.as_deref()) {
+                Ok(Some(a)) => Some(a),
+                Ok(None) if record.registered.is_none() => {
+                    // A record older than the platform client: it may have
+                    // been an offline install, so no token is no error.
+                    output::warn(&format!(
+                        "no Codefresh API token: if agent {} and runtime environment {} exist on the platform, \
+                         remove them there (or re-run with --token)",
+                        record.agent_name.as_deref().unwrap_or("(none)"),
+                        record.runtime_name.as_deref().unwrap_or("(none)")
+                    ));
+                    None
+                }
+                Ok(None) => {
+                    return platform_link::token_needed(
+                        "delete",
+                        "remove the agent and runtime environment from Codefresh",
+                        ", or pass --keep-platform to leave them there",
+                    )
+                }
+                Err(e) => {
+                    let hint = e.hint();
+                    return Outcome::Failed(e.into(), hint);
+                }
+            };
+            match auth {
+                None => None,
+                Some(auth) => {
+                    let client = match platform_link::client(&auth, &args.platform) {
+                        Ok(c) => c,
+                        Err(o) => return o,
+                    };
+                    if let Err(e) = client.user().await {
+                        let hint = e.hint();
+                        return Outcome::Failed(anyhow::Error::new(e).context("checking the Codefresh API token"), hint);
+                    }
+                    Some(client)
+                }
+            }
+        };
 
         let mut targets: Vec<LiveObject> = Vec::new();
         let mut namespace_note = None;
@@ -105,6 +156,15 @@ pub fn run(args: &DeleteArgs) -> Outcome {
         for (phase, objects) in &phases {
             output::say(&format!("  {}: {}", phase.describe(), names(objects)));
         }
+        if platform.is_some() {
+            output::say(&format!(
+                "  on the Codefresh platform: runtime environment {}, agent {} (unless it serves another runtime), \
+                 and the cluster integration of {} if no runtime uses it any more",
+                record.runtime_name.as_deref().unwrap_or("(none)"),
+                record.agent_name.as_deref().unwrap_or("(none)"),
+                cluster.context
+            ));
+        }
         for note in [&namespace_note, &volume_note].into_iter().flatten() {
             output::note(note);
         }
@@ -124,6 +184,22 @@ pub fn run(args: &DeleteArgs) -> Outcome {
             }
         }
 
+        if let Some(client) = &platform {
+            if let Err(e) = platform_link::clean_up(
+                client,
+                record.agent_name.as_deref(),
+                record.runtime_name.as_deref(),
+                &cluster.context,
+            )
+            .await
+            {
+                let hint = e.hint();
+                return Outcome::Failed(
+                    anyhow::Error::new(e).context("removing the runner from the Codefresh platform failed; nothing in the cluster was deleted yet"),
+                    hint.or(Some("re-run `cf-runner delete`: what is already gone is skipped".into())),
+                );
+            }
+        }
         let on_event = |e: &Event| match e {
             Event::Phase(phase, n) => output::say(&format!("Deleting {} ({n})", phase.describe())),
             Event::Gone(o) => output::removed(&o.display_name(), o.namespace.as_deref()),
@@ -136,16 +212,8 @@ pub fn run(args: &DeleteArgs) -> Outcome {
             "deleted {} objects of the Codefresh Runner in namespace {namespace}",
             report.gone.len()
         ));
-        let unknown = || "(unknown)".to_string();
         if args.keep_platform {
             output::note("the agent and runtime environment stay on the Codefresh platform (--keep-platform)");
-        } else {
-            output::warn(&format!(
-                "platform clean-up is not built yet: the agent {} and the runtime environment {} stay on the \
-                 Codefresh platform; remove them in the Codefresh UI (or with the codefresh CLI)",
-                record.agent_name.unwrap_or_else(unknown),
-                record.runtime_name.unwrap_or_else(unknown),
-            ));
         }
         Outcome::Ok
     })

@@ -245,8 +245,32 @@ struct VolumeInfo {
     storage_class: Option<String>,
 }
 
-const PLATFORM_NOT_BUILT: &str =
-    "not shown: the Codefresh platform client is not built yet (agent and runtime-environment status join later)";
+const PLATFORM_NO_TOKEN: &str =
+    "not shown: no Codefresh API token (--token, CF_API_KEY or the current context of ~/.cfconfig)";
+
+/// The agent's and runtime's state on the platform, when a token is at hand.
+async fn platform_status(args: &InfoArgs, inst: &Installation) -> String {
+    let Some(record) = &inst.record else {
+        return "no record of an agent or runtime environment".into();
+    };
+    let host = inst.values.as_ref().map(|v| v.codefresh_host.clone());
+    let auth = match super::platform_link::resolve(&args.platform, host.as_deref()) {
+        Ok(Some(a)) => a,
+        Ok(None) => return PLATFORM_NO_TOKEN.into(),
+        Err(e) => return format!("not shown: {e}"),
+    };
+    match crate::platform::Platform::new(&auth, args.platform.insecure) {
+        Ok(p) => {
+            super::platform_link::status(
+                &p,
+                record.agent_name.as_deref(),
+                record.runtime_name.as_deref(),
+            )
+            .await
+        }
+        Err(e) => format!("not shown: {e}"),
+    }
+}
 
 fn int(o: &LiveObject, pointer: &str) -> i64 {
     o.object
@@ -567,7 +591,7 @@ async fn describe(cluster: &Cluster, inst: &Installation) -> Result<Installation
         components,
         storage,
         volumes,
-        platform: PLATFORM_NOT_BUILT.into(),
+        platform: PLATFORM_NO_TOKEN.into(),
         notes,
     })
 }
@@ -606,7 +630,10 @@ pub fn run(args: &InfoArgs) -> Outcome {
                 continue;
             }
             match describe(&cluster, &inst).await {
-                Ok(info) => installations.push(info),
+                Ok(mut info) => {
+                    info.platform = platform_status(args, &inst).await;
+                    installations.push(info)
+                }
                 Err(e) => return failed(e, &format!("reading the installation in namespace {ns} failed")),
             }
         }

@@ -387,6 +387,7 @@ async fn with_platform(args: &InitArgs, loaded: &values::Loaded, auth: &platform
         agent_name: values.agent_name.clone(),
         runtime_name: values.runtime_name.clone(),
         account_id: user.account_id(),
+        registered: true,
         ..Default::default()
     };
     let record = &loaded.redacted_tree;

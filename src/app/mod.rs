@@ -7,6 +7,8 @@ pub mod delete;
 pub mod info;
 pub mod init;
 pub mod install;
+pub mod platform_link;
+pub mod test_pipeline;
 pub mod upgrade;
 
 use std::process::ExitCode;
@@ -45,13 +47,6 @@ impl Outcome {
     }
 }
 
-fn not_built(what: &str) -> Outcome {
-    Outcome::Failed(
-        anyhow::anyhow!("`cf-runner {what}` is not built yet in this version"),
-        Some("for now, `cf-runner init --dry-run` writes the manifests, and `--generate-helm-values-file` the chart values".into()),
-    )
-}
-
 /// Runs one parsed command line.
 pub fn run(cli: Cli) -> ExitCode {
     output::init_terminal();
@@ -62,7 +57,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Delete(args) => delete::run(&args),
         Command::Upgrade(args) => upgrade::run(&args),
         Command::Check(args) => check::run(&args),
-        Command::TestPipeline(_) => not_built("test-pipeline"),
+        Command::TestPipeline(args) => test_pipeline::run(&args),
     };
     outcome.finish()
 }

@@ -215,6 +215,7 @@ async fn restore_identity(
             .runtime_name
             .clone()
             .or_else(|| values.runtime_name.clone()),
+        registered: record.registered.unwrap_or(false),
         ..Default::default()
     };
     let read = |key: &'static str| {

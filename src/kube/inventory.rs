@@ -144,6 +144,9 @@ pub struct Record {
     pub record_format: Option<String>,
     pub agent_name: Option<String>,
     pub runtime_name: Option<String>,
+    /// Whether `init` registered the agent and runtime on the platform;
+    /// `None` in records written before this was recorded.
+    pub registered: Option<bool>,
     /// The merged values as YAML, secrets redacted.
     pub values_yaml: Option<String>,
 }
@@ -218,6 +221,7 @@ pub async fn record(client: &Client, namespace: &str) -> Result<Option<Record>, 
             record_format: field("record-format"),
             agent_name: field("agent-name"),
             runtime_name: field("runtime-name"),
+            registered: field("registered-on-platform").map(|v| v == "true"),
             values_yaml: field("values.yaml"),
         }
     }))

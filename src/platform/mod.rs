@@ -394,6 +394,12 @@ impl Platform {
         }
     }
 
+    /// `GET /api/runtime-environments`: every runtime environment of the account.
+    pub async fn runtimes(&self) -> Result<Vec<Value>, PlatformError> {
+        self.json(Method::GET, "/api/runtime-environments", None)
+            .await
+    }
+
     /// `PUT /api/runtime-environments/{name}`: replaces the runtime's spec.
     pub async fn put_runtime(&self, name: &str, spec: &Value) -> Result<(), PlatformError> {
         self.send(

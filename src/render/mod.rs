@@ -45,6 +45,9 @@ pub struct Identity {
     pub dind_ca: Option<Secret>,
     pub dind_cert: Option<Secret>,
     pub dind_key: Option<Secret>,
+    /// True when the agent and runtime are registered on the platform (not
+    /// an offline install); recorded so `delete` knows what to clean there.
+    pub registered: bool,
 }
 
 impl Identity {
@@ -605,6 +608,7 @@ fn build_context(values: &Values, identity: &Identity, record: &Value) -> Value 
         "record_secret": RECORD_SECRET,
         "record_values": record_yaml,
         "cluster_integration": !values.skip_cluster_integration,
+        "registered": if identity.registered { "true" } else { "false" },
         "runner": {
             "image": images::reference(images::RUNNER, values.runner.image.as_ref(), registry),
             "node_selector": selector_with_arch(&values.runner.scheduling, values.arch),

@@ -475,6 +475,9 @@ fn route(
             s.runtimes.insert(name, re.clone());
             (200, re)
         }
+        ("GET", ["api", "runtime-environments"]) => {
+            (200, Value::Array(s.runtimes.values().cloned().collect()))
+        }
         ("GET", ["api", "runtime-environments", name]) => match s.runtimes.get(*name) {
             Some(re) => (200, re.clone()),
             None => (
