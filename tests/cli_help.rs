@@ -152,21 +152,20 @@ fn version_prints_name_and_crate_version() {
 }
 
 #[test]
-fn commands_not_built_yet_exit_1_and_say_so() {
-    // Only test-pipeline is left; the rest are built.
-    let command = "test-pipeline";
-    let out = cf_runner(&[command]);
+fn test_pipeline_without_a_token_names_the_flag() {
+    let home = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_cf-runner"))
+        .args(["test-pipeline", "--runtime-name", "ctx/ns"])
+        .env("HOME", home.path())
+        .env_remove("CF_API_KEY")
+        .env_remove("CFCONFIG")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{command}: {stderr}");
-    assert!(
-        stderr.contains(&format!("`cf-runner {command}` is not built yet")),
-        "{command}: {stderr}"
-    );
-    assert!(
-        stderr.contains("cf-runner init --dry-run"),
-        "{command} points to what works: {stderr}"
-    );
-    assert!(out.stdout.is_empty(), "{command} printed on stdout");
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--token"), "{stderr}");
+    assert!(out.stdout.is_empty());
 }
 
 #[test]

@@ -494,3 +494,81 @@ async fn server_errors_are_retried_and_slow_answers_time_out() {
     assert!(text.contains("GET /api/user did not answer"), "{text}");
     assert!(started.elapsed() < Duration::from_secs(20));
 }
+
+#[tokio::test]
+async fn info_shows_the_platform_status_and_test_pipeline_runs_the_demo() {
+    if skip_e2e() {
+        return;
+    }
+    let cp = controlplane::shared();
+    let fake = FakePlatform::start(USER_TOKEN);
+    let ns = format!("cfinfo-{}", std::process::id() % 100000);
+    let run = init(
+        cp,
+        &fake,
+        &ns,
+        &[
+            "--token",
+            USER_TOKEN,
+            "--skip-cluster-integration",
+            "--no-wait",
+        ],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.text());
+    let url = fake.url();
+    let home = tempfile::tempdir().unwrap();
+    let common = [
+        "--kube-namespace",
+        ns.as_str(),
+        "--kube-context-name",
+        CONTEXT,
+        "--url",
+        &url,
+    ];
+
+    let mut args = vec!["info", "-o", "json", "--token", USER_TOKEN];
+    args.extend_from_slice(&common);
+    let out = command(cp, home.path(), &args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let info: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let platform = info["installations"][0]["platform"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        platform.contains(&format!("agent {CONTEXT}_{ns}: never reported")),
+        "{platform}"
+    );
+    assert!(platform.contains("runtime environment"), "{platform}");
+
+    // Without a token, info still works and says why the platform is not shown.
+    let mut args = vec!["info", "-o", "json"];
+    args.extend_from_slice(&common);
+    let out = command(cp, home.path(), &args).output().unwrap();
+    let info: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(info["installations"][0]["platform"]
+        .as_str()
+        .unwrap()
+        .contains("no Codefresh API token"));
+
+    let mut args = vec!["test-pipeline", "--token", USER_TOKEN];
+    args.extend_from_slice(&common);
+    let out = command(cp, home.path(), &args).output().unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{text}");
+    let runtime = format!("{CONTEXT}/{ns}");
+    assert_eq!(
+        fake.builds(),
+        vec![("Runner/CF_Runner_Demo".to_string(), runtime)]
+    );
+    assert!(text.contains(&format!("{url}/build/build-")), "{text}");
+    assert!(!text.contains(USER_TOKEN));
+}
