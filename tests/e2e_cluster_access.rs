@@ -128,7 +128,9 @@ current-context: exec
 
 /// A minimal HTTP CONNECT proxy on loopback that counts the tunnels it opens.
 async fn start_connect_proxy() -> (String, Arc<AtomicUsize>) {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    // On 127.0.0.2, so NO_PROXY=127.0.0.1 (the API server) cannot match the
+    // proxy's own address by accident.
+    let listener = tokio::net::TcpListener::bind("127.0.0.2:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let tunnels = Arc::new(AtomicUsize::new(0));
     let counter = tunnels.clone();

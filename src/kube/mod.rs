@@ -200,6 +200,16 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Cluster, KubeError> {
         http::header::USER_AGENT,
         http::HeaderValue::from_static(concat!("cf-runner/", env!("CARGO_PKG_VERSION"))),
     ));
+    // kube-rs compares NO_PROXY with the proxy's own address; what counts
+    // is the API server's, so decide here.
+    if let Some(host) = config.cluster_url.host() {
+        let no_proxy = std::env::var("NO_PROXY")
+            .or_else(|_| std::env::var("no_proxy"))
+            .unwrap_or_default();
+        if no_proxy_matches(&no_proxy, host, config.cluster_url.port_u16()) {
+            config.proxy_url = None;
+        }
+    }
     let server = config.cluster_url.to_string();
     let client = Client::try_from(config).map_err(|e| KubeError::Client {
         context: context.clone(),
@@ -234,5 +244,78 @@ pub fn api_for(
     match namespace {
         Some(ns) => Api::namespaced_with(client.clone(), ns, &ar),
         None => Api::all_with(client.clone(), &ar),
+    }
+}
+
+/// True when `NO_PROXY` (comma-separated: `*`, host names, `.domain`
+/// suffixes, IPs, IPv4 CIDRs, each with an optional `:port`) covers `host`.
+pub fn no_proxy_matches(no_proxy: &str, host: &str, port: Option<u16>) -> bool {
+    let host = host
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .to_ascii_lowercase();
+    no_proxy
+        .split(',')
+        .map(str::trim)
+        .filter(|e| !e.is_empty())
+        .any(|entry| {
+            if entry == "*" {
+                return true;
+            }
+            let (pattern, entry_port) = match entry.rsplit_once(':') {
+                Some((h, p)) if !h.contains(':') && p.parse::<u16>().is_ok() => {
+                    (h, p.parse::<u16>().ok())
+                }
+                _ => (entry, None),
+            };
+            if entry_port.is_some() && entry_port != port {
+                return false;
+            }
+            let pattern = pattern
+                .trim_start_matches('[')
+                .trim_end_matches(']')
+                .to_ascii_lowercase();
+            if let Some((net, bits)) = pattern.split_once('/') {
+                return match (
+                    net.parse::<std::net::Ipv4Addr>(),
+                    bits.parse::<u32>(),
+                    host.parse::<std::net::Ipv4Addr>(),
+                ) {
+                    (Ok(net), Ok(bits), Ok(ip)) if bits <= 32 => {
+                        let mask = if bits == 0 {
+                            0
+                        } else {
+                            u32::MAX << (32 - bits)
+                        };
+                        (u32::from(net) & mask) == (u32::from(ip) & mask)
+                    }
+                    _ => false,
+                };
+            }
+            let suffix = pattern.trim_start_matches('.');
+            host == suffix || host.ends_with(&format!(".{suffix}"))
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::no_proxy_matches;
+
+    #[test]
+    fn no_proxy_entries() {
+        assert!(no_proxy_matches("127.0.0.1", "127.0.0.1", Some(6443)));
+        assert!(!no_proxy_matches("127.0.0.2", "127.0.0.1", Some(6443)));
+        assert!(no_proxy_matches(
+            "localhost,.svc,10.0.0.0/8",
+            "10.1.2.3",
+            None
+        ));
+        assert!(no_proxy_matches(".example.com", "api.example.com", None));
+        assert!(no_proxy_matches("example.com", "api.example.com", None));
+        assert!(!no_proxy_matches("example.com", "badexample.com", None));
+        assert!(no_proxy_matches("*", "anything", None));
+        assert!(no_proxy_matches("api.local:6443", "api.local", Some(6443)));
+        assert!(!no_proxy_matches("api.local:443", "api.local", Some(6443)));
+        assert!(!no_proxy_matches("", "api.local", None));
     }
 }
