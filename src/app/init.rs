@@ -484,9 +484,8 @@ fn ask(args: &InitArgs, mut input: Input) -> Result<Input, Outcome> {
     let plan = match wizard::run(&mut prompter, &mut look, &setup) {
         Ok(plan) => plan,
         Err(wizard::PromptError::Interrupted) => {
-            output::note("stopped: nothing was written or applied");
             // Nothing to unwind: the wizard runs before anything is written.
-            std::process::exit(wizard::terminal::INTERRUPTED_EXIT_CODE);
+            return Err(Outcome::Interrupted);
         }
         Err(e) => {
             return Err(Outcome::Failed(

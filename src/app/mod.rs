@@ -27,6 +27,8 @@ pub enum Outcome {
     Failed(anyhow::Error, Option<String>),
     /// A preflight check failed: exit 3.
     PreflightFailed,
+    /// Stopped with Ctrl-C at a prompt, before anything was written: exit 130.
+    Interrupted,
 }
 
 impl Outcome {
@@ -43,6 +45,10 @@ impl Outcome {
                 ExitCode::from(1)
             }
             Outcome::PreflightFailed => ExitCode::from(3),
+            Outcome::Interrupted => {
+                output::note("stopped: nothing was written or applied");
+                ExitCode::from(crate::wizard::terminal::INTERRUPTED_EXIT_CODE as u8)
+            }
         }
     }
 }
