@@ -4,7 +4,7 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::render::{provisioner_name, Identity};
+use crate::render::{daemon_config, provisioner_name, selector_with_arch, Identity};
 use crate::values::{Arch, Backend, Resources, Scheduling, Values};
 
 /// The chart version whose values layout this follows.
@@ -18,21 +18,7 @@ pub struct HelmValues {
 }
 
 fn selector(scheduling: &Scheduling, arch: Arch) -> Value {
-    let mut map: Map<String, Value> = scheduling
-        .node_selector
-        .iter()
-        .map(|(k, v)| (k.clone(), Value::String(v.clone())))
-        .collect();
-    match arch {
-        Arch::Any => {}
-        Arch::Amd64 => {
-            map.insert("kubernetes.io/arch".into(), "amd64".into());
-        }
-        Arch::Arm64 => {
-            map.insert("kubernetes.io/arch".into(), "arm64".into());
-        }
-    }
-    Value::Object(map)
+    json!(selector_with_arch(scheduling, arch))
 }
 
 fn resources(r: &Resources) -> Value {
@@ -250,30 +236,7 @@ pub fn generate(values: &Values, identity: &Identity) -> HelmValues {
             json!({"annotations": values.runtime.sa_annotations}),
         );
     }
-    let mut daemon = json!({
-        "hosts": ["unix:///var/run/docker.sock", "tcp://0.0.0.0:1300"],
-        "tlsverify": true,
-        "tls": true,
-        "tlscacert": "/etc/ssl/cf-client/ca.pem",
-        "tlscert": "/etc/ssl/cf/server-cert.pem",
-        "tlskey": "/etc/ssl/cf/server-key.pem",
-        "metrics-addr": "0.0.0.0:9323",
-        "experimental": true,
-    });
-    let d = daemon.as_object_mut().expect("a map");
-    insert_nonempty(
-        d,
-        "insecure-registries",
-        json!(values.runtime.insecure_registries),
-    );
-    insert_nonempty(
-        d,
-        "registry-mirrors",
-        json!(values.runtime.registry_mirrors),
-    );
-    if let Some(mtu) = values.runtime.mtu {
-        d.insert("mtu".into(), json!(mtu));
-    }
+    let daemon = daemon_config(values);
     runtime.insert("dindDaemon".into(), daemon);
 
     let mut app_proxy = Map::new();

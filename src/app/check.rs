@@ -10,32 +10,16 @@ use super::{init, Outcome};
 use crate::cli::{CheckArgs, OutputFormat};
 use crate::kube::preflight::{self, Check, Status};
 use crate::render::Manifest;
-use crate::values::{self, Input, Problem, Problems, ValuesFile};
+use crate::values::{self, Input, Problems};
 use crate::{output, render};
 
 /// Reads the values files and turns the flags into the highest-precedence
 /// overrides, as `init` does for the flags `check` shares with it.
 fn gather_input(args: &CheckArgs) -> Result<Input, Problems> {
-    let mut problems = Vec::new();
-    let mut input = Input::default();
-    for path in &args.values {
-        match std::fs::read_to_string(path) {
-            Ok(text) => input.files.push(ValuesFile {
-                origin: path.display().to_string(),
-                text,
-            }),
-            Err(e) => problems.push(Problem::new(
-                "--values",
-                Some(&Value::String(path.display().to_string())),
-                format!("could not be read: {e}"),
-                "check the path; it is read relative to the current directory",
-            )),
-        }
-    }
+    let (mut input, problems) = super::init::read_input(&args.values, &args.set_value, &[]);
     if !problems.is_empty() {
         return Err(Problems(problems));
     }
-    input.set_values = args.set_value.clone();
     let kube = &args.kube;
     for (key, value) in [
         ("Context", kube.kube_context_name.clone()),

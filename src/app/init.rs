@@ -111,11 +111,16 @@ fn parse_tolerations_flag(raw: &str) -> Result<Value, Problem> {
     }
 }
 
-/// Reads the values files and `--set-file` files named by the flags.
-pub fn gather_input(args: &InitArgs) -> Result<Input, Problems> {
+/// Reads the values files and the `--set-file` files the flags name (the
+/// file-reading half of every command that takes values: init, upgrade, check).
+pub(crate) fn read_input(
+    values_files: &[std::path::PathBuf],
+    set_values: &[String],
+    set_files: &[String],
+) -> (Input, Vec<Problem>) {
     let mut problems = Vec::new();
     let mut input = Input::default();
-    for path in &args.values {
+    for path in values_files {
         match std::fs::read_to_string(path) {
             Ok(text) => input.files.push(ValuesFile {
                 origin: path.display().to_string(),
@@ -129,8 +134,8 @@ pub fn gather_input(args: &InitArgs) -> Result<Input, Problems> {
             )),
         }
     }
-    input.set_values = args.set_value.clone();
-    for raw in &args.set_file {
+    input.set_values = set_values.to_vec();
+    for raw in set_files {
         let contents = match raw.split_once('=') {
             Some((_, path)) => std::fs::read_to_string(path.trim()).map_err(|e| e.to_string()),
             None => Err("no `=`".into()),
@@ -140,6 +145,12 @@ pub fn gather_input(args: &InitArgs) -> Result<Input, Problems> {
             contents,
         });
     }
+    (input, problems)
+}
+
+/// Reads the values files and `--set-file` files named by the flags.
+pub fn gather_input(args: &InitArgs) -> Result<Input, Problems> {
+    let (mut input, mut problems) = read_input(&args.values, &args.set_value, &args.set_file);
     input.overrides = flag_overrides(args, &mut problems);
     if !problems.is_empty() {
         return Err(Problems(problems));

@@ -21,7 +21,7 @@ use crate::cli::UpgradeArgs;
 use crate::kube::inventory::{self, LiveObject, Record};
 use crate::kube::{apply, delete, wait, Cluster};
 use crate::render::{self, RECORD_SECRET};
-use crate::values::{self, Input, Problem, Problems, SetFile, Values, ValuesFile};
+use crate::values::{self, Input, Problem, Problems, Values, ValuesFile};
 use crate::{output, render::Manifest};
 
 /// The record layouts this version reads (absent: older than format 1,
@@ -112,33 +112,8 @@ fn flag_overrides(args: &UpgradeArgs, problems: &mut Vec<Problem>) -> Vec<(Strin
 
 /// Reads the files the flags name; the stored values join later, below them.
 fn gather_input(args: &UpgradeArgs) -> Result<Input, Problems> {
-    let mut problems = Vec::new();
-    let mut input = Input::default();
-    for path in &args.values {
-        match std::fs::read_to_string(path) {
-            Ok(text) => input.files.push(ValuesFile {
-                origin: path.display().to_string(),
-                text,
-            }),
-            Err(e) => problems.push(Problem::new(
-                "--values",
-                Some(&Value::String(path.display().to_string())),
-                format!("could not be read: {e}"),
-                "check the path; it is read relative to the current directory",
-            )),
-        }
-    }
-    input.set_values = args.set_value.clone();
-    for raw in &args.set_file {
-        let contents = match raw.split_once('=') {
-            Some((_, path)) => std::fs::read_to_string(path.trim()).map_err(|e| e.to_string()),
-            None => Err("no `=`".into()),
-        };
-        input.set_files.push(SetFile {
-            raw: raw.clone(),
-            contents,
-        });
-    }
+    let (mut input, mut problems) =
+        super::init::read_input(&args.values, &args.set_value, &args.set_file);
     input.overrides = flag_overrides(args, &mut problems);
     if problems.is_empty() {
         Ok(input)

@@ -436,7 +436,7 @@ pub fn check_schema(api_version: &str, kind: &str, object: &Value) -> Result<(),
 }
 
 /// Node selector for a group of pods: its own, plus the architecture.
-fn selector_with_arch(scheduling: &Scheduling, arch: Arch) -> BTreeMap<String, String> {
+pub fn selector_with_arch(scheduling: &Scheduling, arch: Arch) -> BTreeMap<String, String> {
     let mut selector = scheduling.node_selector.clone();
     match arch {
         Arch::Any => {}
@@ -467,8 +467,9 @@ pub fn provisioner_name(namespace: &str) -> String {
     format!("codefresh.io/dind-volume-provisioner-runner-{namespace}")
 }
 
-/// The docker daemon configuration of dind pods (`daemon.json`).
-fn daemon_json(values: &Values) -> String {
+/// The docker daemon configuration of dind pods (`daemon.json`), also the
+/// Helm chart's `runtime.dindDaemon`.
+pub fn daemon_config(values: &Values) -> Value {
     let mut daemon = json!({
         "hosts": ["unix:///var/run/docker.sock", "tcp://0.0.0.0:1300"],
         "tlsverify": true,
@@ -495,7 +496,7 @@ fn daemon_json(values: &Values) -> String {
     if let Some(mtu) = values.runtime.mtu {
         map.insert("mtu".into(), json!(mtu));
     }
-    serde_json::to_string_pretty(&daemon).expect("serializable")
+    daemon
 }
 
 fn storage_parameters(values: &Values) -> BTreeMap<String, String> {
@@ -619,7 +620,7 @@ fn build_context(values: &Values, identity: &Identity, record: &Value) -> Value 
         },
         "runtime": {
             "sa_annotations": values.runtime.sa_annotations,
-            "daemon_json": daemon_json(values),
+            "daemon_json": serde_json::to_string_pretty(&daemon_config(values)).expect("serializable"),
             "dind_ca": secret_or_placeholder(identity.dind_ca.as_ref(), "dind CA certificate"),
             "dind_cert": secret_or_placeholder(identity.dind_cert.as_ref(), "dind server certificate"),
             "dind_key": secret_or_placeholder(identity.dind_key.as_ref(), "dind server key, generated locally"),
