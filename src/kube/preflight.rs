@@ -23,13 +23,13 @@ use k8s_openapi::api::apps::v1::{DaemonSet, Deployment};
 use k8s_openapi::api::authorization::v1::{
     ResourceAttributes, SelfSubjectAccessReview, SelfSubjectAccessReviewSpec,
 };
-use k8s_openapi::api::core::v1::{Node, Secret};
+use k8s_openapi::api::core::v1::Node;
 use kube::api::{Api, ListParams, Patch, PatchParams, PostParams, ValidationDirective};
 use kube::Client;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{api_for, resource_for, KubeError, FIELD_MANAGER};
+use super::{api_for, inventory, resource_for, KubeError, FIELD_MANAGER};
 use crate::render::{Manifest, LABEL_MANAGED_BY, RECORD_SECRET};
 use crate::values::quantity_value;
 
@@ -767,16 +767,12 @@ async fn check_nodes(client: &Client, manifests: &[Manifest]) -> Check {
 
 // ------------------------------------------------------- existing install
 
-/// What the record Secret says about the installation that made it.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Record {
-    pub version: Option<String>,
-    pub agent: Option<String>,
-    pub runtime: Option<String>,
-}
-
 /// Decides the existing-installation check.
-pub fn existing_installation(namespace: &str, record: Option<&Record>, old: &[String]) -> Check {
+pub fn existing_installation(
+    namespace: &str,
+    record: Option<&inventory::Record>,
+    old: &[String],
+) -> Check {
     let mut details = Vec::new();
     let mut reasons = Vec::new();
     let mut fixes = Vec::new();
@@ -784,10 +780,10 @@ pub fn existing_installation(namespace: &str, record: Option<&Record>, old: &[St
         let unknown = || "unknown".to_string();
         reasons.push(format!(
             "an installation exists (made by cf-runner {}, agent {}); init will update it in place",
-            r.version.clone().unwrap_or_else(unknown),
-            r.agent.clone().unwrap_or_else(unknown),
+            r.cf_runner_version.clone().unwrap_or_else(unknown),
+            r.agent_name.clone().unwrap_or_else(unknown),
         ));
-        if let Some(runtime) = &r.runtime {
+        if let Some(runtime) = &r.runtime_name {
             details.push(format!("runtime environment: {runtime}"));
         }
         fixes.push(
@@ -814,7 +810,6 @@ pub fn existing_installation(namespace: &str, record: Option<&Record>, old: &[St
 }
 
 async fn check_existing(client: &Client, namespace: &str) -> Check {
-    let secrets: Api<Secret> = Api::namespaced(client.clone(), namespace);
     let old_selector = format!(
         "app in ({}),{LABEL_MANAGED_BY}!=cf-runner",
         OLD_INSTALLER_APPS.join(",")
@@ -823,12 +818,11 @@ async fn check_existing(client: &Client, namespace: &str) -> Check {
     let deployments: Api<Deployment> = Api::namespaced(client.clone(), namespace);
     let daemonsets: Api<DaemonSet> = Api::namespaced(client.clone(), namespace);
     let (record, deployments, daemonsets) = futures::join!(
-        secrets.get_opt(RECORD_SECRET),
+        inventory::record(client, namespace),
         deployments.list_metadata(&lp),
         daemonsets.list_metadata(&lp),
     );
-    let unreadable = |what: &str, e: kube::Error| {
-        let err = KubeError::from_kube("reading", what, e);
+    let unreadable = |what: &str, err: KubeError| {
         let reason = if err.code() == Some(403) {
             format!(
                 "your user may not read {what} in namespace {namespace}, so an installation there could not be looked for"
@@ -847,18 +841,7 @@ async fn check_existing(client: &Client, namespace: &str) -> Check {
         )
     };
     let record = match record {
-        Ok(secret) => secret.map(|s| {
-            let data = s.data.unwrap_or_default();
-            let field = |k: &str| {
-                data.get(k)
-                    .map(|b| String::from_utf8_lossy(&b.0).into_owned())
-            };
-            Record {
-                version: field("cf-runner-version"),
-                agent: field("agent-name"),
-                runtime: field("runtime-name"),
-            }
-        }),
+        Ok(r) => r,
         Err(e) => return unreadable(&format!("Secret/{RECORD_SECRET}"), e),
     };
     let names_of = |kind: &str, names: Vec<Option<String>>| -> Vec<String> {
@@ -873,14 +856,24 @@ async fn check_existing(client: &Client, namespace: &str) -> Check {
             "Deployment",
             list.items.into_iter().map(|o| o.metadata.name).collect(),
         ),
-        Err(e) => return unreadable("Deployments", e),
+        Err(e) => {
+            return unreadable(
+                "Deployments",
+                KubeError::from_kube("reading", "Deployments", e),
+            )
+        }
     };
     match daemonsets {
         Ok(list) => old.extend(names_of(
             "DaemonSet",
             list.items.into_iter().map(|o| o.metadata.name).collect(),
         )),
-        Err(e) => return unreadable("DaemonSets", e),
+        Err(e) => {
+            return unreadable(
+                "DaemonSets",
+                KubeError::from_kube("reading", "DaemonSets", e),
+            )
+        }
     }
     existing_installation(namespace, record.as_ref(), &old)
 }
@@ -1120,10 +1113,11 @@ mod tests {
 
     #[test]
     fn an_existing_installation_is_named() {
-        let record = Record {
-            version: Some("0.1.0".into()),
-            agent: Some("ctx_ci".into()),
-            runtime: Some("ctx/ci".into()),
+        let record = inventory::Record {
+            cf_runner_version: Some("0.1.0".into()),
+            agent_name: Some("ctx_ci".into()),
+            runtime_name: Some("ctx/ci".into()),
+            ..Default::default()
         };
         let c = existing_installation("ci", Some(&record), &[]);
         assert_eq!(c.status, Status::Warn);
