@@ -350,7 +350,7 @@ pub(crate) async fn connect(values: &values::Values) -> Result<cluster::Cluster,
 }
 
 /// Reports a failed apply: what failed, what was and was not applied, and what to do.
-pub(crate) fn apply_failed(report: &apply::Report) -> Outcome {
+pub(crate) fn apply_failed(report: &apply::Report, command: &str) -> Outcome {
     let is_transport = |f: &apply::Failure| {
         matches!(
             f.cause,
@@ -375,10 +375,10 @@ pub(crate) fn apply_failed(report: &apply::Report) -> Outcome {
                 _ => String::new(),
             };
             lines.insert(0, format!("the API server could not be reached: {cause}"));
-            "the install stopped: the API server went away".to_string()
+            format!("the {command} stopped: the API server went away")
         }
         None => format!(
-            "the install stopped: {} object(s) failed",
+            "the {command} stopped: {} object(s) failed",
             report.failed.len()
         ),
     };
@@ -414,9 +414,9 @@ pub(crate) fn apply_failed(report: &apply::Report) -> Outcome {
     } else if forbidden {
         "ask a cluster admin for the missing permission (`cf-runner check` lists them all), then re-run"
     } else if !unreachable.is_empty() {
-        "check that the API server is reachable (VPN, HTTPS_PROXY/NO_PROXY), then re-run init: it leaves applied objects as they are and applies the rest"
+        "check that the API server is reachable (VPN, HTTPS_PROXY/NO_PROXY), then re-run: objects already applied are left as they are and the rest are applied"
     } else {
-        "fix the cause and re-run init: it leaves applied objects as they are and applies the rest"
+        "fix the cause and re-run: objects already applied are left as they are and the rest are applied"
     };
     Outcome::Failed(anyhow::anyhow!(message), Some(hint.into()))
 }

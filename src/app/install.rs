@@ -174,15 +174,21 @@ async fn offline(args: &InitArgs, loaded: &values::Loaded) -> Outcome {
             return outcome;
         }
     }
-    if let Err(o) =
-        apply_with_progress(&cluster, &rendered.manifests, &values.namespace, args).await
+    if let Err(o) = apply_with_progress(
+        &cluster,
+        &rendered.manifests,
+        &values.namespace,
+        args.force_conflicts,
+        "install",
+    )
+    .await
     {
         return o;
     }
     if args.no_wait {
         return Outcome::Ok;
     }
-    wait_with_progress(&cluster, &rendered.manifests, &values.namespace, args).await
+    wait_for_install(&cluster, &rendered.manifests, &values.namespace, args).await
 }
 
 /// What an earlier run left in the cluster.
@@ -449,7 +455,7 @@ async fn with_platform(args: &InitArgs, loaded: &values::Loaded, auth: &platform
         )
         .await;
         if !report.ok() {
-            return super::init::apply_failed(&report);
+            return super::init::apply_failed(&report, "install");
         }
     }
 
@@ -493,8 +499,14 @@ async fn with_platform(args: &InitArgs, loaded: &values::Loaded, auth: &platform
         Ok(r) => r,
         Err(o) => return o,
     };
-    if let Err(o) =
-        apply_with_progress(&cluster, &rendered.manifests, &values.namespace, args).await
+    if let Err(o) = apply_with_progress(
+        &cluster,
+        &rendered.manifests,
+        &values.namespace,
+        args.force_conflicts,
+        "install",
+    )
+    .await
     {
         return o;
     }
@@ -543,7 +555,7 @@ async fn with_platform(args: &InitArgs, loaded: &values::Loaded, auth: &platform
     let outcome = if args.no_wait {
         Outcome::Ok
     } else {
-        wait_with_progress(&cluster, &rendered.manifests, &values.namespace, args).await
+        wait_for_install(&cluster, &rendered.manifests, &values.namespace, args).await
     };
     if let Some(url) = build_note {
         output::say(&format!("Demo pipeline build: {url}"));
@@ -628,11 +640,13 @@ async fn demo_pipeline(platform: &Platform, runtime: &str) -> Result<String, Out
 }
 
 /// Applies with a line per object; on failure, the outcome to return.
+/// `command` names the command in messages ("install", "upgrade").
 pub(crate) async fn apply_with_progress(
     cluster: &cluster::Cluster,
     manifests: &[Manifest],
     namespace: &str,
-    args: &InitArgs,
+    force_conflicts: bool,
+    command: &str,
 ) -> Result<apply::Report, Outcome> {
     let on_applied = |a: &apply::Applied| {
         output::applied(a.change.word(), &a.object, a.namespace.as_deref());
@@ -641,14 +655,12 @@ pub(crate) async fn apply_with_progress(
         &cluster.client,
         manifests,
         namespace,
-        apply::Options {
-            force_conflicts: args.force_conflicts,
-        },
+        apply::Options { force_conflicts },
         &on_applied,
     )
     .await;
     if !report.ok() {
-        return Err(super::init::apply_failed(&report));
+        return Err(super::init::apply_failed(&report, command));
     }
     let summary: Vec<String> = report
         .counts()
@@ -663,31 +675,26 @@ pub(crate) async fn apply_with_progress(
     Ok(report)
 }
 
-/// Waits for the workloads with a live line each.
+/// Waits for the workloads with a live line each; on a timeout or an
+/// error, the outcome to return. `command` is what to re-run.
 pub(crate) async fn wait_with_progress(
     cluster: &cluster::Cluster,
     manifests: &[Manifest],
-    namespace: &str,
-    args: &InitArgs,
-) -> Outcome {
+    timeout: Duration,
+    command: &str,
+) -> Result<(), Outcome> {
     let names: Vec<String> = wait::workloads(manifests)
         .iter()
         .map(|m| m.display_name())
         .collect();
     let board = output::StatusBoard::new(&names);
-    let result = wait::wait_all(
-        &cluster.client,
-        manifests,
-        args.timeout,
-        &|s: &wait::Status| board.update(&s.object, s.ready, &s.detail),
-    )
+    let result = wait::wait_all(&cluster.client, manifests, timeout, &|s: &wait::Status| {
+        board.update(&s.object, s.ready, &s.detail)
+    })
     .await;
     board.finish();
     match result {
-        Ok(w) if w.ok() => {
-            output::done(&format!("the runner is running in namespace {namespace}"));
-            Outcome::Ok
-        }
+        Ok(w) if w.ok() => Ok(()),
         Ok(w) => {
             let stuck: Vec<String> = w
                 .statuses
@@ -695,17 +702,35 @@ pub(crate) async fn wait_with_progress(
                 .filter(|s| !s.ready)
                 .map(|s| format!("{}: {}", s.object, s.detail))
                 .collect();
-            failed(
-                anyhow::anyhow!("timed out after {}s waiting for: {}", args.timeout.as_secs(), stuck.join("; ")),
-                Some("the objects are applied; fix the cause above and re-run init (it converges), or raise --timeout".into()),
-            )
+            Err(failed(
+                anyhow::anyhow!("timed out after {}s waiting for: {}", timeout.as_secs(), stuck.join("; ")),
+                Some(format!(
+                    "the objects are applied; fix the cause above and re-run {command} (it converges), or raise --timeout"
+                )),
+            ))
         }
         Err(e) => {
             let hint = e.hint();
-            failed(
+            Err(failed(
                 anyhow::Error::new(e).context("waiting for the workloads failed"),
                 hint,
-            )
+            ))
         }
+    }
+}
+
+/// Waits after an install, and says the runner is running.
+async fn wait_for_install(
+    cluster: &cluster::Cluster,
+    manifests: &[Manifest],
+    namespace: &str,
+    args: &InitArgs,
+) -> Outcome {
+    match wait_with_progress(cluster, manifests, args.timeout, "init").await {
+        Ok(()) => {
+            output::done(&format!("the runner is running in namespace {namespace}"));
+            Outcome::Ok
+        }
+        Err(outcome) => outcome,
     }
 }

@@ -19,7 +19,7 @@ use super::info::{connect, failed, pick_installation};
 use super::Outcome;
 use crate::cli::UpgradeArgs;
 use crate::kube::inventory::{self, LiveObject, Record};
-use crate::kube::{apply, delete, wait, Cluster};
+use crate::kube::{delete, Cluster};
 use crate::render::{self, RECORD_SECRET};
 use crate::values::{self, Input, Problem, Problems, Values, ValuesFile};
 use crate::{output, render::Manifest};
@@ -617,33 +617,17 @@ async fn upgrade(
         }
     }
 
-    let options = apply::Options {
-        force_conflicts: args.force_conflicts,
-    };
-    let on_applied = |a: &apply::Applied| {
-        output::applied(a.change.word(), &a.object, a.namespace.as_deref());
-    };
-    let report = apply::apply_all(
-        &cluster.client,
+    if let Err(outcome) = super::install::apply_with_progress(
+        cluster,
         &rendered.manifests,
         namespace,
-        options,
-        &on_applied,
+        args.force_conflicts,
+        "upgrade",
     )
-    .await;
-    if !report.ok() {
-        return apply_failed(&report);
+    .await
+    {
+        return outcome;
     }
-    let summary: Vec<String> = report
-        .counts()
-        .iter()
-        .map(|(k, v)| format!("{v} {k}"))
-        .collect();
-    output::done(&format!(
-        "all {} objects applied ({})",
-        report.applied.len(),
-        summary.join(", ")
-    ));
 
     if !prune.is_empty() {
         let phases = delete::plan(prune);
@@ -663,38 +647,15 @@ async fn upgrade(
     }
 
     if !args.no_wait {
-        let names: Vec<String> = wait::workloads(&rendered.manifests)
-            .iter()
-            .map(|m| m.display_name())
-            .collect();
-        let board = output::StatusBoard::new(&names);
-        let result = wait::wait_all(
-            &cluster.client,
+        if let Err(outcome) = super::install::wait_with_progress(
+            cluster,
             &rendered.manifests,
             args.timeout,
-            &|s: &wait::Status| board.update(&s.object, s.ready, &s.detail),
+            "upgrade",
         )
-        .await;
-        board.finish();
-        match result {
-            Ok(w) if w.ok() => {}
-            Ok(w) => {
-                let stuck: Vec<String> = w
-                    .statuses
-                    .iter()
-                    .filter(|s| !s.ready)
-                    .map(|s| format!("{}: {}", s.object, s.detail))
-                    .collect();
-                return Outcome::Failed(
-                    anyhow::anyhow!(
-                        "timed out after {}s waiting for: {}",
-                        args.timeout.as_secs(),
-                        stuck.join("; ")
-                    ),
-                    Some("the upgrade is applied; fix the cause above and re-run upgrade (it converges), or raise --timeout".into()),
-                );
-            }
-            Err(e) => return failed(e, "waiting for the workloads failed"),
+        .await
+        {
+            return outcome;
         }
     }
     output::done(&format!(
@@ -702,44 +663,6 @@ async fn upgrade(
         env!("CARGO_PKG_VERSION")
     ));
     Outcome::Ok
-}
-
-fn apply_failed(report: &apply::Report) -> Outcome {
-    let lines: Vec<String> = report
-        .failed
-        .iter()
-        .map(|f| format!("failed: {f}"))
-        .collect();
-    let done: Vec<String> = report
-        .applied
-        .iter()
-        .map(|a| format!("{} ({})", a.object, a.change.word()))
-        .collect();
-    let message = format!(
-        "the upgrade stopped: {} object(s) failed\n  {}\n  applied: {}\n  not applied: {}",
-        report.failed.len(),
-        lines.join("\n  "),
-        if done.is_empty() {
-            "none".into()
-        } else {
-            done.join(", ")
-        },
-        if report.not_attempted.is_empty() {
-            "none".into()
-        } else {
-            report.not_attempted.join(", ")
-        },
-    );
-    let conflict = report
-        .failed
-        .iter()
-        .any(|f| matches!(f.cause, apply::FailureCause::Conflict(_)));
-    let hint = if conflict {
-        "another tool manages those fields: remove them there, or re-run with --force-conflicts to take them over"
-    } else {
-        "fix the cause and re-run `cf-runner upgrade`: nothing was removed yet, and applied objects are left as they are"
-    };
-    Outcome::Failed(anyhow::anyhow!(message), Some(hint.into()))
 }
 
 #[cfg(test)]
