@@ -572,3 +572,61 @@ async fn info_shows_the_platform_status_and_test_pipeline_runs_the_demo() {
     assert!(text.contains(&format!("{url}/build/build-")), "{text}");
     assert!(!text.contains(USER_TOKEN));
 }
+
+#[tokio::test]
+async fn a_taken_agent_or_runtime_name_gets_a_suffix() {
+    if skip_e2e() {
+        return;
+    }
+    let cp = controlplane::shared();
+    let fake = FakePlatform::start(USER_TOKEN);
+    let ns = format!("cfclash-{}", std::process::id() % 100000);
+    // Someone else's agent and runtime already use the default names.
+    let http = reqwest::Client::new();
+    let agent = format!("{CONTEXT}_{ns}");
+    let created = http
+        .post(format!("{}/api/agents", fake.url()))
+        .header("Authorization", USER_TOKEN)
+        .json(&serde_json::json!({ "name": agent }))
+        .send()
+        .await
+        .unwrap();
+    assert!(created.status().is_success());
+    let registered = http
+        .post(format!("{}/api/custom_clusters/register", fake.url()))
+        .header("Authorization", USER_TOKEN)
+        .json(&serde_json::json!({
+            "runtimeEnvironmentName": format!("{CONTEXT}/{ns}"),
+            "clusterName": "another-cluster", "namespace": "elsewhere", "agent": true
+        }))
+        .send()
+        .await
+        .unwrap();
+    assert!(registered.status().is_success());
+
+    let run = init(
+        cp,
+        &fake,
+        &ns,
+        &[
+            "--token",
+            USER_TOKEN,
+            "--skip-cluster-integration",
+            "--no-wait",
+        ],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.text());
+    let names: Vec<String> = fake
+        .agents()
+        .iter()
+        .map(|a| a["name"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(names, vec![agent.clone(), format!("{agent}_1")]);
+    assert!(
+        fake.runtimes().contains_key(&format!("{CONTEXT}/{ns}_1")),
+        "{:?}",
+        fake.runtimes().keys()
+    );
+    let text = run.text();
+    assert!(text.contains(&format!("agent {agent}_1 created")), "{text}");
+}
