@@ -354,7 +354,9 @@ pub(crate) fn apply_failed(report: &apply::Report, command: &str) -> Outcome {
     let is_transport = |f: &apply::Failure| {
         matches!(
             f.cause,
-            apply::FailureCause::Other(cluster::KubeError::Transport { .. })
+            apply::FailureCause::Other(
+                cluster::KubeError::Transport { .. } | cluster::KubeError::Timeout { .. }
+            )
         )
     };
     // Lost connections are one cause, not one per object: say it once.

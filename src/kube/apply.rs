@@ -16,7 +16,7 @@ use kube::api::{DynamicObject, ListParams, Patch, PatchParams, ValidationDirecti
 use kube::Client;
 use serde_json::{Map, Value};
 
-use super::{api_for, KubeError, FIELD_MANAGER};
+use super::{api_for, request, KubeError, FIELD_MANAGER};
 use crate::render::{Manifest, LABEL_INSTANCE, LABEL_MANAGED_BY};
 
 /// Annotation holding the hash of the object as cf-runner last applied it.
@@ -270,7 +270,8 @@ async fn inventory(
     let lists = join_all(keys.iter().map(|(api_version, kind, ns)| {
         let api = api_for(client, api_version, kind, ns.as_deref());
         let lp = ListParams::default().labels(&selector);
-        async move { api.list(&lp).await }
+        let kind = kind.clone();
+        async move { request("listing", &kind, api.list(&lp)).await }
     }))
     .await;
     let mut out = HashMap::new();
@@ -278,7 +279,7 @@ async fn inventory(
         let list = result.map_err(|e| Failure {
             object: format!("{} (list)", key.1),
             namespace: key.2.clone(),
-            cause: classify(KubeError::from_kube("listing", &key.1, e), "list"),
+            cause: classify(e, "list"),
         })?;
         for item in list.items {
             if let Some(name) = item.metadata.name.clone() {
@@ -357,7 +358,7 @@ pub async fn apply_all(
     if let Some(pos) = manifests.iter().position(|m| m.kind == "Namespace") {
         let ns = manifests[pos];
         let api = api_for(client, "v1", "Namespace", None);
-        match api.get_opt(&ns.name).await {
+        match request("reading", &ns.display_name(), api.get_opt(&ns.name)).await {
             Ok(Some(live)) => {
                 let ours = live
                     .metadata
@@ -383,10 +384,7 @@ pub async fn apply_all(
                 report.failed.push(Failure {
                     object: ns.display_name(),
                     namespace: None,
-                    cause: classify(
-                        KubeError::from_kube("reading", &ns.display_name(), e),
-                        "get",
-                    ),
+                    cause: classify(e, "get"),
                 });
                 report.not_attempted = manifests.iter().map(|m| m.display_name()).collect();
                 return report;
@@ -483,9 +481,12 @@ async fn apply_one(
             &manifest.kind,
             manifest.namespace.as_deref(),
         );
-        if let Err(e) = api
-            .patch(&manifest.name, params, &Patch::Apply(&desired))
-            .await
+        if let Err(e) = request(
+            "applying",
+            &manifest.display_name(),
+            api.patch(&manifest.name, params, &Patch::Apply(&desired)),
+        )
+        .await
         {
             let verb = if existing.is_some() {
                 "patch"
@@ -495,10 +496,7 @@ async fn apply_one(
             return Err(Failure {
                 object: manifest.display_name(),
                 namespace: manifest.namespace.clone(),
-                cause: classify(
-                    KubeError::from_kube("applying", &manifest.display_name(), e),
-                    verb,
-                ),
+                cause: classify(e, verb),
             });
         }
     }

@@ -78,6 +78,12 @@ pub enum KubeError {
         #[source]
         source: Box<kube::Error>,
     },
+    #[error("{action} {object}: the API server did not answer within {seconds}s")]
+    Timeout {
+        action: String,
+        object: String,
+        seconds: u64,
+    },
     #[error("{action} {object} failed")]
     Transport {
         action: String,
@@ -129,11 +135,31 @@ impl KubeError {
             KubeError::Api { code: 403, .. } => Some(
                 "your user lacks a permission: `cf-runner check` lists every one the install needs".into(),
             ),
-            KubeError::Transport { .. } => Some(
+            KubeError::Transport { .. } | KubeError::Timeout { .. } => Some(
                 "check that the API server is reachable from here (VPN, HTTPS_PROXY/NO_PROXY), then re-run; it continues where it stopped".into(),
             ),
             _ => None,
         }
+    }
+}
+
+/// How long one API request may take before it counts as lost. A request
+/// whose connection dies under it must fail, never hang the command.
+pub const REQUEST_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Awaits one API request within [`REQUEST_TIMEOUT`], naming what it was for.
+pub async fn request<T>(
+    action: &str,
+    object: &str,
+    call: impl std::future::Future<Output = Result<T, kube::Error>>,
+) -> Result<T, KubeError> {
+    match tokio::time::timeout(REQUEST_TIMEOUT, call).await {
+        Ok(result) => result.map_err(|e| KubeError::from_kube(action, object, e)),
+        Err(_) => Err(KubeError::Timeout {
+            action: action.into(),
+            object: object.into(),
+            seconds: REQUEST_TIMEOUT.as_secs(),
+        }),
     }
 }
 

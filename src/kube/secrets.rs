@@ -10,7 +10,7 @@ use k8s_openapi::api::core::v1::Secret;
 use kube::api::Api;
 use kube::Client;
 
-use super::KubeError;
+use super::{request, KubeError};
 
 /// A Secret's data as text (non-UTF-8 values are skipped), or `None` when
 /// the Secret (or its namespace) does not exist.
@@ -20,10 +20,7 @@ pub async fn read_text(
     name: &str,
 ) -> Result<Option<BTreeMap<String, String>>, KubeError> {
     let api: Api<Secret> = Api::namespaced(client.clone(), namespace);
-    let secret = api
-        .get_opt(name)
-        .await
-        .map_err(|e| KubeError::from_kube("reading", &format!("Secret/{name}"), e))?;
+    let secret = request("reading", &format!("Secret/{name}"), api.get_opt(name)).await?;
     Ok(secret.map(|s| {
         s.data
             .unwrap_or_default()
@@ -45,10 +42,7 @@ pub async fn wait_for_token(
     let b64 = base64::engine::general_purpose::STANDARD;
     loop {
         let api: Api<Secret> = Api::namespaced(client.clone(), namespace);
-        let secret = api
-            .get_opt(name)
-            .await
-            .map_err(|e| KubeError::from_kube("reading", &format!("Secret/{name}"), e))?;
+        let secret = request("reading", &format!("Secret/{name}"), api.get_opt(name)).await?;
         if let Some(data) = secret.and_then(|s| s.data) {
             if let (Some(token), Some(ca)) = (data.get("token"), data.get("ca.crt")) {
                 if !token.0.is_empty() {

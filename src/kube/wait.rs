@@ -10,7 +10,7 @@ use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, ListParams};
 use kube::Client;
 
-use super::KubeError;
+use super::{request, KubeError};
 use crate::render::Manifest;
 
 /// The state of one workload, as shown on its status line.
@@ -101,12 +101,9 @@ pub async fn wait_all(
 
 async fn status_of(client: &Client, m: &Manifest, ns: &str) -> Result<Status, KubeError> {
     let object = m.display_name();
-    let err = |e| KubeError::from_kube("reading", &object, e);
     if m.kind == "Deployment" {
-        let d = Api::<Deployment>::namespaced(client.clone(), ns)
-            .get(&m.name)
-            .await
-            .map_err(err)?;
+        let api = Api::<Deployment>::namespaced(client.clone(), ns);
+        let d = request("reading", &object, api.get(&m.name)).await?;
         let want = d.spec.as_ref().and_then(|s| s.replicas).unwrap_or(1);
         let st = d.status.unwrap_or_default();
         let generation_seen = st.observed_generation >= d.metadata.generation;
@@ -124,10 +121,8 @@ async fn status_of(client: &Client, m: &Manifest, ns: &str) -> Result<Status, Ku
             detail: format!("{ready_count}/{want} available"),
         })
     } else {
-        let ds = Api::<DaemonSet>::namespaced(client.clone(), ns)
-            .get(&m.name)
-            .await
-            .map_err(err)?;
+        let api = Api::<DaemonSet>::namespaced(client.clone(), ns);
+        let ds = request("reading", &object, api.get(&m.name)).await?;
         let st = ds.status.unwrap_or_default();
         let generation_seen = st.observed_generation >= ds.metadata.generation;
         let desired = st.desired_number_scheduled;
@@ -164,10 +159,9 @@ async fn stuck_reason(
         .iter()
         .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default()))
         .collect();
-    let pods = Api::<Pod>::namespaced(client.clone(), ns)
-        .list(&ListParams::default().labels(&selector.join(",")))
-        .await
-        .map_err(|e| KubeError::from_kube("listing pods of", &m.display_name(), e))?;
+    let api = Api::<Pod>::namespaced(client.clone(), ns);
+    let params = ListParams::default().labels(&selector.join(","));
+    let pods = request("listing pods of", &m.display_name(), api.list(&params)).await?;
     if pods.items.is_empty() {
         return Ok(Some(
             "no pod was created (check the ReplicaSet events and quotas)".into(),
