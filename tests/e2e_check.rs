@@ -6,14 +6,14 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::authorization::v1::SubjectAccessReview;
 use k8s_openapi::api::core::v1::Namespace;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, RoleBinding};
 use kube::api::{Api, DynamicObject, ListParams, PostParams};
+use support::cli::{example, run as cf_runner, text};
 use support::controlplane::{self, skip_e2e, ControlPlane};
 
 const ADMIN: &str = "admin@cf-runner-test";
@@ -26,33 +26,6 @@ const CHECKS: [&str; 5] = [
     "node capacity",
     "existing installation",
 ];
-
-fn example(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("values-examples")
-        .join(format!("{name}.yaml"))
-}
-
-fn cf_runner(kubeconfig: &Path, args: &[&str]) -> Output {
-    let tmp = tempfile::tempdir().unwrap();
-    Command::new(env!("CARGO_BIN_EXE_cf-runner"))
-        .args(args)
-        .current_dir(tmp.path())
-        .env("KUBECONFIG", kubeconfig)
-        .env("HOME", tmp.path())
-        .env("NO_COLOR", "1")
-        .stdin(std::process::Stdio::null())
-        .output()
-        .unwrap()
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
 
 /// `cf-runner check` of the `local` example into `ns`.
 fn check(cp: &ControlPlane, context: &str, ns: &str, extra: &[&str]) -> Output {

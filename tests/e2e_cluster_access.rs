@@ -5,8 +5,8 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::Path;
+use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -16,26 +16,15 @@ use k8s_openapi::api::authorization::v1::{
 };
 use k8s_openapi::api::core::v1::Namespace;
 use kube::api::{Api, ListParams, PostParams};
+use support::cli::{example, isolated, shared_home, text};
 use support::controlplane::{self, skip_e2e, ControlPlane};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 const AGENT_TOKEN: &str = "agent-token-for-access-tests-42";
 
-fn local_example() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("values-examples/local.yaml")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
-
 fn init_command(kubeconfig: &Path, context: &str, ns: &str, extra: &[&str]) -> Command {
-    let ex = local_example();
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cf-runner"));
+    let ex = example("local");
+    let mut cmd = isolated(kubeconfig, shared_home());
     cmd.args([
         "init",
         "--yes",
@@ -48,16 +37,7 @@ fn init_command(kubeconfig: &Path, context: &str, ns: &str, extra: &[&str]) -> C
         "--agent-token",
         AGENT_TOKEN,
     ])
-    .args(extra)
-    .env("KUBECONFIG", kubeconfig)
-    .env("NO_COLOR", "1")
-    .env_remove("HTTPS_PROXY")
-    .env_remove("https_proxy")
-    .env_remove("NO_PROXY")
-    .env_remove("no_proxy")
-    .env_remove("CF_API_KEY")
-    .env("CFCONFIG", "/nonexistent/cfconfig")
-    .stdin(Stdio::null());
+    .args(extra);
     cmd
 }
 

@@ -4,41 +4,14 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, DynamicObject, ListParams, Patch, PatchParams};
+use support::cli::{example, run as cf_runner, text};
 use support::controlplane::{self, skip_e2e, ControlPlane};
 
 const AGENT_TOKEN: &str = "agent-token-for-e2e-0123456789";
-
-fn example(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("values-examples")
-        .join(format!("{name}.yaml"))
-}
-
-fn cf_runner(kubeconfig: &Path, args: &[&str]) -> Output {
-    let tmp = tempfile::tempdir().unwrap();
-    Command::new(env!("CARGO_BIN_EXE_cf-runner"))
-        .args(args)
-        .current_dir(tmp.path())
-        .env("KUBECONFIG", kubeconfig)
-        .env("HOME", tmp.path())
-        .env("NO_COLOR", "1")
-        .stdin(std::process::Stdio::null())
-        .output()
-        .unwrap()
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
 
 fn init(cp: &ControlPlane, ns: &str, example_name: &str, extra: &[&str]) -> Output {
     let ex = example(example_name);

@@ -7,7 +7,7 @@
 mod support;
 
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
@@ -16,6 +16,7 @@ use kube::api::{Api, DynamicObject, ListParams, Patch, PatchParams, PostParams};
 use kube::discovery::{verbs, Discovery};
 use kube::Client;
 use serde_json::{json, Value};
+use support::cli::{example, isolated, shared_home, text};
 use support::controlplane::{self, skip_e2e, ControlPlane};
 use support::fake_platform::FakePlatform;
 
@@ -23,41 +24,14 @@ const AGENT_TOKEN: &str = "agent-token-for-lifecycle-0123456789";
 const API_TOKEN: &str = "api-token-for-lifecycle-9876543210";
 const CONTEXT: &str = "admin@cf-runner-test";
 
-fn example(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("values-examples")
-        .join(format!("{name}.yaml"))
-}
-
-/// An empty home: no `~/.cfconfig` or `~/.kube/config` of the machine's user.
-fn home() -> &'static Path {
-    static HOME: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
-    HOME.get_or_init(|| tempfile::tempdir().unwrap()).path()
-}
-
 fn command(kubeconfig: &Path, args: &[&str]) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cf-runner"));
-    cmd.args(args)
-        .current_dir(home())
-        .env("KUBECONFIG", kubeconfig)
-        .env("HOME", home())
-        .env("NO_COLOR", "1")
-        .env_remove("CF_API_KEY")
-        .env_remove("CFCONFIG")
-        .stdin(Stdio::null());
+    let mut cmd = isolated(kubeconfig, shared_home());
+    cmd.args(args);
     cmd
 }
 
 fn cf_runner(cp: &ControlPlane, args: &[&str]) -> Output {
     command(cp.admin_kubeconfig(), args).output().unwrap()
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
 }
 
 /// An offline `init` (with an agent token, no platform), not waiting.

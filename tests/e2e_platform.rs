@@ -7,21 +7,18 @@
 mod support;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::time::Duration;
 
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{Namespace, Secret};
 use kube::api::Api;
+use support::cli::{example, isolated};
 use support::controlplane::{self, skip_e2e, ControlPlane};
 use support::fake_platform::{FakePlatform, ACCOUNT_ID};
 
 const USER_TOKEN: &str = "user-api-key.0123456789abcdef";
 const CONTEXT: &str = "admin@cf-runner-test";
-
-fn example() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("values-examples/local.yaml")
-}
 
 struct Run {
     output: Output,
@@ -42,22 +39,14 @@ impl Run {
 }
 
 fn command(cp: &ControlPlane, home: &Path, args: &[&str]) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cf-runner"));
-    cmd.args(args)
-        .current_dir(home)
-        .env("KUBECONFIG", cp.admin_kubeconfig())
-        .env("HOME", home)
-        .env("NO_COLOR", "1")
-        .env("CF_RUNNER_RETRY_BASE_MS", "20")
-        .env_remove("CF_API_KEY")
-        .env_remove("CFCONFIG")
-        .stdin(Stdio::null());
+    let mut cmd = isolated(cp.admin_kubeconfig(), home);
+    cmd.args(args).env("CF_RUNNER_RETRY_BASE_MS", "20");
     cmd
 }
 
 fn init(cp: &ControlPlane, fake: &FakePlatform, ns: &str, extra: &[&str]) -> Run {
     let home = tempfile::tempdir().unwrap();
-    let ex = example();
+    let ex = example("local");
     let url = fake.url();
     let mut args = vec![
         "init",
@@ -356,7 +345,7 @@ async fn a_rejected_token_names_its_source_and_nothing_is_installed() {
 
     // From CF_API_KEY, and from the current context of a cfconfig file.
     let home = tempfile::tempdir().unwrap();
-    let ex = example();
+    let ex = example("local");
     let url = fake.url();
     let args = [
         "init",
@@ -432,7 +421,7 @@ async fn server_errors_are_retried_and_slow_answers_time_out() {
     let home = tempfile::tempdir().unwrap();
     let out_file = home.path().join("values-for-helm.yaml");
     let url = fake.url();
-    let ex = example();
+    let ex = example("local");
     let args = [
         "init",
         "--yes",

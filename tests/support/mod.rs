@@ -1,4 +1,5 @@
 //! Helpers shared by the integration tests (`mod support;` in a test file).
 
+pub mod cli;
 pub mod controlplane;
 pub mod fake_platform;
