@@ -415,10 +415,7 @@ pub async fn apply_all(
             p
         }
     };
-    // Within a stage, bindings go after the roles: the API server checks a
-    // binding against its role's rules, and refuses anyone without `bind`
-    // (everyone but cluster admins) while that role does not exist yet.
-    let step_of = |m: &Manifest| (m.stage, m.kind.ends_with("Binding"));
+    let step_of = |m: &Manifest| (m.stage, needs_peers_first(m));
     let mut steps: Vec<(u8, bool)> = manifests.iter().map(|m| step_of(m)).collect();
     steps.sort();
     steps.dedup();
@@ -449,6 +446,19 @@ pub async fn apply_all(
         }
     }
     report
+}
+
+/// True for objects that must go after the rest of their stage:
+/// - bindings, after their roles: the API server checks a binding against its
+///   role's rules, and refuses anyone without `bind` (everyone but cluster
+///   admins) while that role does not exist yet;
+/// - ServiceAccount token Secrets, after their ServiceAccount: the token
+///   controller deletes such a Secret when its account does not exist.
+fn needs_peers_first(m: &Manifest) -> bool {
+    m.kind.ends_with("Binding")
+        || (m.kind == "Secret"
+            && m.object.get("type").and_then(Value::as_str)
+                == Some("kubernetes.io/service-account-token"))
 }
 
 async fn apply_one(
@@ -540,6 +550,26 @@ mod tests {
                 (".data.b".to_string(), "helm".to_string())
             ]
         );
+    }
+
+    #[test]
+    fn bindings_and_token_secrets_wait_for_their_peers() {
+        let m = |kind: &str, object: Value| Manifest {
+            api_version: "v1".into(),
+            kind: kind.into(),
+            name: "x".into(),
+            namespace: Some("ns".into()),
+            component: crate::render::Component::Runner,
+            stage: 1,
+            object,
+        };
+        assert!(needs_peers_first(&m("RoleBinding", json!({}))));
+        assert!(needs_peers_first(&m(
+            "Secret",
+            json!({"type": "kubernetes.io/service-account-token"})
+        )));
+        assert!(!needs_peers_first(&m("Secret", json!({"type": "Opaque"}))));
+        assert!(!needs_peers_first(&m("ServiceAccount", json!({}))));
     }
 
     #[test]
