@@ -52,7 +52,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         cases = {
             "cf-runner --version": [args.binary, "--version"],
-            "init --dry-run (app-proxy-monitor, 33 objects)": [
+            "init --dry-run (app-proxy-monitor, the largest example)": [
                 args.binary, "init", "--dry-run", "--yes", "--values", example,
                 "--output-dir", os.path.join(tmp, "out")],
         }

@@ -351,7 +351,7 @@ _cf__runner() {
             return 0
             ;;
         cf__subcmd__runner__subcmd__init)
-            opts="-f -y -v -h -V --kube-context-name --kube-namespace --kube-config-path --values --set-value --set-file --name --token --agent-token --url --insecure --kube-node-selector --build-node-selector --tolerations --storage-class-name --docker-registry --env-vars --http-proxy --https-proxy --no-proxy --set-default-runtime --exec-demo-pipeline --install-monitor --app-proxy --app-proxy-host --app-proxy-ingress-class --docker-daemon-access --skip-cluster-test --skip-cluster-integration --dry-run --output-dir --generate-helm-values-file --force-conflicts --timeout --no-wait --yes --verbose --help --version"
+            opts="-f -y -v -h -V --kube-context-name --kube-namespace --kube-config-path --kube-node-selector --build-node-selector --docker-registry --env-vars --http-proxy --https-proxy --no-proxy --install-monitor --app-proxy --app-proxy-host --app-proxy-ingress-class --docker-daemon-access --values --set-value --set-file --name --token --agent-token --url --insecure --tolerations --storage-class-name --set-default-runtime --exec-demo-pipeline --skip-cluster-test --skip-cluster-integration --dry-run --output-dir --generate-helm-values-file --force-conflicts --timeout --no-wait --yes --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -367,6 +367,54 @@ _cf__runner() {
                     ;;
                 --kube-config-path)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kube-node-selector)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --build-node-selector)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --docker-registry)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --env-vars)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --http-proxy)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --https-proxy)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --no-proxy)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --install-monitor)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --app-proxy)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --app-proxy-host)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --app-proxy-ingress-class)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --docker-daemon-access)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
                     return 0
                     ;;
                 --values)
@@ -401,14 +449,6 @@ _cf__runner() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --kube-node-selector)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --build-node-selector)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --tolerations)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -417,51 +457,11 @@ _cf__runner() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --docker-registry)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --env-vars)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --http-proxy)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --https-proxy)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --no-proxy)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --set-default-runtime)
                     COMPREPLY=($(compgen -W "true false" -- "${cur}"))
                     return 0
                     ;;
                 --exec-demo-pipeline)
-                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
-                    return 0
-                    ;;
-                --install-monitor)
-                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
-                    return 0
-                    ;;
-                --app-proxy)
-                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
-                    return 0
-                    ;;
-                --app-proxy-host)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --app-proxy-ingress-class)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --docker-daemon-access)
                     COMPREPLY=($(compgen -W "true false" -- "${cur}"))
                     return 0
                     ;;
@@ -523,7 +523,7 @@ _cf__runner() {
             return 0
             ;;
         cf__subcmd__runner__subcmd__upgrade)
-            opts="-f -y -v -h -V --kube-context-name --kube-namespace --kube-config-path --values --set-value --set-file --token --agent-token --kube-node-selector --build-node-selector --docker-registry --env-vars --http-proxy --https-proxy --no-proxy --install-monitor --app-proxy --app-proxy-host --app-proxy-ingress-class --docker-daemon-access --force-conflicts --timeout --no-wait --yes --verbose --help --version"
+            opts="-f -y -v -h -V --kube-context-name --kube-namespace --kube-config-path --kube-node-selector --build-node-selector --docker-registry --env-vars --http-proxy --https-proxy --no-proxy --install-monitor --app-proxy --app-proxy-host --app-proxy-ingress-class --docker-daemon-access --values --set-value --set-file --token --agent-token --force-conflicts --timeout --no-wait --yes --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -538,30 +538,6 @@ _cf__runner() {
                     return 0
                     ;;
                 --kube-config-path)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --values)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -f)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --set-value)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --set-file)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --token)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --agent-token)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -611,6 +587,30 @@ _cf__runner() {
                     ;;
                 --docker-daemon-access)
                     COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --values)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --set-value)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --set-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent-token)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --timeout)

@@ -37,6 +37,21 @@ complete -c cf-runner -n "__fish_cf_runner_needs_command" -f -a "help" -d 'Print
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l kube-namespace -d 'Namespace of the runner [default: codefresh]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l kube-config-path -d 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]' -r -F
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l kube-node-selector -d 'Node selector for the runner and volume provisioner: key=value[,key=value]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l build-node-selector -d 'Node selector for build (engine and dind) pods: key=value[,key=value]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l docker-registry -d 'Registry that serves every image (a mirror of quay.io)' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l env-vars -d 'Environment variable for every component and build (repeatable): KEY=VALUE' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l http-proxy -d 'HTTP proxy for every component and build' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l https-proxy -d 'HTTPS proxy for every component and build' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l no-proxy -d 'Hosts that bypass the proxy, comma-separated' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l install-monitor -d 'Install the cluster monitor (with upgrade, false removes it)' -r -f -a "true\t''
+false\t''"
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l app-proxy -d 'Install the app-proxy, which needs --app-proxy-host (with upgrade, false removes it)' -r -f -a "true\t''
+false\t''"
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l app-proxy-host -d 'Host name of the app-proxy Ingress' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l app-proxy-ingress-class -d 'IngressClass of the app-proxy Ingress' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l docker-daemon-access -d 'Let pipeline steps reach the docker daemon' -r -f -a "true\t''
+false\t''"
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -s f -l values -d 'Values file in the venonactl format (repeatable; later files win)' -r -F
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l set-value -d 'Set a value by dotted key, typed like Helm (repeatable): Storage.Backend=ebs' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l set-file -d 'Set a value to a file\'s contents (repeatable): Storage.GoogleServiceAccount=key.json' -r
@@ -44,26 +59,11 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l name -d 'Na
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l token -d 'Codefresh API token [default: $CF_API_KEY, then ~/.cfconfig]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l agent-token -d 'Agent token issued earlier by the platform (re-install an existing agent)' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l url -d 'Codefresh platform URL [default: https://g.codefresh.io]' -r
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l kube-node-selector -d 'Node selector for the runner and volume provisioner: key=value[,key=value]' -r
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l build-node-selector -d 'Node selector for build (engine and dind) pods: key=value[,key=value]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l tolerations -d 'Tolerations for the runner and provisioner: JSON list, or @file.json' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l storage-class-name -d 'Use an existing StorageClass for dind volumes (skips the volume provisioner)' -r
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l docker-registry -d 'Registry that serves every image (a mirror of quay.io)' -r
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l env-vars -d 'Environment variable for every component and build (repeatable): KEY=VALUE' -r
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l http-proxy -d 'HTTP proxy for every component and build' -r
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l https-proxy -d 'HTTPS proxy for every component and build' -r
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l no-proxy -d 'Hosts that bypass the proxy, comma-separated' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l set-default-runtime -d 'Make the new runtime environment the account\'s default' -r -f -a "true\t''
 false\t''"
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l exec-demo-pipeline -d 'Create and run the demo pipeline after install' -r -f -a "true\t''
-false\t''"
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l install-monitor -d 'Install the cluster monitor' -r -f -a "true\t''
-false\t''"
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l app-proxy -d 'Install the app-proxy (needs --app-proxy-host)' -r -f -a "true\t''
-false\t''"
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l app-proxy-host -d 'Host name of the app-proxy Ingress' -r
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l app-proxy-ingress-class -d 'IngressClass of the app-proxy Ingress' -r
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l docker-daemon-access -d 'Let pipeline steps reach the docker daemon' -r -f -a "true\t''
 false\t''"
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l output-dir -d 'Where --dry-run writes: a directory, or - for one YAML stream on stdout' -r -F
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l generate-helm-values-file -d 'Write a values file for the cf-runtime Helm chart instead of installing' -r -F
@@ -105,11 +105,6 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -s V -l vers
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l kube-namespace -d 'Namespace of the runner [default: codefresh]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l kube-config-path -d 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]' -r -F
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -s f -l values -d 'Values file applied on top of the stored values (repeatable; later files win)' -r -F
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l set-value -d 'Set a value by dotted key, typed like Helm (repeatable): Monitor.Enabled=false' -r
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l set-file -d 'Set a value to a file\'s contents (repeatable): Storage.GoogleServiceAccount=key.json' -r
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l token -d 'Codefresh API token (for the monitor) [default: the one installed]' -r
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l agent-token -d 'Agent token [default: the one installed]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l kube-node-selector -d 'Node selector for the runner and volume provisioner: key=value[,key=value]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l build-node-selector -d 'Node selector for build (engine and dind) pods: key=value[,key=value]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l docker-registry -d 'Registry that serves every image (a mirror of quay.io)' -r
@@ -117,14 +112,19 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l env-vars
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l http-proxy -d 'HTTP proxy for every component and build' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l https-proxy -d 'HTTPS proxy for every component and build' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l no-proxy -d 'Hosts that bypass the proxy, comma-separated' -r
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l install-monitor -d 'Install (true) or remove (false) the cluster monitor' -r -f -a "true\t''
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l install-monitor -d 'Install the cluster monitor (with upgrade, false removes it)' -r -f -a "true\t''
 false\t''"
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l app-proxy -d 'Install (true) or remove (false) the app-proxy' -r -f -a "true\t''
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l app-proxy -d 'Install the app-proxy, which needs --app-proxy-host (with upgrade, false removes it)' -r -f -a "true\t''
 false\t''"
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l app-proxy-host -d 'Host name of the app-proxy Ingress' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l app-proxy-ingress-class -d 'IngressClass of the app-proxy Ingress' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l docker-daemon-access -d 'Let pipeline steps reach the docker daemon' -r -f -a "true\t''
 false\t''"
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -s f -l values -d 'Values file applied on top of the stored values (repeatable; later files win)' -r -F
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l set-value -d 'Set a value by dotted key, typed like Helm (repeatable): Monitor.Enabled=false' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l set-file -d 'Set a value to a file\'s contents (repeatable): Storage.GoogleServiceAccount=key.json' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l token -d 'Codefresh API token (for the monitor) [default: the one installed]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l agent-token -d 'Agent token [default: the one installed]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l timeout -d 'How long to wait for the workloads to become ready (e.g. 90s, 5m)' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l force-conflicts -d 'Take over fields that another field manager owns'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l no-wait -d 'Apply and return without waiting for the workloads'

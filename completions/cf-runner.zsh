@@ -33,6 +33,18 @@ _arguments "${_arguments_options[@]}" : \
 '--kube-context-name=[Kubernetes context to use \[default\: the kubeconfig'\''s current context\]]:NAME:_default' \
 '--kube-namespace=[Namespace of the runner \[default\: codefresh\]]:NAMESPACE:_default' \
 '--kube-config-path=[Path to the kubeconfig \[default\: \$KUBECONFIG or ~/.kube/config\]]:PATH:_files' \
+'--kube-node-selector=[Node selector for the runner and volume provisioner\: key=value\[,key=value\]]:K=V,...:_default' \
+'--build-node-selector=[Node selector for build (engine and dind) pods\: key=value\[,key=value\]]:K=V,...:_default' \
+'--docker-registry=[Registry that serves every image (a mirror of quay.io)]:HOST[/PATH]:_default' \
+'*--env-vars=[Environment variable for every component and build (repeatable)\: KEY=VALUE]:KEY=VALUE:_default' \
+'--http-proxy=[HTTP proxy for every component and build]:URL:_default' \
+'--https-proxy=[HTTPS proxy for every component and build]:URL:_default' \
+'--no-proxy=[Hosts that bypass the proxy, comma-separated]:HOSTS:_default' \
+'--install-monitor=[Install the cluster monitor (with upgrade, false removes it)]::BOOL:(true false)' \
+'--app-proxy=[Install the app-proxy, which needs --app-proxy-host (with upgrade, false removes it)]::BOOL:(true false)' \
+'--app-proxy-host=[Host name of the app-proxy Ingress]:HOST:_default' \
+'--app-proxy-ingress-class=[IngressClass of the app-proxy Ingress]:CLASS:_default' \
+'--docker-daemon-access=[Let pipeline steps reach the docker daemon]::BOOL:(true false)' \
 '*-f+[Values file in the venonactl format (repeatable; later files win)]:FILE:_files' \
 '*--values=[Values file in the venonactl format (repeatable; later files win)]:FILE:_files' \
 '*--set-value=[Set a value by dotted key, typed like Helm (repeatable)\: Storage.Backend=ebs]:KEY=VALUE:_default' \
@@ -41,22 +53,10 @@ _arguments "${_arguments_options[@]}" : \
 '--token=[Codefresh API token \[default\: \$CF_API_KEY, then ~/.cfconfig\]]:TOKEN:_default' \
 '--agent-token=[Agent token issued earlier by the platform (re-install an existing agent)]:TOKEN:_default' \
 '--url=[Codefresh platform URL \[default\: https\://g.codefresh.io\]]:URL:_default' \
-'--kube-node-selector=[Node selector for the runner and volume provisioner\: key=value\[,key=value\]]:K=V,...:_default' \
-'--build-node-selector=[Node selector for build (engine and dind) pods\: key=value\[,key=value\]]:K=V,...:_default' \
 '--tolerations=[Tolerations for the runner and provisioner\: JSON list, or @file.json]:JSON|@FILE:_default' \
 '--storage-class-name=[Use an existing StorageClass for dind volumes (skips the volume provisioner)]:NAME:_default' \
-'--docker-registry=[Registry that serves every image (a mirror of quay.io)]:HOST[/PATH]:_default' \
-'*--env-vars=[Environment variable for every component and build (repeatable)\: KEY=VALUE]:KEY=VALUE:_default' \
-'--http-proxy=[HTTP proxy for every component and build]:URL:_default' \
-'--https-proxy=[HTTPS proxy for every component and build]:URL:_default' \
-'--no-proxy=[Hosts that bypass the proxy, comma-separated]:HOSTS:_default' \
 '--set-default-runtime=[Make the new runtime environment the account'\''s default]::BOOL:(true false)' \
 '--exec-demo-pipeline=[Create and run the demo pipeline after install]::BOOL:(true false)' \
-'--install-monitor=[Install the cluster monitor]::BOOL:(true false)' \
-'--app-proxy=[Install the app-proxy (needs --app-proxy-host)]::BOOL:(true false)' \
-'--app-proxy-host=[Host name of the app-proxy Ingress]:HOST:_default' \
-'--app-proxy-ingress-class=[IngressClass of the app-proxy Ingress]:CLASS:_default' \
-'--docker-daemon-access=[Let pipeline steps reach the docker daemon]::BOOL:(true false)' \
 '--output-dir=[Where --dry-run writes\: a directory, or - for one YAML stream on stdout]:DIR:_files' \
 '--generate-helm-values-file=[Write a values file for the cf-runtime Helm chart instead of installing]::PATH:_files' \
 '--timeout=[How long to wait for the workloads to become ready (e.g. 90s, 5m)]:DURATION:_default' \
@@ -117,12 +117,6 @@ _arguments "${_arguments_options[@]}" : \
 '--kube-context-name=[Kubernetes context to use \[default\: the kubeconfig'\''s current context\]]:NAME:_default' \
 '--kube-namespace=[Namespace of the runner \[default\: codefresh\]]:NAMESPACE:_default' \
 '--kube-config-path=[Path to the kubeconfig \[default\: \$KUBECONFIG or ~/.kube/config\]]:PATH:_files' \
-'*-f+[Values file applied on top of the stored values (repeatable; later files win)]:FILE:_files' \
-'*--values=[Values file applied on top of the stored values (repeatable; later files win)]:FILE:_files' \
-'*--set-value=[Set a value by dotted key, typed like Helm (repeatable)\: Monitor.Enabled=false]:KEY=VALUE:_default' \
-'*--set-file=[Set a value to a file'\''s contents (repeatable)\: Storage.GoogleServiceAccount=key.json]:KEY=PATH:_default' \
-'--token=[Codefresh API token (for the monitor) \[default\: the one installed\]]:TOKEN:_default' \
-'--agent-token=[Agent token \[default\: the one installed\]]:TOKEN:_default' \
 '--kube-node-selector=[Node selector for the runner and volume provisioner\: key=value\[,key=value\]]:K=V,...:_default' \
 '--build-node-selector=[Node selector for build (engine and dind) pods\: key=value\[,key=value\]]:K=V,...:_default' \
 '--docker-registry=[Registry that serves every image (a mirror of quay.io)]:HOST[/PATH]:_default' \
@@ -130,11 +124,17 @@ _arguments "${_arguments_options[@]}" : \
 '--http-proxy=[HTTP proxy for every component and build]:URL:_default' \
 '--https-proxy=[HTTPS proxy for every component and build]:URL:_default' \
 '--no-proxy=[Hosts that bypass the proxy, comma-separated]:HOSTS:_default' \
-'--install-monitor=[Install (true) or remove (false) the cluster monitor]::BOOL:(true false)' \
-'--app-proxy=[Install (true) or remove (false) the app-proxy]::BOOL:(true false)' \
+'--install-monitor=[Install the cluster monitor (with upgrade, false removes it)]::BOOL:(true false)' \
+'--app-proxy=[Install the app-proxy, which needs --app-proxy-host (with upgrade, false removes it)]::BOOL:(true false)' \
 '--app-proxy-host=[Host name of the app-proxy Ingress]:HOST:_default' \
 '--app-proxy-ingress-class=[IngressClass of the app-proxy Ingress]:CLASS:_default' \
 '--docker-daemon-access=[Let pipeline steps reach the docker daemon]::BOOL:(true false)' \
+'*-f+[Values file applied on top of the stored values (repeatable; later files win)]:FILE:_files' \
+'*--values=[Values file applied on top of the stored values (repeatable; later files win)]:FILE:_files' \
+'*--set-value=[Set a value by dotted key, typed like Helm (repeatable)\: Monitor.Enabled=false]:KEY=VALUE:_default' \
+'*--set-file=[Set a value to a file'\''s contents (repeatable)\: Storage.GoogleServiceAccount=key.json]:KEY=PATH:_default' \
+'--token=[Codefresh API token (for the monitor) \[default\: the one installed\]]:TOKEN:_default' \
+'--agent-token=[Agent token \[default\: the one installed\]]:TOKEN:_default' \
 '--timeout=[How long to wait for the workloads to become ready (e.g. 90s, 5m)]:DURATION:_default' \
 '--force-conflicts[Take over fields that another field manager owns]' \
 '--no-wait[Apply and return without waiting for the workloads]' \

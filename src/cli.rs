@@ -60,10 +60,53 @@ pub struct KubeArgs {
 }
 
 /// Flags of `init`.
+/// What to install and where builds run: flags shared by `init` and `upgrade`.
+#[derive(Debug, Clone, Args)]
+pub struct SettingsArgs {
+    /// Node selector for the runner and volume provisioner: key=value[,key=value]
+    #[arg(long, value_name = "K=V,...")]
+    pub kube_node_selector: Option<String>,
+    /// Node selector for build (engine and dind) pods: key=value[,key=value]
+    #[arg(long, value_name = "K=V,...")]
+    pub build_node_selector: Option<String>,
+    /// Registry that serves every image (a mirror of quay.io)
+    #[arg(long, value_name = "HOST[/PATH]")]
+    pub docker_registry: Option<String>,
+    /// Environment variable for every component and build (repeatable): KEY=VALUE
+    #[arg(long = "env-vars", value_name = "KEY=VALUE")]
+    pub env_vars: Vec<String>,
+    /// HTTP proxy for every component and build
+    #[arg(long, value_name = "URL")]
+    pub http_proxy: Option<String>,
+    /// HTTPS proxy for every component and build
+    #[arg(long, value_name = "URL")]
+    pub https_proxy: Option<String>,
+    /// Hosts that bypass the proxy, comma-separated
+    #[arg(long, value_name = "HOSTS")]
+    pub no_proxy: Option<String>,
+    /// Install the cluster monitor (with upgrade, false removes it)
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub install_monitor: Option<bool>,
+    /// Install the app-proxy, which needs --app-proxy-host (with upgrade, false removes it)
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub app_proxy: Option<bool>,
+    /// Host name of the app-proxy Ingress
+    #[arg(long, value_name = "HOST")]
+    pub app_proxy_host: Option<String>,
+    /// IngressClass of the app-proxy Ingress
+    #[arg(long, value_name = "CLASS")]
+    pub app_proxy_ingress_class: Option<String>,
+    /// Let pipeline steps reach the docker daemon
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub docker_daemon_access: Option<bool>,
+}
+
 #[derive(Debug, Clone, Args)]
 pub struct InitArgs {
     #[command(flatten)]
     pub kube: KubeArgs,
+    #[command(flatten)]
+    pub settings: SettingsArgs,
 
     /// Values file in the venonactl format (repeatable; later files win)
     #[arg(long = "values", short = 'f', value_name = "FILE")]
@@ -91,33 +134,12 @@ pub struct InitArgs {
     #[arg(long)]
     pub insecure: bool,
 
-    /// Node selector for the runner and volume provisioner: key=value[,key=value]
-    #[arg(long, value_name = "K=V,...")]
-    pub kube_node_selector: Option<String>,
-    /// Node selector for build (engine and dind) pods: key=value[,key=value]
-    #[arg(long, value_name = "K=V,...")]
-    pub build_node_selector: Option<String>,
     /// Tolerations for the runner and provisioner: JSON list, or @file.json
     #[arg(long, value_name = "JSON|@FILE")]
     pub tolerations: Option<String>,
     /// Use an existing StorageClass for dind volumes (skips the volume provisioner)
     #[arg(long, value_name = "NAME")]
     pub storage_class_name: Option<String>,
-    /// Registry that serves every image (a mirror of quay.io)
-    #[arg(long, value_name = "HOST[/PATH]")]
-    pub docker_registry: Option<String>,
-    /// Environment variable for every component and build (repeatable): KEY=VALUE
-    #[arg(long = "env-vars", value_name = "KEY=VALUE")]
-    pub env_vars: Vec<String>,
-    /// HTTP proxy for every component and build
-    #[arg(long, value_name = "URL")]
-    pub http_proxy: Option<String>,
-    /// HTTPS proxy for every component and build
-    #[arg(long, value_name = "URL")]
-    pub https_proxy: Option<String>,
-    /// Hosts that bypass the proxy, comma-separated
-    #[arg(long, value_name = "HOSTS")]
-    pub no_proxy: Option<String>,
 
     /// Make the new runtime environment the account's default
     #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
@@ -125,21 +147,6 @@ pub struct InitArgs {
     /// Create and run the demo pipeline after install
     #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub exec_demo_pipeline: Option<bool>,
-    /// Install the cluster monitor
-    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
-    pub install_monitor: Option<bool>,
-    /// Install the app-proxy (needs --app-proxy-host)
-    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
-    pub app_proxy: Option<bool>,
-    /// Host name of the app-proxy Ingress
-    #[arg(long, value_name = "HOST")]
-    pub app_proxy_host: Option<String>,
-    /// IngressClass of the app-proxy Ingress
-    #[arg(long, value_name = "CLASS")]
-    pub app_proxy_ingress_class: Option<String>,
-    /// Let pipeline steps reach the docker daemon
-    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
-    pub docker_daemon_access: Option<bool>,
 
     /// Skip the preflight checks
     #[arg(long)]
@@ -216,6 +223,8 @@ pub struct DeleteArgs {
 pub struct UpgradeArgs {
     #[command(flatten)]
     pub kube: KubeArgs,
+    #[command(flatten)]
+    pub settings: SettingsArgs,
 
     /// Values file applied on top of the stored values (repeatable; later files win)
     #[arg(long = "values", short = 'f', value_name = "FILE")]
@@ -233,44 +242,6 @@ pub struct UpgradeArgs {
     /// Agent token [default: the one installed]
     #[arg(long, value_name = "TOKEN")]
     pub agent_token: Option<String>,
-
-    /// Node selector for the runner and volume provisioner: key=value[,key=value]
-    #[arg(long, value_name = "K=V,...")]
-    pub kube_node_selector: Option<String>,
-    /// Node selector for build (engine and dind) pods: key=value[,key=value]
-    #[arg(long, value_name = "K=V,...")]
-    pub build_node_selector: Option<String>,
-    /// Registry that serves every image (a mirror of quay.io)
-    #[arg(long, value_name = "HOST[/PATH]")]
-    pub docker_registry: Option<String>,
-    /// Environment variable for every component and build (repeatable): KEY=VALUE
-    #[arg(long = "env-vars", value_name = "KEY=VALUE")]
-    pub env_vars: Vec<String>,
-    /// HTTP proxy for every component and build
-    #[arg(long, value_name = "URL")]
-    pub http_proxy: Option<String>,
-    /// HTTPS proxy for every component and build
-    #[arg(long, value_name = "URL")]
-    pub https_proxy: Option<String>,
-    /// Hosts that bypass the proxy, comma-separated
-    #[arg(long, value_name = "HOSTS")]
-    pub no_proxy: Option<String>,
-
-    /// Install (true) or remove (false) the cluster monitor
-    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
-    pub install_monitor: Option<bool>,
-    /// Install (true) or remove (false) the app-proxy
-    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
-    pub app_proxy: Option<bool>,
-    /// Host name of the app-proxy Ingress
-    #[arg(long, value_name = "HOST")]
-    pub app_proxy_host: Option<String>,
-    /// IngressClass of the app-proxy Ingress
-    #[arg(long, value_name = "CLASS")]
-    pub app_proxy_ingress_class: Option<String>,
-    /// Let pipeline steps reach the docker daemon
-    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
-    pub docker_daemon_access: Option<bool>,
 
     /// Take over fields that another field manager owns
     #[arg(long)]

@@ -7,61 +7,45 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::Outcome;
-use crate::cli::InitArgs;
+use crate::cli::{InitArgs, SettingsArgs};
 use crate::kube::{self as cluster, apply};
 use crate::values::{self, tree, Input, Problem, Problems, SetFile, ValuesFile};
 use crate::{export, helm, output, render, wizard};
 
-/// Turns the flags into values overrides (explicit flags beat files and
-/// `--set-value`). Flag-specific parsing errors become problems too.
-pub fn flag_overrides(args: &InitArgs, problems: &mut Vec<Problem>) -> Vec<(String, Value)> {
-    let mut out: Vec<(String, Value)> = Vec::new();
-    let mut text = |key: &str, v: &Option<String>| {
-        if let Some(v) = v {
+/// The overrides of the flags `init` and `upgrade` share (where builds run,
+/// proxies, registry, optional components).
+pub(crate) fn settings_overrides(
+    settings: &SettingsArgs,
+    out: &mut Vec<(String, Value)>,
+    problems: &mut Vec<Problem>,
+) {
+    for (key, value) in [
+        ("NodeSelector", &settings.kube_node_selector),
+        ("Runtime.NodeSelector", &settings.build_node_selector),
+        ("DockerRegistry", &settings.docker_registry),
+        ("EnvVars.HTTP_PROXY", &settings.http_proxy),
+        ("EnvVars.HTTPS_PROXY", &settings.https_proxy),
+        ("EnvVars.NO_PROXY", &settings.no_proxy),
+        ("AppProxy.Ingress.Host", &settings.app_proxy_host),
+        (
+            "AppProxy.Ingress.IngressClass",
+            &settings.app_proxy_ingress_class,
+        ),
+    ] {
+        if let Some(v) = value {
             out.push((key.to_string(), Value::String(v.clone())));
         }
-    };
-    text("Context", &args.kube.kube_context_name);
-    text("Namespace", &args.kube.kube_namespace);
-    text("AgentId", &args.name);
-    text("Token", &args.token);
-    text("AgentToken", &args.agent_token);
-    text("CodefreshHost", &args.url);
-    text("NodeSelector", &args.kube_node_selector);
-    text("Runtime.NodeSelector", &args.build_node_selector);
-    text("StorageClass", &args.storage_class_name);
-    text("DockerRegistry", &args.docker_registry);
-    text("EnvVars.HTTP_PROXY", &args.http_proxy);
-    text("EnvVars.HTTPS_PROXY", &args.https_proxy);
-    text("EnvVars.NO_PROXY", &args.no_proxy);
-    text("AppProxy.Ingress.Host", &args.app_proxy_host);
-    text(
-        "AppProxy.Ingress.IngressClass",
-        &args.app_proxy_ingress_class,
-    );
-    if let Some(path) = &args.kube.kube_config_path {
-        out.push((
-            "ConfigPath".into(),
-            Value::String(path.display().to_string()),
-        ));
     }
-    let mut flag = |key: &str, v: Option<bool>| {
-        if let Some(b) = v {
+    for (key, value) in [
+        ("Monitor.Enabled", settings.install_monitor),
+        ("AppProxy.Enabled", settings.app_proxy),
+        ("DockerDaemonAccess", settings.docker_daemon_access),
+    ] {
+        if let Some(b) = value {
             out.push((key.to_string(), Value::Bool(b)));
         }
-    };
-    flag("SetDefaultRuntime", args.set_default_runtime);
-    flag("ExecDemoPipeline", args.exec_demo_pipeline);
-    flag("Monitor.Enabled", args.install_monitor);
-    flag("AppProxy.Enabled", args.app_proxy);
-    flag("DockerDaemonAccess", args.docker_daemon_access);
-    flag("Insecure", args.insecure.then_some(true));
-    flag("SkipClusterTest", args.skip_cluster_test.then_some(true));
-    flag(
-        "SkipClusterIntegration",
-        args.skip_cluster_integration.then_some(true),
-    );
-    for pair in &args.env_vars {
+    }
+    for pair in &settings.env_vars {
         match pair.split_once('=') {
             Some((k, v)) if !k.trim().is_empty() => out.push((
                 format!("EnvVars.{}", k.trim().replace('.', "\\.")),
@@ -73,6 +57,46 @@ pub fn flag_overrides(args: &InitArgs, problems: &mut Vec<Problem>) -> Vec<(Stri
                 "is not KEY=VALUE",
                 "write --env-vars NAME=value, once per variable",
             )),
+        }
+    }
+}
+
+/// Turns the flags into values overrides (explicit flags beat files and
+/// `--set-value`). Flag-specific parsing errors become problems too.
+pub fn flag_overrides(args: &InitArgs, problems: &mut Vec<Problem>) -> Vec<(String, Value)> {
+    let mut out: Vec<(String, Value)> = Vec::new();
+    for (key, value) in [
+        ("Context", &args.kube.kube_context_name),
+        ("Namespace", &args.kube.kube_namespace),
+        ("AgentId", &args.name),
+        ("Token", &args.token),
+        ("AgentToken", &args.agent_token),
+        ("CodefreshHost", &args.url),
+        ("StorageClass", &args.storage_class_name),
+    ] {
+        if let Some(v) = value {
+            out.push((key.to_string(), Value::String(v.clone())));
+        }
+    }
+    if let Some(path) = &args.kube.kube_config_path {
+        out.push((
+            "ConfigPath".into(),
+            Value::String(path.display().to_string()),
+        ));
+    }
+    settings_overrides(&args.settings, &mut out, problems);
+    for (key, value) in [
+        ("SetDefaultRuntime", args.set_default_runtime),
+        ("ExecDemoPipeline", args.exec_demo_pipeline),
+        ("Insecure", args.insecure.then_some(true)),
+        ("SkipClusterTest", args.skip_cluster_test.then_some(true)),
+        (
+            "SkipClusterIntegration",
+            args.skip_cluster_integration.then_some(true),
+        ),
+    ] {
+        if let Some(b) = value {
+            out.push((key.to_string(), Value::Bool(b)));
         }
     }
     if let Some(raw) = &args.tolerations {

@@ -60,53 +60,22 @@ fn is_placeholder(text: &str) -> bool {
 /// Turns the flags into the highest-precedence overrides.
 fn flag_overrides(args: &UpgradeArgs, problems: &mut Vec<Problem>) -> Vec<(String, Value)> {
     let mut out: Vec<(String, Value)> = Vec::new();
-    let mut text = |key: &str, v: &Option<String>| {
-        if let Some(v) = v {
+    for (key, value) in [
+        ("Namespace", &args.kube.kube_namespace),
+        ("Token", &args.token),
+        ("AgentToken", &args.agent_token),
+    ] {
+        if let Some(v) = value {
             out.push((key.to_string(), Value::String(v.clone())));
         }
-    };
-    text("Namespace", &args.kube.kube_namespace);
-    text("Token", &args.token);
-    text("AgentToken", &args.agent_token);
-    text("NodeSelector", &args.kube_node_selector);
-    text("Runtime.NodeSelector", &args.build_node_selector);
-    text("DockerRegistry", &args.docker_registry);
-    text("EnvVars.HTTP_PROXY", &args.http_proxy);
-    text("EnvVars.HTTPS_PROXY", &args.https_proxy);
-    text("EnvVars.NO_PROXY", &args.no_proxy);
-    text("AppProxy.Ingress.Host", &args.app_proxy_host);
-    text(
-        "AppProxy.Ingress.IngressClass",
-        &args.app_proxy_ingress_class,
-    );
+    }
     if let Some(path) = &args.kube.kube_config_path {
         out.push((
             "ConfigPath".into(),
             Value::String(path.display().to_string()),
         ));
     }
-    let mut flag = |key: &str, v: Option<bool>| {
-        if let Some(b) = v {
-            out.push((key.to_string(), Value::Bool(b)));
-        }
-    };
-    flag("Monitor.Enabled", args.install_monitor);
-    flag("AppProxy.Enabled", args.app_proxy);
-    flag("DockerDaemonAccess", args.docker_daemon_access);
-    for pair in &args.env_vars {
-        match pair.split_once('=') {
-            Some((k, v)) if !k.trim().is_empty() => out.push((
-                format!("EnvVars.{}", k.trim().replace('.', "\\.")),
-                Value::String(v.to_string()),
-            )),
-            _ => problems.push(Problem::new(
-                "--env-vars",
-                Some(&Value::String(pair.clone())),
-                "is not KEY=VALUE",
-                "write --env-vars NAME=value, once per variable",
-            )),
-        }
-    }
+    super::init::settings_overrides(&args.settings, &mut out, problems);
     out
 }
 
