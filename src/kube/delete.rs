@@ -18,7 +18,7 @@ use kube::api::{DeleteParams, PropagationPolicy};
 use kube::Client;
 
 use super::inventory::LiveObject;
-use super::{api_for, KubeError};
+use super::{api_for, request, KubeError};
 use crate::render::RECORD_SECRET;
 
 /// How long the volume provisioner gets to release a volume it provisioned
@@ -234,13 +234,19 @@ async fn delete_one(client: &Client, object: &LiveObject) -> Result<bool, Failur
         propagation_policy: Some(propagation(&object.kind)),
         ..DeleteParams::default()
     };
-    match api.delete(&object.name, &params).await {
+    match request(
+        "deleting",
+        &object.display_name(),
+        api.delete(&object.name, &params),
+    )
+    .await
+    {
         Ok(_) => Ok(true),
-        Err(kube::Error::Api(status)) if status.code == 404 => Ok(false),
-        Err(e) => Err(Failure {
+        Err(e) if e.code() == Some(404) => Ok(false),
+        Err(error) => Err(Failure {
             object: object.display_name(),
             namespace: object.namespace.clone(),
-            error: KubeError::from_kube("deleting", &object.display_name(), e),
+            error,
         }),
     }
 }
@@ -280,15 +286,22 @@ async fn still_there(client: &Client, object: &LiveObject) -> Result<bool, Failu
         &object.kind,
         object.namespace.as_deref(),
     );
-    match api.get_metadata_opt(&object.name).await {
+    let what = object.display_name();
+    match request(
+        "waiting for the deletion of",
+        &what,
+        api.get_metadata_opt(&object.name),
+    )
+    .await
+    {
         Ok(Some(live)) => {
             Ok(live.metadata.uid.as_deref() == object.uid() || object.uid().is_none())
         }
         Ok(None) => Ok(false),
-        Err(e) => Err(Failure {
+        Err(error) => Err(Failure {
             object: object.display_name(),
             namespace: object.namespace.clone(),
-            error: KubeError::from_kube("waiting for the deletion of", &object.display_name(), e),
+            error,
         }),
     }
 }

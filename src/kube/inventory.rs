@@ -18,7 +18,7 @@ use kube::api::{Api, DynamicObject, ListParams};
 use kube::Client;
 use serde_json::Value;
 
-use super::{api_for, KubeError};
+use super::{api_for, request, KubeError};
 use crate::render::{LABEL_COMPONENT, LABEL_INSTANCE, LABEL_MANAGED_BY, RECORD_SECRET};
 
 /// Label the Codefresh runtime puts on dind PVCs and PVs.
@@ -156,12 +156,12 @@ pub fn instance_selector(instance: &str) -> String {
     format!("{LABEL_MANAGED_BY}=cf-runner,{LABEL_INSTANCE}={instance}")
 }
 
-fn list_error(kind: &str, namespace: Option<&str>, e: kube::Error) -> KubeError {
-    let what = match namespace {
+/// `Deployments in namespace ns` / `StorageClasses`, for messages.
+fn list_what(kind: &str, namespace: Option<&str>) -> String {
+    match namespace {
         Some(ns) => format!("{kind}s in namespace {ns}"),
         None => format!("{kind}s"),
-    };
-    KubeError::from_kube("listing", &what, e)
+    }
 }
 
 /// The namespaces holding an installation: every record Secret, plus the
@@ -169,10 +169,14 @@ fn list_error(kind: &str, namespace: Option<&str>, e: kube::Error) -> KubeError 
 /// that was deleted by hand, or an init that stopped before the record).
 pub async fn installations(client: &Client) -> Result<Vec<String>, KubeError> {
     let record_selector = format!("{LABEL_MANAGED_BY}=cf-runner,{LABEL_COMPONENT}=record");
-    let records = api_for(client, "v1", "Secret", None)
-        .list_metadata(&ListParams::default().labels(&record_selector))
-        .await
-        .map_err(|e| list_error("Secret", None, e))?;
+    let secrets = api_for(client, "v1", "Secret", None);
+    let params = ListParams::default().labels(&record_selector);
+    let records = request(
+        "listing",
+        &list_what("Secret", None),
+        secrets.list_metadata(&params),
+    )
+    .await?;
     let mut found: BTreeSet<String> = records
         .items
         .into_iter()
@@ -184,11 +188,11 @@ pub async fn installations(client: &Client) -> Result<Vec<String>, KubeError> {
     let lists = join_all(cluster_kinds.iter().map(|k| {
         let api = api_for(client, k.api_version, k.kind, None);
         let lp = ours.clone();
-        async move { api.list_metadata(&lp).await }
+        async move { request("listing", &list_what(k.kind, None), api.list_metadata(&lp)).await }
     }))
     .await;
-    for (k, list) in cluster_kinds.into_iter().zip(lists) {
-        let list = list.map_err(|e| list_error(k.kind, None, e))?;
+    for list in lists {
+        let list = list?;
         found.extend(list.items.into_iter().filter_map(|o| {
             o.metadata
                 .labels
@@ -202,13 +206,8 @@ pub async fn installations(client: &Client) -> Result<Vec<String>, KubeError> {
 pub async fn record(client: &Client, namespace: &str) -> Result<Option<Record>, KubeError> {
     let secrets: Api<k8s_openapi::api::core::v1::Secret> =
         Api::namespaced(client.clone(), namespace);
-    let secret = secrets.get_opt(RECORD_SECRET).await.map_err(|e| {
-        KubeError::from_kube(
-            "reading",
-            &format!("Secret/{RECORD_SECRET} in namespace {namespace}"),
-            e,
-        )
-    })?;
+    let what = format!("Secret/{RECORD_SECRET} in namespace {namespace}");
+    let secret = request("reading", &what, secrets.get_opt(RECORD_SECRET)).await?;
     Ok(secret.map(|s| {
         let data = s.data.unwrap_or_default();
         let field = |k: &str| {
@@ -236,13 +235,8 @@ pub async fn secret_value(
 ) -> Result<Option<String>, KubeError> {
     let secrets: Api<k8s_openapi::api::core::v1::Secret> =
         Api::namespaced(client.clone(), namespace);
-    let secret = secrets.get_opt(name).await.map_err(|e| {
-        KubeError::from_kube(
-            "reading",
-            &format!("Secret/{name} in namespace {namespace}"),
-            e,
-        )
-    })?;
+    let what = format!("Secret/{name} in namespace {namespace}");
+    let secret = request("reading", &what, secrets.get_opt(name)).await?;
     Ok(secret.and_then(|s| s.data).and_then(|d| {
         d.get(key)
             .map(|b| String::from_utf8_lossy(&b.0).into_owned())
@@ -259,10 +253,7 @@ pub async fn get(
     name: &str,
 ) -> Result<Option<LiveObject>, KubeError> {
     let api = api_for(client, api_version, kind, namespace);
-    let item = api
-        .get_opt(name)
-        .await
-        .map_err(|e| KubeError::from_kube("reading", &format!("{kind}/{name}"), e))?;
+    let item = request("reading", &format!("{kind}/{name}"), api.get_opt(name)).await?;
     Ok(item.map(|i| LiveObject::from_dynamic(api_version, kind, &i)))
 }
 
@@ -274,12 +265,17 @@ pub async fn labelled(client: &Client, instance: &str) -> Result<Vec<LiveObject>
         let ns = k.namespaced.then_some(instance);
         let api = api_for(client, k.api_version, k.kind, ns);
         let lp = lp.clone();
-        async move { (k, ns, api.list(&lp).await) }
+        async move {
+            (
+                k,
+                request("listing", &list_what(k.kind, ns), api.list(&lp)).await,
+            )
+        }
     }))
     .await;
     let mut out = Vec::new();
-    for (k, ns, list) in lists {
-        let mut list = list.map_err(|e| list_error(k.kind, ns, e))?;
+    for (k, list) in lists {
+        let mut list = list?;
         list.items
             .sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
         out.extend(
@@ -332,9 +328,13 @@ pub async fn volumes(client: &Client, scope: &VolumeScope) -> Result<Vec<LiveObj
     );
     let pvs = api_for(client, "v1", "PersistentVolume", None);
     let lp = ListParams::default();
-    let (pvcs, pvs) = futures::join!(pvcs.list(&lp), pvs.list(&lp));
-    let pvcs = pvcs.map_err(|e| list_error("PersistentVolumeClaim", Some(&scope.namespace), e))?;
-    let pvs = pvs.map_err(|e| list_error("PersistentVolume", None, e))?;
+    let pvc_what = list_what("PersistentVolumeClaim", Some(&scope.namespace));
+    let pv_what = list_what("PersistentVolume", None);
+    let (pvcs, pvs) = futures::join!(
+        request("listing", &pvc_what, pvcs.list(&lp)),
+        request("listing", &pv_what, pvs.list(&lp))
+    );
+    let (pvcs, pvs) = (pvcs?, pvs?);
     let mut out: Vec<LiveObject> = pvcs
         .items
         .iter()
