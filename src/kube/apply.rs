@@ -166,15 +166,11 @@ fn with_hash(object: &Value) -> Value {
     out
 }
 
-/// True when `live` holds every value of `want` (extra live fields, such as
-/// server defaults and status, are fine). Empty maps and lists match absent
-/// fields; quantities match by value (`1000m` = `1`).
-pub fn covers(live: &Value, want: &Value) -> bool {
-    first_difference(live, want).is_none()
-}
-
 /// The path of the first value of `want` that `live` does not hold, if any
-/// (shown with `--verbose`, to explain why an object is re-applied).
+/// (`None`: the object is unchanged). Extra live fields, such as server
+/// defaults and status, are fine; empty maps and lists match absent fields;
+/// quantities match by value (`1000m` = `1`). Shown with
+/// `CF_RUNNER_DEBUG_APPLY` to explain why an object is re-applied.
 pub fn first_difference(live: &Value, want: &Value) -> Option<String> {
     match want {
         Value::Object(w) => w.iter().find_map(|(k, wv)| match live.get(k) {
@@ -525,14 +521,14 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn covers_ignores_server_defaults_and_normalized_quantities() {
+    fn unchanged_ignores_server_defaults_and_normalized_quantities() {
         let live = json!({"spec": {"replicas": 1, "x": "default", "resources": {"limits": {"cpu": "1"}}}, "status": {}});
         let want = json!({"spec": {"replicas": 1, "resources": {"limits": {"cpu": "1000m"}}, "nodeSelector": {}}});
-        assert!(covers(&live, &want));
+        assert!(first_difference(&live, &want).is_none());
         let want = json!({"spec": {"replicas": 2}});
-        assert!(!covers(&live, &want));
+        assert!(first_difference(&live, &want).is_some());
         let want = json!({"spec": {"tolerations": [{"key": "a"}]}});
-        assert!(!covers(&live, &want));
+        assert!(first_difference(&live, &want).is_some());
     }
 
     #[test]

@@ -75,16 +75,6 @@ impl PlatformError {
             _ => None,
         }
     }
-
-    /// The HTTP status, when the platform answered.
-    pub fn status(&self) -> Option<u16> {
-        match self {
-            PlatformError::Unauthorized { .. } => Some(401),
-            PlatformError::Forbidden { .. } => Some(403),
-            PlatformError::Status { status, .. } => Some(*status),
-            _ => None,
-        }
-    }
 }
 
 /// The user the token belongs to.
@@ -311,11 +301,6 @@ impl Platform {
             None,
         )
         .await
-    }
-
-    /// `GET /api/agents`: every agent of the account.
-    pub async fn agents(&self) -> Result<Vec<Agent>, PlatformError> {
-        self.json(Method::GET, "/api/agents", None).await
     }
 
     /// `POST /api/agents`: creates an agent; the answer holds its token (once).
