@@ -572,10 +572,26 @@ async fn info_shows_the_platform_status_and_test_pipeline_runs_the_demo() {
     let runtime = format!("{CONTEXT}/{ns}");
     assert_eq!(
         fake.builds(),
-        vec![("Runner/CF_Runner_Demo".to_string(), runtime)]
+        vec![("Runner/CF_Runner_Demo".to_string(), runtime.clone())]
     );
     assert!(text.contains(&format!("{url}/build/build-")), "{text}");
     assert!(!text.contains(USER_TOKEN));
+
+    // Again, on a platform that checks revisions on replace: the demo
+    // pipeline is replaced and runs a second time.
+    fake.set_revision_check(true);
+    let out = command(cp, home.path(), &args).output().unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{text}");
+    assert_eq!(fake.builds().len(), 2, "{text}");
+    assert_eq!(
+        fake.pipelines()["Runner/CF_Runner_Demo"]["metadata"]["revision"],
+        2
+    );
 }
 
 #[tokio::test]

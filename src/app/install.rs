@@ -63,7 +63,10 @@ fn resolve_auth(
             "Token",
             None,
             format!("is required to register the runner on the Codefresh platform (none in --token, CF_API_KEY or {cfconfig})"),
-            "pass --token with an API key that has the scopes Runner-Installation, Agent and Agents, or set CF_API_KEY",
+            format!(
+                "pass --token with an API key that has the scopes {}, or set CF_API_KEY",
+                Need::describe(&needs(values))
+            ),
         )]))),
         Err(e) => Err(platform_failed(e, "finding the Codefresh API token")),
     }

@@ -665,12 +665,14 @@ impl Platform {
             .map(|_| ())
     }
 
-    /// `GET /api/runtime-environments/{name}`, `None` when there is none.
+    /// `GET /api/runtime-environments/{name}?extend=false` (the spec as
+    /// sent, not merged with its parents, as the old CLI and go-sdk ask),
+    /// `None` when there is none.
     pub async fn runtime(&self, name: &str) -> Result<Option<Value>, PlatformError> {
         match self
             .json(
                 Method::GET,
-                &format!("/api/runtime-environments/{}", segment(name)),
+                &format!("/api/runtime-environments/{}?extend=false", segment(name)),
                 None,
             )
             .await
