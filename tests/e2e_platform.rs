@@ -828,8 +828,10 @@ async fn the_token_and_every_scope_are_checked_before_the_cluster_is_touched() {
     );
 
     // The same key, refused by /api/user, is checked as the old CLI does and
-    // installs when the run needs no more than it has.
+    // installs when the run needs no more than it has; the account id then
+    // comes from the registered runtime.
     fake.refuse_user_for_scoped_keys(true);
+    fake.execution_context_without_account(true);
     let run = init(
         cp,
         &fake,

@@ -100,6 +100,9 @@ struct State {
     not_found_status: Option<u16>,
     /// Key id → (subject type, subject ref).
     key_subjects: BTreeMap<String, (String, String)>,
+    /// `GET /api/execution-contexts/current` leaves out the account id
+    /// (its fields are unknown).
+    context_without_account: bool,
 }
 
 /// The running fake.
@@ -285,6 +288,11 @@ impl FakePlatform {
             key_id(token).to_string(),
             ("user".to_string(), "user-1".to_string()),
         );
+    }
+
+    /// `GET /api/execution-contexts/current` answers without an account id.
+    pub fn execution_context_without_account(&self, on: bool) {
+        self.state.lock().unwrap().context_without_account = on;
     }
 
     /// `GET /api/user` answers 403 to scoped keys.
@@ -569,10 +577,13 @@ fn route(
                 "account": [{"_id": "other-account", "name": "other"}, {"_id": ACCOUNT_ID, "name": "acme"}]
             }),
         ),
-        ("GET", ["api", "execution-contexts", "current"]) => (
-            200,
-            json!({"_id": "ctx-1", "name": "default", "type": "system", "accountId": ACCOUNT_ID}),
-        ),
+        ("GET", ["api", "execution-contexts", "current"]) => {
+            let mut answer = json!({"_id": "ctx-1", "name": "default", "type": "system"});
+            if !s.context_without_account {
+                answer["accountId"] = json!(ACCOUNT_ID);
+            }
+            (200, answer)
+        }
         ("GET", ["api", "auth", "key", id]) => match s.key_subjects.get(*id) {
             Some((kind, reference)) => (
                 200,
