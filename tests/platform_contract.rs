@@ -305,6 +305,11 @@ async fn an_agent_token_names_its_agent_through_the_key_subject() {
         .await
         .unwrap()
         .is_none());
+    // An error never shows the key id, which is part of the token.
+    fake.fail("GET /api/auth/key/", 400, 1);
+    let err = platform.key_subject(&token).await.err().unwrap();
+    let key_id = token.expose().split('.').next().unwrap();
+    assert!(!err.to_string().contains(key_id), "{err}");
 }
 
 #[test]

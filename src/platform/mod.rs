@@ -151,6 +151,35 @@ impl PlatformError {
         )
     }
 
+    /// The same error, naming the call `call` instead.
+    fn for_call(self, call: &str) -> PlatformError {
+        let call = call.to_string();
+        match self {
+            PlatformError::Unauthorized { source_name, .. } => {
+                PlatformError::Unauthorized { call, source_name }
+            }
+            PlatformError::Forbidden {
+                source_name,
+                message,
+                ..
+            } => PlatformError::Forbidden {
+                call,
+                source_name,
+                message,
+            },
+            PlatformError::Status {
+                status, message, ..
+            } => PlatformError::Status {
+                call,
+                status,
+                message,
+            },
+            PlatformError::Transport { source, .. } => PlatformError::Transport { call, source },
+            PlatformError::Decode { message, .. } => PlatformError::Decode { call, message },
+            other => other,
+        }
+    }
+
     /// The flag a bad-input error is about.
     pub fn flag(&self) -> &'static str {
         "--url"
@@ -582,10 +611,11 @@ impl Platform {
             return Ok(None);
         }
         let path = format!("/api/auth/key/{}", segment(key_id));
+        // The key id is part of the token: errors name the call without it.
         let body: Value = match self.json(Method::GET, &path, None).await {
             Ok(v) => v,
             Err(PlatformError::Status { status: 404, .. }) => return Ok(None),
-            Err(e) => return Err(e),
+            Err(e) => return Err(e.for_call("GET /api/auth/key/{keyId}")),
         };
         Ok(body
             .get("subject")
