@@ -174,7 +174,10 @@ impl PlatformError {
                 status,
                 message,
             },
-            PlatformError::Transport { source, .. } => PlatformError::Transport { call, source },
+            PlatformError::Transport { source, .. } => PlatformError::Transport {
+                call,
+                source: source.without_url(),
+            },
             PlatformError::Decode { message, .. } => PlatformError::Decode { call, message },
             other => other,
         }
