@@ -708,24 +708,42 @@ async fn a_half_made_registration_is_removed_by_delete() {
 
     let url = fake.url();
     let home = tempfile::tempdir().unwrap();
-    let run = cf_runner(
-        cp,
-        home.path(),
-        &[
-            "delete",
-            "--yes",
-            "--kube-namespace",
-            ns.as_str(),
-            "--kube-context-name",
-            CONTEXT,
-            "--token",
-            USER_TOKEN,
-            "--url",
-            url.as_str(),
-            "--timeout",
-            "90s",
-        ],
+    let delete = |token: &str| {
+        cf_runner(
+            cp,
+            home.path(),
+            &[
+                "delete",
+                "--yes",
+                "--kube-namespace",
+                ns.as_str(),
+                "--kube-context-name",
+                CONTEXT,
+                "--token",
+                token,
+                "--url",
+                url.as_str(),
+                "--timeout",
+                "90s",
+            ],
+        )
+    };
+    // A key without the Cluster scope could not finish the clean-up: it is
+    // refused before anything is deleted, here or there.
+    let scoped = "scoped-key.0123456789";
+    fake.add_scoped_key(scoped, &["Agent", "Agents", "Runner-Installation"]);
+    let run = delete(scoped);
+    assert_eq!(run.code(), Some(1), "{}", run.text());
+    assert!(
+        run.text().contains("lacks the scope(s) Cluster"),
+        "{}",
+        run.text()
     );
+    assert_eq!(fake.agents().len(), 1);
+    let secrets: Api<Secret> = Api::namespaced(cp.client(), &ns);
+    assert!(secrets.get_opt("runner").await.unwrap().is_some());
+
+    let run = delete(USER_TOKEN);
     assert_eq!(run.code(), Some(0), "{}", run.text());
     assert!(fake.agents().is_empty(), "{:?}", fake.agents());
     assert!(fake.runtimes().is_empty(), "{:?}", fake.runtimes());
