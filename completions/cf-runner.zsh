@@ -61,6 +61,7 @@ _arguments "${_arguments_options[@]}" : \
 '--generate-helm-values-file=[Write a values file for the cf-runtime Helm chart instead of installing]::PATH:_files' \
 '--timeout=[How long to wait for the workloads to become ready (e.g. 90s, 5m)]:DURATION:_default' \
 '--insecure[Skip TLS verification towards the platform (self-signed on-prem only)]' \
+'--allow-http[Send the API key over a plain http\:// platform URL (other than localhost)]' \
 '--skip-cluster-test[Skip the preflight checks]' \
 '--skip-cluster-integration[Do not create the cluster integration on the platform]' \
 '--dry-run[Write the manifests instead of installing; touches neither cluster nor platform]' \
@@ -86,6 +87,7 @@ _arguments "${_arguments_options[@]}" : \
 '-o+[Output format]:OUTPUT:(table json yaml)' \
 '--output=[Output format]:OUTPUT:(table json yaml)' \
 '--insecure[Skip TLS verification towards the platform (self-signed on-prem only)]' \
+'--allow-http[Send the API key over a plain http\:// platform URL (other than localhost)]' \
 '-h[Print help]' \
 '--help[Print help]' \
 '-V[Print version]' \
@@ -101,6 +103,7 @@ _arguments "${_arguments_options[@]}" : \
 '--url=[Codefresh platform URL \[default\: the installation'\''s, else https\://g.codefresh.io\]]:URL:_default' \
 '--timeout=[How long to wait for the objects to be gone (e.g. 90s, 5m)]:DURATION:_default' \
 '--insecure[Skip TLS verification towards the platform (self-signed on-prem only)]' \
+'--allow-http[Send the API key over a plain http\:// platform URL (other than localhost)]' \
 '-y[Do not ask for confirmation]' \
 '--yes[Do not ask for confirmation]' \
 '--delete-namespace[Also delete the namespace, if cf-runner created it]' \
@@ -136,6 +139,7 @@ _arguments "${_arguments_options[@]}" : \
 '--token=[Codefresh API token (for the monitor) \[default\: the one installed\]]:TOKEN:_default' \
 '--agent-token=[Agent token \[default\: the one installed\]]:TOKEN:_default' \
 '--timeout=[How long to wait for the workloads to become ready (e.g. 90s, 5m)]:DURATION:_default' \
+'--allow-http[Send the API key over a plain http\:// platform URL (other than localhost)]' \
 '--force-conflicts[Take over fields that another field manager owns]' \
 '--no-wait[Apply and return without waiting for the workloads]' \
 '-y[Do not ask for confirmation]' \
@@ -173,6 +177,7 @@ _arguments "${_arguments_options[@]}" : \
 '--url=[Codefresh platform URL \[default\: the installation'\''s, else https\://g.codefresh.io\]]:URL:_default' \
 '--runtime-name=[Runtime environment to run the demo pipeline on \[default\: the installation'\''s\]]:NAME:_default' \
 '--insecure[Skip TLS verification towards the platform (self-signed on-prem only)]' \
+'--allow-http[Send the API key over a plain http\:// platform URL (other than localhost)]' \
 '-h[Print help]' \
 '--help[Print help]' \
 '-V[Print version]' \

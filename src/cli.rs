@@ -133,6 +133,9 @@ pub struct InitArgs {
     /// Skip TLS verification towards the platform (self-signed on-prem only)
     #[arg(long)]
     pub insecure: bool,
+    /// Send the API key over a plain http:// platform URL (other than localhost)
+    #[arg(long)]
+    pub allow_http: bool,
 
     /// Tolerations for the runner and provisioner: JSON list, or @file.json
     #[arg(long, value_name = "JSON|@FILE")]
@@ -242,6 +245,9 @@ pub struct UpgradeArgs {
     /// Agent token [default: the one installed]
     #[arg(long, value_name = "TOKEN")]
     pub agent_token: Option<String>,
+    /// Send the API key over a plain http:// platform URL (other than localhost)
+    #[arg(long)]
+    pub allow_http: bool,
 
     /// Take over fields that another field manager owns
     #[arg(long)]
@@ -287,6 +293,9 @@ pub struct PlatformArgs {
     /// Skip TLS verification towards the platform (self-signed on-prem only)
     #[arg(long)]
     pub insecure: bool,
+    /// Send the API key over a plain http:// platform URL (other than localhost)
+    #[arg(long)]
+    pub allow_http: bool,
 }
 
 #[derive(Debug, Clone, Args)]
