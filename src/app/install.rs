@@ -519,11 +519,9 @@ async fn with_platform(args: &InitArgs, loaded: &values::Loaded, auth: &platform
             return platform_failed(e, "attaching the runtime environment to the agent");
         }
     }
-    let mut spec = rendered.runtime_environment.clone();
-    if let (Some(map), Some(account)) = (spec.as_object_mut(), &identity.account_id) {
-        map.insert("accountId".into(), Value::String(account.clone()));
-    }
-    if let Err(e) = platform.put_runtime(&runtime_name, &spec).await {
+    // The spec (accountId included) comes from render::runtime_environment_spec.
+    let spec = &rendered.runtime_environment;
+    if let Err(e) = platform.put_runtime(&runtime_name, spec).await {
         return platform_failed(e, "sending the runtime environment's spec");
     }
     output::done(&format!(
