@@ -80,6 +80,12 @@ struct Side {
     helm_values: Value,
 }
 
+/// Both sides of every example, rendered once per test binary.
+fn sides() -> &'static [Side] {
+    static SIDES: std::sync::OnceLock<Vec<Side>> = std::sync::OnceLock::new();
+    SIDES.get_or_init(|| examples().iter().map(|e| render_both(e)).collect())
+}
+
 fn render_both(example: &Path) -> Side {
     let name = example.file_stem().unwrap().to_string_lossy().into_owned();
     let tmp = tempfile::tempdir().unwrap();
@@ -527,9 +533,8 @@ fn cf_runner_matches_the_chart_or_lists_why_not() {
     assert!(!allowed.is_empty(), "docs/chart-parity.md lists nothing");
     let mut unlisted: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut used: BTreeSet<String> = BTreeSet::new();
-    for example in examples() {
-        let side = render_both(&example);
-        for (key, what) in differences(&side) {
+    for side in sides() {
+        for (key, what) in differences(side) {
             match allowed.iter().find(|p| glob(p, &key)) {
                 Some(p) => {
                     used.insert(p.clone());
@@ -837,9 +842,8 @@ fn lost_settings(side: &Side) -> Vec<String> {
 #[test]
 fn every_setting_reaches_the_charts_objects() {
     let mut lost = Vec::new();
-    for example in examples() {
-        let side = render_both(&example);
-        for what in lost_settings(&side) {
+    for side in sides() {
+        for what in lost_settings(side) {
             lost.push(format!("{}: {what}", side.example));
         }
     }
