@@ -826,7 +826,9 @@ async fn install_registered(
     outcome
 }
 
-/// The runtime spec as the platform gets it: the rendered one plus `accountId`.
+/// The runtime spec as the platform gets it: the rendered one, with
+/// `accountId` set to the account the platform named for this token (the
+/// render puts the recorded identity's, which an offline dry-run lacks).
 pub(crate) fn spec_to_send(rendered: &Value, account_id: Option<&str>) -> Value {
     let mut spec = rendered.clone();
     if let (Some(map), Some(account)) = (spec.as_object_mut(), account_id) {

@@ -803,6 +803,7 @@ fn resolve_monitor(r: &mut Reader, env_vars: &BTreeMap<String, String>) -> Monit
         sa_annotations: r.annotation_map("Monitor.ServiceAccount.Annotations"),
         namespaced: r.boolean("Monitor.UseNamespaceWithRole", true),
         cluster_id: r.text("ClusterId"),
+        helm_releases: r.boolean("Monitor.Helm3", false),
     }
 }
 

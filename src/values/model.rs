@@ -202,6 +202,9 @@ pub struct Monitor {
     /// Read-only access to its own namespace (default) or the whole cluster.
     pub namespaced: bool,
     pub cluster_id: Option<String>,
+    /// The monitor's Helm-release view (`Monitor.Helm3`): it reads Helm 3's
+    /// release Secrets, so turning it on also grants reading Secrets.
+    pub helm_releases: bool,
 }
 
 /// The optional app-proxy and its Ingress.

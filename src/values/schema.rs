@@ -124,7 +124,7 @@ pub const KEYS: &[(&str, Kind)] = &[
     ("Monitor.AdditionalEnvVars", TextMap),
     ("Monitor.ServiceAccount.Annotations", TextMap),
     ("Monitor.UseNamespaceWithRole", Bool),
-    ("Monitor.Helm3", Ignored),
+    ("Monitor.Helm3", Bool),
     ("Monitor.RbacEnabled", Ignored),
     // app-proxy
     ("AppProxy.Enabled", Bool),
