@@ -1038,7 +1038,7 @@ async fn upgrade_sends_the_changed_runtime_spec_and_info_compares_it() {
 
     // A change made on the platform's side shows in info.
     let mut drifted = spec.clone();
-    drifted["dockerDaemonScheduler"]["pvcs"]["dind"]["volumeSize"] = "1Gi".into();
+    drifted["dockerDaemonScheduler"]["pvcs"][0]["volumeSize"] = "1Gi".into();
     reqwest::Client::new()
         .put(format!(
             "{}/api/runtime-environments/{}",
