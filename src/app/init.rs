@@ -209,6 +209,8 @@ fn load_input(args: &InitArgs, input: &Input) -> Result<values::Loaded, Problems
                 "is a folder, not a file",
                 "name a file, e.g. generated_values.yaml",
             ));
+        } else if let Err(e) = export::check_helm_values_path(path, args.overwrite) {
+            extra.push(export_problem("--generate-helm-values-file", path, &e));
         }
     }
     if !extra.is_empty() {
@@ -278,7 +280,29 @@ pub fn run(args: &InitArgs) -> Outcome {
             }
         };
         let generated = helm::generate(values, &identity);
-        if let Err(e) = export::write_file(path, &generated.text, generated.holds_secret) {
+        if path.as_os_str() == "-" {
+            let (text, withheld) = helm_values_for_stdout(values, &generated.text);
+            output::print_raw(&text);
+            if withheld > 0 {
+                output::note(&format!(
+                    "{withheld} secret value(s) withheld from stdout; name a file instead of - to write them (mode 0600)"
+                ));
+            }
+            return Outcome::Ok;
+        }
+        if let Err(e) = export::write_helm_values(
+            path,
+            &generated.text,
+            generated.holds_secret,
+            args.overwrite,
+        ) {
+            if e.is_refusal() {
+                return Outcome::BadInput(Problems(vec![export_problem(
+                    "--generate-helm-values-file",
+                    path,
+                    &e,
+                )]));
+            }
             return Outcome::Failed(e.into(), None);
         }
         output::done(&format!(
@@ -308,10 +332,72 @@ pub fn run(args: &InitArgs) -> Outcome {
             )
         }
     };
-    write_dry_run(&args.output_dir, &rendered)
+    write_dry_run(&args.output_dir, &rendered, args.overwrite)
 }
 
-fn write_dry_run(dir: &Path, rendered: &render::Rendered) -> Outcome {
+/// A refused path as a problem: the flag, the path, why, and the fix.
+fn export_problem(flag: &str, path: &Path, e: &export::ExportError) -> Problem {
+    Problem::new(
+        flag,
+        Some(&Value::String(path.display().to_string())),
+        e.to_string(),
+        e.fix(),
+    )
+}
+
+/// The Helm values for stdout: every secret value (tokens, keys, URL
+/// credentials) withheld. Gives the text and how many were withheld.
+fn helm_values_for_stdout(values: &values::Values, text: &str) -> (String, usize) {
+    let mut hidden: Vec<String> = [&values.token, &values.agent_token]
+        .into_iter()
+        .flatten()
+        .chain(values.storage.credentials.aws_access_key_id.iter())
+        .chain(values.storage.credentials.aws_secret_access_key.iter())
+        .chain(values.storage.credentials.google_service_account.iter())
+        .map(|s| s.expose().to_string())
+        .filter(|s| !s.is_empty())
+        .collect();
+    hidden.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    let header: String = text
+        .lines()
+        .take_while(|l| l.starts_with('#'))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let Ok(tree) = serde_yaml_ng::from_str::<Value>(text) else {
+        return (String::new(), 0);
+    };
+    let mut withheld = 0;
+    let tree = withhold(&tree, &hidden, &mut withheld);
+    let body = serde_yaml_ng::to_string(&tree).expect("a tree serializes");
+    (format!("{header}{body}"), withheld)
+}
+
+fn withhold(value: &Value, hidden: &[String], count: &mut usize) -> Value {
+    match value {
+        Value::String(s) => {
+            if hidden.iter().any(|h| s.contains(h.as_str())) {
+                *count += 1;
+                Value::String("<withheld from stdout: write the file to a path to get it>".into())
+            } else if let Some(m) = values::secrets::mask_text(s) {
+                *count += 1;
+                Value::String(m)
+            } else {
+                value.clone()
+            }
+        }
+        Value::Array(items) => {
+            Value::Array(items.iter().map(|v| withhold(v, hidden, count)).collect())
+        }
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), withhold(v, hidden, count)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+fn write_dry_run(dir: &Path, rendered: &render::Rendered, overwrite: bool) -> Outcome {
     if dir.as_os_str() == "-" {
         let (stream, withheld) = export::to_stream(&rendered.manifests);
         output::print_raw(&stream);
@@ -322,7 +408,7 @@ fn write_dry_run(dir: &Path, rendered: &render::Rendered) -> Outcome {
         }
         return Outcome::Ok;
     }
-    match export::write_dir(dir, rendered) {
+    match export::write_dir(dir, rendered, overwrite) {
         Ok(files) => {
             let secrets = rendered.manifests.iter().filter(|m| m.is_secret()).count();
             output::done(&format!(
@@ -335,7 +421,13 @@ fn write_dry_run(dir: &Path, rendered: &render::Rendered) -> Outcome {
             debug_assert_eq!(files.len(), rendered.manifests.len() + 1);
             Outcome::Ok
         }
-        Err(e) => Outcome::Failed(e.into(), None),
+        Err(e) if e.is_refusal() => {
+            Outcome::BadInput(Problems(vec![export_problem("--output-dir", dir, &e)]))
+        }
+        Err(e) => {
+            let fix = e.fix();
+            Outcome::Failed(e.into(), Some(fix))
+        }
     }
 }
 

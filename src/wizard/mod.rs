@@ -352,9 +352,11 @@ pub fn values_file(merged: &Value) -> SavedValues {
             }
         }
     }
+    // A proxy password is as secret as a key.
     let holds_secret = schema::SECRET_KEYS
         .iter()
-        .any(|key| tree::lookup(&tree, key).is_some_and(|v| v != &json!("")));
+        .any(|key| tree::lookup(&tree, key).is_some_and(|v| v != &json!("")))
+        || !crate::values::secrets::url_credentials(&tree).is_empty();
     let mut text = String::from(
         "# cf-runner values, saved by the `cf-runner init` wizard.\n\
          # Replay: cf-runner init --values <this file> [--yes]\n",
