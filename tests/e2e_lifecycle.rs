@@ -1031,6 +1031,25 @@ async fn a_proxy_password_stays_out_of_the_record_info_and_the_upgrade_diff() {
         held.contains("NEWPASS") && !held.contains("OLDPASS"),
         "{held}"
     );
+    assert!(
+        said.contains("EnvVars.HTTPS_PROXY: credentials changed"),
+        "{said}"
+    );
+    // Its pods read it only when they start: the runner is rolled.
+    assert!(said.contains("restarted (new credentials)"), "{said}");
+    let runner = deployments.get("runner").await.unwrap();
+    let annotations = runner
+        .spec
+        .unwrap()
+        .template
+        .metadata
+        .unwrap()
+        .annotations
+        .unwrap_or_default();
+    assert!(
+        annotations.contains_key("cf-runner.codefresh.io/restarted-at"),
+        "{annotations:?}"
+    );
 
     // Again with nothing new: the password is read back, not replaced by `<redacted>`.
     let out = upgrade(&[]);
