@@ -24,6 +24,9 @@ use crate::values::secrets;
 pub const RUNTIME_ENVIRONMENT_FILE: &str = "runtime-environment.yaml";
 /// The list of files cf-runner wrote into an export folder.
 pub const EXPORT_RECORD_FILE: &str = ".cf-runner-export";
+/// The list of the export being moved into place; it joins the record for
+/// the next run, so an export interrupted half-way is still cf-runner's own.
+const PENDING_RECORD_FILE: &str = ".cf-runner-export.next";
 /// Prefix of the staging folder a new export is written to first.
 const STAGING_PREFIX: &str = ".cf-runner-export.staging-";
 /// The flag that lets cf-runner write over files it did not write.
@@ -157,7 +160,15 @@ fn checksum(bytes: &[u8]) -> String {
 
 /// The files an earlier export wrote: name → checksum.
 fn read_record(dir: &Path) -> Option<Vec<(String, String)>> {
-    let text = fs::read_to_string(dir.join(EXPORT_RECORD_FILE)).ok()?;
+    let mut files = read_list(dir, EXPORT_RECORD_FILE);
+    if let Some(pending) = read_list(dir, PENDING_RECORD_FILE) {
+        files.get_or_insert_with(Vec::new).extend(pending);
+    }
+    files
+}
+
+fn read_list(dir: &Path, name: &str) -> Option<Vec<(String, String)>> {
+    let text = fs::read_to_string(dir.join(name)).ok()?;
     let mut files = Vec::new();
     for line in text.lines() {
         if line.starts_with('#') || line.trim().is_empty() {
@@ -279,7 +290,7 @@ fn check_folder(
     }
     names.sort_by(|a, b| a.0.cmp(&b.0));
     for (name, meta) in names {
-        if name == EXPORT_RECORD_FILE {
+        if name == EXPORT_RECORD_FILE || name == PENDING_RECORD_FILE {
             if let Some(what) = kind_of(&meta) {
                 not_files.push(format!("{name} ({what})"));
             }
@@ -300,19 +311,20 @@ fn check_folder(
             }
             continue;
         }
-        let recorded = record.iter().find(|(n, _)| *n == name);
-        match recorded {
-            Some((_, sum)) => {
-                let now = fs::read(dir.join(&name)).map(|b| checksum(&b));
-                if now.as_deref().ok() == Some(sum.as_str()) {
-                    ours.push(name);
-                } else if !overwrite {
-                    in_the_way.push(format!("{name} (changed since cf-runner wrote it)"));
-                }
+        let sums: Vec<&String> = record
+            .iter()
+            .filter(|(n, _)| *n == name)
+            .map(|(_, sum)| sum)
+            .collect();
+        if !sums.is_empty() {
+            let now = fs::read(dir.join(&name)).map(|b| checksum(&b)).ok();
+            if now.is_some_and(|now| sums.contains(&&now)) {
+                ours.push(name);
+            } else if !overwrite {
+                in_the_way.push(format!("{name} (changed since cf-runner wrote it)"));
             }
-            None if overwrite => {}
-            None if !ours_folder || planned_here => in_the_way.push(name),
-            None => {}
+        } else if !overwrite && (!ours_folder || planned_here) {
+            in_the_way.push(name);
         }
     }
     if !not_files.is_empty() {
@@ -363,6 +375,25 @@ pub fn write_dir(
             return Err(e);
         }
     };
+    let mut recorded: Vec<(String, String)> = planned
+        .iter()
+        .zip(sums)
+        .map(|(p, sum)| (p.name.clone(), sum))
+        .collect();
+    recorded.sort();
+    // The new list goes in first: were the run killed while moving, the next
+    // one finds every file listed, old or new, and finishes the job.
+    let pending = staging.join(PENDING_RECORD_FILE);
+    let listed = write_file(&pending, &record_text(&recorded), false).and_then(|()| {
+        fs::rename(&pending, dir.join(PENDING_RECORD_FILE)).map_err(|source| ExportError::Write {
+            path: dir.join(PENDING_RECORD_FILE),
+            source,
+        })
+    });
+    if let Err(e) = listed {
+        let _ = fs::remove_dir_all(&staging);
+        return Err(e);
+    }
 
     // Then moved into place, file by file (renames within one folder).
     let mut written = Vec::new();
@@ -382,23 +413,13 @@ pub fn write_dir(
     for name in stale {
         let _ = fs::remove_file(dir.join(name));
     }
-    let mut recorded: Vec<(String, String)> = planned
-        .iter()
-        .zip(sums)
-        .map(|(p, sum)| (p.name.clone(), sum))
-        .collect();
-    recorded.sort();
-    let record_path = staging.join(EXPORT_RECORD_FILE);
-    let result = write_file(&record_path, &record_text(&recorded), false).and_then(|()| {
-        fs::rename(&record_path, dir.join(EXPORT_RECORD_FILE)).map_err(|source| {
-            ExportError::Write {
-                path: dir.join(EXPORT_RECORD_FILE),
-                source,
-            }
-        })
-    });
     let _ = fs::remove_dir_all(&staging);
-    result?;
+    fs::rename(dir.join(PENDING_RECORD_FILE), dir.join(EXPORT_RECORD_FILE)).map_err(|source| {
+        ExportError::Write {
+            path: dir.join(EXPORT_RECORD_FILE),
+            source,
+        }
+    })?;
     Ok(written)
 }
 

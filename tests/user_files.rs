@@ -395,3 +395,36 @@ fn concurrent_dry_runs_never_leave_a_mixed_folder() {
         );
     }
 }
+
+#[test]
+fn an_export_killed_while_moving_its_files_is_finished_by_the_next_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let other = tmp.path().join("other");
+    assert!(dry_run(tmp.path(), &example("local"), "out", &[])
+        .status
+        .success());
+    assert!(
+        dry_run(tmp.path(), &example("app-proxy-monitor"), "other", &[])
+            .status
+            .success()
+    );
+    // What a run killed half-way through the move leaves: its list of files
+    // (moved in first) and some of its files beside the old export's.
+    fs::copy(
+        other.join(".cf-runner-export"),
+        out.join(".cf-runner-export.next"),
+    )
+    .unwrap();
+    let mut names: Vec<String> = snapshot(&other)
+        .into_keys()
+        .filter(|n| !n.starts_with('.'))
+        .collect();
+    names.sort();
+    for name in names.iter().take(names.len() / 2) {
+        fs::copy(other.join(name), out.join(name)).unwrap();
+    }
+    let o = dry_run(tmp.path(), &example("app-proxy-monitor"), "out", &[]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(snapshot(&out), snapshot(&other), "not one clean export");
+}
