@@ -519,6 +519,46 @@ pub fn write_helm_values(
     })
 }
 
+/// The Helm values for stdout: every string holding one of `hide`
+/// withheld, URL credentials masked. Gives the text (the header comments
+/// kept) and how many values were hidden.
+pub fn helm_values_for_stdout(text: &str, hide: &[String]) -> (String, usize) {
+    let header: String = text
+        .lines()
+        .take_while(|l| l.starts_with('#'))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let tree: Value = serde_yaml_ng::from_str(text).expect("cf-runner's Helm values parse");
+    let mut hidden = 0;
+    let tree = withhold_in(&tree, hide, &mut hidden);
+    (format!("{header}{}", to_yaml(&tree)), hidden)
+}
+
+fn withhold_in(value: &Value, hide: &[String], hidden: &mut usize) -> Value {
+    match value {
+        Value::String(s) => {
+            if hide.iter().any(|h| s.contains(h.as_str())) {
+                *hidden += 1;
+                Value::String("<withheld from stdout: name a file to get it>".into())
+            } else if let Some(m) = secrets::mask_text(s) {
+                *hidden += 1;
+                Value::String(m)
+            } else {
+                value.clone()
+            }
+        }
+        Value::Array(items) => {
+            Value::Array(items.iter().map(|v| withhold_in(v, hide, hidden)).collect())
+        }
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), withhold_in(v, hide, hidden)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
 /// One multi-document YAML stream for stdout. Secret values other than
 /// placeholders are withheld (stdout ends up in logs); returns the stream and
 /// how many values were withheld.

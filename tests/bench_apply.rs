@@ -83,7 +83,6 @@ fn summarize(name: &str, samples: &[Sample], objects: usize) {
 }
 
 #[test]
-#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 #[ignore = "benchmark: run with bench/apply_vs_kubectl.sh"]
 fn apply_cf_runner_vs_kubectl() {
     if skip_e2e() {

@@ -281,7 +281,8 @@ pub fn run(args: &InitArgs) -> Outcome {
         };
         let generated = helm::generate(values, &identity);
         if path.as_os_str() == "-" {
-            let (text, withheld) = helm_values_for_stdout(values, &generated.text);
+            let (text, withheld) =
+                export::helm_values_for_stdout(&generated.text, &secret_texts(values));
             output::print_raw(&text);
             if withheld > 0 {
                 output::note(&format!(
@@ -345,10 +346,10 @@ fn export_problem(flag: &str, path: &Path, e: &export::ExportError) -> Problem {
     )
 }
 
-/// The Helm values for stdout: every secret value (tokens, keys, URL
-/// credentials) withheld. Gives the text and how many were withheld.
-fn helm_values_for_stdout(values: &values::Values, text: &str) -> (String, usize) {
-    let mut hidden: Vec<String> = [&values.token, &values.agent_token]
+/// The values behind every secret the Helm values may hold, to withhold
+/// them from stdout.
+fn secret_texts(values: &values::Values) -> Vec<String> {
+    [&values.token, &values.agent_token]
         .into_iter()
         .flatten()
         .chain(values.storage.credentials.aws_access_key_id.iter())
@@ -356,45 +357,7 @@ fn helm_values_for_stdout(values: &values::Values, text: &str) -> (String, usize
         .chain(values.storage.credentials.google_service_account.iter())
         .map(|s| s.expose().to_string())
         .filter(|s| !s.is_empty())
-        .collect();
-    hidden.sort_by_key(|s| std::cmp::Reverse(s.len()));
-    let header: String = text
-        .lines()
-        .take_while(|l| l.starts_with('#'))
-        .map(|l| format!("{l}\n"))
-        .collect();
-    let Ok(tree) = serde_yaml_ng::from_str::<Value>(text) else {
-        return (String::new(), 0);
-    };
-    let mut withheld = 0;
-    let tree = withhold(&tree, &hidden, &mut withheld);
-    let body = serde_yaml_ng::to_string(&tree).expect("a tree serializes");
-    (format!("{header}{body}"), withheld)
-}
-
-fn withhold(value: &Value, hidden: &[String], count: &mut usize) -> Value {
-    match value {
-        Value::String(s) => {
-            if hidden.iter().any(|h| s.contains(h.as_str())) {
-                *count += 1;
-                Value::String("<withheld from stdout: write the file to a path to get it>".into())
-            } else if let Some(m) = values::secrets::mask_text(s) {
-                *count += 1;
-                Value::String(m)
-            } else {
-                value.clone()
-            }
-        }
-        Value::Array(items) => {
-            Value::Array(items.iter().map(|v| withhold(v, hidden, count)).collect())
-        }
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .map(|(k, v)| (k.clone(), withhold(v, hidden, count)))
-                .collect(),
-        ),
-        other => other.clone(),
-    }
+        .collect()
 }
 
 fn write_dry_run(dir: &Path, rendered: &render::Rendered, overwrite: bool) -> Outcome {
