@@ -579,9 +579,10 @@ impl<'a> Session<'a> {
     }
 
     fn row(&mut self, topic: &str, value: impl Into<String>, given: bool) {
+        // A proxy's password is not shown back, like every secret.
         self.rows.push(SummaryRow {
             topic: topic.to_string(),
-            value: value.into(),
+            value: crate::values::secrets::masked(&value.into()),
             given,
         });
     }
@@ -620,7 +621,7 @@ impl<'a> Session<'a> {
 
     fn note(&mut self, text: &str) {
         self.show_section();
-        self.p.note(text);
+        self.p.note(&crate::values::secrets::masked(text));
     }
 
     fn select(
