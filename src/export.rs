@@ -509,7 +509,10 @@ pub fn write_helm_values(
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "generated_values.yaml".into());
     let aside = path.with_file_name(format!(".{name}.cf-runner-{}", std::process::id()));
-    write_file(&aside, text, private)?;
+    if let Err(e) = write_file(&aside, text, private) {
+        let _ = fs::remove_file(&aside);
+        return Err(e);
+    }
     fs::rename(&aside, path).map_err(|source| {
         let _ = fs::remove_file(&aside);
         ExportError::Write {
