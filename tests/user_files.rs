@@ -289,8 +289,7 @@ fn dry_run_into_its_own_folder_replaces_only_its_own_files() {
 /// that goes past it fails (EFBIG), as on a full disk.
 #[cfg(unix)]
 fn dry_run_with_file_size_limit(cwd: &Path, values: &str, out: &str, limit: u64) -> Output {
-    use std::os::unix::process::CommandExt;
-    let mut cmd = cf_runner_cmd(
+    with_file_size_limit(
         cwd,
         &[
             "init",
@@ -301,7 +300,15 @@ fn dry_run_with_file_size_limit(cwd: &Path, values: &str, out: &str, limit: u64)
             "--output-dir",
             out,
         ],
-    );
+        limit,
+    )
+}
+
+/// Runs cf-runner with `args`, able to write at most `limit` bytes per file.
+#[cfg(unix)]
+fn with_file_size_limit(cwd: &Path, args: &[&str], limit: u64) -> Output {
+    use std::os::unix::process::CommandExt;
+    let mut cmd = cf_runner_cmd(cwd, args);
     // SAFETY: only async-signal-safe calls between fork and exec.
     unsafe {
         cmd.pre_exec(move || {
@@ -427,4 +434,36 @@ fn an_export_killed_while_moving_its_files_is_finished_by_the_next_run() {
     let o = dry_run(tmp.path(), &example("app-proxy-monitor"), "out", &[]);
     assert!(o.status.success(), "{}", text(&o));
     assert_eq!(snapshot(&out), snapshot(&other), "not one clean export");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_failed_helm_values_write_leaves_the_previous_file_intact() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (local, bigger) = (example("local"), example("app-proxy-monitor"));
+    let helm = |values: &str| {
+        [
+            "init",
+            "--dry-run",
+            "--yes",
+            "--values",
+            values,
+            "--generate-helm-values-file",
+            "gen.yaml",
+        ]
+        .map(str::to_string)
+    };
+    let args = helm(&local);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    assert!(cf_runner(tmp.path(), &args).status.success());
+    let before = snapshot(tmp.path());
+    let args = helm(&bigger);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = with_file_size_limit(tmp.path(), &args, 300);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert_eq!(
+        snapshot(tmp.path()),
+        before,
+        "a failed write changed the folder"
+    );
 }
