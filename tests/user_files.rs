@@ -135,13 +135,20 @@ fn helm_values_file_named_like_the_values_file_does_not_replace_it() {
 #[cfg(unix)]
 #[test]
 fn helm_values_file_is_never_written_through_a_symlink_or_into_a_device() {
+    use std::os::unix::fs::FileTypeExt;
     let tmp = tempfile::tempdir().unwrap();
     let target = tmp.path().join("target.yaml");
     fs::write(&target, "mine\n").unwrap();
     std::os::unix::fs::symlink(&target, tmp.path().join("link.yaml")).unwrap();
+    // A named pipe stands for /dev/null and other devices: a regression
+    // must not be able to replace a real device of the machine running it.
+    let fifo = tmp.path().join("pipe.yaml");
+    let c_path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path; mkfifo only creates a file.
+    assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o644) }, 0);
     for (path, what) in [
         ("link.yaml", "a symbolic link"),
-        ("/dev/null", "a special file"),
+        ("pipe.yaml", "a special file"),
     ] {
         for extra in [&[][..], &["--overwrite"][..]] {
             let mut args = vec![
@@ -161,7 +168,7 @@ fn helm_values_file_is_never_written_through_a_symlink_or_into_a_device() {
         .unwrap()
         .file_type()
         .is_symlink());
-    assert!(!fs::metadata("/dev/null").unwrap().is_file());
+    assert!(fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
 }
 
 #[test]
