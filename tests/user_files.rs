@@ -56,6 +56,37 @@ fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     out
 }
 
+/// Runs `cmd`; one still running after a minute is stopped and reported
+/// (reading a named pipe, say, waits for a writer forever). A correct run
+/// takes milliseconds, so this never decides a passing test.
+fn unless_stuck(mut cmd: Command) -> Output {
+    let child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let (done, wait) = std::sync::mpsc::channel::<()>();
+    let watchdog = std::thread::spawn(move || {
+        if wait
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .is_err()
+        {
+            // SAFETY: a signal to our own child, still unreaped (we hold it).
+            unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
+            return true;
+        }
+        false
+    });
+    let out = child.wait_with_output().unwrap();
+    let _ = done.send(());
+    assert!(
+        !watchdog.join().unwrap(),
+        "cf-runner got stuck (stopped after a minute)"
+    );
+    out
+}
+
 fn dry_run(cwd: &Path, values: &str, out: &str, extra: &[&str]) -> Output {
     let mut args = vec![
         "init",
@@ -159,7 +190,7 @@ fn helm_values_file_is_never_written_through_a_symlink_or_into_a_device() {
                 path,
             ];
             args.extend_from_slice(extra);
-            let o = cf_runner(tmp.path(), &args);
+            let o = unless_stuck(cf_runner_cmd(tmp.path(), &args));
             assert_refused(&o, &["--generate-helm-values-file", what, "regular file"]);
         }
     }
