@@ -71,6 +71,7 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
             [CompletionResult]::new('--skip-cluster-test', '--skip-cluster-test', [CompletionResultType]::ParameterName, 'Skip the preflight checks')
             [CompletionResult]::new('--skip-cluster-integration', '--skip-cluster-integration', [CompletionResultType]::ParameterName, 'Do not create the cluster integration on the platform')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Write the manifests instead of installing; touches neither cluster nor platform')
+            [CompletionResult]::new('--overwrite', '--overwrite', [CompletionResultType]::ParameterName, 'Write over files cf-runner did not write (in the --output-dir folder, or at the Helm values path)')
             [CompletionResult]::new('--force-conflicts', '--force-conflicts', [CompletionResultType]::ParameterName, 'Take over fields that another field manager owns')
             [CompletionResult]::new('--no-wait', '--no-wait', [CompletionResultType]::ParameterName, 'Apply and return without waiting for the workloads')
             [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Answer every question with its default; never prompt')

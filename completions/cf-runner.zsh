@@ -65,6 +65,7 @@ _arguments "${_arguments_options[@]}" : \
 '--skip-cluster-test[Skip the preflight checks]' \
 '--skip-cluster-integration[Do not create the cluster integration on the platform]' \
 '--dry-run[Write the manifests instead of installing; touches neither cluster nor platform]' \
+'--overwrite[Write over files cf-runner did not write (in the --output-dir folder, or at the Helm values path)]' \
 '--force-conflicts[Take over fields that another field manager owns]' \
 '--no-wait[Apply and return without waiting for the workloads]' \
 '-y[Answer every question with its default; never prompt]' \

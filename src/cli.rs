@@ -167,6 +167,9 @@ pub struct InitArgs {
     /// Write a values file for the cf-runtime Helm chart instead of installing
     #[arg(long, num_args = 0..=1, default_missing_value = "generated_values.yaml", value_name = "PATH")]
     pub generate_helm_values_file: Option<PathBuf>,
+    /// Write over files cf-runner did not write (in the --output-dir folder, or at the Helm values path)
+    #[arg(long)]
+    pub overwrite: bool,
 
     /// Take over fields that another field manager owns
     #[arg(long)]

@@ -43,8 +43,9 @@ pub fn done(line: &str) {
 pub fn warn(line: &str) {
     let _ = writeln!(
         std::io::stderr().lock(),
-        "{} {line}",
-        style("warning:").yellow().bold()
+        "{} {}",
+        style("warning:").yellow().bold(),
+        masked(line)
     );
 }
 
@@ -54,15 +55,21 @@ pub fn note(line: &str) {
 }
 
 /// Reports a failure: what failed, the causes, and a hint when there is one.
+/// URL credentials in any of them (a library's error quoting a proxy URL,
+/// say) are masked on the way out.
 pub fn error(err: &anyhow::Error, hint: Option<&str>) {
     let mut e = std::io::stderr().lock();
-    let _ = writeln!(e, "{} {err}", style("error:").red().bold());
+    let _ = writeln!(e, "{} {}", style("error:").red().bold(), masked(err));
     for cause in err.chain().skip(1) {
-        let _ = writeln!(e, "  caused by: {cause}");
+        let _ = writeln!(e, "  caused by: {}", masked(cause));
     }
     if let Some(h) = hint {
-        let _ = writeln!(e, "  {} {h}", style("hint:").cyan());
+        let _ = writeln!(e, "  {} {}", style("hint:").cyan(), masked(h));
     }
+}
+
+fn masked(text: impl std::fmt::Display) -> String {
+    crate::values::secrets::masked(&text.to_string())
 }
 
 /// Live status lines for workloads: spinners on a TTY, plain lines (one per

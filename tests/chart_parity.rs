@@ -120,6 +120,10 @@ fn render_both(example: &Path) -> Side {
     let mut our_spec = Value::Null;
     for entry in fs::read_dir(&out).unwrap() {
         let path = entry.unwrap().path();
+        // The export's own list of what it wrote is not an object.
+        if path.extension().is_none_or(|e| e != "yaml") {
+            continue;
+        }
         let doc = yaml_file(&path);
         if path.file_name().unwrap() == "runtime-environment.yaml" {
             our_spec = doc;

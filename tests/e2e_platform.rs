@@ -84,6 +84,7 @@ fn files_under(dir: &Path) -> Vec<(PathBuf, String)> {
 }
 
 #[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn init_registers_everything_in_order_and_the_certificate_chains_to_the_platform_ca() {
     if skip_e2e() {
         return;
@@ -268,6 +269,7 @@ async fn init_registers_everything_in_order_and_the_certificate_chains_to_the_pl
 }
 
 #[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn a_failed_init_reruns_without_a_second_agent_or_runtime() {
     if skip_e2e() {
         return;
@@ -344,6 +346,7 @@ async fn a_failed_init_reruns_without_a_second_agent_or_runtime() {
 }
 
 #[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn a_rejected_token_names_its_source_and_nothing_is_installed() {
     if skip_e2e() {
         return;
@@ -428,6 +431,7 @@ async fn a_rejected_token_names_its_source_and_nothing_is_installed() {
 }
 
 #[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn server_errors_are_retried_and_slow_answers_time_out() {
     if skip_e2e() {
         return;
@@ -501,6 +505,7 @@ async fn server_errors_are_retried_and_slow_answers_time_out() {
 }
 
 #[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn info_shows_the_platform_status_and_test_pipeline_runs_the_demo() {
     if skip_e2e() {
         return;
@@ -595,6 +600,7 @@ async fn info_shows_the_platform_status_and_test_pipeline_runs_the_demo() {
 }
 
 #[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn a_taken_agent_or_runtime_name_gets_a_suffix() {
     if skip_e2e() {
         return;

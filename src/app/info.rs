@@ -382,20 +382,9 @@ fn images(o: &LiveObject) -> Vec<String> {
     out
 }
 
-/// A proxy URL without the password it may carry.
+/// A proxy URL without the credentials it may carry.
 fn without_password(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_string();
-    };
-    let authority_end = rest.find('/').unwrap_or(rest.len());
-    let (authority, path) = rest.split_at(authority_end);
-    match authority.rsplit_once('@') {
-        Some((userinfo, host)) if userinfo.contains(':') => {
-            let user = userinfo.split(':').next().unwrap_or_default();
-            format!("{scheme}://{user}:<redacted>@{host}{path}")
-        }
-        _ => url.to_string(),
-    }
+    values::secrets::masked(url)
 }
 
 fn selector_text(selector: &BTreeMap<String, String>) -> String {

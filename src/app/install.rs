@@ -941,7 +941,59 @@ pub(crate) async fn apply_with_progress(
         report.applied.len(),
         summary.join(", ")
     ));
+    restart_for_new_credentials(cluster, manifests, &report, command).await?;
     Ok(report)
+}
+
+/// Pods take the credentials Secret's values as env variables when they
+/// start: when only the Secret changed (a new proxy password), their
+/// unchanged workloads are restarted so that they pick it up.
+async fn restart_for_new_credentials(
+    cluster: &cluster::Cluster,
+    manifests: &[Manifest],
+    report: &apply::Report,
+    command: &str,
+) -> Result<(), Outcome> {
+    let change_of = |object: &str| {
+        report
+            .applied
+            .iter()
+            .find(|a| a.object == object)
+            .map(|a| a.change.clone())
+    };
+    let secret = format!("Secret/{}", render::CREDENTIALS_SECRET);
+    if change_of(&secret) != Some(apply::Change::Configured) {
+        return Ok(());
+    }
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs().to_string())
+        .unwrap_or_default();
+    for m in manifests {
+        let reads_it = matches!(m.kind.as_str(), "Deployment" | "DaemonSet")
+            && m.object
+                .to_string()
+                .contains(&format!("\"{}\"", render::CREDENTIALS_SECRET));
+        if !reads_it || change_of(&m.display_name()) != Some(apply::Change::Unchanged) {
+            continue;
+        }
+        if let Err(e) = apply::restart(&cluster.client, m, &stamp).await {
+            return Err(failed(
+                anyhow::Error::new(e),
+                Some(format!(
+                    "the new credentials are in the Secret {}; restart {} yourself, or re-run {command}",
+                    render::CREDENTIALS_SECRET,
+                    m.display_name()
+                )),
+            ));
+        }
+        output::applied(
+            "restarted (new credentials)",
+            &m.display_name(),
+            m.namespace.as_deref(),
+        );
+    }
+    Ok(())
 }
 
 /// Waits for the workloads with a live line each; on a timeout or an

@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-use crate::values::{Arch, Backend, Scheduling, Secret, Values};
+use crate::values::{secrets, Arch, Backend, Scheduling, Secret, Values};
 
 /// Label every object carries: who manages it.
 pub const LABEL_MANAGED_BY: &str = "app.kubernetes.io/managed-by";
@@ -28,6 +28,9 @@ pub const LABEL_INSTANCE: &str = "app.kubernetes.io/instance";
 pub const LABEL_COMPONENT: &str = "app.kubernetes.io/component";
 /// Name of the Secret that records the values an installation used.
 pub const RECORD_SECRET: &str = "cf-runner-values";
+/// Name of the Secret holding the values that carry URL credentials (a
+/// proxy's password, say): pods read them from it, never from a literal.
+pub const CREDENTIALS_SECRET: &str = "cf-runner-credentials";
 /// Version of the record's layout, so later versions can read older ones.
 pub const RECORD_FORMAT: &str = "1";
 
@@ -207,6 +210,11 @@ const TEMPLATES: &[(&str, Component, &str)] = &[
         "cluster-integration.yaml",
         Component::ClusterIntegration,
         include_str!("../../templates/cluster-integration.yaml"),
+    ),
+    (
+        "credentials.yaml",
+        Component::Runner,
+        include_str!("../../templates/credentials.yaml"),
     ),
     (
         "record.yaml",
@@ -448,9 +456,29 @@ pub fn selector_with_arch(scheduling: &Scheduling, arch: Arch) -> BTreeMap<Strin
     selector
 }
 
-fn env_list(env: &BTreeMap<String, String>) -> Vec<Value> {
+/// A container's env list. A value that carries URL credentials comes from
+/// the credentials Secret (under the values key it was given at, else under
+/// `env.NAME`, added to `credentials`), never from a literal.
+fn env_list(
+    env: &BTreeMap<String, String>,
+    credentials: &mut BTreeMap<String, String>,
+) -> Vec<Value> {
     env.iter()
-        .map(|(k, v)| json!({"name": k, "value": v}))
+        .map(|(k, v)| {
+            if !secrets::has_url_credentials(v) {
+                return json!({"name": k, "value": v});
+            }
+            let key = credentials
+                .iter()
+                .find(|(_, real)| real.as_str() == v.trim())
+                .map(|(key, _)| key.clone())
+                .unwrap_or_else(|| {
+                    let key = format!("env.{k}");
+                    credentials.insert(key.clone(), v.clone());
+                    key
+                });
+            json!({"name": k, "valueFrom": {"secretKeyRef": {"name": CREDENTIALS_SECRET, "key": key}}})
+        })
         .collect()
 }
 
@@ -593,7 +621,11 @@ pub fn lv_monitor_tolerations(values: &Values) -> Vec<crate::values::Toleration>
 
 /// The app-proxy's telemetry settings, as the chart sets them: OpenTelemetry
 /// and Prometheus off, OTLP only to localhost, and its service identity.
-fn app_proxy_telemetry_env(values: &Values, identity: &Identity) -> Vec<Value> {
+fn app_proxy_telemetry_env(
+    values: &Values,
+    identity: &Identity,
+    credentials: &mut BTreeMap<String, String>,
+) -> Vec<Value> {
     let version = match &values.app_proxy.image {
         None => format!("{}@{}", images::APP_PROXY.tag, images::APP_PROXY.digest),
         Some(crate::values::ImageOverride(reference)) => reference
@@ -645,7 +677,7 @@ fn app_proxy_telemetry_env(values: &Values, identity: &Identity) -> Vec<Value> {
     );
     // The user's own env wins over these defaults.
     env.retain(|k, _| !values.app_proxy.env.contains_key(k));
-    env_list(&env)
+    env_list(&env, credentials)
 }
 
 fn build_context(values: &Values, identity: &Identity, record: &Value) -> Value {
@@ -664,7 +696,19 @@ fn build_context(values: &Values, identity: &Identity, record: &Value) -> Value 
     let record_yaml = serde_yaml_ng::to_string(record).expect("a tree serializes");
     let storage = &values.storage;
     let creds = &storage.credentials;
+    let mut credentials: BTreeMap<String, String> = values
+        .url_credentials
+        .iter()
+        .map(|(k, v)| (k.clone(), v.expose().to_string()))
+        .collect();
+    let runner_env = env_list(&runner_env, &mut credentials);
+    let provisioner_env = env_list(&values.env_vars, &mut credentials);
+    let monitor_env = env_list(&values.monitor.env, &mut credentials);
+    let app_proxy_env = env_list(&values.app_proxy.env, &mut credentials);
+    let app_proxy_telemetry_env = app_proxy_telemetry_env(values, identity, &mut credentials);
     json!({
+        "credentials_secret": CREDENTIALS_SECRET,
+        "credentials": credentials,
         "namespace": ns,
         "codefresh_host": values.codefresh_host,
         "agent_name": agent_name,
@@ -683,7 +727,7 @@ fn build_context(values: &Values, identity: &Identity, record: &Value) -> Value 
             "node_selector": selector_with_arch(&values.runner.scheduling, values.arch),
             "tolerations": values.runner.scheduling.tolerations,
             "resources": values.runner.resources,
-            "env": env_list(&runner_env),
+            "env": runner_env,
             "token": secret_or_placeholder(identity.agent_token.as_ref().or(values.agent_token.as_ref()), "agent token"),
         },
         "runtime": {
@@ -720,7 +764,7 @@ fn build_context(values: &Values, identity: &Identity, record: &Value) -> Value 
             "provisioner_node_selector": selector_with_arch(&storage.provisioner_scheduling, values.arch),
             "provisioner_tolerations": storage.provisioner_scheduling.tolerations,
             "provisioner_resources": storage.provisioner_resources,
-            "provisioner_env": env_list(&values.env_vars),
+            "provisioner_env": provisioner_env,
             "provisioner_sa_annotations": storage.provisioner_sa_annotations,
             "lv_monitor_node_selector": runtime_selector,
             "lv_monitor_tolerations": lv_monitor_tolerations(values),
@@ -738,7 +782,7 @@ fn build_context(values: &Values, identity: &Identity, record: &Value) -> Value 
             "namespaced": values.monitor.namespaced,
             "helm_releases": values.monitor.helm_releases,
             "resources": values.monitor.resources,
-            "env": env_list(&values.monitor.env),
+            "env": monitor_env,
             "sa_annotations": values.monitor.sa_annotations,
             "node_selector": selector_with_arch(&values.runner.scheduling, values.arch),
             "tolerations": values.runner.scheduling.tolerations,
@@ -748,8 +792,8 @@ fn build_context(values: &Values, identity: &Identity, record: &Value) -> Value 
             "enabled": values.app_proxy.enabled,
             "image": images::reference(images::APP_PROXY, values.app_proxy.image.as_ref(), registry),
             "resources": values.app_proxy.resources,
-            "env": env_list(&values.app_proxy.env),
-            "telemetry_env": app_proxy_telemetry_env(values, identity),
+            "env": app_proxy_env,
+            "telemetry_env": app_proxy_telemetry_env,
             "sa_annotations": values.app_proxy.sa_annotations,
             "host": values.app_proxy.host,
             "ingress_class": values.app_proxy.ingress_class,
