@@ -16,6 +16,9 @@ _cf__runner() {
             ",$1")
                 cmd="cf__runner"
                 ;;
+            cf__runner,adopt)
+                cmd="cf__runner__subcmd__adopt"
+                ;;
             cf__runner,check)
                 cmd="cf__runner__subcmd__check"
                 ;;
@@ -39,6 +42,9 @@ _cf__runner() {
                 ;;
             cf__runner,upgrade)
                 cmd="cf__runner__subcmd__upgrade"
+                ;;
+            cf__runner__subcmd__help,adopt)
+                cmd="cf__runner__subcmd__help__subcmd__adopt"
                 ;;
             cf__runner__subcmd__help,check)
                 cmd="cf__runner__subcmd__help__subcmd__check"
@@ -71,12 +77,42 @@ _cf__runner() {
 
     case "${cmd}" in
         cf__runner)
-            opts="-h -V --help --version init info delete upgrade check test-pipeline completions help"
+            opts="-h -V --help --version init info delete upgrade check test-pipeline adopt completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cf__subcmd__runner__subcmd__adopt)
+            opts="-h -V --kube-context-name --kube-namespace --kube-config-path --dry-run --values-file --overwrite --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --kube-context-name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kube-namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kube-config-path)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --values-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -183,8 +219,22 @@ _cf__runner() {
             return 0
             ;;
         cf__subcmd__runner__subcmd__help)
-            opts="init info delete upgrade check test-pipeline completions help"
+            opts="init info delete upgrade check test-pipeline adopt completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cf__subcmd__runner__subcmd__help__subcmd__adopt)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

@@ -32,6 +32,7 @@ complete -c cf-runner -n "__fish_cf_runner_needs_command" -f -a "delete" -d 'Rem
 complete -c cf-runner -n "__fish_cf_runner_needs_command" -f -a "upgrade" -d 'Re-render from the stored values (plus new flags) and apply'
 complete -c cf-runner -n "__fish_cf_runner_needs_command" -f -a "check" -d 'Preflight: check that the cluster and your permissions can take an install'
 complete -c cf-runner -n "__fish_cf_runner_needs_command" -f -a "test-pipeline" -d 'Run the demo pipeline on a runtime environment'
+complete -c cf-runner -n "__fish_cf_runner_needs_command" -f -a "adopt" -d 'Move a runner made by the Helm chart or venonactl to cf-runner (--dry-run only so far)'
 complete -c cf-runner -n "__fish_cf_runner_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c cf-runner -n "__fish_cf_runner_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r
@@ -157,13 +158,22 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -l in
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -l allow-http -d 'Send the API key over a plain http:// platform URL (other than localhost)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -s h -l help -d 'Print help'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -s V -l version -d 'Print version'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand adopt" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand adopt" -l kube-namespace -d 'Namespace of the runner [default: codefresh]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand adopt" -l kube-config-path -d 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]' -r -F
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand adopt" -l values-file -d 'Where to save what the install is, as a cf-runner values file' -r -F
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand adopt" -l dry-run -d 'Read the install, save the values file and print the plan; change nothing in the cluster'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand adopt" -l overwrite -d 'Write over a file at --values-file that cf-runner adopt did not write'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand adopt" -s h -l help -d 'Print help'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand adopt" -s V -l version -d 'Print version'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand completions" -s V -l version -d 'Print version'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline completions help" -f -a "init" -d 'Install the runner: wizard, or non-interactive with --values/--yes'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline completions help" -f -a "info" -d 'Show what is installed and whether it is healthy'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline completions help" -f -a "delete" -d 'Remove exactly what cf-runner installed'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline completions help" -f -a "upgrade" -d 'Re-render from the stored values (plus new flags) and apply'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline completions help" -f -a "check" -d 'Preflight: check that the cluster and your permissions can take an install'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline completions help" -f -a "test-pipeline" -d 'Run the demo pipeline on a runtime environment'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline completions help" -f -a "completions" -d 'Print a shell completion script'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions help" -f -a "init" -d 'Install the runner: wizard, or non-interactive with --values/--yes'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions help" -f -a "info" -d 'Show what is installed and whether it is healthy'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions help" -f -a "delete" -d 'Remove exactly what cf-runner installed'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions help" -f -a "upgrade" -d 'Re-render from the stored values (plus new flags) and apply'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions help" -f -a "check" -d 'Preflight: check that the cluster and your permissions can take an install'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions help" -f -a "test-pipeline" -d 'Run the demo pipeline on a runtime environment'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions help" -f -a "adopt" -d 'Move a runner made by the Helm chart or venonactl to cf-runner (--dry-run only so far)'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions help" -f -a "completions" -d 'Print a shell completion script'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

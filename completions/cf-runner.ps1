@@ -31,6 +31,7 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
             [CompletionResult]::new('upgrade', 'upgrade', [CompletionResultType]::ParameterValue, 'Re-render from the stored values (plus new flags) and apply')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Preflight: check that the cluster and your permissions can take an install')
             [CompletionResult]::new('test-pipeline', 'test-pipeline', [CompletionResultType]::ParameterValue, 'Run the demo pipeline on a runtime environment')
+            [CompletionResult]::new('adopt', 'adopt', [CompletionResultType]::ParameterValue, 'Move a runner made by the Helm chart or venonactl to cf-runner (--dry-run only so far)')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -186,6 +187,19 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'cf-runner;adopt' {
+            [CompletionResult]::new('--kube-context-name', '--kube-context-name', [CompletionResultType]::ParameterName, 'Kubernetes context to use [default: the kubeconfig''s current context]')
+            [CompletionResult]::new('--kube-namespace', '--kube-namespace', [CompletionResultType]::ParameterName, 'Namespace of the runner [default: codefresh]')
+            [CompletionResult]::new('--kube-config-path', '--kube-config-path', [CompletionResultType]::ParameterName, 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]')
+            [CompletionResult]::new('--values-file', '--values-file', [CompletionResultType]::ParameterName, 'Where to save what the install is, as a cf-runner values file')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Read the install, save the values file and print the plan; change nothing in the cluster')
+            [CompletionResult]::new('--overwrite', '--overwrite', [CompletionResultType]::ParameterName, 'Write over a file at --values-file that cf-runner adopt did not write')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'cf-runner;completions' {
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
@@ -200,6 +214,7 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
             [CompletionResult]::new('upgrade', 'upgrade', [CompletionResultType]::ParameterValue, 'Re-render from the stored values (plus new flags) and apply')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Preflight: check that the cluster and your permissions can take an install')
             [CompletionResult]::new('test-pipeline', 'test-pipeline', [CompletionResultType]::ParameterValue, 'Run the demo pipeline on a runtime environment')
+            [CompletionResult]::new('adopt', 'adopt', [CompletionResultType]::ParameterValue, 'Move a runner made by the Helm chart or venonactl to cf-runner (--dry-run only so far)')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -220,6 +235,9 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
             break
         }
         'cf-runner;help;test-pipeline' {
+            break
+        }
+        'cf-runner;help;adopt' {
             break
         }
         'cf-runner;help;completions' {

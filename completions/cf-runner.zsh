@@ -185,6 +185,20 @@ _arguments "${_arguments_options[@]}" : \
 '--version[Print version]' \
 && ret=0
 ;;
+(adopt)
+_arguments "${_arguments_options[@]}" : \
+'--kube-context-name=[Kubernetes context to use \[default\: the kubeconfig'\''s current context\]]:NAME:_default' \
+'--kube-namespace=[Namespace of the runner \[default\: codefresh\]]:NAMESPACE:_default' \
+'--kube-config-path=[Path to the kubeconfig \[default\: \$KUBECONFIG or ~/.kube/config\]]:PATH:_files' \
+'--values-file=[Where to save what the install is, as a cf-runner values file]:PATH:_files' \
+'--dry-run[Read the install, save the values file and print the plan; change nothing in the cluster]' \
+'--overwrite[Write over a file at --values-file that cf-runner adopt did not write]' \
+'-h[Print help]' \
+'--help[Print help]' \
+'-V[Print version]' \
+'--version[Print version]' \
+&& ret=0
+;;
 (completions)
 _arguments "${_arguments_options[@]}" : \
 '-h[Print help]' \
@@ -230,6 +244,10 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
+(adopt)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
 (completions)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -256,10 +274,16 @@ _cf-runner_commands() {
 'upgrade:Re-render from the stored values (plus new flags) and apply' \
 'check:Preflight\: check that the cluster and your permissions can take an install' \
 'test-pipeline:Run the demo pipeline on a runtime environment' \
+'adopt:Move a runner made by the Helm chart or venonactl to cf-runner (--dry-run only so far)' \
 'completions:Print a shell completion script' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
     _describe -t commands 'cf-runner commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__adopt_commands] )) ||
+_cf-runner__subcmd__adopt_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner adopt commands' commands "$@"
 }
 (( $+functions[_cf-runner__subcmd__check_commands] )) ||
 _cf-runner__subcmd__check_commands() {
@@ -285,10 +309,16 @@ _cf-runner__subcmd__help_commands() {
 'upgrade:Re-render from the stored values (plus new flags) and apply' \
 'check:Preflight\: check that the cluster and your permissions can take an install' \
 'test-pipeline:Run the demo pipeline on a runtime environment' \
+'adopt:Move a runner made by the Helm chart or venonactl to cf-runner (--dry-run only so far)' \
 'completions:Print a shell completion script' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
     _describe -t commands 'cf-runner help commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__help__subcmd__adopt_commands] )) ||
+_cf-runner__subcmd__help__subcmd__adopt_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner help adopt commands' commands "$@"
 }
 (( $+functions[_cf-runner__subcmd__help__subcmd__check_commands] )) ||
 _cf-runner__subcmd__help__subcmd__check_commands() {

@@ -33,6 +33,8 @@ pub enum Command {
     Check(CheckArgs),
     /// Run the demo pipeline on a runtime environment
     TestPipeline(TestPipelineArgs),
+    /// Move a runner made by the Helm chart or venonactl to cf-runner (--dry-run only so far)
+    Adopt(AdoptArgs),
     /// Print a shell completion script
     Completions(CompletionsArgs),
 }
@@ -310,6 +312,22 @@ pub struct TestPipelineArgs {
     /// Runtime environment to run the demo pipeline on [default: the installation's]
     #[arg(long, value_name = "NAME")]
     pub runtime_name: Option<String>,
+}
+
+/// Flags of `adopt`.
+#[derive(Debug, Clone, Args)]
+pub struct AdoptArgs {
+    #[command(flatten)]
+    pub kube: KubeArgs,
+    /// Read the install, save the values file and print the plan; change nothing in the cluster
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Where to save what the install is, as a cf-runner values file
+    #[arg(long, value_name = "PATH", default_value = "cf-runner-values.yaml")]
+    pub values_file: PathBuf,
+    /// Write over a file at --values-file that cf-runner adopt did not write
+    #[arg(long)]
+    pub overwrite: bool,
 }
 
 /// Shells with completion scripts.

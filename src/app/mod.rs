@@ -1,6 +1,7 @@
 //! The one place that orders the steps of each command: one file per
 //! command. Everything else is a building block these files compose.
 
+pub mod adopt;
 pub mod check;
 pub mod completions;
 pub mod delete;
@@ -64,6 +65,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Upgrade(args) => upgrade::run(&args),
         Command::Check(args) => check::run(&args),
         Command::TestPipeline(args) => test_pipeline::run(&args),
+        Command::Adopt(args) => adopt::run(&args),
     };
     outcome.finish()
 }

@@ -4,6 +4,7 @@
 //! `render::Manifest` as plain data and reports progress through callbacks,
 //! so it never writes to the terminal itself.
 
+pub mod adopt;
 pub mod apply;
 pub mod delete;
 pub mod discover;

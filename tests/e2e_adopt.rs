@@ -1,0 +1,429 @@
+//! `cf-runner adopt --dry-run` against a real control plane: a runner the
+//! cf-runtime Helm chart installed (the reference chart rendered by `helm
+//! template`, applied, plus a release Secret shaped the way Helm 4 stores
+//! one) is read into a cf-runner values file and a plan, and nothing in the
+//! cluster changes. Namespaces holding two runners, or a chart version whose
+//! layout adopt does not know, are refused with exit 2.
+
+mod support;
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use base64::Engine;
+use serde_json::{json, Value};
+use support::cli::{isolated, text};
+use support::controlplane::{self, skip_e2e, ControlPlane};
+use support::helm;
+
+const ADMIN_USER: &str = "admin";
+const AGENT_TOKEN: &str = "agent-token-adopt-e2e-0123456789abcdef";
+const USER_TOKEN: &str = "user-api-token-adopt-e2e-fedcba9876543210";
+
+fn adopt(cp: &ControlPlane, home: &Path, args: &[&str]) -> Output {
+    let mut cmd = isolated(cp.admin_kubeconfig(), home);
+    cmd.arg("adopt").args(args);
+    cmd.output().unwrap()
+}
+
+/// Applies `objects` into `ns` with kubectl (server-side, like `helm install`
+/// writes them, under Helm's field manager).
+fn apply(cp: &ControlPlane, ns: &str, objects: &[Value]) {
+    let mut stream = String::new();
+    for o in objects {
+        stream.push_str("---\n");
+        stream.push_str(&serde_json::to_string(o).unwrap());
+        stream.push('\n');
+    }
+    let mut child = cp
+        .kubectl()
+        .args([
+            "apply",
+            "--server-side",
+            "--field-manager=helm",
+            "-n",
+            ns,
+            "-f",
+            "-",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stream.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "kubectl apply failed: {}", text(&out));
+}
+
+/// The release record Helm 4 writes: a `helm.sh/release.v1` Secret whose
+/// `release` key holds the release as gzipped JSON, base64-encoded.
+fn release_secret(release: &str, ns: &str) -> Value {
+    let record = json!({
+        "name": release,
+        "namespace": ns,
+        "version": 1,
+        "info": {"status": "deployed"},
+        "chart": {"metadata": {"name": "cf-runtime", "version": helm::CHART_VERSION}},
+    });
+    let mut gzip = Command::new("gzip")
+        .arg("-c")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("gzip is needed to build a Helm release record");
+    gzip.stdin
+        .take()
+        .unwrap()
+        .write_all(record.to_string().as_bytes())
+        .unwrap();
+    let zipped = gzip.wait_with_output().unwrap().stdout;
+    let b64 = base64::engine::general_purpose::STANDARD;
+    json!({
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "type": "helm.sh/release.v1",
+        "metadata": {
+            "name": format!("sh.helm.release.v1.{release}.v1"),
+            "labels": {"name": release, "owner": "helm", "status": "deployed", "version": "1"},
+        },
+        "data": {"release": b64.encode(b64.encode(zipped))},
+    })
+}
+
+/// Requests cf-runner made since audit event `since` (by its user agent:
+/// the controllers share the admin user), and those of them that wrote.
+fn requests_since(cp: &ControlPlane, since: usize) -> (usize, Vec<String>) {
+    let ours: Vec<Value> = cp
+        .audit_events()
+        .unwrap()
+        .into_iter()
+        .skip(since)
+        .filter(|e| e["user"]["username"] == ADMIN_USER && e["stage"] == "ResponseComplete")
+        .filter(|e| {
+            e["userAgent"]
+                .as_str()
+                .unwrap_or_default()
+                .to_ascii_lowercase()
+                .starts_with("cf-runner")
+        })
+        .collect();
+    let writes = ours
+        .iter()
+        .filter(|e| {
+            matches!(
+                e["verb"].as_str(),
+                Some("create" | "update" | "patch" | "delete" | "deletecollection")
+            )
+        })
+        .filter(|e| e["objectRef"]["resource"] != "selfsubjectaccessreviews")
+        .map(|e| format!("{} {}", e["verb"], e["requestURI"]))
+        .collect();
+    (ours.len(), writes)
+}
+
+/// The chart as `helm install` leaves it in `ns`: every object but the
+/// pre-delete hooks (those run only at uninstall), with the ownership
+/// annotations Helm adds, the agent-token Secret the runner's init
+/// container creates, the release record, and one dind volume claim.
+fn install_chart(cp: &ControlPlane, ns: &str, dir: &Path) {
+    let values = dir.join("chart-values.yaml");
+    std::fs::write(
+        &values,
+        format!(
+            "global:\n  codefreshToken: {USER_TOKEN}\n  accountId: acc-1\n  agentName: adopt-agent\n  \
+             runtimeName: adopt-cluster/{ns}\n  context: adopt-cluster\n\
+             runner:\n  nodeSelector:\n    pool: ci\n  env:\n    HTTP_PROXY: http://proxy.internal:3128\n"
+        ),
+    )
+    .unwrap();
+    let mut objects: Vec<Value> = helm::template(ns, &[&values])
+        .unwrap()
+        .into_iter()
+        .filter(|o| {
+            !o["metadata"]["annotations"]["helm.sh/hook"]
+                .as_str()
+                .is_some_and(|h| h.contains("pre-delete"))
+        })
+        .collect();
+    for o in &mut objects {
+        o["metadata"]["annotations"]["meta.helm.sh/release-name"] = json!("cf-runtime");
+        o["metadata"]["annotations"]["meta.helm.sh/release-namespace"] = json!(ns);
+    }
+    objects.push(json!({
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": {"name": "cf-runtime-runner", "labels": {"codefresh.io/internal": "true"}},
+        "stringData": {"agent-codefresh-token": AGENT_TOKEN},
+    }));
+    objects.push(release_secret("cf-runtime", ns));
+    objects.push(json!({
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": {"name": "dind-vol-build-1"},
+        "spec": {
+            "accessModes": ["ReadWriteOnce"],
+            "storageClassName": format!("dind-local-volumes-runner-{ns}"),
+            "resources": {"requests": {"storage": "1Gi"}},
+        },
+    }));
+    apply(cp, ns, &objects);
+}
+
+fn section<'a>(out: &'a str, heading: &str) -> Vec<&'a str> {
+    out.lines()
+        .skip_while(|l| !l.trim_start().starts_with(heading))
+        .skip(1)
+        .take_while(|l| l.starts_with("    - ") || l.trim() == "(none)")
+        .map(|l| l.trim().trim_start_matches("- "))
+        .collect()
+}
+
+#[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
+async fn adopt_dry_run_reads_a_helm_install_into_values_and_a_plan_and_writes_nothing() {
+    if skip_e2e() {
+        return;
+    }
+    let cp = controlplane::shared();
+    let ns = cp.create_namespace("adopthelm").await.unwrap();
+    let home = tempfile::tempdir().unwrap();
+    install_chart(cp, &ns, home.path());
+
+    let mark = cp.audit_events().unwrap().len();
+    let file = home.path().join("adopted.yaml");
+    let out = adopt(
+        cp,
+        home.path(),
+        &[
+            "--dry-run",
+            "--kube-namespace",
+            &ns,
+            "--values-file",
+            file.to_str().unwrap(),
+        ],
+    );
+    let shown = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{shown}");
+    assert!(
+        shown.contains("cf-runtime Helm chart (cf-runtime-10.5.2, release \"cf-runtime\")"),
+        "{shown}"
+    );
+    assert!(
+        !shown.contains(AGENT_TOKEN) && !shown.contains(USER_TOKEN),
+        "{shown}"
+    );
+
+    // What the install is, as a values file `init --values` takes.
+    let saved = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        !saved.contains(AGENT_TOKEN) && !saved.contains(USER_TOKEN),
+        "{saved}"
+    );
+    let values: Value = serde_yaml_ng::from_str(&saved).unwrap();
+    assert_eq!(values["Namespace"], json!(ns), "{saved}");
+    assert_eq!(values["AgentId"], json!("adopt-agent"), "{saved}");
+    assert_eq!(
+        values["RuntimeEnvironmentName"],
+        json!(format!("adopt-cluster/{ns}")),
+        "{saved}"
+    );
+    assert_eq!(values["NodeSelector"], json!({"pool": "ci"}), "{saved}");
+    assert_eq!(
+        values["EnvVars"]["HTTP_PROXY"],
+        json!("http://proxy.internal:3128"),
+        "{saved}"
+    );
+    assert_eq!(values["Storage"]["Backend"], json!("local"), "{saved}");
+    assert_eq!(
+        values["Storage"]["StorageClassName"],
+        json!(format!("dind-local-volumes-runner-{ns}")),
+        "{saved}"
+    );
+    assert_eq!(values["Monitor"]["Enabled"], json!(false), "{saved}");
+    // cf-runner accepts the file it wrote.
+    let check = isolated(cp.admin_kubeconfig(), home.path())
+        .args([
+            "init",
+            "--dry-run",
+            "--output-dir",
+            "-",
+            "--values",
+            file.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(check.status.code(), Some(0), "{}", text(&check));
+
+    // The plan.
+    assert!(
+        shown.contains("keep the agent token from Secret/cf-runtime-runner"),
+        "{shown}"
+    );
+    let removed = section(&shown, "removed");
+    for gone in [
+        "CronJob/cf-runtime-runtime-patch",
+        "Job/cf-runtime-dind-gencerts",
+    ] {
+        assert!(
+            removed.contains(&gone),
+            "{gone} not in removed: {removed:?}\n{shown}"
+        );
+    }
+    assert_eq!(
+        removed.last(),
+        Some(&"Secret/sh.helm.release.v1.cf-runtime.v1"),
+        "the release record goes last: {removed:?}"
+    );
+    let replaced = section(&shown, "replaced");
+    assert!(
+        replaced
+            .iter()
+            .any(|l| l.starts_with("Deployment/cf-runtime-runner -> Deployment/")),
+        "{replaced:?}\n{shown}"
+    );
+    let alone = section(&shown, "left alone");
+    assert!(
+        alone.iter().any(|l| l.contains("dind-vol-build-1")),
+        "{alone:?}"
+    );
+    assert!(
+        !removed
+            .iter()
+            .chain(replaced.iter())
+            .any(|l| l.contains("dind-vol-build-1")),
+        "{shown}"
+    );
+
+    // A dry run changes nothing in the cluster.
+    let (requests, writes) = requests_since(cp, mark);
+    assert!(requests > 0, "no request of cf-runner's in the audit log");
+    assert_eq!(writes, Vec::<String>::new());
+
+    // Re-running writes over adopt's own file; a file of the user's is refused.
+    let again = adopt(
+        cp,
+        home.path(),
+        &[
+            "--dry-run",
+            "--kube-namespace",
+            &ns,
+            "--values-file",
+            file.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again));
+    let mine = home.path().join("mine.yaml");
+    std::fs::write(&mine, "Namespace: keep-me\n").unwrap();
+    let refused = adopt(
+        cp,
+        home.path(),
+        &[
+            "--dry-run",
+            "--kube-namespace",
+            &ns,
+            "--values-file",
+            mine.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(refused.status.code(), Some(2), "{}", text(&refused));
+    assert!(
+        text(&refused).contains("--values-file"),
+        "{}",
+        text(&refused)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&mine).unwrap(),
+        "Namespace: keep-me\n"
+    );
+}
+
+fn deployment(name: &str, labels: Value) -> Value {
+    json!({
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name, "labels": labels},
+        "spec": {
+            "replicas": 0,
+            "selector": {"matchLabels": {"x": name}},
+            "template": {
+                "metadata": {"labels": {"x": name}},
+                "spec": {"containers": [{"name": "runner", "image": "quay.io/codefresh/venona:1.0.0"}]}
+            }
+        }
+    })
+}
+
+#[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
+async fn adopt_refuses_two_runners_and_an_uncovered_chart_version() {
+    if skip_e2e() {
+        return;
+    }
+    let cp = controlplane::shared();
+    let home = tempfile::tempdir().unwrap();
+
+    let old = cp.create_namespace("adoptold").await.unwrap();
+    apply(
+        cp,
+        &old,
+        &[deployment(
+            "cf-runtime-runner",
+            json!({"helm.sh/chart": "cf-runtime-6.3.0", "app.kubernetes.io/instance": "cf-runtime",
+                   "codefresh.io/application": "runner"}),
+        )],
+    );
+    let out = adopt(cp, home.path(), &["--dry-run", "--kube-namespace", &old]);
+    let shown = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{shown}");
+    assert!(
+        shown.contains("cf-runtime-6.3.0") && shown.contains("cf-runtime-10.5.2"),
+        "{shown}"
+    );
+    assert!(
+        !home.path().join("cf-runner-values.yaml").exists(),
+        "{shown}"
+    );
+
+    let two = cp.create_namespace("adopttwo").await.unwrap();
+    apply(
+        cp,
+        &two,
+        &[
+            deployment(
+                "cf-runtime-runner",
+                json!({"helm.sh/chart": "cf-runtime-10.5.2", "app.kubernetes.io/instance": "cf-runtime",
+                       "codefresh.io/application": "runner"}),
+            ),
+            deployment("runner", json!({"app": "runner"})),
+        ],
+    );
+    let out = adopt(cp, home.path(), &["--dry-run", "--kube-namespace", &two]);
+    let shown = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{shown}");
+    assert!(shown.contains("more than one runner"), "{shown}");
+    assert!(
+        shown.contains("Helm release \"cf-runtime\"") && shown.contains("venonactl"),
+        "{shown}"
+    );
+
+    let empty = cp.create_namespace("adoptnone").await.unwrap();
+    let out = adopt(cp, home.path(), &["--dry-run", "--kube-namespace", &empty]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("holds no runner"), "{}", text(&out));
+
+    // Without --dry-run nothing happens yet, and it says so.
+    let out = adopt(cp, home.path(), &["--kube-namespace", &two]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("cannot yet carry it out"),
+        "{}",
+        text(&out)
+    );
+}
