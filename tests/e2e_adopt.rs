@@ -427,3 +427,120 @@ async fn adopt_refuses_two_runners_and_an_uncovered_chart_version() {
         text(&out)
     );
 }
+
+/// A runner as venonactl 2.0 leaves one, written from the reference notes
+/// (old-installer-venonactl.md): the `runner` Deployment, its token Secret
+/// `runner`, the runtime's RBAC and dind objects, the volume provisioner
+/// with its StorageClass and cluster role.
+fn install_venonactl(cp: &ControlPlane, ns: &str) {
+    let provisioner = format!("codefresh.io/dind-volume-provisioner-runner-{ns}");
+    let workload = |kind: &str, name: &str, app: &str, env: Value| {
+        json!({
+            "apiVersion": "apps/v1", "kind": kind,
+            "metadata": {"name": name, "labels": {"app": app, "version": "2.0.7"}},
+            "spec": {
+                "selector": {"matchLabels": {"app": app}},
+                "template": {
+                    "metadata": {"labels": {"app": app}},
+                    "spec": {
+                        "nodeSelector": {"pool": "builders"},
+                        "containers": [{"name": "runner", "image": "quay.io/codefresh/venona:2.0.7", "env": env}],
+                    },
+                },
+            },
+        })
+    };
+    let mut runner = workload(
+        "Deployment",
+        "runner",
+        "runner",
+        json!([{"name": "AGENT_ID", "value": "venona-agent"},
+               {"name": "CODEFRESH_HOST", "value": "https://g.codefresh.io"},
+               {"name": "AGENT_MODE", "value": "InCluster"}]),
+    );
+    runner["spec"]["replicas"] = json!(0);
+    let objects = vec![
+        runner,
+        json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "runner"},
+               "stringData": {"codefresh.token": AGENT_TOKEN}}),
+        json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "runner"}}),
+        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": {"name": "runner"},
+               "rules": [{"apiGroups": [""], "resources": ["pods", "persistentvolumeclaims"],
+                          "verbs": ["get", "create", "delete"]}]}),
+        json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "codefresh-dind-config"},
+               "data": {"daemon.json": "{}"}}),
+        json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "dind", "labels": {"app": "dind"}},
+               "spec": {"clusterIP": "None", "selector": {"app": "dind"},
+                        "ports": [{"name": "dind-port", "port": 1300}]}}),
+        json!({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
+               "metadata": {"name": format!("dind-local-volumes-runner-{ns}")},
+               "provisioner": provisioner,
+               "parameters": {"volumeBackend": "local", "volumeParentDir": "/var/lib/codefresh/dind-volumes"}}),
+        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+               "metadata": {"name": format!("volume-provisioner-runner-{ns}")},
+               "rules": [{"apiGroups": [""], "resources": ["persistentvolumes"], "verbs": ["get"]}]}),
+        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+               "metadata": {"name": format!("volume-provisioner-runner-{ns}")},
+               "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole",
+                           "name": format!("volume-provisioner-runner-{ns}")},
+               "subjects": [{"kind": "ServiceAccount", "name": "volume-provisioner-runner", "namespace": ns}]}),
+    ];
+    apply(cp, ns, &objects);
+}
+
+#[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
+async fn adopt_dry_run_reads_a_venonactl_install_and_writes_nothing() {
+    if skip_e2e() {
+        return;
+    }
+    let cp = controlplane::shared();
+    let ns = cp.create_namespace("adoptvenona").await.unwrap();
+    let home = tempfile::tempdir().unwrap();
+    install_venonactl(cp, &ns);
+
+    let mark = cp.audit_events().unwrap().len();
+    let out = adopt(cp, home.path(), &["--dry-run", "--kube-namespace", &ns]);
+    let shown = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{shown}");
+    assert!(
+        shown.contains("venonactl / `codefresh runner init`"),
+        "{shown}"
+    );
+    assert!(!shown.contains(AGENT_TOKEN), "{shown}");
+    let saved = std::fs::read_to_string(home.path().join("cf-runner-values.yaml")).unwrap();
+    assert!(!saved.contains(AGENT_TOKEN), "{saved}");
+    let values: Value = serde_yaml_ng::from_str(&saved).unwrap();
+    assert_eq!(values["AgentId"], json!("venona-agent"), "{saved}");
+    assert_eq!(
+        values["NodeSelector"],
+        json!({"pool": "builders"}),
+        "{saved}"
+    );
+    assert_eq!(values["Storage"]["Backend"], json!("local"), "{saved}");
+    // The runtime name is not guessed: the output says to set it.
+    assert!(values.get("RuntimeEnvironmentName").is_none(), "{saved}");
+    assert!(shown.contains("set RuntimeEnvironmentName"), "{shown}");
+
+    assert!(
+        shown.contains("keep the agent token from Secret/runner"),
+        "{shown}"
+    );
+    // venonactl's runner Deployment has cf-runner's name but another
+    // selector: it cannot be taken over in place, and the plan says so.
+    let clash = section(&shown, "same name, different pod selector");
+    assert_eq!(clash, vec!["Deployment/runner"], "{shown}");
+    assert!(
+        !section(&shown, "taken over").contains(&"Deployment/runner"),
+        "{shown}"
+    );
+    let removed = section(&shown, "removed");
+    assert!(
+        removed.contains(&format!("ClusterRoleBinding/volume-provisioner-runner-{ns}").as_str()),
+        "{shown}"
+    );
+
+    let (requests, writes) = requests_since(cp, mark);
+    assert!(requests > 0, "no request of cf-runner's in the audit log");
+    assert_eq!(writes, Vec::<String>::new());
+}

@@ -80,6 +80,9 @@ pub struct Found {
     pub volume_claims: Vec<String>,
     /// The StorageClass of the dind volumes, with its provisioner.
     pub storage_class: Option<(String, String)>,
+    /// The pod selector of each workload (`Kind/name`), which Kubernetes
+    /// does not let an update change.
+    pub selectors: BTreeMap<String, Value>,
 }
 
 /// What happens to each object of the old install.
@@ -90,6 +93,10 @@ pub struct Plan {
     /// A cf-runner object of another name does its job: the new one comes up
     /// first, then the old one is deleted. (old, new)
     pub replaced: Vec<(ObjectRef, ObjectRef)>,
+    /// Same kind and name, but a different pod selector, which cannot be
+    /// changed in place: the old one must go before cf-runner's of that
+    /// name can exist, so the move needs a runner under another name first.
+    pub selector_clash: Vec<ObjectRef>,
     /// Only the old tool needed it: deleted (the Helm release record last).
     pub removed: Vec<ObjectRef>,
     /// Never touched.
@@ -378,6 +385,11 @@ pub fn detect(
         .filter(|o| kind(o) == "PersistentVolumeClaim")
         .map(|o| name(o).to_string())
         .collect();
+    let selectors = mine
+        .iter()
+        .filter(|o| o["spec"]["selector"].is_object())
+        .map(|o| (reference(o).to_string(), o["spec"]["selector"].clone()))
+        .collect();
     let mut refs: Vec<ObjectRef> = mine.iter().map(|o| reference(o)).collect();
     refs.sort();
     refs.dedup();
@@ -389,6 +401,7 @@ pub fn detect(
         token_secret,
         volume_claims,
         storage_class,
+        selectors,
     }))
 }
 
@@ -539,7 +552,11 @@ fn read_values(
 }
 
 /// Sorts the old install's objects against what cf-runner would install.
-pub fn plan(found: &Found, ours: &[ObjectRef], namespace: &str) -> Plan {
+/// `ours` holds each object cf-runner would install with its pod selector
+/// (`Value::Null` for kinds without one).
+pub fn plan(found: &Found, ours: &[(ObjectRef, Value)], namespace: &str) -> Plan {
+    let selector_of: BTreeMap<&ObjectRef, &Value> = ours.iter().map(|(o, s)| (o, s)).collect();
+    let ours: Vec<ObjectRef> = ours.iter().map(|(o, _)| o.clone()).collect();
     let mut plan = Plan::default();
     let by_kind = |k: &str| {
         ours.iter()
@@ -560,6 +577,12 @@ pub fn plan(found: &Found, ours: &[ObjectRef], namespace: &str) -> Plan {
             }
         }
         if ours.contains(old) {
+            let theirs = found.selectors.get(&old.to_string());
+            let mine = selector_of.get(old).copied().filter(|s| !s.is_null());
+            if theirs.is_some() && mine.is_some() && theirs != mine {
+                plan.selector_clash.push(old.clone());
+                continue;
+            }
             plan.taken_over.push(old.clone());
             continue;
         }
@@ -724,12 +747,15 @@ fn report(found: &Found, namespace: &str, path: &Path) -> Outcome {
         Ok(r) => r,
         Err(e) => return Outcome::Failed(anyhow::Error::new(e), None),
     };
-    let ours: Vec<ObjectRef> = rendered
+    let ours: Vec<(ObjectRef, Value)> = rendered
         .manifests
         .iter()
-        .map(|m| ObjectRef {
-            kind: m.kind.clone(),
-            name: m.name.clone(),
+        .map(|m| {
+            let reference = ObjectRef {
+                kind: m.kind.clone(),
+                name: m.name.clone(),
+            };
+            (reference, m.object["spec"]["selector"].clone())
         })
         .collect();
     if let Err(e) = crate::export::write_file(path, &saved.text, saved.holds_secret) {
@@ -759,6 +785,13 @@ fn report(found: &Found, namespace: &str, path: &Path) -> Outcome {
             .iter()
             .map(|(old, new)| format!("{old} -> {new}")),
     );
+    if !plan.selector_clash.is_empty() {
+        output::say(
+            "  same name, different pod selector (Kubernetes cannot change it in place; \
+             the move must bring cf-runner's runner up under another name first):",
+        );
+        list(plan.selector_clash.iter().map(ToString::to_string));
+    }
     output::say("  removed (only the old tool needed them; a Helm release record goes last):");
     list(plan.removed.iter().map(ToString::to_string));
     output::say("  left alone:");
