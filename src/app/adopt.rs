@@ -378,8 +378,7 @@ pub fn detect(
             o["provisioner"].as_str().unwrap_or_default().to_string(),
         )
     });
-    let (values, not_read) =
-        read_values(&tool, namespace, context, runner.copied(), &mine, objects);
+    let (values, not_read) = read_values(namespace, context, runner.copied(), &mine, objects);
     let volume_claims = local
         .iter()
         .filter(|o| kind(o) == "PersistentVolumeClaim")
@@ -421,7 +420,6 @@ fn env_of(container: &Value) -> BTreeMap<String, String> {
 
 /// The install as a cf-runner values tree, and what was not read.
 fn read_values(
-    tool: &Tool,
     namespace: &str,
     context: &str,
     runner: Option<&Value>,
@@ -547,7 +545,6 @@ fn read_values(
             }
         }
     }
-    let _ = tool;
     (v, not_read)
 }
 
