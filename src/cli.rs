@@ -35,6 +35,8 @@ pub enum Command {
     TestPipeline(TestPipelineArgs),
     /// Print a shell completion script
     Completions(CompletionsArgs),
+    /// Print the JSON Schema of a values file, for editors and linters
+    Schema,
 }
 
 /// Output format of inspection commands.

@@ -8,6 +8,7 @@ pub mod info;
 pub mod init;
 pub mod install;
 pub mod platform_link;
+pub mod schema;
 pub mod test_pipeline;
 pub mod upgrade;
 
@@ -64,6 +65,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Upgrade(args) => upgrade::run(&args),
         Command::Check(args) => check::run(&args),
         Command::TestPipeline(args) => test_pipeline::run(&args),
+        Command::Schema => schema::run(),
     };
     outcome.finish()
 }

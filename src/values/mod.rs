@@ -6,6 +6,7 @@
 //! `--set-value`/`--set-file` (in order) < explicit flags < wizard answers.
 //! Every problem is collected, so the user fixes them all in one go.
 
+pub mod json_schema;
 pub mod model;
 pub mod schema;
 pub mod tree;

@@ -268,6 +268,8 @@ fn check_leaf(path: &str, kind: Kind, value: &Value, problems: &mut Vec<Problem>
         )
     };
     match kind {
+        // A label value that is a list or map was dropped without a word.
+        NodeSelector if value.is_object() => check_leaf(path, TextMap, value, problems),
         Text if !is_scalar(value) => problems.push(wrong("a single value", "give one value")),
         Bool => match value {
             Value::Bool(_) => {}
