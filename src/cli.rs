@@ -37,6 +37,8 @@ pub enum Command {
     Completions(CompletionsArgs),
     /// Print the JSON Schema of a values file, for editors and linters
     Schema,
+    /// List every image an install with these values runs; --check asks the registry
+    Images(Box<ImagesArgs>),
 }
 
 /// Output format of inspection commands.
@@ -278,6 +280,31 @@ pub struct CheckArgs {
     /// Set a value by dotted key, typed like Helm (repeatable): Storage.Backend=ebs
     #[arg(long = "set-value", value_name = "KEY=VALUE")]
     pub set_value: Vec<String>,
+    /// Output format
+    #[arg(long, short = 'o', value_enum, default_value = "table")]
+    pub output: OutputFormat,
+}
+
+/// Flags of `images`: the values of an install, as `init` takes them.
+#[derive(Debug, Clone, Args)]
+pub struct ImagesArgs {
+    #[command(flatten)]
+    pub settings: SettingsArgs,
+    /// Values file in the venonactl format (repeatable; later files win)
+    #[arg(long = "values", short = 'f', value_name = "FILE")]
+    pub values: Vec<PathBuf>,
+    /// Set a value by dotted key, typed like Helm (repeatable): Monitor.Enabled=true
+    #[arg(long = "set-value", value_name = "KEY=VALUE")]
+    pub set_value: Vec<String>,
+    /// Set a value to a file's contents (repeatable): Storage.GoogleServiceAccount=key.json
+    #[arg(long = "set-file", value_name = "KEY=PATH")]
+    pub set_file: Vec<String>,
+    /// Ask each image's registry whether it holds it; exit 1 when one is missing
+    #[arg(long)]
+    pub check: bool,
+    /// Docker config file with registry credentials for --check [default: $DOCKER_CONFIG/config.json, then ~/.docker/config.json]
+    #[arg(long, value_name = "PATH")]
+    pub docker_config: Option<PathBuf>,
     /// Output format
     #[arg(long, short = 'o', value_enum, default_value = "table")]
     pub output: OutputFormat,

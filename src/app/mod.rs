@@ -4,6 +4,7 @@
 pub mod check;
 pub mod completions;
 pub mod delete;
+pub mod images;
 pub mod info;
 pub mod init;
 pub mod install;
@@ -66,6 +67,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Check(args) => check::run(&args),
         Command::TestPipeline(args) => test_pipeline::run(&args),
         Command::Schema => schema::run(),
+        Command::Images(args) => images::run(&args),
     };
     outcome.finish()
 }
