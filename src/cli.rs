@@ -35,6 +35,8 @@ pub enum Command {
     TestPipeline(TestPipelineArgs),
     /// Print a shell completion script
     Completions(CompletionsArgs),
+    /// Show what upgrade (or init) with these flags would change; changes nothing
+    Diff(Box<DiffArgs>),
     /// Print the JSON Schema of a values file, for editors and linters
     Schema,
     /// List every image an install with these values runs; --check asks the registry
@@ -280,6 +282,33 @@ pub struct CheckArgs {
     /// Set a value by dotted key, typed like Helm (repeatable): Storage.Backend=ebs
     #[arg(long = "set-value", value_name = "KEY=VALUE")]
     pub set_value: Vec<String>,
+    /// Output format
+    #[arg(long, short = 'o', value_enum, default_value = "table")]
+    pub output: OutputFormat,
+}
+
+/// Flags of `diff`: the flags of `upgrade` that decide what is applied.
+#[derive(Debug, Clone, Args)]
+pub struct DiffArgs {
+    #[command(flatten)]
+    pub kube: KubeArgs,
+    #[command(flatten)]
+    pub settings: SettingsArgs,
+    /// Values file applied on top of the stored values (repeatable; later files win)
+    #[arg(long = "values", short = 'f', value_name = "FILE")]
+    pub values: Vec<PathBuf>,
+    /// Set a value by dotted key, typed like Helm (repeatable): Monitor.Enabled=false
+    #[arg(long = "set-value", value_name = "KEY=VALUE")]
+    pub set_value: Vec<String>,
+    /// Set a value to a file's contents (repeatable): Storage.GoogleServiceAccount=key.json
+    #[arg(long = "set-file", value_name = "KEY=PATH")]
+    pub set_file: Vec<String>,
+    /// Codefresh API token (for the monitor) [default: the one installed]
+    #[arg(long, value_name = "TOKEN")]
+    pub token: Option<String>,
+    /// Agent token [default: the one installed]
+    #[arg(long, value_name = "TOKEN")]
+    pub agent_token: Option<String>,
     /// Output format
     #[arg(long, short = 'o', value_enum, default_value = "table")]
     pub output: OutputFormat,

@@ -916,3 +916,33 @@ async fn delete_on_a_terminal_asks_first() {
         .collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn upgrade_on_a_terminal_shows_the_diff_before_it_asks() {
+    if skip_e2e() {
+        return;
+    }
+    let cp = controlplane::shared();
+    let ns = unique("askdiff");
+    init(cp, &ns, "local", &[]);
+    let args = [
+        "upgrade",
+        "--kube-namespace",
+        &ns,
+        "--kube-context-name",
+        CONTEXT,
+        "--build-node-selector",
+        "pool=builds",
+        "--no-wait",
+    ];
+    let (code, shown) = on_a_terminal(cp, &args, "Upgrade?", "n");
+    assert_eq!(code, Some(0), "{shown}");
+    let before_prompt = &shown[..shown.find("Upgrade?").expect("it asks")];
+    assert!(
+        before_prompt.contains("+        pool: builds")
+            || before_prompt.contains("+      pool: builds"),
+        "the diff is not shown before the question: {shown}"
+    );
+    assert!(before_prompt.contains("0 to create"), "{shown}");
+    assert!(shown.contains("Nothing was changed"), "{shown}");
+}

@@ -179,13 +179,15 @@ pub fn run(args: &ImagesArgs) -> Outcome {
         match path.as_deref().map(DockerConfig::load) {
             None => DockerConfig::default(),
             Some(Ok(c)) => c,
-            Some(Err(why)) => return Outcome::BadInput(Problems(vec![Problem::new(
+            Some(Err(why)) => {
+                return Outcome::BadInput(Problems(vec![Problem::new(
                 "--docker-config",
                 path.map(|p| Value::String(p.display().to_string()))
                     .as_ref(),
                 why,
                 "name a docker config.json (as `docker login` writes it), or leave the flag out",
-            )])),
+            )]))
+            }
         }
     } else {
         DockerConfig::default()

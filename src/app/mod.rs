@@ -4,6 +4,7 @@
 pub mod check;
 pub mod completions;
 pub mod delete;
+pub mod diff;
 pub mod images;
 pub mod info;
 pub mod init;
@@ -31,6 +32,10 @@ pub enum Outcome {
     PreflightFailed,
     /// Stopped with Ctrl-C at a prompt, before anything was written: exit 130.
     Interrupted,
+    /// `diff` found changes: exit 1, like `kubectl diff`, with no error.
+    Differs,
+    /// Something failed, with an exit code other than 1 (`diff` uses 2).
+    FailedWithCode(anyhow::Error, Option<String>, u8),
 }
 
 impl Outcome {
@@ -47,6 +52,11 @@ impl Outcome {
                 ExitCode::from(1)
             }
             Outcome::PreflightFailed => ExitCode::from(3),
+            Outcome::Differs => ExitCode::from(1),
+            Outcome::FailedWithCode(err, hint, code) => {
+                output::error(&err, hint.as_deref());
+                ExitCode::from(code)
+            }
             Outcome::Interrupted => {
                 output::note("stopped: nothing was written or applied");
                 ExitCode::from(crate::wizard::terminal::INTERRUPTED_EXIT_CODE as u8)
@@ -68,6 +78,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::TestPipeline(args) => test_pipeline::run(&args),
         Command::Schema => schema::run(),
         Command::Images(args) => images::run(&args),
+        Command::Diff(args) => diff::run(&args),
     };
     outcome.finish()
 }

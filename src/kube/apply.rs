@@ -145,7 +145,7 @@ pub fn applied_hash(object: &Value) -> String {
 }
 
 /// The object as it is sent: with the hash annotation added.
-fn with_hash(object: &Value) -> Value {
+pub(crate) fn with_hash(object: &Value) -> Value {
     let hash = applied_hash(object);
     let mut out = object.clone();
     let metadata = out

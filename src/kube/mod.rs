@@ -6,6 +6,7 @@
 
 pub mod apply;
 pub mod delete;
+pub mod diff;
 pub mod discover;
 pub mod inventory;
 pub mod preflight;
