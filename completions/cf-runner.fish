@@ -33,6 +33,9 @@ complete -c cf-runner -n "__fish_cf_runner_needs_command" -f -a "upgrade" -d 'Re
 complete -c cf-runner -n "__fish_cf_runner_needs_command" -f -a "check" -d 'Preflight: check that the cluster and your permissions can take an install'
 complete -c cf-runner -n "__fish_cf_runner_needs_command" -f -a "test-pipeline" -d 'Run the demo pipeline on a runtime environment'
 complete -c cf-runner -n "__fish_cf_runner_needs_command" -f -a "completions" -d 'Print a shell completion script'
+complete -c cf-runner -n "__fish_cf_runner_needs_command" -f -a "diff" -d 'Show what upgrade (or init) with these flags would change; changes nothing'
+complete -c cf-runner -n "__fish_cf_runner_needs_command" -f -a "schema" -d 'Print the JSON Schema of a values file, for editors and linters'
+complete -c cf-runner -n "__fish_cf_runner_needs_command" -f -a "images" -d 'List every image an install with these values runs; --check asks the registry'
 complete -c cf-runner -n "__fish_cf_runner_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l kube-namespace -d 'Namespace of the runner [default: codefresh]' -r
@@ -158,11 +161,69 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -s h 
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -s V -l version -d 'Print version'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand completions" -s V -l version -d 'Print version'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline completions help" -f -a "init" -d 'Install the runner: wizard, or non-interactive with --values/--yes'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline completions help" -f -a "info" -d 'Show what is installed and whether it is healthy'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline completions help" -f -a "delete" -d 'Remove exactly what cf-runner installed'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline completions help" -f -a "upgrade" -d 'Re-render from the stored values (plus new flags) and apply'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline completions help" -f -a "check" -d 'Preflight: check that the cluster and your permissions can take an install'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline completions help" -f -a "test-pipeline" -d 'Run the demo pipeline on a runtime environment'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline completions help" -f -a "completions" -d 'Print a shell completion script'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l kube-namespace -d 'Namespace of the runner [default: codefresh]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l kube-config-path -d 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]' -r -F
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l kube-node-selector -d 'Node selector for the runner and volume provisioner: key=value[,key=value]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l build-node-selector -d 'Node selector for build (engine and dind) pods: key=value[,key=value]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l docker-registry -d 'Registry that serves every image (a mirror of quay.io)' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l env-vars -d 'Environment variable for every component and build (repeatable): KEY=VALUE' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l http-proxy -d 'HTTP proxy for every component and build' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l https-proxy -d 'HTTPS proxy for every component and build' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l no-proxy -d 'Hosts that bypass the proxy, comma-separated' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l install-monitor -d 'Install the cluster monitor (with upgrade, false removes it)' -r -f -a "true\t''
+false\t''"
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l app-proxy -d 'Install the app-proxy, which needs --app-proxy-host (with upgrade, false removes it)' -r -f -a "true\t''
+false\t''"
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l app-proxy-host -d 'Host name of the app-proxy Ingress' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l app-proxy-ingress-class -d 'IngressClass of the app-proxy Ingress' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l docker-daemon-access -d 'Let pipeline steps reach the docker daemon' -r -f -a "true\t''
+false\t''"
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -s f -l values -d 'Values file applied on top of the stored values (repeatable; later files win)' -r -F
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l set-value -d 'Set a value by dotted key, typed like Helm (repeatable): Monitor.Enabled=false' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l set-file -d 'Set a value to a file\'s contents (repeatable): Storage.GoogleServiceAccount=key.json' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l token -d 'Codefresh API token (for the monitor) [default: the one installed]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l agent-token -d 'Agent token [default: the one installed]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -s o -l output -d 'Output format' -r -f -a "table\t''
+json\t''
+yaml\t''"
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -s h -l help -d 'Print help'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -s V -l version -d 'Print version'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand schema" -s h -l help -d 'Print help'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand schema" -s V -l version -d 'Print version'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -l kube-node-selector -d 'Node selector for the runner and volume provisioner: key=value[,key=value]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -l build-node-selector -d 'Node selector for build (engine and dind) pods: key=value[,key=value]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -l docker-registry -d 'Registry that serves every image (a mirror of quay.io)' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -l env-vars -d 'Environment variable for every component and build (repeatable): KEY=VALUE' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -l http-proxy -d 'HTTP proxy for every component and build' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -l https-proxy -d 'HTTPS proxy for every component and build' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -l no-proxy -d 'Hosts that bypass the proxy, comma-separated' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -l install-monitor -d 'Install the cluster monitor (with upgrade, false removes it)' -r -f -a "true\t''
+false\t''"
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -l app-proxy -d 'Install the app-proxy, which needs --app-proxy-host (with upgrade, false removes it)' -r -f -a "true\t''
+false\t''"
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -l app-proxy-host -d 'Host name of the app-proxy Ingress' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -l app-proxy-ingress-class -d 'IngressClass of the app-proxy Ingress' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -l docker-daemon-access -d 'Let pipeline steps reach the docker daemon' -r -f -a "true\t''
+false\t''"
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -s f -l values -d 'Values file in the venonactl format (repeatable; later files win)' -r -F
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -l set-value -d 'Set a value by dotted key, typed like Helm (repeatable): Monitor.Enabled=true' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -l set-file -d 'Set a value to a file\'s contents (repeatable): Storage.GoogleServiceAccount=key.json' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -l docker-config -d 'Docker config file with registry credentials for --check [default: $DOCKER_CONFIG/config.json, then ~/.docker/config.json]' -r -F
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -s o -l output -d 'Output format' -r -f -a "table\t''
+json\t''
+yaml\t''"
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -l check -d 'Ask each image\'s registry whether it holds it; exit 1 when one is missing'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -s h -l help -d 'Print help'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -s V -l version -d 'Print version'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline completions diff schema images help" -f -a "init" -d 'Install the runner: wizard, or non-interactive with --values/--yes'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline completions diff schema images help" -f -a "info" -d 'Show what is installed and whether it is healthy'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline completions diff schema images help" -f -a "delete" -d 'Remove exactly what cf-runner installed'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline completions diff schema images help" -f -a "upgrade" -d 'Re-render from the stored values (plus new flags) and apply'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline completions diff schema images help" -f -a "check" -d 'Preflight: check that the cluster and your permissions can take an install'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline completions diff schema images help" -f -a "test-pipeline" -d 'Run the demo pipeline on a runtime environment'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline completions diff schema images help" -f -a "completions" -d 'Print a shell completion script'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline completions diff schema images help" -f -a "diff" -d 'Show what upgrade (or init) with these flags would change; changes nothing'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline completions diff schema images help" -f -a "schema" -d 'Print the JSON Schema of a values file, for editors and linters'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline completions diff schema images help" -f -a "images" -d 'List every image an install with these values runs; --check asks the registry'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline completions diff schema images help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

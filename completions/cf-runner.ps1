@@ -32,6 +32,9 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Preflight: check that the cluster and your permissions can take an install')
             [CompletionResult]::new('test-pipeline', 'test-pipeline', [CompletionResultType]::ParameterValue, 'Run the demo pipeline on a runtime environment')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
+            [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Show what upgrade (or init) with these flags would change; changes nothing')
+            [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print the JSON Schema of a values file, for editors and linters')
+            [CompletionResult]::new('images', 'images', [CompletionResultType]::ParameterValue, 'List every image an install with these values runs; --check asks the registry')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -192,6 +195,70 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'cf-runner;diff' {
+            [CompletionResult]::new('--kube-context-name', '--kube-context-name', [CompletionResultType]::ParameterName, 'Kubernetes context to use [default: the kubeconfig''s current context]')
+            [CompletionResult]::new('--kube-namespace', '--kube-namespace', [CompletionResultType]::ParameterName, 'Namespace of the runner [default: codefresh]')
+            [CompletionResult]::new('--kube-config-path', '--kube-config-path', [CompletionResultType]::ParameterName, 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]')
+            [CompletionResult]::new('--kube-node-selector', '--kube-node-selector', [CompletionResultType]::ParameterName, 'Node selector for the runner and volume provisioner: key=value[,key=value]')
+            [CompletionResult]::new('--build-node-selector', '--build-node-selector', [CompletionResultType]::ParameterName, 'Node selector for build (engine and dind) pods: key=value[,key=value]')
+            [CompletionResult]::new('--docker-registry', '--docker-registry', [CompletionResultType]::ParameterName, 'Registry that serves every image (a mirror of quay.io)')
+            [CompletionResult]::new('--env-vars', '--env-vars', [CompletionResultType]::ParameterName, 'Environment variable for every component and build (repeatable): KEY=VALUE')
+            [CompletionResult]::new('--http-proxy', '--http-proxy', [CompletionResultType]::ParameterName, 'HTTP proxy for every component and build')
+            [CompletionResult]::new('--https-proxy', '--https-proxy', [CompletionResultType]::ParameterName, 'HTTPS proxy for every component and build')
+            [CompletionResult]::new('--no-proxy', '--no-proxy', [CompletionResultType]::ParameterName, 'Hosts that bypass the proxy, comma-separated')
+            [CompletionResult]::new('--install-monitor', '--install-monitor', [CompletionResultType]::ParameterName, 'Install the cluster monitor (with upgrade, false removes it)')
+            [CompletionResult]::new('--app-proxy', '--app-proxy', [CompletionResultType]::ParameterName, 'Install the app-proxy, which needs --app-proxy-host (with upgrade, false removes it)')
+            [CompletionResult]::new('--app-proxy-host', '--app-proxy-host', [CompletionResultType]::ParameterName, 'Host name of the app-proxy Ingress')
+            [CompletionResult]::new('--app-proxy-ingress-class', '--app-proxy-ingress-class', [CompletionResultType]::ParameterName, 'IngressClass of the app-proxy Ingress')
+            [CompletionResult]::new('--docker-daemon-access', '--docker-daemon-access', [CompletionResultType]::ParameterName, 'Let pipeline steps reach the docker daemon')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Values file applied on top of the stored values (repeatable; later files win)')
+            [CompletionResult]::new('--values', '--values', [CompletionResultType]::ParameterName, 'Values file applied on top of the stored values (repeatable; later files win)')
+            [CompletionResult]::new('--set-value', '--set-value', [CompletionResultType]::ParameterName, 'Set a value by dotted key, typed like Helm (repeatable): Monitor.Enabled=false')
+            [CompletionResult]::new('--set-file', '--set-file', [CompletionResultType]::ParameterName, 'Set a value to a file''s contents (repeatable): Storage.GoogleServiceAccount=key.json')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'Codefresh API token (for the monitor) [default: the one installed]')
+            [CompletionResult]::new('--agent-token', '--agent-token', [CompletionResultType]::ParameterName, 'Agent token [default: the one installed]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'cf-runner;schema' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'cf-runner;images' {
+            [CompletionResult]::new('--kube-node-selector', '--kube-node-selector', [CompletionResultType]::ParameterName, 'Node selector for the runner and volume provisioner: key=value[,key=value]')
+            [CompletionResult]::new('--build-node-selector', '--build-node-selector', [CompletionResultType]::ParameterName, 'Node selector for build (engine and dind) pods: key=value[,key=value]')
+            [CompletionResult]::new('--docker-registry', '--docker-registry', [CompletionResultType]::ParameterName, 'Registry that serves every image (a mirror of quay.io)')
+            [CompletionResult]::new('--env-vars', '--env-vars', [CompletionResultType]::ParameterName, 'Environment variable for every component and build (repeatable): KEY=VALUE')
+            [CompletionResult]::new('--http-proxy', '--http-proxy', [CompletionResultType]::ParameterName, 'HTTP proxy for every component and build')
+            [CompletionResult]::new('--https-proxy', '--https-proxy', [CompletionResultType]::ParameterName, 'HTTPS proxy for every component and build')
+            [CompletionResult]::new('--no-proxy', '--no-proxy', [CompletionResultType]::ParameterName, 'Hosts that bypass the proxy, comma-separated')
+            [CompletionResult]::new('--install-monitor', '--install-monitor', [CompletionResultType]::ParameterName, 'Install the cluster monitor (with upgrade, false removes it)')
+            [CompletionResult]::new('--app-proxy', '--app-proxy', [CompletionResultType]::ParameterName, 'Install the app-proxy, which needs --app-proxy-host (with upgrade, false removes it)')
+            [CompletionResult]::new('--app-proxy-host', '--app-proxy-host', [CompletionResultType]::ParameterName, 'Host name of the app-proxy Ingress')
+            [CompletionResult]::new('--app-proxy-ingress-class', '--app-proxy-ingress-class', [CompletionResultType]::ParameterName, 'IngressClass of the app-proxy Ingress')
+            [CompletionResult]::new('--docker-daemon-access', '--docker-daemon-access', [CompletionResultType]::ParameterName, 'Let pipeline steps reach the docker daemon')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Values file in the venonactl format (repeatable; later files win)')
+            [CompletionResult]::new('--values', '--values', [CompletionResultType]::ParameterName, 'Values file in the venonactl format (repeatable; later files win)')
+            [CompletionResult]::new('--set-value', '--set-value', [CompletionResultType]::ParameterName, 'Set a value by dotted key, typed like Helm (repeatable): Monitor.Enabled=true')
+            [CompletionResult]::new('--set-file', '--set-file', [CompletionResultType]::ParameterName, 'Set a value to a file''s contents (repeatable): Storage.GoogleServiceAccount=key.json')
+            [CompletionResult]::new('--docker-config', '--docker-config', [CompletionResultType]::ParameterName, 'Docker config file with registry credentials for --check [default: $DOCKER_CONFIG/config.json, then ~/.docker/config.json]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--check', '--check', [CompletionResultType]::ParameterName, 'Ask each image''s registry whether it holds it; exit 1 when one is missing')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'cf-runner;help' {
             [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Install the runner: wizard, or non-interactive with --values/--yes')
             [CompletionResult]::new('info', 'info', [CompletionResultType]::ParameterValue, 'Show what is installed and whether it is healthy')
@@ -200,6 +267,9 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Preflight: check that the cluster and your permissions can take an install')
             [CompletionResult]::new('test-pipeline', 'test-pipeline', [CompletionResultType]::ParameterValue, 'Run the demo pipeline on a runtime environment')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
+            [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Show what upgrade (or init) with these flags would change; changes nothing')
+            [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print the JSON Schema of a values file, for editors and linters')
+            [CompletionResult]::new('images', 'images', [CompletionResultType]::ParameterValue, 'List every image an install with these values runs; --check asks the registry')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -222,6 +292,15 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
             break
         }
         'cf-runner;help;completions' {
+            break
+        }
+        'cf-runner;help;diff' {
+            break
+        }
+        'cf-runner;help;schema' {
+            break
+        }
+        'cf-runner;help;images' {
             break
         }
         'cf-runner;help;help' {

@@ -193,6 +193,73 @@ _arguments "${_arguments_options[@]}" : \
 ':shell -- The shell to print the script for:(bash zsh fish powershell)' \
 && ret=0
 ;;
+(diff)
+_arguments "${_arguments_options[@]}" : \
+'--kube-context-name=[Kubernetes context to use \[default\: the kubeconfig'\''s current context\]]:NAME:_default' \
+'--kube-namespace=[Namespace of the runner \[default\: codefresh\]]:NAMESPACE:_default' \
+'--kube-config-path=[Path to the kubeconfig \[default\: \$KUBECONFIG or ~/.kube/config\]]:PATH:_files' \
+'--kube-node-selector=[Node selector for the runner and volume provisioner\: key=value\[,key=value\]]:K=V,...:_default' \
+'--build-node-selector=[Node selector for build (engine and dind) pods\: key=value\[,key=value\]]:K=V,...:_default' \
+'--docker-registry=[Registry that serves every image (a mirror of quay.io)]:HOST[/PATH]:_default' \
+'*--env-vars=[Environment variable for every component and build (repeatable)\: KEY=VALUE]:KEY=VALUE:_default' \
+'--http-proxy=[HTTP proxy for every component and build]:URL:_default' \
+'--https-proxy=[HTTPS proxy for every component and build]:URL:_default' \
+'--no-proxy=[Hosts that bypass the proxy, comma-separated]:HOSTS:_default' \
+'--install-monitor=[Install the cluster monitor (with upgrade, false removes it)]::BOOL:(true false)' \
+'--app-proxy=[Install the app-proxy, which needs --app-proxy-host (with upgrade, false removes it)]::BOOL:(true false)' \
+'--app-proxy-host=[Host name of the app-proxy Ingress]:HOST:_default' \
+'--app-proxy-ingress-class=[IngressClass of the app-proxy Ingress]:CLASS:_default' \
+'--docker-daemon-access=[Let pipeline steps reach the docker daemon]::BOOL:(true false)' \
+'*-f+[Values file applied on top of the stored values (repeatable; later files win)]:FILE:_files' \
+'*--values=[Values file applied on top of the stored values (repeatable; later files win)]:FILE:_files' \
+'*--set-value=[Set a value by dotted key, typed like Helm (repeatable)\: Monitor.Enabled=false]:KEY=VALUE:_default' \
+'*--set-file=[Set a value to a file'\''s contents (repeatable)\: Storage.GoogleServiceAccount=key.json]:KEY=PATH:_default' \
+'--token=[Codefresh API token (for the monitor) \[default\: the one installed\]]:TOKEN:_default' \
+'--agent-token=[Agent token \[default\: the one installed\]]:TOKEN:_default' \
+'-o+[Output format]:OUTPUT:(table json yaml)' \
+'--output=[Output format]:OUTPUT:(table json yaml)' \
+'-h[Print help]' \
+'--help[Print help]' \
+'-V[Print version]' \
+'--version[Print version]' \
+&& ret=0
+;;
+(schema)
+_arguments "${_arguments_options[@]}" : \
+'-h[Print help]' \
+'--help[Print help]' \
+'-V[Print version]' \
+'--version[Print version]' \
+&& ret=0
+;;
+(images)
+_arguments "${_arguments_options[@]}" : \
+'--kube-node-selector=[Node selector for the runner and volume provisioner\: key=value\[,key=value\]]:K=V,...:_default' \
+'--build-node-selector=[Node selector for build (engine and dind) pods\: key=value\[,key=value\]]:K=V,...:_default' \
+'--docker-registry=[Registry that serves every image (a mirror of quay.io)]:HOST[/PATH]:_default' \
+'*--env-vars=[Environment variable for every component and build (repeatable)\: KEY=VALUE]:KEY=VALUE:_default' \
+'--http-proxy=[HTTP proxy for every component and build]:URL:_default' \
+'--https-proxy=[HTTPS proxy for every component and build]:URL:_default' \
+'--no-proxy=[Hosts that bypass the proxy, comma-separated]:HOSTS:_default' \
+'--install-monitor=[Install the cluster monitor (with upgrade, false removes it)]::BOOL:(true false)' \
+'--app-proxy=[Install the app-proxy, which needs --app-proxy-host (with upgrade, false removes it)]::BOOL:(true false)' \
+'--app-proxy-host=[Host name of the app-proxy Ingress]:HOST:_default' \
+'--app-proxy-ingress-class=[IngressClass of the app-proxy Ingress]:CLASS:_default' \
+'--docker-daemon-access=[Let pipeline steps reach the docker daemon]::BOOL:(true false)' \
+'*-f+[Values file in the venonactl format (repeatable; later files win)]:FILE:_files' \
+'*--values=[Values file in the venonactl format (repeatable; later files win)]:FILE:_files' \
+'*--set-value=[Set a value by dotted key, typed like Helm (repeatable)\: Monitor.Enabled=true]:KEY=VALUE:_default' \
+'*--set-file=[Set a value to a file'\''s contents (repeatable)\: Storage.GoogleServiceAccount=key.json]:KEY=PATH:_default' \
+'--docker-config=[Docker config file with registry credentials for --check \[default\: \$DOCKER_CONFIG/config.json, then ~/.docker/config.json\]]:PATH:_files' \
+'-o+[Output format]:OUTPUT:(table json yaml)' \
+'--output=[Output format]:OUTPUT:(table json yaml)' \
+'--check[Ask each image'\''s registry whether it holds it; exit 1 when one is missing]' \
+'-h[Print help]' \
+'--help[Print help]' \
+'-V[Print version]' \
+'--version[Print version]' \
+&& ret=0
+;;
 (help)
 _arguments "${_arguments_options[@]}" : \
 ":: :_cf-runner__subcmd__help_commands" \
@@ -233,6 +300,18 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
+(diff)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(schema)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(images)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
 (help)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -256,6 +335,9 @@ _cf-runner_commands() {
 'check:Preflight\: check that the cluster and your permissions can take an install' \
 'test-pipeline:Run the demo pipeline on a runtime environment' \
 'completions:Print a shell completion script' \
+'diff:Show what upgrade (or init) with these flags would change; changes nothing' \
+'schema:Print the JSON Schema of a values file, for editors and linters' \
+'images:List every image an install with these values runs; --check asks the registry' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
     _describe -t commands 'cf-runner commands' commands "$@"
@@ -275,6 +357,11 @@ _cf-runner__subcmd__delete_commands() {
     local commands; commands=()
     _describe -t commands 'cf-runner delete commands' commands "$@"
 }
+(( $+functions[_cf-runner__subcmd__diff_commands] )) ||
+_cf-runner__subcmd__diff_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner diff commands' commands "$@"
+}
 (( $+functions[_cf-runner__subcmd__help_commands] )) ||
 _cf-runner__subcmd__help_commands() {
     local commands; commands=(
@@ -285,6 +372,9 @@ _cf-runner__subcmd__help_commands() {
 'check:Preflight\: check that the cluster and your permissions can take an install' \
 'test-pipeline:Run the demo pipeline on a runtime environment' \
 'completions:Print a shell completion script' \
+'diff:Show what upgrade (or init) with these flags would change; changes nothing' \
+'schema:Print the JSON Schema of a values file, for editors and linters' \
+'images:List every image an install with these values runs; --check asks the registry' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
     _describe -t commands 'cf-runner help commands' commands "$@"
@@ -304,10 +394,20 @@ _cf-runner__subcmd__help__subcmd__delete_commands() {
     local commands; commands=()
     _describe -t commands 'cf-runner help delete commands' commands "$@"
 }
+(( $+functions[_cf-runner__subcmd__help__subcmd__diff_commands] )) ||
+_cf-runner__subcmd__help__subcmd__diff_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner help diff commands' commands "$@"
+}
 (( $+functions[_cf-runner__subcmd__help__subcmd__help_commands] )) ||
 _cf-runner__subcmd__help__subcmd__help_commands() {
     local commands; commands=()
     _describe -t commands 'cf-runner help help commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__help__subcmd__images_commands] )) ||
+_cf-runner__subcmd__help__subcmd__images_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner help images commands' commands "$@"
 }
 (( $+functions[_cf-runner__subcmd__help__subcmd__info_commands] )) ||
 _cf-runner__subcmd__help__subcmd__info_commands() {
@@ -319,6 +419,11 @@ _cf-runner__subcmd__help__subcmd__init_commands() {
     local commands; commands=()
     _describe -t commands 'cf-runner help init commands' commands "$@"
 }
+(( $+functions[_cf-runner__subcmd__help__subcmd__schema_commands] )) ||
+_cf-runner__subcmd__help__subcmd__schema_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner help schema commands' commands "$@"
+}
 (( $+functions[_cf-runner__subcmd__help__subcmd__test-pipeline_commands] )) ||
 _cf-runner__subcmd__help__subcmd__test-pipeline_commands() {
     local commands; commands=()
@@ -329,6 +434,11 @@ _cf-runner__subcmd__help__subcmd__upgrade_commands() {
     local commands; commands=()
     _describe -t commands 'cf-runner help upgrade commands' commands "$@"
 }
+(( $+functions[_cf-runner__subcmd__images_commands] )) ||
+_cf-runner__subcmd__images_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner images commands' commands "$@"
+}
 (( $+functions[_cf-runner__subcmd__info_commands] )) ||
 _cf-runner__subcmd__info_commands() {
     local commands; commands=()
@@ -338,6 +448,11 @@ _cf-runner__subcmd__info_commands() {
 _cf-runner__subcmd__init_commands() {
     local commands; commands=()
     _describe -t commands 'cf-runner init commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__schema_commands] )) ||
+_cf-runner__subcmd__schema_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner schema commands' commands "$@"
 }
 (( $+functions[_cf-runner__subcmd__test-pipeline_commands] )) ||
 _cf-runner__subcmd__test-pipeline_commands() {
