@@ -10,9 +10,11 @@ use std::time::Instant;
 use serde_json::Value;
 use support::cli::{example, isolated, shared_home, text};
 use support::controlplane::{self, skip_e2e, ControlPlane, ADMIN_USER};
+use support::fake_platform::FakePlatform;
 
 const AGENT_TOKEN: &str = "agent-token-for-diff-0123456789";
 const CONTEXT: &str = "admin@cf-runner-test";
+const API_TOKEN: &str = "api-token-for-diff-9876543210";
 
 fn cf_runner(cp: &ControlPlane, args: &[&str]) -> Output {
     isolated(cp.admin_kubeconfig(), shared_home())
@@ -245,4 +247,91 @@ fn with_nothing_installed_everything_is_to_create() {
         assert!(!object["diff"].as_str().unwrap().contains(AGENT_TOKEN));
     }
     assert_eq!(writes_about(cp, &ns, mark), Vec::<String>::new());
+}
+
+#[test]
+fn the_runtime_spec_is_compared_with_the_platform_when_a_token_is_at_hand() {
+    if skip_e2e() {
+        return;
+    }
+    let cp = controlplane::shared();
+    let ns = unique("diff4");
+    let fake = FakePlatform::start(API_TOKEN);
+    let url = fake.url();
+    let ex = example("local");
+    let out = cf_runner(
+        cp,
+        &[
+            "init",
+            "--yes",
+            "--values",
+            ex.to_str().unwrap(),
+            "--kube-namespace",
+            &ns,
+            "--kube-context-name",
+            CONTEXT,
+            "--skip-cluster-test",
+            "--skip-cluster-integration",
+            "--no-wait",
+            "--token",
+            API_TOKEN,
+            "--url",
+            &url,
+        ],
+    );
+    assert!(out.status.success(), "init: {}", text(&out));
+
+    let out = diff(cp, &ns, &["--token", API_TOKEN, "-o", "json"]);
+    assert!(!text(&out).contains(API_TOKEN));
+    let r = report(&out);
+    assert_eq!(r["runtimeSpec"]["compared"], true, "{r}");
+    assert_eq!(
+        r["runtimeSpec"]["differences"],
+        serde_json::json!([]),
+        "{r}"
+    );
+    // An upgrade rewrites the record: init keeps `Token: <redacted>` in it,
+    // upgrade keeps only secrets some Secret holds. Nothing else changes.
+    for object in r["objects"].as_array().unwrap() {
+        if object["object"] != "Secret/cf-runner-values" {
+            assert_eq!(object["action"], "same", "{object}");
+        }
+    }
+
+    let out = diff(
+        cp,
+        &ns,
+        &[
+            "--token",
+            API_TOKEN,
+            "--build-node-selector",
+            "pool=builds",
+            "-o",
+            "json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let r = report(&out);
+    let differences: Vec<&str> = r["runtimeSpec"]["differences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d.as_str().unwrap())
+        .collect();
+    assert!(!differences.is_empty(), "{r}");
+    for d in &differences {
+        assert!(
+            d.contains("nodeSelector"),
+            "{d} is not the changed setting: {r}"
+        );
+    }
+
+    // Without a token the spec is not compared, and the diff says so.
+    let out = diff(cp, &ns, &[]);
+    assert!(out.status.code().is_some_and(|c| c < 2), "{}", text(&out));
+    assert!(
+        text(&out).contains("not compared: no Codefresh API token"),
+        "{}",
+        text(&out)
+    );
 }

@@ -13,16 +13,107 @@ use super::Outcome;
 use crate::cli::{DiffArgs, OutputFormat, UpgradeArgs};
 use crate::kube::diff::{self, Action, ObjectDiff};
 use crate::kube::inventory;
+use crate::platform::{self, Platform, PlatformError, Transport};
 use crate::{output, render, values};
 
 /// What `diff -o json|yaml` prints.
 #[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 struct Report<'a> {
     context: &'a str,
     namespace: &'a str,
     /// True when an apply would change something (exit code 1).
     changes: bool,
     objects: &'a [ObjectDiff],
+    /// The runtime spec cf-runner would send against the platform's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    runtime_spec: Option<&'a SpecDiff>,
+}
+
+/// The runtime environment's spec on the platform against what `upgrade`
+/// would send.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SpecDiff {
+    runtime: String,
+    /// False when it could not be compared (no token, platform error).
+    compared: bool,
+    /// Dotted paths of the fields that differ.
+    differences: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    note: Option<String>,
+}
+
+/// Compares the runtime spec with the platform's, for a registered install
+/// and when a token is at hand; never fails the diff, says why instead.
+async fn spec_diff(args: &DiffArgs, plan: &super::upgrade::Plan) -> Option<SpecDiff> {
+    let runtime = plan.runtime_name.clone()?;
+    let values = &plan.loaded.values;
+    let not_compared = |note: String| SpecDiff {
+        runtime: runtime.clone(),
+        compared: false,
+        differences: Vec::new(),
+        note: Some(note),
+    };
+    let flag = args.token.as_ref().map(values::Secret::new);
+    let values_token = if flag.is_some() {
+        None
+    } else {
+        values.token.as_ref()
+    };
+    let auth = match platform::auth::resolve(
+        flag.as_ref(),
+        values_token,
+        Some(&values.codefresh_host),
+    ) {
+        Ok(a) => a,
+        Err(PlatformError::NoToken { .. }) => {
+            return Some(not_compared(
+                "not compared: no Codefresh API token (--token, CF_API_KEY, the installed monitor or ~/.cfconfig)"
+                    .into(),
+            ))
+        }
+        Err(e) => return Some(not_compared(format!("not compared: {e}"))),
+    };
+    let transport = Transport {
+        insecure: values.insecure,
+        allow_http: false,
+    };
+    let client = match Platform::new(&auth, transport) {
+        Ok(c) => c,
+        Err(e) => return Some(not_compared(format!("not compared: {e}"))),
+    };
+    let who = match client.whoami().await {
+        Ok(w) => w,
+        Err(e) => return Some(not_compared(format!("not compared: {e}"))),
+    };
+    let current = match client.runtime(&runtime).await {
+        Ok(Some(c)) => c,
+        Ok(None) => {
+            return Some(not_compared(format!(
+                "runtime environment {runtime} is not on the platform {}",
+                client.url()
+            )))
+        }
+        Err(e) => return Some(not_compared(format!("not compared: {e}"))),
+    };
+    let account_id = who.account_id.or_else(|| {
+        current
+            .get("accountId")
+            .or(current.pointer("/runtimeScheduler/cluster/clusterProvider/accountId"))
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    });
+    let mut identity = plan.identity.clone();
+    identity.account_id = account_id.clone();
+    let rendered = render::render(values, &identity, &plan.record_tree).ok()?;
+    let ours = super::install::spec_to_send(&rendered.runtime_environment, account_id.as_deref());
+    Some(SpecDiff {
+        runtime,
+        compared: true,
+        differences: super::platform_link::spec_differences(&ours, &current),
+        note: None,
+    })
 }
 
 /// The upgrade flags `diff` shares, with the rest at their defaults.
@@ -75,9 +166,13 @@ fn diff(args: &DiffArgs) -> Outcome {
             Ok(r) => r.is_some(),
             Err(e) => return failed(e, "reading the installation record failed"),
         };
+        let mut spec = None;
         let (manifests, prune) = if installed {
             match super::upgrade::plan(input, &cluster, &namespace).await {
-                Ok(plan) => (plan.rendered.manifests, plan.prune),
+                Ok(plan) => {
+                    spec = spec_diff(args, &plan).await;
+                    (plan.rendered.manifests, plan.prune)
+                }
                 Err(outcome) => return outcome,
             }
         } else {
@@ -116,7 +211,8 @@ fn diff(args: &DiffArgs) -> Outcome {
         };
         let changes = objects
             .iter()
-            .any(|o| !matches!(o.action, Action::Same | Action::Skip));
+            .any(|o| !matches!(o.action, Action::Same | Action::Skip))
+            || spec.as_ref().is_some_and(|s| !s.differences.is_empty());
         match args.output {
             OutputFormat::Json | OutputFormat::Yaml => {
                 let report = Report {
@@ -124,6 +220,7 @@ fn diff(args: &DiffArgs) -> Outcome {
                     namespace: &namespace,
                     changes,
                     objects: &objects,
+                    runtime_spec: spec.as_ref(),
                 };
                 let text = if args.output == OutputFormat::Json {
                     let mut t = serde_json::to_string_pretty(&report).expect("serializes");
@@ -134,7 +231,24 @@ fn diff(args: &DiffArgs) -> Outcome {
                 };
                 output::print_raw(&text);
             }
-            OutputFormat::Table => print_diffs(&objects, &namespace, &cluster.context, installed),
+            OutputFormat::Table => {
+                print_diffs(&objects, &namespace, &cluster.context, installed);
+                if let Some(s) = &spec {
+                    let line = match (&s.note, s.differences.is_empty()) {
+                        (Some(note), _) => format!("runtime environment {}: {note}", s.runtime),
+                        (None, true) => format!(
+                            "runtime environment {}: the platform's spec is what cf-runner would send",
+                            s.runtime
+                        ),
+                        (None, false) => format!(
+                            "runtime environment {}: the platform's spec differs in {}",
+                            s.runtime,
+                            s.differences.join(", ")
+                        ),
+                    };
+                    output::say(&line);
+                }
+            }
         }
         if changes {
             Outcome::Differs
