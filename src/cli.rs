@@ -183,6 +183,12 @@ pub struct InitArgs {
     /// Apply and return without waiting for the workloads
     #[arg(long)]
     pub no_wait: bool,
+    /// After the install, try the build path: a dind claim and a dind-like pod
+    #[arg(long)]
+    pub probe: bool,
+    /// How long the probe may take (e.g. 90s, 5m)
+    #[arg(long, value_name = "DURATION", default_value = "2m", value_parser = parse_duration)]
+    pub probe_timeout: std::time::Duration,
 
     /// Answer every question with its default; never prompt
     #[arg(long, short = 'y')]
@@ -285,6 +291,12 @@ pub struct CheckArgs {
     /// Output format
     #[arg(long, short = 'o', value_enum, default_value = "table")]
     pub output: OutputFormat,
+    /// Also try the build path on the installed namespace: a dind claim and a dind-like pod
+    #[arg(long)]
+    pub probe: bool,
+    /// How long the probe may take (e.g. 90s, 5m)
+    #[arg(long, value_name = "DURATION", default_value = "2m", value_parser = parse_duration)]
+    pub probe_timeout: std::time::Duration,
 }
 
 /// Flags of `diff`: the flags of `upgrade` that decide what is applied.

@@ -47,6 +47,9 @@ struct Report<'a> {
     /// False when any check failed (the exit code is then 3).
     passed: bool,
     checks: &'a [Check],
+    /// With `--probe`: each stage of the build path, with its time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    probe: Option<&'a [crate::kube::probe::Stage]>,
 }
 
 /// Runs `check`.
@@ -82,13 +85,28 @@ pub fn run(args: &CheckArgs) -> Outcome {
             }
         };
         let checks = preflight::run(&cluster.client, &rendered.manifests, &values.namespace).await;
-        let passed = !preflight::failed(&checks);
+        let mut passed = !preflight::failed(&checks);
+        // The build path, after the preflight passed (`--probe`).
+        let probe = if args.probe && passed {
+            match super::probe::run(&cluster, &rendered, &values.namespace, args.probe_timeout)
+                .await
+            {
+                Ok(stages) => Some(stages),
+                Err(outcome) => return outcome,
+            }
+        } else {
+            None
+        };
+        if let Some(stages) = &probe {
+            passed &= stages.iter().all(|s| s.passed);
+        }
         let report = Report {
             context: &cluster.context,
             server: &cluster.server,
             namespace: &values.namespace,
             passed,
             checks: &checks,
+            probe: probe.as_deref(),
         };
         match args.output {
             OutputFormat::Table => {
@@ -97,12 +115,27 @@ pub fn run(args: &CheckArgs) -> Outcome {
                     values.namespace, cluster.context, cluster.server
                 ));
                 print_checks(&checks);
+                if let Some(stages) = &probe {
+                    super::probe::print_stages(stages);
+                }
                 if passed {
                     output::done(&format!(
                         "the cluster can take the runner in namespace {}",
                         values.namespace
                     ));
+                } else if let Some(stage) = probe.iter().flatten().find(|s| !s.passed) {
+                    output::error(
+                        &anyhow::anyhow!(
+                            "the build path probe failed at \"{}\": {}",
+                            stage.name,
+                            stage.detail
+                        ),
+                        stage.fix.as_deref(),
+                    );
                 } else {
+                    if args.probe {
+                        output::note("the probe did not run: the preflight failed first");
+                    }
                     report_failure(
                         &checks,
                         "fix what is listed above and re-run `cf-runner check`",

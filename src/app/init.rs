@@ -295,7 +295,11 @@ pub fn run(args: &InitArgs) -> Outcome {
     }
 
     if !args.dry_run {
-        return super::install::run(args, &loaded);
+        let outcome = super::install::run(args, &loaded);
+        if args.probe && matches!(outcome, Outcome::Ok) {
+            return super::probe::after_install(&loaded.values, args.probe_timeout);
+        }
+        return outcome;
     }
 
     let rendered = match render::render(values, &identity, &loaded.redacted_tree) {

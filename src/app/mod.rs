@@ -10,6 +10,7 @@ pub mod info;
 pub mod init;
 pub mod install;
 pub mod platform_link;
+pub mod probe;
 pub mod schema;
 pub mod test_pipeline;
 pub mod upgrade;

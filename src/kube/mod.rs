@@ -10,6 +10,7 @@ pub mod diff;
 pub mod discover;
 pub mod inventory;
 pub mod preflight;
+pub mod probe;
 pub mod secrets;
 pub mod wait;
 
