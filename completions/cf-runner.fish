@@ -71,6 +71,7 @@ false\t''"
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l output-dir -d 'Where --dry-run writes: a directory, or - for one YAML stream on stdout' -r -F
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l generate-helm-values-file -d 'Write a values file for the cf-runtime Helm chart instead of installing' -r -F
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l timeout -d 'How long to wait for the workloads to become ready (e.g. 90s, 5m)' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l probe-timeout -d 'How long the probe may take (e.g. 90s, 5m)' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l insecure -d 'Skip TLS verification towards the platform (self-signed on-prem only)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l allow-http -d 'Send the API key over a plain http:// platform URL (other than localhost)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l skip-cluster-test -d 'Skip the preflight checks'
@@ -78,6 +79,7 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l skip-cluste
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l dry-run -d 'Write the manifests instead of installing; touches neither cluster nor platform'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l force-conflicts -d 'Take over fields that another field manager owns'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l no-wait -d 'Apply and return without waiting for the workloads'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l probe -d 'After the install, try the build path: a dind claim and a dind-like pod'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -s y -l yes -d 'Answer every question with its default; never prompt'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -s v -l verbose -d 'Print more detail about each step'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -s h -l help -d 'Print help'
@@ -147,6 +149,8 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand check" -l set-value 
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand check" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
 yaml\t''"
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand check" -l probe-timeout -d 'How long the probe may take (e.g. 90s, 5m)' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand check" -l probe -d 'Also try the build path on the installed namespace: a dind claim and a dind-like pod'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand check" -s h -l help -d 'Print help'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand check" -s V -l version -d 'Print version'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r

@@ -60,6 +60,7 @@ _arguments "${_arguments_options[@]}" : \
 '--output-dir=[Where --dry-run writes\: a directory, or - for one YAML stream on stdout]:DIR:_files' \
 '--generate-helm-values-file=[Write a values file for the cf-runtime Helm chart instead of installing]::PATH:_files' \
 '--timeout=[How long to wait for the workloads to become ready (e.g. 90s, 5m)]:DURATION:_default' \
+'--probe-timeout=[How long the probe may take (e.g. 90s, 5m)]:DURATION:_default' \
 '--insecure[Skip TLS verification towards the platform (self-signed on-prem only)]' \
 '--allow-http[Send the API key over a plain http\:// platform URL (other than localhost)]' \
 '--skip-cluster-test[Skip the preflight checks]' \
@@ -67,6 +68,7 @@ _arguments "${_arguments_options[@]}" : \
 '--dry-run[Write the manifests instead of installing; touches neither cluster nor platform]' \
 '--force-conflicts[Take over fields that another field manager owns]' \
 '--no-wait[Apply and return without waiting for the workloads]' \
+'--probe[After the install, try the build path\: a dind claim and a dind-like pod]' \
 '-y[Answer every question with its default; never prompt]' \
 '--yes[Answer every question with its default; never prompt]' \
 '-v[Print more detail about each step]' \
@@ -162,6 +164,8 @@ _arguments "${_arguments_options[@]}" : \
 '*--set-value=[Set a value by dotted key, typed like Helm (repeatable)\: Storage.Backend=ebs]:KEY=VALUE:_default' \
 '-o+[Output format]:OUTPUT:(table json yaml)' \
 '--output=[Output format]:OUTPUT:(table json yaml)' \
+'--probe-timeout=[How long the probe may take (e.g. 90s, 5m)]:DURATION:_default' \
+'--probe[Also try the build path on the installed namespace\: a dind claim and a dind-like pod]' \
 '-h[Print help]' \
 '--help[Print help]' \
 '-V[Print version]' \
