@@ -176,7 +176,13 @@ async fn a_probe_that_gets_its_volume_passes_every_stage_and_cleans_up() {
     let (out, report) = probe(cp, &ns, &["--probe-timeout", "60s"]).await;
     provisioner.await.unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    for name in ["volume bound", "scheduled", "image pulled", "started"] {
+    for name in [
+        "volume bound",
+        "scheduled",
+        "image pulled",
+        "started",
+        "platform reached",
+    ] {
         let s = stage(&report, name).unwrap_or_else(|| panic!("no {name} stage: {report}"));
         assert_eq!(s["passed"], true, "{s}");
     }
@@ -283,7 +289,13 @@ async fn init_probe_tries_the_build_path_after_the_install() {
     provisioner.await.unwrap();
     let said = text(&out);
     assert!(out.status.success(), "{said}");
-    for name in ["volume bound", "scheduled", "image pulled", "started"] {
+    for name in [
+        "volume bound",
+        "scheduled",
+        "image pulled",
+        "started",
+        "platform reached",
+    ] {
         assert!(said.contains(&format!("✓ probe: {name}")), "{name}: {said}");
     }
     assert!(said.contains("the build path works"), "{said}");

@@ -88,8 +88,15 @@ pub fn run(args: &CheckArgs) -> Outcome {
         let mut passed = !preflight::failed(&checks);
         // The build path, after the preflight passed (`--probe`).
         let probe = if args.probe && passed {
-            match super::probe::run(&cluster, &rendered, &values.namespace, args.probe_timeout)
-                .await
+            let url = Some(values.codefresh_host.clone());
+            match super::probe::run(
+                &cluster,
+                &rendered,
+                &values.namespace,
+                args.probe_timeout,
+                url,
+            )
+            .await
             {
                 Ok(stages) => Some(stages),
                 Err(outcome) => return outcome,

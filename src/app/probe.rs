@@ -15,8 +15,10 @@ pub(crate) async fn run(
     rendered: &render::Rendered,
     namespace: &str,
     timeout: Duration,
+    platform_url: Option<String>,
 ) -> Result<Vec<Stage>, Outcome> {
-    let Some(spec) = ProbeSpec::from_runtime_spec(&rendered.runtime_environment, namespace) else {
+    let Some(mut spec) = ProbeSpec::from_runtime_spec(&rendered.runtime_environment, namespace)
+    else {
         return Err(Outcome::Failed(
             anyhow::anyhow!(
                 "the runtime spec names no dind image or StorageClass (a bug in cf-runner)"
@@ -24,6 +26,7 @@ pub(crate) async fn run(
             None,
         ));
     };
+    spec.platform_url = platform_url;
     let on_stage = |_: &Stage| {};
     tokio::select! {
         result = probe::run(&cluster.client, &spec, timeout, &on_stage) => {
@@ -81,7 +84,8 @@ pub(crate) fn after_install(values: &values::Values, timeout: Duration) -> Outco
             }
         };
         output::say("Probing the build path (a dind claim and a dind-like pod):");
-        let stages = match run(&cluster, &rendered, &values.namespace, timeout).await {
+        let url = Some(values.codefresh_host.clone());
+        let stages = match run(&cluster, &rendered, &values.namespace, timeout, url).await {
             Ok(s) => s,
             Err(outcome) => return outcome,
         };

@@ -30,6 +30,10 @@ pub struct ProbeSpec {
     pub image: String,
     pub node_selector: Value,
     pub tolerations: Value,
+    /// The build pods' environment (proxies among it).
+    pub env: Value,
+    /// The platform to reach from inside the cluster, if any.
+    pub platform_url: Option<String>,
 }
 
 impl ProbeSpec {
@@ -51,6 +55,8 @@ impl ProbeSpec {
                 .cloned()
                 .unwrap_or(json!({})),
             tolerations: dind.get("tolerations").cloned().unwrap_or(json!([])),
+            env: dind.get("envVars").cloned().unwrap_or(json!({})),
+            platform_url: None,
         })
     }
 }
@@ -81,6 +87,8 @@ pub struct Stage {
 
 /// The stages, in the order a build meets them.
 pub const STAGES: [&str; 4] = ["volume bound", "scheduled", "image pulled", "started"];
+/// The stage after them, when a platform URL is given.
+pub const PLATFORM_STAGE: &str = "platform reached";
 
 fn labels(namespace: &str) -> Value {
     let mut labels = common_labels(namespace, Component::Runtime);
@@ -95,8 +103,16 @@ pub async fn clean_up(client: &Client, namespace: &str) -> Result<(), KubeError>
         grace_period_seconds: Some(0),
         ..DeleteParams::default()
     };
-    for kind in ["Pod", "PersistentVolumeClaim"] {
-        let api = api_for(client, "v1", kind, Some(namespace));
+    for (api_version, kind) in [
+        ("batch/v1", "Job"),
+        ("v1", "Pod"),
+        ("v1", "PersistentVolumeClaim"),
+    ] {
+        let api = api_for(client, api_version, kind, Some(namespace));
+        let dp = DeleteParams {
+            propagation_policy: Some(kube::api::PropagationPolicy::Background),
+            ..dp.clone()
+        };
         let list = request("listing", kind, api.list(&lp)).await?;
         for item in list.items {
             let Some(name) = item.metadata.name else {
@@ -282,6 +298,9 @@ async fn stages(
             }
         }
         if done.len() == STAGES.len() {
+            if let Some(url) = &spec.platform_url {
+                reach_platform(client, spec, url, started, timeout, &mut done, on_stage).await?;
+            }
             return Ok(done);
         }
         if started.elapsed() >= timeout {
@@ -323,6 +342,118 @@ async fn stages(
     }
 }
 
+/// A Job with the dind image (its busybox `wget`) that asks the platform
+/// URL, with the build pods' environment (so through their proxy).
+async fn reach_platform(
+    client: &Client,
+    spec: &ProbeSpec,
+    url: &str,
+    started: Instant,
+    timeout: Duration,
+    done: &mut Vec<Stage>,
+    on_stage: &(dyn Fn(&Stage) + Sync),
+) -> Result<(), KubeError> {
+    let jobs = api_for(client, "batch/v1", "Job", Some(&spec.namespace));
+    let job: kube::api::DynamicObject =
+        serde_json::from_value(platform_job(spec, url, timeout)).expect("a job");
+    request(
+        "creating",
+        "Job/cf-runner-probe-platform",
+        jobs.create(&PostParams::default(), &job),
+    )
+    .await?;
+    let name = format!("{PROBE_NAME}-platform");
+    loop {
+        let live = request("reading", "Job/cf-runner-probe-platform", jobs.get(&name)).await?;
+        let live = serde_json::to_value(&live).unwrap_or(Value::Null);
+        let finished = |kind: &str| {
+            live.pointer("/status/conditions")
+                .and_then(Value::as_array)
+                .and_then(|cs| {
+                    cs.iter().find(|c| {
+                        c.get("type").and_then(Value::as_str) == Some(kind)
+                            && c.get("status").and_then(Value::as_str) == Some("True")
+                    })
+                })
+                .cloned()
+        };
+        let stage = |passed: bool, detail: String, fix: Option<&str>| Stage {
+            name: PLATFORM_STAGE,
+            passed,
+            after_ms: started.elapsed().as_millis(),
+            detail,
+            fix: fix.map(str::to_string),
+        };
+        let result = if finished("Complete").is_some() {
+            Some(stage(
+                true,
+                format!("{url} answered from inside the cluster"),
+                None,
+            ))
+        } else if let Some(c) = finished("Failed") {
+            Some(stage(
+                false,
+                format!(
+                    "{url} could not be reached from inside the cluster ({})",
+                    c.get("message").and_then(Value::as_str).unwrap_or("the request failed")
+                ),
+                Some("check the proxy settings (--https-proxy, --no-proxy) and the cluster's egress to the platform"),
+            ))
+        } else if started.elapsed() >= timeout {
+            Some(stage(
+                false,
+                format!("no answer from {url} within {}s", timeout.as_secs()),
+                Some("check the proxy settings (--https-proxy, --no-proxy) and the cluster's egress to the platform"),
+            ))
+        } else {
+            None
+        };
+        if let Some(stage) = result {
+            on_stage(&stage);
+            done.push(stage);
+            return Ok(());
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
+/// The Job that asks `url` from a build node, with the build environment.
+fn platform_job(spec: &ProbeSpec, url: &str, timeout: Duration) -> Value {
+    let env: Vec<Value> = spec
+        .env
+        .as_object()
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| json!({"name": k, "value": v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string())}))
+                .collect()
+        })
+        .unwrap_or_default();
+    json!({
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": format!("{PROBE_NAME}-platform"), "labels": labels(&spec.namespace)},
+        "spec": {
+            "backoffLimit": 0,
+            "activeDeadlineSeconds": timeout.as_secs().max(10),
+            "template": {
+                "metadata": {"labels": labels(&spec.namespace)},
+                "spec": {
+                    "serviceAccountName": spec.service_account,
+                    "nodeSelector": spec.node_selector,
+                    "tolerations": spec.tolerations,
+                    "restartPolicy": "Never",
+                    "containers": [{
+                        "name": "reach",
+                        "image": spec.image,
+                        "command": ["wget", "-q", "-T", "15", "-O", "/dev/null", url],
+                        "env": env,
+                    }],
+                },
+            },
+        },
+    })
+}
+
 fn condition<'a>(pod: &'a Value, kind: &str) -> Option<&'a Value> {
     pod.pointer("/status/conditions")?
         .as_array()?
@@ -355,5 +486,30 @@ mod tests {
                 .storage_class,
             "sc"
         );
+    }
+
+    #[test]
+    fn the_platform_is_asked_through_the_build_pods_proxy() {
+        let spec = json!({"dockerDaemonScheduler": {
+            "dindImage": "mirror.local/codefresh/dind:3@sha256:aa",
+            "cluster": {"nodeSelector": {"pool": "builds"}},
+            "envVars": {"HTTPS_PROXY": "http://proxy.corp:3128", "NO_PROXY": "10.0.0.0/8"},
+            "pvcs": {"dind": {"storageClassName": "sc"}},
+        }});
+        let p = ProbeSpec::from_runtime_spec(&spec, "cf").unwrap();
+        let job = platform_job(&p, "https://g.codefresh.io", Duration::from_secs(60));
+        let pod = &job["spec"]["template"]["spec"];
+        assert_eq!(
+            pod["containers"][0]["image"],
+            "mirror.local/codefresh/dind:3@sha256:aa"
+        );
+        assert_eq!(pod["nodeSelector"], json!({"pool": "builds"}));
+        assert!(pod["containers"][0]["env"]
+            .as_array()
+            .unwrap()
+            .contains(&json!({"name": "HTTPS_PROXY", "value": "http://proxy.corp:3128"})));
+        let command = pod["containers"][0]["command"].as_array().unwrap();
+        assert_eq!(command.last().unwrap(), "https://g.codefresh.io");
+        assert_eq!(job["metadata"]["labels"][PROBE_LABEL], "true");
     }
 }
