@@ -301,3 +301,59 @@ async fn init_probe_tries_the_build_path_after_the_install() {
     assert!(said.contains("the build path works"), "{said}");
     assert_eq!(leftovers(&client, &ns).await, Vec::<String>::new());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn delete_removes_what_a_killed_probe_left() {
+    if skip_e2e() {
+        return;
+    }
+    let cp = controlplane::shared();
+    let client = cp.client();
+    let ns = unique("probeleft");
+    init(cp, &ns);
+    // What a probe killed with SIGKILL leaves: its claim, with its labels.
+    let claims: Api<DynamicObject> = Api::namespaced_with(
+        client.clone(),
+        &ns,
+        &kube::api::ApiResource::from_gvk_with_plural(
+            &kube::api::GroupVersionKind::gvk("", "v1", "PersistentVolumeClaim"),
+            "persistentvolumeclaims",
+        ),
+    );
+    let claim: DynamicObject = serde_json::from_value(json!({
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": {"name": "cf-runner-probe", "labels": {
+            "cf-runner.codefresh.io/probe": "true",
+            "app.kubernetes.io/managed-by": "cf-runner",
+            "app.kubernetes.io/instance": ns,
+        }},
+        "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}},
+    }))
+    .unwrap();
+    claims.create(&PostParams::default(), &claim).await.unwrap();
+    assert_eq!(
+        leftovers(&client, &ns).await,
+        vec!["PersistentVolumeClaim/cf-runner-probe".to_string()]
+    );
+    let ns_arg = ns.clone();
+    let out = tokio::task::spawn_blocking(move || {
+        cf_runner(
+            cp,
+            &[
+                "delete",
+                "--yes",
+                "--kube-namespace",
+                &ns_arg,
+                "--kube-context-name",
+                CONTEXT,
+                "--timeout",
+                "90s",
+            ],
+        )
+    })
+    .await
+    .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(leftovers(&client, &ns).await, Vec::<String>::new());
+}

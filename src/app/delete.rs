@@ -211,6 +211,10 @@ pub fn run(args: &DeleteArgs) -> Outcome {
             Event::Phase(phase, n) => output::say(&format!("Deleting {} ({n})", phase.describe())),
             Event::Gone(o) => output::removed(&o.display_name(), o.namespace.as_deref()),
         };
+        // A probe stopped hard (kill -9) leaves its claim, pod or Job.
+        if let Err(e) = crate::kube::probe::clean_up(&cluster.client, &namespace).await {
+            output::warn(&format!("leftover probe objects could not be removed: {e}"));
+        }
         let report = delete::delete_all(&cluster.client, &phases, args.timeout, &on_event).await;
         if !report.ok() {
             return delete_failed(&report, args.timeout);
