@@ -55,6 +55,9 @@ pub fn run(args: &CheckArgs) -> Outcome {
         Ok(l) => l,
         Err(problems) => return Outcome::BadInput(problems),
     };
+    for line in &loaded.warnings {
+        output::warn(line);
+    }
     for key in &loaded.ignored_keys {
         output::warn(&format!(
             "{key} is a venonactl key that cf-runner accepts but does not use"

@@ -166,7 +166,7 @@ async fn offline(args: &InitArgs, loaded: &values::Loaded) -> Outcome {
         Ok(r) => r,
         Err(o) => return o,
     };
-    if !args.skip_cluster_test {
+    if !values.skip_cluster_test {
         if let Err(outcome) =
             super::check::preflight_for_install(&cluster, &rendered.manifests, &values.namespace)
                 .await
@@ -397,7 +397,7 @@ async fn with_platform(args: &InitArgs, loaded: &values::Loaded, auth: &platform
         ..Default::default()
     };
     let record = &loaded.redacted_tree;
-    if !args.skip_cluster_test {
+    if !values.skip_cluster_test {
         let prelim = match render_or_fail(values, &identity, record) {
             Ok(r) => r,
             Err(o) => return o,
