@@ -582,6 +582,8 @@ async fn check_dry_run(
         .collect();
     let mut rejected = Vec::new();
     let mut forbidden = false;
+    let mut unauthorized = false;
+    let mut unreachable = false;
     for (m, result) in targets.iter().zip(results) {
         let Err(e) = result else { continue };
         if m.kind == "ClusterRoleBinding"
@@ -594,6 +596,8 @@ async fn check_dry_run(
             continue;
         }
         forbidden |= e.code() == Some(403);
+        unauthorized |= e.code() == Some(401);
+        unreachable |= e.code().is_none();
         rejected.push(format!("{}: {}", m.display_name(), api_message(&e)));
     }
     let checked = targets.len();
@@ -611,15 +615,33 @@ async fn check_dry_run(
         }
         return Check::pass(names::DRY_RUN, reason).with_details(notes);
     }
-    let fix = if forbidden {
+    // Blame what happened: no answer, no valid credentials, no permission,
+    // and only then the objects themselves.
+    let fix = if unreachable {
+        "the API server did not answer: check the server address in the kubeconfig, the network (VPN, HTTPS_PROXY/NO_PROXY) and the CA, then re-run"
+    } else if unauthorized {
+        "the cluster rejected your credentials (401): refresh them (e.g. re-run your cloud's get-credentials command), then re-run"
+    } else if forbidden {
         "you may not create these objects: see the permissions check for what to ask a cluster admin for"
     } else {
         "another object or an admission policy rejects them: read the message, fix the cluster or the values, and re-run"
     };
-    let reason = format!(
-        "the API server rejects {} of {checked} cluster-scoped object(s) (server-side dry-run)",
-        rejected.len()
-    );
+    let reason = if unreachable {
+        format!(
+            "could not dry-run {} of {checked} cluster-scoped object(s): the API server did not answer",
+            rejected.len()
+        )
+    } else if unauthorized {
+        format!(
+            "could not dry-run {} of {checked} cluster-scoped object(s): the credentials were rejected",
+            rejected.len()
+        )
+    } else {
+        format!(
+            "the API server rejects {} of {checked} cluster-scoped object(s) (server-side dry-run)",
+            rejected.len()
+        )
+    };
     rejected.extend(notes);
     Check::fail(names::DRY_RUN, reason, fix).with_details(rejected)
 }

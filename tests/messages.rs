@@ -1,0 +1,118 @@
+//! Messages that pointed the wrong way: the flag suggested for a kubectl
+//! habit, the defaults `--help` claims, and the cause `check` blames when
+//! the API server cannot be reached. All offline.
+
+mod support;
+
+use std::path::Path;
+
+use support::cli::{run as cf_runner, text};
+
+/// `--namespace` used to suggest `--name`, the agent's name on the platform.
+#[test]
+fn namespace_flag_suggests_kube_namespace() {
+    let dir = tempfile::tempdir().unwrap();
+    for command in ["init", "info", "upgrade", "delete", "check"] {
+        for typed in [
+            &["--namespace", "ci"][..],
+            &["--namespace=ci"],
+            &["-n", "ci"],
+        ] {
+            let out = cf_runner(
+                &dir.path().join("absent"),
+                &[&[command][..], typed].concat(),
+            );
+            let shown = text(&out);
+            assert_eq!(out.status.code(), Some(2), "{command} {typed:?}\n{shown}");
+            assert!(
+                shown.contains("a similar argument exists: '--kube-namespace'"),
+                "{command} {typed:?}\n{shown}"
+            );
+            assert!(!shown.contains("--name "), "{command} {typed:?}\n{shown}");
+        }
+    }
+}
+
+/// The help of `info`, `upgrade` and `delete` claimed `--kube-namespace
+/// [default: codefresh]`, but they work on the installations found.
+#[test]
+fn kube_namespace_help_states_each_commands_real_default() {
+    let dir = tempfile::tempdir().unwrap();
+    let help = |command: &str| {
+        let out = cf_runner(&dir.path().join("absent"), &[command, "--help"]);
+        assert!(out.status.success());
+        // Help wraps; join the lines to read one flag's text.
+        let flat = String::from_utf8_lossy(&out.stdout)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        let start = flat.find("--kube-namespace <NAMESPACE>").expect("the flag");
+        flat[start..].chars().take(120).collect::<String>()
+    };
+    for command in ["info", "upgrade", "delete", "test-pipeline"] {
+        let text = help(command);
+        assert!(!text.contains("[default: codefresh]"), "{command}: {text}");
+        assert!(text.contains("installation"), "{command}: {text}");
+    }
+    for command in ["init", "check"] {
+        let text = help(command);
+        assert!(text.contains("[default: codefresh]"), "{command}: {text}");
+    }
+}
+
+/// With nothing listening at the server's address, `check` blamed "another
+/// object or an admission policy".
+#[test]
+fn check_blames_the_unreachable_server_not_the_objects() {
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = dir.path().join("config");
+    std::fs::write(
+        &kubeconfig,
+        "apiVersion: v1\nkind: Config\ncurrent-context: c\n\
+         clusters:\n- name: c\n  cluster: {server: \"https://127.0.0.1:1\"}\n\
+         users:\n- name: u\n  user: {token: not-a-real-token}\n\
+         contexts:\n- name: c\n  context: {cluster: c, user: u}\n",
+    )
+    .unwrap();
+    let out = cf_runner(Path::new(&kubeconfig), &["check"]);
+    let shown = text(&out);
+    assert_eq!(out.status.code(), Some(3), "{shown}");
+    assert!(!shown.contains("admission policy"), "{shown}");
+    assert!(!shown.contains("API server rejects"), "{shown}");
+    assert!(shown.contains("the API server did not answer"), "{shown}");
+    assert!(
+        shown.contains("nothing accepts connections at the API server's address"),
+        "{shown}"
+    );
+}
+
+/// Escape sequences in a value reached the terminal raw; a newline forged
+/// a line of its own.
+#[test]
+fn control_characters_never_reach_the_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir
+        .path()
+        .join("bad\u{1b}]0;TITLE\u{7}\nerror: forged.yaml");
+    std::fs::write(&file, "Namespace: [\n").unwrap();
+    let out = cf_runner(
+        &dir.path().join("absent"),
+        &[
+            "init",
+            "--dry-run",
+            "--yes",
+            "--values",
+            file.to_str().unwrap(),
+            "--set-value",
+            "Runtime.NodeSelector=a=b\u{1b}[2J,c",
+        ],
+    );
+    let shown = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{shown}");
+    assert!(!shown.contains('\u{1b}'), "{shown:?}");
+    assert!(!shown.contains('\u{7}'), "{shown:?}");
+    assert!(
+        !shown.lines().any(|l| l.starts_with("error: forged")),
+        "{shown}"
+    );
+}
