@@ -116,3 +116,53 @@ fn control_characters_never_reach_the_terminal() {
         "{shown}"
     );
 }
+
+/// An API server that accepts connections and never answers kept `check`
+/// silent for 270 s (one connect timeout after another), then printed a
+/// bare "deadline has elapsed" with no address.
+#[test]
+fn check_says_what_it_waits_for_and_names_the_silent_server() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    // Accept and hold every connection, answer nothing.
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for conn in listener.incoming() {
+            held.push(conn);
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = dir.path().join("config");
+    std::fs::write(
+        &kubeconfig,
+        format!(
+            "apiVersion: v1\nkind: Config\ncurrent-context: c\n\
+             clusters:\n- name: c\n  cluster: {{server: \"https://127.0.0.1:{port}\"}}\n\
+             users:\n- name: u\n  user: {{token: not-a-real-token}}\n\
+             contexts:\n- name: c\n  context: {{cluster: c, user: u}}\n"
+        ),
+    )
+    .unwrap();
+    let out = cf_runner(Path::new(&kubeconfig), &["check"]);
+    let shown = text(&out);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{shown}");
+    // Said before the wait, on stderr, with the address and the deadline.
+    assert!(
+        stderr.starts_with(&format!(
+            "note: running the preflight against https://127.0.0.1:{port}/"
+        )) && stderr.contains("has 20s to answer"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("the API server did not answer within 20s"),
+        "{shown}"
+    );
+    assert_eq!(
+        shown
+            .matches("not run: the API server did not answer")
+            .count(),
+        4,
+        "{shown}"
+    );
+}

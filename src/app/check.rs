@@ -84,6 +84,7 @@ pub fn run(args: &CheckArgs) -> Outcome {
                 )
             }
         };
+        waiting_for(&cluster);
         let checks = preflight::run(&cluster.client, &rendered.manifests, &values.namespace).await;
         let passed = !preflight::failed(&checks);
         let report = Report {
@@ -162,11 +163,23 @@ fn report_failure(checks: &[Check], hint: &str) {
 /// The first step of `init` against a cluster. Prints the warnings (or,
 /// when a check fails, every check) and gives `Err(PreflightFailed)` when
 /// the install must not go ahead.
+/// Says what the preflight waits for before it waits (stderr, so `-o json`
+/// stays clean).
+fn waiting_for(cluster: &crate::kube::Cluster) {
+    output::note(&format!(
+        "running the preflight against {} (context {}); the API server has {}s to answer",
+        cluster.server,
+        cluster.context,
+        preflight::FIRST_ANSWER_TIMEOUT.as_secs()
+    ));
+}
+
 pub(crate) async fn preflight_for_install(
     cluster: &crate::kube::Cluster,
     manifests: &[Manifest],
     namespace: &str,
 ) -> Result<(), Outcome> {
+    waiting_for(cluster);
     let checks = preflight::run(&cluster.client, manifests, namespace).await;
     if preflight::failed(&checks) {
         print_checks(&checks);

@@ -81,6 +81,9 @@ pub struct Check {
     pub details: Vec<String>,
     /// What the user can do; `None` when the check passed.
     pub fix: Option<String>,
+    /// The API server did not answer at all (no status came back).
+    #[serde(skip)]
+    pub unreachable: bool,
 }
 
 impl Check {
@@ -91,6 +94,7 @@ impl Check {
             reason: reason.into(),
             details: Vec::new(),
             fix: None,
+            unreachable: false,
         }
     }
     fn warn(name: &str, reason: impl Into<String>, fix: impl Into<String>) -> Self {
@@ -100,6 +104,7 @@ impl Check {
             reason: reason.into(),
             details: Vec::new(),
             fix: Some(fix.into()),
+            unreachable: false,
         }
     }
     fn fail(name: &str, reason: impl Into<String>, fix: impl Into<String>) -> Self {
@@ -131,6 +136,25 @@ pub mod names {
 /// Runs every check against the cluster for installing `manifests` into
 /// `namespace`. Never fails as a whole: a check that cannot be made says so.
 pub async fn run(client: &Client, manifests: &[Manifest], namespace: &str) -> Vec<Check> {
+    // One probe first, with one deadline: when the API server does not
+    // answer, every other check would wait out its own timeout in turn.
+    let version = check_version(client).await;
+    if version.status == Status::Fail && version.unreachable {
+        let not_run = |name: &str| {
+            Check::fail(
+                name,
+                "not run: the API server did not answer the first request",
+                "see the server version check",
+            )
+        };
+        return vec![
+            version,
+            not_run(names::PERMISSIONS),
+            not_run(names::DRY_RUN),
+            not_run(names::NODES),
+            not_run(names::EXISTING),
+        ];
+    }
     // Whether the namespace is someone else's changes what the install does
     // with it (only reads it), so both of these checks wait for the answer.
     let rbac_and_dry_run = async {
@@ -140,8 +164,7 @@ pub async fn run(client: &Client, manifests: &[Manifest], namespace: &str) -> Ve
             check_dry_run(client, manifests, state),
         )
     };
-    let (version, (permissions, dry_run), nodes, existing) = futures::join!(
-        check_version(client),
+    let ((permissions, dry_run), nodes, existing) = futures::join!(
         rbac_and_dry_run,
         check_nodes(client, manifests),
         check_existing(client, namespace),
@@ -184,18 +207,42 @@ async fn namespace_state(client: &Client, manifests: &[Manifest]) -> NamespaceSt
 
 // ---------------------------------------------------------------- version
 
+/// How long the first request of the preflight may take: a server that
+/// has not answered by then is not reachable from here.
+pub const FIRST_ANSWER_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(20);
+
 async fn check_version(client: &Client) -> Check {
-    match client.apiserver_version().await {
-        Ok(info) => version_check(&info.major, &info.minor, &info.git_version),
-        Err(e) => {
+    let started = std::time::Instant::now();
+    match tokio::time::timeout(FIRST_ANSWER_TIMEOUT, client.apiserver_version()).await {
+        Ok(Ok(info)) => version_check(&info.major, &info.minor, &info.git_version),
+        Ok(Err(e)) => {
             let err = KubeError::from_kube("reading", "the server version", e);
-            Check::fail(
+            let mut check = Check::fail(
                 names::VERSION,
-                format!("could not read the server version: {}", api_message(&err)),
+                format!(
+                    "could not read the server version (after {:.1}s): {}",
+                    started.elapsed().as_secs_f32(),
+                    api_message(&err)
+                ),
                 err.hint().unwrap_or_else(|| {
                     "check that the API server is reachable with this kubeconfig".into()
                 }),
-            )
+            );
+            check.unreachable = err.code().is_none();
+            check
+        }
+        Err(_) => {
+            let mut check = Check::fail(
+                names::VERSION,
+                format!(
+                    "the API server did not answer within {}s",
+                    FIRST_ANSWER_TIMEOUT.as_secs()
+                ),
+                "check the server address in the kubeconfig, that the cluster is running, \
+                 and the network path to it (VPN, firewall, HTTPS_PROXY/NO_PROXY)",
+            );
+            check.unreachable = true;
+            check
         }
     }
 }
