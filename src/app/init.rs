@@ -311,6 +311,12 @@ fn context_name(values: &values::Values) -> Option<String> {
     config.current_context
 }
 
+/// True for the field managers of other runner installers.
+fn is_installer(manager: &str) -> bool {
+    let m = manager.to_ascii_lowercase();
+    m == "helm" || m.starts_with("helm-") || m.contains("venona") || m.contains("codefresh")
+}
+
 /// Runs `init`.
 pub fn run(args: &InitArgs) -> Outcome {
     let input = match gather_input(args).map_err(Outcome::BadInput) {
@@ -509,7 +515,18 @@ pub(crate) fn apply_failed(report: &apply::Report, command: &str) -> Outcome {
         .failed
         .iter()
         .any(|f| matches!(f.cause, apply::FailureCause::Forbidden { .. }));
-    let hint = if conflict {
+    // Helm's or an old installer's objects are another installation, never
+    // cf-runner's to take over.
+    let installer_owned = report.failed.iter().any(|f| match &f.cause {
+        apply::FailureCause::Conflict(fields) => {
+            fields.iter().any(|(_, owner)| is_installer(owner))
+        }
+        _ => false,
+    });
+    let hint = if installer_owned {
+        "another installer (Helm or venonactl) owns those objects: remove that installation first \
+         (`helm uninstall`, `codefresh runner delete`), or install into another --kube-namespace"
+    } else if conflict {
         "another tool manages those fields: remove them there, or re-run with --force-conflicts to take them over"
     } else if forbidden {
         "ask a cluster admin for the missing permission (`cf-runner check` lists them all), then re-run"

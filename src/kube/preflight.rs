@@ -58,6 +58,8 @@ pub const OLD_INSTALLER_APPS: [&str; 5] = [
 ];
 
 const RBAC_GROUP: &str = "rbac.authorization.k8s.io";
+/// The label Helm charts put on what they render (`cf-runtime-10.5.2`).
+const HELM_CHART_LABEL: &str = "helm.sh/chart";
 
 /// How a check ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -837,10 +839,21 @@ async fn check_nodes(client: &Client, manifests: &[Manifest]) -> Check {
 // ------------------------------------------------------- existing install
 
 /// Decides the existing-installation check.
+/// What the cf-runtime Helm chart left in a namespace: its workloads
+/// (`helm.sh/chart: cf-runtime-*`) and the release records of their releases.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HelmInstall {
+    /// `Kind/name (chart cf-runtime-x.y.z, release r)`.
+    pub objects: Vec<String>,
+    /// `Secret/sh.helm.release.v1.<release>.v<N>`.
+    pub releases: Vec<String>,
+}
+
 pub fn existing_installation(
     namespace: &str,
     record: Option<&inventory::Record>,
     old: &[String],
+    helm: &HelmInstall,
 ) -> Check {
     let mut details = Vec::new();
     let mut reasons = Vec::new();
@@ -859,9 +872,26 @@ pub fn existing_installation(
             "nothing to do to update it; to install a second runner, choose another --kube-namespace",
         );
     }
-    if !old.is_empty() {
+    // Another tool's runner: installing beside it would half-install over
+    // its objects and run two runners on the same builds. Its objects are
+    // never cf-runner's to take over (no --force-conflicts).
+    let mut foreign = false;
+    if !helm.objects.is_empty() || !helm.releases.is_empty() {
+        foreign = true;
         reasons.push(format!(
-            "objects of an older installer (venonactl / codefresh runner init) are in namespace {namespace}"
+            "a runner installed with the cf-runtime Helm chart is in namespace {namespace}"
+        ));
+        details.extend(helm.objects.iter().cloned());
+        details.extend(helm.releases.iter().cloned());
+        fixes.push(
+            "keep managing it with Helm (`helm upgrade`), or remove it (`helm uninstall`) before \
+             installing with cf-runner, or install into another --kube-namespace",
+        );
+    }
+    if !old.is_empty() {
+        foreign = true;
+        reasons.push(format!(
+            "a runner installed by an older installer (venonactl / codefresh runner init) is in namespace {namespace}"
         ));
         details.extend(old.iter().cloned());
         fixes.push(
@@ -875,21 +905,99 @@ pub fn existing_installation(
             format!("no installation found in namespace {namespace}"),
         );
     }
+    if foreign {
+        return Check::fail(names::EXISTING, reasons.join("; "), fixes.join("; "))
+            .with_details(details);
+    }
     Check::warn(names::EXISTING, reasons.join("; "), fixes.join("; ")).with_details(details)
+}
+
+/// The chart label's value when it is the cf-runtime chart's.
+fn cf_runtime_chart(labels: Option<&BTreeMap<String, String>>) -> Option<String> {
+    labels?
+        .get(HELM_CHART_LABEL)
+        .filter(|c| c.starts_with("cf-runtime"))
+        .cloned()
+}
+
+/// Looks for the cf-runtime Helm chart's workloads and release records.
+async fn helm_install(client: &Client, namespace: &str) -> Result<HelmInstall, KubeError> {
+    use k8s_openapi::api::core::v1::Secret;
+    let charted = ListParams::default().labels(HELM_CHART_LABEL);
+    let helm_owned = ListParams::default().labels("owner=helm");
+    let deployments: Api<Deployment> = Api::namespaced(client.clone(), namespace);
+    let daemonsets: Api<DaemonSet> = Api::namespaced(client.clone(), namespace);
+    let secrets: Api<Secret> = Api::namespaced(client.clone(), namespace);
+    let (deployments, daemonsets, releases) = futures::join!(
+        deployments.list_metadata(&charted),
+        daemonsets.list_metadata(&charted),
+        secrets.list_metadata(&helm_owned),
+    );
+    let mut found = HelmInstall::default();
+    let mut release_names = std::collections::BTreeSet::new();
+    let mut take = |kind: &str, meta: kube::core::ObjectMeta| {
+        if let Some(chart) = cf_runtime_chart(meta.labels.as_ref()) {
+            let release = meta
+                .labels
+                .as_ref()
+                .and_then(|l| l.get("app.kubernetes.io/instance"))
+                .cloned()
+                .unwrap_or_default();
+            found.objects.push(format!(
+                "{kind}/{} (chart {chart}, release {release})",
+                meta.name.unwrap_or_default()
+            ));
+            release_names.insert(release);
+        }
+    };
+    let deployments = deployments.map_err(|e| KubeError::from_kube("listing", "Deployments", e))?;
+    for d in deployments.items {
+        take("Deployment", d.metadata);
+    }
+    let daemonsets = daemonsets.map_err(|e| KubeError::from_kube("listing", "DaemonSets", e))?;
+    for d in daemonsets.items {
+        take("DaemonSet", d.metadata);
+    }
+    // Release records are Secrets: without the right to list them, the
+    // workloads' labels still tell.
+    if let Ok(list) = releases {
+        for s in list.items {
+            let release = s
+                .metadata
+                .labels
+                .as_ref()
+                .and_then(|l| l.get("name"))
+                .cloned()
+                .unwrap_or_default();
+            let named_runtime = release_names.contains(&release)
+                || s.metadata
+                    .name
+                    .as_deref()
+                    .is_some_and(|n| n.contains("cf-runtime"));
+            if named_runtime {
+                found.releases.push(format!(
+                    "Secret/{} (Helm release {release})",
+                    s.metadata.name.unwrap_or_default()
+                ));
+            }
+        }
+    }
+    Ok(found)
 }
 
 async fn check_existing(client: &Client, namespace: &str) -> Check {
     let old_selector = format!(
-        "app in ({}),{LABEL_MANAGED_BY}!=cf-runner",
+        "app in ({}),{LABEL_MANAGED_BY}!=cf-runner,{LABEL_MANAGED_BY}!=Helm",
         OLD_INSTALLER_APPS.join(",")
     );
     let lp = ListParams::default().labels(&old_selector);
     let deployments: Api<Deployment> = Api::namespaced(client.clone(), namespace);
     let daemonsets: Api<DaemonSet> = Api::namespaced(client.clone(), namespace);
-    let (record, deployments, daemonsets) = futures::join!(
+    let (record, deployments, daemonsets, helm) = futures::join!(
         inventory::record(client, namespace),
         deployments.list_metadata(&lp),
         daemonsets.list_metadata(&lp),
+        helm_install(client, namespace),
     );
     let unreadable = |what: &str, err: KubeError| {
         let reason = if err.code() == Some(403) {
@@ -944,7 +1052,11 @@ async fn check_existing(client: &Client, namespace: &str) -> Check {
             )
         }
     }
-    existing_installation(namespace, record.as_ref(), &old)
+    let helm = match helm {
+        Ok(h) => h,
+        Err(e) => return unreadable("Deployments and DaemonSets", e),
+    };
+    existing_installation(namespace, record.as_ref(), &old, &helm)
 }
 
 // ----------------------------------------------------------------- errors
@@ -1188,17 +1300,41 @@ mod tests {
             runtime_name: Some("ctx/ci".into()),
             ..Default::default()
         };
-        let c = existing_installation("ci", Some(&record), &[]);
+        let none = HelmInstall::default();
+        let c = existing_installation("ci", Some(&record), &[], &none);
         assert_eq!(c.status, Status::Warn);
         assert!(
             c.reason.contains("made by cf-runner 0.1.0, agent ctx_ci"),
             "{}",
             c.reason
         );
-        let c = existing_installation("ci", None, &["Deployment/venona".into()]);
-        assert_eq!(c.status, Status::Warn);
+        // Another tool's runner stops the install, naming what is there.
+        let c = existing_installation("ci", None, &["Deployment/venona".into()], &none);
+        assert_eq!(c.status, Status::Fail);
         assert_eq!(c.details, vec!["Deployment/venona".to_string()]);
-        assert_eq!(existing_installation("ci", None, &[]).status, Status::Pass);
+        assert_eq!(
+            existing_installation("ci", None, &[], &none).status,
+            Status::Pass
+        );
+    }
+
+    #[test]
+    fn a_helm_installed_runner_stops_the_install_without_force_conflicts() {
+        let helm = HelmInstall {
+            objects: vec![
+                "Deployment/cf-runtime-runner (chart cf-runtime-10.5.2, release cf-runtime)".into(),
+            ],
+            releases: vec![
+                "Secret/sh.helm.release.v1.cf-runtime.v1 (Helm release cf-runtime)".into(),
+            ],
+        };
+        let c = existing_installation("ci", None, &[], &helm);
+        assert_eq!(c.status, Status::Fail);
+        assert!(c.reason.contains("cf-runtime Helm chart"), "{}", c.reason);
+        assert_eq!(c.details.len(), 2);
+        let fix = c.fix.unwrap();
+        assert!(fix.contains("helm uninstall"), "{fix}");
+        assert!(!fix.contains("force-conflicts"), "{fix}");
     }
 
     #[test]
