@@ -84,12 +84,12 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
         }
         'cf-runner;info' {
             [CompletionResult]::new('--kube-context-name', '--kube-context-name', [CompletionResultType]::ParameterName, 'Kubernetes context to use [default: the kubeconfig''s current context]')
-            [CompletionResult]::new('--kube-namespace', '--kube-namespace', [CompletionResultType]::ParameterName, 'Namespace of the runner [default: codefresh]')
             [CompletionResult]::new('--kube-config-path', '--kube-config-path', [CompletionResultType]::ParameterName, 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]')
             [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'Codefresh API token [default: $CF_API_KEY, then the current context of ~/.cfconfig]')
             [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Codefresh platform URL [default: the installation''s, else https://g.codefresh.io]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--kube-namespace', '--kube-namespace', [CompletionResultType]::ParameterName, 'Namespace of the runner [default: every installation in the cluster]')
             [CompletionResult]::new('--insecure', '--insecure', [CompletionResultType]::ParameterName, 'Skip TLS verification towards the platform (self-signed on-prem only)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
@@ -99,11 +99,11 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
         }
         'cf-runner;delete' {
             [CompletionResult]::new('--kube-context-name', '--kube-context-name', [CompletionResultType]::ParameterName, 'Kubernetes context to use [default: the kubeconfig''s current context]')
-            [CompletionResult]::new('--kube-namespace', '--kube-namespace', [CompletionResultType]::ParameterName, 'Namespace of the runner [default: codefresh]')
             [CompletionResult]::new('--kube-config-path', '--kube-config-path', [CompletionResultType]::ParameterName, 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]')
             [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'Codefresh API token [default: $CF_API_KEY, then the current context of ~/.cfconfig]')
             [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Codefresh platform URL [default: the installation''s, else https://g.codefresh.io]')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for the objects to be gone (e.g. 90s, 5m)')
+            [CompletionResult]::new('--kube-namespace', '--kube-namespace', [CompletionResultType]::ParameterName, 'Namespace of the runner [default: the only installation in the cluster]')
             [CompletionResult]::new('--insecure', '--insecure', [CompletionResultType]::ParameterName, 'Skip TLS verification towards the platform (self-signed on-prem only)')
             [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Do not ask for confirmation')
             [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Do not ask for confirmation')
@@ -118,7 +118,6 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
         }
         'cf-runner;upgrade' {
             [CompletionResult]::new('--kube-context-name', '--kube-context-name', [CompletionResultType]::ParameterName, 'Kubernetes context to use [default: the kubeconfig''s current context]')
-            [CompletionResult]::new('--kube-namespace', '--kube-namespace', [CompletionResultType]::ParameterName, 'Namespace of the runner [default: codefresh]')
             [CompletionResult]::new('--kube-config-path', '--kube-config-path', [CompletionResultType]::ParameterName, 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]')
             [CompletionResult]::new('--kube-node-selector', '--kube-node-selector', [CompletionResultType]::ParameterName, 'Node selector for the runner and volume provisioner: key=value[,key=value]')
             [CompletionResult]::new('--build-node-selector', '--build-node-selector', [CompletionResultType]::ParameterName, 'Node selector for build (engine and dind) pods: key=value[,key=value]')
@@ -139,6 +138,7 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
             [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'Codefresh API token (for the monitor) [default: the one installed]')
             [CompletionResult]::new('--agent-token', '--agent-token', [CompletionResultType]::ParameterName, 'Agent token [default: the one installed]')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for the workloads to become ready (e.g. 90s, 5m)')
+            [CompletionResult]::new('--kube-namespace', '--kube-namespace', [CompletionResultType]::ParameterName, 'Namespace of the runner [default: the only installation in the cluster]')
             [CompletionResult]::new('--force-conflicts', '--force-conflicts', [CompletionResultType]::ParameterName, 'Take over fields that another field manager owns')
             [CompletionResult]::new('--no-wait', '--no-wait', [CompletionResultType]::ParameterName, 'Apply and return without waiting for the workloads')
             [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Do not ask for confirmation')
@@ -168,11 +168,11 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
         }
         'cf-runner;test-pipeline' {
             [CompletionResult]::new('--kube-context-name', '--kube-context-name', [CompletionResultType]::ParameterName, 'Kubernetes context to use [default: the kubeconfig''s current context]')
-            [CompletionResult]::new('--kube-namespace', '--kube-namespace', [CompletionResultType]::ParameterName, 'Namespace of the runner [default: codefresh]')
             [CompletionResult]::new('--kube-config-path', '--kube-config-path', [CompletionResultType]::ParameterName, 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]')
             [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'Codefresh API token [default: $CF_API_KEY, then the current context of ~/.cfconfig]')
             [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Codefresh platform URL [default: the installation''s, else https://g.codefresh.io]')
             [CompletionResult]::new('--runtime-name', '--runtime-name', [CompletionResultType]::ParameterName, 'Runtime environment to run the demo pipeline on [default: the installation''s]')
+            [CompletionResult]::new('--kube-namespace', '--kube-namespace', [CompletionResultType]::ParameterName, 'Namespace of the runner [default: the only installation in the cluster]')
             [CompletionResult]::new('--insecure', '--insecure', [CompletionResultType]::ParameterName, 'Skip TLS verification towards the platform (self-signed on-prem only)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')

@@ -79,12 +79,12 @@ _arguments "${_arguments_options[@]}" : \
 (info)
 _arguments "${_arguments_options[@]}" : \
 '--kube-context-name=[Kubernetes context to use \[default\: the kubeconfig'\''s current context\]]:NAME:_default' \
-'--kube-namespace=[Namespace of the runner \[default\: codefresh\]]:NAMESPACE:_default' \
 '--kube-config-path=[Path to the kubeconfig \[default\: \$KUBECONFIG or ~/.kube/config\]]:PATH:_files' \
 '--token=[Codefresh API token \[default\: \$CF_API_KEY, then the current context of ~/.cfconfig\]]:TOKEN:_default' \
 '--url=[Codefresh platform URL \[default\: the installation'\''s, else https\://g.codefresh.io\]]:URL:_default' \
 '-o+[Output format]:OUTPUT:(table json yaml)' \
 '--output=[Output format]:OUTPUT:(table json yaml)' \
+'--kube-namespace=[Namespace of the runner \[default\: every installation in the cluster\]]:NAMESPACE:_default' \
 '--insecure[Skip TLS verification towards the platform (self-signed on-prem only)]' \
 '-h[Print help]' \
 '--help[Print help]' \
@@ -95,11 +95,11 @@ _arguments "${_arguments_options[@]}" : \
 (delete)
 _arguments "${_arguments_options[@]}" : \
 '--kube-context-name=[Kubernetes context to use \[default\: the kubeconfig'\''s current context\]]:NAME:_default' \
-'--kube-namespace=[Namespace of the runner \[default\: codefresh\]]:NAMESPACE:_default' \
 '--kube-config-path=[Path to the kubeconfig \[default\: \$KUBECONFIG or ~/.kube/config\]]:PATH:_files' \
 '--token=[Codefresh API token \[default\: \$CF_API_KEY, then the current context of ~/.cfconfig\]]:TOKEN:_default' \
 '--url=[Codefresh platform URL \[default\: the installation'\''s, else https\://g.codefresh.io\]]:URL:_default' \
 '--timeout=[How long to wait for the objects to be gone (e.g. 90s, 5m)]:DURATION:_default' \
+'--kube-namespace=[Namespace of the runner \[default\: the only installation in the cluster\]]:NAMESPACE:_default' \
 '--insecure[Skip TLS verification towards the platform (self-signed on-prem only)]' \
 '-y[Do not ask for confirmation]' \
 '--yes[Do not ask for confirmation]' \
@@ -115,7 +115,6 @@ _arguments "${_arguments_options[@]}" : \
 (upgrade)
 _arguments "${_arguments_options[@]}" : \
 '--kube-context-name=[Kubernetes context to use \[default\: the kubeconfig'\''s current context\]]:NAME:_default' \
-'--kube-namespace=[Namespace of the runner \[default\: codefresh\]]:NAMESPACE:_default' \
 '--kube-config-path=[Path to the kubeconfig \[default\: \$KUBECONFIG or ~/.kube/config\]]:PATH:_files' \
 '--kube-node-selector=[Node selector for the runner and volume provisioner\: key=value\[,key=value\]]:K=V,...:_default' \
 '--build-node-selector=[Node selector for build (engine and dind) pods\: key=value\[,key=value\]]:K=V,...:_default' \
@@ -136,6 +135,7 @@ _arguments "${_arguments_options[@]}" : \
 '--token=[Codefresh API token (for the monitor) \[default\: the one installed\]]:TOKEN:_default' \
 '--agent-token=[Agent token \[default\: the one installed\]]:TOKEN:_default' \
 '--timeout=[How long to wait for the workloads to become ready (e.g. 90s, 5m)]:DURATION:_default' \
+'--kube-namespace=[Namespace of the runner \[default\: the only installation in the cluster\]]:NAMESPACE:_default' \
 '--force-conflicts[Take over fields that another field manager owns]' \
 '--no-wait[Apply and return without waiting for the workloads]' \
 '-y[Do not ask for confirmation]' \
@@ -167,11 +167,11 @@ _arguments "${_arguments_options[@]}" : \
 (test-pipeline)
 _arguments "${_arguments_options[@]}" : \
 '--kube-context-name=[Kubernetes context to use \[default\: the kubeconfig'\''s current context\]]:NAME:_default' \
-'--kube-namespace=[Namespace of the runner \[default\: codefresh\]]:NAMESPACE:_default' \
 '--kube-config-path=[Path to the kubeconfig \[default\: \$KUBECONFIG or ~/.kube/config\]]:PATH:_files' \
 '--token=[Codefresh API token \[default\: \$CF_API_KEY, then the current context of ~/.cfconfig\]]:TOKEN:_default' \
 '--url=[Codefresh platform URL \[default\: the installation'\''s, else https\://g.codefresh.io\]]:URL:_default' \
 '--runtime-name=[Runtime environment to run the demo pipeline on \[default\: the installation'\''s\]]:NAME:_default' \
+'--kube-namespace=[Namespace of the runner \[default\: the only installation in the cluster\]]:NAMESPACE:_default' \
 '--insecure[Skip TLS verification towards the platform (self-signed on-prem only)]' \
 '-h[Print help]' \
 '--help[Print help]' \

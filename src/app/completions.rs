@@ -18,7 +18,20 @@ pub fn script(shell: Shell) -> String {
     };
     let mut buf = Vec::new();
     clap_complete::generate(shell, &mut Cli::command(), "cf-runner", &mut buf);
-    String::from_utf8(buf).expect("completion scripts are UTF-8")
+    let text = String::from_utf8(buf).expect("completion scripts are UTF-8");
+    if shell == ClapShell::Bash {
+        return fix_bash_subcommands(&text);
+    }
+    text
+}
+
+/// clap_complete's bash script escapes the `-` of `cf-runner` one way where
+/// it records the subcommand typed (`cf__runner__subcmd__init`) and another
+/// way in the `case` that lists each subcommand's options
+/// (`cf__subcmd__runner__subcmd__init`), so no subcommand's option ever
+/// completed. One spelling for both.
+fn fix_bash_subcommands(script: &str) -> String {
+    script.replace("cf__subcmd__runner", "cf__runner")
 }
 
 /// Prints the script.
