@@ -601,6 +601,57 @@ mod tests {
     }
 
     #[test]
+    fn duplicate_keys_name_both_lines_and_numbers_keep_their_text() {
+        let problems = parse_values("A:\n  b: 1\n  b: 2\nA: x\n", "f.yaml").unwrap_err();
+        let keys: Vec<_> = problems.iter().map(|p| p.key.as_str()).collect();
+        assert_eq!(keys, vec!["A.b", "A"]);
+        assert!(
+            problems[0].why.contains("lines 2 and 3"),
+            "{}",
+            problems[0].why
+        );
+        let v = parse_values(
+            "a: 1.10\nb: 1e3\nc: 0x1F\nd: .nan\ne: 42\nf: 1.5\ng: ~\nh: True\n",
+            "f",
+        )
+        .unwrap();
+        assert_eq!(
+            v,
+            json!({"a": "1.10", "b": "1e3", "c": "0x1F", "d": ".nan", "e": 42, "f": 1.5, "g": null, "h": "True"})
+        );
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(
+            std::env::var("CF_RUNNER_FUZZ_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(512)
+        ))]
+        /// Whatever plain scalar a user writes, its text reaches the tree
+        /// unchanged (or as the number or boolean that prints identically).
+        #[test]
+        fn a_plain_scalar_keeps_the_text_written(text in "[-+.0-9eExXoObBa-fA-F_:]{1,10}") {
+            let doc = format!("A: {text}\n");
+            if let Ok(v) = parse_values(&doc, "f") {
+                let got = match &v["A"] {
+                    Value::String(s) => s.clone(),
+                    Value::Number(n) => n.to_string(),
+                    Value::Bool(b) => b.to_string(),
+                    Value::Null => return Ok(()),
+                    other => panic!("{other:?}"),
+                };
+                proptest::prop_assert_eq!(got, text);
+            }
+        }
+
+        /// No text makes the parser panic; a failure always says something.
+        #[test]
+        fn any_text_parses_or_fails_naming_the_file(text in "[\\[\\]{}:,&*!|>'\"#\n -~]{0,200}") {
+            if let Err(problems) = parse_values(&text, "fuzz.yaml") {
+                proptest::prop_assert!(!problems.is_empty());
+            }
+        }
+    }
+
+    #[test]
     fn scalars_are_typed_like_helm() {
         assert_eq!(typed_scalar("true"), json!(true));
         assert_eq!(typed_scalar("42"), json!(42));
