@@ -166,3 +166,76 @@ fn check_says_what_it_waits_for_and_names_the_silent_server() {
         "{shown}"
     );
 }
+
+/// SIGINT or SIGTERM during the apply used to end the process without a
+/// word while requests in flight still landed.
+#[test]
+fn a_signal_during_the_apply_reports_what_was_applied() {
+    use std::io::BufRead;
+    for (signal, code, name) in [
+        (libc::SIGTERM, 143, "SIGTERM"),
+        (libc::SIGINT, 130, "SIGINT"),
+    ] {
+        // An API server that accepts connections and never answers: the
+        // apply waits on its first request.
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        std::thread::spawn(move || {
+            let mut held = Vec::new();
+            for conn in listener.incoming() {
+                held.push(conn);
+            }
+        });
+        let dir = tempfile::tempdir().unwrap();
+        let kubeconfig = dir.path().join("config");
+        std::fs::write(
+            &kubeconfig,
+            format!(
+                "apiVersion: v1\nkind: Config\ncurrent-context: c\n\
+                 clusters:\n- name: c\n  cluster: {{server: \"https://127.0.0.1:{port}\"}}\n\
+                 users:\n- name: u\n  user: {{token: not-a-real-token}}\n\
+                 contexts:\n- name: c\n  context: {{cluster: c, user: u}}\n"
+            ),
+        )
+        .unwrap();
+        let mut child = support::cli::isolated(&kubeconfig, dir.path())
+            .args([
+                "init",
+                "--yes",
+                "--agent-token",
+                "offline-agent-token-0123456789",
+                "--skip-cluster-test",
+                "--no-wait",
+            ])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The first stdout line comes just before the render and the apply.
+        let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+        let mut first = String::new();
+        stdout.read_line(&mut first).unwrap();
+        assert!(
+            first.starts_with("Installing the Codefresh Runner"),
+            "{first}"
+        );
+        // Let it reach the apply's first request (it cannot get further).
+        std::thread::sleep(std::time::Duration::from_millis(1500));
+        unsafe { libc::kill(child.id() as i32, signal) };
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{name}\n{stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "the install stopped: {name} came during the apply; 0 of "
+            )),
+            "{stderr}"
+        );
+        assert!(stderr.contains("applied: none"), "{stderr}");
+        assert!(
+            stderr.contains("not applied or not confirmed (a request already sent may still land): Namespace/codefresh"),
+            "{stderr}"
+        );
+        assert!(stderr.contains("re-run the same command"), "{stderr}");
+    }
+}

@@ -648,17 +648,30 @@ pub(crate) async fn apply_with_progress(
     force_conflicts: bool,
     command: &str,
 ) -> Result<apply::Report, Outcome> {
+    let confirmed = std::sync::Mutex::new(Vec::<String>::new());
     let on_applied = |a: &apply::Applied| {
         output::applied(a.change.word(), &a.object, a.namespace.as_deref());
+        confirmed
+            .lock()
+            .expect("not poisoned")
+            .push(a.object.clone());
     };
-    let report = apply::apply_all(
-        &cluster.client,
-        manifests,
-        namespace,
-        apply::Options { force_conflicts },
-        &on_applied,
-    )
-    .await;
+    let stop = stop_signal();
+    let report = tokio::select! {
+        report = apply::apply_all(
+            &cluster.client,
+            manifests,
+            namespace,
+            apply::Options { force_conflicts },
+            &on_applied,
+        ) => report,
+        (code, name) = stop => {
+            let confirmed = confirmed.lock().expect("not poisoned").clone();
+            return Err(stopped_during_apply(code, name, manifests, &confirmed, command));
+        }
+    };
+    // From here on a signal ends the process at once, saying where it was.
+    exit_on_signal();
     if !report.ok() {
         return Err(super::init::apply_failed(&report, command));
     }
@@ -673,6 +686,75 @@ pub(crate) async fn apply_with_progress(
         summary.join(", ")
     ));
     Ok(report)
+}
+
+/// Waits for SIGINT or SIGTERM; gives the exit code (130, 143) and the name.
+async fn stop_signal() -> (u8, &'static str) {
+    use tokio::signal::unix::{signal, SignalKind};
+    match (
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::terminate()),
+    ) {
+        (Ok(mut int), Ok(mut term)) => tokio::select! {
+            _ = int.recv() => (130, "SIGINT"),
+            _ = term.recv() => (143, "SIGTERM"),
+        },
+        // Without handlers the default action (end the process) stays.
+        _ => std::future::pending().await,
+    }
+}
+
+/// Once the apply is over, a signal ends the process at once with its exit
+/// code and a line saying that everything was applied.
+fn exit_on_signal() {
+    tokio::spawn(async {
+        let (code, name) = stop_signal().await;
+        output::note(&format!(
+            "stopped by {name}: every object was applied; the rest (waiting, platform steps) did not finish; \
+             re-run the same command to finish"
+        ));
+        std::process::exit(i32::from(code));
+    });
+}
+
+/// The report of an apply cut short by a signal: what the API server
+/// confirmed, and what it may or may not have stored (requests in flight
+/// still land).
+fn stopped_during_apply(
+    code: u8,
+    name: &str,
+    manifests: &[Manifest],
+    confirmed: &[String],
+    command: &str,
+) -> Outcome {
+    let unconfirmed: Vec<String> = manifests
+        .iter()
+        .map(|m| m.display_name())
+        .filter(|n| !confirmed.contains(n))
+        .collect();
+    let list = |items: &[String]| {
+        if items.is_empty() {
+            "none".to_string()
+        } else {
+            items.join(", ")
+        }
+    };
+    let message = format!(
+        "the {command} stopped: {name} came during the apply; {} of {} objects applied\n  applied: {}\n  not applied or not confirmed \
+         (a request already sent may still land): {}",
+        confirmed.len(),
+        manifests.len(),
+        list(confirmed),
+        list(&unconfirmed)
+    );
+    Outcome::Signalled(
+        code,
+        anyhow::anyhow!(message),
+        Some(
+            "re-run the same command to finish: objects already applied are left as they are and the rest are applied"
+                .to_string(),
+        ),
+    )
 }
 
 /// Waits for the workloads with a live line each; on a timeout or an
