@@ -239,3 +239,43 @@ fn a_signal_during_the_apply_reports_what_was_applied() {
         assert!(stderr.contains("re-run the same command"), "{stderr}");
     }
 }
+
+/// After a lost server, what the API server may have stored was listed as
+/// "not applied" (the Namespace twice).
+#[test]
+fn a_lost_server_lists_each_object_once_and_what_may_be_stored() {
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = dir.path().join("config");
+    std::fs::write(
+        &kubeconfig,
+        "apiVersion: v1\nkind: Config\ncurrent-context: c\n\
+         clusters:\n- name: c\n  cluster: {server: \"https://127.0.0.1:1\"}\n\
+         users:\n- name: u\n  user: {token: not-a-real-token}\n\
+         contexts:\n- name: c\n  context: {cluster: c, user: u}\n",
+    )
+    .unwrap();
+    let out = cf_runner(
+        Path::new(&kubeconfig),
+        &[
+            "init",
+            "--yes",
+            "--agent-token",
+            "offline-agent-token-0123456789",
+            "--skip-cluster-test",
+        ],
+    );
+    let shown = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{shown}");
+    assert_eq!(shown.matches("Namespace/codefresh").count(), 1, "{shown}");
+    let unconfirmed = shown
+        .lines()
+        .find(|l| l.trim_start().starts_with("not confirmed"))
+        .unwrap_or_else(|| panic!("no `not confirmed` line:\n{shown}"));
+    assert!(unconfirmed.contains("Namespace/codefresh"), "{shown}");
+    let not_applied = shown
+        .lines()
+        .find(|l| l.trim_start().starts_with("not applied:"))
+        .unwrap();
+    assert!(!not_applied.contains("Namespace/codefresh"), "{shown}");
+    assert!(not_applied.contains("Deployment/runner"), "{shown}");
+}

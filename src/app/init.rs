@@ -472,8 +472,20 @@ pub(crate) fn apply_failed(report: &apply::Report, command: &str) -> Outcome {
         .filter(|f| !is_transport(f))
         .map(|f| format!("failed: {f}"))
         .collect();
-    let mut not_applied: Vec<String> = unreachable.iter().map(|f| f.object.clone()).collect();
-    not_applied.extend(report.not_attempted.iter().cloned());
+    // A request cut off by a lost connection may have been stored before
+    // the answer was lost: "not confirmed", not "not applied".
+    let mut unconfirmed: Vec<String> = Vec::new();
+    for f in &unreachable {
+        if !unconfirmed.contains(&f.object) {
+            unconfirmed.push(f.object.clone());
+        }
+    }
+    let not_applied: Vec<String> = report
+        .not_attempted
+        .iter()
+        .filter(|o| !unconfirmed.contains(o))
+        .cloned()
+        .collect();
     let headline = match unreachable.first() {
         Some(first) => {
             let cause = match &first.cause {
@@ -493,8 +505,16 @@ pub(crate) fn apply_failed(report: &apply::Report, command: &str) -> Outcome {
         .iter()
         .map(|a| format!("{} ({})", a.object, a.change.word()))
         .collect();
+    let unconfirmed_line = if unconfirmed.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "\n  not confirmed (sent as the server went away; it may have stored them): {}",
+            unconfirmed.join(", ")
+        )
+    };
     let message = format!(
-        "{headline}\n  {}\n  applied: {}\n  not applied: {}",
+        "{headline}\n  {}\n  applied: {}{unconfirmed_line}\n  not applied: {}",
         lines.join("\n  "),
         if done.is_empty() {
             "none".to_string()
