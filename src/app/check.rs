@@ -85,7 +85,13 @@ pub fn run(args: &CheckArgs) -> Outcome {
             }
         };
         waiting_for(&cluster);
-        let checks = preflight::run(&cluster.client, &rendered.manifests, &values.namespace).await;
+        let checks = preflight::run(
+            &cluster.client,
+            &rendered.manifests,
+            Some(&rendered.runtime_environment),
+            &values.namespace,
+        )
+        .await;
         let passed = !preflight::failed(&checks);
         let report = Report {
             context: &cluster.context,
@@ -177,10 +183,17 @@ fn waiting_for(cluster: &crate::kube::Cluster) {
 pub(crate) async fn preflight_for_install(
     cluster: &crate::kube::Cluster,
     manifests: &[Manifest],
+    runtime_environment: &serde_json::Value,
     namespace: &str,
 ) -> Result<(), Outcome> {
     waiting_for(cluster);
-    let checks = preflight::run(&cluster.client, manifests, namespace).await;
+    let checks = preflight::run(
+        &cluster.client,
+        manifests,
+        Some(runtime_environment),
+        namespace,
+    )
+    .await;
     if preflight::failed(&checks) {
         print_checks(&checks);
         report_failure(

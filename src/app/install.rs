@@ -167,9 +167,13 @@ async fn offline(args: &InitArgs, loaded: &values::Loaded) -> Outcome {
         Err(o) => return o,
     };
     if !values.skip_cluster_test {
-        if let Err(outcome) =
-            super::check::preflight_for_install(&cluster, &rendered.manifests, &values.namespace)
-                .await
+        if let Err(outcome) = super::check::preflight_for_install(
+            &cluster,
+            &rendered.manifests,
+            &rendered.runtime_environment,
+            &values.namespace,
+        )
+        .await
         {
             return outcome;
         }
@@ -402,9 +406,13 @@ async fn with_platform(args: &InitArgs, loaded: &values::Loaded, auth: &platform
             Ok(r) => r,
             Err(o) => return o,
         };
-        if let Err(outcome) =
-            super::check::preflight_for_install(&cluster, &prelim.manifests, &values.namespace)
-                .await
+        if let Err(outcome) = super::check::preflight_for_install(
+            &cluster,
+            &prelim.manifests,
+            &prelim.runtime_environment,
+            &values.namespace,
+        )
+        .await
         {
             return outcome;
         }

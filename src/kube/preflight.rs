@@ -137,7 +137,12 @@ pub mod names {
 
 /// Runs every check against the cluster for installing `manifests` into
 /// `namespace`. Never fails as a whole: a check that cannot be made says so.
-pub async fn run(client: &Client, manifests: &[Manifest], namespace: &str) -> Vec<Check> {
+pub async fn run(
+    client: &Client,
+    manifests: &[Manifest],
+    runtime_environment: Option<&Value>,
+    namespace: &str,
+) -> Vec<Check> {
     // One probe first, with one deadline: when the API server does not
     // answer, every other check would wait out its own timeout in turn.
     let version = check_version(client).await;
@@ -168,7 +173,7 @@ pub async fn run(client: &Client, manifests: &[Manifest], namespace: &str) -> Ve
     };
     let ((permissions, dry_run), nodes, existing) = futures::join!(
         rbac_and_dry_run,
-        check_nodes(client, manifests),
+        check_nodes(client, manifests, runtime_environment),
         check_existing(client, namespace),
     );
     vec![version, permissions, dry_run, nodes, existing]
@@ -801,7 +806,78 @@ fn node_info(node: &Node) -> NodeInfo {
     }
 }
 
-async fn check_nodes(client: &Client, manifests: &[Manifest]) -> Check {
+/// Every component's node selector: the workloads rendered, and the build
+/// pods (engine and dind) of the runtime environment.
+pub fn component_selectors(
+    manifests: &[Manifest],
+    runtime_environment: Option<&Value>,
+) -> Vec<(String, BTreeMap<String, String>)> {
+    let as_map = |v: Option<&Value>| -> BTreeMap<String, String> {
+        v.and_then(Value::as_object)
+            .map(|o| {
+                o.iter()
+                    .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let mut out: Vec<(String, BTreeMap<String, String>)> = manifests
+        .iter()
+        .filter(|m| m.kind == "Deployment" || m.kind == "DaemonSet")
+        .map(|m| {
+            (
+                m.display_name(),
+                as_map(m.object.pointer("/spec/template/spec/nodeSelector")),
+            )
+        })
+        .collect();
+    if let Some(re) = runtime_environment {
+        for (what, pointer) in [
+            (
+                "build engine pods",
+                "/runtimeScheduler/cluster/nodeSelector",
+            ),
+            (
+                "build dind pods",
+                "/dockerDaemonScheduler/cluster/nodeSelector",
+            ),
+        ] {
+            out.push((what.to_string(), as_map(re.pointer(pointer))));
+        }
+    }
+    out
+}
+
+/// The components no schedulable node with room can take, each with its
+/// selector: those would stay Pending for ever.
+pub fn unschedulable(
+    nodes: &[NodeInfo],
+    components: &[(String, BTreeMap<String, String>)],
+) -> Vec<String> {
+    let fitting: Vec<&NodeInfo> = nodes.iter().filter(|n| n.fits()).collect();
+    components
+        .iter()
+        .filter(|(_, selector)| !selector.is_empty())
+        .filter(|(_, selector)| {
+            !fitting
+                .iter()
+                .any(|n| selector.iter().all(|(k, v)| n.labels.get(k) == Some(v)))
+        })
+        .map(|(component, selector)| {
+            let shown: Vec<String> = selector.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            format!(
+                "{component}: no schedulable node with 500m CPU and 1Gi memory matches {}",
+                shown.join(",")
+            )
+        })
+        .collect()
+}
+
+async fn check_nodes(
+    client: &Client,
+    manifests: &[Manifest],
+    runtime_environment: Option<&Value>,
+) -> Check {
     let api: Api<Node> = Api::all(client.clone());
     let nodes = match api.list(&ListParams::default()).await {
         Ok(list) => list.items,
@@ -833,7 +909,24 @@ async fn check_nodes(client: &Client, manifests: &[Manifest]) -> Check {
         })
         .unwrap_or_default();
     let infos: Vec<NodeInfo> = nodes.iter().map(node_info).collect();
-    node_capacity(&infos, &selector)
+    let capacity = node_capacity(&infos, &selector);
+    if capacity.status == Status::Fail {
+        return capacity;
+    }
+    let stuck = unschedulable(&infos, &component_selectors(manifests, runtime_environment));
+    if stuck.is_empty() {
+        return capacity;
+    }
+    Check::fail(
+        names::NODES,
+        format!(
+            "{} component(s) could never be scheduled: no node matches their node selector",
+            stuck.len()
+        ),
+        "label nodes to match (kubectl label node NAME key=value), or change the node selector \
+         (--kube-node-selector, --build-node-selector, Storage.AvailabilityZone)",
+    )
+    .with_details(stuck)
 }
 
 // ------------------------------------------------------- existing install
@@ -1315,6 +1408,33 @@ mod tests {
         assert_eq!(
             existing_installation("ci", None, &[], &none).status,
             Status::Pass
+        );
+    }
+
+    #[test]
+    fn a_component_pinned_where_no_node_is_cannot_be_scheduled() {
+        let mut in_zone = node("2", "4Gi");
+        in_zone
+            .labels
+            .insert("topology.kubernetes.io/zone".into(), "us-east-1a".into());
+        let pinned = |zone: &str| {
+            BTreeMap::from([("topology.kubernetes.io/zone".to_string(), zone.to_string())])
+        };
+        let components = vec![
+            ("Deployment/runner".to_string(), BTreeMap::new()),
+            ("build dind pods".to_string(), pinned("us-east-1b")),
+            (
+                "DaemonSet/dind-lv-monitor".to_string(),
+                pinned("us-east-1a"),
+            ),
+        ];
+        assert_eq!(
+            unschedulable(&[in_zone], &components),
+            vec![
+                "build dind pods: no schedulable node with 500m CPU and 1Gi memory matches \
+                 topology.kubernetes.io/zone=us-east-1b"
+                    .to_string()
+            ]
         );
     }
 
