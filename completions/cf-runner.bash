@@ -145,7 +145,7 @@ _cf__runner() {
             return 0
             ;;
         cf__runner__subcmd__delete)
-            opts="-y -h -V --kube-context-name --kube-config-path --token --url --insecure --yes --delete-namespace --purge-volumes --keep-platform --timeout --kube-namespace --help --version"
+            opts="-y -h -V --kube-context-name --kube-config-path --token --url --insecure --yes --delete-namespace --purge-volumes --keep-platform --delete-adopted --timeout --kube-namespace --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -110,6 +110,7 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
             [CompletionResult]::new('--delete-namespace', '--delete-namespace', [CompletionResultType]::ParameterName, 'Also delete the namespace, if cf-runner created it')
             [CompletionResult]::new('--purge-volumes', '--purge-volumes', [CompletionResultType]::ParameterName, 'Also delete dind volumes (PVs and PVCs)')
             [CompletionResult]::new('--keep-platform', '--keep-platform', [CompletionResultType]::ParameterName, 'Leave the agent and runtime environment on the platform')
+            [CompletionResult]::new('--delete-adopted', '--delete-adopted', [CompletionResultType]::ParameterName, 'Also delete objects that existed before the install and were taken over with --force-conflicts')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')

@@ -106,6 +106,7 @@ _arguments "${_arguments_options[@]}" : \
 '--delete-namespace[Also delete the namespace, if cf-runner created it]' \
 '--purge-volumes[Also delete dind volumes (PVs and PVCs)]' \
 '--keep-platform[Leave the agent and runtime environment on the platform]' \
+'--delete-adopted[Also delete objects that existed before the install and were taken over with --force-conflicts]' \
 '-h[Print help]' \
 '--help[Print help]' \
 '-V[Print version]' \

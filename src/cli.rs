@@ -224,6 +224,9 @@ pub struct DeleteArgs {
     /// Leave the agent and runtime environment on the platform
     #[arg(long)]
     pub keep_platform: bool,
+    /// Also delete objects that existed before the install and were taken over with --force-conflicts
+    #[arg(long)]
+    pub delete_adopted: bool,
     /// How long to wait for the objects to be gone (e.g. 90s, 5m)
     #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
     pub timeout: std::time::Duration,

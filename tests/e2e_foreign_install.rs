@@ -116,3 +116,93 @@ async fn init_stops_before_writing_next_to_a_helm_installed_runner() {
         "{shown}"
     );
 }
+
+/// `--force-conflicts` took over a user's pre-existing object, and a later
+/// `delete` removed it. Taken over by force, it stays the user's.
+#[tokio::test]
+async fn an_object_taken_over_with_force_conflicts_survives_delete() {
+    use k8s_openapi::api::core::v1::ConfigMap;
+    if skip_e2e() {
+        return;
+    }
+    let cp = controlplane::shared();
+    let ns = cp.create_namespace("cfadopt").await.unwrap();
+    let users: ConfigMap = serde_json::from_value(serde_json::json!({
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "codefresh-dind-config"},
+        "data": {"daemon.json": "{\"mine\": true}"}
+    }))
+    .unwrap();
+    let config_maps = Api::<ConfigMap>::namespaced(cp.client(), &ns);
+    config_maps
+        .create(
+            &PostParams {
+                field_manager: Some("the-user".into()),
+                ..Default::default()
+            },
+            &users,
+        )
+        .await
+        .unwrap();
+    let ex = example("local");
+    let init = |extra: &[&str]| {
+        cf_runner(
+            cp.admin_kubeconfig(),
+            &[
+                &[
+                    "init",
+                    "--yes",
+                    "--agent-token",
+                    "agent-token-for-e2e-adopt-0123456789",
+                    "--no-wait",
+                    "--skip-cluster-test",
+                    "--values",
+                    ex.to_str().unwrap(),
+                    "--kube-namespace",
+                    &ns,
+                    "--kube-context-name",
+                    ADMIN,
+                ][..],
+                extra,
+            ]
+            .concat(),
+        )
+    };
+    let out = init(&[]);
+    let shown = text(&out);
+    assert_ne!(out.status.code(), Some(0), "{shown}");
+    assert!(shown.contains("the-user"), "{shown}");
+    let out = init(&["--force-conflicts"]);
+    assert!(out.status.success(), "{}", text(&out));
+    // A second run keeps the mark.
+    let out = init(&[]);
+    assert!(out.status.success(), "{}", text(&out));
+
+    let out = cf_runner(
+        cp.admin_kubeconfig(),
+        &[
+            "delete",
+            "--yes",
+            "--keep-platform",
+            "--kube-namespace",
+            &ns,
+            "--kube-context-name",
+            ADMIN,
+        ],
+    );
+    let shown = text(&out);
+    assert!(out.status.success(), "{shown}");
+    assert!(
+        shown.contains("ConfigMap/codefresh-dind-config stays: it existed before the install"),
+        "{shown}"
+    );
+    assert!(
+        config_maps
+            .get_opt("codefresh-dind-config")
+            .await
+            .unwrap()
+            .is_some(),
+        "the user's ConfigMap was deleted\n{shown}"
+    );
+}
