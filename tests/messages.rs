@@ -279,3 +279,47 @@ fn a_lost_server_lists_each_object_once_and_what_may_be_stored() {
     assert!(!not_applied.contains("Namespace/codefresh"), "{shown}");
     assert!(not_applied.contains("Deployment/runner"), "{shown}");
 }
+
+/// `info` against a server that never answers was silent for 30 s, then
+/// printed "deadline has elapsed" with no address and a VPN hint only.
+#[test]
+fn info_says_what_it_waits_for_and_where() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for conn in listener.incoming() {
+            held.push(conn);
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = dir.path().join("config");
+    std::fs::write(
+        &kubeconfig,
+        format!(
+            "apiVersion: v1\nkind: Config\ncurrent-context: c\n\
+             clusters:\n- name: c\n  cluster: {{server: \"https://127.0.0.1:{port}\"}}\n\
+             users:\n- name: u\n  user: {{token: not-a-real-token}}\n\
+             contexts:\n- name: c\n  context: {{cluster: c, user: u}}\n"
+        ),
+    )
+    .unwrap();
+    let out = cf_runner(Path::new(&kubeconfig), &["info"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let server = format!("https://127.0.0.1:{port}/");
+    assert!(
+        stderr.starts_with(&format!(
+            "note: waiting for the API server at {server} to answer"
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("looking for installations at {server} failed")),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("did not accept a connection within 30s"),
+        "{stderr}"
+    );
+}

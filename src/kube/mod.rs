@@ -170,6 +170,12 @@ impl KubeError {
                  and is current, or that no TLS-inspecting proxy sits in between"
                     .into(),
             ),
+            KubeError::Transport { .. } if self.chain_text().contains("deadline has elapsed") => Some(format!(
+                "the API server did not accept a connection within {}s: check the server address in \
+                 the kubeconfig, that the cluster is running, and the network path to it (VPN, \
+                 firewall, HTTPS_PROXY/NO_PROXY)",
+                CONNECT_TIMEOUT.as_secs()
+            )),
             KubeError::Transport { .. } if self.chain_text().contains("Connection refused") => Some(
                 "nothing accepts connections at the API server's address: check the server URL in \
                  the kubeconfig, and that the cluster is running"
@@ -182,6 +188,10 @@ impl KubeError {
         }
     }
 }
+
+/// How long a connection to the API server may take to be accepted
+/// (kube-rs's default, named so messages can say it).
+pub const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// How long one API request may take before it counts as lost. A request
 /// whose connection dies under it must fail, never hang the command.
@@ -347,6 +357,7 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Cluster, KubeError> {
             config.proxy_url = None;
         }
     }
+    config.connect_timeout = Some(CONNECT_TIMEOUT);
     let server = config.cluster_url.to_string();
     let client = Client::try_from(config).map_err(|e| KubeError::Client {
         context: context.clone(),
