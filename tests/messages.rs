@@ -323,3 +323,66 @@ fn info_says_what_it_waits_for_and_where() {
         "{stderr}"
     );
 }
+
+/// A frozen API server mid-install kept the apply silent for a fixed 60 s.
+#[test]
+fn a_quiet_apply_says_what_it_waits_for() {
+    use std::io::BufRead;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for conn in listener.incoming() {
+            held.push(conn);
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = dir.path().join("config");
+    std::fs::write(
+        &kubeconfig,
+        format!(
+            "apiVersion: v1\nkind: Config\ncurrent-context: c\n\
+             clusters:\n- name: c\n  cluster: {{server: \"https://127.0.0.1:{port}\"}}\n\
+             users:\n- name: u\n  user: {{token: not-a-real-token}}\n\
+             contexts:\n- name: c\n  context: {{cluster: c, user: u}}\n"
+        ),
+    )
+    .unwrap();
+    let mut child = support::cli::isolated(&kubeconfig, dir.path())
+        .args([
+            "init",
+            "--yes",
+            "--agent-token",
+            "offline-agent-token-0123456789",
+            "--skip-cluster-test",
+            "--no-wait",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Read stderr until the note, then stop the command.
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut seen = String::new();
+    loop {
+        let mut line = String::new();
+        assert!(
+            stderr.read_line(&mut line).unwrap() > 0,
+            "ended without the note:\n{seen}"
+        );
+        seen.push_str(&line);
+        if line.starts_with("note: waiting for the API server") {
+            break;
+        }
+    }
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let status = child.wait().unwrap();
+    assert!(
+        seen.contains(&format!(
+            "note: waiting for the API server at https://127.0.0.1:{port}/ to answer the apply \
+             (0 object(s) confirmed so far; a request with no answer fails after 60s)"
+        )),
+        "{seen}"
+    );
+    assert_eq!(status.code(), Some(143), "{seen}");
+}

@@ -657,8 +657,11 @@ pub(crate) async fn apply_with_progress(
     command: &str,
 ) -> Result<apply::Report, Outcome> {
     let confirmed = std::sync::Mutex::new(Vec::<String>::new());
+    let progress = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let watchdog = quiet_apply_watchdog(cluster, progress.clone());
     let on_applied = |a: &apply::Applied| {
         output::applied(a.change.word(), &a.object, a.namespace.as_deref());
+        progress.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         confirmed
             .lock()
             .expect("not poisoned")
@@ -674,10 +677,12 @@ pub(crate) async fn apply_with_progress(
             &on_applied,
         ) => report,
         (code, name) = stop => {
+            watchdog.abort();
             let confirmed = confirmed.lock().expect("not poisoned").clone();
             return Err(stopped_during_apply(code, name, manifests, &confirmed, command));
         }
     };
+    watchdog.abort();
     // From here on a signal ends the process at once, saying where it was.
     exit_on_signal();
     if !report.ok() {
@@ -694,6 +699,39 @@ pub(crate) async fn apply_with_progress(
         summary.join(", ")
     ));
     Ok(report)
+}
+
+/// How long the apply may go without an object confirmed before it says
+/// what it is waiting for.
+const QUIET_APPLY: Duration = Duration::from_secs(5);
+
+/// Says, on stderr, when the apply has had no answer for [`QUIET_APPLY`]:
+/// what it waits for, where, and the deadline of each request. Once per
+/// quiet spell; abort the handle when the apply is over.
+fn quiet_apply_watchdog(
+    cluster: &cluster::Cluster,
+    progress: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+) -> tokio::task::JoinHandle<()> {
+    let server = cluster.server.clone();
+    tokio::spawn(async move {
+        let mut seen = progress.load(std::sync::atomic::Ordering::Relaxed);
+        loop {
+            tokio::time::sleep(QUIET_APPLY).await;
+            let now = progress.load(std::sync::atomic::Ordering::Relaxed);
+            if now == seen {
+                output::note(&format!(
+                    "waiting for the API server at {server} to answer the apply ({now} object(s) confirmed so far; \
+                     a request with no answer fails after {}s)",
+                    cluster::REQUEST_TIMEOUT.as_secs()
+                ));
+                // Quiet again only after the next confirmation.
+                while progress.load(std::sync::atomic::Ordering::Relaxed) == now {
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                }
+            }
+            seen = progress.load(std::sync::atomic::Ordering::Relaxed);
+        }
+    })
 }
 
 /// Waits for SIGINT or SIGTERM; gives the exit code (130, 143) and the name.
