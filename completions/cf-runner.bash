@@ -92,7 +92,7 @@ _cf__runner() {
             fi
             case "${prev}" in
                 --kube-context-name)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "$(kubectl config get-contexts -o name 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 --kube-namespace)
@@ -152,7 +152,7 @@ _cf__runner() {
             fi
             case "${prev}" in
                 --kube-context-name)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "$(kubectl config get-contexts -o name 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 --kube-config-path)
@@ -316,7 +316,7 @@ _cf__runner() {
             fi
             case "${prev}" in
                 --kube-context-name)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "$(kubectl config get-contexts -o name 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 --kube-config-path)
@@ -358,7 +358,7 @@ _cf__runner() {
             fi
             case "${prev}" in
                 --kube-context-name)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "$(kubectl config get-contexts -o name 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 --kube-namespace)
@@ -492,7 +492,7 @@ _cf__runner() {
             fi
             case "${prev}" in
                 --kube-context-name)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "$(kubectl config get-contexts -o name 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 --kube-config-path)
@@ -530,7 +530,7 @@ _cf__runner() {
             fi
             case "${prev}" in
                 --kube-context-name)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "$(kubectl config get-contexts -o name 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 --kube-config-path)

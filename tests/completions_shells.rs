@@ -1,9 +1,13 @@
 //! The shipped completion scripts, driven through real shells: a
 //! subcommand's option must complete (`cf-runner init --out<TAB>` gave
 //! nothing in bash: clap_complete spells the subcommand two ways).
-//! Shells come from the Debian packages `bash`, `zsh` and `fish`. A missing
+//! `--kube-context-name <TAB>` lists the kubeconfig's contexts (through
+//! kubectl: the test control plane's). Shells come from the Debian
+//! packages `bash`, `zsh` and `fish`. A missing
 //! shell fails the test under `CI=true`; elsewhere it is reported and
 //! skipped.
+
+mod support;
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -31,8 +35,35 @@ fn have(shell: &str) -> bool {
     found
 }
 
+/// A kubeconfig with the contexts `alpha` and `beta`, and a PATH holding
+/// the test control plane's kubectl (which lists them).
+fn contexts_env() -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("config"),
+        "apiVersion: v1\nkind: Config\ncurrent-context: beta\n\
+         clusters:\n- name: c\n  cluster: {server: \"https://127.0.0.1:1\"}\n\
+         users:\n- name: u\n  user: {token: t}\n\
+         contexts:\n- name: alpha\n  context: {cluster: c, user: u}\n\
+         - name: beta\n  context: {cluster: c, user: u}\n",
+    )
+    .unwrap();
+    let kubectl_dir =
+        support::controlplane::bin_dir().expect("the control plane binaries (kubectl)");
+    let path = format!(
+        "{}:{}",
+        kubectl_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    (dir, path)
+}
+
 /// What bash completes for `words` (the last one being completed).
 fn bash_complete(words: &[&str]) -> Vec<String> {
+    bash_complete_with(words, &[])
+}
+
+fn bash_complete_with(words: &[&str], env: &[(&str, String)]) -> Vec<String> {
     let quoted: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
     let cur = words.last().unwrap();
     let prev = words[words.len() - 2];
@@ -46,6 +77,7 @@ fn bash_complete(words: &[&str]) -> Vec<String> {
     let out = Command::new("bash")
         .arg("-c")
         .arg(program)
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
         .output()
         .unwrap();
     assert!(
@@ -74,6 +106,23 @@ fn bash_completes_a_subcommands_options_and_values() {
     assert_eq!(info, vec!["table", "json", "yaml"]);
     let subcommands = bash_complete(&["cf-runner", "te"]);
     assert_eq!(subcommands, vec!["test-pipeline".to_string()]);
+    // `--kube-context-name <TAB>` lists the kubeconfig's contexts.
+    let (dir, path) = contexts_env();
+    let env = [
+        ("PATH", path),
+        (
+            "KUBECONFIG",
+            dir.path().join("config").display().to_string(),
+        ),
+    ];
+    assert_eq!(
+        bash_complete_with(&["cf-runner", "init", "--kube-context-name", ""], &env),
+        vec!["alpha".to_string(), "beta".to_string()]
+    );
+    assert_eq!(
+        bash_complete_with(&["cf-runner", "upgrade", "--kube-context-name", "al"], &env),
+        vec!["alpha".to_string()]
+    );
 }
 
 #[test]
@@ -81,12 +130,16 @@ fn fish_completes_a_subcommands_options() {
     if !have("fish") {
         return;
     }
+    let (dir, path) = contexts_env();
     let out = Command::new("fish")
         .arg("-c")
         .arg(format!(
-            "source '{}'; complete -C 'cf-runner init --out'; complete -C 'cf-runner info --output '",
+            "source '{}'; complete -C 'cf-runner init --out'; complete -C 'cf-runner info --output '; \
+             complete -C 'cf-runner init --kube-context-name '",
             script("cf-runner.fish").display()
         ))
+        .env("PATH", path)
+        .env("KUBECONFIG", dir.path().join("config"))
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
@@ -97,6 +150,9 @@ fn fish_completes_a_subcommands_options() {
     );
     for format in ["table", "json", "yaml"] {
         assert!(text.lines().any(|l| l.starts_with(format)), "{text}");
+    }
+    for context in ["alpha", "beta"] {
+        assert!(text.lines().any(|l| l.starts_with(context)), "{text}");
     }
 }
 
