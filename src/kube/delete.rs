@@ -353,6 +353,28 @@ mod tests {
     }
 
     #[test]
+    fn a_failed_delete_line_gives_its_cause() {
+        let lost = std::io::Error::new(
+            std::io::ErrorKind::ConnectionRefused,
+            "Connection refused (os error 111)",
+        );
+        let failure = Failure {
+            object: "ServiceAccount/runner".into(),
+            namespace: Some("ci".into()),
+            error: KubeError::Transport {
+                action: "deleting".into(),
+                object: "ServiceAccount/runner".into(),
+                source: Box::new(kube::Error::Service(Box::new(lost))),
+            },
+        };
+        assert_eq!(
+            failure.to_string(),
+            "ServiceAccount/runner in namespace ci: deleting ServiceAccount/runner failed: \
+             Connection refused (os error 111)"
+        );
+    }
+
+    #[test]
     fn workloads_go_first_and_the_record_and_namespace_last() {
         let objects = vec![
             live("Namespace", "ci"),
