@@ -145,6 +145,9 @@ pub struct InitArgs {
     /// Skip TLS verification towards the platform (self-signed on-prem only)
     #[arg(long)]
     pub insecure: bool,
+    /// Send the API key over a plain http:// platform URL (other than localhost)
+    #[arg(long)]
+    pub allow_http: bool,
 
     /// Tolerations for the runner and provisioner: JSON list, or @file.json
     #[arg(long, value_name = "JSON|@FILE")]
@@ -176,6 +179,9 @@ pub struct InitArgs {
     /// Write a values file for the cf-runtime Helm chart instead of installing
     #[arg(long, num_args = 0..=1, default_missing_value = "generated_values.yaml", value_name = "PATH")]
     pub generate_helm_values_file: Option<PathBuf>,
+    /// Write over files cf-runner did not write (in the --output-dir folder, or at the Helm values path)
+    #[arg(long)]
+    pub overwrite: bool,
 
     /// Take over fields that another field manager owns
     #[arg(long)]
@@ -257,6 +263,9 @@ pub struct UpgradeArgs {
     /// Agent token [default: the one installed]
     #[arg(long, value_name = "TOKEN")]
     pub agent_token: Option<String>,
+    /// Send the API key over a plain http:// platform URL (other than localhost)
+    #[arg(long)]
+    pub allow_http: bool,
 
     /// Take over fields that another field manager owns
     #[arg(long)]
@@ -302,6 +311,9 @@ pub struct PlatformArgs {
     /// Skip TLS verification towards the platform (self-signed on-prem only)
     #[arg(long)]
     pub insecure: bool,
+    /// Send the API key over a plain http:// platform URL (other than localhost)
+    #[arg(long)]
+    pub allow_http: bool,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -103,7 +103,7 @@ pub fn warn(line: &str) {
         std::io::stderr().lock(),
         "{} {}",
         style("warning:").yellow().bold(),
-        visible(line)
+        visible(&masked(line))
     );
 }
 
@@ -113,26 +113,32 @@ pub fn note(line: &str) {
         std::io::stderr().lock(),
         "{} {}",
         style("note:").cyan(),
-        visible(line)
+        visible(&masked(line))
     );
 }
 
 /// Reports a failure: what failed, the causes, and a hint when there is one.
+/// URL credentials in any of them (a library's error quoting a proxy URL,
+/// say) are masked on the way out.
 pub fn error(err: &anyhow::Error, hint: Option<&str>) {
     let mut e = std::io::stderr().lock();
     let _ = writeln!(
         e,
         "{} {}",
         style("error:").red().bold(),
-        visible(&err.to_string())
+        visible(&masked(err))
     );
     for cause in err.chain().skip(1) {
         // A cause is one line; a server's or library's text may hold newlines.
-        let _ = writeln!(e, "  caused by: {}", one_line(&cause.to_string()));
+        let _ = writeln!(e, "  caused by: {}", one_line(&masked(cause)));
     }
     if let Some(h) = hint {
-        let _ = writeln!(e, "  {} {}", style("hint:").cyan(), visible(h));
+        let _ = writeln!(e, "  {} {}", style("hint:").cyan(), visible(&masked(h)));
     }
+}
+
+fn masked(text: impl std::fmt::Display) -> String {
+    crate::values::secrets::masked(&text.to_string())
 }
 
 /// Live status lines for workloads: spinners on a TTY, plain lines (one per

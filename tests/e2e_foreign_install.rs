@@ -15,6 +15,7 @@ use support::controlplane::{self, skip_e2e};
 const ADMIN: &str = "admin@cf-runner-test";
 
 #[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn init_stops_before_writing_next_to_a_helm_installed_runner() {
     if skip_e2e() {
         return;
@@ -120,6 +121,7 @@ async fn init_stops_before_writing_next_to_a_helm_installed_runner() {
 /// `--force-conflicts` took over a user's pre-existing object, and a later
 /// `delete` removed it. Taken over by force, it stays the user's.
 #[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn an_object_taken_over_with_force_conflicts_survives_delete() {
     use k8s_openapi::api::core::v1::ConfigMap;
     if skip_e2e() {

@@ -27,6 +27,7 @@ fn kubeconfig(dir: &std::path::Path, cluster_extra: &str, token: &str) -> std::p
 }
 
 #[test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 fn rejected_credentials_are_named_not_dumped() {
     if skip_e2e() {
         return;
@@ -63,6 +64,7 @@ fn rejected_credentials_are_named_not_dumped() {
 }
 
 #[test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 fn a_certificate_from_another_ca_gets_a_ca_hint() {
     if skip_e2e() {
         return;

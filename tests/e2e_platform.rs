@@ -15,7 +15,7 @@ use k8s_openapi::api::core::v1::{Namespace, Secret};
 use kube::api::Api;
 use support::cli::{example, isolated};
 use support::controlplane::{self, skip_e2e, ControlPlane};
-use support::fake_platform::{FakePlatform, ACCOUNT_ID};
+use support::fake_platform::{FakePlatform, NameFilter, ACCOUNT_ID};
 
 const USER_TOKEN: &str = "user-api-key.0123456789abcdef";
 const CONTEXT: &str = "admin@cf-runner-test";
@@ -84,6 +84,7 @@ fn files_under(dir: &Path) -> Vec<(PathBuf, String)> {
 }
 
 #[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn init_registers_everything_in_order_and_the_certificate_chains_to_the_platform_ca() {
     if skip_e2e() {
         return;
@@ -268,6 +269,7 @@ async fn init_registers_everything_in_order_and_the_certificate_chains_to_the_pl
 }
 
 #[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn a_failed_init_reruns_without_a_second_agent_or_runtime() {
     if skip_e2e() {
         return;
@@ -290,6 +292,22 @@ async fn a_failed_init_reruns_without_a_second_agent_or_runtime() {
         first.text()
     );
     assert!(first.text().contains("503"), "{}", first.text());
+    // What the failed run left on the platform, and how to go on.
+    let agent = format!("{CONTEXT}_{ns}");
+    let runtime = format!("{CONTEXT}/{ns}");
+    let said = first.text();
+    assert!(
+        said.contains(&format!("agent {agent} (created by this run)"))
+            && said.contains(&format!(
+                "runtime environment {runtime} (registered by this run)"
+            )),
+        "{said}"
+    );
+    assert!(
+        said.contains("Re-running the same `cf-runner init` continues")
+            && said.contains(&format!("cf-runner delete --kube-namespace {ns}")),
+        "{said}"
+    );
     let attach_attempts = fake
         .calls()
         .iter()
@@ -328,6 +346,7 @@ async fn a_failed_init_reruns_without_a_second_agent_or_runtime() {
 }
 
 #[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn a_rejected_token_names_its_source_and_nothing_is_installed() {
     if skip_e2e() {
         return;
@@ -412,6 +431,7 @@ async fn a_rejected_token_names_its_source_and_nothing_is_installed() {
 }
 
 #[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn server_errors_are_retried_and_slow_answers_time_out() {
     if skip_e2e() {
         return;
@@ -485,6 +505,7 @@ async fn server_errors_are_retried_and_slow_answers_time_out() {
 }
 
 #[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn info_shows_the_platform_status_and_test_pipeline_runs_the_demo() {
     if skip_e2e() {
         return;
@@ -556,13 +577,30 @@ async fn info_shows_the_platform_status_and_test_pipeline_runs_the_demo() {
     let runtime = format!("{CONTEXT}/{ns}");
     assert_eq!(
         fake.builds(),
-        vec![("Runner/CF_Runner_Demo".to_string(), runtime)]
+        vec![("Runner/CF_Runner_Demo".to_string(), runtime.clone())]
     );
     assert!(text.contains(&format!("{url}/build/build-")), "{text}");
     assert!(!text.contains(USER_TOKEN));
+
+    // Again, on a platform that checks revisions on replace: the demo
+    // pipeline is replaced and runs a second time.
+    fake.set_revision_check(true);
+    let out = command(cp, home.path(), &args).output().unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{text}");
+    assert_eq!(fake.builds().len(), 2, "{text}");
+    assert_eq!(
+        fake.pipelines()["Runner/CF_Runner_Demo"]["metadata"]["revision"],
+        2
+    );
 }
 
 #[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn a_taken_agent_or_runtime_name_gets_a_suffix() {
     if skip_e2e() {
         return;
@@ -618,4 +656,414 @@ async fn a_taken_agent_or_runtime_name_gets_a_suffix() {
     );
     let text = run.text();
     assert!(text.contains(&format!("agent {agent}_1 created")), "{text}");
+}
+
+/// Creates an agent through the fake's HTTP API, as another user would;
+/// gives its token.
+async fn someone_creates_agent(fake: &FakePlatform, name: &str) -> String {
+    let answer: serde_json::Value = reqwest::Client::new()
+        .post(format!("{}/api/agents", fake.url()))
+        .header("Authorization", fake.token())
+        .json(&serde_json::json!({ "name": name }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    answer["token"].as_str().unwrap().to_string()
+}
+
+fn cf_runner(cp: &ControlPlane, home: &Path, args: &[&str]) -> Run {
+    let output = command(cp, home, args).output().unwrap();
+    Run {
+        output,
+        home: tempfile::tempdir().unwrap(),
+    }
+}
+
+#[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
+async fn a_half_made_registration_is_removed_by_delete() {
+    if skip_e2e() {
+        return;
+    }
+    let cp = controlplane::shared();
+    let fake = FakePlatform::start(USER_TOKEN);
+    let ns = format!("cfhalf-{}", std::process::id() % 100000);
+    // The spec cannot be sent: the agent and runtime exist, the runner is applied.
+    fake.fail("PUT /api/runtime-environments/", 503, 4);
+    let first = init(
+        cp,
+        &fake,
+        &ns,
+        &[
+            "--token",
+            USER_TOKEN,
+            "--skip-cluster-integration",
+            "--no-wait",
+        ],
+    );
+    assert_eq!(first.code(), Some(1), "{}", first.text());
+    assert!(
+        first.text().contains("cf-runner delete"),
+        "{}",
+        first.text()
+    );
+    assert_eq!(fake.agents().len(), 1);
+    assert_eq!(fake.runtimes().len(), 1);
+
+    let url = fake.url();
+    let home = tempfile::tempdir().unwrap();
+    let delete = |token: &str| {
+        cf_runner(
+            cp,
+            home.path(),
+            &[
+                "delete",
+                "--yes",
+                "--kube-namespace",
+                ns.as_str(),
+                "--kube-context-name",
+                CONTEXT,
+                "--token",
+                token,
+                "--url",
+                url.as_str(),
+                "--timeout",
+                "90s",
+            ],
+        )
+    };
+    // A key without the Cluster scope could not finish the clean-up: it is
+    // refused before anything is deleted, here or there.
+    let scoped = "scoped-key.0123456789";
+    fake.add_scoped_key(scoped, &["Agent", "Agents", "Runner-Installation"]);
+    let run = delete(scoped);
+    assert_eq!(run.code(), Some(1), "{}", run.text());
+    assert!(
+        run.text().contains("lacks the scope(s) Cluster"),
+        "{}",
+        run.text()
+    );
+    assert_eq!(fake.agents().len(), 1);
+    let secrets: Api<Secret> = Api::namespaced(cp.client(), &ns);
+    assert!(secrets.get_opt("runner").await.unwrap().is_some());
+
+    let run = delete(USER_TOKEN);
+    assert_eq!(run.code(), Some(0), "{}", run.text());
+    assert!(fake.agents().is_empty(), "{:?}", fake.agents());
+    assert!(fake.runtimes().is_empty(), "{:?}", fake.runtimes());
+}
+
+#[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
+async fn a_loose_name_filter_never_makes_init_or_delete_take_another_agent() {
+    if skip_e2e() {
+        return;
+    }
+    let cp = controlplane::shared();
+    let fake = FakePlatform::start(USER_TOKEN);
+    let ns = format!("cfloose-{}", std::process::id() % 100000);
+    // Someone else's agents, near our name; the server ignores ?name=.
+    someone_creates_agent(&fake, &format!("{CONTEXT}_{ns}-prod")).await;
+    someone_creates_agent(&fake, "unrelated").await;
+    fake.set_name_filter(NameFilter::Ignored);
+    let run = init(
+        cp,
+        &fake,
+        &ns,
+        &[
+            "--token",
+            USER_TOKEN,
+            "--skip-cluster-integration",
+            "--no-wait",
+        ],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.text());
+    let ours = format!("{CONTEXT}_{ns}");
+    assert!(
+        run.text().contains(&format!("agent {ours} created")),
+        "{}",
+        run.text()
+    );
+    assert_eq!(fake.agents().len(), 3);
+
+    fake.set_name_filter(NameFilter::Loose);
+    let url = fake.url();
+    let home = tempfile::tempdir().unwrap();
+    let run = cf_runner(
+        cp,
+        home.path(),
+        &[
+            "delete",
+            "--yes",
+            "--kube-namespace",
+            ns.as_str(),
+            "--kube-context-name",
+            CONTEXT,
+            "--token",
+            USER_TOKEN,
+            "--url",
+            url.as_str(),
+            "--timeout",
+            "90s",
+        ],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.text());
+    let left: Vec<String> = fake
+        .agents()
+        .iter()
+        .map(|a| a["name"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        left,
+        vec![format!("{CONTEXT}_{ns}-prod"), "unrelated".into()]
+    );
+}
+
+#[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
+async fn the_token_and_every_scope_are_checked_before_the_cluster_is_touched() {
+    if skip_e2e() {
+        return;
+    }
+    let cp = controlplane::shared();
+    let fake = FakePlatform::start(USER_TOKEN);
+    let ns = format!("cfscope-{}", std::process::id() % 100000);
+    let scoped = "scoped-key.0123456789";
+    fake.add_scoped_key(scoped, &["Agent", "Agents", "Runner-Installation"]);
+    // The cluster integration needs the Cluster scope, which the key lacks.
+    let run = init(cp, &fake, &ns, &["--token", scoped, "--no-wait"]);
+    let said = run.text();
+    assert_eq!(run.code(), Some(1), "{said}");
+    assert!(said.contains("lacks the scope(s) Cluster"), "{said}");
+    assert!(
+        said.contains("Agent, Agents, Runner-Installation and Cluster"),
+        "{said}"
+    );
+    assert!(!said.contains(scoped), "{said}");
+    let nss: Api<Namespace> = Api::all(cp.client());
+    assert!(
+        nss.get_opt(&ns).await.unwrap().is_none(),
+        "the cluster was touched"
+    );
+    assert!(
+        fake.requests().iter().all(|r| r.method == "GET"),
+        "{:?}",
+        fake.calls()
+    );
+
+    // The same key, refused by /api/user, is checked as the old CLI does and
+    // installs when the run needs no more than it has; the account id then
+    // comes from the registered runtime.
+    fake.refuse_user_for_scoped_keys(true);
+    fake.execution_context_without_account(true);
+    let run = init(
+        cp,
+        &fake,
+        &ns,
+        &["--token", scoped, "--skip-cluster-integration", "--no-wait"],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.text());
+    assert!(run.text().contains("execution-contexts"), "{}", run.text());
+    let runtime = format!("{CONTEXT}/{ns}");
+    assert_eq!(fake.runtimes()[&runtime]["accountId"], ACCOUNT_ID);
+}
+
+#[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
+async fn an_agent_token_must_belong_to_the_named_agent_and_offline_names_are_unverified() {
+    if skip_e2e() {
+        return;
+    }
+    let cp = controlplane::shared();
+    let fake = FakePlatform::start(USER_TOKEN);
+    let ns = format!("cfagtok-{}", std::process::id() % 100000);
+    let token = someone_creates_agent(&fake, "the-real-agent").await;
+    let run = init(
+        cp,
+        &fake,
+        &ns,
+        &[
+            "--token",
+            USER_TOKEN,
+            "--agent-token",
+            &token,
+            "--name",
+            "another-agent",
+            "--no-wait",
+        ],
+    );
+    let said = run.text();
+    assert_eq!(run.code(), Some(2), "{said}");
+    assert!(
+        said.contains("AgentId") && said.contains("the-real-agent"),
+        "{said}"
+    );
+    assert!(!said.contains(&token), "{said}");
+    let nss: Api<Namespace> = Api::all(cp.client());
+    assert!(
+        nss.get_opt(&ns).await.unwrap().is_none(),
+        "the cluster was touched"
+    );
+
+    // Offline (no API key): the names are not verified, and info says so.
+    let run = init(
+        cp,
+        &fake,
+        &ns,
+        &["--agent-token", &token, "--skip-cluster-test", "--no-wait"],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.text());
+    assert!(run.text().contains("NOT verified"), "{}", run.text());
+    let home = tempfile::tempdir().unwrap();
+    let url = fake.url();
+    let run = cf_runner(
+        cp,
+        home.path(),
+        &[
+            "info",
+            "-o",
+            "json",
+            "--kube-namespace",
+            ns.as_str(),
+            "--kube-context-name",
+            CONTEXT,
+            "--token",
+            USER_TOKEN,
+            "--url",
+            url.as_str(),
+        ],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.text());
+    let info: serde_json::Value = serde_json::from_slice(&run.output.stdout).unwrap();
+    let inst = &info["installations"][0];
+    assert_eq!(inst["registered"], false, "{inst}");
+    assert!(
+        inst["platform"]
+            .as_str()
+            .unwrap()
+            .contains("not registered"),
+        "{inst}"
+    );
+}
+
+#[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
+async fn upgrade_sends_the_changed_runtime_spec_and_info_compares_it() {
+    if skip_e2e() {
+        return;
+    }
+    let cp = controlplane::shared();
+    let fake = FakePlatform::start(USER_TOKEN);
+    let ns = format!("cfupspec-{}", std::process::id() % 100000);
+    let run = init(
+        cp,
+        &fake,
+        &ns,
+        &[
+            "--token",
+            USER_TOKEN,
+            "--skip-cluster-integration",
+            "--no-wait",
+        ],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.text());
+    let runtime = format!("{CONTEXT}/{ns}");
+    let url = fake.url();
+    let home = tempfile::tempdir().unwrap();
+    let info = |token: bool| {
+        let mut args = vec![
+            "info",
+            "-o",
+            "json",
+            "--kube-namespace",
+            ns.as_str(),
+            "--kube-context-name",
+            CONTEXT,
+            "--url",
+            url.as_str(),
+        ];
+        if token {
+            args.extend_from_slice(&["--token", USER_TOKEN]);
+        }
+        let run = cf_runner(cp, home.path(), &args);
+        assert_eq!(run.code(), Some(0), "{}", run.text());
+        let v: serde_json::Value = serde_json::from_slice(&run.output.stdout).unwrap();
+        v["installations"][0]["platform"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert!(info(true).contains("spec matches"), "{}", info(true));
+
+    // The agent's status as the platform reports it.
+    fake.report_agent_status(
+        &format!("{CONTEXT}_{ns}"),
+        "healthy",
+        "2020-01-01T00:00:00Z",
+    );
+    assert!(info(true).contains("healthy, last seen"), "{}", info(true));
+
+    let upgrade = |extra: &[&str]| {
+        let mut args = vec![
+            "upgrade",
+            "--yes",
+            "--kube-namespace",
+            ns.as_str(),
+            "--kube-context-name",
+            CONTEXT,
+            "--no-wait",
+        ];
+        args.extend_from_slice(extra);
+        cf_runner(cp, home.path(), &args)
+    };
+    // A runtime change without a token is refused before anything is applied.
+    let change = ["--set-value", "Runtime.NodeSelector=disk=ssd"];
+    let run = upgrade(&change);
+    assert_eq!(run.code(), Some(2), "{}", run.text());
+    assert!(
+        run.text().contains("Token") && run.text().contains("--token"),
+        "{}",
+        run.text()
+    );
+    assert!(
+        fake.runtimes()[&runtime]["dockerDaemonScheduler"]["cluster"]["nodeSelector"]
+            .get("disk")
+            .is_none()
+    );
+
+    // With a token, the platform gets the new spec.
+    let mut with_token = change.to_vec();
+    with_token.extend_from_slice(&["--token", USER_TOKEN]);
+    let run = upgrade(&with_token);
+    assert_eq!(run.code(), Some(0), "{}", run.text());
+    let spec = fake.runtimes()[&runtime].clone();
+    assert_eq!(
+        spec["dockerDaemonScheduler"]["cluster"]["nodeSelector"]["disk"], "ssd",
+        "{spec}"
+    );
+    assert_eq!(spec["accountId"], ACCOUNT_ID);
+    assert!(info(true).contains("spec matches"), "{}", info(true));
+
+    // A change made on the platform's side shows in info.
+    let mut drifted = spec.clone();
+    drifted["dockerDaemonScheduler"]["pvcs"][0]["volumeSize"] = "1Gi".into();
+    reqwest::Client::new()
+        .put(format!(
+            "{}/api/runtime-environments/{}",
+            fake.url(),
+            runtime.replace('/', "%2F")
+        ))
+        .header("Authorization", USER_TOKEN)
+        .json(&drifted)
+        .send()
+        .await
+        .unwrap();
+    let said = info(true);
+    assert!(
+        said.contains("spec DIFFERS") && said.contains("volumeSize"),
+        "{said}"
+    );
 }

@@ -33,6 +33,7 @@ fn check(ns: &str, example_name: &str, extra: &[&str]) -> (Option<i32>, String) 
 }
 
 #[test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 fn builds_pinned_to_a_zone_without_nodes_fail_the_preflight() {
     if skip_e2e() {
         return;
@@ -73,6 +74,7 @@ fn builds_pinned_to_a_zone_without_nodes_fail_the_preflight() {
 }
 
 #[test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 fn a_runner_pinned_where_no_node_is_fails_the_preflight() {
     if skip_e2e() {
         return;

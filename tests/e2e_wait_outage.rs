@@ -14,6 +14,7 @@ use support::cli::{example, isolated, shared_home};
 use support::controlplane::{skip_e2e, ControlPlane, FAKE_NODES};
 
 #[test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 fn a_brief_outage_while_waiting_is_retried_within_the_timeout() {
     if skip_e2e() {
         return;

@@ -376,6 +376,7 @@ metadata: {name: codefresh}
 /// and IngressClasses come from the cluster. `CF_RUNNER_WIZARD_TRANSCRIPT`
 /// names a file to keep what the terminal showed (the README's example).
 #[test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 fn with_a_cluster_the_wizard_suggests_from_it() {
     if support::controlplane::skip_e2e() {
         return;

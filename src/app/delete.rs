@@ -99,9 +99,16 @@ pub fn run(args: &DeleteArgs) -> Outcome {
                         Ok(c) => c,
                         Err(o) => return o,
                     };
-                    if let Err(e) = client.user().await {
-                        let hint = e.hint();
-                        return Outcome::Failed(anyhow::Error::new(e).context("checking the Codefresh API token"), hint);
+                    if let Err(e) = client.whoami().await {
+                        return platform_link::failed(e, "checking the Codefresh API token");
+                    }
+                    let needs = [
+                        crate::platform::Need::Agents,
+                        crate::platform::Need::RuntimeEnvironments,
+                        crate::platform::Need::Clusters,
+                    ];
+                    if let Err(e) = client.require_scopes(&needs).await {
+                        return platform_link::failed(e, "checking the Codefresh API token's scopes");
                     }
                     Some(client)
                 }

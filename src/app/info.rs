@@ -217,6 +217,9 @@ struct InstallationInfo {
     record_format: Option<String>,
     agent_name: Option<String>,
     runtime_name: Option<String>,
+    /// Whether init registered the agent and runtime on the platform
+    /// (false: an offline install, whose names were never verified).
+    registered: Option<bool>,
     /// True when every workload is ready.
     healthy: bool,
     /// The values that matter most, in words.
@@ -281,22 +284,43 @@ const PLATFORM_NO_TOKEN: &str =
     "not shown: no Codefresh API token (--token, CF_API_KEY or the current context of ~/.cfconfig)";
 
 /// The agent's and runtime's state on the platform, when a token is at hand.
-async fn platform_status(args: &InfoArgs, inst: &Installation) -> String {
+async fn platform_status(args: &InfoArgs, inst: &Installation, context: &str) -> String {
     let Some(record) = &inst.record else {
         return "no record of an agent or runtime environment".into();
     };
+    if record.registered == Some(false) {
+        return "not registered: an offline install (--agent-token only); the agent and runtime environment \
+                names were never verified on the platform"
+            .into();
+    }
     let host = inst.values.as_ref().map(|v| v.codefresh_host.clone());
     let auth = match super::platform_link::resolve(&args.platform, host.as_deref()) {
         Ok(Some(a)) => a,
         Ok(None) => return PLATFORM_NO_TOKEN.into(),
         Err(e) => return format!("not shown: {e}"),
     };
-    match crate::platform::Platform::new(&auth, args.platform.insecure) {
+    match crate::platform::Platform::new(&auth, super::platform_link::transport(&args.platform)) {
         Ok(p) => {
+            // What cf-runner would send now, to compare with the platform's spec.
+            let expected = |account_id: Option<String>| {
+                let values = inst.values.as_ref()?;
+                let identity = crate::render::Identity {
+                    context: Some(context.to_string()),
+                    agent_name: record.agent_name.clone(),
+                    runtime_name: record.runtime_name.clone(),
+                    account_id,
+                    registered: true,
+                    ..Default::default()
+                };
+                crate::render::render(values, &identity, &Value::Object(Map::new()))
+                    .ok()
+                    .map(|r| r.runtime_environment)
+            };
             super::platform_link::status(
                 &p,
                 record.agent_name.as_deref(),
                 record.runtime_name.as_deref(),
+                Some(&expected),
             )
             .await
         }
@@ -390,20 +414,9 @@ fn images(o: &LiveObject) -> Vec<String> {
     out
 }
 
-/// A proxy URL without the password it may carry.
+/// A proxy URL without the credentials it may carry.
 fn without_password(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_string();
-    };
-    let authority_end = rest.find('/').unwrap_or(rest.len());
-    let (authority, path) = rest.split_at(authority_end);
-    match authority.rsplit_once('@') {
-        Some((userinfo, host)) if userinfo.contains(':') => {
-            let user = userinfo.split(':').next().unwrap_or_default();
-            format!("{scheme}://{user}:<redacted>@{host}{path}")
-        }
-        _ => url.to_string(),
-    }
+    values::secrets::masked(url)
 }
 
 fn selector_text(selector: &BTreeMap<String, String>) -> String {
@@ -617,6 +630,7 @@ async fn describe(cluster: &Cluster, inst: &Installation) -> Result<Installation
         record_format: record.record_format,
         agent_name: record.agent_name,
         runtime_name: record.runtime_name,
+        registered: record.registered,
         healthy,
         summary: inst.values.as_ref().map(summary).unwrap_or_default(),
         values: recorded,
@@ -676,7 +690,7 @@ pub fn run(args: &InfoArgs) -> Outcome {
             }
             match describe(&cluster, &inst).await {
                 Ok(mut info) => {
-                    info.platform = platform_status(args, &inst).await;
+                    info.platform = platform_status(args, &inst, &cluster.context).await;
                     installations.push(info)
                 }
                 Err(e) => return failed(e, &format!("reading the installation in namespace {ns} failed")),
@@ -721,6 +735,13 @@ fn print_table(report: &Report, namespace: Option<&str>) {
 
 fn print_installation(inst: &InstallationInfo, report: &Report) {
     let unknown = || "unknown".to_string();
+    let unverified = |name: String| {
+        if inst.registered == Some(false) {
+            format!("{name} (offline install: not registered, not verified)")
+        } else {
+            name
+        }
+    };
     output::heading(&format!(
         "Codefresh Runner in namespace {} (context {}, {})",
         inst.namespace, report.context, report.server
@@ -736,11 +757,11 @@ fn print_installation(inst: &InstallationInfo, report: &Report) {
         ],
         vec![
             "agent".into(),
-            inst.agent_name.clone().unwrap_or_else(unknown),
+            unverified(inst.agent_name.clone().unwrap_or_else(unknown)),
         ],
         vec![
             "runtime environment".into(),
-            inst.runtime_name.clone().unwrap_or_else(unknown),
+            unverified(inst.runtime_name.clone().unwrap_or_else(unknown)),
         ],
     ];
     for (k, v) in &inst.summary {

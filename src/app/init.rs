@@ -288,6 +288,8 @@ fn load_input(args: &InitArgs, input: &Input) -> Result<values::Loaded, Problems
                 "is a folder, not a file",
                 "name a file, e.g. generated_values.yaml",
             ));
+        } else if let Err(e) = export::check_helm_values_path(path, args.overwrite) {
+            extra.push(export_problem("--generate-helm-values-file", path, &e));
         }
     }
     if !extra.is_empty() {
@@ -358,7 +360,30 @@ pub fn run(args: &InitArgs) -> Outcome {
             }
         };
         let generated = helm::generate(values, &identity);
-        if let Err(e) = export::write_file(path, &generated.text, generated.holds_secret) {
+        if path.as_os_str() == "-" {
+            let (text, withheld) =
+                export::helm_values_for_stdout(&generated.text, &secret_texts(values));
+            output::print_raw(&text);
+            if withheld > 0 {
+                output::note(&format!(
+                    "{withheld} secret value(s) withheld from stdout; name a file instead of - to write them (mode 0600)"
+                ));
+            }
+            return Outcome::Ok;
+        }
+        if let Err(e) = export::write_helm_values(
+            path,
+            &generated.text,
+            generated.holds_secret,
+            args.overwrite,
+        ) {
+            if e.is_refusal() {
+                return Outcome::BadInput(Problems(vec![export_problem(
+                    "--generate-helm-values-file",
+                    path,
+                    &e,
+                )]));
+            }
             return Outcome::Failed(e.into(), None);
         }
         output::done(&format!(
@@ -388,10 +413,34 @@ pub fn run(args: &InitArgs) -> Outcome {
             )
         }
     };
-    write_dry_run(&args.output_dir, &rendered)
+    write_dry_run(&args.output_dir, &rendered, args.overwrite)
 }
 
-fn write_dry_run(dir: &Path, rendered: &render::Rendered) -> Outcome {
+/// A refused path as a problem: the flag, the path, why, and the fix.
+fn export_problem(flag: &str, path: &Path, e: &export::ExportError) -> Problem {
+    Problem::new(
+        flag,
+        Some(&Value::String(path.display().to_string())),
+        e.to_string(),
+        e.fix(),
+    )
+}
+
+/// The values behind every secret the Helm values may hold, to withhold
+/// them from stdout.
+fn secret_texts(values: &values::Values) -> Vec<String> {
+    [&values.token, &values.agent_token]
+        .into_iter()
+        .flatten()
+        .chain(values.storage.credentials.aws_access_key_id.iter())
+        .chain(values.storage.credentials.aws_secret_access_key.iter())
+        .chain(values.storage.credentials.google_service_account.iter())
+        .map(|s| s.expose().to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+fn write_dry_run(dir: &Path, rendered: &render::Rendered, overwrite: bool) -> Outcome {
     if dir.as_os_str() == "-" {
         let (stream, withheld) = export::to_stream(&rendered.manifests);
         output::print_raw(&stream);
@@ -402,7 +451,7 @@ fn write_dry_run(dir: &Path, rendered: &render::Rendered) -> Outcome {
         }
         return Outcome::Ok;
     }
-    match export::write_dir(dir, rendered) {
+    match export::write_dir(dir, rendered, overwrite) {
         Ok(files) => {
             let secrets = rendered.manifests.iter().filter(|m| m.is_secret()).count();
             output::done(&format!(
@@ -415,7 +464,13 @@ fn write_dry_run(dir: &Path, rendered: &render::Rendered) -> Outcome {
             debug_assert_eq!(files.len(), rendered.manifests.len() + 1);
             Outcome::Ok
         }
-        Err(e) => Outcome::Failed(e.into(), None),
+        Err(e) if e.is_refusal() => {
+            Outcome::BadInput(Problems(vec![export_problem("--output-dir", dir, &e)]))
+        }
+        Err(e) => {
+            let fix = e.fix();
+            Outcome::Failed(e.into(), Some(fix))
+        }
     }
 }
 

@@ -20,7 +20,9 @@ use super::Outcome;
 use crate::cli::InitArgs;
 use crate::kube::{self as cluster, apply, secrets, wait};
 use crate::output;
-use crate::platform::{self, certs, Agent, Platform, PlatformError, RegisterRuntime};
+use crate::platform::{
+    self, certs, Agent, Need, Platform, PlatformError, RegisterRuntime, Transport,
+};
 use crate::render::{self, Identity, Manifest};
 use crate::values::{self, Problem, Problems, Secret};
 
@@ -61,13 +63,33 @@ fn resolve_auth(
             "Token",
             None,
             format!("is required to register the runner on the Codefresh platform (none in --token, CF_API_KEY or {cfconfig})"),
-            "pass --token with an API key that has the scopes Runner-Installation, Agent and Agents, or set CF_API_KEY",
+            format!(
+                "pass --token with an API key that has the scopes {}, or set CF_API_KEY",
+                Need::describe(&needs(values))
+            ),
         )]))),
-        Err(e) => {
-            let hint = e.hint();
-            Err(Outcome::Failed(e.into(), hint))
-        }
+        Err(e) => Err(platform_failed(e, "finding the Codefresh API token")),
     }
+}
+
+/// How to reach the platform: `--insecure` (or `Insecure`) and `--allow-http`.
+fn transport(args: &InitArgs, values: &values::Values) -> Transport {
+    Transport {
+        insecure: values.insecure,
+        allow_http: args.allow_http,
+    }
+}
+
+/// The scopes a run with these options will use.
+pub(crate) fn needs(values: &values::Values) -> Vec<Need> {
+    let mut needs = vec![Need::Agents, Need::RuntimeEnvironments];
+    if !values.skip_cluster_integration {
+        needs.push(Need::Clusters);
+    }
+    if values.exec_demo_pipeline {
+        needs.extend([Need::Projects, Need::Pipelines]);
+    }
+    needs
 }
 
 /// For `--generate-helm-values-file` without `--dry-run`: the account id and
@@ -87,13 +109,13 @@ pub(crate) fn helm_identity(
         )])));
     };
     runtime().block_on(async {
-        let platform = Platform::new(&auth, values.insecure)
+        let platform = Platform::new(&auth, transport(args, values))
             .map_err(|e| platform_failed(e, "preparing the platform client"))?;
-        let user = platform
-            .user()
+        let who = platform
+            .whoami()
             .await
             .map_err(|e| platform_failed(e, "checking the Codefresh API token"))?;
-        identity.account_id = user.account_id();
+        identity.account_id = who.account_id;
         let wanted = identity.agent_name(values);
         for name in candidates(&wanted) {
             let agents = platform
@@ -125,8 +147,7 @@ fn failed(err: impl Into<anyhow::Error>, hint: Option<String>) -> Outcome {
 }
 
 fn platform_failed(err: PlatformError, doing: &str) -> Outcome {
-    let hint = err.hint();
-    failed(anyhow::Error::new(err).context(doing.to_string()), hint)
+    super::platform_link::failed(err, doing)
 }
 
 fn render_or_fail(
@@ -156,6 +177,13 @@ async fn offline(args: &InitArgs, loaded: &values::Loaded) -> Outcome {
         "offline mode (no Codefresh API token, only --agent-token): the platform is not contacted; \
          the dind TLS Secret holds placeholders and the runtime environment is not registered",
     );
+    output::warn(&format!(
+        "the agent name {} and runtime environment name {} were NOT verified: without an API key cf-runner \
+         cannot check that --agent-token belongs to that agent, nor that the runtime is attached to it \
+         (pass --token to verify)",
+        values.agent_name.clone().unwrap_or_else(|| format!("{}_{}", cluster.context, values.namespace)),
+        values.runtime_name.clone().unwrap_or_else(|| format!("{}/{}", cluster.context, values.namespace)),
+    ));
     let identity = Identity {
         context: Some(cluster.context.clone()),
         agent_name: values.agent_name.clone(),
@@ -232,9 +260,96 @@ async fn leftovers(
     Ok(found)
 }
 
-/// Candidate names: the wanted one, then `_1`, `_2`, … (as the old wizard did on a clash).
+/// Candidate names: the wanted one, then `_1`, `_2`, … (as the old wizard
+/// did on a clash), each cut before its suffix so that none is longer than
+/// the platform allows.
 fn candidates(wanted: &str) -> impl Iterator<Item = String> + '_ {
-    std::iter::once(wanted.to_string()).chain((1..20).map(move |n| format!("{wanted}_{n}")))
+    let cut = move |max: usize| wanted.chars().take(max).collect::<String>();
+    std::iter::once(cut(platform::MAX_NAME_LEN)).chain((1..20).map(move |n| {
+        let suffix = format!("_{n}");
+        format!("{}{suffix}", cut(platform::MAX_NAME_LEN - suffix.len()))
+    }))
+}
+
+/// The agent `--agent-token` belongs to, found as the old CLI does: the
+/// key's subject (`GET /api/auth/key/{keyId}`), then `GET /api/agent/{ref}`.
+/// A `--name` for another agent is refused. `Ok(None)` when the platform
+/// does not let this API key look the token up (the agent is then found by
+/// name, with a warning).
+async fn agent_of_token(
+    platform: &Platform,
+    values: &values::Values,
+) -> Result<Option<Agent>, Outcome> {
+    let Some(token) = &values.agent_token else {
+        return Ok(None);
+    };
+    let bad = |why: String, fix: &str| {
+        Outcome::BadInput(Problems(vec![Problem::new(
+            "AgentToken",
+            None,
+            why,
+            fix.to_string(),
+        )]))
+    };
+    let subject = match platform.key_subject(token).await {
+        Ok(Some(s)) => s,
+        Ok(None) => {
+            return Err(bad(
+                "is not a token the Codefresh platform knows (--agent-token)".into(),
+                "pass the token the platform issued when the agent was created, or drop --agent-token to create an agent",
+            ))
+        }
+        Err(PlatformError::Forbidden { .. }) => {
+            output::warn(
+                "the API key may not look up whom --agent-token belongs to (403 on GET /api/auth/key): \
+                 the agent is found by its name instead, which does not prove the token is its own",
+            );
+            return Ok(None);
+        }
+        Err(e) => return Err(platform_failed(e, "finding the agent --agent-token belongs to")),
+    };
+    if subject.kind != "agent" {
+        return Err(bad(
+            format!(
+                "belongs to a {} (not to an agent): it cannot be a runner's token (--agent-token)",
+                if subject.kind.is_empty() {
+                    "subject of unknown type"
+                } else {
+                    subject.kind.as_str()
+                }
+            ),
+            "pass the agent token the platform issued when the agent was created, not an API key",
+        ));
+    }
+    let agent = match platform.agent(&subject.reference).await {
+        Ok(Some(a)) => a,
+        Ok(None) => {
+            return Err(bad(
+                "belongs to an agent the platform no longer has (--agent-token)".into(),
+                "drop --agent-token to create a new agent",
+            ))
+        }
+        Err(e) => {
+            return Err(platform_failed(
+                e,
+                "reading the agent --agent-token belongs to",
+            ))
+        }
+    };
+    if let Some(name) = &values.agent_name {
+        if *name != agent.name {
+            return Err(Outcome::BadInput(Problems(vec![Problem::new(
+                "AgentId",
+                Some(&Value::String(name.clone())),
+                format!(
+                    "(--name) differs from the agent --agent-token belongs to, {}: the runner would poll as one agent with another's token",
+                    agent.name
+                ),
+                format!("pass --name {} or leave --name out", agent.name),
+            )])));
+        }
+    }
+    Ok(Some(agent))
 }
 
 /// The agent to use and its token: the earlier run's, the one named by
@@ -244,8 +359,12 @@ async fn ensure_agent(
     values: &values::Values,
     wanted: &str,
     left: &Leftovers,
+    verified: Option<Agent>,
 ) -> Result<(Agent, Secret, &'static str), Outcome> {
     let doing = "looking up the agent on the platform";
+    if let (Some(token), Some(agent)) = (&values.agent_token, verified) {
+        return Ok((agent, token.clone(), "reused (--agent-token, verified)"));
+    }
     if let Some(token) = &values.agent_token {
         let name = values
             .agent_name
@@ -368,22 +487,139 @@ async fn ensure_runtime(
     ))
 }
 
+/// What this run has on the platform so far, to say on a failure what is
+/// left there and how to go on.
+#[derive(Default)]
+struct OnPlatform {
+    agent: Option<(String, &'static str)>,
+    /// False while a new agent's token is only in memory: a re-run cannot
+    /// continue with that agent.
+    agent_saved: bool,
+    runtime: Option<(String, &'static str)>,
+}
+
+impl OnPlatform {
+    fn explain(&self, namespace: &str) -> Option<String> {
+        let mut what = Vec::new();
+        if let Some((name, how)) = &self.agent {
+            what.push(format!("agent {name} ({how})"));
+        }
+        if let Some((name, how)) = &self.runtime {
+            what.push(format!("runtime environment {name} ({how})"));
+        }
+        if what.is_empty() {
+            return None;
+        }
+        let what = what.join(" and ");
+        Some(if self.agent.is_some() && !self.agent_saved {
+            format!(
+                "on the Codefresh platform now: {what}. Its agent token could not be saved in the cluster, so a re-run \
+                 cannot continue with it: remove the agent in Codefresh (Account settings → Runners), then re-run `cf-runner init`"
+            )
+        } else {
+            format!(
+                "on the Codefresh platform now: {what}. Re-running the same `cf-runner init` continues with them \
+                 (nothing is created twice); `cf-runner delete --kube-namespace {namespace}` removes them and what reached the cluster"
+            )
+        })
+    }
+}
+
 async fn with_platform(args: &InitArgs, loaded: &values::Loaded, auth: &platform::Auth) -> Outcome {
     let values = &loaded.values;
-    let platform = match Platform::new(auth, values.insecure) {
+    let platform = match Platform::new(auth, transport(args, values)) {
         Ok(p) => p,
         Err(e) => return platform_failed(e, "preparing the platform client"),
     };
-    let user = match platform.user().await {
-        Ok(u) => u,
+    // The token first, with every scope this run needs, before the cluster
+    // is touched.
+    let who = match platform.whoami().await {
+        Ok(w) => w,
         Err(e) => return platform_failed(e, "checking the Codefresh API token"),
     };
+    if let Err(e) = platform.require_scopes(&needs(values)).await {
+        return platform_failed(e, "checking the Codefresh API token's scopes");
+    }
+    let verified_agent = match agent_of_token(&platform, values).await {
+        Ok(a) => a,
+        Err(o) => return o,
+    };
     output::done(&format!(
-        "Codefresh platform {}: account {} (token from {})",
+        "Codefresh platform {}: account {} (token from {}, checked with {})",
         platform.url(),
-        user.active_account_name,
-        auth.source
+        who.account_name
+            .as_deref()
+            .unwrap_or("(name not shown to this key)"),
+        auth.source,
+        who.via
     ));
+    let mut made = OnPlatform::default();
+    let outcome = install_registered(
+        args,
+        loaded,
+        &platform,
+        who.account_id,
+        verified_agent,
+        &mut made,
+    )
+    .await;
+    match outcome {
+        Outcome::Failed(err, hint) => match made.explain(&values.namespace) {
+            Some(note) => Outcome::Failed(
+                err,
+                Some(match hint {
+                    Some(h) => format!("{h}\n{note}"),
+                    None => note,
+                }),
+            ),
+            None => Outcome::Failed(err, hint),
+        },
+        other => other,
+    }
+}
+
+/// Applies the Namespace, the runner Secret (the agent token) and the
+/// record, so that a re-run or `cf-runner delete` finds what this run made
+/// on the platform.
+async fn save_record(
+    cluster: &cluster::Cluster,
+    values: &values::Values,
+    identity: &Identity,
+    record: &Value,
+    force_conflicts: bool,
+) -> Result<(), Outcome> {
+    let early = render_or_fail(values, identity, record)?;
+    let subset: Vec<Manifest> = early
+        .manifests
+        .into_iter()
+        .filter(|m| {
+            m.kind == "Namespace"
+                || (m.kind == "Secret" && (m.name == "runner" || m.name == render::RECORD_SECRET))
+        })
+        .collect();
+    let report = apply::apply_all(
+        &cluster.client,
+        &subset,
+        &values.namespace,
+        apply::Options { force_conflicts },
+        &|_| {},
+    )
+    .await;
+    if !report.ok() {
+        return Err(super::init::apply_failed(&report, "install"));
+    }
+    Ok(())
+}
+
+async fn install_registered(
+    args: &InitArgs,
+    loaded: &values::Loaded,
+    platform: &Platform,
+    account_id: Option<String>,
+    verified_agent: Option<Agent>,
+    made: &mut OnPlatform,
+) -> Outcome {
+    let values = &loaded.values;
     let cluster = match connect(values).await {
         Ok(c) => c,
         Err(outcome) => return outcome,
@@ -396,7 +632,7 @@ async fn with_platform(args: &InitArgs, loaded: &values::Loaded, auth: &platform
         context: Some(cluster.context.clone()),
         agent_name: values.agent_name.clone(),
         runtime_name: values.runtime_name.clone(),
-        account_id: user.account_id(),
+        account_id,
         registered: true,
         ..Default::default()
     };
@@ -431,40 +667,28 @@ async fn with_platform(args: &InitArgs, loaded: &values::Loaded, auth: &platform
     // The agent, and its token saved in the cluster at once, so a re-run finds it.
     let wanted_agent = identity.agent_name(values);
     let (agent, agent_token, how) =
-        match ensure_agent(&platform, values, &wanted_agent, &left).await {
+        match ensure_agent(platform, values, &wanted_agent, &left, verified_agent).await {
             Ok(a) => a,
             Err(o) => return o,
         };
     output::done(&format!("agent {} {how}", agent.name));
+    made.agent = Some((
+        agent.name.clone(),
+        if how == "created" {
+            "created by this run"
+        } else {
+            "reused"
+        },
+    ));
+    made.agent_saved = how != "created";
     identity.agent_name = Some(agent.name.clone());
     identity.agent_token = Some(agent_token);
     if how == "created" {
-        let early = match render_or_fail(values, &identity, record) {
-            Ok(r) => r,
-            Err(o) => return o,
-        };
-        let subset: Vec<Manifest> = early
-            .manifests
-            .into_iter()
-            .filter(|m| {
-                m.kind == "Namespace"
-                    || (m.kind == "Secret"
-                        && (m.name == "runner" || m.name == render::RECORD_SECRET))
-            })
-            .collect();
-        let report = apply::apply_all(
-            &cluster.client,
-            &subset,
-            &values.namespace,
-            apply::Options {
-                force_conflicts: args.force_conflicts,
-            },
-            &|_| {},
-        )
-        .await;
-        if !report.ok() {
-            return super::init::apply_failed(&report, "install");
+        if let Err(o) = save_record(&cluster, values, &identity, record, args.force_conflicts).await
+        {
+            return o;
         }
+        made.agent_saved = true;
     }
 
     // dind TLS: a local key, signed by the platform (or the earlier run's).
@@ -494,14 +718,48 @@ async fn with_platform(args: &InitArgs, loaded: &values::Loaded, auth: &platform
     identity.dind_cert = Some(cert);
     identity.dind_key = Some(key);
 
-    let wanted_runtime: String = identity.runtime_name(values).chars().take(63).collect();
+    let wanted_runtime: String = identity
+        .runtime_name(values)
+        .chars()
+        .take(platform::MAX_NAME_LEN)
+        .collect();
     let (runtime_name, how) =
-        match ensure_runtime(&platform, values, &cluster.context, &wanted_runtime, &left).await {
+        match ensure_runtime(platform, values, &cluster.context, &wanted_runtime, &left).await {
             Ok(r) => r,
             Err(o) => return o,
         };
     output::done(&format!("runtime environment {runtime_name} {how}"));
+    made.runtime = Some((
+        runtime_name.clone(),
+        if how == "registered" {
+            "registered by this run"
+        } else {
+            "reused"
+        },
+    ));
     identity.runtime_name = Some(runtime_name.clone());
+    if identity.account_id.is_none() {
+        // A key that may not read /api/user: the runtime names the account.
+        if let Ok(Some(re)) = platform.runtime(&runtime_name).await {
+            identity.account_id = re
+                .get("accountId")
+                .or(re.pointer("/runtimeScheduler/cluster/clusterProvider/accountId"))
+                .and_then(Value::as_str)
+                .map(str::to_string);
+        }
+        if identity.account_id.is_none() {
+            return failed(
+                anyhow::anyhow!(
+                    "the platform did not say which account the token is for (GET /api/user was refused, and the runtime environment names none)"
+                ),
+                Some("use an API key that may read the user (GET /api/user), then re-run `cf-runner init`".into()),
+            );
+        }
+    }
+    // The record now names the runtime, suffix and all.
+    if let Err(o) = save_record(&cluster, values, &identity, record, args.force_conflicts).await {
+        return o;
+    }
 
     let rendered = match render_or_fail(values, &identity, record) {
         Ok(r) => r,
@@ -527,10 +785,10 @@ async fn with_platform(args: &InitArgs, loaded: &values::Loaded, auth: &platform
             return platform_failed(e, "attaching the runtime environment to the agent");
         }
     }
-    let mut spec = rendered.runtime_environment.clone();
-    if let (Some(map), Some(account)) = (spec.as_object_mut(), &identity.account_id) {
-        map.insert("accountId".into(), Value::String(account.clone()));
-    }
+    let spec = spec_to_send(
+        &rendered.runtime_environment,
+        identity.account_id.as_deref(),
+    );
     if let Err(e) = platform.put_runtime(&runtime_name, &spec).await {
         return platform_failed(e, "sending the runtime environment's spec");
     }
@@ -548,12 +806,12 @@ async fn with_platform(args: &InitArgs, loaded: &values::Loaded, auth: &platform
     }
 
     if !values.skip_cluster_integration {
-        if let Err(o) = cluster_integration(&platform, &cluster, values).await {
+        if let Err(o) = cluster_integration(platform, &cluster, values).await {
             return o;
         }
     }
     let build_note = if values.exec_demo_pipeline {
-        match demo_pipeline(&platform, &runtime_name).await {
+        match demo_pipeline(platform, &runtime_name).await {
             Ok(url) => Some(url),
             Err(o) => return o,
         }
@@ -574,6 +832,17 @@ async fn with_platform(args: &InitArgs, loaded: &values::Loaded, auth: &platform
         platform::segment(&runtime_name)
     ));
     outcome
+}
+
+/// The runtime spec as the platform gets it: the rendered one, with
+/// `accountId` set to the account the platform named for this token (the
+/// render puts the recorded identity's, which an offline dry-run lacks).
+pub(crate) fn spec_to_send(rendered: &Value, account_id: Option<&str>) -> Value {
+    let mut spec = rendered.clone();
+    if let (Some(map), Some(account)) = (spec.as_object_mut(), account_id) {
+        map.insert("accountId".into(), Value::String(account.to_string()));
+    }
+    spec
 }
 
 async fn cluster_integration(
@@ -698,6 +967,7 @@ pub(crate) async fn apply_with_progress(
         report.applied.len(),
         summary.join(", ")
     ));
+    restart_for_new_credentials(cluster, manifests, &report, command).await?;
     Ok(report)
 }
 
@@ -803,6 +1073,57 @@ fn stopped_during_apply(
     )
 }
 
+/// Pods take the credentials Secret's values as env variables when they
+/// start: when only the Secret changed (a new proxy password), their
+/// unchanged workloads are restarted so that they pick it up.
+async fn restart_for_new_credentials(
+    cluster: &cluster::Cluster,
+    manifests: &[Manifest],
+    report: &apply::Report,
+    command: &str,
+) -> Result<(), Outcome> {
+    let change_of = |object: &str| {
+        report
+            .applied
+            .iter()
+            .find(|a| a.object == object)
+            .map(|a| a.change.clone())
+    };
+    let secret = format!("Secret/{}", render::CREDENTIALS_SECRET);
+    if change_of(&secret) != Some(apply::Change::Configured) {
+        return Ok(());
+    }
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs().to_string())
+        .unwrap_or_default();
+    for m in manifests {
+        let reads_it = matches!(m.kind.as_str(), "Deployment" | "DaemonSet")
+            && m.object
+                .to_string()
+                .contains(&format!("\"{}\"", render::CREDENTIALS_SECRET));
+        if !reads_it || change_of(&m.display_name()) != Some(apply::Change::Unchanged) {
+            continue;
+        }
+        if let Err(e) = apply::restart(&cluster.client, m, &stamp).await {
+            return Err(failed(
+                anyhow::Error::new(e),
+                Some(format!(
+                    "the new credentials are in the Secret {}; restart {} yourself, or re-run {command}",
+                    render::CREDENTIALS_SECRET,
+                    m.display_name()
+                )),
+            ));
+        }
+        output::applied(
+            "restarted (new credentials)",
+            &m.display_name(),
+            m.namespace.as_deref(),
+        );
+    }
+    Ok(())
+}
+
 /// Waits for the workloads with a live line each; on a timeout or an
 /// error, the outcome to return. `command` is what to re-run.
 pub(crate) async fn wait_with_progress(
@@ -860,5 +1181,26 @@ async fn wait_for_install(
             Outcome::Ok
         }
         Err(outcome) => outcome,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clash_suffixes_never_push_a_name_past_the_platform_limit() {
+        let long = format!("{}/codefresh", "a-very-long-kube-context-name".repeat(3));
+        assert!(long.chars().count() > platform::MAX_NAME_LEN);
+        let names: Vec<String> = candidates(&long).collect();
+        assert_eq!(names.len(), 20);
+        for name in &names {
+            assert!(name.chars().count() <= platform::MAX_NAME_LEN, "{name}");
+        }
+        assert!(names[1].ends_with("_1") && names[19].ends_with("_19"));
+        assert_eq!(names[1].chars().count(), platform::MAX_NAME_LEN);
+        // A short name is kept whole.
+        let short: Vec<String> = candidates("ctx_ns").take(2).collect();
+        assert_eq!(short, vec!["ctx_ns", "ctx_ns_1"]);
     }
 }

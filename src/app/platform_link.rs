@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::Outcome;
 use crate::cli::PlatformArgs;
 use crate::output;
-use crate::platform::{self, Auth, Platform, PlatformError};
+use crate::platform::{self, Auth, Platform, PlatformError, Transport};
 use crate::values::{Problem, Problems, Secret};
 
 /// The token and platform for a command: `--token`, `CF_API_KEY` or the
@@ -26,12 +26,104 @@ pub(crate) fn resolve(
     }
 }
 
+/// How `args` say to reach the platform.
+pub(crate) fn transport(args: &PlatformArgs) -> Transport {
+    Transport {
+        insecure: args.insecure,
+        allow_http: args.allow_http,
+    }
+}
+
 /// A client, or the outcome to return.
 pub(crate) fn client(auth: &Auth, args: &PlatformArgs) -> Result<Platform, Outcome> {
-    Platform::new(auth, args.insecure).map_err(|e| {
-        let hint = e.hint();
-        Outcome::Failed(e.into(), hint)
-    })
+    Platform::new(auth, transport(args)).map_err(|e| failed(e, "preparing the platform client"))
+}
+
+/// The outcome of a platform error while `doing` something: bad input
+/// (exit 2, naming the flag) for a URL that would leak the key, else a
+/// failure with the error's hint.
+pub(crate) fn failed(err: PlatformError, doing: &str) -> Outcome {
+    let hint = err.hint();
+    if err.is_bad_input() {
+        return Outcome::BadInput(Problems(vec![Problem::new(
+            err.flag(),
+            None,
+            err.to_string(),
+            hint.unwrap_or_default(),
+        )]));
+    }
+    Outcome::Failed(anyhow::Error::new(err).context(doing.to_string()), hint)
+}
+
+/// Seconds since the Unix epoch of an RFC 3339 time (`2026-11-22T20:50:00.123Z`,
+/// `…+02:00`) or of a number of milliseconds.
+pub(crate) fn epoch_seconds(value: &Value) -> Option<i64> {
+    if let Some(ms) = value.as_i64() {
+        return Some(ms / 1000);
+    }
+    let text = value.as_str()?.trim();
+    let num = |range: std::ops::Range<usize>| text.get(range)?.parse::<i64>().ok();
+    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (h, mi, s) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    if !matches!(text.as_bytes().get(10), Some(b'T' | b't' | b' ')) {
+        return None;
+    }
+    let rest = text.get(19..)?;
+    let zone = rest.trim_start_matches(|c: char| c == '.' || c.is_ascii_digit());
+    let offset = match zone {
+        "Z" | "z" | "" => 0,
+        z if z.len() == 6 && (z.starts_with('+') || z.starts_with('-')) => {
+            let hh: i64 = z.get(1..3)?.parse().ok()?;
+            let mm: i64 = z.get(4..6)?.parse().ok()?;
+            let sign = if z.starts_with('-') { -1 } else { 1 };
+            sign * (hh * 3600 + mm * 60)
+        }
+        _ => return None,
+    };
+    // Days from the civil date (Howard Hinnant's algorithm).
+    let y = if mo <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (mo + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some(days * 86_400 + h * 3600 + mi * 60 + s - offset)
+}
+
+/// "42s", "5m", "3h", "2d" ago.
+pub(crate) fn ago(seconds: i64) -> String {
+    let s = seconds.max(0);
+    if s < 120 {
+        format!("{s}s ago")
+    } else if s < 7200 {
+        format!("{}m ago", s / 60)
+    } else if s < 172_800 {
+        format!("{}h ago", s / 3600)
+    } else {
+        format!("{}d ago", s / 86_400)
+    }
+}
+
+/// The agent's status in words, from the fields the old CLI reads:
+/// `status.healthStatus` and `status.reportedAt`.
+pub(crate) fn agent_status(status: Option<&Value>, now: i64) -> String {
+    let health = status
+        .and_then(|s| s.get("healthStatus"))
+        .and_then(Value::as_str)
+        .filter(|h| !h.is_empty());
+    let seen = status
+        .and_then(|s| s.get("reportedAt"))
+        .and_then(epoch_seconds);
+    match (health, seen) {
+        (None, None) => "never reported".into(),
+        (Some(h), None) => format!("{h}, last report time unknown"),
+        (h, Some(t)) => format!(
+            "{}, last seen {}",
+            h.unwrap_or("health unknown"),
+            ago(now - t)
+        ),
+    }
 }
 
 /// `--token` is needed: no token anywhere.
@@ -52,23 +144,21 @@ pub(crate) async fn status(
     platform: &Platform,
     agent: Option<&str>,
     runtime: Option<&str>,
+    expected_spec: Option<&dyn Fn(Option<String>) -> Option<Value>>,
 ) -> String {
     let mut parts = Vec::new();
     if let Some(name) = agent {
         match platform.agents_named(name).await {
             Ok(list) => match list.first() {
                 Some(a) => {
-                    let status = a.status.as_ref();
-                    let message = status
-                        .and_then(|s| s.get("message"))
-                        .and_then(Value::as_str)
-                        .unwrap_or("no status reported");
-                    let when = status
-                        .and_then(|s| s.get("reportedDate"))
-                        .and_then(Value::as_str)
-                        .map(|d| format!(", last report {d}"))
+                    let now = std::time::SystemTime::now()
+                        .duration_since(std::time::UNIX_EPOCH)
+                        .map(|d| d.as_secs() as i64)
                         .unwrap_or_default();
-                    parts.push(format!("agent {name}: {message}{when}"));
+                    parts.push(format!(
+                        "agent {name}: {}",
+                        agent_status(a.status.as_ref(), now)
+                    ));
                 }
                 None => parts.push(format!("agent {name}: not on the platform")),
             },
@@ -82,7 +172,27 @@ pub(crate) async fn status(
                     .pointer("/status/message")
                     .and_then(Value::as_str)
                     .unwrap_or("registered");
-                parts.push(format!("runtime environment {name}: {message}"));
+                let account = re
+                    .get("accountId")
+                    .or(re.pointer("/runtimeScheduler/cluster/clusterProvider/accountId"))
+                    .and_then(Value::as_str)
+                    .map(str::to_string);
+                let sync = match expected_spec.and_then(|render| render(account.clone())) {
+                    None => String::new(),
+                    Some(ours) => {
+                        let ours = super::install::spec_to_send(&ours, account.as_deref());
+                        let differ = spec_differences(&ours, &re);
+                        if differ.is_empty() {
+                            ", spec matches what cf-runner sends".into()
+                        } else {
+                            format!(
+                                ", spec DIFFERS from what cf-runner would send ({}): run `cf-runner upgrade` with a token to send it",
+                                differ.join(", ")
+                            )
+                        }
+                    }
+                };
+                parts.push(format!("runtime environment {name}: {message}{sync}"));
             }
             Ok(None) => parts.push(format!("runtime environment {name}: not on the platform")),
             Err(e) => return format!("not shown: {e}"),
@@ -93,6 +203,61 @@ pub(crate) async fn status(
     } else {
         parts.join("; ")
     }
+}
+
+/// The leaves of `ours` that `theirs` lacks or holds otherwise, as dotted
+/// paths (at most 5), with `[i]` for an item of a list of records. Fields
+/// only the platform has are not differences.
+pub(crate) fn spec_differences(ours: &Value, theirs: &Value) -> Vec<String> {
+    fn walk(ours: &Value, theirs: Option<&Value>, path: &str, out: &mut Vec<String>) {
+        match ours {
+            Value::Object(map) if !map.is_empty() => {
+                for (k, v) in map {
+                    let p = if path.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{path}.{k}")
+                    };
+                    walk(v, theirs.and_then(|t| t.get(k)), &p, out);
+                }
+            }
+            // Lists of records (e.g. `pvcs`) are compared item by item, so
+            // a difference names its field, not the whole list.
+            Value::Array(items)
+                if items.iter().any(Value::is_object)
+                    && theirs
+                        .and_then(Value::as_array)
+                        .is_some_and(|t| t.len() == items.len()) =>
+            {
+                for (i, v) in items.iter().enumerate() {
+                    walk(
+                        v,
+                        theirs.and_then(|t| t.get(i)),
+                        &format!("{path}[{i}]"),
+                        out,
+                    );
+                }
+            }
+            leaf => {
+                let same = match (leaf, theirs) {
+                    (Value::Null, None) => true,
+                    (Value::Object(_), None) | (Value::Array(_), None) => {
+                        leaf.as_object().is_some_and(|m| m.is_empty())
+                            || leaf.as_array().is_some_and(|a| a.is_empty())
+                    }
+                    (_, Some(t)) => t == leaf,
+                    _ => false,
+                };
+                if !same {
+                    out.push(path.to_string());
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(ours, Some(theirs), "", &mut out);
+    out.truncate(5);
+    out
 }
 
 /// Removes what `init` registered: detaches and deletes the runtime
@@ -155,4 +320,60 @@ pub(crate) async fn clean_up(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn report_times_are_read_in_rfc3339_and_milliseconds() {
+        assert_eq!(epoch_seconds(&json!("1970-01-01T00:00:00Z")), Some(0));
+        assert_eq!(
+            epoch_seconds(&json!("2026-11-22T20:50:00.123Z")),
+            Some(1_795_380_600)
+        );
+        assert_eq!(
+            epoch_seconds(&json!("2026-11-22T22:50:00+02:00")),
+            Some(1_795_380_600)
+        );
+        assert_eq!(
+            epoch_seconds(&json!(1_795_380_600_123_i64)),
+            Some(1_795_380_600)
+        );
+        assert_eq!(epoch_seconds(&json!("yesterday")), None);
+    }
+
+    #[test]
+    fn spec_differences_name_what_the_platform_lacks_or_holds_otherwise() {
+        let ours = json!({"a": {"b": 1, "c": [1]}, "d": {}, "e": "x"});
+        let theirs = json!({"a": {"b": 1, "c": [1], "extra": true}, "e": "x", "status": {}});
+        assert!(spec_differences(&ours, &theirs).is_empty());
+        let changed = json!({"a": {"b": 2, "c": [1]}, "e": "y"});
+        assert_eq!(spec_differences(&ours, &changed), vec!["a.b", "e"]);
+    }
+
+    #[test]
+    fn a_changed_field_in_a_list_of_records_is_named_with_its_index() {
+        let ours = json!({"pvcs": [{"name": "dind", "volumeSize": "16Gi"}]});
+        let theirs = json!({"pvcs": [{"name": "dind", "volumeSize": "1Gi", "extra": 1}]});
+        assert_eq!(spec_differences(&ours, &theirs), vec!["pvcs[0].volumeSize"]);
+        let shorter = json!({"pvcs": []});
+        assert_eq!(spec_differences(&ours, &shorter), vec!["pvcs"]);
+    }
+
+    #[test]
+    fn the_agent_status_shows_health_and_when_it_was_seen() {
+        let now = 1_795_380_600;
+        let status = json!({"healthStatus": "healthy", "reportedAt": "2026-11-22T20:45:00Z", "message": "All good"});
+        assert_eq!(
+            agent_status(Some(&status), now),
+            "healthy, last seen 5m ago"
+        );
+        // The agent's own message alone says nothing about its health now.
+        let message_only = json!({"message": "All good", "reportedDate": "2026-11-22T20:45:00Z"});
+        assert_eq!(agent_status(Some(&message_only), now), "never reported");
+        assert_eq!(agent_status(None, now), "never reported");
+    }
 }

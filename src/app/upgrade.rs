@@ -20,6 +20,7 @@ use super::Outcome;
 use crate::cli::UpgradeArgs;
 use crate::kube::inventory::{self, LiveObject, Record};
 use crate::kube::{delete, Cluster};
+use crate::platform::{self, Need, Platform, PlatformError, Transport};
 use crate::render::{self, RECORD_SECRET};
 use crate::values::{self, Input, Problem, Problems, Values, ValuesFile};
 use crate::{output, render::Manifest};
@@ -137,7 +138,38 @@ async fn restore_secrets(
             }
         }
     }
+    // URLs with credentials (proxies): from the credentials Secret.
+    let mut held = BTreeMap::new();
+    for key in values::secrets::masked_url_keys(tree) {
+        let live =
+            inventory::secret_value(&cluster.client, namespace, render::CREDENTIALS_SECRET, &key)
+                .await?;
+        if let Some(v) = live {
+            held.insert(key, v);
+        }
+    }
+    // What stays masked is refused after merging, unless given again.
+    values::secrets::restore_url_credentials(tree, &held);
     Ok(lost)
+}
+
+/// A value recorded with URL credentials that no Secret holds any more:
+/// the upgrade must not install the masked text in its place.
+fn lost_credentials_problems(merged: &Value) -> Vec<Problem> {
+    values::secrets::masked_url_paths(merged)
+        .into_iter()
+        .map(|path| {
+            Problem::new(
+                &path,
+                None,
+                format!(
+                    "was recorded with credentials in its URL, and the Secret {} no longer holds them",
+                    render::CREDENTIALS_SECRET
+                ),
+                format!("pass the value again, e.g. --set-value {path}=http://user:password@proxy:3128"),
+            )
+        })
+        .collect()
 }
 
 /// What the platform issued at install time, as installed: the dind TLS
@@ -342,6 +374,22 @@ pub fn values_changes(old: &Value, new: &Value) -> Vec<String> {
         .collect()
 }
 
+/// `key: credentials changed` for a URL whose password changed: the masked
+/// diff cannot show it, and the user should still see that it changes.
+fn credential_changes(
+    old: &BTreeMap<String, String>,
+    new: &BTreeMap<String, values::Secret>,
+) -> Vec<String> {
+    new.iter()
+        .filter_map(|(key, value)| {
+            let before = old.get(key)?;
+            let masked = values::secrets::masked;
+            (before != value.expose() && masked(before) == masked(value.expose()))
+                .then(|| format!("{key}: credentials changed"))
+        })
+        .collect()
+}
+
 /// True when the rendered Secret `secret` holds `key` (with a real value).
 fn holds(manifests: &[Manifest], secret: &str, key: &str) -> bool {
     manifests
@@ -465,7 +513,10 @@ async fn upgrade(
     );
     let mut ignored = Vec::new();
     let merged = values::merge_layers(&input, &mut ignored);
-    let refused = in_place_problems_raw(namespace, &stored, &merged);
+    let mut refused = in_place_problems_raw(namespace, &stored, &merged);
+    if refused.is_empty() {
+        refused = lost_credentials_problems(&merged);
+    }
     if !refused.is_empty() {
         return Outcome::BadInput(Problems(refused));
     }
@@ -548,6 +599,34 @@ async fn upgrade(
             Err(outcome) => return outcome,
         }
     };
+    // A registered install keeps the platform's runtime spec in step, as the
+    // chart's post-upgrade hook does: the token is checked before anything
+    // is applied, and without one a change to the spec is refused.
+    let runtime_name = identity
+        .runtime_name
+        .clone()
+        .filter(|_| record.registered == Some(true));
+    let old_spec = old_values.as_ref().and_then(|old| {
+        render::render(old, &identity, &stored_redacted)
+            .ok()
+            .map(|r| r.runtime_environment)
+    });
+    let spec_changed = old_spec.as_ref() != Some(&rendered.runtime_environment);
+    let sync = match &runtime_name {
+        None => None,
+        Some(name) => match platform_for_upgrade(args, values, name, spec_changed).await {
+            Ok(s) => s,
+            // The platform already has this spec: a platform problem does
+            // not stop an upgrade that would not change it there.
+            Err(Outcome::Failed(e, _)) if !spec_changed => {
+                output::warn(&format!(
+                    "the runtime environment's spec is unchanged and was not re-sent: {e:#}"
+                ));
+                None
+            }
+            Err(outcome) => return outcome,
+        },
+    };
     let live = match inventory::labelled(&cluster.client, namespace).await {
         Ok(l) => l,
         Err(e) => return failed(e, "listing the installed objects failed"),
@@ -560,7 +639,11 @@ async fn upgrade(
         cluster.server,
         env!("CARGO_PKG_VERSION")
     ));
-    let changes = values_changes(&stored_redacted, &record_tree);
+    let mut changes = values_changes(&stored_redacted, &record_tree);
+    changes.extend(credential_changes(
+        &values::secrets::url_credentials(&stored),
+        &values.url_credentials,
+    ));
     if changes.is_empty() {
         output::say("  values: unchanged");
     } else {
@@ -570,6 +653,18 @@ async fn upgrade(
         }
     }
     output::say(&format!("  apply: {} objects", rendered.manifests.len()));
+    if let Some(name) = &runtime_name {
+        let change = if spec_changed { "changed" } else { "unchanged" };
+        if sync.is_some() {
+            output::say(&format!(
+                "  runtime environment {name}: spec {change}, sent to the Codefresh platform"
+            ));
+        } else {
+            output::say(&format!(
+                "  runtime environment {name}: spec unchanged, not re-sent (no Codefresh API token)"
+            ));
+        }
+    }
     if !prune.is_empty() {
         output::say(&format!("  remove: {}", names(&prune)));
     }
@@ -618,6 +713,30 @@ async fn upgrade(
         ));
     }
 
+    if let (Some((client, account_id)), Some(name)) = (&sync, &runtime_name) {
+        let mut identity = identity.clone();
+        identity.account_id = account_id.clone();
+        let spec = match render::render(values, &identity, &record_tree) {
+            Ok(r) => super::install::spec_to_send(&r.runtime_environment, account_id.as_deref()),
+            Err(e) => {
+                return Outcome::Failed(
+                    anyhow::Error::new(e).context("rendering failed (a bug in cf-runner)"),
+                    None,
+                )
+            }
+        };
+        if let Err(e) = client.put_runtime(name, &spec).await {
+            return super::platform_link::failed(
+                e,
+                "sending the runtime environment's spec failed (the cluster is upgraded; \
+                 re-run `cf-runner upgrade` to send it again)",
+            );
+        }
+        output::done(&format!(
+            "runtime environment {name}: the platform has the new spec"
+        ));
+    }
+
     if !args.no_wait {
         if let Err(outcome) = super::install::wait_with_progress(
             cluster,
@@ -635,6 +754,85 @@ async fn upgrade(
         env!("CARGO_PKG_VERSION")
     ));
     Outcome::Ok
+}
+
+/// The platform client and account id for sending the runtime spec, or
+/// `None` when there is no token and the spec did not change. No token and
+/// a changed spec is bad input.
+async fn platform_for_upgrade(
+    args: &UpgradeArgs,
+    values: &Values,
+    runtime: &str,
+    spec_changed: bool,
+) -> Result<Option<(Platform, Option<String>)>, Outcome> {
+    let flag = args.token.as_ref().map(values::Secret::new);
+    let values_token = if flag.is_some() {
+        None
+    } else {
+        values.token.as_ref()
+    };
+    let auth = match platform::auth::resolve(
+        flag.as_ref(),
+        values_token,
+        Some(&values.codefresh_host),
+    ) {
+        Ok(a) => a,
+        Err(PlatformError::NoToken { cfconfig }) => {
+            if !spec_changed {
+                return Ok(None);
+            }
+            return Err(Outcome::BadInput(Problems(vec![Problem::new(
+                "Token",
+                None,
+                format!(
+                    "is needed: this upgrade changes the spec of runtime environment {runtime}, and builds keep the old \
+                     spec until the platform gets it (no token in --token, CF_API_KEY, the installed monitor or {cfconfig})"
+                ),
+                "pass --token with a Codefresh API key (scope Runner-Installation), or set CF_API_KEY, then re-run `cf-runner upgrade`",
+            )])));
+        }
+        Err(e) => {
+            return Err(super::platform_link::failed(
+                e,
+                "finding the Codefresh API token",
+            ))
+        }
+    };
+    let transport = Transport {
+        insecure: values.insecure,
+        allow_http: args.allow_http,
+    };
+    let client = Platform::new(&auth, transport)
+        .map_err(|e| super::platform_link::failed(e, "preparing the platform client"))?;
+    let who = client
+        .whoami()
+        .await
+        .map_err(|e| super::platform_link::failed(e, "checking the Codefresh API token"))?;
+    client
+        .require_scopes(&[Need::RuntimeEnvironments])
+        .await
+        .map_err(|e| {
+            super::platform_link::failed(e, "checking the Codefresh API token's scopes")
+        })?;
+    let mut account_id = who.account_id;
+    let current = client
+        .runtime(runtime)
+        .await
+        .map_err(|e| super::platform_link::failed(e, "reading the runtime environment"))?;
+    let Some(current) = current else {
+        return Err(Outcome::Failed(
+            anyhow::anyhow!("runtime environment {runtime} is not on the Codefresh platform {}", client.url()),
+            Some("re-run `cf-runner init` to register it again, or pass --token for the account it was installed with".into()),
+        ));
+    };
+    if account_id.is_none() {
+        account_id = current
+            .get("accountId")
+            .or(current.pointer("/runtimeScheduler/cluster/clusterProvider/accountId"))
+            .and_then(Value::as_str)
+            .map(str::to_string);
+    }
+    Ok(Some((client, account_id)))
 }
 
 #[cfg(test)]
@@ -722,6 +920,30 @@ mod tests {
                 "DockerRegistry: (unset) → \"r.example.com\"",
                 "Monitor.Enabled: true → false"
             ]
+        );
+    }
+
+    #[test]
+    fn the_values_diff_never_shows_a_url_password() {
+        let old = json!({"EnvVars": {"HTTPS_PROXY": "http://u:OLDPASS@p:3128"}, "NewRelicLicense": "LIC1"});
+        let new = json!({"EnvVars": {"HTTPS_PROXY": "http://v:NEWPASS@p:3128"}, "NewRelicLicense": "LIC2"});
+        let changes = values_changes(&values::redact(&old), &values::redact(&new)).join("\n");
+        for secret in ["OLDPASS", "NEWPASS", "LIC1", "LIC2"] {
+            assert!(!changes.contains(secret), "{changes}");
+        }
+        assert!(changes.contains("EnvVars.HTTPS_PROXY"), "{changes}");
+
+        let old = BTreeMap::from([(
+            "EnvVars.HTTPS_PROXY".to_string(),
+            "http://u:OLDPASS@p".to_string(),
+        )]);
+        let new = BTreeMap::from([(
+            "EnvVars.HTTPS_PROXY".to_string(),
+            values::Secret::new("http://u:NEWPASS@p"),
+        )]);
+        assert_eq!(
+            credential_changes(&old, &new),
+            ["EnvVars.HTTPS_PROXY: credentials changed"]
         );
     }
 

@@ -564,6 +564,38 @@ async fn apply_one(
     Ok(applied)
 }
 
+/// Annotation on a pod template that rolls its pods when it changes.
+pub const RESTARTED_AT_ANNOTATION: &str = "cf-runner.codefresh.io/restarted-at";
+/// Field manager of restarts, apart from [`FIELD_MANAGER`]'s applied fields,
+/// so a later apply neither owns nor removes the annotation.
+const RESTART_FIELD_MANAGER: &str = "cf-runner-restart";
+
+/// Rolls a workload's pods, as `kubectl rollout restart` does: for a change
+/// its pods only read when they start (the values of a Secret they take env
+/// variables from). `stamp` makes the template differ (e.g. the time).
+pub async fn restart(client: &Client, manifest: &Manifest, stamp: &str) -> Result<(), KubeError> {
+    let api = api_for(
+        client,
+        &manifest.api_version,
+        &manifest.kind,
+        manifest.namespace.as_deref(),
+    );
+    let patch = serde_json::json!({"spec": {"template": {"metadata": {"annotations": {
+        RESTARTED_AT_ANNOTATION: stamp
+    }}}}});
+    let params = PatchParams {
+        field_manager: Some(RESTART_FIELD_MANAGER.into()),
+        ..PatchParams::default()
+    };
+    request(
+        "restarting",
+        &manifest.display_name(),
+        api.patch(&manifest.name, &params, &Patch::Merge(&patch)),
+    )
+    .await
+    .map(|_| ())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

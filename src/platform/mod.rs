@@ -20,8 +20,78 @@ pub use auth::{Auth, TokenSource};
 
 use crate::values::Secret;
 
-/// Scopes a token needs for a runner install, as the platform names them.
-pub const NEEDED_SCOPES: &str = "Runner-Installation, Agent and Agents (read and write)";
+/// Scopes a token needs for a plain runner install, as the platform names
+/// them; [`Need::scopes`] gives the full list for a run's options.
+pub const NEEDED_SCOPES: &str = "Agent, Agents and Runner-Installation (read and write)";
+
+/// The longest agent or runtime environment name cf-runner makes up, so a
+/// clash suffix never pushes a name past the platform's limit.
+pub const MAX_NAME_LEN: usize = 63;
+
+/// A kind of platform resource a run will touch: each has the API-key scope
+/// that grants it and a read-only call that shows whether the key has it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Need {
+    /// `/api/agents`, `/api/agent/{id}`.
+    Agents,
+    /// `/api/runtime-environments`, `/api/custom_clusters`.
+    RuntimeEnvironments,
+    /// `/api/clusters` (the cluster integration).
+    Clusters,
+    /// `/api/projects` (the demo pipeline's project).
+    Projects,
+    /// `/api/pipelines` (the demo pipeline and its build).
+    Pipelines,
+}
+
+impl Need {
+    /// The API-key scopes, as Codefresh's key dialog names them.
+    pub fn scopes(self) -> &'static [&'static str] {
+        match self {
+            Need::Agents => &["Agent", "Agents"],
+            Need::RuntimeEnvironments => &["Runner-Installation"],
+            Need::Clusters => &["Cluster"],
+            Need::Projects => &["Project"],
+            Need::Pipelines => &["Pipeline"],
+        }
+    }
+
+    /// A call that reads and never changes anything; a 403 on it means the
+    /// key lacks the scope.
+    fn probe(self) -> &'static str {
+        match self {
+            Need::Agents => "/api/agents",
+            Need::RuntimeEnvironments => "/api/runtime-environments",
+            Need::Clusters => "/api/clusters",
+            Need::Projects => "/api/projects/name/Runner",
+            Need::Pipelines => "/api/pipelines/Runner%2FCF_Runner_Demo",
+        }
+    }
+
+    /// Every scope of `needs`, in words ("Agent, Agents and Cluster").
+    pub fn describe(needs: &[Need]) -> String {
+        let mut all: Vec<&str> = needs
+            .iter()
+            .flat_map(|n| n.scopes().iter().copied())
+            .collect();
+        all.dedup();
+        match all.split_last() {
+            None => String::new(),
+            Some((last, [])) => last.to_string(),
+            Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        }
+    }
+}
+
+/// How to reach the platform: TLS verification and plain HTTP.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Transport {
+    /// `--insecure`: skip TLS verification (the only way to).
+    pub insecure: bool,
+    /// `--allow-http`: send the API key over plain `http://` to a host
+    /// other than this machine.
+    pub allow_http: bool,
+}
 
 /// Why a platform call failed.
 #[derive(Debug, thiserror::Error)]
@@ -54,9 +124,70 @@ pub enum PlatformError {
     Decode { call: String, message: String },
     #[error("could not prepare the dind certificates: {0}")]
     Certs(String),
+    #[error("--url {url} is plain http: the API key would cross the network unencrypted")]
+    PlainHttp { url: String },
+    #[error("--url {url} carries a user name or password: cf-runner sends the API key as the only credential")]
+    UrlCredentials { url: String },
+    #[error("--url {url} is not a URL cf-runner can use: {message}")]
+    BadUrl { url: String, message: String },
+    #[error("the token from {source_name} lacks the scope(s) {missing} ({calls} answered 403)")]
+    MissingScopes {
+        source_name: String,
+        missing: String,
+        calls: String,
+        needed: String,
+    },
 }
 
 impl PlatformError {
+    /// True for a mistake in what the user gave (exit 2) rather than a
+    /// failure on the way.
+    pub fn is_bad_input(&self) -> bool {
+        matches!(
+            self,
+            PlatformError::PlainHttp { .. }
+                | PlatformError::UrlCredentials { .. }
+                | PlatformError::BadUrl { .. }
+        )
+    }
+
+    /// The same error, naming the call `call` instead.
+    fn for_call(self, call: &str) -> PlatformError {
+        let call = call.to_string();
+        match self {
+            PlatformError::Unauthorized { source_name, .. } => {
+                PlatformError::Unauthorized { call, source_name }
+            }
+            PlatformError::Forbidden {
+                source_name,
+                message,
+                ..
+            } => PlatformError::Forbidden {
+                call,
+                source_name,
+                message,
+            },
+            PlatformError::Status {
+                status, message, ..
+            } => PlatformError::Status {
+                call,
+                status,
+                message,
+            },
+            PlatformError::Transport { source, .. } => PlatformError::Transport {
+                call,
+                source: source.without_url(),
+            },
+            PlatformError::Decode { message, .. } => PlatformError::Decode { call, message },
+            other => other,
+        }
+    }
+
+    /// The flag a bad-input error is about.
+    pub fn flag(&self) -> &'static str {
+        "--url"
+    }
+
     /// What the user can do about it.
     pub fn hint(&self) -> Option<String> {
         match self {
@@ -67,8 +198,17 @@ impl PlatformError {
                 "the key is wrong, revoked or for another platform (--url): create a new one in User Settings → API keys".into(),
             ),
             PlatformError::Forbidden { .. } => Some(format!(
-                "give the API key the scopes {NEEDED_SCOPES}"
+                "give the API key the scopes {NEEDED_SCOPES} (plus Cluster without --skip-cluster-integration, Project and Pipeline for the demo pipeline)"
             )),
+            PlatformError::MissingScopes { needed, .. } => Some(format!(
+                "create an API key (User Settings → API keys) with every scope this run needs: {needed}"
+            )),
+            PlatformError::PlainHttp { .. } => Some(
+                "use the https:// URL of the platform, or pass --allow-http if this network is trusted".into(),
+            ),
+            PlatformError::UrlCredentials { .. } => Some(
+                "remove the user:password@ part from --url (or CodefreshHost); the token goes in --token".into(),
+            ),
             PlatformError::Transport { .. } => Some(
                 "check the platform URL (--url) and your network or proxy (HTTPS_PROXY); use --insecure only for a self-signed on-prem platform".into(),
             ),
@@ -108,19 +248,79 @@ impl User {
     }
 }
 
-/// An agent (runner) record.
-#[derive(Debug, Clone, Deserialize, Serialize)]
+/// An agent (runner) record. Decoded as the old CLI reads it: `id`, else
+/// `_id` (a record may carry both); unknown fields are ignored.
+#[derive(Debug, Clone, Serialize)]
 pub struct Agent {
-    #[serde(alias = "_id")]
     pub id: String,
     pub name: String,
-    #[serde(default)]
     pub runtimes: Vec<String>,
     /// Only in the answer to a create.
-    #[serde(default, skip_serializing)]
+    #[serde(skip_serializing)]
     pub token: Option<String>,
-    #[serde(default)]
     pub status: Option<Value>,
+}
+
+/// The wire form: `id` and `_id` as separate fields, so that both may be present.
+#[derive(Deserialize)]
+struct AgentWire {
+    #[serde(default)]
+    id: Option<Value>,
+    #[serde(rename = "_id", default)]
+    underscore_id: Option<Value>,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    runtimes: Option<Vec<String>>,
+    #[serde(default)]
+    token: Option<String>,
+    #[serde(default)]
+    status: Option<Value>,
+}
+
+impl<'de> Deserialize<'de> for Agent {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let wire = AgentWire::deserialize(d)?;
+        let text = |v: Option<Value>| match v {
+            Some(Value::String(s)) if !s.is_empty() => Some(s),
+            Some(Value::Number(n)) => Some(n.to_string()),
+            _ => None,
+        };
+        let id = text(wire.id)
+            .or_else(|| text(wire.underscore_id))
+            .ok_or_else(|| serde::de::Error::custom("an agent record without id or _id"))?;
+        Ok(Agent {
+            id,
+            name: wire.name.unwrap_or_default(),
+            runtimes: wire.runtimes.unwrap_or_default(),
+            token: wire.token,
+            status: wire.status,
+        })
+    }
+}
+
+/// Who an API key belongs to (`GET /api/auth/key/{keyId}`).
+#[derive(Debug, Clone, Deserialize)]
+pub struct KeySubject {
+    /// "agent" for an agent's token, "user" for a user's API key.
+    #[serde(rename = "type", default)]
+    pub kind: String,
+    /// The id of the agent (or user).
+    #[serde(rename = "ref", default)]
+    pub reference: String,
+}
+
+/// How the token was validated, and what it showed.
+#[derive(Debug, Clone)]
+pub struct Whoami {
+    /// The user, when `/api/user` answered.
+    pub user: Option<User>,
+    /// The account's name, when known.
+    pub account_name: Option<String>,
+    /// The account's id, when known.
+    pub account_id: Option<String>,
+    /// The call that accepted the token.
+    pub via: &'static str,
 }
 
 /// What registering a runtime environment needs.
@@ -168,8 +368,13 @@ pub fn segment(text: &str) -> String {
 }
 
 impl Platform {
-    /// A client for `auth.url`; `insecure` skips TLS verification.
-    pub fn new(auth: &Auth, insecure: bool) -> Result<Self, PlatformError> {
+    /// A client for `auth.url`. Refuses a URL that would leak the key: plain
+    /// `http://` to another machine (unless `allow_http`), or one holding
+    /// `user:password@` (which would send a second Authorization header).
+    /// `transport.insecure` skips TLS verification.
+    pub fn new(auth: &Auth, transport: Transport) -> Result<Self, PlatformError> {
+        check_url(&auth.url, transport.allow_http)?;
+        let insecure = transport.insecure;
         let http = reqwest::Client::builder()
             .user_agent(concat!("cf-runner/", env!("CARGO_PKG_VERSION")))
             .connect_timeout(Duration::from_secs(10))
@@ -205,6 +410,18 @@ impl Platform {
         path: &str,
         body: Option<&Value>,
     ) -> Result<(StatusCode, Vec<u8>), PlatformError> {
+        self.send_accepting(method, path, body, true).await
+    }
+
+    /// `accept_json` false leaves out `Accept: application/json`, for the
+    /// call that answers with a zip.
+    async fn send_accepting(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<&Value>,
+        accept_json: bool,
+    ) -> Result<(StatusCode, Vec<u8>), PlatformError> {
         let call = format!("{method} {}", path.split('?').next().unwrap_or(path));
         let idempotent = method != Method::POST;
         let attempts = if idempotent { 4 } else { 1 };
@@ -216,8 +433,10 @@ impl Platform {
             let mut request = self
                 .http
                 .request(method.clone(), format!("{}{path}", self.base))
-                .header("Authorization", self.token.expose())
-                .header("Accept", "application/json");
+                .header("Authorization", self.token.expose());
+            if accept_json {
+                request = request.header("Accept", "application/json");
+            }
             if let Some(b) = body {
                 request = request.json(b);
             }
@@ -293,14 +512,129 @@ impl Platform {
         self.json(Method::GET, "/api/user", None).await
     }
 
-    /// `GET /api/agents?name=`: agents with that name.
+    /// Validates the token as the old CLI does: `GET /api/user`, and when
+    /// that refuses the key (a scoped key may not read the user), `GET
+    /// /api/execution-contexts/current`. A 401 there is final.
+    pub async fn whoami(&self) -> Result<Whoami, PlatformError> {
+        let refused = match self.user().await {
+            Ok(user) => {
+                return Ok(Whoami {
+                    account_id: user.account_id(),
+                    account_name: Some(user.active_account_name.clone()),
+                    user: Some(user),
+                    via: "GET /api/user",
+                })
+            }
+            Err(e @ PlatformError::Unauthorized { .. }) => return Err(e),
+            Err(e) => e,
+        };
+        if !matches!(
+            refused,
+            PlatformError::Forbidden { .. }
+                | PlatformError::Status { .. }
+                | PlatformError::Decode { .. }
+        ) {
+            return Err(refused);
+        }
+        let (_, bytes) = match self
+            .send(Method::GET, "/api/execution-contexts/current", None)
+            .await
+        {
+            Ok(answer) => answer,
+            Err(e @ PlatformError::Unauthorized { .. }) => return Err(e),
+            Err(_) => return Err(refused),
+        };
+        let body: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+        let text = |key: &str| body.get(key).and_then(Value::as_str).map(str::to_string);
+        Ok(Whoami {
+            user: None,
+            account_id: text("accountId").or_else(|| text("account")),
+            account_name: text("accountName"),
+            via: "GET /api/execution-contexts/current",
+        })
+    }
+
+    /// The scopes among `needs` the key lacks: each gets one read-only call,
+    /// and a 403 means the scope is missing. Other errors (401, network)
+    /// end the check. Write rights cannot be seen without writing.
+    pub async fn missing_scopes(
+        &self,
+        needs: &[Need],
+    ) -> Result<Vec<(Need, String)>, PlatformError> {
+        let mut missing = Vec::new();
+        for need in needs {
+            let path = need.probe();
+            match self.send(Method::GET, path, None).await {
+                Ok(_) | Err(PlatformError::Status { .. }) => {}
+                Err(PlatformError::Forbidden { call, .. }) => missing.push((*need, call)),
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(missing)
+    }
+
+    /// [`Platform::missing_scopes`] as an error naming every missing scope
+    /// and the full list the run needs.
+    pub async fn require_scopes(&self, needs: &[Need]) -> Result<(), PlatformError> {
+        let missing = self.missing_scopes(needs).await?;
+        if missing.is_empty() {
+            return Ok(());
+        }
+        let lacking: Vec<Need> = missing.iter().map(|(n, _)| *n).collect();
+        Err(PlatformError::MissingScopes {
+            source_name: self.source.to_string(),
+            missing: Need::describe(&lacking),
+            calls: missing
+                .iter()
+                .map(|(_, c)| c.clone())
+                .collect::<Vec<_>>()
+                .join(", "),
+            needed: Need::describe(needs),
+        })
+    }
+
+    /// `GET /api/agents?name=`, filtered here for exactly `name`: the
+    /// server's filter may match loosely, or not at all.
     pub async fn agents_named(&self, name: &str) -> Result<Vec<Agent>, PlatformError> {
-        self.json(
-            Method::GET,
-            &format!("/api/agents?name={}", segment(name)),
-            None,
-        )
-        .await
+        let list: Vec<Agent> = self
+            .json(
+                Method::GET,
+                &format!("/api/agents?name={}", segment(name)),
+                None,
+            )
+            .await?;
+        Ok(list.into_iter().filter(|a| a.name == name).collect())
+    }
+
+    /// `GET /api/auth/key/{keyId}` for a token `<keyId>.<secret>`: whom it
+    /// belongs to. `None` when the platform does not know the key.
+    pub async fn key_subject(&self, token: &Secret) -> Result<Option<KeySubject>, PlatformError> {
+        let key_id = token.expose().split('.').next().unwrap_or_default();
+        if key_id.is_empty() {
+            return Ok(None);
+        }
+        let path = format!("/api/auth/key/{}", segment(key_id));
+        // The key id is part of the token: errors name the call without it.
+        let body: Value = match self.json(Method::GET, &path, None).await {
+            Ok(v) => v,
+            Err(PlatformError::Status { status: 404, .. }) => return Ok(None),
+            Err(e) => return Err(e.for_call("GET /api/auth/key/{keyId}")),
+        };
+        Ok(body
+            .get("subject")
+            .and_then(|s| serde_json::from_value(s.clone()).ok()))
+    }
+
+    /// `GET /api/agent/{id}`, `None` when there is none.
+    pub async fn agent(&self, id: &str) -> Result<Option<Agent>, PlatformError> {
+        match self
+            .json(Method::GET, &format!("/api/agent/{}", segment(id)), None)
+            .await
+        {
+            Ok(a) => Ok(Some(a)),
+            Err(PlatformError::Status { status: 404, .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
     }
 
     /// `POST /api/agents`: creates an agent; the answer holds its token (once).
@@ -341,10 +675,11 @@ impl Platform {
     ) -> Result<(String, String), PlatformError> {
         let body = json!({"reqSubjectAltName": sans, "csr": csr_pem});
         let (_, bytes) = self
-            .send(
+            .send_accepting(
                 Method::POST,
                 "/api/custom_clusters/signServerCerts",
                 Some(&body),
+                false,
             )
             .await?;
         certs::unzip_signed(&bytes).map_err(|message| PlatformError::Decode {
@@ -353,22 +688,24 @@ impl Platform {
         })
     }
 
-    /// `POST /api/custom_clusters/register`: registers the runtime environment.
-    pub async fn register_runtime(
-        &self,
-        request: &RegisterRuntime,
-    ) -> Result<Value, PlatformError> {
+    /// `POST /api/custom_clusters/register`: registers the runtime
+    /// environment. The answer's body is ignored, as the real clients do:
+    /// any 2xx is success, JSON or not.
+    pub async fn register_runtime(&self, request: &RegisterRuntime) -> Result<(), PlatformError> {
         let body = serde_json::to_value(request).expect("serializable");
-        self.json(Method::POST, "/api/custom_clusters/register", Some(&body))
+        self.send(Method::POST, "/api/custom_clusters/register", Some(&body))
             .await
+            .map(|_| ())
     }
 
-    /// `GET /api/runtime-environments/{name}`, `None` when there is none.
+    /// `GET /api/runtime-environments/{name}?extend=false` (the spec as
+    /// sent, not merged with its parents, as the old CLI and go-sdk ask),
+    /// `None` when there is none.
     pub async fn runtime(&self, name: &str) -> Result<Option<Value>, PlatformError> {
         match self
             .json(
                 Method::GET,
-                &format!("/api/runtime-environments/{}", segment(name)),
+                &format!("/api/runtime-environments/{}?extend=false", segment(name)),
                 None,
             )
             .await
@@ -434,7 +771,7 @@ impl Platform {
         host: &str,
         token_b64: &str,
         ca_b64: &str,
-    ) -> Result<Value, PlatformError> {
+    ) -> Result<(), PlatformError> {
         let body = json!({
             "type": "sat",
             "providerAgent": "custom",
@@ -444,8 +781,10 @@ impl Platform {
             "clientCa": ca_b64,
             "behindFirewall": true,
         });
-        self.json(Method::POST, "/api/clusters/local/cluster", Some(&body))
+        // The body is ignored (stevedore reads it as text): any 2xx will do.
+        self.send(Method::POST, "/api/clusters/local/cluster", Some(&body))
             .await
+            .map(|_| ())
     }
 
     /// `DELETE /api/clusters/{provider}/cluster/{id}`.
@@ -467,7 +806,10 @@ impl Platform {
         .map(|_| ())
     }
 
-    /// Creates (or updates) the demo pipeline on `runtime` and returns its name.
+    /// Creates (or replaces) the demo pipeline on `runtime` and returns its
+    /// name. A replace sends the fetched pipeline's `kind`, `metadata` and
+    /// `version` with the new spec, and `disableRevisionCheck=true`, as the
+    /// old CLI's `replace` does, so a re-run is never refused on a revision.
     pub async fn ensure_demo_pipeline(&self, runtime: &str) -> Result<String, PlatformError> {
         let project = "Runner";
         let name = format!("{project}/CF_Runner_Demo");
@@ -480,7 +822,7 @@ impl Platform {
             .await
         {
             Ok(_) => {}
-            Err(PlatformError::Status { status: 404, .. }) => {
+            Err(e) if is_not_found(&e) => {
                 self.send(
                     Method::POST,
                     "/api/projects",
@@ -491,38 +833,46 @@ impl Platform {
             Err(e) => return Err(e),
         }
         let spec = json!({
-            "metadata": {"name": name, "project": project},
-            "spec": {
-                "runtimeEnvironment": {"name": runtime},
-                "stages": ["test"],
-                "steps": {
-                    "test": {
-                        "stage": "test",
-                        "title": "test",
-                        "image": "quay.io/codefresh/alpine:3.11",
-                        "commands": ["echo hello Codefresh Runner!"],
-                    }
+            "runtimeEnvironment": {"name": runtime},
+            "stages": ["test"],
+            "steps": {
+                "test": {
+                    "stage": "test",
+                    "title": "test",
+                    "image": "quay.io/codefresh/alpine:3.11",
+                    "commands": ["echo hello Codefresh Runner!"],
                 }
             }
         });
-        match self
-            .send(
-                Method::GET,
-                &format!("/api/pipelines/{}", segment(&name)),
-                None,
-            )
-            .await
-        {
-            Ok(_) => {
+        let path = format!("/api/pipelines/{}", segment(&name));
+        match self.send(Method::GET, &path, None).await {
+            Ok((_, bytes)) => {
+                let fetched: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+                let mut body = serde_json::Map::new();
+                for key in ["kind", "version"] {
+                    if let Some(v) = fetched.get(key).filter(|v| !v.is_null()) {
+                        body.insert(key.into(), v.clone());
+                    }
+                }
+                let mut metadata = fetched
+                    .get("metadata")
+                    .and_then(Value::as_object)
+                    .cloned()
+                    .unwrap_or_default();
+                metadata.insert("name".into(), Value::String(name.clone()));
+                metadata.insert("project".into(), Value::String(project.into()));
+                body.insert("metadata".into(), Value::Object(metadata));
+                body.insert("spec".into(), spec);
                 self.send(
                     Method::PUT,
-                    &format!("/api/pipelines/{}", segment(&name)),
-                    Some(&spec),
+                    &format!("{path}?disableRevisionCheck=true"),
+                    Some(&Value::Object(body)),
                 )
                 .await?;
             }
-            Err(PlatformError::Status { status: 404, .. }) => {
-                self.send(Method::POST, "/api/pipelines", Some(&spec))
+            Err(e) if is_not_found(&e) => {
+                let body = json!({"metadata": {"name": name, "project": project}, "spec": spec});
+                self.send(Method::POST, "/api/pipelines", Some(&body))
                     .await?;
             }
             Err(e) => return Err(e),
@@ -549,6 +899,63 @@ impl Platform {
                 .unwrap_or_default()
                 .to_string(),
         })
+    }
+}
+
+/// True when the platform said "not found": a 404, or any error status
+/// whose message says so (the old CLI tests the message, not the status).
+pub fn is_not_found(err: &PlatformError) -> bool {
+    match err {
+        PlatformError::Status { status: 404, .. } => true,
+        PlatformError::Status { message, .. } => message.to_ascii_lowercase().contains("not found"),
+        _ => false,
+    }
+}
+
+/// The URL with any `user:password@` removed, for messages.
+fn shown_url(url: &str) -> String {
+    match reqwest::Url::parse(url) {
+        Ok(mut u) => {
+            let _ = u.set_username("");
+            let _ = u.set_password(None);
+            u.to_string().trim_end_matches('/').to_string()
+        }
+        Err(_) => "(unparsable)".into(),
+    }
+}
+
+/// Refuses URLs that would leak the key; see [`Platform::new`].
+pub fn check_url(url: &str, allow_http: bool) -> Result<(), PlatformError> {
+    let parsed = reqwest::Url::parse(url).map_err(|e| PlatformError::BadUrl {
+        url: shown_url(url),
+        message: e.to_string(),
+    })?;
+    if !parsed.username().is_empty() || parsed.password().is_some() {
+        return Err(PlatformError::UrlCredentials {
+            url: shown_url(url),
+        });
+    }
+    match parsed.scheme() {
+        "https" => Ok(()),
+        "http" => {
+            let loopback = match parsed.host() {
+                Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
+                Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+                Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+                None => false,
+            };
+            if loopback || allow_http {
+                Ok(())
+            } else {
+                Err(PlatformError::PlainHttp {
+                    url: shown_url(url),
+                })
+            }
+        }
+        other => Err(PlatformError::BadUrl {
+            url: shown_url(url),
+            message: format!("the scheme is {other}, not https"),
+        }),
     }
 }
 
@@ -590,6 +997,37 @@ mod tests {
     fn an_echoed_token_is_scrubbed() {
         let body = br#"{"message":"bad key abcdef123456"}"#;
         assert_eq!(message_of(body, "abcdef123456"), "bad key <redacted>");
+    }
+
+    #[test]
+    fn an_agent_with_both_id_and_underscore_id_decodes_to_id() {
+        let both: Agent =
+            serde_json::from_str(r#"{"id":"a1","_id":"m1","name":"n","extra":{"x":1}}"#).unwrap();
+        assert_eq!(both.id, "a1");
+        let mongo: Agent = serde_json::from_str(r#"{"_id":"m1","name":"n"}"#).unwrap();
+        assert_eq!(mongo.id, "m1");
+        assert!(serde_json::from_str::<Agent>(r#"{"name":"n"}"#).is_err());
+    }
+
+    #[test]
+    fn not_found_is_a_404_or_a_message_saying_so() {
+        let status = |status, message: &str| PlatformError::Status {
+            call: "GET /api/projects/name/Runner".into(),
+            status,
+            message: message.into(),
+        };
+        assert!(is_not_found(&status(404, "")));
+        assert!(is_not_found(&status(400, "Project Runner Not Found")));
+        assert!(!is_not_found(&status(400, "bad request")));
+    }
+
+    #[test]
+    fn scopes_are_listed_in_words() {
+        assert_eq!(
+            Need::describe(&[Need::Agents, Need::RuntimeEnvironments, Need::Clusters]),
+            "Agent, Agents, Runner-Installation and Cluster"
+        );
+        assert_eq!(Need::describe(&[Need::Clusters]), "Cluster");
     }
 
     #[test]

@@ -8,6 +8,7 @@
 
 pub mod model;
 pub mod schema;
+pub mod secrets;
 pub mod tree;
 
 use std::collections::BTreeMap;
@@ -38,16 +39,14 @@ impl Problem {
         why: impl Into<String>,
         fix: impl Into<String>,
     ) -> Self {
-        let secret = schema::SECRET_KEYS
-            .iter()
-            .any(|s| key == *s || key.starts_with(&format!("{s}.")));
+        let secret = secrets::is_secret_key(key);
         let value = value.map(|v| {
             if secret {
-                "<redacted>".to_string()
+                secrets::REDACTED.to_string()
             } else {
                 let text = match v {
-                    Value::String(s) => format!("{s:?}"),
-                    other => other.to_string(),
+                    Value::String(s) => format!("{:?}", secrets::masked(s)),
+                    other => secrets::masked(&other.to_string()),
                 };
                 if text.chars().count() > 80 {
                     format!("{}…", text.chars().take(77).collect::<String>())
@@ -56,12 +55,13 @@ impl Problem {
                 }
             }
         });
-        // Keys, reasons and fixes may quote what the user typed: one line each.
+        // Keys, reasons and fixes may quote what the user typed: one line
+        // each, with URL credentials masked.
         Problem {
             key: crate::output::one_line(key),
             value,
-            why: crate::output::one_line(&why.into()),
-            fix: crate::output::one_line(&fix.into()),
+            why: crate::output::one_line(&secrets::masked(&why.into())),
+            fix: crate::output::one_line(&secrets::masked(&fix.into())),
         }
     }
 }
@@ -137,7 +137,11 @@ pub fn load(input: &Input) -> Result<Loaded, Problems> {
     let tree = merge_layers(input, &mut problems);
     let ignored_keys = schema::check(&tree, &mut problems);
     let mut reader = Reader::new(&tree);
-    let values = resolve(&mut reader);
+    let mut values = resolve(&mut reader);
+    values.url_credentials = secrets::url_credentials(&tree)
+        .into_iter()
+        .map(|(k, v)| (k, Secret::new(v)))
+        .collect();
     problems.append(&mut reader.problems);
     if !problems.is_empty() {
         dedup(&mut problems);
@@ -245,25 +249,9 @@ fn names_secret_key(raw: &str) -> bool {
     })
 }
 
-/// Replaces every secret value in the tree with `<redacted>`.
+/// Replaces every secret value in the tree (see [`secrets::redact`]).
 pub fn redact(tree: &Value) -> Value {
-    let mut out = tree.clone();
-    for key in schema::SECRET_KEYS {
-        if let Some(v) = lookup_mut(&mut out, key) {
-            if !v.is_null() {
-                *v = Value::String("<redacted>".into());
-            }
-        }
-    }
-    out
-}
-
-fn lookup_mut<'a>(root: &'a mut Value, path: &str) -> Option<&'a mut Value> {
-    let mut node = root;
-    for key in path.split('.') {
-        node = node.as_object_mut()?.get_mut(key)?;
-    }
-    Some(node)
+    secrets::redact(tree)
 }
 
 fn resolve(r: &mut Reader) -> Values {
@@ -281,6 +269,18 @@ fn resolve(r: &mut Reader) -> Values {
             "is not a valid namespace name (DNS-1123 label)",
             fix,
         ));
+    }
+    for key in ["CodefreshHost", "KubernetesHost"] {
+        if r.text(key)
+            .is_some_and(|t| secrets::has_url_credentials(&t))
+        {
+            r.problems.push(Problem::new(
+                key,
+                r.raw_value(key),
+                "carries credentials in the URL: every pod would get them in plain text",
+                "remove `user:password@` from the URL; cf-runner authenticates with the API token (--token)",
+            ));
+        }
     }
     let codefresh_host = r
         .url("CodefreshHost", &["https", "http"])
@@ -395,6 +395,7 @@ fn resolve(r: &mut Reader) -> Values {
         skip_cluster_test: r.boolean("SkipClusterTest", false),
         skip_cluster_integration: r.boolean("SkipClusterIntegration", false),
         env_vars,
+        url_credentials: BTreeMap::new(),
         docker_registry,
         arch,
         runner,
@@ -885,6 +886,7 @@ fn resolve_monitor(r: &mut Reader, env_vars: &BTreeMap<String, String>) -> Monit
         sa_annotations: r.annotation_map("Monitor.ServiceAccount.Annotations"),
         namespaced: r.boolean("Monitor.UseNamespaceWithRole", true),
         cluster_id: r.text("ClusterId"),
+        helm_releases: r.boolean("Monitor.Helm3", false),
     }
 }
 

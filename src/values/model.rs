@@ -202,6 +202,9 @@ pub struct Monitor {
     /// Read-only access to its own namespace (default) or the whole cluster.
     pub namespaced: bool,
     pub cluster_id: Option<String>,
+    /// The monitor's Helm-release view (`Monitor.Helm3`): it reads Helm 3's
+    /// release Secrets, so turning it on also grants reading Secrets.
+    pub helm_releases: bool,
 }
 
 /// The optional app-proxy and its Ingress.
@@ -247,6 +250,10 @@ pub struct Values {
     pub skip_cluster_integration: bool,
     /// Global env vars (proxies): every component and the runtime get them.
     pub env_vars: BTreeMap<String, String>,
+    /// Every value that carries URL credentials (a proxy's password, say),
+    /// by its key in the credentials Secret; pods read them from there.
+    #[serde(skip)]
+    pub url_credentials: BTreeMap<String, Secret>,
     pub docker_registry: Option<String>,
     pub arch: Arch,
     pub runner: Runner,
@@ -278,6 +285,11 @@ impl<'a> Reader<'a> {
 
     fn raw(&self, key: &str) -> Option<&'a Value> {
         lookup(self.root, key)
+    }
+
+    /// The value at `key` as the user wrote it (for a problem's message).
+    pub fn raw_value(&self, key: &str) -> Option<&'a Value> {
+        self.raw(key)
     }
 
     fn problem(&mut self, key: &str, why: impl Into<String>, fix: impl Into<String>) {

@@ -124,7 +124,7 @@ pub const KEYS: &[(&str, Kind)] = &[
     ("Monitor.AdditionalEnvVars", TextMap),
     ("Monitor.ServiceAccount.Annotations", TextMap),
     ("Monitor.UseNamespaceWithRole", Bool),
-    ("Monitor.Helm3", Ignored),
+    ("Monitor.Helm3", Bool),
     ("Monitor.RbacEnabled", Ignored),
     // app-proxy
     ("AppProxy.Enabled", Bool),
@@ -147,15 +147,8 @@ pub const KEYS: &[(&str, Kind)] = &[
     ("NewRelicLicense", Ignored),
 ];
 
-/// Keys whose values are secret: never echoed in messages, redacted in the
-/// values record.
-pub const SECRET_KEYS: &[&str] = &[
-    "Token",
-    "AgentToken",
-    "Storage.AwsAccessKeyId",
-    "Storage.AwsSecretAccessKey",
-    "Storage.GoogleServiceAccount",
-];
+/// Keys whose values are secret (see [`super::secrets`]).
+pub use super::secrets::SECRET_KEYS;
 
 /// The kind of a leaf key, if known.
 pub fn kind_of(path: &str) -> Option<Kind> {

@@ -4,6 +4,15 @@
 //! keeps state (agents, runtime environments, clusters, pipelines), records
 //! every request, and can be told to fail (status codes, slow answers).
 //! cf-runner talks to it exactly as to the real one: only `--url` differs.
+//!
+//! Paths, payloads and the fields it answers with follow the audit of the
+//! real clients (`../shared/reference/platform-contract-audit.md`), not
+//! cf-runner's code. Where the audit says the real server's behaviour is
+//! unknown, a switch picks one possibility, so tests can cover each:
+//! records with both `id` and `_id`, non-JSON 2xx bodies, a loose or
+//! ignored `?name=` filter, scoped keys lacking a scope, `/api/user`
+//! refused for scoped keys, revision checks on pipeline replace, and "not
+//! found" answered with a status other than 404.
 #![allow(dead_code)]
 
 use std::collections::BTreeMap;
@@ -31,6 +40,32 @@ pub struct Recorded {
     pub authorized: bool,
     /// The status the fake answered with.
     pub status: u16,
+    /// The `Accept` header, if sent.
+    pub accept: Option<String>,
+}
+
+/// How `GET /api/agents?name=` filters (the real semantics are unknown).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum NameFilter {
+    /// Only the agent with exactly that name.
+    #[default]
+    Exact,
+    /// Every agent whose name contains the text (a search box).
+    Loose,
+    /// The filter is ignored: every agent.
+    Ignored,
+}
+
+/// What a 2xx of `POST /api/custom_clusters/register` and `POST
+/// /api/clusters/local/cluster` carries (the real body is unknown).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Body2xx {
+    #[default]
+    Json,
+    /// `text/plain` "OK".
+    Text,
+    /// No body at all.
+    Empty,
 }
 
 /// A failure to inject: the next `times` requests whose `METHOD path` starts
@@ -55,6 +90,19 @@ struct State {
     requests: Vec<Recorded>,
     faults: Vec<Fault>,
     next_id: usize,
+    name_filter: NameFilter,
+    both_ids: bool,
+    body_2xx: Body2xx,
+    /// Scoped API keys: token → the scopes it has.
+    scoped_keys: BTreeMap<String, Vec<String>>,
+    refuse_user_for_scoped: bool,
+    revision_check: bool,
+    not_found_status: Option<u16>,
+    /// Key id → (subject type, subject ref).
+    key_subjects: BTreeMap<String, (String, String)>,
+    /// `GET /api/execution-contexts/current` leaves out the account id
+    /// (its fields are unknown).
+    context_without_account: bool,
 }
 
 /// The running fake.
@@ -88,6 +136,10 @@ impl FakePlatform {
     /// Starts the fake on a free loopback port, accepting `token`.
     pub fn start(token: &str) -> FakePlatform {
         let state = Arc::new(Mutex::new(State::default()));
+        state.lock().unwrap().key_subjects.insert(
+            key_id(token).to_string(),
+            ("user".to_string(), "user-1".to_string()),
+        );
         let ca = Arc::new(make_ca());
         let ca_pem = ca.pem.clone();
         let (tx, rx) = std::sync::mpsc::channel();
@@ -108,6 +160,7 @@ impl FakePlatform {
                     let io = hyper_util::rt::TokioIo::new(stream);
                     let state = shared.clone();
                     let token = token_owned.clone();
+
                     let ca = ca.clone();
                     tokio::spawn(async move {
                         let service = hyper::service::service_fn(move |req| {
@@ -206,6 +259,94 @@ impl FakePlatform {
     pub fn token(&self) -> &str {
         &self.token
     }
+
+    /// How `GET /api/agents?name=` filters from now on.
+    pub fn set_name_filter(&self, filter: NameFilter) {
+        self.state.lock().unwrap().name_filter = filter;
+    }
+
+    /// Agent records carry both `id` and `_id` (as Mongoose-backed APIs often do).
+    pub fn set_both_ids(&self, on: bool) {
+        self.state.lock().unwrap().both_ids = on;
+    }
+
+    /// What the register and cluster-integration calls answer with on success.
+    pub fn set_body_2xx(&self, body: Body2xx) {
+        self.state.lock().unwrap().body_2xx = body;
+    }
+
+    /// Accepts `token` as an API key with only `scopes` (the names of
+    /// Codefresh's key dialog: Agent, Agents, Runner-Installation, Cluster,
+    /// Project, Pipeline).
+    pub fn add_scoped_key(&self, token: &str, scopes: &[&str]) {
+        let mut s = self.state.lock().unwrap();
+        s.scoped_keys.insert(
+            token.to_string(),
+            scopes.iter().map(|x| x.to_string()).collect(),
+        );
+        s.key_subjects.insert(
+            key_id(token).to_string(),
+            ("user".to_string(), "user-1".to_string()),
+        );
+    }
+
+    /// `GET /api/execution-contexts/current` answers without an account id.
+    pub fn execution_context_without_account(&self, on: bool) {
+        self.state.lock().unwrap().context_without_account = on;
+    }
+
+    /// `GET /api/user` answers 403 to scoped keys.
+    pub fn refuse_user_for_scoped_keys(&self, on: bool) {
+        self.state.lock().unwrap().refuse_user_for_scoped = on;
+    }
+
+    /// `PUT /api/pipelines/{name}` refuses (409) a body whose
+    /// `metadata.revision` is not the stored one, unless the query says
+    /// `disableRevisionCheck=true`.
+    pub fn set_revision_check(&self, on: bool) {
+        self.state.lock().unwrap().revision_check = on;
+    }
+
+    /// Projects and pipelines that do not exist are answered with `status`
+    /// and a message saying "not found" (instead of 404).
+    pub fn set_not_found_status(&self, status: u16) {
+        self.state.lock().unwrap().not_found_status = Some(status);
+    }
+
+    /// Sets an agent's status as the platform shows it once the agent reports.
+    pub fn report_agent_status(&self, name: &str, health: &str, reported_at: &str) {
+        let mut s = self.state.lock().unwrap();
+        if let Some(a) = s.agents.iter_mut().find(|a| a["name"] == name) {
+            a["status"] =
+                json!({"healthStatus": health, "reportedAt": reported_at, "message": "All good"});
+        }
+    }
+
+    /// The pipelines the fake holds, by name.
+    pub fn pipelines(&self) -> BTreeMap<String, Value> {
+        self.state.lock().unwrap().pipelines.clone()
+    }
+}
+
+/// The key id of a token `<keyId>.<secret>`.
+fn key_id(token: &str) -> &str {
+    token.split('.').next().unwrap_or(token)
+}
+
+/// The scope a call needs, as Codefresh's API-key dialog names it.
+fn scope_of(method: &str, parts: &[&str]) -> Option<&'static str> {
+    let _ = method;
+    match parts {
+        ["api", "agents", ..] => Some("Agents"),
+        ["api", "agent", ..] => Some("Agent"),
+        ["api", "custom_clusters", ..] | ["api", "runtime-environments", ..] => {
+            Some("Runner-Installation")
+        }
+        ["api", "clusters", ..] => Some("Cluster"),
+        ["api", "projects", ..] => Some("Project"),
+        ["api", "pipelines", ..] => Some("Pipeline"),
+        _ => None,
+    }
 }
 
 fn respond(status: u16, body: Value) -> Response<Full<Bytes>> {
@@ -246,11 +387,20 @@ async fn handle(
         .path_and_query()
         .map(|p| p.to_string())
         .unwrap_or_default();
-    let authorized = req
+    let presented = req
         .headers()
         .get("authorization")
         .and_then(|h| h.to_str().ok())
-        == Some(token.as_str());
+        .map(str::to_string);
+    let accept = req
+        .headers()
+        .get("accept")
+        .and_then(|h| h.to_str().ok())
+        .map(str::to_string);
+    let scopes = presented
+        .as_ref()
+        .and_then(|p| state.lock().unwrap().scoped_keys.get(p).cloned());
+    let authorized = presented.as_deref() == Some(token.as_str()) || scopes.is_some();
     let body_bytes = req
         .into_body()
         .collect()
@@ -288,7 +438,10 @@ async fn handle(
             json!({"message": format!("injected failure {code}")}),
         ),
         (_, false) => (401, json!({"message": "Unauthorized: invalid token"})),
-        _ => route(&method, &path, &body, &state, &ca),
+        _ => match refused_scope(&method, &path, scopes.as_deref(), &state) {
+            Some(answer) => answer,
+            None => route(&method, &path, &body, &state, &ca),
+        },
     };
     let mut s = state.lock().unwrap();
     s.requests.push(Recorded {
@@ -297,8 +450,22 @@ async fn handle(
         body,
         authorized,
         status,
+        accept,
     });
+    let body_2xx = s.body_2xx;
     drop(s);
+    if (200..300).contains(&status)
+        && (call == "POST /api/custom_clusters/register"
+            || call == "POST /api/clusters/local/cluster")
+        && body_2xx != Body2xx::Json
+    {
+        let text = if body_2xx == Body2xx::Text { "OK" } else { "" };
+        return Ok(Response::builder()
+            .status(status)
+            .header("content-type", "text/plain")
+            .body(Full::new(Bytes::from(text)))
+            .unwrap());
+    }
     if let Some(Value::String(b64_zip)) = answer.get("__zip__") {
         use base64::Engine;
         let bytes = base64::engine::general_purpose::STANDARD
@@ -311,6 +478,33 @@ async fn handle(
             .unwrap());
     }
     Ok(respond(status, answer))
+}
+
+/// A 403 when a scoped key lacks the call's scope (or may not read the user).
+fn refused_scope(
+    method: &str,
+    path: &str,
+    scopes: Option<&[String]>,
+    state: &Arc<Mutex<State>>,
+) -> Option<(u16, Value)> {
+    let scopes = scopes?;
+    let path_only = path.split('?').next().unwrap();
+    let parts: Vec<&str> = path_only.trim_start_matches('/').split('/').collect();
+    if parts == ["api", "user"] && state.lock().unwrap().refuse_user_for_scoped {
+        return Some((
+            403,
+            json!({"message": "Forbidden: this API key may not read the user"}),
+        ));
+    }
+    let needed = scope_of(method, &parts)?;
+    if scopes.iter().any(|s| s == needed) {
+        None
+    } else {
+        Some((
+            403,
+            json!({"message": format!("Forbidden: the API key lacks the scope {needed}")}),
+        ))
+    }
 }
 
 fn sign(csr_pem: &str, sans: &str, ca: &Ca) -> Result<Vec<u8>, String> {
@@ -344,6 +538,17 @@ fn sign(csr_pem: &str, sans: &str, ca: &Ca) -> Result<Vec<u8>, String> {
     Ok(buffer.into_inner())
 }
 
+/// An agent as the platform shows it: never its token; `_id` too when
+/// both ids are switched on.
+fn shown_agent(agent: &Value, both_ids: bool) -> Value {
+    let mut a = agent.clone();
+    a.as_object_mut().unwrap().remove("token");
+    if both_ids {
+        a["_id"] = a["id"].clone();
+    }
+    a
+}
+
 fn route(
     method: &str,
     path: &str,
@@ -372,17 +577,45 @@ fn route(
                 "account": [{"_id": "other-account", "name": "other"}, {"_id": ACCOUNT_ID, "name": "acme"}]
             }),
         ),
+        ("GET", ["api", "execution-contexts", "current"]) => {
+            let mut answer = json!({"_id": "ctx-1", "name": "default", "type": "system"});
+            if !s.context_without_account {
+                answer["accountId"] = json!(ACCOUNT_ID);
+            }
+            (200, answer)
+        }
+        ("GET", ["api", "auth", "key", id]) => match s.key_subjects.get(*id) {
+            Some((kind, reference)) => (
+                200,
+                json!({"_id": id, "name": "key", "subject": {"type": kind, "ref": reference}}),
+            ),
+            None => (404, json!({"message": "token not found"})),
+        },
+        ("GET", ["api", "agent", id]) => {
+            let both = s.both_ids;
+            match s.agents.iter().find(|a| a["id"] == *id) {
+                Some(a) => (200, shown_agent(a, both)),
+                None => (404, json!({"message": "agent not found"})),
+            }
+        }
         ("GET", ["api", "agents"]) => {
-            let name = query.strip_prefix("name=").map(decode);
+            let name = query
+                .split('&')
+                .find_map(|kv| kv.strip_prefix("name="))
+                .map(decode);
+            let filter = s.name_filter;
+            let both = s.both_ids;
             let list: Vec<Value> = s
                 .agents
                 .iter()
-                .filter(|a| name.as_deref().is_none_or(|n| a["name"] == n))
-                .map(|a| {
-                    let mut a = a.clone();
-                    a.as_object_mut().unwrap().remove("token");
-                    a
+                .filter(|a| match (&name, filter) {
+                    (None, _) | (_, NameFilter::Ignored) => true,
+                    (Some(n), NameFilter::Exact) => a["name"] == n.as_str(),
+                    (Some(n), NameFilter::Loose) => {
+                        a["name"].as_str().unwrap_or_default().contains(n.as_str())
+                    }
                 })
+                .map(|a| shown_agent(a, both))
                 .collect();
             (200, Value::Array(list))
         }
@@ -397,18 +630,22 @@ fn route(
                 );
             }
             let id = new_id(&mut s, "agent-");
-            let token = format!("agent-token-{id}-secret");
-            let agent = json!({"id": id, "name": name, "runtimes": [], "token": token,
-                               "status": {"message": "never reported", "reportedDate": null}});
+            let token = format!("agent-token-{id}.secret-{}", s.next_id * 7919);
+            s.key_subjects.insert(
+                key_id(&token).to_string(),
+                ("agent".to_string(), id.clone()),
+            );
+            let agent = json!({"id": id, "name": name, "runtimes": [], "account": ACCOUNT_ID,
+                               "status": {}});
             s.agents.push(agent.clone());
-            (201, agent)
+            let mut answer = shown_agent(&agent, s.both_ids);
+            answer["token"] = Value::String(token);
+            (201, answer)
         }
         ("PUT", ["api", "agent", id]) => match s.agents.iter_mut().find(|a| a["id"] == *id) {
             Some(a) => {
                 a["runtimes"] = body["runtimes"].clone();
-                let mut out = a.clone();
-                out.as_object_mut().unwrap().remove("token");
-                (200, out)
+                (200, a.clone())
             }
             None => (404, json!({"message": "agent not found"})),
         },
@@ -545,7 +782,10 @@ fn route(
             if s.projects.iter().any(|p| p == name) {
                 (200, json!({"projectName": name}))
             } else {
-                (404, json!({"message": "project not found"}))
+                (
+                    s.not_found_status.unwrap_or(404),
+                    json!({"message": format!("project {name} not found")}),
+                )
             }
         }
         ("POST", ["api", "projects"]) => {
@@ -555,19 +795,48 @@ fn route(
         }
         ("GET", ["api", "pipelines", name]) => match s.pipelines.get(*name) {
             Some(p) => (200, p.clone()),
-            None => (404, json!({"message": "pipeline not found"})),
+            None => (
+                s.not_found_status.unwrap_or(404),
+                json!({"message": format!("pipeline {name} not found")}),
+            ),
         },
         ("POST", ["api", "pipelines"]) => {
             let name = body["metadata"]["name"]
                 .as_str()
                 .unwrap_or_default()
                 .to_string();
-            s.pipelines.insert(name, body.clone());
-            (201, body.clone())
+            let id = new_id(&mut s, "pipeline-");
+            let mut stored = body.clone();
+            stored["kind"] = json!("pipeline");
+            stored["version"] = json!("1.0");
+            stored["metadata"]["id"] = json!(id);
+            stored["metadata"]["revision"] = json!(1);
+            s.pipelines.insert(name, stored.clone());
+            (201, stored)
         }
         ("PUT", ["api", "pipelines", name]) => {
-            s.pipelines.insert(name.to_string(), body.clone());
-            (200, body.clone())
+            let Some(old) = s.pipelines.get(*name).cloned() else {
+                return (
+                    404,
+                    json!({"message": format!("pipeline {name} not found")}),
+                );
+            };
+            let skip_check = query.split('&').any(|kv| kv == "disableRevisionCheck=true");
+            let revision = old["metadata"]["revision"].as_i64().unwrap_or(1);
+            if s.revision_check
+                && !skip_check
+                && body["metadata"]["revision"].as_i64() != Some(revision)
+            {
+                return (
+                    409,
+                    json!({"message": format!("pipeline {name} was changed: revision {revision} expected")}),
+                );
+            }
+            let mut stored = body.clone();
+            stored["metadata"]["id"] = old["metadata"]["id"].clone();
+            stored["metadata"]["revision"] = json!(revision + 1);
+            s.pipelines.insert(name.to_string(), stored.clone());
+            (200, stored)
         }
         ("POST", ["api", "pipelines", "run", name]) => {
             if !s.pipelines.contains_key(*name) {
