@@ -84,7 +84,7 @@ _cf__runner() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        cf__subcmd__runner__subcmd__check)
+        cf__runner__subcmd__check)
             opts="-f -o -h -V --kube-context-name --kube-namespace --kube-config-path --values --set-value --output --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -92,7 +92,7 @@ _cf__runner() {
             fi
             case "${prev}" in
                 --kube-context-name)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "$(kubectl config get-contexts -o name 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 --kube-namespace)
@@ -130,7 +130,7 @@ _cf__runner() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        cf__subcmd__runner__subcmd__completions)
+        cf__runner__subcmd__completions)
             opts="-h -V --help --version bash zsh fish powershell"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -144,19 +144,15 @@ _cf__runner() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        cf__subcmd__runner__subcmd__delete)
-            opts="-y -h -V --kube-context-name --kube-namespace --kube-config-path --token --url --insecure --allow-http --yes --delete-namespace --purge-volumes --keep-platform --timeout --help --version"
+        cf__runner__subcmd__delete)
+            opts="-y -h -V --kube-context-name --kube-config-path --token --url --insecure --allow-http --yes --delete-namespace --purge-volumes --keep-platform --delete-adopted --timeout --kube-namespace --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --kube-context-name)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --kube-namespace)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "$(kubectl config get-contexts -o name 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 --kube-config-path)
@@ -175,6 +171,10 @@ _cf__runner() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --kube-namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -182,7 +182,7 @@ _cf__runner() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        cf__subcmd__runner__subcmd__help)
+        cf__runner__subcmd__help)
             opts="init info delete upgrade check test-pipeline completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -196,7 +196,7 @@ _cf__runner() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        cf__subcmd__runner__subcmd__help__subcmd__check)
+        cf__runner__subcmd__help__subcmd__check)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -210,7 +210,7 @@ _cf__runner() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        cf__subcmd__runner__subcmd__help__subcmd__completions)
+        cf__runner__subcmd__help__subcmd__completions)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -224,7 +224,7 @@ _cf__runner() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        cf__subcmd__runner__subcmd__help__subcmd__delete)
+        cf__runner__subcmd__help__subcmd__delete)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -238,7 +238,7 @@ _cf__runner() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        cf__subcmd__runner__subcmd__help__subcmd__help)
+        cf__runner__subcmd__help__subcmd__help)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -252,7 +252,7 @@ _cf__runner() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        cf__subcmd__runner__subcmd__help__subcmd__info)
+        cf__runner__subcmd__help__subcmd__info)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -266,7 +266,7 @@ _cf__runner() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        cf__subcmd__runner__subcmd__help__subcmd__init)
+        cf__runner__subcmd__help__subcmd__init)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -280,7 +280,7 @@ _cf__runner() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        cf__subcmd__runner__subcmd__help__subcmd__test__subcmd__pipeline)
+        cf__runner__subcmd__help__subcmd__test__subcmd__pipeline)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -294,7 +294,7 @@ _cf__runner() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        cf__subcmd__runner__subcmd__help__subcmd__upgrade)
+        cf__runner__subcmd__help__subcmd__upgrade)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -308,19 +308,15 @@ _cf__runner() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        cf__subcmd__runner__subcmd__info)
-            opts="-o -h -V --kube-context-name --kube-namespace --kube-config-path --token --url --insecure --allow-http --output --help --version"
+        cf__runner__subcmd__info)
+            opts="-o -h -V --kube-context-name --kube-config-path --token --url --insecure --allow-http --output --kube-namespace --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --kube-context-name)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --kube-namespace)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "$(kubectl config get-contexts -o name 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 --kube-config-path)
@@ -343,6 +339,10 @@ _cf__runner() {
                     COMPREPLY=($(compgen -W "table json yaml" -- "${cur}"))
                     return 0
                     ;;
+                --kube-namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -350,7 +350,7 @@ _cf__runner() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        cf__subcmd__runner__subcmd__init)
+        cf__runner__subcmd__init)
             opts="-f -y -v -h -V --kube-context-name --kube-namespace --kube-config-path --kube-node-selector --build-node-selector --docker-registry --env-vars --http-proxy --https-proxy --no-proxy --install-monitor --app-proxy --app-proxy-host --app-proxy-ingress-class --docker-daemon-access --values --set-value --set-file --name --token --agent-token --url --insecure --allow-http --tolerations --storage-class-name --set-default-runtime --exec-demo-pipeline --skip-cluster-test --skip-cluster-integration --dry-run --output-dir --generate-helm-values-file --overwrite --force-conflicts --timeout --no-wait --yes --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -358,7 +358,7 @@ _cf__runner() {
             fi
             case "${prev}" in
                 --kube-context-name)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "$(kubectl config get-contexts -o name 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 --kube-namespace)
@@ -484,19 +484,15 @@ _cf__runner() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        cf__subcmd__runner__subcmd__test__subcmd__pipeline)
-            opts="-h -V --kube-context-name --kube-namespace --kube-config-path --token --url --insecure --allow-http --runtime-name --help --version"
+        cf__runner__subcmd__test__subcmd__pipeline)
+            opts="-h -V --kube-context-name --kube-config-path --token --url --insecure --allow-http --runtime-name --kube-namespace --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --kube-context-name)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --kube-namespace)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "$(kubectl config get-contexts -o name 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 --kube-config-path)
@@ -515,6 +511,10 @@ _cf__runner() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --kube-namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -522,19 +522,15 @@ _cf__runner() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        cf__subcmd__runner__subcmd__upgrade)
-            opts="-f -y -v -h -V --kube-context-name --kube-namespace --kube-config-path --kube-node-selector --build-node-selector --docker-registry --env-vars --http-proxy --https-proxy --no-proxy --install-monitor --app-proxy --app-proxy-host --app-proxy-ingress-class --docker-daemon-access --values --set-value --set-file --token --agent-token --allow-http --force-conflicts --timeout --no-wait --yes --verbose --help --version"
+        cf__runner__subcmd__upgrade)
+            opts="-f -y -v -h -V --kube-context-name --kube-config-path --kube-node-selector --build-node-selector --docker-registry --env-vars --http-proxy --https-proxy --no-proxy --install-monitor --app-proxy --app-proxy-host --app-proxy-ingress-class --docker-daemon-access --values --set-value --set-file --token --agent-token --allow-http --force-conflicts --timeout --no-wait --yes --verbose --kube-namespace --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --kube-context-name)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --kube-namespace)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "$(kubectl config get-contexts -o name 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 --kube-config-path)
@@ -614,6 +610,10 @@ _cf__runner() {
                     return 0
                     ;;
                 --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kube-namespace)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

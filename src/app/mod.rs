@@ -29,6 +29,9 @@ pub enum Outcome {
     PreflightFailed,
     /// Stopped with Ctrl-C at a prompt, before anything was written: exit 130.
     Interrupted,
+    /// Stopped by SIGINT (exit 130) or SIGTERM (exit 143) after the cluster
+    /// was touched: the report says what was and was not applied.
+    Signalled(u8, anyhow::Error, Option<String>),
 }
 
 impl Outcome {
@@ -45,6 +48,10 @@ impl Outcome {
                 ExitCode::from(1)
             }
             Outcome::PreflightFailed => ExitCode::from(3),
+            Outcome::Signalled(code, err, hint) => {
+                output::error(&err, hint.as_deref());
+                ExitCode::from(code)
+            }
             Outcome::Interrupted => {
                 output::note("stopped: nothing was written or applied");
                 ExitCode::from(crate::wizard::terminal::INTERRUPTED_EXIT_CODE as u8)

@@ -549,6 +549,9 @@ async fn upgrade(
     if !problems.is_empty() {
         return Outcome::BadInput(Problems(problems));
     }
+    for line in &loaded.warnings {
+        output::warn(line);
+    }
     for key in &loaded.ignored_keys {
         output::warn(&format!(
             "{key} is a venonactl key that cf-runner accepts but does not use"
