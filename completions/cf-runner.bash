@@ -102,7 +102,7 @@ _cf__runner() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        cf__subcmd__runner__subcmd__check)
+        cf__runner__subcmd__check)
             opts="-f -o -h -V --kube-context-name --kube-namespace --kube-config-path --values --set-value --output --probe --probe-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -110,7 +110,7 @@ _cf__runner() {
             fi
             case "${prev}" in
                 --kube-context-name)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "$(kubectl config get-contexts -o name 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 --kube-namespace)
@@ -152,7 +152,7 @@ _cf__runner() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        cf__subcmd__runner__subcmd__completions)
+        cf__runner__subcmd__completions)
             opts="-h -V --help --version bash zsh fish powershell"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -166,19 +166,15 @@ _cf__runner() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        cf__subcmd__runner__subcmd__delete)
-            opts="-y -h -V --kube-context-name --kube-namespace --kube-config-path --token --url --insecure --allow-http --yes --delete-namespace --purge-volumes --keep-platform --timeout --help --version"
+        cf__runner__subcmd__delete)
+            opts="-y -h -V --kube-context-name --kube-config-path --token --url --insecure --allow-http --yes --delete-namespace --purge-volumes --keep-platform --delete-adopted --timeout --kube-namespace --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --kube-context-name)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --kube-namespace)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "$(kubectl config get-contexts -o name 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 --kube-config-path)
@@ -197,6 +193,10 @@ _cf__runner() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --kube-namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -204,7 +204,7 @@ _cf__runner() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        cf__subcmd__runner__subcmd__diff)
+        cf__runner__subcmd__diff)
             opts="-f -o -h -V --kube-context-name --kube-namespace --kube-config-path --kube-node-selector --build-node-selector --docker-registry --env-vars --http-proxy --https-proxy --no-proxy --install-monitor --app-proxy --app-proxy-host --app-proxy-ingress-class --docker-daemon-access --values --set-value --set-file --token --agent-token --output --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -212,7 +212,7 @@ _cf__runner() {
             fi
             case "${prev}" in
                 --kube-context-name)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "$(kubectl config get-contexts -o name 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 --kube-namespace)
@@ -310,7 +310,7 @@ _cf__runner() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        cf__subcmd__runner__subcmd__help)
+        cf__runner__subcmd__help)
             opts="init info delete upgrade check test-pipeline completions diff schema images help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -324,7 +324,7 @@ _cf__runner() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        cf__subcmd__runner__subcmd__help__subcmd__check)
+        cf__runner__subcmd__help__subcmd__check)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -338,7 +338,7 @@ _cf__runner() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        cf__subcmd__runner__subcmd__help__subcmd__completions)
+        cf__runner__subcmd__help__subcmd__completions)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -352,7 +352,7 @@ _cf__runner() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        cf__subcmd__runner__subcmd__help__subcmd__delete)
+        cf__runner__subcmd__help__subcmd__delete)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -366,7 +366,7 @@ _cf__runner() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        cf__subcmd__runner__subcmd__help__subcmd__diff)
+        cf__runner__subcmd__help__subcmd__diff)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -380,7 +380,7 @@ _cf__runner() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        cf__subcmd__runner__subcmd__help__subcmd__help)
+        cf__runner__subcmd__help__subcmd__help)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -394,7 +394,7 @@ _cf__runner() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        cf__subcmd__runner__subcmd__help__subcmd__images)
+        cf__runner__subcmd__help__subcmd__images)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -408,7 +408,7 @@ _cf__runner() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        cf__subcmd__runner__subcmd__help__subcmd__info)
+        cf__runner__subcmd__help__subcmd__info)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -422,7 +422,7 @@ _cf__runner() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        cf__subcmd__runner__subcmd__help__subcmd__init)
+        cf__runner__subcmd__help__subcmd__init)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -436,7 +436,7 @@ _cf__runner() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        cf__subcmd__runner__subcmd__help__subcmd__schema)
+        cf__runner__subcmd__help__subcmd__schema)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -450,7 +450,7 @@ _cf__runner() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        cf__subcmd__runner__subcmd__help__subcmd__test__subcmd__pipeline)
+        cf__runner__subcmd__help__subcmd__test__subcmd__pipeline)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -464,7 +464,7 @@ _cf__runner() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        cf__subcmd__runner__subcmd__help__subcmd__upgrade)
+        cf__runner__subcmd__help__subcmd__upgrade)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -478,7 +478,7 @@ _cf__runner() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        cf__subcmd__runner__subcmd__images)
+        cf__runner__subcmd__images)
             opts="-f -o -h -V --kube-node-selector --build-node-selector --docker-registry --env-vars --http-proxy --https-proxy --no-proxy --install-monitor --app-proxy --app-proxy-host --app-proxy-ingress-class --docker-daemon-access --values --set-value --set-file --check --docker-config --output --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -568,19 +568,15 @@ _cf__runner() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        cf__subcmd__runner__subcmd__info)
-            opts="-o -h -V --kube-context-name --kube-namespace --kube-config-path --token --url --insecure --allow-http --output --help --version"
+        cf__runner__subcmd__info)
+            opts="-o -h -V --kube-context-name --kube-config-path --token --url --insecure --allow-http --output --kube-namespace --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --kube-context-name)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --kube-namespace)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "$(kubectl config get-contexts -o name 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 --kube-config-path)
@@ -603,6 +599,10 @@ _cf__runner() {
                     COMPREPLY=($(compgen -W "table json yaml" -- "${cur}"))
                     return 0
                     ;;
+                --kube-namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -610,15 +610,15 @@ _cf__runner() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        cf__subcmd__runner__subcmd__init)
-            opts="-f -y -v -h -V --kube-context-name --kube-namespace --kube-config-path --kube-node-selector --build-node-selector --docker-registry --env-vars --http-proxy --https-proxy --no-proxy --install-monitor --app-proxy --app-proxy-host --app-proxy-ingress-class --docker-daemon-access --values --set-value --set-file --name --token --agent-token --url --insecure --allow-http --tolerations --storage-class-name --set-default-runtime --exec-demo-pipeline --skip-cluster-test --skip-cluster-integration --dry-run --output-dir --generate-helm-values-file --force-conflicts --timeout --no-wait --probe --probe-timeout --yes --verbose --help --version"
+        cf__runner__subcmd__init)
+            opts="-f -y -v -h -V --kube-context-name --kube-namespace --kube-config-path --kube-node-selector --build-node-selector --docker-registry --env-vars --http-proxy --https-proxy --no-proxy --install-monitor --app-proxy --app-proxy-host --app-proxy-ingress-class --docker-daemon-access --values --set-value --set-file --name --token --agent-token --url --insecure --allow-http --tolerations --storage-class-name --set-default-runtime --exec-demo-pipeline --skip-cluster-test --skip-cluster-integration --dry-run --output-dir --generate-helm-values-file --overwrite --force-conflicts --timeout --no-wait --probe --probe-timeout --yes --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --kube-context-name)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "$(kubectl config get-contexts -o name 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 --kube-namespace)
@@ -748,7 +748,7 @@ _cf__runner() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        cf__subcmd__runner__subcmd__schema)
+        cf__runner__subcmd__schema)
             opts="-h -V --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -762,19 +762,15 @@ _cf__runner() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        cf__subcmd__runner__subcmd__test__subcmd__pipeline)
-            opts="-h -V --kube-context-name --kube-namespace --kube-config-path --token --url --insecure --allow-http --runtime-name --help --version"
+        cf__runner__subcmd__test__subcmd__pipeline)
+            opts="-h -V --kube-context-name --kube-config-path --token --url --insecure --allow-http --runtime-name --kube-namespace --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --kube-context-name)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --kube-namespace)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "$(kubectl config get-contexts -o name 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 --kube-config-path)
@@ -793,6 +789,10 @@ _cf__runner() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --kube-namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -800,19 +800,15 @@ _cf__runner() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        cf__subcmd__runner__subcmd__upgrade)
-            opts="-f -y -v -h -V --kube-context-name --kube-namespace --kube-config-path --kube-node-selector --build-node-selector --docker-registry --env-vars --http-proxy --https-proxy --no-proxy --install-monitor --app-proxy --app-proxy-host --app-proxy-ingress-class --docker-daemon-access --values --set-value --set-file --token --agent-token --allow-http --force-conflicts --timeout --no-wait --yes --verbose --help --version"
+        cf__runner__subcmd__upgrade)
+            opts="-f -y -v -h -V --kube-context-name --kube-config-path --kube-node-selector --build-node-selector --docker-registry --env-vars --http-proxy --https-proxy --no-proxy --install-monitor --app-proxy --app-proxy-host --app-proxy-ingress-class --docker-daemon-access --values --set-value --set-file --token --agent-token --allow-http --force-conflicts --timeout --no-wait --yes --verbose --kube-namespace --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --kube-context-name)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --kube-namespace)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "$(kubectl config get-contexts -o name 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 --kube-config-path)
@@ -892,6 +888,10 @@ _cf__runner() {
                     return 0
                     ;;
                 --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kube-namespace)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -37,7 +37,7 @@ complete -c cf-runner -n "__fish_cf_runner_needs_command" -f -a "diff" -d 'Show 
 complete -c cf-runner -n "__fish_cf_runner_needs_command" -f -a "schema" -d 'Print the JSON Schema of a values file, for editors and linters'
 complete -c cf-runner -n "__fish_cf_runner_needs_command" -f -a "images" -d 'List every image an install with these values runs; --check asks the registry'
 complete -c cf-runner -n "__fish_cf_runner_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r -f -a "(kubectl config get-contexts -o name 2>/dev/null)"
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l kube-namespace -d 'Namespace of the runner [default: codefresh]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l kube-config-path -d 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]' -r -F
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l kube-node-selector -d 'Node selector for the runner and volume provisioner: key=value[,key=value]' -r
@@ -77,6 +77,7 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l allow-http 
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l skip-cluster-test -d 'Skip the preflight checks'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l skip-cluster-integration -d 'Do not create the cluster integration on the platform'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l dry-run -d 'Write the manifests instead of installing; touches neither cluster nor platform'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l overwrite -d 'Write over files cf-runner did not write (in the --output-dir folder, or at the Helm values path)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l force-conflicts -d 'Take over fields that another field manager owns'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l no-wait -d 'Apply and return without waiting for the workloads'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l probe -d 'After the install, try the build path: a dind claim and a dind-like pod'
@@ -84,34 +85,34 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -s y -l yes -d
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -s v -l verbose -d 'Print more detail about each step'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -s h -l help -d 'Print help'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -s V -l version -d 'Print version'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -l kube-namespace -d 'Namespace of the runner [default: codefresh]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r -f -a "(kubectl config get-contexts -o name 2>/dev/null)"
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -l kube-config-path -d 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]' -r -F
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -l token -d 'Codefresh API token [default: $CF_API_KEY, then the current context of ~/.cfconfig]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -l url -d 'Codefresh platform URL [default: the installation\'s, else https://g.codefresh.io]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
 yaml\t''"
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -l kube-namespace -d 'Namespace of the runner [default: every installation in the cluster]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -l insecure -d 'Skip TLS verification towards the platform (self-signed on-prem only)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -l allow-http -d 'Send the API key over a plain http:// platform URL (other than localhost)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -s h -l help -d 'Print help'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -s V -l version -d 'Print version'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l kube-namespace -d 'Namespace of the runner [default: codefresh]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r -f -a "(kubectl config get-contexts -o name 2>/dev/null)"
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l kube-config-path -d 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]' -r -F
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l token -d 'Codefresh API token [default: $CF_API_KEY, then the current context of ~/.cfconfig]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l url -d 'Codefresh platform URL [default: the installation\'s, else https://g.codefresh.io]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l timeout -d 'How long to wait for the objects to be gone (e.g. 90s, 5m)' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l kube-namespace -d 'Namespace of the runner [default: the only installation in the cluster]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l insecure -d 'Skip TLS verification towards the platform (self-signed on-prem only)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l allow-http -d 'Send the API key over a plain http:// platform URL (other than localhost)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -s y -l yes -d 'Do not ask for confirmation'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l delete-namespace -d 'Also delete the namespace, if cf-runner created it'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l purge-volumes -d 'Also delete dind volumes (PVs and PVCs)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l keep-platform -d 'Leave the agent and runtime environment on the platform'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l delete-adopted -d 'Also delete objects that existed before the install and were taken over with --force-conflicts'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -s h -l help -d 'Print help'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -s V -l version -d 'Print version'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l kube-namespace -d 'Namespace of the runner [default: codefresh]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r -f -a "(kubectl config get-contexts -o name 2>/dev/null)"
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l kube-config-path -d 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]' -r -F
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l kube-node-selector -d 'Node selector for the runner and volume provisioner: key=value[,key=value]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l build-node-selector -d 'Node selector for build (engine and dind) pods: key=value[,key=value]' -r
@@ -134,6 +135,7 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l set-file
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l token -d 'Codefresh API token (for the monitor) [default: the one installed]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l agent-token -d 'Agent token [default: the one installed]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l timeout -d 'How long to wait for the workloads to become ready (e.g. 90s, 5m)' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l kube-namespace -d 'Namespace of the runner [default: the only installation in the cluster]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l allow-http -d 'Send the API key over a plain http:// platform URL (other than localhost)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l force-conflicts -d 'Take over fields that another field manager owns'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l no-wait -d 'Apply and return without waiting for the workloads'
@@ -141,7 +143,7 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -s y -l yes
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -s v -l verbose -d 'Print more detail about each step'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -s h -l help -d 'Print help'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -s V -l version -d 'Print version'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand check" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand check" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r -f -a "(kubectl config get-contexts -o name 2>/dev/null)"
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand check" -l kube-namespace -d 'Namespace of the runner [default: codefresh]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand check" -l kube-config-path -d 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]' -r -F
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand check" -s f -l values -d 'Values file to check the install of (repeatable)' -r -F
@@ -153,19 +155,19 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand check" -l probe-time
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand check" -l probe -d 'Also try the build path on the installed namespace: a dind claim and a dind-like pod'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand check" -s h -l help -d 'Print help'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand check" -s V -l version -d 'Print version'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -l kube-namespace -d 'Namespace of the runner [default: codefresh]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r -f -a "(kubectl config get-contexts -o name 2>/dev/null)"
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -l kube-config-path -d 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]' -r -F
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -l token -d 'Codefresh API token [default: $CF_API_KEY, then the current context of ~/.cfconfig]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -l url -d 'Codefresh platform URL [default: the installation\'s, else https://g.codefresh.io]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -l runtime-name -d 'Runtime environment to run the demo pipeline on [default: the installation\'s]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -l kube-namespace -d 'Namespace of the runner [default: the only installation in the cluster]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -l insecure -d 'Skip TLS verification towards the platform (self-signed on-prem only)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -l allow-http -d 'Send the API key over a plain http:// platform URL (other than localhost)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -s h -l help -d 'Print help'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -s V -l version -d 'Print version'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand completions" -s V -l version -d 'Print version'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r -f -a "(kubectl config get-contexts -o name 2>/dev/null)"
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l kube-namespace -d 'Namespace of the runner [default: codefresh]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l kube-config-path -d 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]' -r -F
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l kube-node-selector -d 'Node selector for the runner and volume provisioner: key=value[,key=value]' -r

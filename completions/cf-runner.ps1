@@ -75,6 +75,7 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
             [CompletionResult]::new('--skip-cluster-test', '--skip-cluster-test', [CompletionResultType]::ParameterName, 'Skip the preflight checks')
             [CompletionResult]::new('--skip-cluster-integration', '--skip-cluster-integration', [CompletionResultType]::ParameterName, 'Do not create the cluster integration on the platform')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Write the manifests instead of installing; touches neither cluster nor platform')
+            [CompletionResult]::new('--overwrite', '--overwrite', [CompletionResultType]::ParameterName, 'Write over files cf-runner did not write (in the --output-dir folder, or at the Helm values path)')
             [CompletionResult]::new('--force-conflicts', '--force-conflicts', [CompletionResultType]::ParameterName, 'Take over fields that another field manager owns')
             [CompletionResult]::new('--no-wait', '--no-wait', [CompletionResultType]::ParameterName, 'Apply and return without waiting for the workloads')
             [CompletionResult]::new('--probe', '--probe', [CompletionResultType]::ParameterName, 'After the install, try the build path: a dind claim and a dind-like pod')
@@ -90,12 +91,12 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
         }
         'cf-runner;info' {
             [CompletionResult]::new('--kube-context-name', '--kube-context-name', [CompletionResultType]::ParameterName, 'Kubernetes context to use [default: the kubeconfig''s current context]')
-            [CompletionResult]::new('--kube-namespace', '--kube-namespace', [CompletionResultType]::ParameterName, 'Namespace of the runner [default: codefresh]')
             [CompletionResult]::new('--kube-config-path', '--kube-config-path', [CompletionResultType]::ParameterName, 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]')
             [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'Codefresh API token [default: $CF_API_KEY, then the current context of ~/.cfconfig]')
             [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Codefresh platform URL [default: the installation''s, else https://g.codefresh.io]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--kube-namespace', '--kube-namespace', [CompletionResultType]::ParameterName, 'Namespace of the runner [default: every installation in the cluster]')
             [CompletionResult]::new('--insecure', '--insecure', [CompletionResultType]::ParameterName, 'Skip TLS verification towards the platform (self-signed on-prem only)')
             [CompletionResult]::new('--allow-http', '--allow-http', [CompletionResultType]::ParameterName, 'Send the API key over a plain http:// platform URL (other than localhost)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
@@ -106,11 +107,11 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
         }
         'cf-runner;delete' {
             [CompletionResult]::new('--kube-context-name', '--kube-context-name', [CompletionResultType]::ParameterName, 'Kubernetes context to use [default: the kubeconfig''s current context]')
-            [CompletionResult]::new('--kube-namespace', '--kube-namespace', [CompletionResultType]::ParameterName, 'Namespace of the runner [default: codefresh]')
             [CompletionResult]::new('--kube-config-path', '--kube-config-path', [CompletionResultType]::ParameterName, 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]')
             [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'Codefresh API token [default: $CF_API_KEY, then the current context of ~/.cfconfig]')
             [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Codefresh platform URL [default: the installation''s, else https://g.codefresh.io]')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for the objects to be gone (e.g. 90s, 5m)')
+            [CompletionResult]::new('--kube-namespace', '--kube-namespace', [CompletionResultType]::ParameterName, 'Namespace of the runner [default: the only installation in the cluster]')
             [CompletionResult]::new('--insecure', '--insecure', [CompletionResultType]::ParameterName, 'Skip TLS verification towards the platform (self-signed on-prem only)')
             [CompletionResult]::new('--allow-http', '--allow-http', [CompletionResultType]::ParameterName, 'Send the API key over a plain http:// platform URL (other than localhost)')
             [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Do not ask for confirmation')
@@ -118,6 +119,7 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
             [CompletionResult]::new('--delete-namespace', '--delete-namespace', [CompletionResultType]::ParameterName, 'Also delete the namespace, if cf-runner created it')
             [CompletionResult]::new('--purge-volumes', '--purge-volumes', [CompletionResultType]::ParameterName, 'Also delete dind volumes (PVs and PVCs)')
             [CompletionResult]::new('--keep-platform', '--keep-platform', [CompletionResultType]::ParameterName, 'Leave the agent and runtime environment on the platform')
+            [CompletionResult]::new('--delete-adopted', '--delete-adopted', [CompletionResultType]::ParameterName, 'Also delete objects that existed before the install and were taken over with --force-conflicts')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -126,7 +128,6 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
         }
         'cf-runner;upgrade' {
             [CompletionResult]::new('--kube-context-name', '--kube-context-name', [CompletionResultType]::ParameterName, 'Kubernetes context to use [default: the kubeconfig''s current context]')
-            [CompletionResult]::new('--kube-namespace', '--kube-namespace', [CompletionResultType]::ParameterName, 'Namespace of the runner [default: codefresh]')
             [CompletionResult]::new('--kube-config-path', '--kube-config-path', [CompletionResultType]::ParameterName, 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]')
             [CompletionResult]::new('--kube-node-selector', '--kube-node-selector', [CompletionResultType]::ParameterName, 'Node selector for the runner and volume provisioner: key=value[,key=value]')
             [CompletionResult]::new('--build-node-selector', '--build-node-selector', [CompletionResultType]::ParameterName, 'Node selector for build (engine and dind) pods: key=value[,key=value]')
@@ -147,6 +148,7 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
             [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'Codefresh API token (for the monitor) [default: the one installed]')
             [CompletionResult]::new('--agent-token', '--agent-token', [CompletionResultType]::ParameterName, 'Agent token [default: the one installed]')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for the workloads to become ready (e.g. 90s, 5m)')
+            [CompletionResult]::new('--kube-namespace', '--kube-namespace', [CompletionResultType]::ParameterName, 'Namespace of the runner [default: the only installation in the cluster]')
             [CompletionResult]::new('--allow-http', '--allow-http', [CompletionResultType]::ParameterName, 'Send the API key over a plain http:// platform URL (other than localhost)')
             [CompletionResult]::new('--force-conflicts', '--force-conflicts', [CompletionResultType]::ParameterName, 'Take over fields that another field manager owns')
             [CompletionResult]::new('--no-wait', '--no-wait', [CompletionResultType]::ParameterName, 'Apply and return without waiting for the workloads')
@@ -179,11 +181,11 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
         }
         'cf-runner;test-pipeline' {
             [CompletionResult]::new('--kube-context-name', '--kube-context-name', [CompletionResultType]::ParameterName, 'Kubernetes context to use [default: the kubeconfig''s current context]')
-            [CompletionResult]::new('--kube-namespace', '--kube-namespace', [CompletionResultType]::ParameterName, 'Namespace of the runner [default: codefresh]')
             [CompletionResult]::new('--kube-config-path', '--kube-config-path', [CompletionResultType]::ParameterName, 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]')
             [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'Codefresh API token [default: $CF_API_KEY, then the current context of ~/.cfconfig]')
             [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Codefresh platform URL [default: the installation''s, else https://g.codefresh.io]')
             [CompletionResult]::new('--runtime-name', '--runtime-name', [CompletionResultType]::ParameterName, 'Runtime environment to run the demo pipeline on [default: the installation''s]')
+            [CompletionResult]::new('--kube-namespace', '--kube-namespace', [CompletionResultType]::ParameterName, 'Namespace of the runner [default: the only installation in the cluster]')
             [CompletionResult]::new('--insecure', '--insecure', [CompletionResultType]::ParameterName, 'Skip TLS verification towards the platform (self-signed on-prem only)')
             [CompletionResult]::new('--allow-http', '--allow-http', [CompletionResultType]::ParameterName, 'Send the API key over a plain http:// platform URL (other than localhost)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')

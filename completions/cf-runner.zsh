@@ -66,6 +66,7 @@ _arguments "${_arguments_options[@]}" : \
 '--skip-cluster-test[Skip the preflight checks]' \
 '--skip-cluster-integration[Do not create the cluster integration on the platform]' \
 '--dry-run[Write the manifests instead of installing; touches neither cluster nor platform]' \
+'--overwrite[Write over files cf-runner did not write (in the --output-dir folder, or at the Helm values path)]' \
 '--force-conflicts[Take over fields that another field manager owns]' \
 '--no-wait[Apply and return without waiting for the workloads]' \
 '--probe[After the install, try the build path\: a dind claim and a dind-like pod]' \
@@ -82,12 +83,12 @@ _arguments "${_arguments_options[@]}" : \
 (info)
 _arguments "${_arguments_options[@]}" : \
 '--kube-context-name=[Kubernetes context to use \[default\: the kubeconfig'\''s current context\]]:NAME:_default' \
-'--kube-namespace=[Namespace of the runner \[default\: codefresh\]]:NAMESPACE:_default' \
 '--kube-config-path=[Path to the kubeconfig \[default\: \$KUBECONFIG or ~/.kube/config\]]:PATH:_files' \
 '--token=[Codefresh API token \[default\: \$CF_API_KEY, then the current context of ~/.cfconfig\]]:TOKEN:_default' \
 '--url=[Codefresh platform URL \[default\: the installation'\''s, else https\://g.codefresh.io\]]:URL:_default' \
 '-o+[Output format]:OUTPUT:(table json yaml)' \
 '--output=[Output format]:OUTPUT:(table json yaml)' \
+'--kube-namespace=[Namespace of the runner \[default\: every installation in the cluster\]]:NAMESPACE:_default' \
 '--insecure[Skip TLS verification towards the platform (self-signed on-prem only)]' \
 '--allow-http[Send the API key over a plain http\:// platform URL (other than localhost)]' \
 '-h[Print help]' \
@@ -99,11 +100,11 @@ _arguments "${_arguments_options[@]}" : \
 (delete)
 _arguments "${_arguments_options[@]}" : \
 '--kube-context-name=[Kubernetes context to use \[default\: the kubeconfig'\''s current context\]]:NAME:_default' \
-'--kube-namespace=[Namespace of the runner \[default\: codefresh\]]:NAMESPACE:_default' \
 '--kube-config-path=[Path to the kubeconfig \[default\: \$KUBECONFIG or ~/.kube/config\]]:PATH:_files' \
 '--token=[Codefresh API token \[default\: \$CF_API_KEY, then the current context of ~/.cfconfig\]]:TOKEN:_default' \
 '--url=[Codefresh platform URL \[default\: the installation'\''s, else https\://g.codefresh.io\]]:URL:_default' \
 '--timeout=[How long to wait for the objects to be gone (e.g. 90s, 5m)]:DURATION:_default' \
+'--kube-namespace=[Namespace of the runner \[default\: the only installation in the cluster\]]:NAMESPACE:_default' \
 '--insecure[Skip TLS verification towards the platform (self-signed on-prem only)]' \
 '--allow-http[Send the API key over a plain http\:// platform URL (other than localhost)]' \
 '-y[Do not ask for confirmation]' \
@@ -111,6 +112,7 @@ _arguments "${_arguments_options[@]}" : \
 '--delete-namespace[Also delete the namespace, if cf-runner created it]' \
 '--purge-volumes[Also delete dind volumes (PVs and PVCs)]' \
 '--keep-platform[Leave the agent and runtime environment on the platform]' \
+'--delete-adopted[Also delete objects that existed before the install and were taken over with --force-conflicts]' \
 '-h[Print help]' \
 '--help[Print help]' \
 '-V[Print version]' \
@@ -120,7 +122,6 @@ _arguments "${_arguments_options[@]}" : \
 (upgrade)
 _arguments "${_arguments_options[@]}" : \
 '--kube-context-name=[Kubernetes context to use \[default\: the kubeconfig'\''s current context\]]:NAME:_default' \
-'--kube-namespace=[Namespace of the runner \[default\: codefresh\]]:NAMESPACE:_default' \
 '--kube-config-path=[Path to the kubeconfig \[default\: \$KUBECONFIG or ~/.kube/config\]]:PATH:_files' \
 '--kube-node-selector=[Node selector for the runner and volume provisioner\: key=value\[,key=value\]]:K=V,...:_default' \
 '--build-node-selector=[Node selector for build (engine and dind) pods\: key=value\[,key=value\]]:K=V,...:_default' \
@@ -141,6 +142,7 @@ _arguments "${_arguments_options[@]}" : \
 '--token=[Codefresh API token (for the monitor) \[default\: the one installed\]]:TOKEN:_default' \
 '--agent-token=[Agent token \[default\: the one installed\]]:TOKEN:_default' \
 '--timeout=[How long to wait for the workloads to become ready (e.g. 90s, 5m)]:DURATION:_default' \
+'--kube-namespace=[Namespace of the runner \[default\: the only installation in the cluster\]]:NAMESPACE:_default' \
 '--allow-http[Send the API key over a plain http\:// platform URL (other than localhost)]' \
 '--force-conflicts[Take over fields that another field manager owns]' \
 '--no-wait[Apply and return without waiting for the workloads]' \
@@ -175,11 +177,11 @@ _arguments "${_arguments_options[@]}" : \
 (test-pipeline)
 _arguments "${_arguments_options[@]}" : \
 '--kube-context-name=[Kubernetes context to use \[default\: the kubeconfig'\''s current context\]]:NAME:_default' \
-'--kube-namespace=[Namespace of the runner \[default\: codefresh\]]:NAMESPACE:_default' \
 '--kube-config-path=[Path to the kubeconfig \[default\: \$KUBECONFIG or ~/.kube/config\]]:PATH:_files' \
 '--token=[Codefresh API token \[default\: \$CF_API_KEY, then the current context of ~/.cfconfig\]]:TOKEN:_default' \
 '--url=[Codefresh platform URL \[default\: the installation'\''s, else https\://g.codefresh.io\]]:URL:_default' \
 '--runtime-name=[Runtime environment to run the demo pipeline on \[default\: the installation'\''s\]]:NAME:_default' \
+'--kube-namespace=[Namespace of the runner \[default\: the only installation in the cluster\]]:NAMESPACE:_default' \
 '--insecure[Skip TLS verification towards the platform (self-signed on-prem only)]' \
 '--allow-http[Send the API key over a plain http\:// platform URL (other than localhost)]' \
 '-h[Print help]' \

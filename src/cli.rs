@@ -24,14 +24,26 @@ pub enum Command {
     /// Install the runner: wizard, or non-interactive with --values/--yes
     Init(Box<InitArgs>),
     /// Show what is installed and whether it is healthy
+    #[command(mut_arg("kube_namespace", |a| a.help(
+        "Namespace of the runner [default: every installation in the cluster]"
+    )))]
     Info(InfoArgs),
     /// Remove exactly what cf-runner installed
+    #[command(mut_arg("kube_namespace", |a| a.help(
+        "Namespace of the runner [default: the only installation in the cluster]"
+    )))]
     Delete(DeleteArgs),
     /// Re-render from the stored values (plus new flags) and apply
+    #[command(mut_arg("kube_namespace", |a| a.help(
+        "Namespace of the runner [default: the only installation in the cluster]"
+    )))]
     Upgrade(Box<UpgradeArgs>),
     /// Preflight: check that the cluster and your permissions can take an install
     Check(CheckArgs),
     /// Run the demo pipeline on a runtime environment
+    #[command(mut_arg("kube_namespace", |a| a.help(
+        "Namespace of the runner [default: the only installation in the cluster]"
+    )))]
     TestPipeline(TestPipelineArgs),
     /// Print a shell completion script
     Completions(CompletionsArgs),
@@ -173,6 +185,9 @@ pub struct InitArgs {
     /// Write a values file for the cf-runtime Helm chart instead of installing
     #[arg(long, num_args = 0..=1, default_missing_value = "generated_values.yaml", value_name = "PATH")]
     pub generate_helm_values_file: Option<PathBuf>,
+    /// Write over files cf-runner did not write (in the --output-dir folder, or at the Helm values path)
+    #[arg(long)]
+    pub overwrite: bool,
 
     /// Take over fields that another field manager owns
     #[arg(long)]
@@ -227,6 +242,9 @@ pub struct DeleteArgs {
     /// Leave the agent and runtime environment on the platform
     #[arg(long)]
     pub keep_platform: bool,
+    /// Also delete objects that existed before the install and were taken over with --force-conflicts
+    #[arg(long)]
+    pub delete_adopted: bool,
     /// How long to wait for the objects to be gone (e.g. 90s, 5m)
     #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
     pub timeout: std::time::Duration,
@@ -393,6 +411,46 @@ pub struct CompletionsArgs {
     /// The shell to print the script for
     #[arg(value_enum)]
     pub shell: Shell,
+}
+
+/// Flags typed from kubectl habit, and the flag of cf-runner that does that.
+const KUBECTL_HABITS: &[(&str, &str)] = &[
+    ("--namespace", "--kube-namespace"),
+    ("-n", "--kube-namespace"),
+    ("--context", "--kube-context-name"),
+    ("--kubeconfig", "--kube-config-path"),
+];
+
+/// Points an unknown kubectl-style flag at cf-runner's own (`--namespace`
+/// is the runner's namespace, `--kube-namespace`; clap alone would suggest
+/// `--name`, the agent's name on the platform).
+pub fn suggest_kubectl_habits(err: &mut clap::Error) {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if err.kind() != ErrorKind::UnknownArgument {
+        return;
+    }
+    let Some(ContextValue::String(typed)) = err.get(ContextKind::InvalidArg) else {
+        return;
+    };
+    let flag = typed.split('=').next().unwrap_or(typed).to_string();
+    if let Some((_, ours)) = KUBECTL_HABITS.iter().find(|(habit, _)| *habit == flag) {
+        err.insert(
+            ContextKind::SuggestedArg,
+            ContextValue::String((*ours).to_string()),
+        );
+        // clap's usage line shows the flag it would have suggested; show ours.
+        if let Some(ContextValue::StyledStr(usage)) = err.get(ContextKind::Usage) {
+            let text = usage.to_string();
+            if let Some(start) = text.find("Usage: ") {
+                let command: Vec<&str> = text[start + 7..]
+                    .split_whitespace()
+                    .take_while(|w| !w.starts_with('-') && !w.starts_with('['))
+                    .collect();
+                let line = format!("Usage: {} {ours} <VALUE>", command.join(" "));
+                err.insert(ContextKind::Usage, ContextValue::StyledStr(line.into()));
+            }
+        }
+    }
 }
 
 /// Parses `90s`, `5m`, `1h` or plain seconds.

@@ -4,11 +4,18 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::render::{daemon_config, provisioner_name, selector_with_arch, Identity};
+use crate::render::images::{self, Pinned};
+use crate::render::{
+    daemon_config, lv_monitor_tolerations, provisioner_name, selector_with_arch, Identity,
+};
 use crate::values::{Arch, Backend, Resources, Scheduling, Values};
 
 /// The chart version whose values layout this follows.
-pub const CHART_VERSION: &str = "10.5.2";
+pub const CHART_VERSION: &str = images::CHART_VERSION;
+
+/// Stands in for the kube context when none is known. A plain word, so the
+/// chart can put it anywhere (names, YAML) and the file stays valid.
+pub const CONTEXT_PLACEHOLDER: &str = "SET-ME-kube-context";
 
 /// The generated file: its text and whether it holds a secret.
 #[derive(Debug, Clone)]
@@ -38,23 +45,75 @@ fn insert_nonempty(map: &mut Map<String, Value>, key: &str, value: Value) {
     }
 }
 
+/// `nodeSelector` and `tolerations` of one group of pods, into `map`.
+fn scheduling_into(map: &mut Map<String, Value>, scheduling: &Scheduling, arch: Arch) {
+    insert_nonempty(map, "nodeSelector", selector(scheduling, arch));
+    insert_nonempty(map, "tolerations", json!(scheduling.tolerations));
+}
+
+/// The images a `--docker-registry` mirror must hold for the chart: the chart
+/// puts every image under `global.imageRegistry`, docker.io ones included.
+fn mirrored_images(values: &Values) -> Vec<Pinned> {
+    let mut list = vec![images::RUNNER, images::CHART_CLI, images::CHART_KUBECTL];
+    if values.storage.provisioned {
+        list.push(images::VOLUME_PROVISIONER);
+        match values.storage.backend {
+            Backend::Local { .. } => list.push(images::LV_MONITOR),
+            _ => list.push(images::VOLUME_CLEANUP),
+        }
+    }
+    if values.monitor.enabled {
+        list.push(images::MONITOR);
+    }
+    if values.app_proxy.enabled {
+        list.push(images::APP_PROXY);
+    }
+    list.push(images::ENGINE);
+    list.push(images::DIND);
+    list.extend(images::STEP_IMAGES.iter().map(|(_, p)| *p));
+    list
+}
+
 /// Builds `generated_values.yaml` for the chart.
 pub fn generate(values: &Values, identity: &Identity) -> HelmValues {
+    let runner_scheduling = &values.runner.scheduling;
+    // Pods that call the platform (the chart's hooks and its runtime-update
+    // CronJob) get the proxies and the runner's scheduling.
+    let mut platform_env = values.env_vars.clone();
+    if values.insecure {
+        platform_env.insert("NODE_TLS_REJECT_UNAUTHORIZED".into(), "0".into());
+    }
+
     let mut global = Map::new();
     global.insert("codefreshHost".into(), json!(values.codefresh_host));
     if let Some(token) = &values.token {
         global.insert("codefreshToken".into(), json!(token.expose()));
     }
     insert_nonempty(&mut global, "accountId", json!(identity.account_id));
-    global.insert("context".into(), json!(identity.context_or_placeholder()));
-    global.insert("agentName".into(), json!(identity.agent_name(values)));
-    global.insert("runtimeName".into(), json!(identity.runtime_name(values)));
+    match &identity.context {
+        Some(context) => {
+            global.insert("context".into(), json!(context));
+            global.insert("agentName".into(), json!(identity.agent_name(values)));
+            global.insert("runtimeName".into(), json!(identity.runtime_name(values)));
+        }
+        None => {
+            // The chart names the agent and runtime after the context unless
+            // told otherwise: name them only when the user did.
+            global.insert("context".into(), json!(CONTEXT_PLACEHOLDER));
+            insert_nonempty(&mut global, "agentName", json!(identity.agent_name));
+            insert_nonempty(&mut global, "runtimeName", json!(identity.runtime_name));
+        }
+    }
     if let Some(reg) = &values.docker_registry {
         global.insert("imageRegistry".into(), json!(reg));
     }
 
     let mut storage = Map::new();
+    let mut notes: Vec<String> = Vec::new();
     storage.insert("backend".into(), json!(values.storage.backend.name()));
+    if values.storage.provisioned {
+        storage.insert("fullnameOverride".into(), json!(values.storage.class_name));
+    }
     match &values.storage.backend {
         Backend::Local { volume_parent_dir } => {
             storage.insert(
@@ -118,27 +177,28 @@ pub fn generate(values: &Values, identity: &Identity) -> HelmValues {
             let mut az = Map::new();
             az.insert("skuName".into(), json!(sku_name));
             az.insert("cachingMode".into(), json!(caching_mode));
-            insert_nonempty(&mut az, "availabilityZone", json!(location));
             insert_nonempty(&mut az, "resourceGroup", json!(resource_group));
             storage.insert("azuredisk".into(), Value::Object(az));
             storage.insert(
                 "mountAzureJson".into(),
                 json!(values.storage.mount_azure_json),
             );
+            if let Some(location) = location {
+                notes.push(format!(
+                    "Storage.AzureLocation ({location}) is left out: the chart's StorageClass has no \
+                     location parameter (its storage.azuredisk.availabilityZone is a zone, not a \
+                     region). Disks are created in the nodes' region."
+                ));
+            }
         }
     }
 
     let mut volume_provisioner = Map::new();
     volume_provisioner.insert("enabled".into(), json!(values.storage.provisioned));
-    insert_nonempty(
+    scheduling_into(
         &mut volume_provisioner,
-        "nodeSelector",
-        selector(&values.storage.provisioner_scheduling, values.arch),
-    );
-    insert_nonempty(
-        &mut volume_provisioner,
-        "tolerations",
-        json!(values.storage.provisioner_scheduling.tolerations),
+        &values.storage.provisioner_scheduling,
+        values.arch,
     );
     insert_nonempty(
         &mut volume_provisioner,
@@ -155,32 +215,37 @@ pub fn generate(values: &Values, identity: &Identity) -> HelmValues {
     let build_selector = selector(&values.runtime.scheduling, values.arch);
     let mut lv = Map::new();
     insert_nonempty(&mut lv, "nodeSelector", build_selector.clone());
+    // A list replaces the chart's default (which tolerates codefresh/dind),
+    // so the whole list is given: that taint, the builds' and the runner's.
+    lv.insert("tolerations".into(), json!(lv_monitor_tolerations(values)));
     insert_nonempty(
         &mut lv,
         "resources",
         resources(&values.storage.lv_monitor_resources),
     );
-    if !lv.is_empty() {
-        volume_provisioner.insert("dind-lv-monitor".into(), Value::Object(lv));
+    volume_provisioner.insert("dind-lv-monitor".into(), Value::Object(lv));
+    let mut cleanup = Map::new();
+    scheduling_into(
+        &mut cleanup,
+        &values.storage.provisioner_scheduling,
+        values.arch,
+    );
+    if !cleanup.is_empty() {
+        volume_provisioner.insert("dind-volume-cleanup".into(), Value::Object(cleanup));
     }
 
     let mut runner = Map::new();
-    insert_nonempty(
-        &mut runner,
-        "nodeSelector",
-        selector(&values.runner.scheduling, values.arch),
-    );
-    insert_nonempty(
-        &mut runner,
-        "tolerations",
-        json!(values.runner.scheduling.tolerations),
-    );
+    scheduling_into(&mut runner, runner_scheduling, values.arch);
     insert_nonempty(
         &mut runner,
         "resources",
         resources(&values.runner.resources),
     );
-    insert_nonempty(&mut runner, "env", json!(values.runner.env));
+    let mut runner_env = values.runner.env.clone();
+    if values.insecure {
+        runner_env.insert("NODE_TLS_REJECT_UNAUTHORIZED".into(), "0".into());
+    }
+    insert_nonempty(&mut runner, "env", json!(runner_env));
 
     let mut dind = Map::new();
     insert_nonempty(&mut dind, "nodeSelector", build_selector.clone());
@@ -219,13 +284,25 @@ pub fn generate(values: &Values, identity: &Identity) -> HelmValues {
         "tolerations",
         json!(values.runtime.scheduling.tolerations),
     );
-    let user_env: Vec<Value> = values
-        .runtime
-        .env
-        .iter()
-        .map(|(k, v)| json!({"name": k, "value": v}))
-        .collect();
-    insert_nonempty(&mut engine, "userEnvVars", json!(user_env));
+    let mut engine_env = values.runtime.env.clone();
+    if values.insecure {
+        engine_env.insert("NODE_TLS_REJECT_UNAUTHORIZED".into(), "0".into());
+    }
+    insert_nonempty(&mut engine, "env", json!(engine_env));
+
+    let mut hook = Map::new();
+    scheduling_into(&mut hook, runner_scheduling, values.arch);
+    let mut hook_env = platform_env.clone();
+    // The chart's own default for its hooks, which a given map would not drop
+    // (Helm merges maps), kept explicit for readers of this file.
+    hook_env.insert("HOME".into(), "/tmp".into());
+    hook.insert("env".into(), json!(hook_env));
+    let mut cronjob = Map::new();
+    scheduling_into(&mut cronjob, runner_scheduling, values.arch);
+    insert_nonempty(&mut cronjob, "env", json!(platform_env));
+    let mut gencerts = Map::new();
+    scheduling_into(&mut gencerts, runner_scheduling, values.arch);
+    insert_nonempty(&mut gencerts, "env", json!(platform_env));
 
     let mut runtime = Map::new();
     runtime.insert("dind".into(), Value::Object(dind));
@@ -236,8 +313,9 @@ pub fn generate(values: &Values, identity: &Identity) -> HelmValues {
             json!({"annotations": values.runtime.sa_annotations}),
         );
     }
-    let daemon = daemon_config(values);
-    runtime.insert("dindDaemon".into(), daemon);
+    runtime.insert("patch".into(), json!({"hook": hook, "cronjob": cronjob}));
+    runtime.insert("gencerts".into(), Value::Object(gencerts));
+    runtime.insert("dindDaemon".into(), daemon_config(values));
 
     let mut app_proxy = Map::new();
     app_proxy.insert("enabled".into(), json!(values.app_proxy.enabled));
@@ -265,6 +343,13 @@ pub fn generate(values: &Values, identity: &Identity) -> HelmValues {
             "resources",
             resources(&values.app_proxy.resources),
         );
+        scheduling_into(&mut app_proxy, runner_scheduling, values.arch);
+        if !values.app_proxy.sa_annotations.is_empty() {
+            app_proxy.insert(
+                "serviceAccount".into(),
+                json!({"annotations": values.app_proxy.sa_annotations}),
+            );
+        }
     }
     let mut monitor = Map::new();
     monitor.insert("enabled".into(), json!(values.monitor.enabled));
@@ -273,12 +358,24 @@ pub fn generate(values: &Values, identity: &Identity) -> HelmValues {
             "rbac".into(),
             json!({"namespaced": values.monitor.namespaced}),
         );
-        insert_nonempty(&mut monitor, "env", json!(values.monitor.env));
+        let mut env = values.monitor.env.clone();
+        env.insert("HELM3".into(), values.monitor.helm_releases.to_string());
+        if let Some(cluster_id) = &values.monitor.cluster_id {
+            env.insert("CLUSTER_ID".into(), cluster_id.clone());
+        }
+        insert_nonempty(&mut monitor, "env", json!(env));
         insert_nonempty(
             &mut monitor,
             "resources",
             resources(&values.monitor.resources),
         );
+        scheduling_into(&mut monitor, runner_scheduling, values.arch);
+        if !values.monitor.sa_annotations.is_empty() {
+            monitor.insert(
+                "serviceAccount".into(),
+                json!({"annotations": values.monitor.sa_annotations}),
+            );
+        }
     }
 
     let mut root = Map::new();
@@ -293,24 +390,55 @@ pub fn generate(values: &Values, identity: &Identity) -> HelmValues {
     root.insert("appProxy".into(), Value::Object(app_proxy));
     root.insert("monitor".into(), Value::Object(monitor));
 
-    let holds_secret = values.token.is_some() || values.storage.credentials.any();
+    let holds_secret = values.token.is_some()
+        || values.storage.credentials.any()
+        || !values.url_credentials.is_empty();
     let mut text = format!(
         "# Values for the cf-runtime Helm chart {CHART_VERSION}, generated by cf-runner.\n\
-         # Install: helm install cf-runtime oci://quay.io/codefresh/cf-runtime -f <this file> --create-namespace --namespace {ns}\n",
+         # Install: helm install cf-runtime oci://quay.io/codefresh/cf-runtime --version {CHART_VERSION} \
+         -f <this file> --create-namespace --namespace {ns}\n",
         ns = values.namespace
     );
+    let mut to_fill: Vec<String> = Vec::new();
     if values.token.is_none() {
-        text.push_str("# Set global.codefreshToken (or global.codefreshTokenSecretKeyRef) before installing.\n");
+        to_fill.push(
+            "global.codefreshToken: your Codefresh API key (or global.codefreshTokenSecretKeyRef)"
+                .into(),
+        );
     }
     if identity.account_id.is_none() {
-        text.push_str("# Set global.accountId to your Codefresh account id before installing.\n");
+        to_fill.push("global.accountId: your Codefresh account id".into());
+    }
+    if identity.context.is_none() {
+        to_fill.push(format!(
+            "global.context: the kube context name, in place of {CONTEXT_PLACEHOLDER} \
+             (it also names the agent and the runtime environment)"
+        ));
+    }
+    if !to_fill.is_empty() {
+        text.push_str("# Fill in before installing:\n");
+        for item in &to_fill {
+            text.push_str(&format!("#   - {item}\n"));
+        }
     }
     if !values.storage.provisioned {
-        text.push_str(&format!(
-            "# Builds use the existing StorageClass {} (provisioner {} is not installed).\n",
+        notes.push(format!(
+            "Builds use the existing StorageClass {} (provisioner {} is not installed).",
             values.storage.class_name,
             provisioner_name(&values.namespace)
         ));
+    }
+    if let Some(reg) = &values.docker_registry {
+        notes.push(format!(
+            "global.imageRegistry puts every image of the chart under {reg}, docker.io ones \
+             included. The mirror must hold:"
+        ));
+        for p in mirrored_images(values) {
+            notes.push(format!("  {reg}/{}:{}@{}", p.repository, p.tag, p.digest));
+        }
+    }
+    for note in &notes {
+        text.push_str(&format!("# {note}\n"));
     }
     text.push_str(&serde_yaml_ng::to_string(&Value::Object(root)).expect("serializable"));
     HelmValues { text, holds_secret }

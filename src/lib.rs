@@ -5,10 +5,14 @@
 //! the manifests go to files (dry-run), to a Helm values file, or to a
 //! cluster. [`app`] is the one place that orders those steps.
 
+// The template context is one `json!` literal, deeper than the default 128.
+#![recursion_limit = "256"]
+
 pub mod app;
 pub mod cli;
 pub mod export;
 pub mod helm;
+pub mod input_file;
 pub mod kube;
 pub mod output;
 pub mod platform;

@@ -41,8 +41,33 @@ fn help_of(args: &[&str]) -> String {
     stdout
 }
 
+/// True when `text` mentions `needle`; a flag (`--name`) only as a whole
+/// flag, so `--app-proxy` is not found in `--app-proxy-host`.
+fn mentions(text: &str, needle: &str) -> bool {
+    if !needle.starts_with("--") {
+        return text.contains(needle);
+    }
+    let is_flag_char = |c: char| c.is_ascii_alphanumeric() || c == '-';
+    text.match_indices(needle).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + needle.len()..].chars().next();
+        !before.is_some_and(is_flag_char) && !after.is_some_and(is_flag_char)
+    })
+}
+
+#[test]
+fn a_flag_is_only_found_whole() {
+    let help = "      --app-proxy-host <HOST>\n      --no-proxy <LIST>\n";
+    assert!(!mentions(help, "--app-proxy"));
+    assert!(!mentions(help, "--proxy"));
+    assert!(mentions(help, "--app-proxy-host"));
+    assert!(mentions("  --app-proxy\n", "--app-proxy"));
+    assert!(mentions("  --app-proxy [<BOOL>]", "--app-proxy"));
+    assert!(mentions("  -y, --yes", "--yes"));
+}
+
 fn assert_mentions(what: &str, text: &str, needles: &[&str]) {
-    let missing: Vec<_> = needles.iter().filter(|n| !text.contains(**n)).collect();
+    let missing: Vec<_> = needles.iter().filter(|n| !mentions(text, n)).collect();
     assert!(
         missing.is_empty(),
         "{what} does not mention {missing:?}:\n{text}"
@@ -90,6 +115,7 @@ fn init_help_lists_the_key_flags() {
             "--kube-config-path",
             "--generate-helm-values-file",
             "--output-dir",
+            "--overwrite",
             "--yes",
             "--token",
             "--url",

@@ -5,6 +5,18 @@
 use std::path::PathBuf;
 use std::process::Command;
 
+/// True when asked to rewrite the scripts; refused under `CI=true`, where a
+/// rewrite would make the comparison pass.
+fn updating() -> bool {
+    let update = std::env::var_os("UPDATE_COMPLETIONS").is_some();
+    let ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
+    assert!(
+        !(update && ci),
+        "UPDATE_COMPLETIONS is set under CI=true: CI compares the scripts, it never rewrites them; unset it"
+    );
+    update
+}
+
 #[test]
 fn checked_in_completions_match_the_binary() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("completions");
@@ -26,7 +38,7 @@ fn checked_in_completions_match_the_binary() {
             "{shell} script lacks flags"
         );
         let path = dir.join(file);
-        if std::env::var_os("UPDATE_COMPLETIONS").is_some() {
+        if updating() {
             std::fs::write(&path, &generated).unwrap();
             continue;
         }

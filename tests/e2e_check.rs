@@ -193,6 +193,7 @@ async fn wait_until_allowed(
 }
 
 #[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn check_as_admin_passes_with_a_line_per_check() {
     if skip_e2e() {
         return;
@@ -214,6 +215,7 @@ async fn check_as_admin_passes_with_a_line_per_check() {
 }
 
 #[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn check_json_and_yaml_list_every_check() {
     if skip_e2e() {
         return;
@@ -242,6 +244,7 @@ async fn check_json_and_yaml_list_every_check() {
 }
 
 #[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn check_as_a_user_without_rbac_names_what_is_missing_and_creates_nothing() {
     if skip_e2e() {
         return;
@@ -293,6 +296,7 @@ async fn check_as_a_user_without_rbac_names_what_is_missing_and_creates_nothing(
 }
 
 #[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn init_as_a_user_without_rbac_stops_at_preflight_and_creates_nothing() {
     if skip_e2e() {
         return;
@@ -329,6 +333,7 @@ async fn init_as_a_user_without_rbac_stops_at_preflight_and_creates_nothing() {
 }
 
 #[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn check_after_an_install_names_the_installation() {
     if skip_e2e() {
         return;
@@ -374,6 +379,7 @@ async fn check_after_an_install_names_the_installation() {
 }
 
 #[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn check_names_the_objects_of_an_older_installer() {
     if skip_e2e() {
         return;
@@ -401,9 +407,10 @@ async fn check_names_the_objects_of_an_older_installer() {
 
     let out = check(cp, ADMIN, &ns, &[]);
     let shown = text(&out);
-    assert_eq!(out.status.code(), Some(0), "{shown}");
+    // Another installer's runner stops the install (issue 14): exit 3.
+    assert_eq!(out.status.code(), Some(3), "{shown}");
     assert!(
-        line(&shown, "existing installation").starts_with("! "),
+        line(&shown, "existing installation").starts_with("✗ "),
         "{shown}"
     );
     assert!(shown.contains("older installer"), "{shown}");
@@ -418,6 +425,7 @@ async fn check_names_the_objects_of_an_older_installer() {
 }
 
 #[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn a_namespace_admin_passes_and_installs_into_that_namespace() {
     if skip_e2e() {
         return;
@@ -467,6 +475,7 @@ async fn a_namespace_admin_passes_and_installs_into_that_namespace() {
 }
 
 #[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn a_user_without_bind_passes_and_installs_roles_before_bindings() {
     if skip_e2e() {
         return;
@@ -549,6 +558,7 @@ async fn a_user_without_bind_passes_and_installs_roles_before_bindings() {
 }
 
 #[test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 fn check_with_bad_values_exits_2_before_touching_a_cluster() {
     // No kubeconfig at all: the values are rejected before it is looked for.
     let dir = tempfile::tempdir().unwrap();

@@ -50,6 +50,7 @@ fn admin_token(cp: &ControlPlane) -> String {
 }
 
 #[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn exec_plugin_credentials_work() {
     if skip_e2e() {
         return;
@@ -160,6 +161,7 @@ async fn start_connect_proxy() -> (String, Arc<AtomicUsize>) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn https_proxy_is_used_unless_no_proxy_matches() {
     if skip_e2e() {
         return;
@@ -226,6 +228,7 @@ async fn can(
 }
 
 #[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn the_runner_service_account_has_only_what_it_needs() {
     if skip_e2e() {
         return;
@@ -306,6 +309,7 @@ async fn the_runner_service_account_has_only_what_it_needs() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn an_apiserver_lost_mid_apply_is_reported_and_a_rerun_converges() {
     if skip_e2e() {
         return;

@@ -15,6 +15,7 @@ use support::controlplane::{
 };
 
 #[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn control_plane_runs_kubernetes_1_36() {
     if skip_e2e() {
         return;
@@ -31,6 +32,7 @@ async fn control_plane_runs_kubernetes_1_36() {
 }
 
 #[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn deployment_becomes_available_on_kwok_nodes() {
     if skip_e2e() {
         return;
@@ -95,6 +97,7 @@ async fn deployment_becomes_available_on_kwok_nodes() {
 }
 
 #[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn job_completes_on_kwok_nodes() {
     if skip_e2e() {
         return;
@@ -132,6 +135,7 @@ async fn job_completes_on_kwok_nodes() {
 }
 
 #[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn limited_user_is_forbidden_by_rbac() {
     if skip_e2e() {
         return;
@@ -158,6 +162,7 @@ async fn limited_user_is_forbidden_by_rbac() {
 }
 
 #[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn audit_log_records_every_request() {
     if skip_e2e() {
         return;
@@ -204,6 +209,7 @@ async fn audit_log_records_every_request() {
 /// stopped and started again without losing data, and dropping it removes
 /// everything.
 #[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn private_control_plane_restarts_its_apiserver() {
     if skip_e2e() {
         return;

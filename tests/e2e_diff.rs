@@ -119,6 +119,7 @@ fn changed_lines(diff: &str) -> Vec<&str> {
 }
 
 #[test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 fn right_after_init_there_is_nothing_to_show_and_nothing_is_written() {
     if skip_e2e() {
         return;
@@ -143,6 +144,7 @@ fn right_after_init_there_is_nothing_to_show_and_nothing_is_written() {
 }
 
 #[test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 fn a_changed_setting_shows_exactly_that_field() {
     if skip_e2e() {
         return;
@@ -190,6 +192,7 @@ fn a_changed_setting_shows_exactly_that_field() {
 }
 
 #[test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 fn a_hand_edit_made_with_kubectl_shows_up() {
     if skip_e2e() {
         return;
@@ -231,6 +234,7 @@ fn a_hand_edit_made_with_kubectl_shows_up() {
 }
 
 #[test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 fn with_nothing_installed_everything_is_to_create() {
     if skip_e2e() {
         return;
@@ -250,6 +254,7 @@ fn with_nothing_installed_everything_is_to_create() {
 }
 
 #[test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 fn the_runtime_spec_is_compared_with_the_platform_when_a_token_is_at_hand() {
     if skip_e2e() {
         return;

@@ -39,6 +39,7 @@ fn resource_for(api_version: &str, kind: &str) -> ApiResource {
 }
 
 #[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn every_example_is_accepted_by_a_real_apiserver_with_strict_validation() {
     if skip_e2e() {
         return;

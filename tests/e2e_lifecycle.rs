@@ -213,6 +213,7 @@ async fn settled_names(client: &Client, ns: &str) -> Vec<String> {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn every_backend_makes_the_round_trip_and_leaves_nothing_labelled() {
     if skip_e2e() {
         return;
@@ -344,6 +345,7 @@ async fn every_backend_makes_the_round_trip_and_leaves_nothing_labelled() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn delete_removes_only_our_objects_and_is_not_an_error_twice() {
     if skip_e2e() {
         return;
@@ -506,6 +508,7 @@ fn is_monitor(line: &str) -> bool {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn upgrade_without_the_monitor_removes_it_and_changes_nothing_else() {
     if skip_e2e() {
         return;
@@ -629,6 +632,7 @@ async fn upgrade_without_the_monitor_removes_it_and_changes_nothing_else() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn an_older_record_upgrades_cleanly() {
     if skip_e2e() {
         return;
@@ -748,6 +752,7 @@ async fn delete_interrupted(
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn a_killed_delete_is_finished_by_the_rerun() {
     if skip_e2e() {
         return;
@@ -773,6 +778,7 @@ async fn a_killed_delete_is_finished_by_the_rerun() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn a_delete_that_loses_the_apiserver_is_finished_by_the_rerun() {
     if skip_e2e() {
         return;
@@ -881,6 +887,7 @@ fn on_a_terminal(
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn delete_on_a_terminal_asks_first() {
     if skip_e2e() {
         return;
@@ -918,6 +925,155 @@ async fn delete_on_a_terminal_asks_first() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
+async fn a_proxy_password_stays_out_of_the_record_info_and_the_upgrade_diff() {
+    if skip_e2e() {
+        return;
+    }
+    let cp = controlplane::shared();
+    let client = cp.client();
+    let ns = unique("pxy");
+    let out = init_then(
+        cp,
+        None,
+        &ns,
+        "local",
+        "--no-wait",
+        &[
+            "--https-proxy",
+            "http://proxyuser:OLDPASS@proxy.example.com:3128",
+        ],
+    );
+    assert!(!text(&out).contains("OLDPASS"), "{}", text(&out));
+    let secrets: Api<Secret> = Api::namespaced(client.clone(), &ns);
+    let credentials = |secret: Secret| -> String {
+        secret
+            .data
+            .unwrap_or_default()
+            .values()
+            .map(|v| String::from_utf8_lossy(&v.0).into_owned())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+
+    // The record keeps which proxy, without the password.
+    let record = secrets.get("cf-runner-values").await.unwrap();
+    let values_yaml = String::from_utf8(record.data.unwrap()["values.yaml"].0.clone()).unwrap();
+    assert!(!values_yaml.contains("OLDPASS"), "{values_yaml}");
+    assert!(
+        values_yaml.contains("proxyuser:<redacted>@proxy.example.com:3128"),
+        "{values_yaml}"
+    );
+    // The pods read it from the credentials Secret.
+    let held = credentials(secrets.get("cf-runner-credentials").await.unwrap());
+    assert!(held.contains("OLDPASS"), "{held}");
+    let deployments: Api<k8s_openapi::api::apps::v1::Deployment> =
+        Api::namespaced(client.clone(), &ns);
+    let runner = serde_json::to_value(deployments.get("runner").await.unwrap()).unwrap();
+    let runner_text = runner.to_string();
+    assert!(
+        !runner_text.contains("OLDPASS"),
+        "a literal in the runner Deployment"
+    );
+    assert!(
+        runner_text.contains("cf-runner-credentials"),
+        "{runner_text}"
+    );
+
+    // info, in every format.
+    for format in ["table", "json", "yaml"] {
+        let out = cf_runner(
+            cp,
+            &[
+                "info",
+                "--kube-namespace",
+                &ns,
+                "--kube-context-name",
+                CONTEXT,
+                "-o",
+                format,
+            ],
+        );
+        assert!(out.status.success(), "{}", text(&out));
+        assert!(
+            !text(&out).contains("OLDPASS"),
+            "info -o {format}: {}",
+            text(&out)
+        );
+    }
+
+    // upgrade: the diff hides both passwords; the new one reaches the Secret.
+    let upgrade = |extra: &[&str]| {
+        let mut args = vec![
+            "upgrade",
+            "--yes",
+            "--kube-namespace",
+            &ns,
+            "--kube-context-name",
+            CONTEXT,
+            "--no-wait",
+        ];
+        args.extend_from_slice(extra);
+        cf_runner(cp, &args)
+    };
+    let out = upgrade(&[
+        "--https-proxy",
+        "http://proxyuser:NEWPASS@proxy.example.com:3128",
+    ]);
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    assert!(
+        !said.contains("OLDPASS") && !said.contains("NEWPASS"),
+        "{said}"
+    );
+    let held = credentials(secrets.get("cf-runner-credentials").await.unwrap());
+    assert!(
+        held.contains("NEWPASS") && !held.contains("OLDPASS"),
+        "{held}"
+    );
+    assert!(
+        said.contains("EnvVars.HTTPS_PROXY: credentials changed"),
+        "{said}"
+    );
+    // Its pods read it only when they start: the runner is rolled.
+    assert!(said.contains("restarted (new credentials)"), "{said}");
+    let runner = deployments.get("runner").await.unwrap();
+    let annotations = runner
+        .spec
+        .unwrap()
+        .template
+        .metadata
+        .unwrap()
+        .annotations
+        .unwrap_or_default();
+    assert!(
+        annotations.contains_key("cf-runner.codefresh.io/restarted-at"),
+        "{annotations:?}"
+    );
+
+    // Again with nothing new: the password is read back, not replaced by `<redacted>`.
+    let out = upgrade(&[]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("values: unchanged"), "{}", text(&out));
+    let held = credentials(secrets.get("cf-runner-credentials").await.unwrap());
+    assert!(
+        held.contains("NEWPASS") && !held.contains("<redacted>"),
+        "{held}"
+    );
+
+    // Lost from the Secret: refused, never installed masked.
+    secrets
+        .delete("cf-runner-credentials", &Default::default())
+        .await
+        .unwrap();
+    let out = upgrade(&[]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("EnvVars.HTTPS_PROXY"), "{}", text(&out));
+    assert!(!text(&out).contains("NEWPASS"), "{}", text(&out));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn upgrade_on_a_terminal_shows_the_diff_before_it_asks() {
     if skip_e2e() {
         return;

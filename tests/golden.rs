@@ -68,9 +68,17 @@ fn dry_run(example: &Path, out: &Path) -> Output {
     output
 }
 
+/// The manifests of an export folder (not cf-runner's own list of them).
 fn read_folder(dir: &Path) -> BTreeMap<String, String> {
     fs::read_dir(dir)
         .unwrap()
+        .filter(|e| {
+            !e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .starts_with('.')
+        })
         .map(|e| {
             let p = e.unwrap().path();
             (
@@ -85,8 +93,16 @@ fn yaml(text: &str) -> Value {
     serde_yaml_ng::from_str(text).expect("valid YAML")
 }
 
+/// True when asked to rewrite the snapshots; refused under `CI=true`, where
+/// a rewritten snapshot would make every comparison pass.
 fn updating() -> bool {
-    std::env::var_os("UPDATE_GOLDEN").is_some()
+    let update = std::env::var_os("UPDATE_GOLDEN").is_some();
+    let ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
+    assert!(
+        !(update && ci),
+        "UPDATE_GOLDEN is set under CI=true: CI compares the snapshots, it never rewrites them; unset it"
+    );
+    update
 }
 
 /// Compares `actual` with the snapshot folder, or rewrites the snapshot.
@@ -315,4 +331,134 @@ fn default_dry_run_writes_codefresh_manifests_in_the_current_folder() {
     // Without a context anywhere, names carry an obvious placeholder.
     assert!(files["runtime-environment.yaml"].contains("<placeholder: kube context name>"));
     assert!(files["1-secret-runner.yaml"].contains("<placeholder: agent token"));
+}
+
+/// Passwords in URLs and the licence key of a values file that sets every
+/// kind of them; like [`SECRET_TEXTS`], they may only land in Secret files.
+const URL_SECRET_TEXTS: &[&str] = &["PROXYPASS", "RUNNERPASS", "MONITORPASS", "NR-LICENCE-123"];
+
+const URL_SECRETS_VALUES: &str = "\
+Context: onprem
+Namespace: codefresh
+NewRelicLicense: NR-LICENCE-123
+EnvVars:
+  HTTPS_PROXY: http://proxyuser:PROXYPASS@proxy.example.com:3128
+  HTTP_PROXY: http://proxyuser:PROXYPASS@proxy.example.com:3128
+  NO_PROXY: localhost,.svc
+AdditionalEnvVars:
+  GIT_MIRROR: https://git:RUNNERPASS@git.example.com/mirror
+Monitor:
+  Enabled: true
+  AdditionalEnvVars:
+    HTTPS_PROXY: http://other:MONITORPASS@proxy2.example.com:3128
+AppProxy:
+  Enabled: true
+  Ingress:
+    Host: cf.example.com
+";
+
+#[test]
+fn url_credentials_and_the_licence_never_reach_stdout_stderr_or_non_secret_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let values = tmp.path().join("proxied.yaml");
+    fs::write(&values, URL_SECRETS_VALUES).unwrap();
+    let out = tmp.path().join("out");
+    let output = dry_run(&values, &out);
+    let printed = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let mut in_secrets = std::collections::BTreeSet::new();
+    for (name, text) in read_folder(&out) {
+        let is_secret = yaml(&text).get("kind").and_then(Value::as_str) == Some("Secret");
+        for s in URL_SECRET_TEXTS {
+            assert!(!printed.contains(s), "{s} printed");
+            if text.contains(s) {
+                assert!(is_secret, "{s} found in {name}, which is not a Secret");
+                assert!(
+                    name != "1-secret-cf-runner-values.yaml",
+                    "{s} in the values record"
+                );
+                in_secrets.insert(*s);
+            }
+        }
+    }
+    // The licence has no use in the cluster; every password reaches the pods.
+    assert_eq!(
+        in_secrets.into_iter().collect::<Vec<_>>(),
+        ["MONITORPASS", "PROXYPASS", "RUNNERPASS"]
+    );
+    // The pods read them from the credentials Secret, never from a literal.
+    let runner = yaml(&fs::read_to_string(out.join("2-deployment-runner.yaml")).unwrap());
+    let env = &runner["spec"]["template"]["spec"]["containers"][0]["env"];
+    let proxy = env
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == "HTTPS_PROXY")
+        .expect("the runner gets HTTPS_PROXY");
+    assert_eq!(
+        proxy["valueFrom"]["secretKeyRef"]["name"], "cf-runner-credentials",
+        "{proxy}"
+    );
+    // The record and the spec keep the rest of the URL, so a reader sees which proxy.
+    let record = fs::read_to_string(out.join("1-secret-cf-runner-values.yaml")).unwrap();
+    assert!(
+        record.contains("proxyuser:<redacted>@proxy.example.com:3128"),
+        "{record}"
+    );
+    let spec = fs::read_to_string(out.join("runtime-environment.yaml")).unwrap();
+    assert!(
+        spec.contains("proxyuser:<redacted>@proxy.example.com:3128"),
+        "{spec}"
+    );
+
+    // `--output-dir -`: none of them on stdout either.
+    let output = cf_runner(
+        tmp.path(),
+        &[
+            "init",
+            "--dry-run",
+            "--yes",
+            "--values",
+            values.to_str().unwrap(),
+            "--output-dir",
+            "-",
+        ],
+    );
+    assert!(output.status.success());
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    for s in URL_SECRET_TEXTS {
+        assert!(!all.contains(s), "{s} printed with --output-dir -");
+    }
+}
+
+#[test]
+fn a_bad_url_with_credentials_is_refused_without_echoing_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    for args in [
+        &["--https-proxy", "ftp://u:LEAKPASS@p:3128"][..],
+        &["--http-proxy", "not a url http://u:LEAKPASS@p"][..],
+        &["--url", "https://u:LEAKPASS@cf.example.com"][..],
+        &["--set-value", "NewRelicLicense:LEAKPASS"][..],
+    ] {
+        let mut all = vec!["init", "--dry-run", "--yes"];
+        all.extend_from_slice(args);
+        let output = cf_runner(tmp.path(), &all);
+        let printed = format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {printed}");
+        assert!(
+            !printed.contains("LEAKPASS"),
+            "{args:?} echoed the password: {printed}"
+        );
+    }
 }

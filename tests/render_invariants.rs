@@ -153,8 +153,11 @@ fn rbac_is_least_privilege() {
                             m.display_name()
                         );
                     }
-                    // No cluster-wide Secret access anywhere.
-                    if m.kind == "ClusterRole" {
+                    // No cluster-wide Secret access, except the volume
+                    // provisioner's, which is the chart's (docs/chart-parity.md).
+                    if m.kind == "ClusterRole"
+                        && m.component != render::Component::VolumeProvisioner
+                    {
                         assert!(
                             !rule["resources"]
                                 .as_array()
@@ -171,7 +174,7 @@ fn rbac_is_least_privilege() {
         let runner = find(&r, "Role", "runner");
         assert_eq!(
             runner.object["rules"][0]["verbs"],
-            serde_json::json!(["get", "create", "delete"])
+            serde_json::json!(["get", "create", "delete", "patch"])
         );
     }
 }
@@ -219,7 +222,7 @@ fn storage_backends_render_their_own_cleaner_and_parameters() {
         .iter()
         .any(|m| m.component == render::Component::VolumeProvisioner));
     assert_eq!(
-        custom.runtime_environment["dockerDaemonScheduler"]["pvcs"]["dind"]["storageClassName"],
+        custom.runtime_environment["dockerDaemonScheduler"]["pvcs"][0]["storageClassName"],
         "fast-ssd"
     );
 
@@ -353,4 +356,51 @@ fn flags_beat_set_values_which_beat_files() {
     };
     let v = values::load(&input).unwrap().values;
     assert!(v.monitor.enabled && v.insecure);
+}
+
+#[test]
+fn the_monitor_reads_secrets_only_with_its_helm_release_view() {
+    let render_with = |extra: &str| {
+        let input = Input {
+            files: vec![ValuesFile {
+                origin: "test.yaml".into(),
+                text: format!("Context: c\nNamespace: ns\nMonitor:\n  Enabled: true\n{extra}"),
+            }],
+            ..Default::default()
+        };
+        let loaded = values::load(&input).unwrap();
+        let identity = Identity {
+            context: Some("c".into()),
+            ..Default::default()
+        };
+        render::render(&loaded.values, &identity, &loaded.redacted_tree).unwrap()
+    };
+    let reads_secrets = |r: &Rendered| {
+        find(r, "Role", "monitor").object["rules"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|rule| {
+                rule["resources"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|v| v == "secrets")
+            })
+    };
+    let helm3 = |r: &Rendered| {
+        containers(find(r, "Deployment", "monitor"))[0]["env"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["name"] == "HELM3")
+            .unwrap()["value"]
+            .clone()
+    };
+    let off = render_with("");
+    assert!(!reads_secrets(&off));
+    assert_eq!(helm3(&off), "false");
+    let on = render_with("  Helm3: true\n");
+    assert!(reads_secrets(&on));
+    assert_eq!(helm3(&on), "true");
 }

@@ -58,6 +58,9 @@ pub fn run(args: &CheckArgs) -> Outcome {
         Ok(l) => l,
         Err(problems) => return Outcome::BadInput(problems),
     };
+    for line in &loaded.warnings {
+        output::warn(line);
+    }
     for key in &loaded.ignored_keys {
         output::warn(&format!(
             "{key} is a venonactl key that cf-runner accepts but does not use"
@@ -84,7 +87,14 @@ pub fn run(args: &CheckArgs) -> Outcome {
                 )
             }
         };
-        let checks = preflight::run(&cluster.client, &rendered.manifests, &values.namespace).await;
+        waiting_for(&cluster);
+        let checks = preflight::run(
+            &cluster.client,
+            &rendered.manifests,
+            Some(&rendered.runtime_environment),
+            &values.namespace,
+        )
+        .await;
         let mut passed = !preflight::failed(&checks);
         // The build path, after the preflight passed (`--probe`).
         let probe = if args.probe && passed {
@@ -199,12 +209,31 @@ fn report_failure(checks: &[Check], hint: &str) {
 /// The first step of `init` against a cluster. Prints the warnings (or,
 /// when a check fails, every check) and gives `Err(PreflightFailed)` when
 /// the install must not go ahead.
+/// Says what the preflight waits for before it waits (stderr, so `-o json`
+/// stays clean).
+fn waiting_for(cluster: &crate::kube::Cluster) {
+    output::note(&format!(
+        "running the preflight against {} (context {}); the API server has {}s to answer",
+        cluster.server,
+        cluster.context,
+        preflight::FIRST_ANSWER_TIMEOUT.as_secs()
+    ));
+}
+
 pub(crate) async fn preflight_for_install(
     cluster: &crate::kube::Cluster,
     manifests: &[Manifest],
+    runtime_environment: &serde_json::Value,
     namespace: &str,
 ) -> Result<(), Outcome> {
-    let checks = preflight::run(&cluster.client, manifests, namespace).await;
+    waiting_for(cluster);
+    let checks = preflight::run(
+        &cluster.client,
+        manifests,
+        Some(runtime_environment),
+        namespace,
+    )
+    .await;
     if preflight::failed(&checks) {
         print_checks(&checks);
         report_failure(

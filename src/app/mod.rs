@@ -37,6 +37,9 @@ pub enum Outcome {
     Differs,
     /// Something failed, with an exit code other than 1 (`diff` uses 2).
     FailedWithCode(anyhow::Error, Option<String>, u8),
+    /// Stopped by SIGINT (exit 130) or SIGTERM (exit 143) after the cluster
+    /// was touched: the report says what was and was not applied.
+    Signalled(u8, anyhow::Error, Option<String>),
 }
 
 impl Outcome {
@@ -54,7 +57,7 @@ impl Outcome {
             }
             Outcome::PreflightFailed => ExitCode::from(3),
             Outcome::Differs => ExitCode::from(1),
-            Outcome::FailedWithCode(err, hint, code) => {
+            Outcome::FailedWithCode(err, hint, code) | Outcome::Signalled(code, err, hint) => {
                 output::error(&err, hint.as_deref());
                 ExitCode::from(code)
             }

@@ -206,7 +206,8 @@ pub(crate) async fn status(
 }
 
 /// The leaves of `ours` that `theirs` lacks or holds otherwise, as dotted
-/// paths (at most 5). Fields only the platform has are not differences.
+/// paths (at most 5), with `[i]` for an item of a list of records. Fields
+/// only the platform has are not differences.
 pub(crate) fn spec_differences(ours: &Value, theirs: &Value) -> Vec<String> {
     fn walk(ours: &Value, theirs: Option<&Value>, path: &str, out: &mut Vec<String>) {
         match ours {
@@ -218,6 +219,23 @@ pub(crate) fn spec_differences(ours: &Value, theirs: &Value) -> Vec<String> {
                         format!("{path}.{k}")
                     };
                     walk(v, theirs.and_then(|t| t.get(k)), &p, out);
+                }
+            }
+            // Lists of records (e.g. `pvcs`) are compared item by item, so
+            // a difference names its field, not the whole list.
+            Value::Array(items)
+                if items.iter().any(Value::is_object)
+                    && theirs
+                        .and_then(Value::as_array)
+                        .is_some_and(|t| t.len() == items.len()) =>
+            {
+                for (i, v) in items.iter().enumerate() {
+                    walk(
+                        v,
+                        theirs.and_then(|t| t.get(i)),
+                        &format!("{path}[{i}]"),
+                        out,
+                    );
                 }
             }
             leaf => {
@@ -334,6 +352,15 @@ mod tests {
         assert!(spec_differences(&ours, &theirs).is_empty());
         let changed = json!({"a": {"b": 2, "c": [1]}, "e": "y"});
         assert_eq!(spec_differences(&ours, &changed), vec!["a.b", "e"]);
+    }
+
+    #[test]
+    fn a_changed_field_in_a_list_of_records_is_named_with_its_index() {
+        let ours = json!({"pvcs": [{"name": "dind", "volumeSize": "16Gi"}]});
+        let theirs = json!({"pvcs": [{"name": "dind", "volumeSize": "1Gi", "extra": 1}]});
+        assert_eq!(spec_differences(&ours, &theirs), vec!["pvcs[0].volumeSize"]);
+        let shorter = json!({"pvcs": []});
+        assert_eq!(spec_differences(&ours, &shorter), vec!["pvcs"]);
     }
 
     #[test]

@@ -138,7 +138,38 @@ async fn restore_secrets(
             }
         }
     }
+    // URLs with credentials (proxies): from the credentials Secret.
+    let mut held = BTreeMap::new();
+    for key in values::secrets::masked_url_keys(tree) {
+        let live =
+            inventory::secret_value(&cluster.client, namespace, render::CREDENTIALS_SECRET, &key)
+                .await?;
+        if let Some(v) = live {
+            held.insert(key, v);
+        }
+    }
+    // What stays masked is refused after merging, unless given again.
+    values::secrets::restore_url_credentials(tree, &held);
     Ok(lost)
+}
+
+/// A value recorded with URL credentials that no Secret holds any more:
+/// the upgrade must not install the masked text in its place.
+fn lost_credentials_problems(merged: &Value) -> Vec<Problem> {
+    values::secrets::masked_url_paths(merged)
+        .into_iter()
+        .map(|path| {
+            Problem::new(
+                &path,
+                None,
+                format!(
+                    "was recorded with credentials in its URL, and the Secret {} no longer holds them",
+                    render::CREDENTIALS_SECRET
+                ),
+                format!("pass the value again, e.g. --set-value {path}=http://user:password@proxy:3128"),
+            )
+        })
+        .collect()
 }
 
 /// What the platform issued at install time, as installed: the dind TLS
@@ -343,6 +374,22 @@ pub fn values_changes(old: &Value, new: &Value) -> Vec<String> {
         .collect()
 }
 
+/// `key: credentials changed` for a URL whose password changed: the masked
+/// diff cannot show it, and the user should still see that it changes.
+fn credential_changes(
+    old: &BTreeMap<String, String>,
+    new: &BTreeMap<String, values::Secret>,
+) -> Vec<String> {
+    new.iter()
+        .filter_map(|(key, value)| {
+            let before = old.get(key)?;
+            let masked = values::secrets::masked;
+            (before != value.expose() && masked(before) == masked(value.expose()))
+                .then(|| format!("{key}: credentials changed"))
+        })
+        .collect()
+}
+
 /// True when the rendered Secret `secret` holds `key` (with a real value).
 fn holds(manifests: &[Manifest], secret: &str, key: &str) -> bool {
     manifests
@@ -403,6 +450,9 @@ pub(crate) struct Plan {
     pub loaded: values::Loaded,
     pub identity: render::Identity,
     pub stored_redacted: Value,
+    /// URL credentials of the stored values (restored from their Secret),
+    /// to say which changed without showing them.
+    pub stored_url_credentials: std::collections::BTreeMap<String, String>,
     pub record_tree: Value,
     pub rendered: render::Rendered,
     /// The runtime environment's name, for an install registered on the platform.
@@ -483,7 +533,10 @@ pub(crate) async fn plan(
     );
     let mut ignored = Vec::new();
     let merged = values::merge_layers(&input, &mut ignored);
-    let refused = in_place_problems_raw(namespace, &stored, &merged);
+    let mut refused = in_place_problems_raw(namespace, &stored, &merged);
+    if refused.is_empty() {
+        refused = lost_credentials_problems(&merged);
+    }
     if !refused.is_empty() {
         return Err(Outcome::BadInput(Problems(refused)));
     }
@@ -515,6 +568,9 @@ pub(crate) async fn plan(
     }
     if !problems.is_empty() {
         return Err(Outcome::BadInput(Problems(problems)));
+    }
+    for line in &loaded.warnings {
+        output::warn(line);
     }
     for key in &loaded.ignored_keys {
         output::warn(&format!(
@@ -586,6 +642,7 @@ pub(crate) async fn plan(
         loaded,
         identity,
         stored_redacted,
+        stored_url_credentials: values::secrets::url_credentials(&stored),
         record_tree,
         rendered,
         runtime_name,
@@ -604,6 +661,7 @@ async fn upgrade(args: &UpgradeArgs, input: Input, cluster: &Cluster, namespace:
         loaded,
         identity,
         stored_redacted,
+        stored_url_credentials,
         record_tree,
         rendered,
         runtime_name,
@@ -633,7 +691,11 @@ async fn upgrade(args: &UpgradeArgs, input: Input, cluster: &Cluster, namespace:
         cluster.server,
         env!("CARGO_PKG_VERSION")
     ));
-    let changes = values_changes(&stored_redacted, &record_tree);
+    let mut changes = values_changes(&stored_redacted, &record_tree);
+    changes.extend(credential_changes(
+        &stored_url_credentials,
+        &values.url_credentials,
+    ));
     if changes.is_empty() {
         output::say("  values: unchanged");
     } else {
@@ -917,6 +979,30 @@ mod tests {
                 "DockerRegistry: (unset) → \"r.example.com\"",
                 "Monitor.Enabled: true → false"
             ]
+        );
+    }
+
+    #[test]
+    fn the_values_diff_never_shows_a_url_password() {
+        let old = json!({"EnvVars": {"HTTPS_PROXY": "http://u:OLDPASS@p:3128"}, "NewRelicLicense": "LIC1"});
+        let new = json!({"EnvVars": {"HTTPS_PROXY": "http://v:NEWPASS@p:3128"}, "NewRelicLicense": "LIC2"});
+        let changes = values_changes(&values::redact(&old), &values::redact(&new)).join("\n");
+        for secret in ["OLDPASS", "NEWPASS", "LIC1", "LIC2"] {
+            assert!(!changes.contains(secret), "{changes}");
+        }
+        assert!(changes.contains("EnvVars.HTTPS_PROXY"), "{changes}");
+
+        let old = BTreeMap::from([(
+            "EnvVars.HTTPS_PROXY".to_string(),
+            "http://u:OLDPASS@p".to_string(),
+        )]);
+        let new = BTreeMap::from([(
+            "EnvVars.HTTPS_PROXY".to_string(),
+            values::Secret::new("http://u:NEWPASS@p"),
+        )]);
+        assert_eq!(
+            credential_changes(&old, &new),
+            ["EnvVars.HTTPS_PROXY: credentials changed"]
         );
     }
 

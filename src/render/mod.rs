@@ -2,18 +2,21 @@
 //! to install, and the runtime-environment spec. Pure: no I/O, no clock, no
 //! randomness, so the same input always gives the same bytes.
 //!
-//! Templates live in `templates/` and are embedded at build time. Values are
-//! inserted with `json_encode`, which YAML reads as flow style, so no value
-//! can break the indentation or inject keys.
+//! Templates live in `templates/` and are embedded at build time (MiniJinja
+//! syntax). Values are inserted with `tojson`, which YAML reads as flow
+//! style, so no value can break the indentation or inject keys.
 
 pub mod images;
+pub mod runtime_spec;
+
+pub use runtime_spec::runtime_environment_spec;
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-use crate::values::{Arch, Backend, Scheduling, Secret, Values};
+use crate::values::{secrets, Arch, Backend, Scheduling, Secret, Values};
 
 /// Label every object carries: who manages it.
 pub const LABEL_MANAGED_BY: &str = "app.kubernetes.io/managed-by";
@@ -25,6 +28,9 @@ pub const LABEL_INSTANCE: &str = "app.kubernetes.io/instance";
 pub const LABEL_COMPONENT: &str = "app.kubernetes.io/component";
 /// Name of the Secret that records the values an installation used.
 pub const RECORD_SECRET: &str = "cf-runner-values";
+/// Name of the Secret holding the values that carry URL credentials (a
+/// proxy's password, say): pods read them from it, never from a literal.
+pub const CREDENTIALS_SECRET: &str = "cf-runner-credentials";
 /// Version of the record's layout, so later versions can read older ones.
 pub const RECORD_FORMAT: &str = "1";
 
@@ -138,7 +144,8 @@ impl Manifest {
 #[derive(Debug, Clone)]
 pub struct Rendered {
     pub manifests: Vec<Manifest>,
-    /// The runtime-environment spec registered on the platform.
+    /// The runtime-environment spec registered on the platform, from
+    /// [`runtime_environment_spec`].
     pub runtime_environment: Value,
 }
 
@@ -150,7 +157,7 @@ pub enum RenderError {
     Template {
         template: String,
         #[source]
-        source: tera::Error,
+        source: minijinja::Error,
     },
     #[error("template {template} produced invalid YAML in document {index}: {message}")]
     Yaml {
@@ -205,25 +212,33 @@ const TEMPLATES: &[(&str, Component, &str)] = &[
         include_str!("../../templates/cluster-integration.yaml"),
     ),
     (
+        "credentials.yaml",
+        Component::Runner,
+        include_str!("../../templates/credentials.yaml"),
+    ),
+    (
         "record.yaml",
         Component::Record,
         include_str!("../../templates/record.yaml"),
     ),
 ];
 
-const RUNTIME_ENVIRONMENT_TEMPLATE: &str = include_str!("../../templates/runtime-environment.yaml");
-
-fn engine() -> Result<tera::Tera, RenderError> {
-    let mut tera = tera::Tera::default();
-    tera.autoescape_on(vec![]);
-    let mut all: Vec<(&str, &str)> = TEMPLATES.iter().map(|(n, _, t)| (*n, *t)).collect();
-    all.push(("runtime-environment.yaml", RUNTIME_ENVIRONMENT_TEMPLATE));
-    tera.add_raw_templates(all)
-        .map_err(|source| RenderError::Template {
-            template: "(parse)".into(),
-            source,
-        })?;
-    Ok(tera)
+/// The template engine with every embedded template. MiniJinja, because a
+/// dry-run is a whole process that parses every template once: MiniJinja
+/// parses them about 30 times faster than Tera did (see bench/), which was
+/// most of a dry-run's CPU time. No auto-escaping (`.yaml` names), strict
+/// about undefined values so a typo in a template fails the tests.
+fn engine() -> Result<minijinja::Environment<'static>, RenderError> {
+    let mut env = minijinja::Environment::new();
+    env.set_undefined_behavior(minijinja::UndefinedBehavior::Strict);
+    for (name, _, text) in TEMPLATES {
+        env.add_template(name, text)
+            .map_err(|source| RenderError::Template {
+                template: name.to_string(),
+                source,
+            })?;
+    }
+    Ok(env)
 }
 
 /// Renders every object and the runtime-environment spec.
@@ -234,13 +249,15 @@ pub fn render(
     identity: &Identity,
     record: &Value,
 ) -> Result<Rendered, RenderError> {
-    let tera = engine()?;
-    let context = build_context(values, identity, record);
-    let ctx = tera::Context::from_value(context).expect("the context is a map");
+    let env = engine()?;
+    let ctx = minijinja::Value::from(minijinja::value::Serde(build_context(
+        values, identity, record,
+    )));
     let mut manifests = Vec::new();
     for (name, component, _) in TEMPLATES {
-        let text = tera
-            .render(name, &ctx)
+        let text = env
+            .get_template(name)
+            .and_then(|t| t.render(&ctx))
             .map_err(|source| RenderError::Template {
                 template: name.to_string(),
                 source,
@@ -260,18 +277,7 @@ pub fn render(
     manifests.sort_by(|a, b| {
         (a.stage, kind_rank(&a.kind), &a.name).cmp(&(b.stage, kind_rank(&b.kind), &b.name))
     });
-    let text = tera
-        .render("runtime-environment.yaml", &ctx)
-        .map_err(|source| RenderError::Template {
-            template: "runtime-environment.yaml".into(),
-            source,
-        })?;
-    let runtime_environment: Value =
-        serde_yaml_ng::from_str(&text).map_err(|e| RenderError::Yaml {
-            template: "runtime-environment.yaml".into(),
-            index: 0,
-            message: e.to_string(),
-        })?;
+    let runtime_environment = runtime_environment_spec(values, identity);
     Ok(Rendered {
         manifests,
         runtime_environment,
@@ -450,9 +456,29 @@ pub fn selector_with_arch(scheduling: &Scheduling, arch: Arch) -> BTreeMap<Strin
     selector
 }
 
-fn env_list(env: &BTreeMap<String, String>) -> Vec<Value> {
+/// A container's env list. A value that carries URL credentials comes from
+/// the credentials Secret (under the values key it was given at, else under
+/// `env.NAME`, added to `credentials`), never from a literal.
+fn env_list(
+    env: &BTreeMap<String, String>,
+    credentials: &mut BTreeMap<String, String>,
+) -> Vec<Value> {
     env.iter()
-        .map(|(k, v)| json!({"name": k, "value": v}))
+        .map(|(k, v)| {
+            if !secrets::has_url_credentials(v) {
+                return json!({"name": k, "value": v});
+            }
+            let key = credentials
+                .iter()
+                .find(|(_, real)| real.as_str() == v.trim())
+                .map(|(key, _)| key.clone())
+                .unwrap_or_else(|| {
+                    let key = format!("env.{k}");
+                    credentials.insert(key.clone(), v.clone());
+                    key
+                });
+            json!({"name": k, "valueFrom": {"secretKeyRef": {"name": CREDENTIALS_SECRET, "key": key}}})
+        })
         .collect()
 }
 
@@ -481,12 +507,12 @@ pub fn daemon_config(values: &Values) -> Value {
         "experimental": true,
     });
     let map = daemon.as_object_mut().expect("a map");
-    if !values.runtime.insecure_registries.is_empty() {
-        map.insert(
-            "insecure-registries".into(),
-            json!(values.runtime.insecure_registries),
-        );
-    }
+    // Always present, even empty: in the Helm values an absent key would let
+    // the chart's example registry (192.168.99.100:5000) through.
+    map.insert(
+        "insecure-registries".into(),
+        json!(values.runtime.insecure_registries),
+    );
     if !values.runtime.registry_mirrors.is_empty() {
         map.insert(
             "registry-mirrors".into(),
@@ -575,9 +601,10 @@ fn union_tolerations(lists: &[&[crate::values::Toleration]]) -> Vec<crate::value
     out
 }
 
-fn build_context(values: &Values, identity: &Identity, record: &Value) -> Value {
-    let registry = values.docker_registry.as_deref();
-    let ns = &values.namespace;
+/// Tolerations of the local-volume cleaner: it must run on every node a
+/// build volume can be on, so it tolerates the `codefresh/dind` taint, the
+/// builds' tolerations and the runner's.
+pub fn lv_monitor_tolerations(values: &Values) -> Vec<crate::values::Toleration> {
     let dind_toleration = crate::values::Toleration {
         key: Some("codefresh/dind".into()),
         operator: Some("Exists".into()),
@@ -585,6 +612,77 @@ fn build_context(values: &Values, identity: &Identity, record: &Value) -> Value 
         effect: Some("NoSchedule".into()),
         toleration_seconds: None,
     };
+    union_tolerations(&[
+        std::slice::from_ref(&dind_toleration),
+        &values.runtime.scheduling.tolerations,
+        &values.runner.scheduling.tolerations,
+    ])
+}
+
+/// The app-proxy's telemetry settings, as the chart sets them: OpenTelemetry
+/// and Prometheus off, OTLP only to localhost, and its service identity.
+fn app_proxy_telemetry_env(
+    values: &Values,
+    identity: &Identity,
+    credentials: &mut BTreeMap<String, String>,
+) -> Vec<Value> {
+    let version = match &values.app_proxy.image {
+        None => format!("{}@{}", images::APP_PROXY.tag, images::APP_PROXY.digest),
+        Some(crate::values::ImageOverride(reference)) => reference
+            .rsplit_once(':')
+            .map(|(_, tag)| tag.to_string())
+            .unwrap_or_default(),
+    };
+    let mut env: BTreeMap<String, String> = [
+        ("CF_TELEMETRY_LOGS_LEVEL", "debug"),
+        ("CF_TELEMETRY_OTEL_ENABLE", "false"),
+        ("CF_TELEMETRY_OTEL_ALLOW_HTTP_INSTRUMENTATION", "false"),
+        ("CF_TELEMETRY_PROMETHEUS_ENABLE", "false"),
+        ("CF_TELEMETRY_PROMETHEUS_ENABLE_PROCESS_METRICS", "false"),
+        ("CF_TELEMETRY_PROMETHEUS_HOST", "0.0.0.0"),
+        ("CF_TELEMETRY_PROMETHEUS_PORT", "9100"),
+        ("CF_TELEMETRY_PYROSCOPE_ENABLE", "false"),
+        ("PYROSCOPE_SERVER_ADDRESS", ""),
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://localhost:4317"),
+        ("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc"),
+        ("OTEL_EXPORTER_OTLP_COMPRESSION", "gzip"),
+        ("OTEL_LOGS_EXPORTER", "none"),
+        ("OTEL_TRACES_EXPORTER", "none"),
+        ("OTEL_TRACES_SAMPLER", "parentbased_always_on"),
+        ("OTEL_METRICS_EXPORTER", "otlp"),
+        ("OTEL_METRIC_EXPORT_INTERVAL", "10000"),
+        ("OTEL_METRIC_EXPORT_TIMEOUT", "5000"),
+        ("OTEL_EXPORTER_PROMETHEUS_HOST", "0.0.0.0"),
+        ("OTEL_EXPORTER_PROMETHEUS_PORT", "9464"),
+        ("OTEL_SEMCONV_STABILITY_OPT_IN", "http"),
+        (
+            "CF_TELEMETRY_PYROSCOPE_TAGS",
+            "pod=$(A_POD_NAME),namespace=$(A_NAMESPACE_NAME)",
+        ),
+        ("CF_SERVICE_NAME", "cf-classic-app-proxy"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    env.insert("CF_SERVICE_VERSION".into(), version.clone());
+    env.insert(
+        "OTEL_RESOURCE_ATTRIBUTES".into(),
+        format!(
+            "service.name=cf-classic-app-proxy,service.version={version},\
+             service.namespace=cf-classic-runtime,cf.classic.runtime.name={},\
+             cf.classic.runtime.version={}",
+            identity.runtime_name(values),
+            images::CHART_VERSION
+        ),
+    );
+    // The user's own env wins over these defaults.
+    env.retain(|k, _| !values.app_proxy.env.contains_key(k));
+    env_list(&env, credentials)
+}
+
+fn build_context(values: &Values, identity: &Identity, record: &Value) -> Value {
+    let registry = values.docker_registry.as_deref();
+    let ns = &values.namespace;
     let runtime_selector = selector_with_arch(&values.runtime.scheduling, values.arch);
     let agent_name = identity.agent_name(values);
     let runtime_name = identity.runtime_name(values);
@@ -598,13 +696,27 @@ fn build_context(values: &Values, identity: &Identity, record: &Value) -> Value 
     let record_yaml = serde_yaml_ng::to_string(record).expect("a tree serializes");
     let storage = &values.storage;
     let creds = &storage.credentials;
+    let mut credentials: BTreeMap<String, String> = values
+        .url_credentials
+        .iter()
+        .map(|(k, v)| (k.clone(), v.expose().to_string()))
+        .collect();
+    let runner_env = env_list(&runner_env, &mut credentials);
+    let provisioner_env = env_list(&values.env_vars, &mut credentials);
+    let monitor_env = env_list(&values.monitor.env, &mut credentials);
+    let app_proxy_env = env_list(&values.app_proxy.env, &mut credentials);
+    let app_proxy_telemetry_env = app_proxy_telemetry_env(values, identity, &mut credentials);
     json!({
+        "credentials_secret": CREDENTIALS_SECRET,
+        "credentials": credentials,
         "namespace": ns,
         "codefresh_host": values.codefresh_host,
         "agent_name": agent_name,
         "runtime_name": runtime_name,
         "cluster_id": values.monitor.cluster_id.clone().unwrap_or_else(|| identity.context_or_placeholder()),
         "version": env!("CARGO_PKG_VERSION"),
+        "chart_version": images::CHART_VERSION,
+        "docker_registry": registry,
         "record_format": RECORD_FORMAT,
         "record_secret": RECORD_SECRET,
         "record_values": record_yaml,
@@ -615,7 +727,7 @@ fn build_context(values: &Values, identity: &Identity, record: &Value) -> Value 
             "node_selector": selector_with_arch(&values.runner.scheduling, values.arch),
             "tolerations": values.runner.scheduling.tolerations,
             "resources": values.runner.resources,
-            "env": env_list(&runner_env),
+            "env": runner_env,
             "token": secret_or_placeholder(identity.agent_token.as_ref().or(values.agent_token.as_ref()), "agent token"),
         },
         "runtime": {
@@ -652,14 +764,10 @@ fn build_context(values: &Values, identity: &Identity, record: &Value) -> Value 
             "provisioner_node_selector": selector_with_arch(&storage.provisioner_scheduling, values.arch),
             "provisioner_tolerations": storage.provisioner_scheduling.tolerations,
             "provisioner_resources": storage.provisioner_resources,
-            "provisioner_env": env_list(&values.env_vars),
+            "provisioner_env": provisioner_env,
             "provisioner_sa_annotations": storage.provisioner_sa_annotations,
             "lv_monitor_node_selector": runtime_selector,
-            "lv_monitor_tolerations": union_tolerations(&[
-                std::slice::from_ref(&dind_toleration),
-                &values.runtime.scheduling.tolerations,
-                &values.runner.scheduling.tolerations,
-            ]),
+            "lv_monitor_tolerations": lv_monitor_tolerations(values),
             "lv_monitor_resources": storage.lv_monitor_resources,
             "has_credentials": creds.any(),
             "aws_keys": creds.aws_access_key_id.is_some(),
@@ -672,8 +780,9 @@ fn build_context(values: &Values, identity: &Identity, record: &Value) -> Value 
             "enabled": values.monitor.enabled,
             "image": images::reference(images::MONITOR, values.monitor.image.as_ref(), registry),
             "namespaced": values.monitor.namespaced,
+            "helm_releases": values.monitor.helm_releases,
             "resources": values.monitor.resources,
-            "env": env_list(&values.monitor.env),
+            "env": monitor_env,
             "sa_annotations": values.monitor.sa_annotations,
             "node_selector": selector_with_arch(&values.runner.scheduling, values.arch),
             "tolerations": values.runner.scheduling.tolerations,
@@ -683,7 +792,8 @@ fn build_context(values: &Values, identity: &Identity, record: &Value) -> Value 
             "enabled": values.app_proxy.enabled,
             "image": images::reference(images::APP_PROXY, values.app_proxy.image.as_ref(), registry),
             "resources": values.app_proxy.resources,
-            "env": env_list(&values.app_proxy.env),
+            "env": app_proxy_env,
+            "telemetry_env": app_proxy_telemetry_env,
             "sa_annotations": values.app_proxy.sa_annotations,
             "host": values.app_proxy.host,
             "ingress_class": values.app_proxy.ingress_class,

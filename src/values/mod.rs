@@ -9,6 +9,7 @@
 pub mod json_schema;
 pub mod model;
 pub mod schema;
+pub mod secrets;
 pub mod tree;
 
 use std::collections::BTreeMap;
@@ -39,16 +40,14 @@ impl Problem {
         why: impl Into<String>,
         fix: impl Into<String>,
     ) -> Self {
-        let secret = schema::SECRET_KEYS
-            .iter()
-            .any(|s| key == *s || key.starts_with(&format!("{s}.")));
+        let secret = secrets::is_secret_key(key);
         let value = value.map(|v| {
             if secret {
-                "<redacted>".to_string()
+                secrets::REDACTED.to_string()
             } else {
                 let text = match v {
-                    Value::String(s) => format!("{s:?}"),
-                    other => other.to_string(),
+                    Value::String(s) => format!("{:?}", secrets::masked(s)),
+                    other => secrets::masked(&other.to_string()),
                 };
                 if text.chars().count() > 80 {
                     format!("{}…", text.chars().take(77).collect::<String>())
@@ -57,11 +56,13 @@ impl Problem {
                 }
             }
         });
+        // Keys, reasons and fixes may quote what the user typed: one line
+        // each, with URL credentials masked.
         Problem {
-            key: key.to_string(),
+            key: crate::output::one_line(key),
             value,
-            why: why.into(),
-            fix: fix.into(),
+            why: crate::output::one_line(&secrets::masked(&why.into())),
+            fix: crate::output::one_line(&secrets::masked(&fix.into())),
         }
     }
 }
@@ -127,6 +128,8 @@ pub struct Loaded {
     pub redacted_tree: Value,
     /// Keys accepted for compatibility that have no effect.
     pub ignored_keys: Vec<String>,
+    /// Settings that work but are probably not what the user wants.
+    pub warnings: Vec<String>,
 }
 
 /// Merges the layers of `input` and validates the result.
@@ -135,17 +138,39 @@ pub fn load(input: &Input) -> Result<Loaded, Problems> {
     let tree = merge_layers(input, &mut problems);
     let ignored_keys = schema::check(&tree, &mut problems);
     let mut reader = Reader::new(&tree);
-    let values = resolve(&mut reader);
+    let mut values = resolve(&mut reader);
+    values.url_credentials = secrets::url_credentials(&tree)
+        .into_iter()
+        .map(|(k, v)| (k, Secret::new(v)))
+        .collect();
     problems.append(&mut reader.problems);
     if !problems.is_empty() {
         dedup(&mut problems);
         return Err(Problems(problems));
     }
+    let warnings = advice(&values);
     Ok(Loaded {
         values,
         redacted_tree: redact(&tree),
         ignored_keys,
+        warnings,
     })
+}
+
+/// Warnings about settings that are valid but unsafe or surprising.
+fn advice(values: &Values) -> Vec<String> {
+    let mut out = Vec::new();
+    let proxy = &values.app_proxy;
+    if proxy.enabled && proxy.tls_secret.is_none() {
+        if let Some(host) = &proxy.host {
+            out.push(format!(
+                "AppProxy.Ingress.Host is {host}, but AppProxy.Ingress.TLSSecret is not set: \
+                 the Ingress serves plain HTTP unless your ingress controller adds TLS itself; \
+                 set AppProxy.Ingress.TLSSecret to a kubernetes.io/tls Secret's name"
+            ));
+        }
+    }
+    out
 }
 
 fn dedup(problems: &mut Vec<Problem>) {
@@ -157,9 +182,9 @@ fn dedup(problems: &mut Vec<Problem>) {
 pub fn merge_layers(input: &Input, problems: &mut Vec<Problem>) -> Value {
     let mut root = Value::Object(Map::new());
     for file in &input.files {
-        match tree::parse_values_text(&file.text, &file.origin) {
+        match tree::parse_values(&file.text, &file.origin) {
             Ok(v) => tree::merge(&mut root, v),
-            Err(p) => problems.push(p),
+            Err(mut found) => problems.append(&mut found),
         }
     }
     for raw in &input.set_values {
@@ -170,12 +195,12 @@ pub fn merge_layers(input: &Input, problems: &mut Vec<Problem>) -> Value {
     }
     for set in &input.set_files {
         match split_assignment(&set.raw, "--set-file") {
-            Ok((steps, _)) => match &set.contents {
+            Ok((steps, path)) => match &set.contents {
                 Ok(text) => set_path(&mut root, &steps, Value::String(text.clone())),
                 Err(e) => problems.push(Problem::new(
-                    &display_path(&steps),
-                    None,
-                    format!("could not be read from the file given to --set-file: {e}"),
+                    &format!("--set-file {}", display_path(&steps)),
+                    Some(&Value::String(path.trim().to_string())),
+                    format!("names a file that {e}"),
                     "check the path after `=`; it is read relative to the current directory",
                 )),
             },
@@ -225,25 +250,9 @@ fn names_secret_key(raw: &str) -> bool {
     })
 }
 
-/// Replaces every secret value in the tree with `<redacted>`.
+/// Replaces every secret value in the tree (see [`secrets::redact`]).
 pub fn redact(tree: &Value) -> Value {
-    let mut out = tree.clone();
-    for key in schema::SECRET_KEYS {
-        if let Some(v) = lookup_mut(&mut out, key) {
-            if !v.is_null() {
-                *v = Value::String("<redacted>".into());
-            }
-        }
-    }
-    out
-}
-
-fn lookup_mut<'a>(root: &'a mut Value, path: &str) -> Option<&'a mut Value> {
-    let mut node = root;
-    for key in path.split('.') {
-        node = node.as_object_mut()?.get_mut(key)?;
-    }
-    Some(node)
+    secrets::redact(tree)
 }
 
 fn resolve(r: &mut Reader) -> Values {
@@ -261,6 +270,18 @@ fn resolve(r: &mut Reader) -> Values {
             "is not a valid namespace name (DNS-1123 label)",
             fix,
         ));
+    }
+    for key in ["CodefreshHost", "KubernetesHost"] {
+        if r.text(key)
+            .is_some_and(|t| secrets::has_url_credentials(&t))
+        {
+            r.problems.push(Problem::new(
+                key,
+                r.raw_value(key),
+                "carries credentials in the URL: every pod would get them in plain text",
+                "remove `user:password@` from the URL; cf-runner authenticates with the API token (--token)",
+            ));
+        }
     }
     let codefresh_host = r
         .url("CodefreshHost", &["https", "http"])
@@ -375,6 +396,7 @@ fn resolve(r: &mut Reader) -> Values {
         skip_cluster_test: r.boolean("SkipClusterTest", false),
         skip_cluster_integration: r.boolean("SkipClusterIntegration", false),
         env_vars,
+        url_credentials: BTreeMap::new(),
         docker_registry,
         arch,
         runner,
@@ -383,6 +405,58 @@ fn resolve(r: &mut Reader) -> Values {
         monitor,
         app_proxy,
     }
+}
+
+/// Node folders that hold the system, the kubelet or the container runtime:
+/// the folder itself and everything below it.
+const SYSTEM_TREES: &[&str] = &[
+    "/bin",
+    "/boot",
+    "/dev",
+    "/etc",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/proc",
+    "/root",
+    "/run",
+    "/sbin",
+    "/sys",
+    "/usr",
+    "/var/lib/containerd",
+    "/var/lib/docker",
+    "/var/lib/kubelet",
+    "/var/lib/etcd",
+    "/var/log",
+    "/var/run",
+];
+
+/// Folders that are fine to live below, but never to be cleaned as a whole.
+const SYSTEM_PARENTS: &[&str] = &["/home", "/mnt", "/opt", "/srv", "/tmp", "/var", "/var/lib"];
+
+/// Names the system folder `dir` is, or lies in, if it does.
+fn system_dir(dir: &str) -> Option<String> {
+    let parts: Vec<&str> = dir
+        .split('/')
+        .filter(|p| !p.is_empty() && *p != ".")
+        .collect();
+    let normal = format!("/{}", parts.join("/"));
+    if normal == "/" {
+        return Some("/".into());
+    }
+    if SYSTEM_PARENTS.contains(&normal.as_str()) {
+        return Some(normal);
+    }
+    SYSTEM_TREES
+        .iter()
+        .find(|tree| normal == **tree || normal.starts_with(&format!("{tree}/")))
+        .map(|tree| {
+            if normal == *tree {
+                normal.clone()
+            } else {
+                format!("inside {tree}")
+            }
+        })
 }
 
 /// Proxies are read in both cases by different tools; set both.
@@ -482,6 +556,15 @@ fn resolve_storage(r: &mut Reader, namespace: &str, global: &Scheduling) -> Stor
                     Some(&Value::String(dir.clone())),
                     "is not an absolute directory below /",
                     "use an absolute path such as /var/lib/codefresh/dind-volumes",
+                ));
+            } else if let Some(system) = system_dir(&dir) {
+                r.problems.push(Problem::new(
+                    "Storage.LocalVolumeParentDir",
+                    Some(&Value::String(dir.clone())),
+                    format!(
+                        "is {system}, a system folder of the node: the volume monitor mounts it read-write and deletes in it"
+                    ),
+                    "use a folder of its own, such as /var/lib/codefresh/dind-volumes",
                 ));
             }
             Backend::Local {
@@ -804,6 +887,7 @@ fn resolve_monitor(r: &mut Reader, env_vars: &BTreeMap<String, String>) -> Monit
         sa_annotations: r.annotation_map("Monitor.ServiceAccount.Annotations"),
         namespaced: r.boolean("Monitor.UseNamespaceWithRole", true),
         cluster_id: r.text("ClusterId"),
+        helm_releases: r.boolean("Monitor.Helm3", false),
     }
 }
 

@@ -202,6 +202,9 @@ pub struct Monitor {
     /// Read-only access to its own namespace (default) or the whole cluster.
     pub namespaced: bool,
     pub cluster_id: Option<String>,
+    /// The monitor's Helm-release view (`Monitor.Helm3`): it reads Helm 3's
+    /// release Secrets, so turning it on also grants reading Secrets.
+    pub helm_releases: bool,
 }
 
 /// The optional app-proxy and its Ingress.
@@ -247,6 +250,10 @@ pub struct Values {
     pub skip_cluster_integration: bool,
     /// Global env vars (proxies): every component and the runtime get them.
     pub env_vars: BTreeMap<String, String>,
+    /// Every value that carries URL credentials (a proxy's password, say),
+    /// by its key in the credentials Secret; pods read them from there.
+    #[serde(skip)]
+    pub url_credentials: BTreeMap<String, Secret>,
     pub docker_registry: Option<String>,
     pub arch: Arch,
     pub runner: Runner,
@@ -280,6 +287,11 @@ impl<'a> Reader<'a> {
         lookup(self.root, key)
     }
 
+    /// The value at `key` as the user wrote it (for a problem's message).
+    pub fn raw_value(&self, key: &str) -> Option<&'a Value> {
+        self.raw(key)
+    }
+
     fn problem(&mut self, key: &str, why: impl Into<String>, fix: impl Into<String>) {
         let value = self.raw(key);
         self.problems.push(Problem::new(key, value, why, fix));
@@ -299,8 +311,7 @@ impl<'a> Reader<'a> {
     pub fn boolean(&self, key: &str, default: bool) -> bool {
         match self.raw(key) {
             Some(Value::Bool(b)) => *b,
-            Some(Value::String(s)) if s == "true" => true,
-            Some(Value::String(s)) if s == "false" => false,
+            Some(Value::String(s)) => bool_text(s).unwrap_or(default),
             _ => default,
         }
     }
@@ -461,8 +472,51 @@ impl<'a> Reader<'a> {
                 operator: text("operator"),
                 value: text("value"),
                 effect: text("effect"),
-                toleration_seconds: map.get("tolerationSeconds").and_then(Value::as_i64),
+                toleration_seconds: match map.get("tolerationSeconds") {
+                    None | Some(Value::Null) => None,
+                    Some(Value::Number(n)) if n.is_i64() => n.as_i64(),
+                    Some(Value::String(s)) if s.trim().parse::<i64>().is_ok() => {
+                        s.trim().parse().ok()
+                    }
+                    Some(other) => {
+                        self.problems.push(Problem::new(
+                            &format!("{at}.tolerationSeconds"),
+                            Some(other),
+                            "is not a whole number of seconds",
+                            "write a number of seconds, e.g. 300",
+                        ));
+                        None
+                    }
+                },
             };
+            if let Some(k) = &t.key {
+                if let Err(why) = check_qualified_name(k) {
+                    self.problems.push(Problem::new(
+                        &format!("{at}.key"),
+                        map.get("key"),
+                        format!("is not a valid taint key: {why}"),
+                        "taint keys look like `[prefix/]name`, e.g. `dedicated` or `example.com/pool`",
+                    ));
+                }
+            }
+            if let (Some(v), false) = (&t.value, t.operator.as_deref() == Some("Exists")) {
+                if let Err(why) = check_label_value(v) {
+                    self.problems.push(Problem::new(
+                        &format!("{at}.value"),
+                        map.get("value"),
+                        format!("is not a valid taint value: {why}"),
+                        "taint values are at most 63 letters, digits, `-`, `_` or `.`",
+                    ));
+                }
+            }
+            if t.toleration_seconds.is_some() && t.effect.as_deref() != Some("NoExecute") {
+                self.problems.push(Problem::new(
+                    &format!("{at}.tolerationSeconds"),
+                    map.get("tolerationSeconds"),
+                    "is set, but only a NoExecute toleration has a time limit (the API server refuses it otherwise)",
+                    "set effect: NoExecute, or remove tolerationSeconds",
+                ));
+            }
             if let Some(op) = &t.operator {
                 if op != "Equal" && op != "Exists" {
                     self.problems.push(Problem::new(
@@ -675,6 +729,15 @@ impl<'a> Reader<'a> {
             return default.to_string();
         }
         value
+    }
+}
+
+/// The YAML core schema's spellings of a boolean (`true`, `True`, `TRUE`).
+pub fn bool_text(s: &str) -> Option<bool> {
+    match s {
+        "true" | "True" | "TRUE" => Some(true),
+        "false" | "False" | "FALSE" => Some(false),
+        _ => None,
     }
 }
 

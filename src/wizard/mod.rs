@@ -352,9 +352,11 @@ pub fn values_file(merged: &Value) -> SavedValues {
             }
         }
     }
+    // A proxy password is as secret as a key.
     let holds_secret = schema::SECRET_KEYS
         .iter()
-        .any(|key| tree::lookup(&tree, key).is_some_and(|v| v != &json!("")));
+        .any(|key| tree::lookup(&tree, key).is_some_and(|v| v != &json!("")))
+        || !crate::values::secrets::url_credentials(&tree).is_empty();
     let mut text = String::from(
         "# yaml-language-server: $schema=values.schema.json\n\
          # cf-runner values, saved by the `cf-runner init` wizard.\n\
@@ -579,9 +581,10 @@ impl<'a> Session<'a> {
     }
 
     fn row(&mut self, topic: &str, value: impl Into<String>, given: bool) {
+        // A proxy's password is not shown back, like every secret.
         self.rows.push(SummaryRow {
             topic: topic.to_string(),
-            value: value.into(),
+            value: crate::values::secrets::masked(&value.into()),
             given,
         });
     }
@@ -620,7 +623,7 @@ impl<'a> Session<'a> {
 
     fn note(&mut self, text: &str) {
         self.show_section();
-        self.p.note(text);
+        self.p.note(&crate::values::secrets::masked(text));
     }
 
     fn select(

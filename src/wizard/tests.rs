@@ -604,6 +604,44 @@ fn proxies_are_prefilled_from_the_environment() {
 }
 
 #[test]
+fn a_proxy_password_from_the_environment_is_not_shown_back() {
+    let mut s = setup(json!({}));
+    s.env_proxies = EnvProxies {
+        http: Some("http://me:ENVPASS@proxy.corp:3128".into()),
+        https: None,
+        no_proxy: None,
+    };
+    let mut p = script(&[&[
+        ("Context", Enter),
+        ("Namespace", Enter),
+        ("Storage.Backend", pick("local")),
+        ("Storage.LocalVolumeParentDir", Enter),
+        ("proxy", Enter),
+        ("EnvVars.HTTP_PROXY", Enter),
+        ("EnvVars.HTTPS_PROXY", Enter),
+        ("EnvVars.NO_PROXY", Enter),
+        ("Monitor.Enabled", Enter),
+        ("AppProxy.Enabled", Enter),
+        ("SetDefaultRuntime", Enter),
+        ("ExecDemoPipeline", Enter),
+        ("Runtime.NodeSelector", Enter),
+        ("Runtime.tolerations", Enter),
+        ("save", No),
+        ("next", Enter),
+    ]]);
+    let plan = run_script(&mut p, &s, Facts::default());
+    let shown = format!("{:?} {:?}", p.notes, p.summary);
+    assert!(!shown.contains("ENVPASS"), "{shown}");
+    assert!(shown.contains("me:<redacted>@proxy.corp:3128"), "{shown}");
+    // The password is still used.
+    let v = loads(&s, &plan);
+    assert_eq!(
+        v.env_vars.get("HTTPS_PROXY").map(String::as_str),
+        Some("http://me:ENVPASS@proxy.corp:3128")
+    );
+}
+
+#[test]
 fn app_proxy_host_is_checked_and_the_ingress_class_picked() {
     let s =
         setup(json!({"Context": "kind-dev", "Namespace": "cf", "Storage": {"Backend": "local"}}));

@@ -3,3 +3,4 @@
 pub mod cli;
 pub mod controlplane;
 pub mod fake_platform;
+pub mod helm;

@@ -1,0 +1,416 @@
+//! The runtime-environment spec: what the Codefresh platform uses to start the
+//! engine and dind pods of every build. `init` registers it, `upgrade` sends
+//! it again, the dry-run writes it as `runtime-environment.yaml`; all three
+//! get it from [`runtime_environment_spec`], and nothing else builds one.
+//!
+//! The shape and the defaults follow the `cf-runtime` chart of
+//! [`images::CHART_VERSION`] (its `<runtime>-runtime-config` ConfigMap), so a
+//! build started by a cf-runner install runs exactly like one started by a
+//! chart install. `docs/chart-parity.md` lists the few deliberate
+//! differences; `tests/chart_parity.rs` holds the two side by side.
+//!
+//! Built directly as JSON (no template): it is the largest document cf-runner
+//! renders, and a typed builder keeps every value a value (no quoting rules).
+
+use std::collections::BTreeMap;
+
+use serde_json::{json, Map, Value};
+
+use super::{images, placeholder, selector_with_arch, Identity};
+use crate::values::{Resources, Values};
+
+/// The parent runtime every runner inherits from (controlled by Codefresh).
+pub const RUNTIME_EXTENDS: &str = "system/default/hybrid/k8s_low_limits";
+/// The engine's start command, which the engine image of the chart expects.
+pub const ENGINE_COMMAND: [&str; 2] = ["node", "dist/server/index.js"];
+/// Grace period of engine pods, in seconds.
+pub const ENGINE_GRACE_PERIOD_SECONDS: i64 = 180;
+/// Grace period of dind pods, in seconds.
+pub const DIND_GRACE_PERIOD_SECONDS: i64 = 30;
+
+/// The engine's default env: telemetry off the wire (OTLP to localhost only),
+/// and the engine's operation settings, as the chart sets them.
+const ENGINE_ENV: &[(&str, &str)] = &[
+    ("CF_TELEMETRY_LOGS_LEVEL", "debug"),
+    ("CF_TELEMETRY_OTEL_ENABLE", "true"),
+    ("CF_TELEMETRY_OTEL_ALLOW_HTTP_INSTRUMENTATION", "false"),
+    ("CF_TELEMETRY_PROMETHEUS_ENABLE", "false"),
+    ("CF_TELEMETRY_PROMETHEUS_ENABLE_PROCESS_METRICS", "false"),
+    ("CF_TELEMETRY_PROMETHEUS_HOST", "0.0.0.0"),
+    ("CF_TELEMETRY_PROMETHEUS_PORT", "9100"),
+    ("CF_TELEMETRY_PYROSCOPE_ENABLE", "false"),
+    ("PYROSCOPE_SERVER_ADDRESS", ""),
+    ("LOGGER_LEVEL", "debug"),
+    ("LOG_OUTGOING_HTTP_REQUESTS", "false"),
+    ("METRICS_SCRAPE_TIMEOUT_MS", "0"),
+    ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://localhost:4317"),
+    ("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc"),
+    ("OTEL_EXPORTER_OTLP_COMPRESSION", "gzip"),
+    ("OTEL_LOGS_EXPORTER", "none"),
+    ("OTEL_TRACES_EXPORTER", "none"),
+    ("OTEL_TRACES_SAMPLER", "parentbased_always_on"),
+    ("OTEL_METRICS_EXPORTER", "otlp"),
+    ("OTEL_METRIC_EXPORT_INTERVAL", "10000"),
+    ("OTEL_METRIC_EXPORT_TIMEOUT", "5000"),
+    ("OTEL_EXPORTER_PROMETHEUS_HOST", "0.0.0.0"),
+    ("OTEL_EXPORTER_PROMETHEUS_PORT", "9464"),
+    ("OTEL_SEMCONV_STABILITY_OPT_IN", "http"),
+    ("CONTAINER_LOGGER_EXEC_CHECK_INTERVAL_MS", "1000"),
+    ("DOCKER_REQUEST_TIMEOUT_MS", "30000"),
+    ("FORCE_COMPOSE_SERIAL_PULL", "false"),
+    ("TRUSTED_QEMU_IMAGES", "tonistiigi/binfmt"),
+    ("NEW_RELIC_ENABLED", "false"),
+];
+
+/// The dind pod's default env: its in-docker cleaner of old images and
+/// volumes, so a reused dind volume does not fill up.
+const DIND_ENV: &[(&str, &str)] = &[
+    ("CLEAN_DOCKER", "true"),
+    ("CLEAN_PERIOD_SECONDS", "21600"),
+    ("CLEAN_PERIOD_BUILDS", "5"),
+    ("IMAGE_RETAIN_PERIOD", "14400"),
+    ("VOLUMES_RETAIN_PERIOD", "14400"),
+    ("DISK_USAGE_THRESHOLD", "0.8"),
+    ("INODES_USAGE_THRESHOLD", "0.8"),
+];
+
+/// How long a build may take in each phase (seconds unless named otherwise).
+const WORKFLOW_LIMITS: &[(&str, i64)] = &[
+    ("MAXIMUM_ALLOWED_TIME_BEFORE_PRE_STEPS_SUCCESS", 600),
+    ("MAXIMUM_ALLOWED_WORKFLOW_AGE_BEFORE_TERMINATION", 86400),
+    ("MAXIMUM_ELECTED_STATE_AGE_ALLOWED", 900),
+    ("MAXIMUM_POST_STEPS_GRACE_PERIOD_MINUTES", 30),
+    ("MAXIMUM_RETRY_ATTEMPTS_ALLOWED", 20),
+    ("MAXIMUM_TERMINATING_STATE_AGE_ALLOWED", 900),
+    ("MAXIMUM_TERMINATING_STATE_AGE_ALLOWED_WITHOUT_UPDATE", 300),
+    ("TIME_ENGINE_INACTIVE_UNTIL_TERMINATION", 300),
+    ("TIME_ENGINE_INACTIVE_UNTIL_UNHEALTHY", 60),
+    ("TIME_INACTIVE_UNTIL_TERMINATION", 2700),
+];
+
+/// The engine's default resources.
+fn engine_resources() -> Value {
+    json!({
+        "requests": {"cpu": "100m", "memory": "128Mi"},
+        "limits": {"cpu": "1000m", "memory": "2048Mi"},
+    })
+}
+
+/// The dind pod's resources: the chart's default limits (400m, 800Mi) with the
+/// user's limits and requests laid over them; no requests unless given.
+pub fn dind_resources(user: &Resources) -> Value {
+    let mut limits: BTreeMap<String, String> = BTreeMap::from([
+        ("cpu".to_string(), "400m".to_string()),
+        ("memory".to_string(), "800Mi".to_string()),
+    ]);
+    limits.extend(user.limits.clone());
+    let requests = if user.requests.is_empty() {
+        Value::Null
+    } else {
+        json!(user.requests)
+    };
+    json!({"limits": limits, "requests": requests})
+}
+
+/// `tag@digest` of a pinned image, as the chart reports versions.
+fn version_of(pinned: images::Pinned) -> String {
+    format!("{}@{}", pinned.tag, pinned.digest)
+}
+
+/// The OpenTelemetry resource attributes of one runtime service.
+fn otel_attributes(service: &str, version: &str, runtime_name: &str) -> String {
+    format!(
+        "service.name={service},service.version={version},service.namespace=cf-classic-runtime,\
+         cf.classic.runtime.name={runtime_name},cf.classic.runtime.version={}",
+        images::CHART_VERSION
+    )
+}
+
+fn insert_nonempty(map: &mut Map<String, Value>, key: &str, value: Value) {
+    let empty = match &value {
+        Value::Object(m) => m.is_empty(),
+        Value::Array(a) => a.is_empty(),
+        Value::Null => true,
+        _ => false,
+    };
+    if !empty {
+        map.insert(key.to_string(), value);
+    }
+}
+
+/// The runtime-environment spec for these values and this identity: the one
+/// function install, upgrade and the dry-run use.
+pub fn runtime_environment_spec(values: &Values, identity: &Identity) -> Value {
+    let registry = values.docker_registry.as_deref();
+    let runtime_name = identity.runtime_name(values);
+    let account_id = identity
+        .account_id
+        .clone()
+        .unwrap_or_else(|| placeholder("account id"));
+    let node_selector = selector_with_arch(&values.runtime.scheduling, values.arch);
+    let tolerations = &values.runtime.scheduling.tolerations;
+    let cluster = {
+        let mut c = Map::new();
+        c.insert("namespace".into(), json!(values.namespace));
+        c.insert("serviceAccount".into(), json!("codefresh-engine"));
+        c.insert(
+            "clusterProvider".into(),
+            json!({"accountId": account_id, "selector": identity.context_or_placeholder()}),
+        );
+        insert_nonempty(&mut c, "nodeSelector", json!(node_selector));
+        Value::Object(c)
+    };
+
+    // Engine env: the chart's defaults, then the user's (proxies, additional
+    // env vars), then what cf-runner derives, which nobody may override.
+    let mut engine_env: Map<String, Value> = ENGINE_ENV
+        .iter()
+        .map(|(k, v)| (k.to_string(), json!(v)))
+        .collect();
+    for (k, v) in &values.runtime.env {
+        engine_env.insert(k.clone(), json!(v));
+    }
+    if values.insecure {
+        // Builds talk to the same platform the runner does: with --insecure
+        // (a self-signed on-prem platform) they must accept its certificate too.
+        engine_env.insert("NODE_TLS_REJECT_UNAUTHORIZED".into(), json!("0"));
+    }
+    for (name, pinned) in images::STEP_IMAGES {
+        engine_env.insert(
+            name.to_string(),
+            json!(images::reference(*pinned, None, registry)),
+        );
+    }
+    let engine_version = version_of(images::ENGINE);
+    engine_env.insert("RUNTIME_CHART_VERSION".into(), json!(images::CHART_VERSION));
+    engine_env.insert("CF_SERVICE_NAME".into(), json!("cf-classic-engine"));
+    engine_env.insert("CF_SERVICE_VERSION".into(), json!(engine_version));
+    engine_env.insert(
+        "OTEL_RESOURCE_ATTRIBUTES".into(),
+        json!(otel_attributes(
+            "cf-classic-engine",
+            &engine_version,
+            &runtime_name
+        )),
+    );
+
+    let mut dind_env: Map<String, Value> = DIND_ENV
+        .iter()
+        .map(|(k, v)| (k.to_string(), json!(v)))
+        .collect();
+    for (k, v) in &values.runtime.env {
+        dind_env.insert(k.clone(), json!(v));
+    }
+    dind_env.insert(
+        "OTEL_RESOURCE_ATTRIBUTES".into(),
+        json!(otel_attributes(
+            "cf-classic-dind",
+            &version_of(images::DIND),
+            &runtime_name
+        )),
+    );
+
+    let mut engine = Map::new();
+    engine.insert("type".into(), json!("KubernetesPod"));
+    engine.insert(
+        "image".into(),
+        json!(images::reference(images::ENGINE, None, registry)),
+    );
+    engine.insert("imagePullPolicy".into(), json!("IfNotPresent"));
+    engine.insert("command".into(), json!(ENGINE_COMMAND));
+    engine.insert("envVars".into(), Value::Object(engine_env));
+    engine.insert(
+        "workflowLimits".into(),
+        Value::Object(
+            WORKFLOW_LIMITS
+                .iter()
+                .map(|(k, v)| (k.to_string(), json!(v)))
+                .collect(),
+        ),
+    );
+    engine.insert("cluster".into(), cluster.clone());
+    insert_nonempty(&mut engine, "tolerations", json!(tolerations));
+    engine.insert("resources".into(), engine_resources());
+    engine.insert(
+        "terminationGracePeriodSeconds".into(),
+        json!(ENGINE_GRACE_PERIOD_SECONDS),
+    );
+
+    let mut pvc = Map::new();
+    pvc.insert("name".into(), json!("dind"));
+    pvc.insert(
+        "reuseVolumeSelector".into(),
+        json!("codefresh-app,io.codefresh.accountName"),
+    );
+    pvc.insert("reuseVolumeSortOrder".into(), json!("pipeline_id"));
+    pvc.insert("storageClassName".into(), json!(values.storage.class_name));
+    pvc.insert("volumeSize".into(), json!(values.runtime.volume_size));
+
+    let mut dind = Map::new();
+    dind.insert("type".into(), json!("DindKubernetesPod"));
+    dind.insert(
+        "dindImage".into(),
+        json!(images::reference(images::DIND, None, registry)),
+    );
+    dind.insert("imagePullPolicy".into(), json!("IfNotPresent"));
+    dind.insert(
+        "userAccess".into(),
+        json!(values.runtime.docker_daemon_access),
+    );
+    dind.insert("envVars".into(), Value::Object(dind_env));
+    dind.insert("cluster".into(), cluster);
+    insert_nonempty(&mut dind, "tolerations", json!(tolerations));
+    dind.insert("pvcs".into(), json!([pvc]));
+    dind.insert(
+        "defaultDindResources".into(),
+        dind_resources(&values.runtime.dind_resources),
+    );
+    dind.insert(
+        "terminationGracePeriodSeconds".into(),
+        json!(DIND_GRACE_PERIOD_SECONDS),
+    );
+    if let Some(mounts) = &values.runtime.user_volume_mounts {
+        dind.insert("userVolumeMounts".into(), mounts.clone());
+    }
+    if let Some(volumes) = &values.runtime.user_volumes {
+        dind.insert("userVolumes".into(), volumes.clone());
+    }
+    // The dind daemon's TLS (Secret codefresh-certs-server) and daemon.json
+    // (ConfigMap codefresh-dind-config), both installed by cf-runner.
+    dind.insert("clientCertPath".into(), json!("/etc/ssl/cf/"));
+    dind.insert(
+        "volumeMounts".into(),
+        json!({
+            "codefresh-certs-server": {
+                "name": "codefresh-certs-server",
+                "mountPath": "/etc/ssl/cf",
+                "readOnly": true,
+            },
+            "dind-config": {
+                "name": "dind-config",
+                "mountPath": "/etc/docker/daemon.json",
+                "subPath": "daemon.json",
+                "readOnly": true,
+            },
+        }),
+    );
+    dind.insert(
+        "volumes".into(),
+        json!({
+            "codefresh-certs-server": {
+                "name": "codefresh-certs-server",
+                "secret": {"secretName": "codefresh-certs-server"},
+            },
+            "dind-config": {
+                "name": "dind-config",
+                "configMap": {"name": "codefresh-dind-config"},
+            },
+        }),
+    );
+
+    let mut spec = Map::new();
+    spec.insert(
+        "metadata".into(),
+        json!({"name": runtime_name, "agent": true}),
+    );
+    spec.insert("runtimeScheduler".into(), Value::Object(engine));
+    spec.insert("dockerDaemonScheduler".into(), Value::Object(dind));
+    spec.insert("extends".into(), json!([RUNTIME_EXTENDS]));
+    spec.insert("description".into(), json!("Installed by cf-runner"));
+    if let Some(account) = &identity.account_id {
+        spec.insert("accountId".into(), json!(account));
+    }
+    if values.app_proxy.enabled {
+        if let Some(host) = &values.app_proxy.host {
+            // Where the platform reaches the app-proxy (its Ingress).
+            spec.insert(
+                "appProxy".into(),
+                json!({"externalIP": format!("https://{host}{}", values.app_proxy.path_prefix)}),
+            );
+        }
+    }
+    Value::Object(spec)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::values::{load, Input, ValuesFile};
+
+    fn values(text: &str) -> Values {
+        let input = Input {
+            files: vec![ValuesFile {
+                origin: "test.yaml".into(),
+                text: text.into(),
+            }],
+            ..Default::default()
+        };
+        load(&input).expect("valid values").values
+    }
+
+    fn spec(text: &str) -> Value {
+        let identity = Identity {
+            context: Some("ctx".into()),
+            account_id: Some("acc-1".into()),
+            ..Default::default()
+        };
+        runtime_environment_spec(&values(text), &identity)
+    }
+
+    #[test]
+    fn insecure_reaches_the_builds_engine() {
+        let plain = spec("Namespace: ns\n");
+        assert!(plain["runtimeScheduler"]["envVars"]
+            .get("NODE_TLS_REJECT_UNAUTHORIZED")
+            .is_none());
+        let insecure = spec("Namespace: ns\nInsecure: true\n");
+        assert_eq!(
+            insecure["runtimeScheduler"]["envVars"]["NODE_TLS_REJECT_UNAUTHORIZED"],
+            "0"
+        );
+    }
+
+    #[test]
+    fn the_mirror_reaches_every_step_image() {
+        let s = spec("Namespace: ns\nDockerRegistry: mirror.local/cf\n");
+        let env = &s["runtimeScheduler"]["envVars"];
+        for (name, pinned) in images::STEP_IMAGES {
+            let image = env[*name].as_str().unwrap();
+            assert!(image.starts_with("mirror.local/cf/"), "{name}: {image}");
+            assert!(image.ends_with(pinned.digest), "{name}: {image}");
+        }
+        assert!(s["dockerDaemonScheduler"]["dindImage"]
+            .as_str()
+            .unwrap()
+            .starts_with("mirror.local/cf/codefresh/dind:"));
+    }
+
+    #[test]
+    fn the_spec_carries_what_starts_a_build() {
+        let s = spec("Namespace: ns\nRuntime:\n  resources:\n    limits: {memory: 2Gi}\n");
+        assert_eq!(s["runtimeScheduler"]["type"], "KubernetesPod");
+        assert_eq!(s["runtimeScheduler"]["command"], json!(ENGINE_COMMAND));
+        assert_eq!(s["dockerDaemonScheduler"]["type"], "DindKubernetesPod");
+        assert_eq!(s["dockerDaemonScheduler"]["clientCertPath"], "/etc/ssl/cf/");
+        // The user's limit over the chart's default; the other default stays.
+        assert_eq!(
+            s["dockerDaemonScheduler"]["defaultDindResources"],
+            json!({"limits": {"cpu": "400m", "memory": "2Gi"}, "requests": null})
+        );
+        assert_eq!(
+            s["dockerDaemonScheduler"]["envVars"]["CLEAN_DOCKER"],
+            "true"
+        );
+        assert_eq!(s["dockerDaemonScheduler"]["pvcs"][0]["name"], "dind");
+        assert_eq!(s["accountId"], "acc-1");
+        assert!(s.get("appProxy").is_none());
+    }
+
+    #[test]
+    fn the_app_proxy_address_reaches_the_platform() {
+        let s = spec(
+            "Namespace: ns\nAppProxy:\n  Enabled: true\n  Ingress:\n    Host: ap.example.com\n    PathPrefix: /ap\n",
+        );
+        assert_eq!(s["appProxy"]["externalIP"], "https://ap.example.com/ap");
+    }
+}

@@ -1,0 +1,314 @@
+//! The one place that knows what a secret value is and how to hide it.
+//!
+//! Two kinds of values are secret: the values of the keys in
+//! [`SECRET_KEYS`] (tokens, cloud keys, licences), whole; and the
+//! credentials inside any URL (`scheme://user:PASSWORD@host`), wherever the
+//! URL appears (proxies, hosts, environment variables). Everything that
+//! shows values to a person or keeps them in a non-Secret place (the record
+//! Secret, info, upgrade's diff, error messages, dry-run files, stdout)
+//! goes through [`redact`], [`mask_urls_in`] or [`mask_text`].
+//!
+//! Pure: no I/O.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+/// What a hidden value is replaced with.
+pub const REDACTED: &str = "<redacted>";
+
+/// Keys whose whole value is secret: never echoed in messages, redacted in
+/// the values record.
+pub const SECRET_KEYS: &[&str] = &[
+    "Token",
+    "AgentToken",
+    "Storage.AwsAccessKeyId",
+    "Storage.AwsSecretAccessKey",
+    "Storage.GoogleServiceAccount",
+    "NewRelicLicense",
+];
+
+/// True when `key` (a dotted path) is, or is inside, a secret key.
+pub fn is_secret_key(key: &str) -> bool {
+    SECRET_KEYS
+        .iter()
+        .any(|s| key == *s || key.strip_prefix(s).is_some_and(|r| r.starts_with('.')))
+}
+
+/// Characters that end a URL's authority (`user:pass@host:port`).
+fn ends_authority(c: char) -> bool {
+    // Not the sub-delimiters a userinfo may hold (`,;'` …): a password
+    // cut short there would leak its tail.
+    matches!(c, '/' | '?' | '#' | '"' | '`') || c.is_whitespace()
+}
+
+/// `text` with the credentials of every URL in it replaced: the password
+/// (`user:<redacted>@`), or a lone user name, which is often a token
+/// (`<redacted>@`). `None` when there was nothing to hide.
+pub fn mask_text(text: &str) -> Option<String> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    let mut changed = false;
+    while let Some(at) = rest.find("://") {
+        let (head, tail) = rest.split_at(at + 3);
+        out.push_str(head);
+        let end = tail.find(ends_authority).unwrap_or(tail.len());
+        let authority = &tail[..end];
+        match authority.rfind('@') {
+            Some(i) if i > 0 && !authority[..i].starts_with(REDACTED) => {
+                let userinfo = &authority[..i];
+                match userinfo.split_once(':') {
+                    Some((user, pass)) if pass != REDACTED => {
+                        out.push_str(user);
+                        out.push(':');
+                        out.push_str(REDACTED);
+                        changed = true;
+                    }
+                    Some(_) => out.push_str(userinfo),
+                    None => {
+                        out.push_str(REDACTED);
+                        changed = true;
+                    }
+                }
+                out.push_str(&authority[i..]);
+            }
+            _ => out.push_str(authority),
+        }
+        rest = &tail[end..];
+    }
+    out.push_str(rest);
+    changed.then_some(out)
+}
+
+/// [`mask_text`], giving the text back unchanged when there was nothing to hide.
+pub fn masked(text: &str) -> String {
+    mask_text(text).unwrap_or_else(|| text.to_string())
+}
+
+/// True when `text` holds a URL with credentials.
+pub fn has_url_credentials(text: &str) -> bool {
+    mask_text(text).is_some()
+}
+
+/// A copy of `value` with the URL credentials in every string masked.
+pub fn mask_urls_in(value: &Value) -> Value {
+    match value {
+        Value::String(s) => match mask_text(s) {
+            Some(m) => Value::String(m),
+            None => value.clone(),
+        },
+        Value::Array(items) => Value::Array(items.iter().map(mask_urls_in).collect()),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), mask_urls_in(v)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// Replaces every secret value in a values tree: the secret keys' values
+/// whole, and URL credentials anywhere.
+pub fn redact(tree: &Value) -> Value {
+    let mut out = mask_urls_in(tree);
+    for key in SECRET_KEYS {
+        if let Some(v) = lookup_mut(&mut out, key) {
+            if !v.is_null() {
+                *v = Value::String(REDACTED.into());
+            }
+        }
+    }
+    out
+}
+
+fn lookup_mut<'a>(root: &'a mut Value, path: &str) -> Option<&'a mut Value> {
+    let mut node = root;
+    for key in path.split('.') {
+        node = node.as_object_mut()?.get_mut(key)?;
+    }
+    Some(node)
+}
+
+/// The key a leaf's credentials are kept under in the credentials Secret:
+/// its dotted path, with characters a Secret key cannot hold as `_`.
+fn secret_key_of(path: &[String]) -> String {
+    path.join(".")
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+fn walk_strings(value: &Value, path: &mut Vec<String>, f: &mut dyn FnMut(&[String], &str)) {
+    match value {
+        Value::String(s) => f(path, s),
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                path.push(i.to_string());
+                walk_strings(item, path, f);
+                path.pop();
+            }
+        }
+        Value::Object(map) => {
+            for (k, v) in map {
+                path.push(k.clone());
+                walk_strings(v, path, f);
+                path.pop();
+            }
+        }
+        _ => {}
+    }
+}
+
+fn walk_strings_mut(
+    value: &mut Value,
+    path: &mut Vec<String>,
+    f: &mut dyn FnMut(&[String], &mut String),
+) {
+    match value {
+        Value::String(s) => f(path, s),
+        Value::Array(items) => {
+            for (i, item) in items.iter_mut().enumerate() {
+                path.push(i.to_string());
+                walk_strings_mut(item, path, f);
+                path.pop();
+            }
+        }
+        Value::Object(map) => {
+            for (k, v) in map.iter_mut() {
+                path.push(k.clone());
+                walk_strings_mut(v, path, f);
+                path.pop();
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Every value of the tree (outside the secret keys) that carries URL
+/// credentials, by the key the credentials Secret keeps it under.
+pub fn url_credentials(tree: &Value) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    walk_strings(tree, &mut Vec::new(), &mut |path, s| {
+        if !is_secret_key(&path.join(".")) && has_url_credentials(s) {
+            out.insert(secret_key_of(path), s.trim().to_string());
+        }
+    });
+    out
+}
+
+/// The credentials-Secret keys of the masked URLs in a redacted tree: what
+/// [`restore_url_credentials`] needs to read.
+pub fn masked_url_keys(tree: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    walk_strings(tree, &mut Vec::new(), &mut |path, s| {
+        if !is_secret_key(&path.join(".")) && s.contains(&format!("{REDACTED}@")) {
+            out.push(secret_key_of(path));
+        }
+    });
+    out
+}
+
+/// The dotted keys of the masked URLs left in a tree (nothing restored them).
+pub fn masked_url_paths(tree: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    walk_strings(tree, &mut Vec::new(), &mut |path, s| {
+        let dotted = path.join(".");
+        if !is_secret_key(&dotted) && s.contains(&format!("{REDACTED}@")) {
+            out.push(dotted);
+        }
+    });
+    out
+}
+
+/// Puts the real values back into a redacted tree's masked URLs, from what
+/// the credentials Secret holds. Gives the keys it could not restore.
+pub fn restore_url_credentials(tree: &mut Value, held: &BTreeMap<String, String>) -> Vec<String> {
+    let mut lost = Vec::new();
+    walk_strings_mut(tree, &mut Vec::new(), &mut |path, s| {
+        let dotted = path.join(".");
+        if is_secret_key(&dotted) || !s.contains(&format!("{REDACTED}@")) {
+            return;
+        }
+        match held.get(&secret_key_of(path)) {
+            // Only a value whose masked form is what the record shows.
+            Some(real) if masked(real) == *s => *s = real.clone(),
+            _ => lost.push(dotted),
+        }
+    });
+    lost
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_url_password_is_masked_wherever_it_is() {
+        assert_eq!(
+            masked("http://user:s3cret@proxy:3128"),
+            "http://user:<redacted>@proxy:3128"
+        );
+        assert_eq!(
+            masked("ftp://u:LEAK@p:3128 uses the scheme `ftp`"),
+            "ftp://u:<redacted>@p:3128 uses the scheme `ftp`"
+        );
+        assert_eq!(
+            masked("https://ghp_token@github.com/x"),
+            "https://<redacted>@github.com/x"
+        );
+        assert_eq!(
+            masked("a http://a:b@h, then https://c:d@i/p"),
+            "a http://a:<redacted>@h, then https://c:<redacted>@i/p"
+        );
+        assert_eq!(masked("http://proxy:3128"), "http://proxy:3128");
+        assert_eq!(masked("no url here"), "no url here");
+        // Idempotent: masking a masked URL changes nothing.
+        assert_eq!(mask_text("http://user:<redacted>@proxy:3128"), None);
+    }
+
+    #[test]
+    fn redact_hides_every_secret_kind() {
+        let tree = json!({
+            "Token": "tok",
+            "NewRelicLicense": "lic",
+            "Storage": {"AwsSecretAccessKey": "aws"},
+            "EnvVars": {"HTTPS_PROXY": "http://u:PASS@p:3128"},
+            "Runtime": {"RegistryMirrors": ["https://m:MIRROR@mirror"]},
+        });
+        let text = redact(&tree).to_string();
+        for secret in ["tok", "lic", "aws", "PASS", "MIRROR"] {
+            assert!(!text.contains(&format!("\"{secret}")), "{secret} in {text}");
+            assert!(!text.contains(&format!(":{secret}@")), "{secret} in {text}");
+        }
+    }
+
+    #[test]
+    fn url_credentials_round_trip_through_the_secret() {
+        let tree = json!({
+            "Token": "http://not:this@one",
+            "EnvVars": {"HTTPS_PROXY": "http://u:PASS@p:3128", "NO_PROXY": "x"},
+            "Runtime": {"RegistryMirrors": ["https://m:MIRROR@mirror"]},
+        });
+        let held = url_credentials(&tree);
+        assert_eq!(
+            held.keys().collect::<Vec<_>>(),
+            ["EnvVars.HTTPS_PROXY", "Runtime.RegistryMirrors.0"]
+        );
+        let mut stored = redact(&tree);
+        let lost = restore_url_credentials(&mut stored, &held);
+        assert!(lost.is_empty());
+        assert_eq!(stored["EnvVars"], tree["EnvVars"]);
+        assert_eq!(stored["Runtime"], tree["Runtime"]);
+
+        let mut stored = redact(&tree);
+        let lost = restore_url_credentials(&mut stored, &BTreeMap::new());
+        assert_eq!(lost, ["EnvVars.HTTPS_PROXY", "Runtime.RegistryMirrors.0"]);
+    }
+}
