@@ -34,8 +34,11 @@ complete -c cf-runner -n "__fish_cf_runner_needs_command" -f -a "check" -d 'Pref
 complete -c cf-runner -n "__fish_cf_runner_needs_command" -f -a "test-pipeline" -d 'Run the demo pipeline on a runtime environment'
 complete -c cf-runner -n "__fish_cf_runner_needs_command" -f -a "adopt" -d 'Move a runner made by the Helm chart or venonactl to cf-runner (--dry-run only so far)'
 complete -c cf-runner -n "__fish_cf_runner_needs_command" -f -a "completions" -d 'Print a shell completion script'
+complete -c cf-runner -n "__fish_cf_runner_needs_command" -f -a "diff" -d 'Show what upgrade (or init) with these flags would change; changes nothing'
+complete -c cf-runner -n "__fish_cf_runner_needs_command" -f -a "schema" -d 'Print the JSON Schema of a values file, for editors and linters'
+complete -c cf-runner -n "__fish_cf_runner_needs_command" -f -a "images" -d 'List every image an install with these values runs; --check asks the registry'
 complete -c cf-runner -n "__fish_cf_runner_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r -f -a "(kubectl config get-contexts -o name 2>/dev/null)"
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l kube-namespace -d 'Namespace of the runner [default: codefresh]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l kube-config-path -d 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]' -r -F
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l kube-node-selector -d 'Node selector for the runner and volume provisioner: key=value[,key=value]' -r
@@ -69,6 +72,7 @@ false\t''"
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l output-dir -d 'Where --dry-run writes: a directory, or - for one YAML stream on stdout' -r -F
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l generate-helm-values-file -d 'Write a values file for the cf-runtime Helm chart instead of installing' -r -F
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l timeout -d 'How long to wait for the workloads to become ready (e.g. 90s, 5m)' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l probe-timeout -d 'How long the probe may take (e.g. 90s, 5m)' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l insecure -d 'Skip TLS verification towards the platform (self-signed on-prem only)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l allow-http -d 'Send the API key over a plain http:// platform URL (other than localhost)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l skip-cluster-test -d 'Skip the preflight checks'
@@ -77,38 +81,39 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l dry-run -d 
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l overwrite -d 'Write over files cf-runner did not write (in the --output-dir folder, or at the Helm values path)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l force-conflicts -d 'Take over fields that another field manager owns'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l no-wait -d 'Apply and return without waiting for the workloads'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l probe -d 'After the install, try the build path: a dind claim and a dind-like pod'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -s y -l yes -d 'Answer every question with its default; never prompt'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -s v -l verbose -d 'Print more detail about each step'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -s h -l help -d 'Print help'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -s V -l version -d 'Print version'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -l kube-namespace -d 'Namespace of the runner [default: codefresh]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r -f -a "(kubectl config get-contexts -o name 2>/dev/null)"
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -l kube-config-path -d 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]' -r -F
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -l token -d 'Codefresh API token [default: $CF_API_KEY, then the current context of ~/.cfconfig]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -l url -d 'Codefresh platform URL [default: the installation\'s, else https://g.codefresh.io]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
 yaml\t''"
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -l kube-namespace -d 'Namespace of the runner [default: every installation in the cluster]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -l insecure -d 'Skip TLS verification towards the platform (self-signed on-prem only)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -l allow-http -d 'Send the API key over a plain http:// platform URL (other than localhost)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -s h -l help -d 'Print help'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -s V -l version -d 'Print version'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l kube-namespace -d 'Namespace of the runner [default: codefresh]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r -f -a "(kubectl config get-contexts -o name 2>/dev/null)"
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l kube-config-path -d 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]' -r -F
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l token -d 'Codefresh API token [default: $CF_API_KEY, then the current context of ~/.cfconfig]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l url -d 'Codefresh platform URL [default: the installation\'s, else https://g.codefresh.io]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l timeout -d 'How long to wait for the objects to be gone (e.g. 90s, 5m)' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l kube-namespace -d 'Namespace of the runner [default: the only installation in the cluster]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l insecure -d 'Skip TLS verification towards the platform (self-signed on-prem only)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l allow-http -d 'Send the API key over a plain http:// platform URL (other than localhost)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -s y -l yes -d 'Do not ask for confirmation'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l delete-namespace -d 'Also delete the namespace, if cf-runner created it'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l purge-volumes -d 'Also delete dind volumes (PVs and PVCs)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l keep-platform -d 'Leave the agent and runtime environment on the platform'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l delete-adopted -d 'Also delete objects that existed before the install and were taken over with --force-conflicts'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -s h -l help -d 'Print help'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -s V -l version -d 'Print version'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l kube-namespace -d 'Namespace of the runner [default: codefresh]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r -f -a "(kubectl config get-contexts -o name 2>/dev/null)"
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l kube-config-path -d 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]' -r -F
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l kube-node-selector -d 'Node selector for the runner and volume provisioner: key=value[,key=value]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l build-node-selector -d 'Node selector for build (engine and dind) pods: key=value[,key=value]' -r
@@ -131,6 +136,7 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l set-file
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l token -d 'Codefresh API token (for the monitor) [default: the one installed]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l agent-token -d 'Agent token [default: the one installed]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l timeout -d 'How long to wait for the workloads to become ready (e.g. 90s, 5m)' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l kube-namespace -d 'Namespace of the runner [default: the only installation in the cluster]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l allow-http -d 'Send the API key over a plain http:// platform URL (other than localhost)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l force-conflicts -d 'Take over fields that another field manager owns'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l no-wait -d 'Apply and return without waiting for the workloads'
@@ -138,7 +144,7 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -s y -l yes
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -s v -l verbose -d 'Print more detail about each step'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -s h -l help -d 'Print help'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -s V -l version -d 'Print version'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand check" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand check" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r -f -a "(kubectl config get-contexts -o name 2>/dev/null)"
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand check" -l kube-namespace -d 'Namespace of the runner [default: codefresh]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand check" -l kube-config-path -d 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]' -r -F
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand check" -s f -l values -d 'Values file to check the install of (repeatable)' -r -F
@@ -146,19 +152,21 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand check" -l set-value 
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand check" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
 yaml\t''"
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand check" -l probe-timeout -d 'How long the probe may take (e.g. 90s, 5m)' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand check" -l probe -d 'Also try the build path on the installed namespace: a dind claim and a dind-like pod'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand check" -s h -l help -d 'Print help'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand check" -s V -l version -d 'Print version'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -l kube-namespace -d 'Namespace of the runner [default: codefresh]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r -f -a "(kubectl config get-contexts -o name 2>/dev/null)"
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -l kube-config-path -d 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]' -r -F
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -l token -d 'Codefresh API token [default: $CF_API_KEY, then the current context of ~/.cfconfig]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -l url -d 'Codefresh platform URL [default: the installation\'s, else https://g.codefresh.io]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -l runtime-name -d 'Runtime environment to run the demo pipeline on [default: the installation\'s]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -l kube-namespace -d 'Namespace of the runner [default: the only installation in the cluster]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -l insecure -d 'Skip TLS verification towards the platform (self-signed on-prem only)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -l allow-http -d 'Send the API key over a plain http:// platform URL (other than localhost)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -s h -l help -d 'Print help'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -s V -l version -d 'Print version'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand adopt" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand adopt" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r -f -a "(kubectl config get-contexts -o name 2>/dev/null)"
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand adopt" -l kube-namespace -d 'Namespace of the runner [default: codefresh]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand adopt" -l kube-config-path -d 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]' -r -F
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand adopt" -l values-file -d 'Where to save what the install is, as a cf-runner values file' -r -F
@@ -168,12 +176,70 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand adopt" -s h -l help 
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand adopt" -s V -l version -d 'Print version'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand completions" -s V -l version -d 'Print version'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions help" -f -a "init" -d 'Install the runner: wizard, or non-interactive with --values/--yes'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions help" -f -a "info" -d 'Show what is installed and whether it is healthy'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions help" -f -a "delete" -d 'Remove exactly what cf-runner installed'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions help" -f -a "upgrade" -d 'Re-render from the stored values (plus new flags) and apply'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions help" -f -a "check" -d 'Preflight: check that the cluster and your permissions can take an install'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions help" -f -a "test-pipeline" -d 'Run the demo pipeline on a runtime environment'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions help" -f -a "adopt" -d 'Move a runner made by the Helm chart or venonactl to cf-runner (--dry-run only so far)'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions help" -f -a "completions" -d 'Print a shell completion script'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r -f -a "(kubectl config get-contexts -o name 2>/dev/null)"
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l kube-namespace -d 'Namespace of the runner [default: codefresh]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l kube-config-path -d 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]' -r -F
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l kube-node-selector -d 'Node selector for the runner and volume provisioner: key=value[,key=value]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l build-node-selector -d 'Node selector for build (engine and dind) pods: key=value[,key=value]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l docker-registry -d 'Registry that serves every image (a mirror of quay.io)' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l env-vars -d 'Environment variable for every component and build (repeatable): KEY=VALUE' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l http-proxy -d 'HTTP proxy for every component and build' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l https-proxy -d 'HTTPS proxy for every component and build' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l no-proxy -d 'Hosts that bypass the proxy, comma-separated' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l install-monitor -d 'Install the cluster monitor (with upgrade, false removes it)' -r -f -a "true\t''
+false\t''"
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l app-proxy -d 'Install the app-proxy, which needs --app-proxy-host (with upgrade, false removes it)' -r -f -a "true\t''
+false\t''"
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l app-proxy-host -d 'Host name of the app-proxy Ingress' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l app-proxy-ingress-class -d 'IngressClass of the app-proxy Ingress' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l docker-daemon-access -d 'Let pipeline steps reach the docker daemon' -r -f -a "true\t''
+false\t''"
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -s f -l values -d 'Values file applied on top of the stored values (repeatable; later files win)' -r -F
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l set-value -d 'Set a value by dotted key, typed like Helm (repeatable): Monitor.Enabled=false' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l set-file -d 'Set a value to a file\'s contents (repeatable): Storage.GoogleServiceAccount=key.json' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l token -d 'Codefresh API token (for the monitor) [default: the one installed]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l agent-token -d 'Agent token [default: the one installed]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -s o -l output -d 'Output format' -r -f -a "table\t''
+json\t''
+yaml\t''"
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -s h -l help -d 'Print help'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -s V -l version -d 'Print version'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand schema" -s h -l help -d 'Print help'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand schema" -s V -l version -d 'Print version'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -l kube-node-selector -d 'Node selector for the runner and volume provisioner: key=value[,key=value]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -l build-node-selector -d 'Node selector for build (engine and dind) pods: key=value[,key=value]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -l docker-registry -d 'Registry that serves every image (a mirror of quay.io)' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -l env-vars -d 'Environment variable for every component and build (repeatable): KEY=VALUE' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -l http-proxy -d 'HTTP proxy for every component and build' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -l https-proxy -d 'HTTPS proxy for every component and build' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -l no-proxy -d 'Hosts that bypass the proxy, comma-separated' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -l install-monitor -d 'Install the cluster monitor (with upgrade, false removes it)' -r -f -a "true\t''
+false\t''"
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -l app-proxy -d 'Install the app-proxy, which needs --app-proxy-host (with upgrade, false removes it)' -r -f -a "true\t''
+false\t''"
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -l app-proxy-host -d 'Host name of the app-proxy Ingress' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -l app-proxy-ingress-class -d 'IngressClass of the app-proxy Ingress' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -l docker-daemon-access -d 'Let pipeline steps reach the docker daemon' -r -f -a "true\t''
+false\t''"
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -s f -l values -d 'Values file in the venonactl format (repeatable; later files win)' -r -F
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -l set-value -d 'Set a value by dotted key, typed like Helm (repeatable): Monitor.Enabled=true' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -l set-file -d 'Set a value to a file\'s contents (repeatable): Storage.GoogleServiceAccount=key.json' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -l docker-config -d 'Docker config file with registry credentials for --check [default: $DOCKER_CONFIG/config.json, then ~/.docker/config.json]' -r -F
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -s o -l output -d 'Output format' -r -f -a "table\t''
+json\t''
+yaml\t''"
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -l check -d 'Ask each image\'s registry whether it holds it; exit 1 when one is missing'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -s h -l help -d 'Print help'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -s V -l version -d 'Print version'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions diff schema images help" -f -a "init" -d 'Install the runner: wizard, or non-interactive with --values/--yes'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions diff schema images help" -f -a "info" -d 'Show what is installed and whether it is healthy'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions diff schema images help" -f -a "delete" -d 'Remove exactly what cf-runner installed'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions diff schema images help" -f -a "upgrade" -d 'Re-render from the stored values (plus new flags) and apply'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions diff schema images help" -f -a "check" -d 'Preflight: check that the cluster and your permissions can take an install'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions diff schema images help" -f -a "test-pipeline" -d 'Run the demo pipeline on a runtime environment'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions diff schema images help" -f -a "adopt" -d 'Move a runner made by the Helm chart or venonactl to cf-runner (--dry-run only so far)'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions diff schema images help" -f -a "completions" -d 'Print a shell completion script'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions diff schema images help" -f -a "diff" -d 'Show what upgrade (or init) with these flags would change; changes nothing'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions diff schema images help" -f -a "schema" -d 'Print the JSON Schema of a values file, for editors and linters'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions diff schema images help" -f -a "images" -d 'List every image an install with these values runs; --check asks the registry'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions diff schema images help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

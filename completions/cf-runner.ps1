@@ -33,6 +33,9 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
             [CompletionResult]::new('test-pipeline', 'test-pipeline', [CompletionResultType]::ParameterValue, 'Run the demo pipeline on a runtime environment')
             [CompletionResult]::new('adopt', 'adopt', [CompletionResultType]::ParameterValue, 'Move a runner made by the Helm chart or venonactl to cf-runner (--dry-run only so far)')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
+            [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Show what upgrade (or init) with these flags would change; changes nothing')
+            [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print the JSON Schema of a values file, for editors and linters')
+            [CompletionResult]::new('images', 'images', [CompletionResultType]::ParameterValue, 'List every image an install with these values runs; --check asks the registry')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -67,6 +70,7 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
             [CompletionResult]::new('--output-dir', '--output-dir', [CompletionResultType]::ParameterName, 'Where --dry-run writes: a directory, or - for one YAML stream on stdout')
             [CompletionResult]::new('--generate-helm-values-file', '--generate-helm-values-file', [CompletionResultType]::ParameterName, 'Write a values file for the cf-runtime Helm chart instead of installing')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for the workloads to become ready (e.g. 90s, 5m)')
+            [CompletionResult]::new('--probe-timeout', '--probe-timeout', [CompletionResultType]::ParameterName, 'How long the probe may take (e.g. 90s, 5m)')
             [CompletionResult]::new('--insecure', '--insecure', [CompletionResultType]::ParameterName, 'Skip TLS verification towards the platform (self-signed on-prem only)')
             [CompletionResult]::new('--allow-http', '--allow-http', [CompletionResultType]::ParameterName, 'Send the API key over a plain http:// platform URL (other than localhost)')
             [CompletionResult]::new('--skip-cluster-test', '--skip-cluster-test', [CompletionResultType]::ParameterName, 'Skip the preflight checks')
@@ -75,6 +79,7 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
             [CompletionResult]::new('--overwrite', '--overwrite', [CompletionResultType]::ParameterName, 'Write over files cf-runner did not write (in the --output-dir folder, or at the Helm values path)')
             [CompletionResult]::new('--force-conflicts', '--force-conflicts', [CompletionResultType]::ParameterName, 'Take over fields that another field manager owns')
             [CompletionResult]::new('--no-wait', '--no-wait', [CompletionResultType]::ParameterName, 'Apply and return without waiting for the workloads')
+            [CompletionResult]::new('--probe', '--probe', [CompletionResultType]::ParameterName, 'After the install, try the build path: a dind claim and a dind-like pod')
             [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Answer every question with its default; never prompt')
             [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Answer every question with its default; never prompt')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more detail about each step')
@@ -87,12 +92,12 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
         }
         'cf-runner;info' {
             [CompletionResult]::new('--kube-context-name', '--kube-context-name', [CompletionResultType]::ParameterName, 'Kubernetes context to use [default: the kubeconfig''s current context]')
-            [CompletionResult]::new('--kube-namespace', '--kube-namespace', [CompletionResultType]::ParameterName, 'Namespace of the runner [default: codefresh]')
             [CompletionResult]::new('--kube-config-path', '--kube-config-path', [CompletionResultType]::ParameterName, 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]')
             [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'Codefresh API token [default: $CF_API_KEY, then the current context of ~/.cfconfig]')
             [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Codefresh platform URL [default: the installation''s, else https://g.codefresh.io]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--kube-namespace', '--kube-namespace', [CompletionResultType]::ParameterName, 'Namespace of the runner [default: every installation in the cluster]')
             [CompletionResult]::new('--insecure', '--insecure', [CompletionResultType]::ParameterName, 'Skip TLS verification towards the platform (self-signed on-prem only)')
             [CompletionResult]::new('--allow-http', '--allow-http', [CompletionResultType]::ParameterName, 'Send the API key over a plain http:// platform URL (other than localhost)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
@@ -103,11 +108,11 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
         }
         'cf-runner;delete' {
             [CompletionResult]::new('--kube-context-name', '--kube-context-name', [CompletionResultType]::ParameterName, 'Kubernetes context to use [default: the kubeconfig''s current context]')
-            [CompletionResult]::new('--kube-namespace', '--kube-namespace', [CompletionResultType]::ParameterName, 'Namespace of the runner [default: codefresh]')
             [CompletionResult]::new('--kube-config-path', '--kube-config-path', [CompletionResultType]::ParameterName, 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]')
             [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'Codefresh API token [default: $CF_API_KEY, then the current context of ~/.cfconfig]')
             [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Codefresh platform URL [default: the installation''s, else https://g.codefresh.io]')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for the objects to be gone (e.g. 90s, 5m)')
+            [CompletionResult]::new('--kube-namespace', '--kube-namespace', [CompletionResultType]::ParameterName, 'Namespace of the runner [default: the only installation in the cluster]')
             [CompletionResult]::new('--insecure', '--insecure', [CompletionResultType]::ParameterName, 'Skip TLS verification towards the platform (self-signed on-prem only)')
             [CompletionResult]::new('--allow-http', '--allow-http', [CompletionResultType]::ParameterName, 'Send the API key over a plain http:// platform URL (other than localhost)')
             [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Do not ask for confirmation')
@@ -115,6 +120,7 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
             [CompletionResult]::new('--delete-namespace', '--delete-namespace', [CompletionResultType]::ParameterName, 'Also delete the namespace, if cf-runner created it')
             [CompletionResult]::new('--purge-volumes', '--purge-volumes', [CompletionResultType]::ParameterName, 'Also delete dind volumes (PVs and PVCs)')
             [CompletionResult]::new('--keep-platform', '--keep-platform', [CompletionResultType]::ParameterName, 'Leave the agent and runtime environment on the platform')
+            [CompletionResult]::new('--delete-adopted', '--delete-adopted', [CompletionResultType]::ParameterName, 'Also delete objects that existed before the install and were taken over with --force-conflicts')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -123,7 +129,6 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
         }
         'cf-runner;upgrade' {
             [CompletionResult]::new('--kube-context-name', '--kube-context-name', [CompletionResultType]::ParameterName, 'Kubernetes context to use [default: the kubeconfig''s current context]')
-            [CompletionResult]::new('--kube-namespace', '--kube-namespace', [CompletionResultType]::ParameterName, 'Namespace of the runner [default: codefresh]')
             [CompletionResult]::new('--kube-config-path', '--kube-config-path', [CompletionResultType]::ParameterName, 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]')
             [CompletionResult]::new('--kube-node-selector', '--kube-node-selector', [CompletionResultType]::ParameterName, 'Node selector for the runner and volume provisioner: key=value[,key=value]')
             [CompletionResult]::new('--build-node-selector', '--build-node-selector', [CompletionResultType]::ParameterName, 'Node selector for build (engine and dind) pods: key=value[,key=value]')
@@ -144,6 +149,7 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
             [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'Codefresh API token (for the monitor) [default: the one installed]')
             [CompletionResult]::new('--agent-token', '--agent-token', [CompletionResultType]::ParameterName, 'Agent token [default: the one installed]')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for the workloads to become ready (e.g. 90s, 5m)')
+            [CompletionResult]::new('--kube-namespace', '--kube-namespace', [CompletionResultType]::ParameterName, 'Namespace of the runner [default: the only installation in the cluster]')
             [CompletionResult]::new('--allow-http', '--allow-http', [CompletionResultType]::ParameterName, 'Send the API key over a plain http:// platform URL (other than localhost)')
             [CompletionResult]::new('--force-conflicts', '--force-conflicts', [CompletionResultType]::ParameterName, 'Take over fields that another field manager owns')
             [CompletionResult]::new('--no-wait', '--no-wait', [CompletionResultType]::ParameterName, 'Apply and return without waiting for the workloads')
@@ -166,6 +172,8 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
             [CompletionResult]::new('--set-value', '--set-value', [CompletionResultType]::ParameterName, 'Set a value by dotted key, typed like Helm (repeatable): Storage.Backend=ebs')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--probe-timeout', '--probe-timeout', [CompletionResultType]::ParameterName, 'How long the probe may take (e.g. 90s, 5m)')
+            [CompletionResult]::new('--probe', '--probe', [CompletionResultType]::ParameterName, 'Also try the build path on the installed namespace: a dind claim and a dind-like pod')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -174,11 +182,11 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
         }
         'cf-runner;test-pipeline' {
             [CompletionResult]::new('--kube-context-name', '--kube-context-name', [CompletionResultType]::ParameterName, 'Kubernetes context to use [default: the kubeconfig''s current context]')
-            [CompletionResult]::new('--kube-namespace', '--kube-namespace', [CompletionResultType]::ParameterName, 'Namespace of the runner [default: codefresh]')
             [CompletionResult]::new('--kube-config-path', '--kube-config-path', [CompletionResultType]::ParameterName, 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]')
             [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'Codefresh API token [default: $CF_API_KEY, then the current context of ~/.cfconfig]')
             [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Codefresh platform URL [default: the installation''s, else https://g.codefresh.io]')
             [CompletionResult]::new('--runtime-name', '--runtime-name', [CompletionResultType]::ParameterName, 'Runtime environment to run the demo pipeline on [default: the installation''s]')
+            [CompletionResult]::new('--kube-namespace', '--kube-namespace', [CompletionResultType]::ParameterName, 'Namespace of the runner [default: the only installation in the cluster]')
             [CompletionResult]::new('--insecure', '--insecure', [CompletionResultType]::ParameterName, 'Skip TLS verification towards the platform (self-signed on-prem only)')
             [CompletionResult]::new('--allow-http', '--allow-http', [CompletionResultType]::ParameterName, 'Send the API key over a plain http:// platform URL (other than localhost)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
@@ -207,6 +215,70 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'cf-runner;diff' {
+            [CompletionResult]::new('--kube-context-name', '--kube-context-name', [CompletionResultType]::ParameterName, 'Kubernetes context to use [default: the kubeconfig''s current context]')
+            [CompletionResult]::new('--kube-namespace', '--kube-namespace', [CompletionResultType]::ParameterName, 'Namespace of the runner [default: codefresh]')
+            [CompletionResult]::new('--kube-config-path', '--kube-config-path', [CompletionResultType]::ParameterName, 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]')
+            [CompletionResult]::new('--kube-node-selector', '--kube-node-selector', [CompletionResultType]::ParameterName, 'Node selector for the runner and volume provisioner: key=value[,key=value]')
+            [CompletionResult]::new('--build-node-selector', '--build-node-selector', [CompletionResultType]::ParameterName, 'Node selector for build (engine and dind) pods: key=value[,key=value]')
+            [CompletionResult]::new('--docker-registry', '--docker-registry', [CompletionResultType]::ParameterName, 'Registry that serves every image (a mirror of quay.io)')
+            [CompletionResult]::new('--env-vars', '--env-vars', [CompletionResultType]::ParameterName, 'Environment variable for every component and build (repeatable): KEY=VALUE')
+            [CompletionResult]::new('--http-proxy', '--http-proxy', [CompletionResultType]::ParameterName, 'HTTP proxy for every component and build')
+            [CompletionResult]::new('--https-proxy', '--https-proxy', [CompletionResultType]::ParameterName, 'HTTPS proxy for every component and build')
+            [CompletionResult]::new('--no-proxy', '--no-proxy', [CompletionResultType]::ParameterName, 'Hosts that bypass the proxy, comma-separated')
+            [CompletionResult]::new('--install-monitor', '--install-monitor', [CompletionResultType]::ParameterName, 'Install the cluster monitor (with upgrade, false removes it)')
+            [CompletionResult]::new('--app-proxy', '--app-proxy', [CompletionResultType]::ParameterName, 'Install the app-proxy, which needs --app-proxy-host (with upgrade, false removes it)')
+            [CompletionResult]::new('--app-proxy-host', '--app-proxy-host', [CompletionResultType]::ParameterName, 'Host name of the app-proxy Ingress')
+            [CompletionResult]::new('--app-proxy-ingress-class', '--app-proxy-ingress-class', [CompletionResultType]::ParameterName, 'IngressClass of the app-proxy Ingress')
+            [CompletionResult]::new('--docker-daemon-access', '--docker-daemon-access', [CompletionResultType]::ParameterName, 'Let pipeline steps reach the docker daemon')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Values file applied on top of the stored values (repeatable; later files win)')
+            [CompletionResult]::new('--values', '--values', [CompletionResultType]::ParameterName, 'Values file applied on top of the stored values (repeatable; later files win)')
+            [CompletionResult]::new('--set-value', '--set-value', [CompletionResultType]::ParameterName, 'Set a value by dotted key, typed like Helm (repeatable): Monitor.Enabled=false')
+            [CompletionResult]::new('--set-file', '--set-file', [CompletionResultType]::ParameterName, 'Set a value to a file''s contents (repeatable): Storage.GoogleServiceAccount=key.json')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'Codefresh API token (for the monitor) [default: the one installed]')
+            [CompletionResult]::new('--agent-token', '--agent-token', [CompletionResultType]::ParameterName, 'Agent token [default: the one installed]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'cf-runner;schema' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'cf-runner;images' {
+            [CompletionResult]::new('--kube-node-selector', '--kube-node-selector', [CompletionResultType]::ParameterName, 'Node selector for the runner and volume provisioner: key=value[,key=value]')
+            [CompletionResult]::new('--build-node-selector', '--build-node-selector', [CompletionResultType]::ParameterName, 'Node selector for build (engine and dind) pods: key=value[,key=value]')
+            [CompletionResult]::new('--docker-registry', '--docker-registry', [CompletionResultType]::ParameterName, 'Registry that serves every image (a mirror of quay.io)')
+            [CompletionResult]::new('--env-vars', '--env-vars', [CompletionResultType]::ParameterName, 'Environment variable for every component and build (repeatable): KEY=VALUE')
+            [CompletionResult]::new('--http-proxy', '--http-proxy', [CompletionResultType]::ParameterName, 'HTTP proxy for every component and build')
+            [CompletionResult]::new('--https-proxy', '--https-proxy', [CompletionResultType]::ParameterName, 'HTTPS proxy for every component and build')
+            [CompletionResult]::new('--no-proxy', '--no-proxy', [CompletionResultType]::ParameterName, 'Hosts that bypass the proxy, comma-separated')
+            [CompletionResult]::new('--install-monitor', '--install-monitor', [CompletionResultType]::ParameterName, 'Install the cluster monitor (with upgrade, false removes it)')
+            [CompletionResult]::new('--app-proxy', '--app-proxy', [CompletionResultType]::ParameterName, 'Install the app-proxy, which needs --app-proxy-host (with upgrade, false removes it)')
+            [CompletionResult]::new('--app-proxy-host', '--app-proxy-host', [CompletionResultType]::ParameterName, 'Host name of the app-proxy Ingress')
+            [CompletionResult]::new('--app-proxy-ingress-class', '--app-proxy-ingress-class', [CompletionResultType]::ParameterName, 'IngressClass of the app-proxy Ingress')
+            [CompletionResult]::new('--docker-daemon-access', '--docker-daemon-access', [CompletionResultType]::ParameterName, 'Let pipeline steps reach the docker daemon')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Values file in the venonactl format (repeatable; later files win)')
+            [CompletionResult]::new('--values', '--values', [CompletionResultType]::ParameterName, 'Values file in the venonactl format (repeatable; later files win)')
+            [CompletionResult]::new('--set-value', '--set-value', [CompletionResultType]::ParameterName, 'Set a value by dotted key, typed like Helm (repeatable): Monitor.Enabled=true')
+            [CompletionResult]::new('--set-file', '--set-file', [CompletionResultType]::ParameterName, 'Set a value to a file''s contents (repeatable): Storage.GoogleServiceAccount=key.json')
+            [CompletionResult]::new('--docker-config', '--docker-config', [CompletionResultType]::ParameterName, 'Docker config file with registry credentials for --check [default: $DOCKER_CONFIG/config.json, then ~/.docker/config.json]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--check', '--check', [CompletionResultType]::ParameterName, 'Ask each image''s registry whether it holds it; exit 1 when one is missing')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'cf-runner;help' {
             [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Install the runner: wizard, or non-interactive with --values/--yes')
             [CompletionResult]::new('info', 'info', [CompletionResultType]::ParameterValue, 'Show what is installed and whether it is healthy')
@@ -216,6 +288,9 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
             [CompletionResult]::new('test-pipeline', 'test-pipeline', [CompletionResultType]::ParameterValue, 'Run the demo pipeline on a runtime environment')
             [CompletionResult]::new('adopt', 'adopt', [CompletionResultType]::ParameterValue, 'Move a runner made by the Helm chart or venonactl to cf-runner (--dry-run only so far)')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
+            [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Show what upgrade (or init) with these flags would change; changes nothing')
+            [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print the JSON Schema of a values file, for editors and linters')
+            [CompletionResult]::new('images', 'images', [CompletionResultType]::ParameterValue, 'List every image an install with these values runs; --check asks the registry')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -241,6 +316,15 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
             break
         }
         'cf-runner;help;completions' {
+            break
+        }
+        'cf-runner;help;diff' {
+            break
+        }
+        'cf-runner;help;schema' {
+            break
+        }
+        'cf-runner;help;images' {
             break
         }
         'cf-runner;help;help' {

@@ -60,6 +60,7 @@ _arguments "${_arguments_options[@]}" : \
 '--output-dir=[Where --dry-run writes\: a directory, or - for one YAML stream on stdout]:DIR:_files' \
 '--generate-helm-values-file=[Write a values file for the cf-runtime Helm chart instead of installing]::PATH:_files' \
 '--timeout=[How long to wait for the workloads to become ready (e.g. 90s, 5m)]:DURATION:_default' \
+'--probe-timeout=[How long the probe may take (e.g. 90s, 5m)]:DURATION:_default' \
 '--insecure[Skip TLS verification towards the platform (self-signed on-prem only)]' \
 '--allow-http[Send the API key over a plain http\:// platform URL (other than localhost)]' \
 '--skip-cluster-test[Skip the preflight checks]' \
@@ -68,6 +69,7 @@ _arguments "${_arguments_options[@]}" : \
 '--overwrite[Write over files cf-runner did not write (in the --output-dir folder, or at the Helm values path)]' \
 '--force-conflicts[Take over fields that another field manager owns]' \
 '--no-wait[Apply and return without waiting for the workloads]' \
+'--probe[After the install, try the build path\: a dind claim and a dind-like pod]' \
 '-y[Answer every question with its default; never prompt]' \
 '--yes[Answer every question with its default; never prompt]' \
 '-v[Print more detail about each step]' \
@@ -81,12 +83,12 @@ _arguments "${_arguments_options[@]}" : \
 (info)
 _arguments "${_arguments_options[@]}" : \
 '--kube-context-name=[Kubernetes context to use \[default\: the kubeconfig'\''s current context\]]:NAME:_default' \
-'--kube-namespace=[Namespace of the runner \[default\: codefresh\]]:NAMESPACE:_default' \
 '--kube-config-path=[Path to the kubeconfig \[default\: \$KUBECONFIG or ~/.kube/config\]]:PATH:_files' \
 '--token=[Codefresh API token \[default\: \$CF_API_KEY, then the current context of ~/.cfconfig\]]:TOKEN:_default' \
 '--url=[Codefresh platform URL \[default\: the installation'\''s, else https\://g.codefresh.io\]]:URL:_default' \
 '-o+[Output format]:OUTPUT:(table json yaml)' \
 '--output=[Output format]:OUTPUT:(table json yaml)' \
+'--kube-namespace=[Namespace of the runner \[default\: every installation in the cluster\]]:NAMESPACE:_default' \
 '--insecure[Skip TLS verification towards the platform (self-signed on-prem only)]' \
 '--allow-http[Send the API key over a plain http\:// platform URL (other than localhost)]' \
 '-h[Print help]' \
@@ -98,11 +100,11 @@ _arguments "${_arguments_options[@]}" : \
 (delete)
 _arguments "${_arguments_options[@]}" : \
 '--kube-context-name=[Kubernetes context to use \[default\: the kubeconfig'\''s current context\]]:NAME:_default' \
-'--kube-namespace=[Namespace of the runner \[default\: codefresh\]]:NAMESPACE:_default' \
 '--kube-config-path=[Path to the kubeconfig \[default\: \$KUBECONFIG or ~/.kube/config\]]:PATH:_files' \
 '--token=[Codefresh API token \[default\: \$CF_API_KEY, then the current context of ~/.cfconfig\]]:TOKEN:_default' \
 '--url=[Codefresh platform URL \[default\: the installation'\''s, else https\://g.codefresh.io\]]:URL:_default' \
 '--timeout=[How long to wait for the objects to be gone (e.g. 90s, 5m)]:DURATION:_default' \
+'--kube-namespace=[Namespace of the runner \[default\: the only installation in the cluster\]]:NAMESPACE:_default' \
 '--insecure[Skip TLS verification towards the platform (self-signed on-prem only)]' \
 '--allow-http[Send the API key over a plain http\:// platform URL (other than localhost)]' \
 '-y[Do not ask for confirmation]' \
@@ -110,6 +112,7 @@ _arguments "${_arguments_options[@]}" : \
 '--delete-namespace[Also delete the namespace, if cf-runner created it]' \
 '--purge-volumes[Also delete dind volumes (PVs and PVCs)]' \
 '--keep-platform[Leave the agent and runtime environment on the platform]' \
+'--delete-adopted[Also delete objects that existed before the install and were taken over with --force-conflicts]' \
 '-h[Print help]' \
 '--help[Print help]' \
 '-V[Print version]' \
@@ -119,7 +122,6 @@ _arguments "${_arguments_options[@]}" : \
 (upgrade)
 _arguments "${_arguments_options[@]}" : \
 '--kube-context-name=[Kubernetes context to use \[default\: the kubeconfig'\''s current context\]]:NAME:_default' \
-'--kube-namespace=[Namespace of the runner \[default\: codefresh\]]:NAMESPACE:_default' \
 '--kube-config-path=[Path to the kubeconfig \[default\: \$KUBECONFIG or ~/.kube/config\]]:PATH:_files' \
 '--kube-node-selector=[Node selector for the runner and volume provisioner\: key=value\[,key=value\]]:K=V,...:_default' \
 '--build-node-selector=[Node selector for build (engine and dind) pods\: key=value\[,key=value\]]:K=V,...:_default' \
@@ -140,6 +142,7 @@ _arguments "${_arguments_options[@]}" : \
 '--token=[Codefresh API token (for the monitor) \[default\: the one installed\]]:TOKEN:_default' \
 '--agent-token=[Agent token \[default\: the one installed\]]:TOKEN:_default' \
 '--timeout=[How long to wait for the workloads to become ready (e.g. 90s, 5m)]:DURATION:_default' \
+'--kube-namespace=[Namespace of the runner \[default\: the only installation in the cluster\]]:NAMESPACE:_default' \
 '--allow-http[Send the API key over a plain http\:// platform URL (other than localhost)]' \
 '--force-conflicts[Take over fields that another field manager owns]' \
 '--no-wait[Apply and return without waiting for the workloads]' \
@@ -163,6 +166,8 @@ _arguments "${_arguments_options[@]}" : \
 '*--set-value=[Set a value by dotted key, typed like Helm (repeatable)\: Storage.Backend=ebs]:KEY=VALUE:_default' \
 '-o+[Output format]:OUTPUT:(table json yaml)' \
 '--output=[Output format]:OUTPUT:(table json yaml)' \
+'--probe-timeout=[How long the probe may take (e.g. 90s, 5m)]:DURATION:_default' \
+'--probe[Also try the build path on the installed namespace\: a dind claim and a dind-like pod]' \
 '-h[Print help]' \
 '--help[Print help]' \
 '-V[Print version]' \
@@ -172,11 +177,11 @@ _arguments "${_arguments_options[@]}" : \
 (test-pipeline)
 _arguments "${_arguments_options[@]}" : \
 '--kube-context-name=[Kubernetes context to use \[default\: the kubeconfig'\''s current context\]]:NAME:_default' \
-'--kube-namespace=[Namespace of the runner \[default\: codefresh\]]:NAMESPACE:_default' \
 '--kube-config-path=[Path to the kubeconfig \[default\: \$KUBECONFIG or ~/.kube/config\]]:PATH:_files' \
 '--token=[Codefresh API token \[default\: \$CF_API_KEY, then the current context of ~/.cfconfig\]]:TOKEN:_default' \
 '--url=[Codefresh platform URL \[default\: the installation'\''s, else https\://g.codefresh.io\]]:URL:_default' \
 '--runtime-name=[Runtime environment to run the demo pipeline on \[default\: the installation'\''s\]]:NAME:_default' \
+'--kube-namespace=[Namespace of the runner \[default\: the only installation in the cluster\]]:NAMESPACE:_default' \
 '--insecure[Skip TLS verification towards the platform (self-signed on-prem only)]' \
 '--allow-http[Send the API key over a plain http\:// platform URL (other than localhost)]' \
 '-h[Print help]' \
@@ -206,6 +211,73 @@ _arguments "${_arguments_options[@]}" : \
 '-V[Print version]' \
 '--version[Print version]' \
 ':shell -- The shell to print the script for:(bash zsh fish powershell)' \
+&& ret=0
+;;
+(diff)
+_arguments "${_arguments_options[@]}" : \
+'--kube-context-name=[Kubernetes context to use \[default\: the kubeconfig'\''s current context\]]:NAME:_default' \
+'--kube-namespace=[Namespace of the runner \[default\: codefresh\]]:NAMESPACE:_default' \
+'--kube-config-path=[Path to the kubeconfig \[default\: \$KUBECONFIG or ~/.kube/config\]]:PATH:_files' \
+'--kube-node-selector=[Node selector for the runner and volume provisioner\: key=value\[,key=value\]]:K=V,...:_default' \
+'--build-node-selector=[Node selector for build (engine and dind) pods\: key=value\[,key=value\]]:K=V,...:_default' \
+'--docker-registry=[Registry that serves every image (a mirror of quay.io)]:HOST[/PATH]:_default' \
+'*--env-vars=[Environment variable for every component and build (repeatable)\: KEY=VALUE]:KEY=VALUE:_default' \
+'--http-proxy=[HTTP proxy for every component and build]:URL:_default' \
+'--https-proxy=[HTTPS proxy for every component and build]:URL:_default' \
+'--no-proxy=[Hosts that bypass the proxy, comma-separated]:HOSTS:_default' \
+'--install-monitor=[Install the cluster monitor (with upgrade, false removes it)]::BOOL:(true false)' \
+'--app-proxy=[Install the app-proxy, which needs --app-proxy-host (with upgrade, false removes it)]::BOOL:(true false)' \
+'--app-proxy-host=[Host name of the app-proxy Ingress]:HOST:_default' \
+'--app-proxy-ingress-class=[IngressClass of the app-proxy Ingress]:CLASS:_default' \
+'--docker-daemon-access=[Let pipeline steps reach the docker daemon]::BOOL:(true false)' \
+'*-f+[Values file applied on top of the stored values (repeatable; later files win)]:FILE:_files' \
+'*--values=[Values file applied on top of the stored values (repeatable; later files win)]:FILE:_files' \
+'*--set-value=[Set a value by dotted key, typed like Helm (repeatable)\: Monitor.Enabled=false]:KEY=VALUE:_default' \
+'*--set-file=[Set a value to a file'\''s contents (repeatable)\: Storage.GoogleServiceAccount=key.json]:KEY=PATH:_default' \
+'--token=[Codefresh API token (for the monitor) \[default\: the one installed\]]:TOKEN:_default' \
+'--agent-token=[Agent token \[default\: the one installed\]]:TOKEN:_default' \
+'-o+[Output format]:OUTPUT:(table json yaml)' \
+'--output=[Output format]:OUTPUT:(table json yaml)' \
+'-h[Print help]' \
+'--help[Print help]' \
+'-V[Print version]' \
+'--version[Print version]' \
+&& ret=0
+;;
+(schema)
+_arguments "${_arguments_options[@]}" : \
+'-h[Print help]' \
+'--help[Print help]' \
+'-V[Print version]' \
+'--version[Print version]' \
+&& ret=0
+;;
+(images)
+_arguments "${_arguments_options[@]}" : \
+'--kube-node-selector=[Node selector for the runner and volume provisioner\: key=value\[,key=value\]]:K=V,...:_default' \
+'--build-node-selector=[Node selector for build (engine and dind) pods\: key=value\[,key=value\]]:K=V,...:_default' \
+'--docker-registry=[Registry that serves every image (a mirror of quay.io)]:HOST[/PATH]:_default' \
+'*--env-vars=[Environment variable for every component and build (repeatable)\: KEY=VALUE]:KEY=VALUE:_default' \
+'--http-proxy=[HTTP proxy for every component and build]:URL:_default' \
+'--https-proxy=[HTTPS proxy for every component and build]:URL:_default' \
+'--no-proxy=[Hosts that bypass the proxy, comma-separated]:HOSTS:_default' \
+'--install-monitor=[Install the cluster monitor (with upgrade, false removes it)]::BOOL:(true false)' \
+'--app-proxy=[Install the app-proxy, which needs --app-proxy-host (with upgrade, false removes it)]::BOOL:(true false)' \
+'--app-proxy-host=[Host name of the app-proxy Ingress]:HOST:_default' \
+'--app-proxy-ingress-class=[IngressClass of the app-proxy Ingress]:CLASS:_default' \
+'--docker-daemon-access=[Let pipeline steps reach the docker daemon]::BOOL:(true false)' \
+'*-f+[Values file in the venonactl format (repeatable; later files win)]:FILE:_files' \
+'*--values=[Values file in the venonactl format (repeatable; later files win)]:FILE:_files' \
+'*--set-value=[Set a value by dotted key, typed like Helm (repeatable)\: Monitor.Enabled=true]:KEY=VALUE:_default' \
+'*--set-file=[Set a value to a file'\''s contents (repeatable)\: Storage.GoogleServiceAccount=key.json]:KEY=PATH:_default' \
+'--docker-config=[Docker config file with registry credentials for --check \[default\: \$DOCKER_CONFIG/config.json, then ~/.docker/config.json\]]:PATH:_files' \
+'-o+[Output format]:OUTPUT:(table json yaml)' \
+'--output=[Output format]:OUTPUT:(table json yaml)' \
+'--check[Ask each image'\''s registry whether it holds it; exit 1 when one is missing]' \
+'-h[Print help]' \
+'--help[Print help]' \
+'-V[Print version]' \
+'--version[Print version]' \
 && ret=0
 ;;
 (help)
@@ -252,6 +324,18 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
+(diff)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(schema)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(images)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
 (help)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -276,6 +360,9 @@ _cf-runner_commands() {
 'test-pipeline:Run the demo pipeline on a runtime environment' \
 'adopt:Move a runner made by the Helm chart or venonactl to cf-runner (--dry-run only so far)' \
 'completions:Print a shell completion script' \
+'diff:Show what upgrade (or init) with these flags would change; changes nothing' \
+'schema:Print the JSON Schema of a values file, for editors and linters' \
+'images:List every image an install with these values runs; --check asks the registry' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
     _describe -t commands 'cf-runner commands' commands "$@"
@@ -300,6 +387,11 @@ _cf-runner__subcmd__delete_commands() {
     local commands; commands=()
     _describe -t commands 'cf-runner delete commands' commands "$@"
 }
+(( $+functions[_cf-runner__subcmd__diff_commands] )) ||
+_cf-runner__subcmd__diff_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner diff commands' commands "$@"
+}
 (( $+functions[_cf-runner__subcmd__help_commands] )) ||
 _cf-runner__subcmd__help_commands() {
     local commands; commands=(
@@ -311,6 +403,9 @@ _cf-runner__subcmd__help_commands() {
 'test-pipeline:Run the demo pipeline on a runtime environment' \
 'adopt:Move a runner made by the Helm chart or venonactl to cf-runner (--dry-run only so far)' \
 'completions:Print a shell completion script' \
+'diff:Show what upgrade (or init) with these flags would change; changes nothing' \
+'schema:Print the JSON Schema of a values file, for editors and linters' \
+'images:List every image an install with these values runs; --check asks the registry' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
     _describe -t commands 'cf-runner help commands' commands "$@"
@@ -335,10 +430,20 @@ _cf-runner__subcmd__help__subcmd__delete_commands() {
     local commands; commands=()
     _describe -t commands 'cf-runner help delete commands' commands "$@"
 }
+(( $+functions[_cf-runner__subcmd__help__subcmd__diff_commands] )) ||
+_cf-runner__subcmd__help__subcmd__diff_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner help diff commands' commands "$@"
+}
 (( $+functions[_cf-runner__subcmd__help__subcmd__help_commands] )) ||
 _cf-runner__subcmd__help__subcmd__help_commands() {
     local commands; commands=()
     _describe -t commands 'cf-runner help help commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__help__subcmd__images_commands] )) ||
+_cf-runner__subcmd__help__subcmd__images_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner help images commands' commands "$@"
 }
 (( $+functions[_cf-runner__subcmd__help__subcmd__info_commands] )) ||
 _cf-runner__subcmd__help__subcmd__info_commands() {
@@ -350,6 +455,11 @@ _cf-runner__subcmd__help__subcmd__init_commands() {
     local commands; commands=()
     _describe -t commands 'cf-runner help init commands' commands "$@"
 }
+(( $+functions[_cf-runner__subcmd__help__subcmd__schema_commands] )) ||
+_cf-runner__subcmd__help__subcmd__schema_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner help schema commands' commands "$@"
+}
 (( $+functions[_cf-runner__subcmd__help__subcmd__test-pipeline_commands] )) ||
 _cf-runner__subcmd__help__subcmd__test-pipeline_commands() {
     local commands; commands=()
@@ -360,6 +470,11 @@ _cf-runner__subcmd__help__subcmd__upgrade_commands() {
     local commands; commands=()
     _describe -t commands 'cf-runner help upgrade commands' commands "$@"
 }
+(( $+functions[_cf-runner__subcmd__images_commands] )) ||
+_cf-runner__subcmd__images_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner images commands' commands "$@"
+}
 (( $+functions[_cf-runner__subcmd__info_commands] )) ||
 _cf-runner__subcmd__info_commands() {
     local commands; commands=()
@@ -369,6 +484,11 @@ _cf-runner__subcmd__info_commands() {
 _cf-runner__subcmd__init_commands() {
     local commands; commands=()
     _describe -t commands 'cf-runner init commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__schema_commands] )) ||
+_cf-runner__subcmd__schema_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner schema commands' commands "$@"
 }
 (( $+functions[_cf-runner__subcmd__test-pipeline_commands] )) ||
 _cf-runner__subcmd__test-pipeline_commands() {

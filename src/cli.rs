@@ -24,19 +24,37 @@ pub enum Command {
     /// Install the runner: wizard, or non-interactive with --values/--yes
     Init(Box<InitArgs>),
     /// Show what is installed and whether it is healthy
+    #[command(mut_arg("kube_namespace", |a| a.help(
+        "Namespace of the runner [default: every installation in the cluster]"
+    )))]
     Info(InfoArgs),
     /// Remove exactly what cf-runner installed
+    #[command(mut_arg("kube_namespace", |a| a.help(
+        "Namespace of the runner [default: the only installation in the cluster]"
+    )))]
     Delete(DeleteArgs),
     /// Re-render from the stored values (plus new flags) and apply
+    #[command(mut_arg("kube_namespace", |a| a.help(
+        "Namespace of the runner [default: the only installation in the cluster]"
+    )))]
     Upgrade(Box<UpgradeArgs>),
     /// Preflight: check that the cluster and your permissions can take an install
     Check(CheckArgs),
     /// Run the demo pipeline on a runtime environment
+    #[command(mut_arg("kube_namespace", |a| a.help(
+        "Namespace of the runner [default: the only installation in the cluster]"
+    )))]
     TestPipeline(TestPipelineArgs),
     /// Move a runner made by the Helm chart or venonactl to cf-runner (--dry-run only so far)
     Adopt(AdoptArgs),
     /// Print a shell completion script
     Completions(CompletionsArgs),
+    /// Show what upgrade (or init) with these flags would change; changes nothing
+    Diff(Box<DiffArgs>),
+    /// Print the JSON Schema of a values file, for editors and linters
+    Schema,
+    /// List every image an install with these values runs; --check asks the registry
+    Images(Box<ImagesArgs>),
 }
 
 /// Output format of inspection commands.
@@ -182,6 +200,12 @@ pub struct InitArgs {
     /// Apply and return without waiting for the workloads
     #[arg(long)]
     pub no_wait: bool,
+    /// After the install, try the build path: a dind claim and a dind-like pod
+    #[arg(long)]
+    pub probe: bool,
+    /// How long the probe may take (e.g. 90s, 5m)
+    #[arg(long, value_name = "DURATION", default_value = "2m", value_parser = parse_duration)]
+    pub probe_timeout: std::time::Duration,
 
     /// Answer every question with its default; never prompt
     #[arg(long, short = 'y')]
@@ -220,6 +244,9 @@ pub struct DeleteArgs {
     /// Leave the agent and runtime environment on the platform
     #[arg(long)]
     pub keep_platform: bool,
+    /// Also delete objects that existed before the install and were taken over with --force-conflicts
+    #[arg(long)]
+    pub delete_adopted: bool,
     /// How long to wait for the objects to be gone (e.g. 90s, 5m)
     #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
     pub timeout: std::time::Duration,
@@ -284,6 +311,64 @@ pub struct CheckArgs {
     /// Output format
     #[arg(long, short = 'o', value_enum, default_value = "table")]
     pub output: OutputFormat,
+    /// Also try the build path on the installed namespace: a dind claim and a dind-like pod
+    #[arg(long)]
+    pub probe: bool,
+    /// How long the probe may take (e.g. 90s, 5m)
+    #[arg(long, value_name = "DURATION", default_value = "2m", value_parser = parse_duration)]
+    pub probe_timeout: std::time::Duration,
+}
+
+/// Flags of `diff`: the flags of `upgrade` that decide what is applied.
+#[derive(Debug, Clone, Args)]
+pub struct DiffArgs {
+    #[command(flatten)]
+    pub kube: KubeArgs,
+    #[command(flatten)]
+    pub settings: SettingsArgs,
+    /// Values file applied on top of the stored values (repeatable; later files win)
+    #[arg(long = "values", short = 'f', value_name = "FILE")]
+    pub values: Vec<PathBuf>,
+    /// Set a value by dotted key, typed like Helm (repeatable): Monitor.Enabled=false
+    #[arg(long = "set-value", value_name = "KEY=VALUE")]
+    pub set_value: Vec<String>,
+    /// Set a value to a file's contents (repeatable): Storage.GoogleServiceAccount=key.json
+    #[arg(long = "set-file", value_name = "KEY=PATH")]
+    pub set_file: Vec<String>,
+    /// Codefresh API token (for the monitor) [default: the one installed]
+    #[arg(long, value_name = "TOKEN")]
+    pub token: Option<String>,
+    /// Agent token [default: the one installed]
+    #[arg(long, value_name = "TOKEN")]
+    pub agent_token: Option<String>,
+    /// Output format
+    #[arg(long, short = 'o', value_enum, default_value = "table")]
+    pub output: OutputFormat,
+}
+
+/// Flags of `images`: the values of an install, as `init` takes them.
+#[derive(Debug, Clone, Args)]
+pub struct ImagesArgs {
+    #[command(flatten)]
+    pub settings: SettingsArgs,
+    /// Values file in the venonactl format (repeatable; later files win)
+    #[arg(long = "values", short = 'f', value_name = "FILE")]
+    pub values: Vec<PathBuf>,
+    /// Set a value by dotted key, typed like Helm (repeatable): Monitor.Enabled=true
+    #[arg(long = "set-value", value_name = "KEY=VALUE")]
+    pub set_value: Vec<String>,
+    /// Set a value to a file's contents (repeatable): Storage.GoogleServiceAccount=key.json
+    #[arg(long = "set-file", value_name = "KEY=PATH")]
+    pub set_file: Vec<String>,
+    /// Ask each image's registry whether it holds it; exit 1 when one is missing
+    #[arg(long)]
+    pub check: bool,
+    /// Docker config file with registry credentials for --check [default: $DOCKER_CONFIG/config.json, then ~/.docker/config.json]
+    #[arg(long, value_name = "PATH")]
+    pub docker_config: Option<PathBuf>,
+    /// Output format
+    #[arg(long, short = 'o', value_enum, default_value = "table")]
+    pub output: OutputFormat,
 }
 
 /// How to reach the Codefresh platform (commands other than `init`).
@@ -344,6 +429,46 @@ pub struct CompletionsArgs {
     /// The shell to print the script for
     #[arg(value_enum)]
     pub shell: Shell,
+}
+
+/// Flags typed from kubectl habit, and the flag of cf-runner that does that.
+const KUBECTL_HABITS: &[(&str, &str)] = &[
+    ("--namespace", "--kube-namespace"),
+    ("-n", "--kube-namespace"),
+    ("--context", "--kube-context-name"),
+    ("--kubeconfig", "--kube-config-path"),
+];
+
+/// Points an unknown kubectl-style flag at cf-runner's own (`--namespace`
+/// is the runner's namespace, `--kube-namespace`; clap alone would suggest
+/// `--name`, the agent's name on the platform).
+pub fn suggest_kubectl_habits(err: &mut clap::Error) {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if err.kind() != ErrorKind::UnknownArgument {
+        return;
+    }
+    let Some(ContextValue::String(typed)) = err.get(ContextKind::InvalidArg) else {
+        return;
+    };
+    let flag = typed.split('=').next().unwrap_or(typed).to_string();
+    if let Some((_, ours)) = KUBECTL_HABITS.iter().find(|(habit, _)| *habit == flag) {
+        err.insert(
+            ContextKind::SuggestedArg,
+            ContextValue::String((*ours).to_string()),
+        );
+        // clap's usage line shows the flag it would have suggested; show ours.
+        if let Some(ContextValue::StyledStr(usage)) = err.get(ContextKind::Usage) {
+            let text = usage.to_string();
+            if let Some(start) = text.find("Usage: ") {
+                let command: Vec<&str> = text[start + 7..]
+                    .split_whitespace()
+                    .take_while(|w| !w.starts_with('-') && !w.starts_with('['))
+                    .collect();
+                let line = format!("Usage: {} {ours} <VALUE>", command.join(" "));
+                err.insert(ContextKind::Usage, ContextValue::StyledStr(line.into()));
+            }
+        }
+    }
 }
 
 /// Parses `90s`, `5m`, `1h` or plain seconds.

@@ -12,6 +12,7 @@ pub mod app;
 pub mod cli;
 pub mod export;
 pub mod helm;
+pub mod input_file;
 pub mod kube;
 pub mod output;
 pub mod platform;

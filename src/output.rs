@@ -22,10 +22,68 @@ pub fn stdin_is_tty() -> bool {
     std::io::stdin().is_terminal()
 }
 
+/// Text made safe for a terminal: every control character except newline
+/// and tab is shown escaped (`\e`, `\r`, `\u{7}`), so a key, a file name,
+/// an HTTP body or a cluster object's field can neither set the title, move
+/// the cursor nor erase a line. Colour (SGR) sequences are kept: cf-runner
+/// colours its own output, and a colour cannot forge text.
+pub fn visible(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text
+        .chars()
+        .any(|c| c.is_control() && c != '\n' && c != '\t')
+    {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if c == '\u{1b}' {
+            if let Some(len) = sgr_len(&text[i..]) {
+                out.push_str(&text[i..i + len]);
+                for _ in 1..text[i..i + len].chars().count() {
+                    chars.next();
+                }
+                continue;
+            }
+        }
+        push_visible(&mut out, c, true);
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// Text for one line of a message: like [`visible`], and newlines and tabs
+/// escaped too, so a value cannot start a fake line of its own.
+pub fn one_line(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        push_visible(&mut out, c, false);
+    }
+    out
+}
+
+fn push_visible(out: &mut String, c: char, keep_lines: bool) {
+    match c {
+        '\n' | '\t' if keep_lines => out.push(c),
+        '\n' => out.push_str("\\n"),
+        '\t' => out.push_str("\\t"),
+        '\r' => out.push_str("\\r"),
+        '\u{1b}' => out.push_str("\\e"),
+        c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+        c => out.push(c),
+    }
+}
+
+/// The length of a colour sequence (`ESC [ digits;… m`) at the start of `text`.
+fn sgr_len(text: &str) -> Option<usize> {
+    let rest = text.strip_prefix("\u{1b}[")?;
+    let end = rest.find(|c: char| !(c.is_ascii_digit() || c == ';'))?;
+    (rest.as_bytes()[end] == b'm').then_some(2 + end + 1)
+}
+
 /// A line of normal output (stdout).
 pub fn say(line: &str) {
     let mut out = std::io::stdout().lock();
-    let _ = writeln!(out, "{line}");
+    let _ = writeln!(out, "{}", visible(line));
 }
 
 /// Raw text to stdout (a YAML stream), without a trailing newline added.
@@ -45,13 +103,18 @@ pub fn warn(line: &str) {
         std::io::stderr().lock(),
         "{} {}",
         style("warning:").yellow().bold(),
-        masked(line)
+        visible(&masked(line))
     );
 }
 
 /// A note (stderr), e.g. where output went when stdout carries data.
 pub fn note(line: &str) {
-    let _ = writeln!(std::io::stderr().lock(), "{} {line}", style("note:").cyan());
+    let _ = writeln!(
+        std::io::stderr().lock(),
+        "{} {}",
+        style("note:").cyan(),
+        visible(&masked(line))
+    );
 }
 
 /// Reports a failure: what failed, the causes, and a hint when there is one.
@@ -59,12 +122,18 @@ pub fn note(line: &str) {
 /// say) are masked on the way out.
 pub fn error(err: &anyhow::Error, hint: Option<&str>) {
     let mut e = std::io::stderr().lock();
-    let _ = writeln!(e, "{} {}", style("error:").red().bold(), masked(err));
+    let _ = writeln!(
+        e,
+        "{} {}",
+        style("error:").red().bold(),
+        visible(&masked(err))
+    );
     for cause in err.chain().skip(1) {
-        let _ = writeln!(e, "  caused by: {}", masked(cause));
+        // A cause is one line; a server's or library's text may hold newlines.
+        let _ = writeln!(e, "  caused by: {}", one_line(&masked(cause)));
     }
     if let Some(h) = hint {
-        let _ = writeln!(e, "  {} {}", style("hint:").cyan(), masked(h));
+        let _ = writeln!(e, "  {} {}", style("hint:").cyan(), visible(&masked(h)));
     }
 }
 
@@ -118,14 +187,18 @@ impl StatusBoard {
                 let bars = bars.lock().expect("not poisoned");
                 if let Some((_, bar)) = bars.iter().find(|(o, _)| o == object) {
                     if ready {
-                        bar.finish_with_message(format!("{mark} {detail}"));
+                        bar.finish_with_message(format!("{mark} {}", one_line(detail)));
                     } else {
-                        bar.set_message(detail.to_string());
+                        bar.set_message(one_line(detail));
                     }
                 }
             }
             None => {
-                let _ = writeln!(std::io::stderr().lock(), "  {mark} {object:40} {detail}");
+                let _ = writeln!(
+                    std::io::stderr().lock(),
+                    "  {mark} {object:40} {}",
+                    one_line(detail)
+                );
             }
         }
     }
@@ -242,4 +315,19 @@ pub fn removed(object: &str, namespace: Option<&str>) {
         "  {} {object}{at}",
         style(format!("{:10}", "deleted")).red()
     ));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_characters_are_shown_escaped() {
+        let hostile = "Bad\u{1b}]0;TITLE\u{7}\nerror: x\r";
+        assert_eq!(visible(hostile), "Bad\\e]0;TITLE\\u{7}\nerror: x\\r");
+        assert_eq!(one_line(hostile), "Bad\\e]0;TITLE\\u{7}\\nerror: x\\r");
+        let coloured = format!("{}", console::style("ok").green().force_styling(true));
+        assert_eq!(visible(&coloured), coloured);
+        assert_eq!(visible("plain\ttext\n"), "plain\ttext\n");
+    }
 }

@@ -569,8 +569,9 @@ catalogue! {
             "--set-file", "Storage.GoogleServiceAccount=@IN@/no-such-key.json",
         ])
         .says(&[
-            "Storage.GoogleServiceAccount",
-            "could not be read from the file given to --set-file",
+            "--set-file Storage.GoogleServiceAccount",
+            "no-such-key.json",
+            "could not be read",
         ]);
     env_vars_without_equals =>
         bad(&["--env-vars", "FOO"]).says(&["--env-vars = \"FOO\"", "KEY=VALUE"]);
@@ -624,11 +625,121 @@ catalogue! {
             .mode(Mode::Install)
             .says(&["Storage.AvailabilityZone", "Context: is required to install", "--kube-context-name"])
             .problems(2);
+
+    // ---- accepted silently before: each is refused now --------------------
+    /// The last of two `Namespace` lines used to win: the install went to `evil`.
+    duplicate_key_names_the_key_and_both_lines =>
+        bad(&["--values", "@IN@/values.yaml"])
+            .file("values.yaml", "Namespace: codefresh\nStorage:\n  Backend: local\nNamespace: evil\n")
+            .says(&["Namespace: is written twice", "values.yaml, at lines 1 and 4"])
+            .problems(1);
+    duplicate_nested_key_is_named_by_its_path =>
+        bad(&["--values", "@IN@/values.yaml"])
+            .file("values.yaml", "Runtime:\n  Mtu: 1440\n  Mtu: 9000\n")
+            .says(&["Runtime.Mtu: is written twice", "lines 2 and 3"]);
+    /// `.nan` used to become null, so the default namespace was used.
+    nan_namespace_is_not_the_default =>
+        bad(&["--values", "@IN@/values.yaml"])
+            .file("values.yaml", "Namespace: .nan\n")
+            .says(&["Namespace = \".nan\"", "DNS-1123"]);
+    infinite_mtu_is_not_dropped =>
+        bad(&["--values", "@IN@/values.yaml"])
+            .file("values.yaml", "Runtime:\n  Mtu: .inf\n")
+            .says(&["Runtime.Mtu = \".inf\"", "whole number"]);
+    hex_mtu_is_not_read_as_a_string_of_digits =>
+        bad(&["--values", "@IN@/values.yaml"])
+            .file("values.yaml", "Runtime:\n  Mtu: 0x5A0\n")
+            .says(&["Runtime.Mtu = \"0x5A0\"", "whole number"]);
+    /// tolerationSeconds used to be dropped when quoted, and accepted with NoSchedule.
+    toleration_seconds_without_no_execute =>
+        bad(&["--tolerations", r#"[{"key":"a","tolerationSeconds":"60"}]"#])
+            .says(&["Tolerations[0].tolerationSeconds = \"60\"", "NoExecute"]);
+    toleration_seconds_with_no_schedule =>
+        bad(&["--values", "@IN@/values.yaml"])
+            .file("values.yaml", "Runtime:\n  tolerations:\n  - {key: a, effect: NoSchedule, tolerationSeconds: 60}\n")
+            .says(&["Runtime.tolerations[0].tolerationSeconds = 60", "NoExecute"]);
+    toleration_seconds_not_a_number =>
+        bad(&["--tolerations", r#"[{"key":"a","effect":"NoExecute","tolerationSeconds":"soon"}]"#])
+            .says(&["Tolerations[0].tolerationSeconds = \"soon\"", "whole number of seconds"]);
+    toleration_key_with_a_space =>
+        bad(&["--tolerations", r#"[{"key":"my key","operator":"Exists"}]"#])
+            .says(&["Tolerations[0].key = \"my key\"", "not a valid taint key"]);
+    toleration_key_with_a_newline =>
+        bad(&["--values", "@IN@/values.yaml"])
+            .file("values.yaml", "Tolerations:\n- {key: \"a\\nb\", operator: Exists}\n")
+            .says(&["Tolerations[0].key = \"a\\nb\"", "not a valid taint key"]);
+    toleration_value_not_a_label_value =>
+        bad(&["--tolerations", r#"[{"key":"a","value":"x y","effect":"NoSchedule"}]"#])
+            .says(&["Tolerations[0].value = \"x y\"", "not a valid taint value"]);
+    env_value_with_a_nul =>
+        bad(&["--values", "@IN@/values.yaml"])
+            .file("values.yaml", "EnvVars:\n  A: \"x\\0y\"\n")
+            .says(&["EnvVars.A: holds a NUL character"]);
+    context_of_100000_characters =>
+        bad(&["--kube-context-name", &"c".repeat(100_000)])
+            .says(&["Context: is 100000 characters long", "4096"]);
+    local_volume_dir_etc =>
+        bad(&["--set-value", "Storage.LocalVolumeParentDir=/etc"])
+            .says(&["Storage.LocalVolumeParentDir = \"/etc\"", "system folder", "/var/lib/codefresh/dind-volumes"]);
+    local_volume_dir_kubelet =>
+        bad(&["--set-value", "Storage.LocalVolumeParentDir=/var/lib/kubelet/pods/"])
+            .says(&["Storage.LocalVolumeParentDir", "inside /var/lib/kubelet"]);
+    local_volume_dir_proc_spelled_oddly =>
+        bad(&["--set-value", "Storage.LocalVolumeParentDir=//proc/./"])
+            .says(&["Storage.LocalVolumeParentDir", "is /proc"]);
+
+    // ---- bounds ----------------------------------------------------------------
+    /// `--values /dev/zero` used to grow to gigabytes.
+    values_from_dev_zero =>
+        bad(&["--values", "/dev/zero"]).says(&["--values = \"/dev/zero\"", "character device, not a file"]);
+    set_file_from_dev_zero =>
+        bad(&["--set-file", "EnvVars.A=/dev/zero"]).says(&["--set-file EnvVars.A = \"/dev/zero\"", "character device"]);
+    values_is_a_folder =>
+        bad(&["--values", "@IN@/dir/"]).file("dir/", "").says(&["is a folder, not a file"]);
+    values_file_over_a_megabyte =>
+        bad(&["--values", "@IN@/big.yaml"])
+            .file("big.yaml", &format!("# {}\n", "x".repeat(1_100_000)))
+            .says(&["big.yaml", "larger than the 1048576 bytes"]);
+    /// 100 KB of `[` kept the old parser busy for more than 90 s.
+    values_file_of_open_brackets =>
+        bad(&["--values", "@IN@/deep.yaml"])
+            .file("deep.yaml", &"[".repeat(100_000))
+            .says(&["deep.yaml", "not valid YAML"]);
+    values_file_nested_too_deep =>
+        bad(&["--values", "@IN@/deep.yaml"])
+            .file("deep.yaml", &format!("A: {}1{}\n", "[".repeat(100), "]".repeat(100)))
+            .says(&["deep.yaml", "more than 64 levels deep"]);
+    values_file_alias_bomb =>
+        bad(&["--values", "@IN@/bomb.yaml"])
+            .file("bomb.yaml", &alias_bomb())
+            .says(&["bomb.yaml", "more than 100000 values"]);
+
+    // ---- messages ----------------------------------------------------------------
+    /// A key with escape sequences set the terminal title and forged an `error:` line.
+    escape_sequences_in_a_key_are_shown_escaped =>
+        bad(&["--set-value", "Bad\u{1b}]0;TITLE\u{7}\nerror: x=1"])
+            .says(&["Bad\\e]0;TITLE\\u{7}\\nerror: x: is not a known key"]);
+    build_node_selector_names_the_flag_then_the_key =>
+        bad(&["--build-node-selector", "pool"])
+            .says(&["--build-node-selector → Runtime.NodeSelector", "`pool`"]);
+}
+
+/// Nine levels of aliases, each repeating the one before ten times.
+fn alias_bomb() -> String {
+    let mut text = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+    for i in 1..9 {
+        let prev = format!("*a{}", i - 1);
+        text.push_str(&format!(
+            "a{i}: &a{i} [{}]\n",
+            [prev.as_str(); 10].join(", ")
+        ));
+    }
+    text
 }
 
 #[test]
-fn the_catalogue_covers_at_least_35_mistakes() {
-    assert!(CASE_NAMES.len() >= 35, "only {} cases", CASE_NAMES.len());
+fn the_catalogue_covers_at_least_110_mistakes() {
+    assert!(CASE_NAMES.len() >= 110, "only {} cases", CASE_NAMES.len());
     let distinct: BTreeSet<_> = CASE_NAMES.iter().collect();
     assert_eq!(distinct.len(), CASE_NAMES.len());
 }

@@ -407,9 +407,10 @@ async fn check_names_the_objects_of_an_older_installer() {
 
     let out = check(cp, ADMIN, &ns, &[]);
     let shown = text(&out);
-    assert_eq!(out.status.code(), Some(0), "{shown}");
+    // Another installer's runner stops the install (issue 14): exit 3.
+    assert_eq!(out.status.code(), Some(3), "{shown}");
     assert!(
-        line(&shown, "existing installation").starts_with("! "),
+        line(&shown, "existing installation").starts_with("✗ "),
         "{shown}"
     );
     assert!(shown.contains("older installer"), "{shown}");
@@ -557,6 +558,7 @@ async fn a_user_without_bind_passes_and_installs_roles_before_bindings() {
 }
 
 #[test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 fn check_with_bad_values_exits_2_before_touching_a_cluster() {
     // No kubeconfig at all: the values are rejected before it is looked for.
     let dir = tempfile::tempdir().unwrap();

@@ -256,6 +256,8 @@ async fn a_workload_that_cannot_schedule_reports_why() {
             "pool=does-not-exist",
             "--timeout",
             "8s",
+            // Past the preflight, which now stops it first (tests/e2e_preflight_nodes.rs).
+            "--skip-cluster-test",
         ],
     );
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));

@@ -1071,3 +1071,34 @@ async fn a_proxy_password_stays_out_of_the_record_info_and_the_upgrade_diff() {
     assert!(text(&out).contains("EnvVars.HTTPS_PROXY"), "{}", text(&out));
     assert!(!text(&out).contains("NEWPASS"), "{}", text(&out));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
+async fn upgrade_on_a_terminal_shows_the_diff_before_it_asks() {
+    if skip_e2e() {
+        return;
+    }
+    let cp = controlplane::shared();
+    let ns = unique("askdiff");
+    init(cp, &ns, "local", &[]);
+    let args = [
+        "upgrade",
+        "--kube-namespace",
+        &ns,
+        "--kube-context-name",
+        CONTEXT,
+        "--build-node-selector",
+        "pool=builds",
+        "--no-wait",
+    ];
+    let (code, shown) = on_a_terminal(cp, &args, "Upgrade?", "n");
+    assert_eq!(code, Some(0), "{shown}");
+    let before_prompt = &shown[..shown.find("Upgrade?").expect("it asks")];
+    assert!(
+        before_prompt.contains("+        pool: builds")
+            || before_prompt.contains("+      pool: builds"),
+        "the diff is not shown before the question: {shown}"
+    );
+    assert!(before_prompt.contains("0 to create"), "{shown}");
+    assert!(shown.contains("Nothing was changed"), "{shown}");
+}

@@ -683,6 +683,7 @@ fn cf_runner(cp: &ControlPlane, home: &Path, args: &[&str]) -> Run {
 }
 
 #[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn a_half_made_registration_is_removed_by_delete() {
     if skip_e2e() {
         return;
@@ -756,6 +757,7 @@ async fn a_half_made_registration_is_removed_by_delete() {
 }
 
 #[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn a_loose_name_filter_never_makes_init_or_delete_take_another_agent() {
     if skip_e2e() {
         return;
@@ -821,6 +823,7 @@ async fn a_loose_name_filter_never_makes_init_or_delete_take_another_agent() {
 }
 
 #[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn the_token_and_every_scope_are_checked_before_the_cluster_is_touched() {
     if skip_e2e() {
         return;
@@ -869,6 +872,7 @@ async fn the_token_and_every_scope_are_checked_before_the_cluster_is_touched() {
 }
 
 #[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn an_agent_token_must_belong_to_the_named_agent_and_offline_names_are_unverified() {
     if skip_e2e() {
         return;
@@ -946,6 +950,7 @@ async fn an_agent_token_must_belong_to_the_named_agent_and_offline_names_are_unv
 }
 
 #[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn upgrade_sends_the_changed_runtime_spec_and_info_compares_it() {
     if skip_e2e() {
         return;

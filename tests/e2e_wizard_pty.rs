@@ -129,6 +129,7 @@ fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
 }
 
 #[test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 fn a_complete_wizard_ends_in_a_dry_run_that_its_values_file_replays() {
     let dir = tempfile::tempdir().unwrap();
     let work = dir.path();
@@ -300,6 +301,7 @@ fn a_complete_wizard_ends_in_a_dry_run_that_its_values_file_replays() {
 }
 
 #[test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 fn ctrl_c_at_a_prompt_exits_130_with_the_cursor_back_and_nothing_written() {
     let dir = tempfile::tempdir().unwrap();
     let work = dir.path();
@@ -329,6 +331,7 @@ fn ctrl_c_at_a_prompt_exits_130_with_the_cursor_back_and_nothing_written() {
 }
 
 #[test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 fn ctrl_c_while_typing_an_answer_exits_130_too() {
     let dir = tempfile::tempdir().unwrap();
     let mut t = Terminal::start(command(
@@ -342,6 +345,7 @@ fn ctrl_c_while_typing_an_answer_exits_130_too() {
 }
 
 #[test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 fn yes_on_a_terminal_asks_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let mut t = Terminal::start(command(dir.path(), &["init", "--dry-run", "--yes"]));

@@ -47,6 +47,9 @@ struct Report<'a> {
     /// False when any check failed (the exit code is then 3).
     passed: bool,
     checks: &'a [Check],
+    /// With `--probe`: each stage of the build path, with its time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    probe: Option<&'a [crate::kube::probe::Stage]>,
 }
 
 /// Runs `check`.
@@ -55,6 +58,9 @@ pub fn run(args: &CheckArgs) -> Outcome {
         Ok(l) => l,
         Err(problems) => return Outcome::BadInput(problems),
     };
+    for line in &loaded.warnings {
+        output::warn(line);
+    }
     for key in &loaded.ignored_keys {
         output::warn(&format!(
             "{key} is a venonactl key that cf-runner accepts but does not use"
@@ -81,14 +87,43 @@ pub fn run(args: &CheckArgs) -> Outcome {
                 )
             }
         };
-        let checks = preflight::run(&cluster.client, &rendered.manifests, &values.namespace).await;
-        let passed = !preflight::failed(&checks);
+        waiting_for(&cluster);
+        let checks = preflight::run(
+            &cluster.client,
+            &rendered.manifests,
+            Some(&rendered.runtime_environment),
+            &values.namespace,
+        )
+        .await;
+        let mut passed = !preflight::failed(&checks);
+        // The build path, after the preflight passed (`--probe`).
+        let probe = if args.probe && passed {
+            let url = Some(values.codefresh_host.clone());
+            match super::probe::run(
+                &cluster,
+                &rendered,
+                &values.namespace,
+                args.probe_timeout,
+                url,
+            )
+            .await
+            {
+                Ok(stages) => Some(stages),
+                Err(outcome) => return outcome,
+            }
+        } else {
+            None
+        };
+        if let Some(stages) = &probe {
+            passed &= stages.iter().all(|s| s.passed);
+        }
         let report = Report {
             context: &cluster.context,
             server: &cluster.server,
             namespace: &values.namespace,
             passed,
             checks: &checks,
+            probe: probe.as_deref(),
         };
         match args.output {
             OutputFormat::Table => {
@@ -97,12 +132,27 @@ pub fn run(args: &CheckArgs) -> Outcome {
                     values.namespace, cluster.context, cluster.server
                 ));
                 print_checks(&checks);
+                if let Some(stages) = &probe {
+                    super::probe::print_stages(stages);
+                }
                 if passed {
                     output::done(&format!(
                         "the cluster can take the runner in namespace {}",
                         values.namespace
                     ));
+                } else if let Some(stage) = probe.iter().flatten().find(|s| !s.passed) {
+                    output::error(
+                        &anyhow::anyhow!(
+                            "the build path probe failed at \"{}\": {}",
+                            stage.name,
+                            stage.detail
+                        ),
+                        stage.fix.as_deref(),
+                    );
                 } else {
+                    if args.probe {
+                        output::note("the probe did not run: the preflight failed first");
+                    }
                     report_failure(
                         &checks,
                         "fix what is listed above and re-run `cf-runner check`",
@@ -159,12 +209,31 @@ fn report_failure(checks: &[Check], hint: &str) {
 /// The first step of `init` against a cluster. Prints the warnings (or,
 /// when a check fails, every check) and gives `Err(PreflightFailed)` when
 /// the install must not go ahead.
+/// Says what the preflight waits for before it waits (stderr, so `-o json`
+/// stays clean).
+fn waiting_for(cluster: &crate::kube::Cluster) {
+    output::note(&format!(
+        "running the preflight against {} (context {}); the API server has {}s to answer",
+        cluster.server,
+        cluster.context,
+        preflight::FIRST_ANSWER_TIMEOUT.as_secs()
+    ));
+}
+
 pub(crate) async fn preflight_for_install(
     cluster: &crate::kube::Cluster,
     manifests: &[Manifest],
+    runtime_environment: &serde_json::Value,
     namespace: &str,
 ) -> Result<(), Outcome> {
-    let checks = preflight::run(&cluster.client, manifests, namespace).await;
+    waiting_for(cluster);
+    let checks = preflight::run(
+        &cluster.client,
+        manifests,
+        Some(runtime_environment),
+        namespace,
+    )
+    .await;
     if preflight::failed(&checks) {
         print_checks(&checks);
         report_failure(

@@ -18,7 +18,51 @@ pub fn script(shell: Shell) -> String {
     };
     let mut buf = Vec::new();
     clap_complete::generate(shell, &mut Cli::command(), "cf-runner", &mut buf);
-    String::from_utf8(buf).expect("completion scripts are UTF-8")
+    let text = String::from_utf8(buf).expect("completion scripts are UTF-8");
+    match shell {
+        ClapShell::Bash => contexts_in_bash(&fix_bash_subcommands(&text)),
+        ClapShell::Fish => contexts_in_fish(&text),
+        _ => text,
+    }
+}
+
+/// The kube contexts, as kubectl lists them (it reads `KUBECONFIG` the way
+/// cf-runner does); nothing when kubectl is not installed.
+const LIST_CONTEXTS: &str = "kubectl config get-contexts -o name 2>/dev/null";
+
+/// `--kube-context-name <TAB>` offers the kubeconfig's contexts, not files.
+fn contexts_in_bash(script: &str) -> String {
+    script.replace(
+        "                --kube-context-name)\n                    COMPREPLY=($(compgen -f \"${cur}\"))",
+        &format!(
+            "                --kube-context-name)\n                    COMPREPLY=($(compgen -W \"$({LIST_CONTEXTS})\" -- \"${{cur}}\"))"
+        ),
+    )
+}
+
+/// The same for fish: `-r` (takes a value) gains the list of contexts.
+fn contexts_in_fish(script: &str) -> String {
+    script
+        .lines()
+        .map(|line| {
+            if line.contains(" -l kube-context-name ") && line.ends_with(" -r") {
+                format!("{line} -f -a \"({LIST_CONTEXTS})\"")
+            } else {
+                line.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n"
+}
+
+/// clap_complete's bash script escapes the `-` of `cf-runner` one way where
+/// it records the subcommand typed (`cf__runner__subcmd__init`) and another
+/// way in the `case` that lists each subcommand's options
+/// (`cf__subcmd__runner__subcmd__init`), so no subcommand's option ever
+/// completed. One spelling for both.
+fn fix_bash_subcommands(script: &str) -> String {
+    script.replace("cf__subcmd__runner", "cf__runner")
 }
 
 /// Prints the script.

@@ -117,7 +117,17 @@ pub fn run(args: &DeleteArgs) -> Outcome {
 
         let mut targets: Vec<LiveObject> = Vec::new();
         let mut namespace_note = None;
+        let mut adopted = Vec::new();
         for o in &inst.objects {
+            let was_users = o
+                .object
+                .pointer("/metadata/annotations")
+                .and_then(|a| a.get(crate::kube::apply::ADOPTED_ANNOTATION))
+                .is_some();
+            if was_users && !args.delete_adopted {
+                adopted.push(o.display_name());
+                continue;
+            }
             if o.kind != "Namespace" || args.delete_namespace {
                 targets.push(o.clone());
             } else {
@@ -129,6 +139,18 @@ pub fn run(args: &DeleteArgs) -> Outcome {
         if args.delete_namespace && !inst.objects.iter().any(|o| o.kind == "Namespace") {
             namespace_note = Some(format!(
                 "the namespace {namespace} stays: cf-runner did not create it (it carries no {LABEL_MANAGED_BY}=cf-runner label)"
+            ));
+        }
+        if !adopted.is_empty() {
+            let (verb, pronoun) = if adopted.len() == 1 {
+                ("stays", "it")
+            } else {
+                ("stay", "they")
+            };
+            output::note(&format!(
+                "{} {verb}: {pronoun} existed before the install and cf-runner took {pronoun} over with \
+                 --force-conflicts (--delete-adopted deletes {pronoun} too)",
+                adopted.join(", "),
             ));
         }
         let volume_note = if args.purge_volumes {
@@ -211,6 +233,10 @@ pub fn run(args: &DeleteArgs) -> Outcome {
             Event::Phase(phase, n) => output::say(&format!("Deleting {} ({n})", phase.describe())),
             Event::Gone(o) => output::removed(&o.display_name(), o.namespace.as_deref()),
         };
+        // A probe stopped hard (kill -9) leaves its claim, pod or Job.
+        if let Err(e) = crate::kube::probe::clean_up(&cluster.client, &namespace).await {
+            output::warn(&format!("leftover probe objects could not be removed: {e}"));
+        }
         let report = delete::delete_all(&cluster.client, &phases, args.timeout, &on_event).await;
         if !report.ok() {
             return delete_failed(&report, args.timeout);

@@ -39,6 +39,30 @@ pub(crate) async fn connect(kube: &KubeArgs) -> Result<Cluster, Outcome> {
     })
 }
 
+/// A line on stderr when the API server has not answered the first
+/// request within two seconds: what is waited for, where, and for how long
+/// at most. Dropping it (the answer came) cancels the line.
+pub(crate) struct SlowNote(tokio::task::JoinHandle<()>);
+
+impl SlowNote {
+    pub(crate) fn start(cluster: &Cluster) -> SlowNote {
+        let server = cluster.server.clone();
+        SlowNote(tokio::spawn(async move {
+            tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+            output::note(&format!(
+                "waiting for the API server at {server} to answer (a connection it does not accept fails after {}s)",
+                cluster::CONNECT_TIMEOUT.as_secs()
+            ));
+        }))
+    }
+}
+
+impl Drop for SlowNote {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
 /// A cluster error as a failed outcome, with its hint.
 pub(crate) fn failed(e: KubeError, what: &str) -> Outcome {
     let hint = e.hint();
@@ -56,7 +80,10 @@ pub(crate) async fn pick_installation(
     if let Some(ns) = &kube.kube_namespace {
         return Ok(Some(ns.clone()));
     }
-    let found = match inventory::installations(&cluster.client).await {
+    let slow = SlowNote::start(cluster);
+    let found = inventory::installations(&cluster.client).await;
+    drop(slow);
+    let found = match found {
         Ok(found) => found,
         Err(e) if e.code() == Some(403) => {
             output::note(&format!(
@@ -66,7 +93,12 @@ pub(crate) async fn pick_installation(
             ));
             return Ok(Some(values::DEFAULT_NAMESPACE.to_string()));
         }
-        Err(e) => return Err(failed(e, "looking for installations failed")),
+        Err(e) => {
+            return Err(failed(
+                e,
+                &format!("looking for installations at {} failed", cluster.server),
+            ))
+        }
     };
     match found.len() {
         0 => Ok(None),
@@ -617,9 +649,19 @@ pub fn run(args: &InfoArgs) -> Outcome {
             Ok(c) => c,
             Err(outcome) => return outcome,
         };
-        let namespaces = match &args.kube.kube_namespace {
-            Some(ns) => vec![ns.clone()],
-            None => match inventory::installations(&cluster.client).await {
+        let listed = match &args.kube.kube_namespace {
+            Some(_) => None,
+            None => {
+                let slow = SlowNote::start(&cluster);
+                let found = inventory::installations(&cluster.client).await;
+                drop(slow);
+                Some(found)
+            }
+        };
+        let namespaces = match (&args.kube.kube_namespace, listed) {
+            (Some(ns), _) => vec![ns.clone()],
+            (None, None) => Vec::new(),
+            (None, Some(found)) => match found {
                 Ok(found) => found,
                 Err(e) => {
                     let hint = if e.code() == Some(403) {
@@ -628,7 +670,10 @@ pub fn run(args: &InfoArgs) -> Outcome {
                         e.hint()
                     };
                     return Outcome::Failed(
-                        anyhow::Error::new(e).context("looking for installations failed"),
+                        anyhow::Error::new(e).context(format!(
+                            "looking for installations at {} failed",
+                            cluster.server
+                        )),
                         hint,
                     );
                 }

@@ -111,20 +111,20 @@ pub fn flag_overrides(args: &InitArgs, problems: &mut Vec<Problem>) -> Vec<(Stri
 /// `--tolerations` takes a JSON (or YAML) list, or `@file` holding one.
 fn parse_tolerations_flag(raw: &str) -> Result<Value, Problem> {
     let (text, origin) = match raw.strip_prefix('@') {
-        Some(path) => match std::fs::read_to_string(path) {
+        Some(path) => match crate::input_file::read_text(Path::new(path), tree::MAX_INPUT_BYTES) {
             Ok(t) => (t, format!("the file {path}")),
             Err(e) => {
                 return Err(Problem::new(
                     "--tolerations",
                     Some(&Value::String(raw.to_string())),
-                    format!("names a file that could not be read: {e}"),
+                    format!("names a file that {e}"),
                     "check the path after @",
                 ))
             }
         },
         None => (raw.to_string(), "the flag's value".to_string()),
     };
-    match serde_yaml_ng::from_str::<Value>(&text) {
+    match tree::parse_yaml(&text, "--tolerations") {
         Ok(v @ Value::Array(_)) => Ok(v),
         Ok(_) | Err(_) => Err(Problem::new(
             "--tolerations",
@@ -145,7 +145,7 @@ pub(crate) fn read_input(
     let mut problems = Vec::new();
     let mut input = Input::default();
     for path in values_files {
-        match std::fs::read_to_string(path) {
+        match crate::input_file::read_text(path, tree::MAX_INPUT_BYTES) {
             Ok(text) => input.files.push(ValuesFile {
                 origin: path.display().to_string(),
                 text,
@@ -153,7 +153,7 @@ pub(crate) fn read_input(
             Err(e) => problems.push(Problem::new(
                 "--values",
                 Some(&Value::String(path.display().to_string())),
-                format!("could not be read: {e}"),
+                e.to_string(),
                 "check the path; it is read relative to the current directory",
             )),
         }
@@ -161,7 +161,10 @@ pub(crate) fn read_input(
     input.set_values = set_values.to_vec();
     for raw in set_files {
         let contents = match raw.split_once('=') {
-            Some((_, path)) => std::fs::read_to_string(path.trim()).map_err(|e| e.to_string()),
+            Some((_, path)) => {
+                crate::input_file::read_text(Path::new(path.trim()), tree::MAX_INPUT_BYTES)
+                    .map_err(|e| e.to_string())
+            }
             None => Err("no `=`".into()),
         };
         input.set_files.push(SetFile {
@@ -189,9 +192,85 @@ pub fn load(args: &InitArgs) -> Result<values::Loaded, Problems> {
     load_input(args, &input)
 }
 
+/// The flags set on the command line and the keys they set, so a problem
+/// names what the user typed before the key (`--build-node-selector
+/// → Runtime.NodeSelector`).
+pub(crate) fn flags_set(args: &InitArgs) -> Vec<(&'static str, &'static str)> {
+    let s = &args.settings;
+    let k = &args.kube;
+    [
+        (
+            "--kube-node-selector",
+            "NodeSelector",
+            s.kube_node_selector.is_some(),
+        ),
+        (
+            "--build-node-selector",
+            "Runtime.NodeSelector",
+            s.build_node_selector.is_some(),
+        ),
+        (
+            "--docker-registry",
+            "DockerRegistry",
+            s.docker_registry.is_some(),
+        ),
+        ("--http-proxy", "EnvVars.HTTP_PROXY", s.http_proxy.is_some()),
+        (
+            "--https-proxy",
+            "EnvVars.HTTPS_PROXY",
+            s.https_proxy.is_some(),
+        ),
+        ("--no-proxy", "EnvVars.NO_PROXY", s.no_proxy.is_some()),
+        (
+            "--app-proxy-host",
+            "AppProxy.Ingress.Host",
+            s.app_proxy_host.is_some(),
+        ),
+        (
+            "--app-proxy-ingress-class",
+            "AppProxy.Ingress.IngressClass",
+            s.app_proxy_ingress_class.is_some(),
+        ),
+        (
+            "--kube-context-name",
+            "Context",
+            k.kube_context_name.is_some(),
+        ),
+        ("--kube-namespace", "Namespace", k.kube_namespace.is_some()),
+        ("--name", "AgentId", args.name.is_some()),
+        ("--url", "CodefreshHost", args.url.is_some()),
+        (
+            "--storage-class-name",
+            "StorageClass",
+            args.storage_class_name.is_some(),
+        ),
+        ("--tolerations", "Tolerations", args.tolerations.is_some()),
+    ]
+    .into_iter()
+    .filter(|(_, _, set)| *set)
+    .map(|(flag, key, _)| (flag, key))
+    .collect()
+}
+
+/// Prefixes each problem about a key a flag set with that flag.
+pub(crate) fn name_the_flags(problems: &mut [Problem], flags: &[(&str, &str)]) {
+    for p in problems.iter_mut() {
+        if let Some((flag, _)) = flags.iter().find(|(_, key)| {
+            p.key == *key
+                || p.key.starts_with(&format!("{key}."))
+                || p.key.starts_with(&format!("{key}["))
+        }) {
+            p.key = format!("{flag} → {}", p.key);
+        }
+    }
+}
+
 /// [`load`] for input gathered already (and perhaps completed by the wizard).
 fn load_input(args: &InitArgs, input: &Input) -> Result<values::Loaded, Problems> {
     let mut loaded = values::load(input);
+    if let Err(Problems(list)) = &mut loaded {
+        name_the_flags(list, &flags_set(args));
+    }
     let mut extra = Vec::new();
     if args.dry_run && args.output_dir.as_os_str() != "-" && args.output_dir.is_file() {
         extra.push(Problem::new(
@@ -229,17 +308,15 @@ fn context_name(values: &values::Values) -> Option<String> {
     if let Some(c) = &values.context {
         return Some(c.clone());
     }
-    let path = values
-        .config_path
-        .as_ref()
-        .map(std::path::PathBuf::from)
-        .or_else(|| std::env::var_os("KUBECONFIG").and_then(|v| std::env::split_paths(&v).next()))
-        .or_else(|| directories::BaseDirs::new().map(|b| b.home_dir().join(".kube/config")))?;
-    let text = std::fs::read_to_string(path).ok()?;
-    let config: Value = serde_yaml_ng::from_str(&text).ok()?;
-    tree::lookup(&config, "current-context")
-        .and_then(Value::as_str)
-        .map(str::to_string)
+    let explicit = values.config_path.as_ref().map(PathBuf::from);
+    let (config, _) = cluster::read_kubeconfig(explicit.as_ref()).ok()??;
+    config.current_context
+}
+
+/// True for the field managers of other runner installers.
+fn is_installer(manager: &str) -> bool {
+    let m = manager.to_ascii_lowercase();
+    m == "helm" || m.starts_with("helm-") || m.contains("venona") || m.contains("codefresh")
 }
 
 /// Runs `init`.
@@ -256,6 +333,9 @@ pub fn run(args: &InitArgs) -> Outcome {
         Ok(l) => l,
         Err(problems) => return Outcome::BadInput(problems),
     };
+    for line in &loaded.warnings {
+        output::warn(line);
+    }
     for key in &loaded.ignored_keys {
         output::warn(&format!(
             "{key} is a venonactl key that cf-runner accepts but does not use"
@@ -320,7 +400,11 @@ pub fn run(args: &InitArgs) -> Outcome {
     }
 
     if !args.dry_run {
-        return super::install::run(args, &loaded);
+        let outcome = super::install::run(args, &loaded);
+        if args.probe && matches!(outcome, Outcome::Ok) {
+            return super::probe::after_install(&loaded.values, args.probe_timeout);
+        }
+        return outcome;
     }
 
     let rendered = match render::render(values, &identity, &loaded.redacted_tree) {
@@ -447,8 +531,20 @@ pub(crate) fn apply_failed(report: &apply::Report, command: &str) -> Outcome {
         .filter(|f| !is_transport(f))
         .map(|f| format!("failed: {f}"))
         .collect();
-    let mut not_applied: Vec<String> = unreachable.iter().map(|f| f.object.clone()).collect();
-    not_applied.extend(report.not_attempted.iter().cloned());
+    // A request cut off by a lost connection may have been stored before
+    // the answer was lost: "not confirmed", not "not applied".
+    let mut unconfirmed: Vec<String> = Vec::new();
+    for f in &unreachable {
+        if !unconfirmed.contains(&f.object) {
+            unconfirmed.push(f.object.clone());
+        }
+    }
+    let not_applied: Vec<String> = report
+        .not_attempted
+        .iter()
+        .filter(|o| !unconfirmed.contains(o))
+        .cloned()
+        .collect();
     let headline = match unreachable.first() {
         Some(first) => {
             let cause = match &first.cause {
@@ -468,8 +564,16 @@ pub(crate) fn apply_failed(report: &apply::Report, command: &str) -> Outcome {
         .iter()
         .map(|a| format!("{} ({})", a.object, a.change.word()))
         .collect();
+    let unconfirmed_line = if unconfirmed.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "\n  not confirmed (sent as the server went away; it may have stored them): {}",
+            unconfirmed.join(", ")
+        )
+    };
     let message = format!(
-        "{headline}\n  {}\n  applied: {}\n  not applied: {}",
+        "{headline}\n  {}\n  applied: {}{unconfirmed_line}\n  not applied: {}",
         lines.join("\n  "),
         if done.is_empty() {
             "none".to_string()
@@ -490,7 +594,18 @@ pub(crate) fn apply_failed(report: &apply::Report, command: &str) -> Outcome {
         .failed
         .iter()
         .any(|f| matches!(f.cause, apply::FailureCause::Forbidden { .. }));
-    let hint = if conflict {
+    // Helm's or an old installer's objects are another installation, never
+    // cf-runner's to take over.
+    let installer_owned = report.failed.iter().any(|f| match &f.cause {
+        apply::FailureCause::Conflict(fields) => {
+            fields.iter().any(|(_, owner)| is_installer(owner))
+        }
+        _ => false,
+    });
+    let hint = if installer_owned {
+        "another installer (Helm or venonactl) owns those objects: remove that installation first \
+         (`helm uninstall`, `codefresh runner delete`), or install into another --kube-namespace"
+    } else if conflict {
         "another tool manages those fields: remove them there, or re-run with --force-conflicts to take them over"
     } else if forbidden {
         "ask a cluster admin for the missing permission (`cf-runner check` lists them all), then re-run"

@@ -194,10 +194,14 @@ async fn offline(args: &InitArgs, loaded: &values::Loaded) -> Outcome {
         Ok(r) => r,
         Err(o) => return o,
     };
-    if !args.skip_cluster_test {
-        if let Err(outcome) =
-            super::check::preflight_for_install(&cluster, &rendered.manifests, &values.namespace)
-                .await
+    if !values.skip_cluster_test {
+        if let Err(outcome) = super::check::preflight_for_install(
+            &cluster,
+            &rendered.manifests,
+            &rendered.runtime_environment,
+            &values.namespace,
+        )
+        .await
         {
             return outcome;
         }
@@ -633,14 +637,18 @@ async fn install_registered(
         ..Default::default()
     };
     let record = &loaded.redacted_tree;
-    if !args.skip_cluster_test {
+    if !values.skip_cluster_test {
         let prelim = match render_or_fail(values, &identity, record) {
             Ok(r) => r,
             Err(o) => return o,
         };
-        if let Err(outcome) =
-            super::check::preflight_for_install(&cluster, &prelim.manifests, &values.namespace)
-                .await
+        if let Err(outcome) = super::check::preflight_for_install(
+            &cluster,
+            &prelim.manifests,
+            &prelim.runtime_environment,
+            &values.namespace,
+        )
+        .await
         {
             return outcome;
         }
@@ -917,17 +925,35 @@ pub(crate) async fn apply_with_progress(
     force_conflicts: bool,
     command: &str,
 ) -> Result<apply::Report, Outcome> {
+    let confirmed = std::sync::Mutex::new(Vec::<String>::new());
+    let progress = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let watchdog = quiet_apply_watchdog(cluster, progress.clone());
     let on_applied = |a: &apply::Applied| {
         output::applied(a.change.word(), &a.object, a.namespace.as_deref());
+        progress.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        confirmed
+            .lock()
+            .expect("not poisoned")
+            .push(a.object.clone());
     };
-    let report = apply::apply_all(
-        &cluster.client,
-        manifests,
-        namespace,
-        apply::Options { force_conflicts },
-        &on_applied,
-    )
-    .await;
+    let stop = stop_signal();
+    let report = tokio::select! {
+        report = apply::apply_all(
+            &cluster.client,
+            manifests,
+            namespace,
+            apply::Options { force_conflicts },
+            &on_applied,
+        ) => report,
+        (code, name) = stop => {
+            watchdog.abort();
+            let confirmed = confirmed.lock().expect("not poisoned").clone();
+            return Err(stopped_during_apply(code, name, manifests, &confirmed, command));
+        }
+    };
+    watchdog.abort();
+    // From here on a signal ends the process at once, saying where it was.
+    exit_on_signal();
     if !report.ok() {
         return Err(super::init::apply_failed(&report, command));
     }
@@ -943,6 +969,108 @@ pub(crate) async fn apply_with_progress(
     ));
     restart_for_new_credentials(cluster, manifests, &report, command).await?;
     Ok(report)
+}
+
+/// How long the apply may go without an object confirmed before it says
+/// what it is waiting for.
+const QUIET_APPLY: Duration = Duration::from_secs(5);
+
+/// Says, on stderr, when the apply has had no answer for [`QUIET_APPLY`]:
+/// what it waits for, where, and the deadline of each request. Once per
+/// quiet spell; abort the handle when the apply is over.
+fn quiet_apply_watchdog(
+    cluster: &cluster::Cluster,
+    progress: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+) -> tokio::task::JoinHandle<()> {
+    let server = cluster.server.clone();
+    tokio::spawn(async move {
+        let mut seen = progress.load(std::sync::atomic::Ordering::Relaxed);
+        loop {
+            tokio::time::sleep(QUIET_APPLY).await;
+            let now = progress.load(std::sync::atomic::Ordering::Relaxed);
+            if now == seen {
+                output::note(&format!(
+                    "waiting for the API server at {server} to answer the apply ({now} object(s) confirmed so far; \
+                     a request with no answer fails after {}s)",
+                    cluster::REQUEST_TIMEOUT.as_secs()
+                ));
+                // Quiet again only after the next confirmation.
+                while progress.load(std::sync::atomic::Ordering::Relaxed) == now {
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                }
+            }
+            seen = progress.load(std::sync::atomic::Ordering::Relaxed);
+        }
+    })
+}
+
+/// Waits for SIGINT or SIGTERM; gives the exit code (130, 143) and the name.
+async fn stop_signal() -> (u8, &'static str) {
+    use tokio::signal::unix::{signal, SignalKind};
+    match (
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::terminate()),
+    ) {
+        (Ok(mut int), Ok(mut term)) => tokio::select! {
+            _ = int.recv() => (130, "SIGINT"),
+            _ = term.recv() => (143, "SIGTERM"),
+        },
+        // Without handlers the default action (end the process) stays.
+        _ => std::future::pending().await,
+    }
+}
+
+/// Once the apply is over, a signal ends the process at once with its exit
+/// code and a line saying that everything was applied.
+fn exit_on_signal() {
+    tokio::spawn(async {
+        let (code, name) = stop_signal().await;
+        output::note(&format!(
+            "stopped by {name}: every object was applied; the rest (waiting, platform steps) did not finish; \
+             re-run the same command to finish"
+        ));
+        std::process::exit(i32::from(code));
+    });
+}
+
+/// The report of an apply cut short by a signal: what the API server
+/// confirmed, and what it may or may not have stored (requests in flight
+/// still land).
+fn stopped_during_apply(
+    code: u8,
+    name: &str,
+    manifests: &[Manifest],
+    confirmed: &[String],
+    command: &str,
+) -> Outcome {
+    let unconfirmed: Vec<String> = manifests
+        .iter()
+        .map(|m| m.display_name())
+        .filter(|n| !confirmed.contains(n))
+        .collect();
+    let list = |items: &[String]| {
+        if items.is_empty() {
+            "none".to_string()
+        } else {
+            items.join(", ")
+        }
+    };
+    let message = format!(
+        "the {command} stopped: {name} came during the apply; {} of {} objects applied\n  applied: {}\n  not applied or not confirmed \
+         (a request already sent may still land): {}",
+        confirmed.len(),
+        manifests.len(),
+        list(confirmed),
+        list(&unconfirmed)
+    );
+    Outcome::Signalled(
+        code,
+        anyhow::anyhow!(message),
+        Some(
+            "re-run the same command to finish: objects already applied are left as they are and the rest are applied"
+                .to_string(),
+        ),
+    )
 }
 
 /// Pods take the credentials Secret's values as env variables when they

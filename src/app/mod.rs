@@ -5,10 +5,14 @@ pub mod adopt;
 pub mod check;
 pub mod completions;
 pub mod delete;
+pub mod diff;
+pub mod images;
 pub mod info;
 pub mod init;
 pub mod install;
 pub mod platform_link;
+pub mod probe;
+pub mod schema;
 pub mod test_pipeline;
 pub mod upgrade;
 
@@ -30,6 +34,13 @@ pub enum Outcome {
     PreflightFailed,
     /// Stopped with Ctrl-C at a prompt, before anything was written: exit 130.
     Interrupted,
+    /// `diff` found changes: exit 1, like `kubectl diff`, with no error.
+    Differs,
+    /// Something failed, with an exit code other than 1 (`diff` uses 2).
+    FailedWithCode(anyhow::Error, Option<String>, u8),
+    /// Stopped by SIGINT (exit 130) or SIGTERM (exit 143) after the cluster
+    /// was touched: the report says what was and was not applied.
+    Signalled(u8, anyhow::Error, Option<String>),
 }
 
 impl Outcome {
@@ -46,6 +57,11 @@ impl Outcome {
                 ExitCode::from(1)
             }
             Outcome::PreflightFailed => ExitCode::from(3),
+            Outcome::Differs => ExitCode::from(1),
+            Outcome::FailedWithCode(err, hint, code) | Outcome::Signalled(code, err, hint) => {
+                output::error(&err, hint.as_deref());
+                ExitCode::from(code)
+            }
             Outcome::Interrupted => {
                 output::note("stopped: nothing was written or applied");
                 ExitCode::from(crate::wizard::terminal::INTERRUPTED_EXIT_CODE as u8)
@@ -66,6 +82,9 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Check(args) => check::run(&args),
         Command::TestPipeline(args) => test_pipeline::run(&args),
         Command::Adopt(args) => adopt::run(&args),
+        Command::Schema => schema::run(),
+        Command::Images(args) => images::run(&args),
+        Command::Diff(args) => diff::run(&args),
     };
     outcome.finish()
 }

@@ -81,7 +81,7 @@ fn flag_overrides(args: &UpgradeArgs, problems: &mut Vec<Problem>) -> Vec<(Strin
 }
 
 /// Reads the files the flags name; the stored values join later, below them.
-fn gather_input(args: &UpgradeArgs) -> Result<Input, Problems> {
+pub(crate) fn gather_input(args: &UpgradeArgs) -> Result<Input, Problems> {
     let (mut input, mut problems) =
         super::init::read_input(&args.values, &args.set_value, &args.set_file);
     input.overrides = flag_overrides(args, &mut problems);
@@ -443,16 +443,36 @@ pub fn run(args: &UpgradeArgs) -> Outcome {
     })
 }
 
-async fn upgrade(
-    args: &UpgradeArgs,
+/// Everything an upgrade will do, worked out before anything is written:
+/// shared by `upgrade` and `diff`.
+pub(crate) struct Plan {
+    pub version: String,
+    pub loaded: values::Loaded,
+    pub identity: render::Identity,
+    pub stored_redacted: Value,
+    /// URL credentials of the stored values (restored from their Secret),
+    /// to say which changed without showing them.
+    pub stored_url_credentials: std::collections::BTreeMap<String, String>,
+    pub record_tree: Value,
+    pub rendered: render::Rendered,
+    /// The runtime environment's name, for an install registered on the platform.
+    pub runtime_name: Option<String>,
+    pub spec_changed: bool,
+    /// Labelled objects this render no longer has.
+    pub prune: Vec<LiveObject>,
+}
+
+/// Reads the installation in `namespace` and works out the upgrade to
+/// `input` (stored values below it). Reads only.
+pub(crate) async fn plan(
     mut input: Input,
     cluster: &Cluster,
     namespace: &str,
-) -> Outcome {
+) -> Result<Plan, Outcome> {
     let record = match inventory::record(&cluster.client, namespace).await {
         Ok(Some(r)) => r,
         Ok(None) => {
-            return Outcome::Failed(
+            return Err(Outcome::Failed(
                 anyhow::anyhow!(
                     "namespace {namespace} holds no cf-runner installation (no Secret {RECORD_SECRET})"
                 ),
@@ -462,8 +482,8 @@ async fn upgrade(
                         .into(),
                 ),
             )
-        }
-        Err(e) => return failed(e, "reading the installation record failed"),
+        )}
+        Err(e) => return Err(failed(e, "reading the installation record failed")),
     };
     let version = record
         .cf_runner_version
@@ -471,14 +491,14 @@ async fn upgrade(
         .unwrap_or_else(|| "unknown".into());
     if let Some(format) = &record.record_format {
         if !READABLE_RECORD_FORMATS.contains(&format.as_str()) {
-            return Outcome::Failed(
+            return Err(Outcome::Failed(
                 anyhow::anyhow!(
                     "the installation in namespace {namespace} was recorded by cf-runner {version} in record format {format}, \
                      which this cf-runner ({}) cannot read",
                     env!("CARGO_PKG_VERSION")
                 ),
                 Some(format!("upgrade with cf-runner {version} or newer")),
-            );
+            ));
         }
     }
     let stored_text = record.values_yaml.clone().unwrap_or_default();
@@ -487,12 +507,12 @@ async fn upgrade(
     let mut stored: Value = match values::tree::parse_values_text(&stored_text, &origin) {
         Ok(Value::Null) => Value::Object(Map::new()),
         Ok(v) => v,
-        Err(p) => return Outcome::BadInput(Problems(vec![p])),
+        Err(p) => return Err(Outcome::BadInput(Problems(vec![p]))),
     };
     let stored_redacted = values::redact(&stored);
     let lost = match restore_secrets(cluster, namespace, &mut stored).await {
         Ok(l) => l,
-        Err(e) => return failed(e, "reading the installed secrets failed"),
+        Err(e) => return Err(failed(e, "reading the installed secrets failed")),
     };
     let stored_file = ValuesFile {
         origin,
@@ -518,16 +538,16 @@ async fn upgrade(
         refused = lost_credentials_problems(&merged);
     }
     if !refused.is_empty() {
-        return Outcome::BadInput(Problems(refused));
+        return Err(Outcome::BadInput(Problems(refused)));
     }
     let loaded = match values::load(&input) {
         Ok(l) => l,
-        Err(problems) => return Outcome::BadInput(problems),
+        Err(problems) => return Err(Outcome::BadInput(problems)),
     };
     let values = &loaded.values;
     let identity = match restore_identity(cluster, namespace, &record, values).await {
         Ok(i) => i,
-        Err(e) => return failed(e, "reading the installed secrets failed"),
+        Err(e) => return Err(failed(e, "reading the installed secrets failed")),
     };
     let mut problems = in_place_problems(namespace, old_values.as_ref(), values);
     if values.agent_token.is_none() && identity.agent_token.is_none() {
@@ -547,7 +567,10 @@ async fn upgrade(
         ));
     }
     if !problems.is_empty() {
-        return Outcome::BadInput(Problems(problems));
+        return Err(Outcome::BadInput(Problems(problems)));
+    }
+    for line in &loaded.warnings {
+        output::warn(line);
     }
     for key in &loaded.ignored_keys {
         output::warn(&format!(
@@ -564,7 +587,7 @@ async fn upgrade(
     };
     let first = match render_with(&loaded.redacted_tree) {
         Ok(r) => r,
-        Err(outcome) => return outcome,
+        Err(outcome) => return Err(outcome),
     };
     // The record names only the secrets some Secret holds, so that a later
     // upgrade can restore every secret it names.
@@ -593,7 +616,7 @@ async fn upgrade(
     } else {
         match render_with(&record_tree) {
             Ok(r) => r,
-            Err(outcome) => return outcome,
+            Err(outcome) => return Err(outcome),
         }
     };
     // A registered install keeps the platform's runtime spec in step, as the
@@ -609,6 +632,43 @@ async fn upgrade(
             .map(|r| r.runtime_environment)
     });
     let spec_changed = old_spec.as_ref() != Some(&rendered.runtime_environment);
+    let live = match inventory::labelled(&cluster.client, namespace).await {
+        Ok(l) => l,
+        Err(e) => return Err(failed(e, "listing the installed objects failed")),
+    };
+    let prune = to_prune(&live, &rendered.manifests);
+    Ok(Plan {
+        version,
+        loaded,
+        identity,
+        stored_redacted,
+        stored_url_credentials: values::secrets::url_credentials(&stored),
+        record_tree,
+        rendered,
+        runtime_name,
+        spec_changed,
+        prune,
+    })
+}
+
+async fn upgrade(args: &UpgradeArgs, input: Input, cluster: &Cluster, namespace: &str) -> Outcome {
+    let plan = match plan(input, cluster, namespace).await {
+        Ok(p) => p,
+        Err(outcome) => return outcome,
+    };
+    let Plan {
+        version,
+        loaded,
+        identity,
+        stored_redacted,
+        stored_url_credentials,
+        record_tree,
+        rendered,
+        runtime_name,
+        spec_changed,
+        prune,
+    } = plan;
+    let values = &loaded.values;
     let sync = match &runtime_name {
         None => None,
         Some(name) => match platform_for_upgrade(args, values, name, spec_changed).await {
@@ -624,11 +684,6 @@ async fn upgrade(
             Err(outcome) => return outcome,
         },
     };
-    let live = match inventory::labelled(&cluster.client, namespace).await {
-        Ok(l) => l,
-        Err(e) => return failed(e, "listing the installed objects failed"),
-    };
-    let prune = to_prune(&live, &rendered.manifests);
 
     output::say(&format!(
         "Upgrading the Codefresh Runner in namespace {namespace} of context {} ({}): cf-runner {version} → {}",
@@ -638,7 +693,7 @@ async fn upgrade(
     ));
     let mut changes = values_changes(&stored_redacted, &record_tree);
     changes.extend(credential_changes(
-        &values::secrets::url_credentials(&stored),
+        &stored_url_credentials,
         &values.url_credentials,
     ));
     if changes.is_empty() {
@@ -666,6 +721,13 @@ async fn upgrade(
         output::say(&format!("  remove: {}", names(&prune)));
     }
     if !args.yes {
+        // What the apply would change, object by object, as `diff` shows it.
+        match crate::kube::diff::diff_all(&cluster.client, &rendered.manifests, &prune).await {
+            Ok(objects) => super::diff::print_diffs(&objects, namespace, &cluster.context, true),
+            Err(e) => output::warn(&format!(
+                "the server-side dry-run failed, no diff to show: {e}"
+            )),
+        }
         match output::confirm("Upgrade?", false) {
             Ok(true) => {}
             Ok(false) => {

@@ -145,7 +145,7 @@ pub fn applied_hash(object: &Value) -> String {
 }
 
 /// The object as it is sent: with the hash annotation added.
-fn with_hash(object: &Value) -> Value {
+pub(crate) fn with_hash(object: &Value) -> Value {
     let hash = applied_hash(object);
     let mut out = object.clone();
     let metadata = out
@@ -423,7 +423,14 @@ pub async fn apply_all(
             .collect();
         let results = join_all(in_stage.iter().map(|m| {
             let existing = live.get(&(key_of(m), m.name.clone()));
-            apply_one(client, m, existing, &params, on_applied)
+            apply_one(
+                client,
+                m,
+                existing,
+                &params,
+                options.force_conflicts,
+                on_applied,
+            )
         }))
         .await;
         for result in results {
@@ -457,14 +464,56 @@ fn needs_peers_first(m: &Manifest) -> bool {
                 == Some("kubernetes.io/service-account-token"))
 }
 
+/// Marks an object that existed before cf-runner and was taken over with
+/// `--force-conflicts`: it is the user's, so `delete` leaves it in place
+/// unless told otherwise.
+pub const ADOPTED_ANNOTATION: &str = "cf-runner.codefresh.io/adopted";
+
 async fn apply_one(
     client: &Client,
     manifest: &Manifest,
     existing: Option<&DynamicObject>,
     params: &PatchParams,
+    force: bool,
     on_applied: &(dyn Fn(&Applied) + Sync),
 ) -> Result<Applied, Failure> {
-    let desired = with_hash(&manifest.object);
+    let mut desired = with_hash(&manifest.object);
+    // Adopted once, adopted for good: the mark stays on every later apply.
+    let mut adopted = existing.is_some_and(|live| {
+        live.metadata
+            .annotations
+            .as_ref()
+            .is_some_and(|a| a.contains_key(ADOPTED_ANNOTATION))
+    });
+    if force && existing.is_none() {
+        // Not ours (no cf-runner label), yet maybe there: a forced apply
+        // would take it over.
+        let api = api_for(
+            client,
+            &manifest.api_version,
+            &manifest.kind,
+            manifest.namespace.as_deref(),
+        );
+        if let Ok(Some(_)) = request(
+            "reading",
+            &manifest.display_name(),
+            api.get_opt(&manifest.name),
+        )
+        .await
+        {
+            adopted = true;
+        }
+    }
+    if adopted {
+        if let Some(meta) = desired.get_mut("metadata").and_then(Value::as_object_mut) {
+            let annotations = meta
+                .entry("annotations")
+                .or_insert_with(|| Value::Object(Default::default()));
+            if let Some(a) = annotations.as_object_mut() {
+                a.insert(ADOPTED_ANNOTATION.into(), Value::String("true".into()));
+            }
+        }
+    }
     let change = match existing {
         Some(live) => {
             let live_json = serde_json::to_value(live).unwrap_or(Value::Null);

@@ -114,9 +114,17 @@ pub struct Failure {
 
 impl std::fmt::Display for Failure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The error's own text says what was being done; the innermost
+        // cause says why ("Connection refused"), which a user can act on.
+        let mut why = String::new();
+        let mut source = std::error::Error::source(&self.error);
+        while let Some(s) = source {
+            why = format!(": {s}");
+            source = s.source();
+        }
         match &self.namespace {
-            Some(ns) => write!(f, "{} in namespace {ns}: {}", self.object, self.error),
-            None => write!(f, "{}: {}", self.object, self.error),
+            Some(ns) => write!(f, "{} in namespace {ns}: {}{why}", self.object, self.error),
+            None => write!(f, "{}: {}{why}", self.object, self.error),
         }
     }
 }
@@ -342,6 +350,28 @@ mod tests {
             namespace: Some("ci".into()),
             object: json!({"metadata": {"name": name}}),
         }
+    }
+
+    #[test]
+    fn a_failed_delete_line_gives_its_cause() {
+        let lost = std::io::Error::new(
+            std::io::ErrorKind::ConnectionRefused,
+            "Connection refused (os error 111)",
+        );
+        let failure = Failure {
+            object: "ServiceAccount/runner".into(),
+            namespace: Some("ci".into()),
+            error: KubeError::Transport {
+                action: "deleting".into(),
+                object: "ServiceAccount/runner".into(),
+                source: Box::new(kube::Error::Service(Box::new(lost))),
+            },
+        };
+        assert_eq!(
+            failure.to_string(),
+            "ServiceAccount/runner in namespace ci: deleting ServiceAccount/runner failed: \
+             Connection refused (os error 111)"
+        );
     }
 
     #[test]

@@ -12,7 +12,6 @@ use k8s_openapi::api::core::v1::{Namespace, Node};
 use k8s_openapi::api::networking::v1::IngressClass;
 use k8s_openapi::api::storage::v1::StorageClass;
 use kube::api::{Api, ListParams};
-use kube::config::Kubeconfig;
 
 use super::{connect, ConnectOptions, KubeError};
 
@@ -39,17 +38,14 @@ pub struct Contexts {
 /// Lists the contexts of the kubeconfig `connect` would read. A missing
 /// file gives no contexts; a file that does not parse is an error.
 pub fn contexts(explicit: Option<&PathBuf>) -> Result<Contexts, KubeError> {
-    let Some(path) = super::kubeconfig_path(explicit).filter(|p| p.exists()) else {
+    let Some((config, _)) = super::read_kubeconfig(explicit)? else {
         return Ok(Contexts::default());
     };
-    let config = Kubeconfig::read_from(&path).map_err(|source| KubeError::ReadKubeconfig {
-        path: path.display().to_string(),
-        source,
-    })?;
+    let path = super::kubeconfig_path(explicit);
     let names: Vec<String> = config.contexts.iter().map(|c| c.name.clone()).collect();
     let current = config.current_context.filter(|c| names.contains(c));
     Ok(Contexts {
-        path: Some(path),
+        path,
         names,
         current,
     })

@@ -7,9 +7,11 @@
 pub mod adopt;
 pub mod apply;
 pub mod delete;
+pub mod diff;
 pub mod discover;
 pub mod inventory;
 pub mod preflight;
+pub mod probe;
 pub mod secrets;
 pub mod wait;
 
@@ -53,6 +55,8 @@ pub enum KubeError {
         #[source]
         source: kube::config::KubeconfigError,
     },
+    #[error("the kubeconfig {path} {why}")]
+    KubeconfigFile { path: String, why: String },
     #[error("the kube context {wanted:?} is not in {path}; available: {}", available.join(", "))]
     UnknownContext {
         wanted: String,
@@ -76,8 +80,9 @@ pub enum KubeError {
         object: String,
         message: String,
         code: u16,
-        #[source]
-        source: Box<kube::Error>,
+        /// Kept for callers that need the status; not shown (its Debug
+        /// form is a Rust struct, and `message` already says it).
+        status: Box<kube::Error>,
     },
     #[error("{action} {object}: the API server did not answer within {seconds}s")]
     Timeout {
@@ -101,9 +106,9 @@ impl KubeError {
             kube::Error::Api(status) => KubeError::Api {
                 action: action.into(),
                 object: object.into(),
-                message: status.message.clone(),
+                message: crate::output::one_line(&status.message),
                 code: status.code,
-                source: Box::new(err),
+                status: Box::new(err),
             },
             _ => KubeError::Transport {
                 action: action.into(),
@@ -111,6 +116,32 @@ impl KubeError {
                 source: Box::new(err),
             },
         }
+    }
+
+    /// This error and its causes, as one line.
+    pub fn chain_text(&self) -> String {
+        let mut text = self.to_string();
+        let mut source = std::error::Error::source(self);
+        while let Some(s) = source {
+            text.push_str(": ");
+            text.push_str(&s.to_string());
+            source = s.source();
+        }
+        text
+    }
+
+    /// True when TLS failed because the server's certificate is not trusted
+    /// (wrong or stale CA), which no VPN or proxy setting fixes.
+    pub fn is_certificate_problem(&self) -> bool {
+        let text = self.chain_text();
+        [
+            "UnknownIssuer",
+            "invalid peer certificate",
+            "BadSignature",
+            "NotValidForName",
+        ]
+        .iter()
+        .any(|needle| text.contains(needle))
     }
 
     /// The HTTP status code, when the API server answered.
@@ -136,6 +167,23 @@ impl KubeError {
             KubeError::Api { code: 403, .. } => Some(
                 "your user lacks a permission: `cf-runner check` lists every one the install needs".into(),
             ),
+            KubeError::Transport { .. } if self.is_certificate_problem() => Some(
+                "the API server's certificate is not signed by the CA your kubeconfig trusts \
+                 (certificate-authority-data): check that the kubeconfig belongs to this cluster \
+                 and is current, or that no TLS-inspecting proxy sits in between"
+                    .into(),
+            ),
+            KubeError::Transport { .. } if self.chain_text().contains("deadline has elapsed") => Some(format!(
+                "the API server did not accept a connection within {}s: check the server address in \
+                 the kubeconfig, that the cluster is running, and the network path to it (VPN, \
+                 firewall, HTTPS_PROXY/NO_PROXY)",
+                CONNECT_TIMEOUT.as_secs()
+            )),
+            KubeError::Transport { .. } if self.chain_text().contains("Connection refused") => Some(
+                "nothing accepts connections at the API server's address: check the server URL in \
+                 the kubeconfig, and that the cluster is running"
+                    .into(),
+            ),
             KubeError::Transport { .. } | KubeError::Timeout { .. } => Some(
                 "check that the API server is reachable from here (VPN, HTTPS_PROXY/NO_PROXY), then re-run; it continues where it stopped".into(),
             ),
@@ -143,6 +191,10 @@ impl KubeError {
         }
     }
 }
+
+/// How long a connection to the API server may take to be accepted
+/// (kube-rs's default, named so messages can say it).
+pub const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// How long one API request may take before it counts as lost. A request
 /// whose connection dies under it must fail, never hang the command.
@@ -164,34 +216,105 @@ pub async fn request<T>(
     }
 }
 
-/// Where the kubeconfig is read from.
+/// Where the kubeconfig is read from: the first file [`kubeconfig_paths`] gives.
 pub fn kubeconfig_path(explicit: Option<&PathBuf>) -> Option<PathBuf> {
+    kubeconfig_paths(explicit).into_iter().next()
+}
+
+/// The kubeconfig files read, in order, as kubectl does: the explicit path;
+/// else every file of `$KUBECONFIG` that exists (`a:b`, merged, the first
+/// to set a name wins); else `~/.kube/config`.
+pub fn kubeconfig_paths(explicit: Option<&PathBuf>) -> Vec<PathBuf> {
     if let Some(p) = explicit {
-        return Some(p.clone());
+        return vec![p.clone()];
     }
     if let Some(v) = std::env::var_os("KUBECONFIG").filter(|v| !v.is_empty()) {
-        return std::env::split_paths(&v).find(|p| p.exists());
+        let mut out: Vec<PathBuf> = Vec::new();
+        for p in std::env::split_paths(&v) {
+            if !p.as_os_str().is_empty() && p.exists() && !out.contains(&p) {
+                out.push(p);
+            }
+        }
+        return out;
     }
-    directories::BaseDirs::new().map(|b| b.home_dir().join(".kube").join("config"))
+    directories::BaseDirs::new()
+        .map(|b| vec![b.home_dir().join(".kube").join("config")])
+        .unwrap_or_default()
+}
+
+/// The largest kubeconfig read (one with hundreds of clusters and embedded
+/// certificates stays far below).
+pub const MAX_KUBECONFIG_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Reads and merges the kubeconfig files (see [`kubeconfig_paths`]), each
+/// checked first to be a regular file of a sane size. `None` when there is
+/// no file; the second value names the files for messages.
+pub fn read_kubeconfig(
+    explicit: Option<&PathBuf>,
+) -> Result<Option<(Kubeconfig, String)>, KubeError> {
+    let paths: Vec<PathBuf> = kubeconfig_paths(explicit)
+        .into_iter()
+        .filter(|p| p.exists())
+        .collect();
+    if paths.is_empty() {
+        return Ok(None);
+    }
+    let mut merged: Option<Kubeconfig> = None;
+    for path in &paths {
+        let shown = crate::output::one_line(&path.display().to_string());
+        check_kubeconfig_file(path).map_err(|why| KubeError::KubeconfigFile {
+            path: shown.clone(),
+            why,
+        })?;
+        let config = Kubeconfig::read_from(path).map_err(|source| KubeError::ReadKubeconfig {
+            path: shown.clone(),
+            source,
+        })?;
+        merged = Some(match merged {
+            None => config,
+            Some(m) => m
+                .merge(config)
+                .map_err(|source| KubeError::ReadKubeconfig {
+                    path: shown.clone(),
+                    source,
+                })?,
+        });
+    }
+    let shown = paths
+        .iter()
+        .map(|p| crate::output::one_line(&p.display().to_string()))
+        .collect::<Vec<_>>()
+        .join(":");
+    Ok(merged.map(|m| (m, shown)))
+}
+
+/// Refuses a kubeconfig that is not a regular file or is too large, before
+/// reading it (`KUBECONFIG=/dev/zero` must not fill the memory).
+fn check_kubeconfig_file(path: &std::path::Path) -> Result<(), String> {
+    let meta = std::fs::metadata(path).map_err(|e| format!("could not be read: {e}"))?;
+    if !meta.is_file() {
+        return Err("is not a regular file".into());
+    }
+    if meta.len() > MAX_KUBECONFIG_BYTES {
+        return Err(format!(
+            "is {} bytes, over the {MAX_KUBECONFIG_BYTES} bytes cf-runner reads from a kubeconfig",
+            meta.len()
+        ));
+    }
+    Ok(())
 }
 
 /// Reads the kubeconfig, picks the context, and builds a client. Exec
 /// plugins (EKS, GKE) and `HTTPS_PROXY`/`NO_PROXY` are honoured by kube-rs.
 pub async fn connect(opts: &ConnectOptions) -> Result<Cluster, KubeError> {
-    let path = kubeconfig_path(opts.kubeconfig.as_ref())
-        .filter(|p| p.exists())
-        .ok_or_else(|| KubeError::NoKubeconfig {
+    let (kubeconfig, shown) =
+        read_kubeconfig(opts.kubeconfig.as_ref())?.ok_or_else(|| KubeError::NoKubeconfig {
             looked_at: opts
                 .kubeconfig
                 .as_ref()
                 .map(|p| p.display().to_string())
                 .unwrap_or_else(|| "$KUBECONFIG and ~/.kube/config".into()),
         })?;
-    let shown = path.display().to_string();
-    let kubeconfig = Kubeconfig::read_from(&path).map_err(|source| KubeError::ReadKubeconfig {
-        path: shown.clone(),
-        source,
-    })?;
     let available: Vec<String> = kubeconfig.contexts.iter().map(|c| c.name.clone()).collect();
     let context = match &opts.context {
         Some(c) if available.contains(c) => c.clone(),
@@ -237,6 +360,7 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Cluster, KubeError> {
             config.proxy_url = None;
         }
     }
+    config.connect_timeout = Some(CONNECT_TIMEOUT);
     let server = config.cluster_url.to_string();
     let client = Client::try_from(config).map_err(|e| KubeError::Client {
         context: context.clone(),

@@ -58,6 +58,8 @@ pub const OLD_INSTALLER_APPS: [&str; 5] = [
 ];
 
 const RBAC_GROUP: &str = "rbac.authorization.k8s.io";
+/// The label Helm charts put on what they render (`cf-runtime-10.5.2`).
+const HELM_CHART_LABEL: &str = "helm.sh/chart";
 
 /// How a check ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -81,6 +83,9 @@ pub struct Check {
     pub details: Vec<String>,
     /// What the user can do; `None` when the check passed.
     pub fix: Option<String>,
+    /// The API server did not answer at all (no status came back).
+    #[serde(skip)]
+    pub unreachable: bool,
 }
 
 impl Check {
@@ -91,6 +96,7 @@ impl Check {
             reason: reason.into(),
             details: Vec::new(),
             fix: None,
+            unreachable: false,
         }
     }
     fn warn(name: &str, reason: impl Into<String>, fix: impl Into<String>) -> Self {
@@ -100,6 +106,7 @@ impl Check {
             reason: reason.into(),
             details: Vec::new(),
             fix: Some(fix.into()),
+            unreachable: false,
         }
     }
     fn fail(name: &str, reason: impl Into<String>, fix: impl Into<String>) -> Self {
@@ -130,7 +137,31 @@ pub mod names {
 
 /// Runs every check against the cluster for installing `manifests` into
 /// `namespace`. Never fails as a whole: a check that cannot be made says so.
-pub async fn run(client: &Client, manifests: &[Manifest], namespace: &str) -> Vec<Check> {
+pub async fn run(
+    client: &Client,
+    manifests: &[Manifest],
+    runtime_environment: Option<&Value>,
+    namespace: &str,
+) -> Vec<Check> {
+    // One probe first, with one deadline: when the API server does not
+    // answer, every other check would wait out its own timeout in turn.
+    let version = check_version(client).await;
+    if version.status == Status::Fail && version.unreachable {
+        let not_run = |name: &str| {
+            Check::fail(
+                name,
+                "not run: the API server did not answer the first request",
+                "see the server version check",
+            )
+        };
+        return vec![
+            version,
+            not_run(names::PERMISSIONS),
+            not_run(names::DRY_RUN),
+            not_run(names::NODES),
+            not_run(names::EXISTING),
+        ];
+    }
     // Whether the namespace is someone else's changes what the install does
     // with it (only reads it), so both of these checks wait for the answer.
     let rbac_and_dry_run = async {
@@ -140,10 +171,9 @@ pub async fn run(client: &Client, manifests: &[Manifest], namespace: &str) -> Ve
             check_dry_run(client, manifests, state),
         )
     };
-    let (version, (permissions, dry_run), nodes, existing) = futures::join!(
-        check_version(client),
+    let ((permissions, dry_run), nodes, existing) = futures::join!(
         rbac_and_dry_run,
-        check_nodes(client, manifests),
+        check_nodes(client, manifests, runtime_environment),
         check_existing(client, namespace),
     );
     vec![version, permissions, dry_run, nodes, existing]
@@ -184,18 +214,42 @@ async fn namespace_state(client: &Client, manifests: &[Manifest]) -> NamespaceSt
 
 // ---------------------------------------------------------------- version
 
+/// How long the first request of the preflight may take: a server that
+/// has not answered by then is not reachable from here.
+pub const FIRST_ANSWER_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(20);
+
 async fn check_version(client: &Client) -> Check {
-    match client.apiserver_version().await {
-        Ok(info) => version_check(&info.major, &info.minor, &info.git_version),
-        Err(e) => {
+    let started = std::time::Instant::now();
+    match tokio::time::timeout(FIRST_ANSWER_TIMEOUT, client.apiserver_version()).await {
+        Ok(Ok(info)) => version_check(&info.major, &info.minor, &info.git_version),
+        Ok(Err(e)) => {
             let err = KubeError::from_kube("reading", "the server version", e);
-            Check::fail(
+            let mut check = Check::fail(
                 names::VERSION,
-                format!("could not read the server version: {}", api_message(&err)),
+                format!(
+                    "could not read the server version (after {:.1}s): {}",
+                    started.elapsed().as_secs_f32(),
+                    api_message(&err)
+                ),
                 err.hint().unwrap_or_else(|| {
                     "check that the API server is reachable with this kubeconfig".into()
                 }),
-            )
+            );
+            check.unreachable = err.code().is_none();
+            check
+        }
+        Err(_) => {
+            let mut check = Check::fail(
+                names::VERSION,
+                format!(
+                    "the API server did not answer within {}s",
+                    FIRST_ANSWER_TIMEOUT.as_secs()
+                ),
+                "check the server address in the kubeconfig, that the cluster is running, \
+                 and the network path to it (VPN, firewall, HTTPS_PROXY/NO_PROXY)",
+            );
+            check.unreachable = true;
+            check
         }
     }
 }
@@ -582,6 +636,8 @@ async fn check_dry_run(
         .collect();
     let mut rejected = Vec::new();
     let mut forbidden = false;
+    let mut unauthorized = false;
+    let mut unreachable = false;
     for (m, result) in targets.iter().zip(results) {
         let Err(e) = result else { continue };
         if m.kind == "ClusterRoleBinding"
@@ -594,6 +650,8 @@ async fn check_dry_run(
             continue;
         }
         forbidden |= e.code() == Some(403);
+        unauthorized |= e.code() == Some(401);
+        unreachable |= e.code().is_none();
         rejected.push(format!("{}: {}", m.display_name(), api_message(&e)));
     }
     let checked = targets.len();
@@ -611,15 +669,33 @@ async fn check_dry_run(
         }
         return Check::pass(names::DRY_RUN, reason).with_details(notes);
     }
-    let fix = if forbidden {
+    // Blame what happened: no answer, no valid credentials, no permission,
+    // and only then the objects themselves.
+    let fix = if unreachable {
+        "the API server did not answer: check the server address in the kubeconfig, the network (VPN, HTTPS_PROXY/NO_PROXY) and the CA, then re-run"
+    } else if unauthorized {
+        "the cluster rejected your credentials (401): refresh them (e.g. re-run your cloud's get-credentials command), then re-run"
+    } else if forbidden {
         "you may not create these objects: see the permissions check for what to ask a cluster admin for"
     } else {
         "another object or an admission policy rejects them: read the message, fix the cluster or the values, and re-run"
     };
-    let reason = format!(
-        "the API server rejects {} of {checked} cluster-scoped object(s) (server-side dry-run)",
-        rejected.len()
-    );
+    let reason = if unreachable {
+        format!(
+            "could not dry-run {} of {checked} cluster-scoped object(s): the API server did not answer",
+            rejected.len()
+        )
+    } else if unauthorized {
+        format!(
+            "could not dry-run {} of {checked} cluster-scoped object(s): the credentials were rejected",
+            rejected.len()
+        )
+    } else {
+        format!(
+            "the API server rejects {} of {checked} cluster-scoped object(s) (server-side dry-run)",
+            rejected.len()
+        )
+    };
     rejected.extend(notes);
     Check::fail(names::DRY_RUN, reason, fix).with_details(rejected)
 }
@@ -730,7 +806,78 @@ fn node_info(node: &Node) -> NodeInfo {
     }
 }
 
-async fn check_nodes(client: &Client, manifests: &[Manifest]) -> Check {
+/// Every component's node selector: the workloads rendered, and the build
+/// pods (engine and dind) of the runtime environment.
+pub fn component_selectors(
+    manifests: &[Manifest],
+    runtime_environment: Option<&Value>,
+) -> Vec<(String, BTreeMap<String, String>)> {
+    let as_map = |v: Option<&Value>| -> BTreeMap<String, String> {
+        v.and_then(Value::as_object)
+            .map(|o| {
+                o.iter()
+                    .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let mut out: Vec<(String, BTreeMap<String, String>)> = manifests
+        .iter()
+        .filter(|m| m.kind == "Deployment" || m.kind == "DaemonSet")
+        .map(|m| {
+            (
+                m.display_name(),
+                as_map(m.object.pointer("/spec/template/spec/nodeSelector")),
+            )
+        })
+        .collect();
+    if let Some(re) = runtime_environment {
+        for (what, pointer) in [
+            (
+                "build engine pods",
+                "/runtimeScheduler/cluster/nodeSelector",
+            ),
+            (
+                "build dind pods",
+                "/dockerDaemonScheduler/cluster/nodeSelector",
+            ),
+        ] {
+            out.push((what.to_string(), as_map(re.pointer(pointer))));
+        }
+    }
+    out
+}
+
+/// The components no schedulable node with room can take, each with its
+/// selector: those would stay Pending for ever.
+pub fn unschedulable(
+    nodes: &[NodeInfo],
+    components: &[(String, BTreeMap<String, String>)],
+) -> Vec<String> {
+    let fitting: Vec<&NodeInfo> = nodes.iter().filter(|n| n.fits()).collect();
+    components
+        .iter()
+        .filter(|(_, selector)| !selector.is_empty())
+        .filter(|(_, selector)| {
+            !fitting
+                .iter()
+                .any(|n| selector.iter().all(|(k, v)| n.labels.get(k) == Some(v)))
+        })
+        .map(|(component, selector)| {
+            let shown: Vec<String> = selector.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            format!(
+                "{component}: no schedulable node with 500m CPU and 1Gi memory matches {}",
+                shown.join(",")
+            )
+        })
+        .collect()
+}
+
+async fn check_nodes(
+    client: &Client,
+    manifests: &[Manifest],
+    runtime_environment: Option<&Value>,
+) -> Check {
     let api: Api<Node> = Api::all(client.clone());
     let nodes = match api.list(&ListParams::default()).await {
         Ok(list) => list.items,
@@ -762,16 +909,44 @@ async fn check_nodes(client: &Client, manifests: &[Manifest]) -> Check {
         })
         .unwrap_or_default();
     let infos: Vec<NodeInfo> = nodes.iter().map(node_info).collect();
-    node_capacity(&infos, &selector)
+    let capacity = node_capacity(&infos, &selector);
+    if capacity.status == Status::Fail {
+        return capacity;
+    }
+    let stuck = unschedulable(&infos, &component_selectors(manifests, runtime_environment));
+    if stuck.is_empty() {
+        return capacity;
+    }
+    Check::fail(
+        names::NODES,
+        format!(
+            "{} component(s) could never be scheduled: no node matches their node selector",
+            stuck.len()
+        ),
+        "label nodes to match (kubectl label node NAME key=value), or change the node selector \
+         (--kube-node-selector, --build-node-selector, Storage.AvailabilityZone)",
+    )
+    .with_details(stuck)
 }
 
 // ------------------------------------------------------- existing install
 
 /// Decides the existing-installation check.
+/// What the cf-runtime Helm chart left in a namespace: its workloads
+/// (`helm.sh/chart: cf-runtime-*`) and the release records of their releases.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HelmInstall {
+    /// `Kind/name (chart cf-runtime-x.y.z, release r)`.
+    pub objects: Vec<String>,
+    /// `Secret/sh.helm.release.v1.<release>.v<N>`.
+    pub releases: Vec<String>,
+}
+
 pub fn existing_installation(
     namespace: &str,
     record: Option<&inventory::Record>,
     old: &[String],
+    helm: &HelmInstall,
 ) -> Check {
     let mut details = Vec::new();
     let mut reasons = Vec::new();
@@ -790,9 +965,26 @@ pub fn existing_installation(
             "nothing to do to update it; to install a second runner, choose another --kube-namespace",
         );
     }
-    if !old.is_empty() {
+    // Another tool's runner: installing beside it would half-install over
+    // its objects and run two runners on the same builds. Its objects are
+    // never cf-runner's to take over (no --force-conflicts).
+    let mut foreign = false;
+    if !helm.objects.is_empty() || !helm.releases.is_empty() {
+        foreign = true;
         reasons.push(format!(
-            "objects of an older installer (venonactl / codefresh runner init) are in namespace {namespace}"
+            "a runner installed with the cf-runtime Helm chart is in namespace {namespace}"
+        ));
+        details.extend(helm.objects.iter().cloned());
+        details.extend(helm.releases.iter().cloned());
+        fixes.push(
+            "keep managing it with Helm (`helm upgrade`), or remove it (`helm uninstall`) before \
+             installing with cf-runner, or install into another --kube-namespace",
+        );
+    }
+    if !old.is_empty() {
+        foreign = true;
+        reasons.push(format!(
+            "a runner installed by an older installer (venonactl / codefresh runner init) is in namespace {namespace}"
         ));
         details.extend(old.iter().cloned());
         fixes.push(
@@ -806,21 +998,99 @@ pub fn existing_installation(
             format!("no installation found in namespace {namespace}"),
         );
     }
+    if foreign {
+        return Check::fail(names::EXISTING, reasons.join("; "), fixes.join("; "))
+            .with_details(details);
+    }
     Check::warn(names::EXISTING, reasons.join("; "), fixes.join("; ")).with_details(details)
+}
+
+/// The chart label's value when it is the cf-runtime chart's.
+fn cf_runtime_chart(labels: Option<&BTreeMap<String, String>>) -> Option<String> {
+    labels?
+        .get(HELM_CHART_LABEL)
+        .filter(|c| c.starts_with("cf-runtime"))
+        .cloned()
+}
+
+/// Looks for the cf-runtime Helm chart's workloads and release records.
+async fn helm_install(client: &Client, namespace: &str) -> Result<HelmInstall, KubeError> {
+    use k8s_openapi::api::core::v1::Secret;
+    let charted = ListParams::default().labels(HELM_CHART_LABEL);
+    let helm_owned = ListParams::default().labels("owner=helm");
+    let deployments: Api<Deployment> = Api::namespaced(client.clone(), namespace);
+    let daemonsets: Api<DaemonSet> = Api::namespaced(client.clone(), namespace);
+    let secrets: Api<Secret> = Api::namespaced(client.clone(), namespace);
+    let (deployments, daemonsets, releases) = futures::join!(
+        deployments.list_metadata(&charted),
+        daemonsets.list_metadata(&charted),
+        secrets.list_metadata(&helm_owned),
+    );
+    let mut found = HelmInstall::default();
+    let mut release_names = std::collections::BTreeSet::new();
+    let mut take = |kind: &str, meta: kube::core::ObjectMeta| {
+        if let Some(chart) = cf_runtime_chart(meta.labels.as_ref()) {
+            let release = meta
+                .labels
+                .as_ref()
+                .and_then(|l| l.get("app.kubernetes.io/instance"))
+                .cloned()
+                .unwrap_or_default();
+            found.objects.push(format!(
+                "{kind}/{} (chart {chart}, release {release})",
+                meta.name.unwrap_or_default()
+            ));
+            release_names.insert(release);
+        }
+    };
+    let deployments = deployments.map_err(|e| KubeError::from_kube("listing", "Deployments", e))?;
+    for d in deployments.items {
+        take("Deployment", d.metadata);
+    }
+    let daemonsets = daemonsets.map_err(|e| KubeError::from_kube("listing", "DaemonSets", e))?;
+    for d in daemonsets.items {
+        take("DaemonSet", d.metadata);
+    }
+    // Release records are Secrets: without the right to list them, the
+    // workloads' labels still tell.
+    if let Ok(list) = releases {
+        for s in list.items {
+            let release = s
+                .metadata
+                .labels
+                .as_ref()
+                .and_then(|l| l.get("name"))
+                .cloned()
+                .unwrap_or_default();
+            let named_runtime = release_names.contains(&release)
+                || s.metadata
+                    .name
+                    .as_deref()
+                    .is_some_and(|n| n.contains("cf-runtime"));
+            if named_runtime {
+                found.releases.push(format!(
+                    "Secret/{} (Helm release {release})",
+                    s.metadata.name.unwrap_or_default()
+                ));
+            }
+        }
+    }
+    Ok(found)
 }
 
 async fn check_existing(client: &Client, namespace: &str) -> Check {
     let old_selector = format!(
-        "app in ({}),{LABEL_MANAGED_BY}!=cf-runner",
+        "app in ({}),{LABEL_MANAGED_BY}!=cf-runner,{LABEL_MANAGED_BY}!=Helm",
         OLD_INSTALLER_APPS.join(",")
     );
     let lp = ListParams::default().labels(&old_selector);
     let deployments: Api<Deployment> = Api::namespaced(client.clone(), namespace);
     let daemonsets: Api<DaemonSet> = Api::namespaced(client.clone(), namespace);
-    let (record, deployments, daemonsets) = futures::join!(
+    let (record, deployments, daemonsets, helm) = futures::join!(
         inventory::record(client, namespace),
         deployments.list_metadata(&lp),
         daemonsets.list_metadata(&lp),
+        helm_install(client, namespace),
     );
     let unreadable = |what: &str, err: KubeError| {
         let reason = if err.code() == Some(403) {
@@ -875,7 +1145,11 @@ async fn check_existing(client: &Client, namespace: &str) -> Check {
             )
         }
     }
-    existing_installation(namespace, record.as_ref(), &old)
+    let helm = match helm {
+        Ok(h) => h,
+        Err(e) => return unreadable("Deployments and DaemonSets", e),
+    };
+    existing_installation(namespace, record.as_ref(), &old, &helm)
 }
 
 // ----------------------------------------------------------------- errors
@@ -1119,17 +1393,68 @@ mod tests {
             runtime_name: Some("ctx/ci".into()),
             ..Default::default()
         };
-        let c = existing_installation("ci", Some(&record), &[]);
+        let none = HelmInstall::default();
+        let c = existing_installation("ci", Some(&record), &[], &none);
         assert_eq!(c.status, Status::Warn);
         assert!(
             c.reason.contains("made by cf-runner 0.1.0, agent ctx_ci"),
             "{}",
             c.reason
         );
-        let c = existing_installation("ci", None, &["Deployment/venona".into()]);
-        assert_eq!(c.status, Status::Warn);
+        // Another tool's runner stops the install, naming what is there.
+        let c = existing_installation("ci", None, &["Deployment/venona".into()], &none);
+        assert_eq!(c.status, Status::Fail);
         assert_eq!(c.details, vec!["Deployment/venona".to_string()]);
-        assert_eq!(existing_installation("ci", None, &[]).status, Status::Pass);
+        assert_eq!(
+            existing_installation("ci", None, &[], &none).status,
+            Status::Pass
+        );
+    }
+
+    #[test]
+    fn a_component_pinned_where_no_node_is_cannot_be_scheduled() {
+        let mut in_zone = node("2", "4Gi");
+        in_zone
+            .labels
+            .insert("topology.kubernetes.io/zone".into(), "us-east-1a".into());
+        let pinned = |zone: &str| {
+            BTreeMap::from([("topology.kubernetes.io/zone".to_string(), zone.to_string())])
+        };
+        let components = vec![
+            ("Deployment/runner".to_string(), BTreeMap::new()),
+            ("build dind pods".to_string(), pinned("us-east-1b")),
+            (
+                "DaemonSet/dind-lv-monitor".to_string(),
+                pinned("us-east-1a"),
+            ),
+        ];
+        assert_eq!(
+            unschedulable(&[in_zone], &components),
+            vec![
+                "build dind pods: no schedulable node with 500m CPU and 1Gi memory matches \
+                 topology.kubernetes.io/zone=us-east-1b"
+                    .to_string()
+            ]
+        );
+    }
+
+    #[test]
+    fn a_helm_installed_runner_stops_the_install_without_force_conflicts() {
+        let helm = HelmInstall {
+            objects: vec![
+                "Deployment/cf-runtime-runner (chart cf-runtime-10.5.2, release cf-runtime)".into(),
+            ],
+            releases: vec![
+                "Secret/sh.helm.release.v1.cf-runtime.v1 (Helm release cf-runtime)".into(),
+            ],
+        };
+        let c = existing_installation("ci", None, &[], &helm);
+        assert_eq!(c.status, Status::Fail);
+        assert!(c.reason.contains("cf-runtime Helm chart"), "{}", c.reason);
+        assert_eq!(c.details.len(), 2);
+        let fix = c.fix.unwrap();
+        assert!(fix.contains("helm uninstall"), "{fix}");
+        assert!(!fix.contains("force-conflicts"), "{fix}");
     }
 
     #[test]

@@ -55,11 +55,47 @@ pub async fn wait_all(
     let targets = workloads(manifests);
     let deadline = Instant::now() + timeout;
     let mut last: Vec<Option<Status>> = vec![None; targets.len()];
-    loop {
+    'poll: loop {
         let mut statuses = Vec::with_capacity(targets.len());
         for (i, m) in targets.iter().enumerate() {
             let ns = m.namespace.as_deref().unwrap_or("default");
-            let status = status_of(client, m, ns).await?;
+            // No request may outlast the deadline by more than a moment.
+            let left = deadline
+                .saturating_duration_since(Instant::now())
+                .max(Duration::from_secs(1));
+            let answer = tokio::time::timeout(left, status_of(client, m, ns))
+                .await
+                .unwrap_or_else(|_| {
+                    Err(KubeError::Timeout {
+                        action: "reading".into(),
+                        object: m.display_name(),
+                        seconds: left.as_secs(),
+                    })
+                });
+            let status = match answer {
+                Ok(s) => s,
+                // A brief outage (a restarting API server, a load balancer
+                // switching over) is waited out within the same deadline.
+                Err(e) if passing(&e) && Instant::now() < deadline => {
+                    let status = Status {
+                        object: m.display_name(),
+                        ready: false,
+                        detail: format!(
+                            "the API server did not answer ({}); retrying until the timeout",
+                            e.code()
+                                .map(|c| format!("HTTP {c}"))
+                                .unwrap_or_else(|| "no connection".into())
+                        ),
+                    };
+                    if last[i].as_ref() != Some(&status) {
+                        on_status(&status);
+                        last[i] = Some(status);
+                    }
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                    continue 'poll;
+                }
+                Err(e) => return Err(e),
+            };
             if last[i].as_ref() != Some(&status) {
                 on_status(&status);
                 last[i] = Some(status.clone());
@@ -96,6 +132,14 @@ pub async fn wait_all(
             });
         }
         tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}
+
+/// Errors a retry can outlive: no answer at all, overload, a server error.
+fn passing(err: &KubeError) -> bool {
+    match err.code() {
+        None => matches!(err, KubeError::Transport { .. } | KubeError::Timeout { .. }),
+        Some(code) => code == 429 || (500..=599).contains(&code),
     }
 }
 

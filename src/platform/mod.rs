@@ -9,6 +9,7 @@
 
 pub mod auth;
 pub mod certs;
+pub mod registry;
 
 use std::time::Duration;
 

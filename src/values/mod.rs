@@ -6,6 +6,7 @@
 //! `--set-value`/`--set-file` (in order) < explicit flags < wizard answers.
 //! Every problem is collected, so the user fixes them all in one go.
 
+pub mod json_schema;
 pub mod model;
 pub mod schema;
 pub mod secrets;
@@ -55,12 +56,13 @@ impl Problem {
                 }
             }
         });
-        // The reason and the fix may quote the value too.
+        // Keys, reasons and fixes may quote what the user typed: one line
+        // each, with URL credentials masked.
         Problem {
-            key: key.to_string(),
+            key: crate::output::one_line(key),
             value,
-            why: secrets::masked(&why.into()),
-            fix: secrets::masked(&fix.into()),
+            why: crate::output::one_line(&secrets::masked(&why.into())),
+            fix: crate::output::one_line(&secrets::masked(&fix.into())),
         }
     }
 }
@@ -126,6 +128,8 @@ pub struct Loaded {
     pub redacted_tree: Value,
     /// Keys accepted for compatibility that have no effect.
     pub ignored_keys: Vec<String>,
+    /// Settings that work but are probably not what the user wants.
+    pub warnings: Vec<String>,
 }
 
 /// Merges the layers of `input` and validates the result.
@@ -144,11 +148,29 @@ pub fn load(input: &Input) -> Result<Loaded, Problems> {
         dedup(&mut problems);
         return Err(Problems(problems));
     }
+    let warnings = advice(&values);
     Ok(Loaded {
         values,
         redacted_tree: redact(&tree),
         ignored_keys,
+        warnings,
     })
+}
+
+/// Warnings about settings that are valid but unsafe or surprising.
+fn advice(values: &Values) -> Vec<String> {
+    let mut out = Vec::new();
+    let proxy = &values.app_proxy;
+    if proxy.enabled && proxy.tls_secret.is_none() {
+        if let Some(host) = &proxy.host {
+            out.push(format!(
+                "AppProxy.Ingress.Host is {host}, but AppProxy.Ingress.TLSSecret is not set: \
+                 the Ingress serves plain HTTP unless your ingress controller adds TLS itself; \
+                 set AppProxy.Ingress.TLSSecret to a kubernetes.io/tls Secret's name"
+            ));
+        }
+    }
+    out
 }
 
 fn dedup(problems: &mut Vec<Problem>) {
@@ -160,9 +182,9 @@ fn dedup(problems: &mut Vec<Problem>) {
 pub fn merge_layers(input: &Input, problems: &mut Vec<Problem>) -> Value {
     let mut root = Value::Object(Map::new());
     for file in &input.files {
-        match tree::parse_values_text(&file.text, &file.origin) {
+        match tree::parse_values(&file.text, &file.origin) {
             Ok(v) => tree::merge(&mut root, v),
-            Err(p) => problems.push(p),
+            Err(mut found) => problems.append(&mut found),
         }
     }
     for raw in &input.set_values {
@@ -173,12 +195,12 @@ pub fn merge_layers(input: &Input, problems: &mut Vec<Problem>) -> Value {
     }
     for set in &input.set_files {
         match split_assignment(&set.raw, "--set-file") {
-            Ok((steps, _)) => match &set.contents {
+            Ok((steps, path)) => match &set.contents {
                 Ok(text) => set_path(&mut root, &steps, Value::String(text.clone())),
                 Err(e) => problems.push(Problem::new(
-                    &display_path(&steps),
-                    None,
-                    format!("could not be read from the file given to --set-file: {e}"),
+                    &format!("--set-file {}", display_path(&steps)),
+                    Some(&Value::String(path.trim().to_string())),
+                    format!("names a file that {e}"),
                     "check the path after `=`; it is read relative to the current directory",
                 )),
             },
@@ -385,6 +407,58 @@ fn resolve(r: &mut Reader) -> Values {
     }
 }
 
+/// Node folders that hold the system, the kubelet or the container runtime:
+/// the folder itself and everything below it.
+const SYSTEM_TREES: &[&str] = &[
+    "/bin",
+    "/boot",
+    "/dev",
+    "/etc",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/proc",
+    "/root",
+    "/run",
+    "/sbin",
+    "/sys",
+    "/usr",
+    "/var/lib/containerd",
+    "/var/lib/docker",
+    "/var/lib/kubelet",
+    "/var/lib/etcd",
+    "/var/log",
+    "/var/run",
+];
+
+/// Folders that are fine to live below, but never to be cleaned as a whole.
+const SYSTEM_PARENTS: &[&str] = &["/home", "/mnt", "/opt", "/srv", "/tmp", "/var", "/var/lib"];
+
+/// Names the system folder `dir` is, or lies in, if it does.
+fn system_dir(dir: &str) -> Option<String> {
+    let parts: Vec<&str> = dir
+        .split('/')
+        .filter(|p| !p.is_empty() && *p != ".")
+        .collect();
+    let normal = format!("/{}", parts.join("/"));
+    if normal == "/" {
+        return Some("/".into());
+    }
+    if SYSTEM_PARENTS.contains(&normal.as_str()) {
+        return Some(normal);
+    }
+    SYSTEM_TREES
+        .iter()
+        .find(|tree| normal == **tree || normal.starts_with(&format!("{tree}/")))
+        .map(|tree| {
+            if normal == *tree {
+                normal.clone()
+            } else {
+                format!("inside {tree}")
+            }
+        })
+}
+
 /// Proxies are read in both cases by different tools; set both.
 fn mirror_proxy_case(env: &mut BTreeMap<String, String>) {
     for name in ["HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY"] {
@@ -482,6 +556,15 @@ fn resolve_storage(r: &mut Reader, namespace: &str, global: &Scheduling) -> Stor
                     Some(&Value::String(dir.clone())),
                     "is not an absolute directory below /",
                     "use an absolute path such as /var/lib/codefresh/dind-volumes",
+                ));
+            } else if let Some(system) = system_dir(&dir) {
+                r.problems.push(Problem::new(
+                    "Storage.LocalVolumeParentDir",
+                    Some(&Value::String(dir.clone())),
+                    format!(
+                        "is {system}, a system folder of the node: the volume monitor mounts it read-write and deletes in it"
+                    ),
+                    "use a folder of its own, such as /var/lib/codefresh/dind-volumes",
                 ));
             }
             Backend::Local {

@@ -311,8 +311,7 @@ impl<'a> Reader<'a> {
     pub fn boolean(&self, key: &str, default: bool) -> bool {
         match self.raw(key) {
             Some(Value::Bool(b)) => *b,
-            Some(Value::String(s)) if s == "true" => true,
-            Some(Value::String(s)) if s == "false" => false,
+            Some(Value::String(s)) => bool_text(s).unwrap_or(default),
             _ => default,
         }
     }
@@ -473,8 +472,51 @@ impl<'a> Reader<'a> {
                 operator: text("operator"),
                 value: text("value"),
                 effect: text("effect"),
-                toleration_seconds: map.get("tolerationSeconds").and_then(Value::as_i64),
+                toleration_seconds: match map.get("tolerationSeconds") {
+                    None | Some(Value::Null) => None,
+                    Some(Value::Number(n)) if n.is_i64() => n.as_i64(),
+                    Some(Value::String(s)) if s.trim().parse::<i64>().is_ok() => {
+                        s.trim().parse().ok()
+                    }
+                    Some(other) => {
+                        self.problems.push(Problem::new(
+                            &format!("{at}.tolerationSeconds"),
+                            Some(other),
+                            "is not a whole number of seconds",
+                            "write a number of seconds, e.g. 300",
+                        ));
+                        None
+                    }
+                },
             };
+            if let Some(k) = &t.key {
+                if let Err(why) = check_qualified_name(k) {
+                    self.problems.push(Problem::new(
+                        &format!("{at}.key"),
+                        map.get("key"),
+                        format!("is not a valid taint key: {why}"),
+                        "taint keys look like `[prefix/]name`, e.g. `dedicated` or `example.com/pool`",
+                    ));
+                }
+            }
+            if let (Some(v), false) = (&t.value, t.operator.as_deref() == Some("Exists")) {
+                if let Err(why) = check_label_value(v) {
+                    self.problems.push(Problem::new(
+                        &format!("{at}.value"),
+                        map.get("value"),
+                        format!("is not a valid taint value: {why}"),
+                        "taint values are at most 63 letters, digits, `-`, `_` or `.`",
+                    ));
+                }
+            }
+            if t.toleration_seconds.is_some() && t.effect.as_deref() != Some("NoExecute") {
+                self.problems.push(Problem::new(
+                    &format!("{at}.tolerationSeconds"),
+                    map.get("tolerationSeconds"),
+                    "is set, but only a NoExecute toleration has a time limit (the API server refuses it otherwise)",
+                    "set effect: NoExecute, or remove tolerationSeconds",
+                ));
+            }
             if let Some(op) = &t.operator {
                 if op != "Equal" && op != "Exists" {
                     self.problems.push(Problem::new(
@@ -687,6 +729,15 @@ impl<'a> Reader<'a> {
             return default.to_string();
         }
         value
+    }
+}
+
+/// The YAML core schema's spellings of a boolean (`true`, `True`, `TRUE`).
+pub fn bool_text(s: &str) -> Option<bool> {
+    match s {
+        "true" | "True" | "TRUE" => Some(true),
+        "false" | "False" | "FALSE" => Some(false),
+        _ => None,
     }
 }
 

@@ -229,6 +229,15 @@ fn walk(section: &str, node: &Value, problems: &mut Vec<Problem>, ignored: &mut 
         if value.is_null() {
             continue;
         }
+        if let Some(below) = first_nul(value) {
+            problems.push(Problem::new(
+                &format!("{path}{below}"),
+                None,
+                "holds a NUL character, which no Kubernetes object or process can carry",
+                "remove the \\0 from the value",
+            ));
+            continue;
+        }
         match kind_of(&path) {
             Some(Ignored) => ignored.push(path),
             Some(kind) => check_leaf(&path, kind, value, problems),
@@ -247,6 +256,45 @@ fn walk(section: &str, node: &Value, problems: &mut Vec<Problem>, ignored: &mut 
     }
 }
 
+/// Where a NUL character hides in a value: the path below it (empty for
+/// the value itself).
+fn first_nul(value: &Value) -> Option<String> {
+    match value {
+        Value::String(s) if s.contains('\0') => Some(String::new()),
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(i, v)| first_nul(v).map(|rest| format!("[{i}]{rest}"))),
+        Value::Object(map) => map.iter().find_map(|(k, v)| {
+            if k.contains('\0') {
+                Some(format!(".{}", k.replace('\0', "\\0")))
+            } else {
+                first_nul(v).map(|rest| format!(".{k}{rest}"))
+            }
+        }),
+        _ => None,
+    }
+}
+
+/// The longest text a key takes: names are short, a service-account key is
+/// a JSON document, an env value may hold a certificate.
+pub fn max_text_chars(path: &str) -> usize {
+    match path {
+        "Storage.GoogleServiceAccount" => 64 * 1024,
+        "Namespace" | "AgentId" | "RuntimeEnvironmentName" => 253,
+        "Context" | "ConfigPath" | "CodefreshHost" | "KubernetesHost" => 4096,
+        _ if path.ends_with("AdditionalEnvVars") || path == "EnvVars" => 32 * 1024,
+        _ => 4096,
+    }
+}
+
+fn text_len(value: &Value) -> usize {
+    match value {
+        Value::String(s) => s.chars().count(),
+        _ => 0,
+    }
+}
+
 fn is_scalar(v: &Value) -> bool {
     matches!(v, Value::String(_) | Value::Number(_) | Value::Bool(_))
 }
@@ -260,11 +308,33 @@ fn check_leaf(path: &str, kind: Kind, value: &Value, problems: &mut Vec<Problem>
             fix,
         )
     };
+    let limit = max_text_chars(path);
+    let too_long = |len: usize, at: &str| {
+        Problem::new(
+            at,
+            None,
+            format!("is {len} characters long, over the {limit} this key takes"),
+            "check the value; it looks pasted by mistake",
+        )
+    };
     match kind {
+        // A label value that is a list or map was dropped without a word.
+        NodeSelector if value.is_object() => check_leaf(path, TextMap, value, problems),
         Text if !is_scalar(value) => problems.push(wrong("a single value", "give one value")),
+        Text if text_len(value) > limit => problems.push(too_long(text_len(value), path)),
+        TextMap => {
+            if let Some(m) = value.as_object() {
+                for (k, v) in m {
+                    if text_len(v) > limit {
+                        problems.push(too_long(text_len(v), &format!("{path}.{k}")));
+                    }
+                }
+            }
+            check_text_map(path, value, problems, &wrong);
+        }
         Bool => match value {
             Value::Bool(_) => {}
-            Value::String(s) if s == "true" || s == "false" || s.is_empty() => {}
+            Value::String(s) if super::model::bool_text(s).is_some() || s.is_empty() => {}
             _ => problems.push(Problem::new(
                 path,
                 Some(value),
@@ -283,21 +353,6 @@ fn check_leaf(path: &str, kind: Kind, value: &Value, problems: &mut Vec<Problem>
                 "write a number without a unit, e.g. 3000",
             )),
         },
-        TextMap => match value.as_object() {
-            Some(m) => {
-                for (k, v) in m {
-                    if !(is_scalar(v) || v.is_null()) {
-                        problems.push(Problem::new(
-                            &format!("{path}.{k}"),
-                            Some(v),
-                            format!("is a {}, but a single value is expected", kind_name(v)),
-                            "give a string value",
-                        ));
-                    }
-                }
-            }
-            None => problems.push(wrong("a map", "write `key: value` pairs under it")),
-        },
         NodeSelector if !(value.is_string() || value.is_object()) => problems.push(wrong(
             "a map or a `key=value,key2=value2` string",
             "e.g. `kubernetes.io/os=linux`",
@@ -314,6 +369,29 @@ fn check_leaf(path: &str, kind: Kind, value: &Value, problems: &mut Vec<Problem>
             problems.push(wrong("a list", "write a YAML list of strings"))
         }
         _ => {}
+    }
+}
+
+fn check_text_map(
+    path: &str,
+    value: &Value,
+    problems: &mut Vec<Problem>,
+    wrong: &dyn Fn(&str, &str) -> Problem,
+) {
+    match value.as_object() {
+        Some(m) => {
+            for (k, v) in m {
+                if !(is_scalar(v) || v.is_null()) {
+                    problems.push(Problem::new(
+                        &format!("{path}.{k}"),
+                        Some(v),
+                        format!("is a {}, but a single value is expected", kind_name(v)),
+                        "give a string value",
+                    ));
+                }
+            }
+        }
+        None => problems.push(wrong("a map", "write `key: value` pairs under it")),
     }
 }
 

@@ -147,23 +147,33 @@ pub fn merge(base: &mut Value, overlay: Value) {
     }
 }
 
+/// The largest values file (or `--set-file`, or tolerations file) read: a
+/// real one is a few kilobytes; a service-account key about two.
+pub const MAX_INPUT_BYTES: u64 = 1024 * 1024;
+/// The deepest nesting of maps and lists a values file may have.
+pub const MAX_DEPTH: usize = 64;
+/// The most values (after aliases are expanded) one file may hold.
+pub const MAX_NODES: usize = 100_000;
+
 /// Reads a values file's text into a tree. An empty file is an empty map.
+/// Returns the first problem; [`parse_values`] returns them all.
 pub fn parse_values_text(text: &str, origin: &str) -> Result<Value, Problem> {
-    let value: Value = match serde_yaml_ng::from_str(text) {
-        Ok(v) => v,
-        Err(e) => {
-            return Err(Problem::new(
-                origin,
-                None,
-                format!("is not valid YAML: {e}"),
-                "fix the YAML syntax at the line and column shown",
-            ))
-        }
-    };
+    parse_values(text, origin).map_err(|mut problems| problems.remove(0))
+}
+
+/// Reads a values file's text into a tree, reporting every duplicate key.
+///
+/// Scalars keep the text the user wrote: a plain scalar becomes a number
+/// only when the number prints back exactly as written (`42`, `1.5`), so
+/// `1.10`, `1e3`, `0x1F`, `.nan` or `007` stay the strings they were typed
+/// as, and a key written twice is an error naming both lines, never
+/// "the last one wins".
+pub fn parse_values(text: &str, origin: &str) -> Result<Value, Vec<Problem>> {
+    let value = parse_yaml(text, origin)?;
     match value {
         Value::Null => Ok(Value::Object(Map::new())),
         Value::Object(_) => Ok(value),
-        other => Err(Problem::new(
+        other => Err(vec![Problem::new(
             origin,
             None,
             format!(
@@ -171,8 +181,314 @@ pub fn parse_values_text(text: &str, origin: &str) -> Result<Value, Problem> {
                 kind_name(&other)
             ),
             "a values file is a YAML map such as `Namespace: codefresh`",
-        )),
+        )]),
     }
+}
+
+/// One open collection while the events stream in.
+enum Frame {
+    Map {
+        map: Map<String, Value>,
+        /// The key read and waiting for its value, with its line.
+        key: Option<(String, usize)>,
+        /// The line each key was first written on.
+        lines: std::collections::HashMap<String, usize>,
+        anchor: usize,
+    },
+    Seq {
+        items: Vec<Value>,
+        anchor: usize,
+    },
+}
+
+/// Parses one YAML document into a JSON-shaped tree, bounded in depth and
+/// size, keeping scalar text and refusing duplicate keys.
+pub fn parse_yaml(text: &str, origin: &str) -> Result<Value, Vec<Problem>> {
+    use yaml_rust2::parser::{Event, Parser};
+
+    let syntax = |why: String| {
+        vec![Problem::new(
+            origin,
+            None,
+            format!("is not valid YAML: {why}"),
+            "fix the YAML syntax at the line and column shown",
+        )]
+    };
+    if text.len() as u64 > MAX_INPUT_BYTES {
+        return Err(vec![too_big(origin, text.len() as u64)]);
+    }
+    let mut parser = Parser::new_from_str(text);
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut anchors: std::collections::HashMap<usize, Value> = std::collections::HashMap::new();
+    let mut nodes = 0usize;
+    let mut documents = 0usize;
+    let mut root: Option<Value> = None;
+    let mut problems = Vec::new();
+    loop {
+        let (event, mark) = match parser.next_token() {
+            Ok(e) => e,
+            Err(e) => {
+                return Err(syntax(format!(
+                    "{} at line {} column {}",
+                    e.info(),
+                    e.marker().line(),
+                    e.marker().col() + 1
+                )))
+            }
+        };
+        let line = mark.line();
+        // A finished node (scalar, alias, or closed collection) with its anchor.
+        let finished: Option<(Value, usize, bool)> = match event {
+            Event::StreamEnd => break,
+            Event::Nothing | Event::StreamStart | Event::DocumentEnd => None,
+            Event::DocumentStart => {
+                documents += 1;
+                if documents > 1 {
+                    return Err(vec![Problem::new(
+                        origin,
+                        None,
+                        format!(
+                            "holds more than one YAML document (a second `---` at line {line})"
+                        ),
+                        "keep one document per values file; pass several files with --values",
+                    )]);
+                }
+                None
+            }
+            Event::MappingStart(anchor, tag) | Event::SequenceStart(anchor, tag)
+                if tag
+                    .as_ref()
+                    .is_some_and(|t| !is_core_tag(t, &["map", "seq"])) =>
+            {
+                let _ = anchor;
+                return Err(vec![unknown_tag(origin, tag.as_ref(), line)]);
+            }
+            Event::MappingStart(anchor, _) => {
+                if stack.len() >= MAX_DEPTH {
+                    return Err(vec![too_deep(origin, line)]);
+                }
+                stack.push(Frame::Map {
+                    map: Map::new(),
+                    key: None,
+                    lines: std::collections::HashMap::new(),
+                    anchor,
+                });
+                None
+            }
+            Event::SequenceStart(anchor, _) => {
+                if stack.len() >= MAX_DEPTH {
+                    return Err(vec![too_deep(origin, line)]);
+                }
+                stack.push(Frame::Seq {
+                    items: Vec::new(),
+                    anchor,
+                });
+                None
+            }
+            Event::MappingEnd => match stack.pop() {
+                Some(Frame::Map { map, anchor, .. }) => Some((Value::Object(map), anchor, false)),
+                _ => {
+                    return Err(syntax(format!(
+                        "a map closes where none is open at line {line}"
+                    )))
+                }
+            },
+            Event::SequenceEnd => match stack.pop() {
+                Some(Frame::Seq { items, anchor }) => Some((Value::Array(items), anchor, false)),
+                _ => {
+                    return Err(syntax(format!(
+                        "a list closes where none is open at line {line}"
+                    )))
+                }
+            },
+            Event::Alias(id) => match anchors.get(&id) {
+                Some(v) => {
+                    nodes += count_nodes(v);
+                    Some((v.clone(), 0, true))
+                }
+                None => return Err(syntax(format!("an alias names no anchor at line {line}"))),
+            },
+            Event::Scalar(text, style, anchor, tag) => {
+                use yaml_rust2::scanner::TScalarStyle;
+                let value = match &tag {
+                    Some(t)
+                        if is_core_tag(t, &["str"]) || (t.handle == "!" && t.suffix.is_empty()) =>
+                    {
+                        Value::String(text)
+                    }
+                    Some(t) if is_core_tag(t, &["int", "float", "bool", "null"]) => {
+                        plain_scalar(text)
+                    }
+                    Some(_) => return Err(vec![unknown_tag(origin, tag.as_ref(), line)]),
+                    None if style == TScalarStyle::Plain => plain_scalar(text),
+                    None => Value::String(text),
+                };
+                Some((value, anchor, false))
+            }
+        };
+        let Some((value, anchor, _alias)) = finished else {
+            continue;
+        };
+        nodes += 1;
+        if nodes > MAX_NODES {
+            return Err(vec![Problem::new(
+                origin,
+                None,
+                format!("holds more than {MAX_NODES} values (counting what its aliases repeat)"),
+                "a values file needs a few dozen keys; remove the repetition",
+            )]);
+        }
+        if anchor > 0 {
+            anchors.insert(anchor, value.clone());
+        }
+        let path = frame_path(&stack);
+        match stack.last_mut() {
+            None => root = Some(value),
+            Some(Frame::Seq { items, .. }) => items.push(value),
+            Some(Frame::Map {
+                map, key, lines, ..
+            }) => match key.take() {
+                None => {
+                    let name = match value {
+                        Value::String(s) => s,
+                        Value::Number(n) => n.to_string(),
+                        Value::Bool(b) => b.to_string(),
+                        Value::Null => String::new(),
+                        other => {
+                            return Err(vec![Problem::new(
+                                origin,
+                                None,
+                                format!("has a {} used as a key at line {line}", kind_name(&other)),
+                                "keys are plain names such as `Namespace`",
+                            )])
+                        }
+                    };
+                    if let Some(first) = lines.get(&name) {
+                        let at = if path.is_empty() {
+                            name.clone()
+                        } else {
+                            format!("{path}.{name}")
+                        };
+                        problems.push(Problem::new(
+                            &at,
+                            None,
+                            format!(
+                                "is written twice in {origin}, at lines {first} and {line}; cf-runner does not guess which one you meant"
+                            ),
+                            "keep one of the two lines",
+                        ));
+                    } else {
+                        lines.insert(name.clone(), line);
+                    }
+                    *key = Some((name, line));
+                }
+                Some((name, _)) => {
+                    // The first one written stays; the duplicate is an error anyway.
+                    map.entry(name).or_insert(value);
+                }
+            },
+        }
+    }
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    Ok(root.unwrap_or(Value::Null))
+}
+
+/// The dotted path of the innermost open map's key, for messages.
+fn frame_path(stack: &[Frame]) -> String {
+    let mut out = String::new();
+    for frame in stack {
+        match frame {
+            Frame::Map {
+                key: Some((k, _)), ..
+            } => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(&k.replace('.', "\\."));
+            }
+            Frame::Seq { items, .. } => out.push_str(&format!("[{}]", items.len())),
+            Frame::Map { key: None, .. } => {}
+        }
+    }
+    out
+}
+
+fn count_nodes(v: &Value) -> usize {
+    match v {
+        Value::Array(items) => 1 + items.iter().map(count_nodes).sum::<usize>(),
+        Value::Object(map) => 1 + map.values().map(count_nodes).sum::<usize>(),
+        _ => 1,
+    }
+}
+
+fn is_core_tag(tag: &yaml_rust2::parser::Tag, names: &[&str]) -> bool {
+    (tag.handle == "!!" || tag.handle == "tag:yaml.org,2002:")
+        && names.contains(&tag.suffix.as_str())
+}
+
+fn unknown_tag(origin: &str, tag: Option<&yaml_rust2::parser::Tag>, line: usize) -> Problem {
+    let name = tag
+        .map(|t| format!("{}{}", t.handle, t.suffix))
+        .unwrap_or_default();
+    Problem::new(
+        origin,
+        None,
+        format!("uses the YAML tag `{name}` at line {line}, which cf-runner does not read"),
+        "remove the tag; write the value plainly (quote it to keep it a string)",
+    )
+}
+
+fn too_deep(origin: &str, line: usize) -> Problem {
+    Problem::new(
+        origin,
+        None,
+        format!("nests maps and lists more than {MAX_DEPTH} levels deep (at line {line})"),
+        "a values file nests a few levels; check for unclosed `[` or `{`",
+    )
+}
+
+/// The problem for an input over [`MAX_INPUT_BYTES`].
+pub fn too_big(origin: &str, size: u64) -> Problem {
+    Problem::new(
+        origin,
+        None,
+        format!(
+            "is {} bytes, over the {} bytes cf-runner reads from one file",
+            size, MAX_INPUT_BYTES
+        ),
+        "check that this is the file you meant; a values file is a few kilobytes",
+    )
+}
+
+/// Types a plain (unquoted) YAML scalar, keeping the text as written unless
+/// the typed value prints back identically.
+fn plain_scalar(text: String) -> Value {
+    match text.as_str() {
+        "" | "~" | "null" | "Null" | "NULL" => return Value::Null,
+        "true" => return Value::Bool(true),
+        "false" => return Value::Bool(false),
+        _ => {}
+    }
+    let looks_numeric = text
+        .chars()
+        .all(|c| c.is_ascii_digit() || matches!(c, '-' | '.' | 'e' | 'E' | '+'))
+        && text.chars().any(|c| c.is_ascii_digit());
+    if looks_numeric {
+        if let Ok(n) = text.parse::<i64>() {
+            if n.to_string() == text {
+                return Value::from(n);
+            }
+        } else if let Ok(f) = text.parse::<f64>() {
+            if let Some(n) = serde_json::Number::from_f64(f) {
+                if n.to_string() == text {
+                    return Value::Number(n);
+                }
+            }
+        }
+    }
+    Value::String(text)
 }
 
 /// Types a `--set-value` string the way Helm's strvals does: `true`/`false`,
@@ -282,6 +598,57 @@ mod tests {
         let mut base = json!({"a": {"b": 1, "c": 2}, "d": [1]});
         merge(&mut base, json!({"a": {"c": 3, "e": null}, "d": [2, 3]}));
         assert_eq!(base, json!({"a": {"b": 1, "c": 3}, "d": [2, 3]}));
+    }
+
+    #[test]
+    fn duplicate_keys_name_both_lines_and_numbers_keep_their_text() {
+        let problems = parse_values("A:\n  b: 1\n  b: 2\nA: x\n", "f.yaml").unwrap_err();
+        let keys: Vec<_> = problems.iter().map(|p| p.key.as_str()).collect();
+        assert_eq!(keys, vec!["A.b", "A"]);
+        assert!(
+            problems[0].why.contains("lines 2 and 3"),
+            "{}",
+            problems[0].why
+        );
+        let v = parse_values(
+            "a: 1.10\nb: 1e3\nc: 0x1F\nd: .nan\ne: 42\nf: 1.5\ng: ~\nh: True\n",
+            "f",
+        )
+        .unwrap();
+        assert_eq!(
+            v,
+            json!({"a": "1.10", "b": "1e3", "c": "0x1F", "d": ".nan", "e": 42, "f": 1.5, "g": null, "h": "True"})
+        );
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(
+            std::env::var("CF_RUNNER_FUZZ_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(512)
+        ))]
+        /// Whatever plain scalar a user writes, its text reaches the tree
+        /// unchanged (or as the number or boolean that prints identically).
+        #[test]
+        fn a_plain_scalar_keeps_the_text_written(text in "[-+.0-9eExXoObBa-fA-F_:]{1,10}") {
+            let doc = format!("A: {text}\n");
+            if let Ok(v) = parse_values(&doc, "f") {
+                let got = match &v["A"] {
+                    Value::String(s) => s.clone(),
+                    Value::Number(n) => n.to_string(),
+                    Value::Bool(b) => b.to_string(),
+                    Value::Null => return Ok(()),
+                    other => panic!("{other:?}"),
+                };
+                proptest::prop_assert_eq!(got, text);
+            }
+        }
+
+        /// No text makes the parser panic; a failure always says something.
+        #[test]
+        fn any_text_parses_or_fails_naming_the_file(text in "[\\[\\]{}:,&*!|>'\"#\n -~]{0,200}") {
+            if let Err(problems) = parse_values(&text, "fuzz.yaml") {
+                proptest::prop_assert!(!problems.is_empty());
+            }
+        }
     }
 
     #[test]

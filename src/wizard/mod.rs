@@ -358,8 +358,10 @@ pub fn values_file(merged: &Value) -> SavedValues {
         .any(|key| tree::lookup(&tree, key).is_some_and(|v| v != &json!("")))
         || !crate::values::secrets::url_credentials(&tree).is_empty();
     let mut text = String::from(
-        "# cf-runner values, saved by the `cf-runner init` wizard.\n\
-         # Replay: cf-runner init --values <this file> [--yes]\n",
+        "# yaml-language-server: $schema=values.schema.json\n\
+         # cf-runner values, saved by the `cf-runner init` wizard.\n\
+         # Replay: cf-runner init --values <this file> [--yes]\n\
+         # Editor checks: cf-runner schema > values.schema.json (beside this file).\n",
     );
     if !left_out.is_empty() {
         text.push_str(&format!(

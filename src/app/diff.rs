@@ -1,0 +1,295 @@
+//! `cf-runner diff`: what `upgrade` (or, with nothing installed, `init`)
+//! with the same flags and values would change in the cluster, changing
+//! nothing. The upgrade's own plan (`upgrade::plan`) decides what would be
+//! applied and pruned; `kube::diff` asks the API server for a dry-run of
+//! each object and compares it with the live one. Exit codes follow
+//! `kubectl diff`: 0 no changes, 1 changes, above 1 an error.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::info::{connect, failed, pick_installation};
+use super::Outcome;
+use crate::cli::{DiffArgs, OutputFormat, UpgradeArgs};
+use crate::kube::diff::{self, Action, ObjectDiff};
+use crate::kube::inventory;
+use crate::platform::{self, Platform, PlatformError, Transport};
+use crate::{output, render, values};
+
+/// What `diff -o json|yaml` prints.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Report<'a> {
+    context: &'a str,
+    namespace: &'a str,
+    /// True when an apply would change something (exit code 1).
+    changes: bool,
+    objects: &'a [ObjectDiff],
+    /// The runtime spec cf-runner would send against the platform's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    runtime_spec: Option<&'a SpecDiff>,
+}
+
+/// The runtime environment's spec on the platform against what `upgrade`
+/// would send.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SpecDiff {
+    runtime: String,
+    /// False when it could not be compared (no token, platform error).
+    compared: bool,
+    /// Dotted paths of the fields that differ.
+    differences: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    note: Option<String>,
+}
+
+/// Compares the runtime spec with the platform's, for a registered install
+/// and when a token is at hand; never fails the diff, says why instead.
+async fn spec_diff(args: &DiffArgs, plan: &super::upgrade::Plan) -> Option<SpecDiff> {
+    let runtime = plan.runtime_name.clone()?;
+    let values = &plan.loaded.values;
+    let not_compared = |note: String| SpecDiff {
+        runtime: runtime.clone(),
+        compared: false,
+        differences: Vec::new(),
+        note: Some(note),
+    };
+    let flag = args.token.as_ref().map(values::Secret::new);
+    let values_token = if flag.is_some() {
+        None
+    } else {
+        values.token.as_ref()
+    };
+    let auth = match platform::auth::resolve(
+        flag.as_ref(),
+        values_token,
+        Some(&values.codefresh_host),
+    ) {
+        Ok(a) => a,
+        Err(PlatformError::NoToken { .. }) => {
+            return Some(not_compared(
+                "not compared: no Codefresh API token (--token, CF_API_KEY, the installed monitor or ~/.cfconfig)"
+                    .into(),
+            ))
+        }
+        Err(e) => return Some(not_compared(format!("not compared: {e}"))),
+    };
+    let transport = Transport {
+        insecure: values.insecure,
+        allow_http: false,
+    };
+    let client = match Platform::new(&auth, transport) {
+        Ok(c) => c,
+        Err(e) => return Some(not_compared(format!("not compared: {e}"))),
+    };
+    let who = match client.whoami().await {
+        Ok(w) => w,
+        Err(e) => return Some(not_compared(format!("not compared: {e}"))),
+    };
+    let current = match client.runtime(&runtime).await {
+        Ok(Some(c)) => c,
+        Ok(None) => {
+            return Some(not_compared(format!(
+                "runtime environment {runtime} is not on the platform {}",
+                client.url()
+            )))
+        }
+        Err(e) => return Some(not_compared(format!("not compared: {e}"))),
+    };
+    let account_id = who.account_id.or_else(|| {
+        current
+            .get("accountId")
+            .or(current.pointer("/runtimeScheduler/cluster/clusterProvider/accountId"))
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    });
+    let mut identity = plan.identity.clone();
+    identity.account_id = account_id.clone();
+    let rendered = render::render(values, &identity, &plan.record_tree).ok()?;
+    let ours = super::install::spec_to_send(&rendered.runtime_environment, account_id.as_deref());
+    Some(SpecDiff {
+        runtime,
+        compared: true,
+        differences: super::platform_link::spec_differences(&ours, &current),
+        note: None,
+    })
+}
+
+/// The upgrade flags `diff` shares, with the rest at their defaults.
+fn as_upgrade(args: &DiffArgs) -> UpgradeArgs {
+    UpgradeArgs {
+        kube: args.kube.clone(),
+        settings: args.settings.clone(),
+        values: args.values.clone(),
+        set_value: args.set_value.clone(),
+        set_file: args.set_file.clone(),
+        token: args.token.clone(),
+        agent_token: args.agent_token.clone(),
+        allow_http: false,
+        force_conflicts: false,
+        timeout: std::time::Duration::from_secs(300),
+        no_wait: true,
+        yes: true,
+        verbose: false,
+    }
+}
+
+/// Runs `diff`; any failure exits 2, as `kubectl diff` exits above 1.
+pub fn run(args: &DiffArgs) -> Outcome {
+    match diff(args) {
+        Outcome::Failed(err, hint) => Outcome::FailedWithCode(err, hint, 2),
+        other => other,
+    }
+}
+
+fn diff(args: &DiffArgs) -> Outcome {
+    let input = match super::upgrade::gather_input(&as_upgrade(args)) {
+        Ok(i) => i,
+        Err(problems) => return Outcome::BadInput(problems),
+    };
+    super::init::runtime().block_on(async {
+        let cluster = match connect(&args.kube).await {
+            Ok(c) => c,
+            Err(outcome) => return outcome,
+        };
+        let namespace = match pick_installation(&cluster, &args.kube, "diff").await {
+            Ok(Some(ns)) => ns,
+            Ok(None) => args
+                .kube
+                .kube_namespace
+                .clone()
+                .unwrap_or_else(|| values::DEFAULT_NAMESPACE.to_string()),
+            Err(outcome) => return outcome,
+        };
+        let installed = match inventory::record(&cluster.client, &namespace).await {
+            Ok(r) => r.is_some(),
+            Err(e) => return failed(e, "reading the installation record failed"),
+        };
+        let mut spec = None;
+        let (manifests, prune) = if installed {
+            match super::upgrade::plan(input, &cluster, &namespace).await {
+                Ok(plan) => {
+                    spec = spec_diff(args, &plan).await;
+                    (plan.rendered.manifests, plan.prune)
+                }
+                Err(outcome) => return outcome,
+            }
+        } else {
+            // What init would create: its values, in this context and namespace.
+            let mut input = input;
+            input.overrides.insert(
+                0,
+                ("Context".into(), Value::String(cluster.context.clone())),
+            );
+            input
+                .overrides
+                .push(("Namespace".into(), Value::String(namespace.clone())));
+            let loaded = match values::load(&input) {
+                Ok(l) => l,
+                Err(problems) => return Outcome::BadInput(problems),
+            };
+            let identity = render::Identity {
+                context: Some(cluster.context.clone()),
+                agent_name: loaded.values.agent_name.clone(),
+                runtime_name: loaded.values.runtime_name.clone(),
+                ..Default::default()
+            };
+            match render::render(&loaded.values, &identity, &loaded.redacted_tree) {
+                Ok(r) => (r.manifests, Vec::new()),
+                Err(e) => {
+                    return Outcome::Failed(
+                        anyhow::Error::new(e).context("rendering failed (a bug in cf-runner)"),
+                        None,
+                    )
+                }
+            }
+        };
+        let objects = match diff::diff_all(&cluster.client, &manifests, &prune).await {
+            Ok(o) => o,
+            Err(e) => return failed(e, "the server-side dry-run failed"),
+        };
+        let changes = objects
+            .iter()
+            .any(|o| !matches!(o.action, Action::Same | Action::Skip))
+            || spec.as_ref().is_some_and(|s| !s.differences.is_empty());
+        match args.output {
+            OutputFormat::Json | OutputFormat::Yaml => {
+                let report = Report {
+                    context: &cluster.context,
+                    namespace: &namespace,
+                    changes,
+                    objects: &objects,
+                    runtime_spec: spec.as_ref(),
+                };
+                let text = if args.output == OutputFormat::Json {
+                    let mut t = serde_json::to_string_pretty(&report).expect("serializes");
+                    t.push('\n');
+                    t
+                } else {
+                    serde_yaml_ng::to_string(&report).expect("serializes")
+                };
+                output::print_raw(&text);
+            }
+            OutputFormat::Table => {
+                print_diffs(&objects, &namespace, &cluster.context, installed);
+                if let Some(s) = &spec {
+                    let line = match (&s.note, s.differences.is_empty()) {
+                        (Some(note), _) => format!("runtime environment {}: {note}", s.runtime),
+                        (None, true) => format!(
+                            "runtime environment {}: the platform's spec is what cf-runner would send",
+                            s.runtime
+                        ),
+                        (None, false) => format!(
+                            "runtime environment {}: the platform's spec differs in {}",
+                            s.runtime,
+                            s.differences.join(", ")
+                        ),
+                    };
+                    output::say(&line);
+                }
+            }
+        }
+        if changes {
+            Outcome::Differs
+        } else {
+            Outcome::Ok
+        }
+    })
+}
+
+/// The human form: each changed object's diff, the names of those to
+/// create and remove, and a count. Also shown by `upgrade` before it asks.
+pub(crate) fn print_diffs(objects: &[ObjectDiff], namespace: &str, context: &str, installed: bool) {
+    let count = |a: Action| objects.iter().filter(|o| o.action == a).count();
+    for o in objects.iter().filter(|o| o.action == Action::Change) {
+        output::heading(&format!("~ {}", o.object));
+        output::print_raw(&o.diff);
+    }
+    for (action, mark, word) in [
+        (Action::Create, "+", "create"),
+        (Action::Prune, "-", "remove"),
+    ] {
+        let names: Vec<&str> = objects
+            .iter()
+            .filter(|o| o.action == action)
+            .map(|o| o.object.as_str())
+            .collect();
+        if !names.is_empty() {
+            output::heading(&format!("{mark} {word}: {}", names.join(", ")));
+        }
+    }
+    let what = if installed {
+        format!("the installation in namespace {namespace} of context {context}")
+    } else {
+        format!("namespace {namespace} of context {context} (nothing installed: what init would create)")
+    };
+    output::say(&format!(
+        "{}: {} to create, {} to change, {} to remove, {} unchanged",
+        what,
+        count(Action::Create),
+        count(Action::Change),
+        count(Action::Prune),
+        count(Action::Same),
+    ));
+}

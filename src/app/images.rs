@@ -1,0 +1,365 @@
+//! `cf-runner images`: every image an install with these values runs, for
+//! whoever fills an air-gapped mirror. The list is read from what `init`
+//! would render (every `image` of every object, and the images the runtime
+//! spec makes the platform start: engine, dind, and the pipeline step
+//! images), so it cannot miss one the install uses. `--check` asks each
+//! image's registry whether it holds it (`platform::registry`).
+
+use std::collections::BTreeMap;
+
+use futures::StreamExt;
+use serde::Serialize;
+use serde_json::Value;
+
+use super::Outcome;
+use crate::cli::{ImagesArgs, OutputFormat};
+use crate::platform::registry::{DockerConfig, Presence, Registry};
+use crate::values::{self, Problem, Problems};
+use crate::{output, render};
+
+/// One image and what runs it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ImageUse {
+    pub image: String,
+    /// True when the reference names a digest (`@sha256:…`).
+    pub pinned: bool,
+    /// `Kind/name` of each object running it, or `runtime: …` for what the
+    /// platform starts from the runtime spec.
+    pub used_by: Vec<String>,
+}
+
+/// Keys of the runtime spec's env maps that name a pipeline step image.
+const STEP_IMAGE_KEYS: &[&str] = &["KUBE_DEPLOY", "TEMPLATE_ENGINE"];
+
+/// Every image of `rendered`, in first-seen order.
+pub fn list(rendered: &render::Rendered) -> Vec<ImageUse> {
+    let mut found: Vec<(String, String)> = Vec::new();
+    for manifest in &rendered.manifests {
+        let mut images = Vec::new();
+        object_images(&manifest.object, &mut images);
+        for image in images {
+            found.push((image, format!("{}/{}", manifest.kind, manifest.name)));
+        }
+    }
+    let mut spec = Vec::new();
+    spec_images(&rendered.runtime_environment, "", &mut spec);
+    for (image, key) in spec {
+        found.push((image, format!("runtime: {key}")));
+    }
+    let mut order: Vec<String> = Vec::new();
+    let mut users: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (image, user) in found {
+        let entry = users.entry(image.clone()).or_default();
+        if entry.is_empty() {
+            order.push(image);
+        }
+        if !entry.contains(&user) {
+            entry.push(user);
+        }
+    }
+    order
+        .into_iter()
+        .map(|image| ImageUse {
+            pinned: image.contains("@sha256:"),
+            used_by: users.remove(&image).unwrap_or_default(),
+            image,
+        })
+        .collect()
+}
+
+/// The `image` of every container and init container of an object.
+fn object_images(node: &Value, out: &mut Vec<String>) {
+    match node {
+        Value::Object(map) => {
+            for (key, value) in map {
+                match (key.as_str(), value) {
+                    ("image", Value::String(s)) => out.push(s.clone()),
+                    _ => object_images(value, out),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|i| object_images(i, out)),
+        _ => {}
+    }
+}
+
+/// Images the runtime spec names: `runtimeScheduler.image`,
+/// `dockerDaemonScheduler.dindImage`, and env entries such as
+/// `COMPOSE_IMAGE` or `KUBE_DEPLOY` wherever the spec puts them.
+fn spec_images(node: &Value, at: &str, out: &mut Vec<(String, String)>) {
+    match node {
+        Value::Object(map) => {
+            for (key, value) in map {
+                let path = if at.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{at}.{key}")
+                };
+                let names_image = key == "image"
+                    || key == "dindImage"
+                    || key.ends_with("_IMAGE")
+                    || STEP_IMAGE_KEYS.contains(&key.as_str());
+                match value {
+                    Value::String(s) if names_image && looks_like_image(s) => {
+                        let label =
+                            if key.ends_with("_IMAGE") || STEP_IMAGE_KEYS.contains(&key.as_str()) {
+                                key.clone()
+                            } else {
+                                path
+                            };
+                        out.push((s.clone(), label));
+                    }
+                    _ => spec_images(value, &path, out),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|i| spec_images(i, at, out)),
+        _ => {}
+    }
+}
+
+fn looks_like_image(s: &str) -> bool {
+    !s.is_empty() && !s.contains(char::is_whitespace) && (s.contains('/') || s.contains(':'))
+}
+
+/// What `images -o json|yaml` prints.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Report<'a> {
+    /// The `--docker-registry` the images are under, if any.
+    registry: Option<&'a str>,
+    images: Vec<ReportedImage<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ReportedImage<'a> {
+    #[serde(flatten)]
+    image: &'a ImageUse,
+    /// With `--check`: present, missing, denied or failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    status: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    detail: Option<String>,
+}
+
+fn status_of(p: &Presence) -> (&'static str, Option<String>) {
+    match p {
+        Presence::Present => ("present", None),
+        Presence::Missing => ("missing", None),
+        Presence::Denied(why) => ("denied", Some(why.clone())),
+        Presence::Failed(why) => ("failed", Some(why.clone())),
+    }
+}
+
+fn gather_input(args: &ImagesArgs) -> Result<values::Input, Problems> {
+    let (mut input, mut problems) =
+        super::init::read_input(&args.values, &args.set_value, &args.set_file);
+    let mut overrides = Vec::new();
+    super::init::settings_overrides(&args.settings, &mut overrides, &mut problems);
+    input.overrides = overrides;
+    if !problems.is_empty() {
+        return Err(Problems(problems));
+    }
+    Ok(input)
+}
+
+/// Runs `images`.
+pub fn run(args: &ImagesArgs) -> Outcome {
+    let loaded = match gather_input(args).and_then(|input| values::load(&input)) {
+        Ok(l) => l,
+        Err(problems) => return Outcome::BadInput(problems),
+    };
+    let config = if args.check {
+        let path = args
+            .docker_config
+            .clone()
+            .or_else(DockerConfig::default_path);
+        match path.as_deref().map(DockerConfig::load) {
+            None => DockerConfig::default(),
+            Some(Ok(c)) => c,
+            Some(Err(why)) => {
+                return Outcome::BadInput(Problems(vec![Problem::new(
+                "--docker-config",
+                path.map(|p| Value::String(p.display().to_string()))
+                    .as_ref(),
+                why,
+                "name a docker config.json (as `docker login` writes it), or leave the flag out",
+            )]))
+            }
+        }
+    } else {
+        DockerConfig::default()
+    };
+    let values = &loaded.values;
+    let identity = render::Identity {
+        context: values.context.clone(),
+        agent_name: values.agent_name.clone(),
+        runtime_name: values.runtime_name.clone(),
+        ..Default::default()
+    };
+    let rendered = match render::render(values, &identity, &loaded.redacted_tree) {
+        Ok(r) => r,
+        Err(e) => {
+            return Outcome::Failed(
+                anyhow::Error::new(e)
+                    .context("rendering the manifests failed (a bug in cf-runner)"),
+                None,
+            )
+        }
+    };
+    let images = list(&rendered);
+
+    let presence: Option<Vec<Presence>> = if args.check {
+        if let (Some(helper), true) = (&config.helper, config.is_empty()) {
+            output::note(&format!(
+                "the docker config uses the credential helper {helper:?}, which cf-runner does not run; \
+                 registries that need a login will show as denied"
+            ));
+        }
+        let registry = match Registry::new(config) {
+            Ok(r) => r,
+            Err(why) => return Outcome::Failed(anyhow::anyhow!(why), None),
+        };
+        let answers = super::init::runtime().block_on(async {
+            futures::stream::iter(images.iter())
+                .map(|i| registry.presence(&i.image))
+                .buffered(8)
+                .collect::<Vec<_>>()
+                .await
+        });
+        Some(answers)
+    } else {
+        None
+    };
+
+    match args.output {
+        OutputFormat::Json | OutputFormat::Yaml => {
+            let report = Report {
+                registry: values.docker_registry.as_deref(),
+                images: images
+                    .iter()
+                    .enumerate()
+                    .map(|(i, image)| {
+                        let (status, detail) = match &presence {
+                            Some(p) => {
+                                let (s, d) = status_of(&p[i]);
+                                (Some(s), d)
+                            }
+                            None => (None, None),
+                        };
+                        ReportedImage {
+                            image,
+                            status,
+                            detail,
+                        }
+                    })
+                    .collect(),
+            };
+            let text = if args.output == OutputFormat::Json {
+                let mut t = serde_json::to_string_pretty(&report).expect("serializes");
+                t.push('\n');
+                t
+            } else {
+                serde_yaml_ng::to_string(&report).expect("serializes")
+            };
+            output::print_raw(&text);
+        }
+        OutputFormat::Table => {
+            let mut headers = vec!["IMAGE", "USED BY"];
+            if presence.is_some() {
+                headers.push("REGISTRY SAYS");
+            }
+            let rows: Vec<Vec<String>> = images
+                .iter()
+                .enumerate()
+                .map(|(i, image)| {
+                    let mut row = vec![image.image.clone(), image.used_by.join(", ")];
+                    if let Some(p) = &presence {
+                        let (s, d) = status_of(&p[i]);
+                        row.push(match d {
+                            Some(d) => format!("{s}: {d}"),
+                            None => s.to_string(),
+                        });
+                    }
+                    row
+                })
+                .collect();
+            output::table(0, &headers, &rows);
+            let pinned = images.iter().filter(|i| i.pinned).count();
+            output::say(&format!(
+                "{} images, {pinned} pinned by digest{}",
+                images.len(),
+                values
+                    .docker_registry
+                    .as_deref()
+                    .map(|r| format!(", under {r}"))
+                    .unwrap_or_default()
+            ));
+        }
+    }
+
+    if let Some(p) = &presence {
+        let absent: Vec<&str> = images
+            .iter()
+            .zip(p)
+            .filter(|(_, p)| **p != Presence::Present)
+            .map(|(i, _)| i.image.as_str())
+            .collect();
+        if !absent.is_empty() {
+            return Outcome::Failed(
+                anyhow::anyhow!(
+                    "{} of {} images are not available: {}",
+                    absent.len(),
+                    images.len(),
+                    absent.join(", ")
+                ),
+                Some(
+                    "copy the missing images into the registry (e.g. with `crane copy` or `skopeo copy`), \
+                     or log in with `docker login` if it was denied"
+                        .into(),
+                ),
+            );
+        }
+        output::done(&format!(
+            "all {} images are in their registries",
+            images.len()
+        ));
+    }
+    Outcome::Ok
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn step_images_of_the_runtime_spec_are_listed_wherever_they_sit() {
+        let spec = json!({
+            "runtimeScheduler": {
+                "image": "quay.io/codefresh/engine:3.3.13@sha256:aa",
+                "envVars": {
+                    "COMPOSE_IMAGE": "quay.io/codefresh/compose:v2@sha256:bb",
+                    "KUBE_DEPLOY": "quay.io/codefresh/cf-deploy-kubernetes:16@sha256:cc",
+                    "TRUSTED_QEMU_IMAGES": "tonistiigi/binfmt",
+                    "LOGGER_LEVEL": "debug",
+                },
+            },
+            "dockerDaemonScheduler": {"dindImage": "quay.io/codefresh/dind:3@sha256:dd"},
+        });
+        let mut out = Vec::new();
+        spec_images(&spec, "", &mut out);
+        let labels: Vec<&str> = out.iter().map(|(_, l)| l.as_str()).collect();
+        assert_eq!(
+            labels,
+            vec![
+                "runtimeScheduler.image",
+                "COMPOSE_IMAGE",
+                "KUBE_DEPLOY",
+                "dockerDaemonScheduler.dindImage"
+            ]
+        );
+    }
+}

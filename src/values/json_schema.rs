@@ -1,0 +1,411 @@
+//! The JSON Schema (draft 2020-12) of a values file, for editors and CI
+//! linters. It is built from [`schema::KEYS`], the table the validator walks,
+//! so a key added there shows up here with the same shape; what the table
+//! does not hold (a description per key, the accepted words of a few keys)
+//! lives beside it below, and tests keep both in step with the validator.
+//! Pure: `cf-runner schema` prints what [`values_schema`] returns.
+
+use serde_json::{json, Map, Value};
+
+use super::schema::{self, Kind};
+
+/// What each key means, in the words of the README. Every key of
+/// [`schema::KEYS`] has one (a test checks).
+pub const DESCRIPTIONS: &[(&str, &str)] = &[
+    ("CodefreshHost", "Codefresh platform URL, e.g. https://g.codefresh.io (the default)."),
+    ("Token", "Codefresh API key. Better left out of files: pass --token or set CF_API_KEY."),
+    ("insecure", "Skip TLS verification towards the platform (self-signed on-prem only)."),
+    ("Insecure", "Skip TLS verification towards the platform (self-signed on-prem only)."),
+    ("AgentToken", "Agent token issued earlier by the platform, to re-install an existing agent."),
+    ("AgentId", "Name of the agent on the platform (default: <context>_<namespace>)."),
+    ("RuntimeEnvironmentName", "Name of the runtime environment (default: <context>/<namespace>)."),
+    ("SetDefaultRuntime", "Make the new runtime environment the account's default."),
+    ("ExecDemoPipeline", "Create and run the demo pipeline after the install."),
+    ("SkipClusterTest", "Skip the preflight checks."),
+    ("SkipClusterIntegration", "Do not create the cluster integration on the platform."),
+    ("DockerDaemonAccess", "Let pipeline steps reach the docker daemon (default true)."),
+    ("ConfigPath", "Path to the kubeconfig (default: $KUBECONFIG or ~/.kube/config)."),
+    ("Context", "Kubernetes context to install into."),
+    ("Namespace", "Namespace of the runner (default codefresh); a DNS-1123 label."),
+    ("KubernetesHost", "API server URL the platform should record for the cluster."),
+    ("ClusterId", "Cluster name the monitor reports to the platform."),
+    ("EnvVars", "Environment variables for every component and build (proxies go here)."),
+    ("DockerRegistry", "Registry host (and path) that serves every image: a mirror of quay.io."),
+    ("Arch", "CPU architecture of the nodes that run the runner and builds."),
+    ("NodeSelector", "Node selector of the runner and volume provisioner: a map or `k=v,k2=v2`."),
+    ("Tolerations", "Tolerations of the runner and volume provisioner."),
+    ("AdditionalEnvVars", "Environment variables of the runner only."),
+    ("Image.Name", "Runner image name, to replace the pinned one."),
+    ("Image.Tag", "Runner image tag (never latest); needs Image.Name."),
+    ("Runner.resources", "Resource limits and requests of the runner."),
+    ("StorageClass", "An existing StorageClass for dind volumes (skips the volume provisioner unless named dind-local-volumes-runner…)."),
+    ("Storage.Backend", "Where dind volumes live."),
+    ("Storage.CreateStorageClass", "Create the StorageClass of the volume provisioner (default true)."),
+    ("Storage.StorageClassName", "Name of the StorageClass for dind volumes."),
+    ("Storage.Annotations", "Annotations of the StorageClass."),
+    ("Storage.LocalVolumeParentDir", "Node directory that holds local dind volumes (local backend)."),
+    ("Storage.AvailabilityZone", "Zone of the disks (ebs, ebs-csi and gcedisk backends; required there)."),
+    ("Storage.VolumeType", "Disk type: gp2, gp3, io1, io2 for ebs; pd-ssd, pd-standard, pd-balanced for gcedisk."),
+    ("Storage.FsType", "File system of the dind volumes."),
+    ("Storage.Encrypted", "Encrypt EBS volumes (ebs backends)."),
+    ("Storage.KmsKeyId", "KMS key of encrypted EBS volumes; needs Storage.Encrypted."),
+    ("Storage.Iops", "Provisioned IOPS (gp3 3000–16000, io1 100–64000, io2 100–256000)."),
+    ("Storage.Throughput", "Throughput in MiB/s of gp3 volumes (125–1000)."),
+    ("Storage.AwsAccessKeyId", "AWS access key of the volume provisioner (with AwsSecretAccessKey; leave both out for IRSA)."),
+    ("Storage.AwsSecretAccessKey", "AWS secret key of the volume provisioner (with AwsAccessKeyId)."),
+    ("Storage.GoogleServiceAccount", "Google service-account key JSON of the volume provisioner (gcedisk); use --set-file."),
+    ("Storage.SkuName", "Azure disk SKU (azuredisk backend)."),
+    ("Storage.CachingMode", "Azure disk caching mode (azuredisk backend)."),
+    ("Storage.AzureLocation", "Azure location of the disks (azuredisk backend)."),
+    ("Storage.AzureResourceGroup", "Azure resource group of the disks (azuredisk backend)."),
+    ("Storage.VolumeProvisioner.Image", "Volume provisioner image, to replace the pinned one."),
+    ("Storage.VolumeProvisioner.NodeSelector", "Node selector of the volume provisioner (default: NodeSelector)."),
+    ("Storage.VolumeProvisioner.Tolerations", "Tolerations of the volume provisioner (default: Tolerations)."),
+    ("Storage.VolumeProvisioner.resources", "Resource limits and requests of the volume provisioner."),
+    ("Storage.VolumeProvisioner.ServiceAccount.Annotations", "Annotations of the volume provisioner's ServiceAccount (IRSA, workload identity)."),
+    ("Storage.VolumeProvisioner.MountAzureJson", "Mount the node's /etc/kubernetes/azure.json into the provisioner (azuredisk)."),
+    ("Storage.VolumeProvisioner.CreateDindVolDirResouces", "Accepted for venonactl files; has no effect."),
+    ("Storage.LocalVolumeMonitor.Image", "Local volume monitor image, to replace the pinned one."),
+    ("Storage.LocalVolumeMonitor.resources", "Resource limits and requests of the local volume monitor."),
+    ("Storage.VolumeCleaner.Image", "Volume cleaner image, to replace the pinned one."),
+    ("Runtime.NodeSelector", "Node selector of build (engine and dind) pods: a map or `k=v,k2=v2`."),
+    ("Runtime.tolerations", "Tolerations of build (engine and dind) pods."),
+    ("Runtime.ServiceAccount.Annotations", "Annotations of the engine's ServiceAccount."),
+    ("Runtime.AdditionalEnvVars", "Environment variables of build pods only."),
+    ("Runtime.resources", "Resource limits and requests of the dind pod."),
+    ("Runtime.userVolumeMounts", "Extra volume mounts of the dind container, by name (Kubernetes volumeMount specs)."),
+    ("Runtime.userVolumes", "Extra volumes of the dind pod, by name (Kubernetes volume specs)."),
+    ("Runtime.VolumeSize", "Size of each dind volume, at least 1Gi (default 16Gi)."),
+    ("Runtime.Mtu", "MTU of the docker daemon's network (576–9001)."),
+    ("Runtime.RegistryMirrors", "Registry mirror URLs of the docker daemon."),
+    ("Runtime.InsecureRegistries", "Registries (host[:port] or CIDR) the docker daemon reaches without TLS."),
+    ("Runtime.EngineAppName", "Accepted for venonactl files; has no effect."),
+    ("Monitor.Enabled", "Install the cluster monitor."),
+    ("Monitor.Image.Name", "Monitor image name, to replace the pinned one."),
+    ("Monitor.Image.Tag", "Monitor image tag (never latest); needs Monitor.Image.Name."),
+    ("Monitor.resources", "Resource limits and requests of the monitor."),
+    ("Monitor.AdditionalEnvVars", "Environment variables of the monitor only."),
+    ("Monitor.ServiceAccount.Annotations", "Annotations of the monitor's ServiceAccount."),
+    ("Monitor.UseNamespaceWithRole", "Limit the monitor to the runner's namespace (default true)."),
+    ("Monitor.Helm3", "Accepted for venonactl files; has no effect."),
+    ("Monitor.RbacEnabled", "Accepted for venonactl files; has no effect."),
+    ("AppProxy.Enabled", "Install the app-proxy (on by default when AppProxy.Ingress.Host is set)."),
+    ("AppProxy.Image.Name", "App-proxy image name, to replace the pinned one."),
+    ("AppProxy.Image.Tag", "App-proxy image tag (never latest); needs AppProxy.Image.Name."),
+    ("AppProxy.resources", "Resource limits and requests of the app-proxy."),
+    ("AppProxy.AdditionalEnvVars", "Environment variables of the app-proxy only."),
+    ("AppProxy.ServiceAccount.Annotations", "Annotations of the app-proxy's ServiceAccount."),
+    ("AppProxy.Ingress.Host", "Host name of the app-proxy Ingress (no scheme, port or path)."),
+    ("AppProxy.Ingress.IngressClass", "IngressClass of the app-proxy Ingress."),
+    ("AppProxy.Ingress.TLSSecret", "kubernetes.io/tls Secret of the app-proxy Ingress."),
+    ("AppProxy.Ingress.PathPrefix", "URL path of the app-proxy under the host (default /)."),
+    ("AppProxy.Ingress.Annotations", "Annotations of the app-proxy Ingress."),
+    ("InCluster", "Accepted for venonactl files; has no effect."),
+    ("RuntimeInCluster", "Accepted for venonactl files; has no effect."),
+    ("RuntimeServiceAccount", "Accepted for venonactl files; has no effect."),
+    ("GitProviderURL", "Accepted for venonactl files; has no effect."),
+    ("Logging", "Accepted for venonactl files; has no effect."),
+    ("NewRelicLicense", "Accepted for venonactl files; has no effect."),
+];
+
+/// The words a few keys accept. The validator checks the same lists; a test
+/// feeds each word (and one outside) through it, so the two cannot drift.
+pub const ENUMS: &[(&str, &[&str])] = &[
+    ("Arch", &["amd64", "arm64", "aarch64"]),
+    (
+        "Storage.Backend",
+        &["local", "ebs", "ebs-csi", "gcedisk", "azuredisk"],
+    ),
+    ("Storage.FsType", &["ext4", "xfs"]),
+    (
+        "Storage.VolumeType",
+        &[
+            "gp2",
+            "gp3",
+            "io1",
+            "io2",
+            "pd-ssd",
+            "pd-standard",
+            "pd-balanced",
+        ],
+    ),
+    (
+        "Storage.SkuName",
+        &[
+            "Premium_LRS",
+            "StandardSSD_LRS",
+            "Standard_LRS",
+            "UltraSSD_LRS",
+            "Premium_ZRS",
+            "StandardSSD_ZRS",
+        ],
+    ),
+    ("Storage.CachingMode", &["None", "ReadOnly", "ReadWrite"]),
+];
+
+/// Volume types by backend: the schema narrows `Storage.VolumeType` to the
+/// backend's own list.
+const VOLUME_TYPES: &[(&[&str], &[&str])] = &[
+    (&["ebs", "ebs-csi"], &["gp2", "gp3", "io1", "io2"]),
+    (&["gcedisk"], &["pd-ssd", "pd-standard", "pd-balanced"]),
+];
+
+/// The description of a key, if the table has one.
+pub fn description(path: &str) -> Option<&'static str> {
+    DESCRIPTIONS
+        .iter()
+        .find(|(k, _)| *k == path)
+        .map(|(_, d)| *d)
+}
+
+/// The words `path` accepts, if it is one of the keys with a fixed list.
+pub fn enum_of(path: &str) -> Option<&'static [&'static str]> {
+    ENUMS.iter().find(|(k, _)| *k == path).map(|(_, e)| *e)
+}
+
+/// The whole schema of a values file.
+pub fn values_schema() -> Value {
+    let mut root = section_schema("");
+    let root_map = root.as_object_mut().expect("a section is an object");
+    // The top level is never null: an empty file is `{}`.
+    root_map.insert("type".into(), json!("object"));
+    let mut out = Map::new();
+    out.insert(
+        "$schema".into(),
+        json!("https://json-schema.org/draft/2020-12/schema"),
+    );
+    out.insert("title".into(), json!("cf-runner values file"));
+    out.insert(
+        "description".into(),
+        json!(
+            "Values for `cf-runner init --values`: the venonactl keys, accepted unchanged, \
+             and the few cf-runner adds. Generated by `cf-runner schema` from the key table \
+             the validator uses."
+        ),
+    );
+    out.append(root_map);
+    Value::Object(out)
+}
+
+/// The keys directly under `section` (`""` for the top level), in table
+/// order, each with whether it is a leaf.
+fn children(section: &str) -> Vec<(&'static str, String)> {
+    let mut out: Vec<(&'static str, String)> = Vec::new();
+    for (key, _) in schema::KEYS {
+        let rest = if section.is_empty() {
+            Some(*key)
+        } else {
+            key.strip_prefix(section).and_then(|r| r.strip_prefix('.'))
+        };
+        let Some(rest) = rest else { continue };
+        let name = rest.split('.').next().unwrap_or(rest);
+        let path = if section.is_empty() {
+            name.to_string()
+        } else {
+            format!("{section}.{name}")
+        };
+        if !out.iter().any(|(_, p)| *p == path) {
+            out.push((name, path));
+        }
+    }
+    out
+}
+
+fn section_schema(section: &str) -> Value {
+    let mut properties = Map::new();
+    for (name, path) in children(section) {
+        let node = match schema::kind_of(&path) {
+            Some(kind) => leaf_schema(&path, kind),
+            None => section_schema(&path),
+        };
+        properties.insert(name.to_string(), node);
+    }
+    let mut node = json!({
+        "type": ["object", "null"],
+        "properties": properties,
+        "additionalProperties": false,
+    });
+    if section == "Storage" {
+        node["allOf"] = volume_type_by_backend();
+    }
+    node
+}
+
+fn volume_type_by_backend() -> Value {
+    VOLUME_TYPES
+        .iter()
+        .map(|(backends, types)| {
+            json!({
+                "if": {
+                    "properties": {"Backend": {"enum": backends}},
+                    "required": ["Backend"],
+                },
+                "then": {
+                    "properties": {"VolumeType": {"enum": types_or_unset(types)}},
+                },
+            })
+        })
+        .collect()
+}
+
+/// An enum that also takes the ways of leaving a key unset (null, "").
+fn types_or_unset(words: &[&str]) -> Vec<Value> {
+    let mut out: Vec<Value> = words.iter().map(|w| json!(w)).collect();
+    out.push(json!(""));
+    out.push(Value::Null);
+    out
+}
+
+fn scalar_or_null() -> Value {
+    json!({"type": ["string", "number", "boolean", "null"]})
+}
+
+/// A Kubernetes quantity as the validator reads it (`500m`, `2Gi`, `1e3`).
+const QUANTITY_PATTERN: &str =
+    r"^([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+|Ki|Mi|Gi|Ti|Pi|Ei|m|k|M|G|T|P|E)?$";
+
+/// `k=v,k2=v2`: every non-blank piece between commas has an `=`.
+const NODE_SELECTOR_PATTERN: &str = r"^(\s*|[^,]*=[^,]*)(,(\s*|[^,]*=[^,]*))*$";
+
+fn leaf_schema(path: &str, kind: Kind) -> Value {
+    let mut node = match kind {
+        Kind::Text => match enum_of(path) {
+            Some(words) => json!({"enum": types_or_unset(words)}),
+            None => scalar_or_null(),
+        },
+        Kind::Bool => json!({
+            "anyOf": [
+                {"type": ["boolean", "null"]},
+                {"enum": ["true", "false", ""]},
+            ],
+        }),
+        Kind::Int => json!({
+            "anyOf": [
+                {
+                    "type": ["integer", "null"],
+                    "minimum": i64::MIN,
+                    "maximum": i64::MAX,
+                },
+                {"type": "string", "pattern": r"^[+-]?[0-9]{1,18}$"},
+            ],
+        }),
+        Kind::TextMap => json!({
+            "type": ["object", "null"],
+            "additionalProperties": scalar_or_null(),
+        }),
+        Kind::NodeSelector => json!({
+            "anyOf": [
+                {"type": ["object", "null"], "additionalProperties": scalar_or_null()},
+                {"type": "string", "pattern": NODE_SELECTOR_PATTERN},
+            ],
+        }),
+        Kind::Tolerations => json!({
+            "type": ["array", "null"],
+            "items": toleration_schema(),
+        }),
+        Kind::Resources => json!({
+            "type": ["object", "null"],
+            "properties": {
+                "limits": resource_list_schema(),
+                "requests": resource_list_schema(),
+            },
+            "additionalProperties": false,
+        }),
+        Kind::TextList => json!({"type": ["array", "string", "null"]}),
+        Kind::Opaque => json!({"type": ["object", "null"]}),
+        Kind::Ignored => json!({"deprecated": true}),
+    };
+    if let Some(text) = description(path) {
+        node["description"] = json!(text);
+    }
+    if schema::SECRET_KEYS.contains(&path) {
+        node["writeOnly"] = json!(true);
+    }
+    node
+}
+
+fn resource_list_schema() -> Value {
+    json!({
+        "type": ["object", "null"],
+        "propertyNames": {"pattern": "^(cpu|memory|ephemeral-storage|.+/.+)$"},
+        "additionalProperties": {
+            "anyOf": [
+                {"type": "string", "pattern": QUANTITY_PATTERN},
+                {"type": "number", "minimum": 0},
+                {"type": "null"},
+            ],
+        },
+    })
+}
+
+fn toleration_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "key": scalar_or_null(),
+            "operator": {"enum": ["Equal", "Exists", "", null]},
+            "value": scalar_or_null(),
+            "effect": {"enum": ["NoSchedule", "PreferNoSchedule", "NoExecute", "", null]},
+            "tolerationSeconds": {"type": "integer"},
+        },
+        "additionalProperties": false,
+        // A key is needed unless the operator is Exists; Exists takes no value.
+        "if": {
+            "properties": {"operator": {"const": "Exists"}},
+            "required": ["operator"],
+        },
+        "then": {
+            "properties": {"value": {"enum": ["", null]}},
+        },
+        "else": {
+            "properties": {"key": {"not": {"enum": ["", null]}}},
+            "required": ["key"],
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_key_of_the_table_has_a_description_and_no_description_is_stale() {
+        for (key, _) in schema::KEYS {
+            assert!(description(key).is_some(), "{key} has no description");
+        }
+        for (key, _) in DESCRIPTIONS {
+            assert!(schema::kind_of(key).is_some(), "{key} is not in KEYS");
+        }
+        for (key, _) in ENUMS {
+            assert_eq!(schema::kind_of(key), Some(Kind::Text), "{key}");
+        }
+    }
+
+    /// Walks the schema's properties down to the leaves: exactly the table's keys.
+    #[test]
+    fn the_schema_has_exactly_the_keys_of_the_table() {
+        fn leaves(node: &Value, prefix: &str, out: &mut Vec<String>) {
+            let Some(props) = node.get("properties").and_then(Value::as_object) else {
+                return;
+            };
+            for (name, child) in props {
+                let path = if prefix.is_empty() {
+                    name.clone()
+                } else {
+                    format!("{prefix}.{name}")
+                };
+                if child.get("description").is_some() {
+                    out.push(path);
+                } else {
+                    leaves(child, &path, out);
+                }
+            }
+        }
+        let mut found = Vec::new();
+        leaves(&values_schema(), "", &mut found);
+        found.sort();
+        let mut expected: Vec<String> = schema::KEYS.iter().map(|(k, _)| k.to_string()).collect();
+        expected.sort();
+        assert_eq!(found, expected);
+    }
+}

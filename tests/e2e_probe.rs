@@ -1,0 +1,382 @@
+//! `check --probe` on the control plane, where kwok stands in for the nodes:
+//! a probe that gets its volume (the test plays the provisioner) passes
+//! every stage; an unschedulable pod and a claim nobody provisions fail at
+//! their stage with the reason; every run leaves no probe object behind.
+//! kwok cannot show a real image pull or a real volume; see the README.
+
+mod support;
+
+use std::process::Output;
+use std::time::{Duration, Instant};
+
+use kube::api::{Api, DynamicObject, ListParams, PostParams};
+use kube::Client;
+use serde_json::{json, Value};
+use support::cli::{example, isolated, shared_home, text};
+use support::controlplane::{self, skip_e2e, ControlPlane};
+
+const AGENT_TOKEN: &str = "agent-token-for-probe-0123456789";
+const CONTEXT: &str = "admin@cf-runner-test";
+
+fn cf_runner(cp: &ControlPlane, args: &[&str]) -> Output {
+    isolated(cp.admin_kubeconfig(), shared_home())
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn unique(prefix: &str) -> String {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static N: AtomicU32 = AtomicU32::new(0);
+    format!(
+        "{prefix}-{}-{}",
+        std::process::id() % 100000,
+        N.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+fn init(cp: &ControlPlane, ns: &str) {
+    let ex = example("local");
+    let out = cf_runner(
+        cp,
+        &[
+            "init",
+            "--yes",
+            "--values",
+            ex.to_str().unwrap(),
+            "--kube-namespace",
+            ns,
+            "--kube-context-name",
+            CONTEXT,
+            "--skip-cluster-test",
+            "--no-wait",
+            "--agent-token",
+            AGENT_TOKEN,
+        ],
+    );
+    assert!(out.status.success(), "init: {}", text(&out));
+}
+
+/// `check --probe -o json` for the local example in `ns`.
+async fn probe(cp: &'static ControlPlane, ns: &str, extra: &[&str]) -> (Output, Value) {
+    let ex = example("local");
+    let mut args: Vec<String> = [
+        "check",
+        "-f",
+        ex.to_str().unwrap(),
+        "--kube-namespace",
+        ns,
+        "--kube-context-name",
+        CONTEXT,
+        "--probe",
+        "-o",
+        "json",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    args.extend(extra.iter().map(|s| s.to_string()));
+    let started = Instant::now();
+    let out = tokio::task::spawn_blocking(move || {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        cf_runner(cp, &args)
+    })
+    .await
+    .unwrap();
+    // A figure for the report, not a check.
+    eprintln!("check --probe {extra:?} took {:?}", started.elapsed());
+    let report =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&out)));
+    (out, report)
+}
+
+/// Probe objects left in `ns`.
+async fn leftovers(client: &Client, ns: &str) -> Vec<String> {
+    let lp = ListParams::default().labels("cf-runner.codefresh.io/probe=true");
+    let mut out = Vec::new();
+    for (kind, plural) in [
+        ("Pod", "pods"),
+        ("PersistentVolumeClaim", "persistentvolumeclaims"),
+    ] {
+        let ar = kube::api::ApiResource::from_gvk_with_plural(
+            &kube::api::GroupVersionKind::gvk("", "v1", kind),
+            plural,
+        );
+        let api: Api<DynamicObject> = Api::namespaced_with(client.clone(), ns, &ar);
+        for item in api.list(&lp).await.unwrap().items {
+            // Gone once deleted; a deletion in progress counts as cleaned up.
+            if item.metadata.deletion_timestamp.is_none() {
+                out.push(format!("{kind}/{}", item.metadata.name.unwrap_or_default()));
+            }
+        }
+    }
+    out
+}
+
+/// Plays the volume provisioner: a PersistentVolume for the probe's claim.
+async fn provide_volume(client: Client, ns: String) {
+    let pvs: Api<DynamicObject> = Api::all_with(
+        client.clone(),
+        &kube::api::ApiResource::from_gvk_with_plural(
+            &kube::api::GroupVersionKind::gvk("", "v1", "PersistentVolume"),
+            "persistentvolumes",
+        ),
+    );
+    let claims: Api<DynamicObject> = Api::namespaced_with(
+        client,
+        &ns,
+        &kube::api::ApiResource::from_gvk_with_plural(
+            &kube::api::GroupVersionKind::gvk("", "v1", "PersistentVolumeClaim"),
+            "persistentvolumeclaims",
+        ),
+    );
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while Instant::now() < deadline {
+        if let Ok(Some(claim)) = claims.get_opt("cf-runner-probe").await {
+            let class = claim.data["spec"]["storageClassName"].clone();
+            let pv: DynamicObject = serde_json::from_value(json!({
+                "apiVersion": "v1",
+                "kind": "PersistentVolume",
+                "metadata": {"name": format!("probe-{ns}")},
+                "spec": {
+                    "capacity": {"storage": "1Gi"},
+                    "accessModes": ["ReadWriteOnce"],
+                    "storageClassName": class,
+                    "persistentVolumeReclaimPolicy": "Retain",
+                    "hostPath": {"path": "/tmp/probe"},
+                    "claimRef": {"namespace": ns, "name": "cf-runner-probe",
+                        "uid": claim.metadata.uid},
+                },
+            }))
+            .unwrap();
+            pvs.create(&PostParams::default(), &pv).await.unwrap();
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+fn stage<'a>(report: &'a Value, name: &str) -> Option<&'a Value> {
+    report["probe"]
+        .as_array()?
+        .iter()
+        .find(|s| s["name"] == name)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
+async fn a_probe_that_gets_its_volume_passes_every_stage_and_cleans_up() {
+    if skip_e2e() {
+        return;
+    }
+    let cp = controlplane::shared();
+    let client = cp.client();
+    let ns = unique("probeok");
+    init(cp, &ns);
+    let provisioner = tokio::spawn(provide_volume(client.clone(), ns.clone()));
+    let (out, report) = probe(cp, &ns, &["--probe-timeout", "60s"]).await;
+    provisioner.await.unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    for name in [
+        "volume bound",
+        "scheduled",
+        "image pulled",
+        "started",
+        "platform reached",
+    ] {
+        let s = stage(&report, name).unwrap_or_else(|| panic!("no {name} stage: {report}"));
+        assert_eq!(s["passed"], true, "{s}");
+    }
+    assert!(stage(&report, "scheduled").unwrap()["detail"]
+        .as_str()
+        .unwrap()
+        .contains("kwok-node-"));
+    assert_eq!(leftovers(&client, &ns).await, Vec::<String>::new());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
+async fn an_unschedulable_probe_names_the_schedulers_reason_and_cleans_up() {
+    if skip_e2e() {
+        return;
+    }
+    let cp = controlplane::shared();
+    let client = cp.client();
+    let ns = unique("probeunsched");
+    init(cp, &ns);
+    // A node the builds are pinned to, with a taint they do not tolerate:
+    // the preflight sees a matching node with room (it reads selectors, not
+    // taints), and only the scheduler can say no, as the probe must show.
+    let nodes: Api<k8s_openapi::api::core::v1::Node> = Api::all(client.clone());
+    let node_name = format!("{ns}-tainted");
+    let node: k8s_openapi::api::core::v1::Node = serde_json::from_value(json!({
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {
+            "name": node_name,
+            "annotations": {"kwok.x-k8s.io/node": "fake"},
+            "labels": {"cf-runner-probe-test": ns, "kubernetes.io/arch": "amd64", "kubernetes.io/os": "linux"},
+        },
+        "spec": {"taints": [{"key": "cf-runner-test/probe", "value": "no", "effect": "NoSchedule"}]},
+        "status": {
+            "allocatable": {"cpu": "4", "memory": "16Gi", "pods": "110"},
+            "capacity": {"cpu": "4", "memory": "16Gi", "pods": "110"},
+        },
+    }))
+    .unwrap();
+    nodes.create(&PostParams::default(), &node).await.unwrap();
+    let provisioner = tokio::spawn(provide_volume(client.clone(), ns.clone()));
+    let selector = format!("Runtime.NodeSelector=cf-runner-probe-test={ns}");
+    let (out, report) = probe(
+        cp,
+        &ns,
+        &["--set-value", &selector, "--probe-timeout", "60s"],
+    )
+    .await;
+    provisioner.await.unwrap();
+    let _ = nodes.delete(&node_name, &Default::default()).await;
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+    let s = stage(&report, "scheduled").unwrap_or_else(|| panic!("{report}"));
+    assert_eq!(s["passed"], false, "{s}");
+    let detail = s["detail"].as_str().unwrap();
+    assert!(detail.starts_with("Unschedulable: 0/"), "{detail}");
+    assert!(
+        s["fix"].as_str().unwrap().contains("Runtime.NodeSelector"),
+        "{s}"
+    );
+    assert_eq!(leftovers(&client, &ns).await, Vec::<String>::new());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
+async fn a_claim_nobody_provisions_fails_at_the_volume_and_cleans_up() {
+    if skip_e2e() {
+        return;
+    }
+    let cp = controlplane::shared();
+    let client = cp.client();
+    let ns = unique("probenovol");
+    init(cp, &ns);
+    let (out, report) = probe(cp, &ns, &["--probe-timeout", "5s"]).await;
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+    let s = stage(&report, "volume bound").unwrap_or_else(|| panic!("{report}"));
+    assert_eq!(s["passed"], false, "{s}");
+    assert!(
+        s["detail"]
+            .as_str()
+            .unwrap()
+            .contains("was not bound within 5s"),
+        "{s}"
+    );
+    assert!(stage(&report, "scheduled").is_none(), "{report}");
+    assert_eq!(leftovers(&client, &ns).await, Vec::<String>::new());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
+async fn init_probe_tries_the_build_path_after_the_install() {
+    if skip_e2e() {
+        return;
+    }
+    let cp = controlplane::shared();
+    let client = cp.client();
+    let ns = unique("initprobe");
+    let provisioner = tokio::spawn(provide_volume(client.clone(), ns.clone()));
+    let ns_arg = ns.clone();
+    let out = tokio::task::spawn_blocking(move || {
+        let ex = example("local");
+        cf_runner(
+            cp,
+            &[
+                "init",
+                "--yes",
+                "--values",
+                ex.to_str().unwrap(),
+                "--kube-namespace",
+                &ns_arg,
+                "--kube-context-name",
+                CONTEXT,
+                "--skip-cluster-test",
+                "--no-wait",
+                "--agent-token",
+                AGENT_TOKEN,
+                "--probe",
+                "--probe-timeout",
+                "60s",
+            ],
+        )
+    })
+    .await
+    .unwrap();
+    provisioner.await.unwrap();
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    for name in [
+        "volume bound",
+        "scheduled",
+        "image pulled",
+        "started",
+        "platform reached",
+    ] {
+        assert!(said.contains(&format!("✓ probe: {name}")), "{name}: {said}");
+    }
+    assert!(said.contains("the build path works"), "{said}");
+    assert_eq!(leftovers(&client, &ns).await, Vec::<String>::new());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
+async fn delete_removes_what_a_killed_probe_left() {
+    if skip_e2e() {
+        return;
+    }
+    let cp = controlplane::shared();
+    let client = cp.client();
+    let ns = unique("probeleft");
+    init(cp, &ns);
+    // What a probe killed with SIGKILL leaves: its claim, with its labels.
+    let claims: Api<DynamicObject> = Api::namespaced_with(
+        client.clone(),
+        &ns,
+        &kube::api::ApiResource::from_gvk_with_plural(
+            &kube::api::GroupVersionKind::gvk("", "v1", "PersistentVolumeClaim"),
+            "persistentvolumeclaims",
+        ),
+    );
+    let claim: DynamicObject = serde_json::from_value(json!({
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": {"name": "cf-runner-probe", "labels": {
+            "cf-runner.codefresh.io/probe": "true",
+            "app.kubernetes.io/managed-by": "cf-runner",
+            "app.kubernetes.io/instance": ns,
+        }},
+        "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}},
+    }))
+    .unwrap();
+    claims.create(&PostParams::default(), &claim).await.unwrap();
+    assert_eq!(
+        leftovers(&client, &ns).await,
+        vec!["PersistentVolumeClaim/cf-runner-probe".to_string()]
+    );
+    let ns_arg = ns.clone();
+    let out = tokio::task::spawn_blocking(move || {
+        cf_runner(
+            cp,
+            &[
+                "delete",
+                "--yes",
+                "--kube-namespace",
+                &ns_arg,
+                "--kube-context-name",
+                CONTEXT,
+                "--timeout",
+                "90s",
+            ],
+        )
+    })
+    .await
+    .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(leftovers(&client, &ns).await, Vec::<String>::new());
+}

@@ -1,0 +1,388 @@
+//! Messages that pointed the wrong way: the flag suggested for a kubectl
+//! habit, the defaults `--help` claims, and the cause `check` blames when
+//! the API server cannot be reached. All offline.
+
+mod support;
+
+use std::path::Path;
+
+use support::cli::{run as cf_runner, text};
+
+/// `--namespace` used to suggest `--name`, the agent's name on the platform.
+#[test]
+fn namespace_flag_suggests_kube_namespace() {
+    let dir = tempfile::tempdir().unwrap();
+    for command in ["init", "info", "upgrade", "delete", "check"] {
+        for typed in [
+            &["--namespace", "ci"][..],
+            &["--namespace=ci"],
+            &["-n", "ci"],
+        ] {
+            let out = cf_runner(
+                &dir.path().join("absent"),
+                &[&[command][..], typed].concat(),
+            );
+            let shown = text(&out);
+            assert_eq!(out.status.code(), Some(2), "{command} {typed:?}\n{shown}");
+            assert!(
+                shown.contains("a similar argument exists: '--kube-namespace'"),
+                "{command} {typed:?}\n{shown}"
+            );
+            assert!(!shown.contains("--name "), "{command} {typed:?}\n{shown}");
+        }
+    }
+}
+
+/// The help of `info`, `upgrade` and `delete` claimed `--kube-namespace
+/// [default: codefresh]`, but they work on the installations found.
+#[test]
+fn kube_namespace_help_states_each_commands_real_default() {
+    let dir = tempfile::tempdir().unwrap();
+    let help = |command: &str| {
+        let out = cf_runner(&dir.path().join("absent"), &[command, "--help"]);
+        assert!(out.status.success());
+        // Help wraps; join the lines to read one flag's text.
+        let flat = String::from_utf8_lossy(&out.stdout)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        let start = flat.find("--kube-namespace <NAMESPACE>").expect("the flag");
+        flat[start..].chars().take(120).collect::<String>()
+    };
+    for command in ["info", "upgrade", "delete", "test-pipeline"] {
+        let text = help(command);
+        assert!(!text.contains("[default: codefresh]"), "{command}: {text}");
+        assert!(text.contains("installation"), "{command}: {text}");
+    }
+    for command in ["init", "check"] {
+        let text = help(command);
+        assert!(text.contains("[default: codefresh]"), "{command}: {text}");
+    }
+}
+
+/// With nothing listening at the server's address, `check` blamed "another
+/// object or an admission policy".
+#[test]
+fn check_blames_the_unreachable_server_not_the_objects() {
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = dir.path().join("config");
+    std::fs::write(
+        &kubeconfig,
+        "apiVersion: v1\nkind: Config\ncurrent-context: c\n\
+         clusters:\n- name: c\n  cluster: {server: \"https://127.0.0.1:1\"}\n\
+         users:\n- name: u\n  user: {token: not-a-real-token}\n\
+         contexts:\n- name: c\n  context: {cluster: c, user: u}\n",
+    )
+    .unwrap();
+    let out = cf_runner(Path::new(&kubeconfig), &["check"]);
+    let shown = text(&out);
+    assert_eq!(out.status.code(), Some(3), "{shown}");
+    assert!(!shown.contains("admission policy"), "{shown}");
+    assert!(!shown.contains("API server rejects"), "{shown}");
+    assert!(shown.contains("the API server did not answer"), "{shown}");
+    assert!(
+        shown.contains("nothing accepts connections at the API server's address"),
+        "{shown}"
+    );
+}
+
+/// Escape sequences in a value reached the terminal raw; a newline forged
+/// a line of its own.
+#[test]
+fn control_characters_never_reach_the_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir
+        .path()
+        .join("bad\u{1b}]0;TITLE\u{7}\nerror: forged.yaml");
+    std::fs::write(&file, "Namespace: [\n").unwrap();
+    let out = cf_runner(
+        &dir.path().join("absent"),
+        &[
+            "init",
+            "--dry-run",
+            "--yes",
+            "--values",
+            file.to_str().unwrap(),
+            "--set-value",
+            "Runtime.NodeSelector=a=b\u{1b}[2J,c",
+        ],
+    );
+    let shown = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{shown}");
+    assert!(!shown.contains('\u{1b}'), "{shown:?}");
+    assert!(!shown.contains('\u{7}'), "{shown:?}");
+    assert!(
+        !shown.lines().any(|l| l.starts_with("error: forged")),
+        "{shown}"
+    );
+}
+
+/// An API server that accepts connections and never answers kept `check`
+/// silent for 270 s (one connect timeout after another), then printed a
+/// bare "deadline has elapsed" with no address.
+#[test]
+fn check_says_what_it_waits_for_and_names_the_silent_server() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    // Accept and hold every connection, answer nothing.
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for conn in listener.incoming() {
+            held.push(conn);
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = dir.path().join("config");
+    std::fs::write(
+        &kubeconfig,
+        format!(
+            "apiVersion: v1\nkind: Config\ncurrent-context: c\n\
+             clusters:\n- name: c\n  cluster: {{server: \"https://127.0.0.1:{port}\"}}\n\
+             users:\n- name: u\n  user: {{token: not-a-real-token}}\n\
+             contexts:\n- name: c\n  context: {{cluster: c, user: u}}\n"
+        ),
+    )
+    .unwrap();
+    let out = cf_runner(Path::new(&kubeconfig), &["check"]);
+    let shown = text(&out);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{shown}");
+    // Said before the wait, on stderr, with the address and the deadline.
+    assert!(
+        stderr.starts_with(&format!(
+            "note: running the preflight against https://127.0.0.1:{port}/"
+        )) && stderr.contains("has 20s to answer"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("the API server did not answer within 20s"),
+        "{shown}"
+    );
+    assert_eq!(
+        shown
+            .matches("not run: the API server did not answer")
+            .count(),
+        4,
+        "{shown}"
+    );
+}
+
+/// SIGINT or SIGTERM during the apply used to end the process without a
+/// word while requests in flight still landed.
+#[test]
+fn a_signal_during_the_apply_reports_what_was_applied() {
+    use std::io::BufRead;
+    for (signal, code, name) in [
+        (libc::SIGTERM, 143, "SIGTERM"),
+        (libc::SIGINT, 130, "SIGINT"),
+    ] {
+        // An API server that accepts connections and never answers: the
+        // apply waits on its first request.
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        std::thread::spawn(move || {
+            let mut held = Vec::new();
+            for conn in listener.incoming() {
+                held.push(conn);
+            }
+        });
+        let dir = tempfile::tempdir().unwrap();
+        let kubeconfig = dir.path().join("config");
+        std::fs::write(
+            &kubeconfig,
+            format!(
+                "apiVersion: v1\nkind: Config\ncurrent-context: c\n\
+                 clusters:\n- name: c\n  cluster: {{server: \"https://127.0.0.1:{port}\"}}\n\
+                 users:\n- name: u\n  user: {{token: not-a-real-token}}\n\
+                 contexts:\n- name: c\n  context: {{cluster: c, user: u}}\n"
+            ),
+        )
+        .unwrap();
+        let mut child = support::cli::isolated(&kubeconfig, dir.path())
+            .args([
+                "init",
+                "--yes",
+                "--agent-token",
+                "offline-agent-token-0123456789",
+                "--skip-cluster-test",
+                "--no-wait",
+            ])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The first stdout line comes just before the render and the apply.
+        let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+        let mut first = String::new();
+        stdout.read_line(&mut first).unwrap();
+        assert!(
+            first.starts_with("Installing the Codefresh Runner"),
+            "{first}"
+        );
+        // Let it reach the apply's first request (it cannot get further).
+        std::thread::sleep(std::time::Duration::from_millis(1500));
+        unsafe { libc::kill(child.id() as i32, signal) };
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{name}\n{stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "the install stopped: {name} came during the apply; 0 of "
+            )),
+            "{stderr}"
+        );
+        assert!(stderr.contains("applied: none"), "{stderr}");
+        assert!(
+            stderr.contains("not applied or not confirmed (a request already sent may still land): Namespace/codefresh"),
+            "{stderr}"
+        );
+        assert!(stderr.contains("re-run the same command"), "{stderr}");
+    }
+}
+
+/// After a lost server, what the API server may have stored was listed as
+/// "not applied" (the Namespace twice).
+#[test]
+fn a_lost_server_lists_each_object_once_and_what_may_be_stored() {
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = dir.path().join("config");
+    std::fs::write(
+        &kubeconfig,
+        "apiVersion: v1\nkind: Config\ncurrent-context: c\n\
+         clusters:\n- name: c\n  cluster: {server: \"https://127.0.0.1:1\"}\n\
+         users:\n- name: u\n  user: {token: not-a-real-token}\n\
+         contexts:\n- name: c\n  context: {cluster: c, user: u}\n",
+    )
+    .unwrap();
+    let out = cf_runner(
+        Path::new(&kubeconfig),
+        &[
+            "init",
+            "--yes",
+            "--agent-token",
+            "offline-agent-token-0123456789",
+            "--skip-cluster-test",
+        ],
+    );
+    let shown = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{shown}");
+    assert_eq!(shown.matches("Namespace/codefresh").count(), 1, "{shown}");
+    let unconfirmed = shown
+        .lines()
+        .find(|l| l.trim_start().starts_with("not confirmed"))
+        .unwrap_or_else(|| panic!("no `not confirmed` line:\n{shown}"));
+    assert!(unconfirmed.contains("Namespace/codefresh"), "{shown}");
+    let not_applied = shown
+        .lines()
+        .find(|l| l.trim_start().starts_with("not applied:"))
+        .unwrap();
+    assert!(!not_applied.contains("Namespace/codefresh"), "{shown}");
+    assert!(not_applied.contains("Deployment/runner"), "{shown}");
+}
+
+/// `info` against a server that never answers was silent for 30 s, then
+/// printed "deadline has elapsed" with no address and a VPN hint only.
+#[test]
+fn info_says_what_it_waits_for_and_where() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for conn in listener.incoming() {
+            held.push(conn);
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = dir.path().join("config");
+    std::fs::write(
+        &kubeconfig,
+        format!(
+            "apiVersion: v1\nkind: Config\ncurrent-context: c\n\
+             clusters:\n- name: c\n  cluster: {{server: \"https://127.0.0.1:{port}\"}}\n\
+             users:\n- name: u\n  user: {{token: not-a-real-token}}\n\
+             contexts:\n- name: c\n  context: {{cluster: c, user: u}}\n"
+        ),
+    )
+    .unwrap();
+    let out = cf_runner(Path::new(&kubeconfig), &["info"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let server = format!("https://127.0.0.1:{port}/");
+    assert!(
+        stderr.starts_with(&format!(
+            "note: waiting for the API server at {server} to answer"
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("looking for installations at {server} failed")),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("did not accept a connection within 30s"),
+        "{stderr}"
+    );
+}
+
+/// A frozen API server mid-install kept the apply silent for a fixed 60 s.
+#[test]
+fn a_quiet_apply_says_what_it_waits_for() {
+    use std::io::BufRead;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for conn in listener.incoming() {
+            held.push(conn);
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = dir.path().join("config");
+    std::fs::write(
+        &kubeconfig,
+        format!(
+            "apiVersion: v1\nkind: Config\ncurrent-context: c\n\
+             clusters:\n- name: c\n  cluster: {{server: \"https://127.0.0.1:{port}\"}}\n\
+             users:\n- name: u\n  user: {{token: not-a-real-token}}\n\
+             contexts:\n- name: c\n  context: {{cluster: c, user: u}}\n"
+        ),
+    )
+    .unwrap();
+    let mut child = support::cli::isolated(&kubeconfig, dir.path())
+        .args([
+            "init",
+            "--yes",
+            "--agent-token",
+            "offline-agent-token-0123456789",
+            "--skip-cluster-test",
+            "--no-wait",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Read stderr until the note, then stop the command.
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut seen = String::new();
+    loop {
+        let mut line = String::new();
+        assert!(
+            stderr.read_line(&mut line).unwrap() > 0,
+            "ended without the note:\n{seen}"
+        );
+        seen.push_str(&line);
+        if line.starts_with("note: waiting for the API server") {
+            break;
+        }
+    }
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let status = child.wait().unwrap();
+    assert!(
+        seen.contains(&format!(
+            "note: waiting for the API server at https://127.0.0.1:{port}/ to answer the apply \
+             (0 object(s) confirmed so far; a request with no answer fails after 60s)"
+        )),
+        "{seen}"
+    );
+    assert_eq!(status.code(), Some(143), "{seen}");
+}

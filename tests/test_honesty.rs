@@ -1,0 +1,81 @@
+//! The end-to-end tests are the outer ring: with `CF_RUNNER_SKIP_E2E=1`
+//! (fast tests alone, see README) each must be reported as ignored, never
+//! as passed. That works only while every test in an `e2e_*.rs` file carries
+//! `#[cfg_attr(skip_e2e, ignore = ...)]` (see `build.rs`), those that need no
+//! cluster too (the whole outer ring is skipped). Several people add
+//! end-to-end tests at once; this keeps a forgotten attribute from turning a
+//! skipped test into a passing one.
+
+use std::fs;
+use std::path::Path;
+
+const ATTR: &str = "#[cfg_attr(skip_e2e, ignore";
+
+/// The test functions of `text` that lack the skip attribute.
+fn unmarked_tests(text: &str) -> Vec<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let t = line.trim();
+        if !(t == "#[test]" || t.starts_with("#[tokio::test")) {
+            continue;
+        }
+        // The attributes up to the `fn` line.
+        let mut marked = false;
+        let mut name = String::from("?");
+        for next in &lines[i + 1..] {
+            let n = next.trim();
+            if n.starts_with(ATTR) {
+                marked = true;
+            }
+            if let Some(rest) = n
+                .strip_prefix("fn ")
+                .or_else(|| n.strip_prefix("async fn "))
+            {
+                name = rest.split('(').next().unwrap_or("?").to_string();
+                break;
+            }
+        }
+        if !marked {
+            out.push(name);
+        }
+    }
+    out
+}
+
+#[test]
+fn every_end_to_end_test_is_ignored_not_passed_when_skipped() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let mut missing = Vec::new();
+    let mut seen = 0;
+    for entry in fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        if !(name.starts_with("e2e_") && name.ends_with(".rs")) {
+            continue;
+        }
+        let text = fs::read_to_string(&path).unwrap();
+        seen += text.matches("#[test]").count() + text.matches("#[tokio::test").count();
+        for test in unmarked_tests(&text) {
+            missing.push(format!("{name}: {test}"));
+        }
+    }
+    assert!(
+        seen > 40,
+        "found only {seen} end-to-end tests in {}",
+        dir.display()
+    );
+    assert!(
+        missing.is_empty(),
+        "end-to-end tests without `{ATTR} = \"CF_RUNNER_SKIP_E2E=1\")]` \
+         (they would pass in silence when skipped):\n  {}",
+        missing.join("\n  ")
+    );
+}
+
+#[test]
+fn a_test_without_the_attribute_is_found() {
+    let text = "#[test]\n#[cfg_attr(skip_e2e, ignore = \"x\")]\nfn marked() {}\n\
+                #[tokio::test(flavor = \"multi_thread\")]\nasync fn unmarked() {}\n";
+    assert_eq!(unmarked_tests(text), vec!["unmarked".to_string()]);
+}
