@@ -4,7 +4,7 @@ largest values example to a temp dir, and, side by side in the same run,
 `helm template` of the cf-runtime chart 10.5.2 with the Helm values cf-runner
 generates for the same example. Reports median, p90 and min wall time, median
 CPU time (user + system, mean over runs) and peak RSS per run (from wait4), for the release
-binary.
+binary, and the binary's size.
 
 Usage: python3 bench/startup_and_dry_run.py [--runs N] [--binary PATH] [--helm PATH]
 Targets: `--version` median under 20 ms and 20 MB (issue 2); the dry-run
@@ -110,6 +110,8 @@ def main():
         failed |= not ok
         print(f"helm / cf-runner dry-run: CPU x{ratio:.1f} (target >= 50: {'ok' if ok else 'MISSED'}), "
               f"wall x{wall:.1f}")
+        size = os.path.getsize(args.binary)
+        print(f"binary: {args.binary} {size / 2**20:.1f} MiB ({size} bytes)")
     return 1 if failed else 0
 
 

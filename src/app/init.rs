@@ -480,9 +480,10 @@ fn write_dry_run(dir: &Path, rendered: &render::Rendered, overwrite: bool) -> Ou
 
 /// The tokio runtime for commands that talk to a cluster.
 pub(crate) fn runtime() -> tokio::runtime::Runtime {
-    // Both rustls back-ends are linked (through different dependencies); pick
-    // one for the process. An error only means one is already installed.
-    let _ = rustls::crypto::ring::default_provider().install_default();
+    // aws-lc-rs is the one crypto back-end (rcgen needs it for the RSA key);
+    // installed by hand because test builds also link ring. An error only
+    // means one is already installed.
+    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

@@ -411,7 +411,8 @@ fn finish(
 }
 
 fn typed<T: serde::de::DeserializeOwned>(object: &Value) -> Result<(), String> {
-    serde_json::from_value::<T>(object.clone())
+    // Deserialized from a borrow: no copy of the tree.
+    T::deserialize(object)
         .map(|_| ())
         .map_err(|e| e.to_string())
 }
