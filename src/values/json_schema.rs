@@ -87,7 +87,7 @@ pub const DESCRIPTIONS: &[(&str, &str)] = &[
     ("Monitor.AdditionalEnvVars", "Environment variables of the monitor only."),
     ("Monitor.ServiceAccount.Annotations", "Annotations of the monitor's ServiceAccount."),
     ("Monitor.UseNamespaceWithRole", "Limit the monitor to the runner's namespace (default true)."),
-    ("Monitor.Helm3", "Accepted for venonactl files; has no effect."),
+    ("Monitor.Helm3", "Turn on the monitor's Helm-release view (HELM3) and the Secret read it needs (default false)."),
     ("Monitor.RbacEnabled", "Accepted for venonactl files; has no effect."),
     ("AppProxy.Enabled", "Install the app-proxy (on by default when AppProxy.Ingress.Host is set)."),
     ("AppProxy.Image.Name", "App-proxy image name, to replace the pinned one."),
