@@ -55,15 +55,11 @@ async fn spec_diff(args: &DiffArgs, plan: &super::upgrade::Plan) -> Option<SpecD
         differences: Vec::new(),
         note: Some(note),
     };
+    // `resolve` prefers the flag to the values' token.
     let flag = args.token.as_ref().map(values::Secret::new);
-    let values_token = if flag.is_some() {
-        None
-    } else {
-        values.token.as_ref()
-    };
     let auth = match platform::auth::resolve(
         flag.as_ref(),
-        values_token,
+        values.token.as_ref(),
         Some(&values.codefresh_host),
     ) {
         Ok(a) => a,

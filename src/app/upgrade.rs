@@ -824,15 +824,11 @@ async fn platform_for_upgrade(
     runtime: &str,
     spec_changed: bool,
 ) -> Result<Option<(Platform, Option<String>)>, Outcome> {
+    // `resolve` prefers the flag to the values' token.
     let flag = args.token.as_ref().map(values::Secret::new);
-    let values_token = if flag.is_some() {
-        None
-    } else {
-        values.token.as_ref()
-    };
     let auth = match platform::auth::resolve(
         flag.as_ref(),
-        values_token,
+        values.token.as_ref(),
         Some(&values.codefresh_host),
     ) {
         Ok(a) => a,
