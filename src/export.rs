@@ -261,13 +261,19 @@ fn plan(rendered: &Rendered) -> Vec<Planned> {
     files
 }
 
-/// Decides what the folder holds that the export must not touch. Returns
-/// the names of earlier-export files to remove once the new one is in place.
-fn check_folder(
-    dir: &Path,
-    planned: &[Planned],
-    overwrite: bool,
-) -> Result<Vec<String>, ExportError> {
+/// What an earlier export left in the folder, as the new one sees it.
+struct Folder {
+    /// Earlier-export files the new render no longer has: removed once the
+    /// new export is in place.
+    stale: Vec<String>,
+    /// Earlier-export files that already hold exactly what the new render
+    /// would write, with the right mode: left in place, not rewritten.
+    unchanged: Vec<String>,
+}
+
+/// Decides what the folder holds that the export must not touch, and what
+/// of an earlier export is stale or already up to date.
+fn check_folder(dir: &Path, planned: &[Planned], overwrite: bool) -> Result<Folder, ExportError> {
     // A folder cf-runner wrote before is its own: other files in it are left
     // alone (unless they take the name of one of cf-runner's files). A
     // folder it did not write must be empty.
@@ -277,6 +283,7 @@ fn check_folder(
     let mut in_the_way = Vec::new();
     let mut not_files = Vec::new();
     let mut ours = Vec::new();
+    let mut unchanged = Vec::new();
     let entries = fs::read_dir(dir).map_err(|source| ExportError::CreateDir {
         path: dir.into(),
         source,
@@ -317,8 +324,15 @@ fn check_folder(
             .map(|(_, sum)| sum)
             .collect();
         if !sums.is_empty() {
-            let now = fs::read(dir.join(&name)).map(|b| checksum(&b)).ok();
+            let bytes = fs::read(dir.join(&name)).ok();
+            let now = bytes.as_deref().map(checksum);
             if now.is_some_and(|now| sums.contains(&&now)) {
+                let same = planned.iter().find(|p| p.name == name).is_some_and(|p| {
+                    bytes.as_deref() == Some(p.text.as_bytes()) && mode_fits(&meta, p.private)
+                });
+                if same {
+                    unchanged.push(name.clone());
+                }
                 ours.push(name);
             } else if !overwrite {
                 in_the_way.push(format!("{name} (changed since cf-runner wrote it)"));
@@ -339,16 +353,31 @@ fn check_folder(
             entries: in_the_way,
         });
     }
-    Ok(ours
+    let stale = ours
         .into_iter()
         .filter(|n| !planned.iter().any(|p| p.name == *n))
-        .collect())
+        .collect();
+    Ok(Folder { stale, unchanged })
+}
+
+/// True when a file's permissions are the ones cf-runner creates it with.
+fn mode_fits(meta: &fs::Metadata, private: bool) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        meta.permissions().mode() & 0o777 == if private { 0o600 } else { 0o644 }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (meta, private);
+        true
+    }
 }
 
 /// Writes every manifest to `dir` so that it holds exactly one render:
 /// files of an earlier export are replaced, anything else is refused unless
 /// `overwrite` (then left alone, or replaced when it has the same name as
-/// one of cf-runner's files). Returns the files written.
+/// one of cf-runner's files). Returns every file of the export, written now or already up to date.
 pub fn write_dir(
     dir: &Path,
     rendered: &Rendered,
@@ -363,24 +392,33 @@ pub fn write_dir(
     })?;
     let _lock = lock_folder(dir)?;
     let planned = plan(rendered);
-    let stale = check_folder(dir, &planned, overwrite)?;
+    let Folder { stale, unchanged } = check_folder(dir, &planned, overwrite)?;
+    let mut recorded: Vec<(String, String)> = planned
+        .iter()
+        .map(|p| (p.name.clone(), checksum(p.text.as_bytes())))
+        .collect();
+    recorded.sort();
+    let all = || planned.iter().map(|p| dir.join(&p.name)).collect();
+    // Files that already hold what this render would write stay as they are:
+    // re-exporting an unchanged render writes nothing but the record.
+    let to_write: Vec<&Planned> = planned
+        .iter()
+        .filter(|p| !unchanged.contains(&p.name))
+        .collect();
+    if to_write.is_empty()
+        && stale.is_empty()
+        && fs::read_to_string(dir.join(EXPORT_RECORD_FILE)).ok() == Some(record_text(&recorded))
+        && !dir.join(PENDING_RECORD_FILE).exists()
+    {
+        return Ok(all());
+    }
 
     // Everything is written aside first; a failure here leaves `dir` as it was.
     let staging = dir.join(format!("{STAGING_PREFIX}{}", std::process::id()));
-    let staged = stage(&staging, &planned);
-    let sums = match staged {
-        Ok(sums) => sums,
-        Err(e) => {
-            let _ = fs::remove_dir_all(&staging);
-            return Err(e);
-        }
-    };
-    let mut recorded: Vec<(String, String)> = planned
-        .iter()
-        .zip(sums)
-        .map(|(p, sum)| (p.name.clone(), sum))
-        .collect();
-    recorded.sort();
+    if let Err(e) = stage(&staging, &to_write) {
+        let _ = fs::remove_dir_all(&staging);
+        return Err(e);
+    }
     // The new list goes in first: were the run killed while moving, the next
     // one finds every file listed, old or new, and finishes the job.
     let pending = staging.join(PENDING_RECORD_FILE);
@@ -396,8 +434,7 @@ pub fn write_dir(
     }
 
     // Then moved into place, file by file (renames within one folder).
-    let mut written = Vec::new();
-    for (moved, p) in planned.iter().enumerate() {
+    for (moved, p) in to_write.iter().enumerate() {
         let to = dir.join(&p.name);
         if let Err(source) = fs::rename(staging.join(&p.name), &to) {
             let _ = fs::remove_dir_all(&staging);
@@ -408,7 +445,6 @@ pub fn write_dir(
                 source,
             });
         }
-        written.push(to);
     }
     for name in stale {
         let _ = fs::remove_file(dir.join(name));
@@ -420,23 +456,20 @@ pub fn write_dir(
             source,
         }
     })?;
-    Ok(written)
+    Ok(all())
 }
 
-/// Writes every planned file into a fresh `staging` folder; gives each
-/// file's checksum.
-fn stage(staging: &Path, planned: &[Planned]) -> Result<Vec<String>, ExportError> {
+/// Writes the given files into a fresh `staging` folder.
+fn stage(staging: &Path, planned: &[&Planned]) -> Result<(), ExportError> {
     let _ = fs::remove_dir_all(staging);
     fs::create_dir(staging).map_err(|source| ExportError::Write {
         path: staging.into(),
         source,
     })?;
-    let mut sums = Vec::new();
     for p in planned {
         write_file(&staging.join(&p.name), &p.text, p.private)?;
-        sums.push(checksum(p.text.as_bytes()));
     }
-    Ok(sums)
+    Ok(())
 }
 
 /// Writes `text` to a new file at `path`; private files are created with

@@ -323,6 +323,56 @@ fn dry_run_into_its_own_folder_replaces_only_its_own_files() {
     );
 }
 
+/// Each file of a folder and the inode that holds it: a file replaced by a
+/// new one gets a new inode, one left in place keeps its own.
+#[cfg(unix)]
+fn inodes(dir: &Path) -> BTreeMap<String, u64> {
+    use std::os::unix::fs::MetadataExt;
+    fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().unwrap().is_file())
+        .map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            (name, e.metadata().unwrap().ino())
+        })
+        .collect()
+}
+
+#[cfg(unix)]
+#[test]
+fn re_exporting_an_unchanged_render_leaves_its_files_untouched() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let first = dry_run(tmp.path(), &example("local"), "out", &[]);
+    assert!(first.status.success(), "{}", text(&first));
+    let (bytes, files) = (snapshot(&out), inodes(&out));
+
+    // The same render again: same bytes, and not one file rewritten (a
+    // GitOps watcher or rsync sees no change).
+    let again = dry_run(tmp.path(), &example("local"), "out", &[]);
+    assert!(again.status.success(), "{}", text(&again));
+    assert_eq!(snapshot(&out), bytes);
+    assert_eq!(inodes(&out), files);
+
+    // A Secret file whose mode was widened is written anew, 0600 again.
+    let secret = bytes
+        .keys()
+        .find(|n| n.contains("secret"))
+        .expect("local.yaml renders a Secret")
+        .clone();
+    fs::set_permissions(out.join(&secret), fs::Permissions::from_mode(0o644)).unwrap();
+    let o = dry_run(tmp.path(), &example("local"), "out", &[]);
+    assert!(o.status.success(), "{}", text(&o));
+    let mode = fs::metadata(out.join(&secret))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600, "{secret}");
+    assert_eq!(snapshot(&out), bytes);
+}
+
 /// Runs a dry-run that can write at most `limit` bytes per file: the write
 /// that goes past it fails (EFBIG), as on a full disk.
 #[cfg(unix)]
