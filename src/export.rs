@@ -144,7 +144,7 @@ fn list(entries: &[String]) -> String {
 
 /// One object as a YAML document.
 pub fn to_yaml(object: &Value) -> String {
-    serde_yaml_ng::to_string(object).expect("a JSON tree always serializes to YAML")
+    crate::render::yaml::emit(object)
 }
 
 /// A checksum that notices a changed file (not a security measure): 64-bit

@@ -404,3 +404,36 @@ fn the_monitor_reads_secrets_only_with_its_helm_release_view() {
     assert!(reads_secrets(&on));
     assert_eq!(helm3(&on), "true");
 }
+
+/// The dry-run reads the templates' output with its own fast reader and
+/// writes the export with its own writer (issue 11). On every example, each
+/// document stays inside what the fast reader knows (so no template quietly
+/// falls back to the slow path) and reads exactly as the full YAML parser
+/// reads it; and every object written reads back unchanged.
+#[test]
+fn the_fast_yaml_path_reads_and_writes_what_the_full_parser_does() {
+    for ex in EXAMPLES {
+        let loaded = load_example(ex);
+        let identity = Identity {
+            context: loaded.values.context.clone(),
+            ..Default::default()
+        };
+        let outputs =
+            render::template_output(&loaded.values, &identity, &loaded.redacted_tree).unwrap();
+        for (template, _, text) in outputs {
+            for doc in render::split_documents(&text) {
+                let general: Value = serde_yaml_ng::from_str(doc).unwrap();
+                let known = render::yaml::parse_known(doc)
+                    .unwrap_or_else(|| panic!("{ex} {template}: outside the fast subset:\n{doc}"));
+                assert_eq!(known, general, "{ex} {template}:\n{doc}");
+            }
+        }
+        let r = render_example(ex);
+        let objects = r.manifests.iter().map(|m| &m.object);
+        for object in objects.chain([&r.runtime_environment]) {
+            let text = render::yaml::emit(object);
+            let back: Value = serde_yaml_ng::from_str(&text).unwrap();
+            assert_eq!(&back, object, "{ex}:\n{text}");
+        }
+    }
+}

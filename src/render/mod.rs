@@ -8,6 +8,7 @@
 
 pub mod images;
 pub mod runtime_spec;
+pub mod yaml;
 
 pub use runtime_spec::runtime_environment_spec;
 
@@ -249,29 +250,18 @@ pub fn render(
     identity: &Identity,
     record: &Value,
 ) -> Result<Rendered, RenderError> {
-    let env = engine()?;
-    let ctx = minijinja::Value::from(minijinja::value::Serde(build_context(
-        values, identity, record,
-    )));
     let mut manifests = Vec::new();
-    for (name, component, _) in TEMPLATES {
-        let text = env
-            .get_template(name)
-            .and_then(|t| t.render(&ctx))
-            .map_err(|source| RenderError::Template {
-                template: name.to_string(),
-                source,
-            })?;
+    for (name, component, text) in template_output(values, identity, record)? {
         for (index, doc) in split_documents(&text).into_iter().enumerate() {
-            let object: Value = serde_yaml_ng::from_str(doc).map_err(|e| RenderError::Yaml {
+            let object = yaml::parse(doc).map_err(|message| RenderError::Yaml {
                 template: name.to_string(),
                 index,
-                message: e.to_string(),
+                message,
             })?;
             if object.is_null() {
                 continue;
             }
-            manifests.push(finish(object, *component, name, values)?);
+            manifests.push(finish(object, component, name, values)?);
         }
     }
     manifests.sort_by(|a, b| {
@@ -282,6 +272,31 @@ pub fn render(
         manifests,
         runtime_environment,
     })
+}
+
+/// What each template renders to, as text: its name, its component, and the
+/// YAML stream.
+pub fn template_output(
+    values: &Values,
+    identity: &Identity,
+    record: &Value,
+) -> Result<Vec<(&'static str, Component, String)>, RenderError> {
+    let env = engine()?;
+    let ctx = minijinja::Value::from(minijinja::value::Serde(build_context(
+        values, identity, record,
+    )));
+    let mut out = Vec::new();
+    for (name, component, _) in TEMPLATES {
+        let text = env
+            .get_template(name)
+            .and_then(|t| t.render(&ctx))
+            .map_err(|source| RenderError::Template {
+                template: name.to_string(),
+                source,
+            })?;
+        out.push((*name, *component, text));
+    }
+    Ok(out)
 }
 
 /// Splits a multi-document YAML stream on `---` lines, dropping blank documents.

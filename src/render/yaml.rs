@@ -1,0 +1,616 @@
+//! A fast path for the YAML a dry-run reads and writes: the documents the
+//! embedded templates render, and the objects written to an export.
+//!
+//! Reading: the templates use a small, known part of YAML (block mappings
+//! and sequences, plain words and whole numbers, and every value from the
+//! user inserted as JSON). `parse` reads that part itself and hands anything
+//! else to the full YAML parser, so a template that strays outside it is
+//! slower, never read differently (a test compares both on every example).
+//!
+//! Writing: `emit` writes a JSON tree as block YAML. A string is written
+//! plain only when no YAML 1.1 or 1.2 reader could take it for anything else;
+//! otherwise it is quoted, or a literal block when it has several lines.
+//! Tests read every emitted document back with the full parser.
+//!
+//! Both exist for speed alone: together they were a third of a dry-run's own
+//! CPU time with the general-purpose parser and emitter (issue 11).
+
+use serde_json::{Map, Number, Value};
+
+/// Reads one rendered YAML document.
+pub fn parse(doc: &str) -> Result<Value, String> {
+    if let Some(value) = parse_known(doc) {
+        return Ok(value);
+    }
+    serde_yaml_ng::from_str(doc).map_err(|e| e.to_string())
+}
+
+/// One meaningful line: its indentation and its text. A `- ` item becomes a
+/// dash at the item's column and a line two columns in.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Token<'a> {
+    Dash(usize),
+    Line(usize, &'a str),
+}
+
+impl Token<'_> {
+    fn indent(&self) -> usize {
+        match self {
+            Token::Dash(n) | Token::Line(n, _) => *n,
+        }
+    }
+}
+
+/// The known subset, or `None` when the document uses anything else.
+pub fn parse_known(doc: &str) -> Option<Value> {
+    let mut tokens = Vec::new();
+    for raw in doc.lines() {
+        let text = raw.trim_end();
+        let body = text.trim_start_matches(' ');
+        if body.is_empty() || body.starts_with('#') {
+            continue;
+        }
+        if body.starts_with('\t') || body.starts_with("---") || body.starts_with("...") {
+            return None;
+        }
+        let mut indent = text.len() - body.len();
+        let mut body = body;
+        while body == "-" || body.starts_with("- ") {
+            tokens.push(Token::Dash(indent));
+            let rest = body[1..].trim_start_matches(' ');
+            if rest.is_empty() {
+                body = rest;
+                break;
+            }
+            indent += body.len() - rest.len();
+            body = rest;
+        }
+        if !body.is_empty() {
+            tokens.push(Token::Line(indent, body));
+        }
+    }
+    if tokens.is_empty() {
+        return Some(Value::Null);
+    }
+    let mut pos = 0;
+    let value = node(&tokens, &mut pos, 0)?;
+    (pos == tokens.len()).then_some(value)
+}
+
+/// The node that starts at `pos`, indented at least `min`.
+fn node(tokens: &[Token], pos: &mut usize, min: usize) -> Option<Value> {
+    match *tokens.get(*pos)? {
+        Token::Dash(n) if n >= min => sequence(tokens, pos, n),
+        Token::Line(n, text) if n >= min => {
+            if key_and_rest(text).is_some() {
+                mapping(tokens, pos, n)
+            } else {
+                *pos += 1;
+                scalar(text)
+            }
+        }
+        _ => None,
+    }
+}
+
+fn sequence(tokens: &[Token], pos: &mut usize, indent: usize) -> Option<Value> {
+    let mut items = Vec::new();
+    while tokens.get(*pos) == Some(&Token::Dash(indent)) {
+        *pos += 1;
+        match tokens.get(*pos) {
+            Some(t) if t.indent() > indent => items.push(node(tokens, pos, indent + 1)?),
+            _ => items.push(Value::Null),
+        }
+    }
+    match tokens.get(*pos) {
+        Some(t) if t.indent() > indent => None,
+        _ => Some(Value::Array(items)),
+    }
+}
+
+fn mapping(tokens: &[Token], pos: &mut usize, indent: usize) -> Option<Value> {
+    let mut map = Map::new();
+    while let Some(Token::Line(n, text)) = tokens.get(*pos).copied() {
+        if n != indent {
+            break;
+        }
+        let (key, rest) = key_and_rest(text)?;
+        *pos += 1;
+        let value = if rest.is_empty() {
+            match tokens.get(*pos) {
+                Some(t) if t.indent() > indent => node(tokens, pos, indent + 1)?,
+                // A sequence may sit at its key's own column.
+                Some(Token::Dash(n)) if *n == indent => sequence(tokens, pos, indent)?,
+                _ => Value::Null,
+            }
+        } else {
+            scalar(rest)?
+        };
+        if map.insert(key, value).is_some() {
+            return None; // a duplicate key: the full parser says what it thinks
+        }
+    }
+    match tokens.get(*pos) {
+        Some(t) if t.indent() > indent => None,
+        _ => Some(Value::Object(map)),
+    }
+}
+
+/// `key: rest` or `key:`, with a plain or JSON-quoted key.
+fn key_and_rest(text: &str) -> Option<(String, &str)> {
+    if text.starts_with('"') {
+        let mut stream = serde_json::Deserializer::from_str(text).into_iter::<String>();
+        let key = stream.next()?.ok()?;
+        let after = &text[stream.byte_offset()..];
+        let rest = after.strip_prefix(':')?;
+        return (rest.is_empty() || rest.starts_with(' ')).then(|| (key, rest.trim_start()));
+    }
+    let (key, rest) = match text.find(": ") {
+        Some(at) => (&text[..at], text[at + 2..].trim_start()),
+        None => (text.strip_suffix(':')?, ""),
+    };
+    (plain_string(key).is_some() && !key.contains(':')).then(|| (key.to_string(), rest))
+}
+
+/// A value on one line: JSON, or a plain word or whole number.
+fn scalar(text: &str) -> Option<Value> {
+    if text.starts_with(['"', '[', '{']) {
+        // The JSON the templates insert; YAML reads it the same way. Numbers
+        // other than whole ones are left to the full parser.
+        let value: Value = serde_json::from_str(text).ok()?;
+        return only_whole_numbers(&value).then_some(value);
+    }
+    if let Some(n) = whole_number(text) {
+        return Some(Value::Number(n));
+    }
+    match text {
+        "true" => Some(Value::Bool(true)),
+        "false" => Some(Value::Bool(false)),
+        "null" | "~" => Some(Value::Null),
+        _ => plain_string(text).map(|s| Value::String(s.to_string())),
+    }
+}
+
+fn only_whole_numbers(value: &Value) -> bool {
+    match value {
+        Value::Number(n) => n.is_i64() || n.is_u64(),
+        Value::Array(items) => items.iter().all(only_whole_numbers),
+        Value::Object(map) => map.values().all(only_whole_numbers),
+        _ => true,
+    }
+}
+
+/// `0`, or digits with no leading zero and an optional minus, that fit i64.
+fn whole_number(text: &str) -> Option<Number> {
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    if digits.len() > 1 && digits.starts_with('0') {
+        return None;
+    }
+    text.parse::<i64>().ok().map(Number::from)
+}
+
+/// Words no YAML reader resolves to anything but a string.
+const RESERVED: &[&str] = &[
+    "y", "n", "yes", "no", "on", "off", "true", "false", "null", "~", "nan", "inf", "infinity",
+];
+
+/// The text itself when it is a string every YAML reader (1.1, as kubectl
+/// and Go read it, or 1.2) reads as that same string written plain:
+/// - only letters, digits and `_ . / - % : @ = +`, never ending in `:`;
+/// - starting with a letter, `_` or `/`; or with `-` or `--` then a letter
+///   (`--resync-period=50s`); or with a digit when a letter that no number
+///   form uses follows (`500m`, `1200Mi`), and no `:` (no sexagesimal),
+///   or a percentage (`50%`);
+/// - and no word a reader resolves to a boolean, null or a float.
+fn plain_string(text: &str) -> Option<&str> {
+    let bytes = text.as_bytes();
+    let first = *bytes.first()?;
+    let charset = bytes.iter().all(|b| {
+        b.is_ascii_alphanumeric()
+            || matches!(
+                b,
+                b'_' | b'.' | b'/' | b'-' | b'%' | b':' | b'@' | b'=' | b'+'
+            )
+    });
+    if !charset || text.ends_with(':') {
+        return None;
+    }
+    let dashed = text.strip_prefix("--").or_else(|| text.strip_prefix('-'));
+    let starts_well = match first {
+        b'-' => dashed.is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_alphabetic())),
+        b'0'..=b'9' => {
+            // Hex digits, exponents and base prefixes are number forms.
+            let non_numeric = |b: &u8| b.is_ascii_alphabetic() && !b"aAbBcCdDeEfFoOxX".contains(b);
+            let percent = text
+                .strip_suffix('%')
+                .is_some_and(|d| d.bytes().all(|b| b.is_ascii_digit()));
+            percent || (!text.contains(':') && bytes.iter().any(non_numeric))
+        }
+        b => b.is_ascii_alphabetic() || b == b'_' || b == b'/',
+    };
+    let reserved = RESERVED.iter().any(|w| text.eq_ignore_ascii_case(w));
+    (starts_well && !reserved).then_some(text)
+}
+
+/// Writes a JSON tree as one block-style YAML document.
+pub fn emit(value: &Value) -> String {
+    let mut out = String::with_capacity(1024);
+    match value {
+        Value::Object(map) if !map.is_empty() => mapping_out(map, 0, &mut out),
+        Value::Array(items) if !items.is_empty() => sequence_out(items, 0, &mut out),
+        other => {
+            scalar_out(other, 0, &mut out);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+fn pad(out: &mut String, indent: usize) {
+    out.extend(std::iter::repeat_n(' ', indent));
+}
+
+fn mapping_out(map: &Map<String, Value>, indent: usize, out: &mut String) {
+    for (i, (key, value)) in map.iter().enumerate() {
+        if i > 0 {
+            pad(out, indent);
+        }
+        key_out(key, out);
+        out.push(':');
+        after_key(value, indent, out);
+    }
+}
+
+/// What follows `key:` (or stands after `- `).
+fn after_key(value: &Value, indent: usize, out: &mut String) {
+    match value {
+        Value::Object(map) if !map.is_empty() => {
+            out.push('\n');
+            pad(out, indent + 2);
+            mapping_out(map, indent + 2, out);
+        }
+        Value::Array(items) if !items.is_empty() => {
+            out.push('\n');
+            pad(out, indent);
+            sequence_out(items, indent, out);
+        }
+        other => {
+            out.push(' ');
+            scalar_out(other, indent, out);
+            out.push('\n');
+        }
+    }
+}
+
+fn sequence_out(items: &[Value], indent: usize, out: &mut String) {
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            pad(out, indent);
+        }
+        out.push_str("- ");
+        match item {
+            Value::Object(map) if !map.is_empty() => mapping_out(map, indent + 2, out),
+            Value::Array(inner) if !inner.is_empty() => sequence_out(inner, indent + 2, out),
+            other => {
+                scalar_out(other, indent, out);
+                out.push('\n');
+            }
+        }
+    }
+}
+
+fn key_out(key: &str, out: &mut String) {
+    if plain_string(key).is_some() {
+        out.push_str(key);
+    } else {
+        quoted(key, out);
+    }
+}
+
+/// A scalar or an empty collection; a string of several lines becomes a
+/// literal block indented under `indent`.
+fn scalar_out(value: &Value, indent: usize, out: &mut String) {
+    match value {
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => out.push_str(&n.to_string()),
+        Value::Object(_) => out.push_str("{}"),
+        Value::Array(_) => out.push_str("[]"),
+        Value::String(s) => {
+            if plain_string(s).is_some() {
+                out.push_str(s);
+            } else if let Some(chomp) = literal_block(s) {
+                out.push('|');
+                out.push_str(chomp);
+                for line in s.lines() {
+                    out.push('\n');
+                    if !line.is_empty() {
+                        pad(out, indent + 2);
+                        out.push_str(line);
+                    }
+                }
+            } else {
+                quoted(s, out);
+            }
+        }
+    }
+}
+
+/// The chomping indicator when `s` can be a literal block: several lines,
+/// the first not starting with a space, every character printable, no
+/// carriage return, and at most one line break at the end.
+fn literal_block(s: &str) -> Option<&'static str> {
+    let body = s.strip_suffix('\n');
+    let inner = body.unwrap_or(s);
+    if !inner.contains('\n') || inner.ends_with('\n') || inner.starts_with([' ', '\n']) {
+        return None;
+    }
+    if !s.chars().all(|c| c == '\n' || (c != '\t' && printable(c))) {
+        return None;
+    }
+    // Trailing spaces are kept by a literal block, but a line of spaces
+    // alone would be read as part of the indentation.
+    if inner.lines().any(|l| !l.is_empty() && l.trim().is_empty()) {
+        return None;
+    }
+    Some(if body.is_some() { "" } else { "-" })
+}
+
+/// A character YAML lets stand as itself inside quotes.
+fn printable(c: char) -> bool {
+    matches!(c, '\u{20}'..='\u{7E}' | '\u{A0}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..)
+        && !matches!(c, '\u{2028}' | '\u{2029}' | '\u{FEFF}')
+}
+
+/// A quoted scalar: single quotes when every character is printable (as
+/// the general-purpose emitter writes it), else double quotes with anything
+/// not printable escaped.
+fn quoted(s: &str, out: &mut String) {
+    if s.chars().all(printable) {
+        out.push('\'');
+        for c in s.chars() {
+            if c == '\'' {
+                out.push('\'');
+            }
+            out.push(c);
+        }
+        out.push('\'');
+        return;
+    }
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if printable(c) => out.push(c),
+            c if (c as u32) <= 0xFFFF => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c => out.push_str(&format!("\\U{:08X}", c as u32)),
+        }
+    }
+    out.push('"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn full(text: &str) -> Value {
+        serde_yaml_ng::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn the_known_subset_reads_as_the_full_parser_reads_it() {
+        let doc = r#"
+# a comment
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: runner
+  labels: {"a":"b","c.d/e":"1.10"}
+spec:
+  replicas: 1
+  maxSurge: 50%
+  list:
+  - a
+  - "b: c"
+  nested:
+    - name: x
+      value: "y"
+    - name: z
+      items: ["", "pods"]
+    -
+      k: -3
+  empty:
+  flag: false
+  "quoted key": 0
+"#;
+        let known = parse_known(doc).expect("within the subset");
+        assert_eq!(known, full(doc));
+    }
+
+    #[test]
+    fn anything_outside_the_subset_is_left_to_the_full_parser() {
+        for doc in [
+            "a: yes\n",
+            "a: 1.10\n",
+            "a: 0755\n",
+            "a: 0x1F\n",
+            "a: |\n  x\n",
+            "a: &x 1\nb: *x\n",
+            "a: !!str 1\n",
+            "a: b # c\n",
+            "a: 'q'\n",
+            "a: 1\na: 2\n",
+            "a: [1.5]\n",
+            "a: 2026-01-01\n",
+            "a:\n  b: 1\n c: 2\n",
+            "a: On\n",
+        ] {
+            assert_eq!(parse_known(doc), None, "{doc:?}");
+            let general = serde_yaml_ng::from_str::<Value>(doc).map_err(|e| e.to_string());
+            assert_eq!(parse(doc), general, "{doc:?}");
+        }
+    }
+
+    fn tricky_strings() -> Vec<String> {
+        [
+            "",
+            " ",
+            "a",
+            "yes",
+            "No",
+            "ON",
+            "y",
+            "null",
+            "~",
+            "true",
+            "1",
+            "-1",
+            "0755",
+            "1.10",
+            "1e3",
+            ".inf",
+            ".nan",
+            "0x1F",
+            "12:30",
+            "a: b",
+            "a #b",
+            "#a",
+            "- a",
+            "? a",
+            "[a]",
+            "{a}",
+            "&a",
+            "*a",
+            "!a",
+            "|a",
+            ">a",
+            "'a'",
+            "\"a\"",
+            "%a",
+            "@a",
+            "`a",
+            "a\nb",
+            "a\nb\n",
+            "a\nb\n\n",
+            "\na",
+            " a\nb",
+            "a\n  b",
+            "a\n \nb",
+            "a\r\nb",
+            "tab\there",
+            "nul\0x",
+            "del\u{7f}",
+            "nel\u{85}x",
+            "ls\u{2028}x",
+            "bom\u{feff}",
+            "é",
+            "😀",
+            "a\\b",
+            "C:\\x",
+            "2026-01-01",
+            "1_000",
+            "+1",
+            "=",
+            "<<",
+            "a:",
+            ":a",
+            "a,b",
+            "500m",
+            "1200Mi",
+            "0.1.0",
+            "10.5.2",
+            "0xabc",
+            "1e5",
+            "3d",
+            "12h",
+            "1:30",
+            "1h:30",
+            "-v=4",
+            "--x=1",
+            "-",
+            "--",
+            "---",
+            "-1",
+            "-.5",
+            "-inf",
+            "a:b",
+            "https://a.b/c?d=e",
+            "q.io/a:1@sha256:ab",
+            "a@b",
+            "+a",
+            "a+b",
+            "a=b",
+            "%",
+            "50%",
+            "1%a",
+            "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+    }
+
+    #[test]
+    fn every_emitted_document_reads_back_the_same() {
+        let strings = tricky_strings();
+        let mut map = Map::new();
+        for (i, s) in strings.iter().enumerate() {
+            map.insert(s.clone(), json!(s));
+            map.insert(format!("k{i}"), json!([s, {"in": s}, [s]]));
+        }
+        map.insert("empty".into(), json!({"m": {}, "l": [], "n": null}));
+        map.insert("numbers".into(), json!([0, -7, 1.5, 1e300, u64::MAX, true]));
+        map.insert("deep".into(), json!([[["a", {"b": [{"c": "d\ne"}]}]]]));
+        let tree = Value::Object(map);
+        let text = emit(&tree);
+        assert_eq!(full(&text), tree, "{text}");
+        for s in &strings {
+            assert_eq!(full(&emit(&json!(s))), json!(s), "{s:?}");
+            assert_eq!(full(&emit(&json!([s]))), json!([s]), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn words_a_yaml_1_1_reader_takes_for_booleans_or_null_are_quoted() {
+        // kubectl and Go's YAML readers follow YAML 1.1, where these are not
+        // strings; the full parser here reads them as strings either way.
+        for word in [
+            "yes", "No", "ON", "off", "y", "N", "null", "~", "True", "NaN", "Inf",
+        ] {
+            assert_eq!(emit(&json!(word)), format!("'{word}'\n"));
+        }
+        assert_eq!(emit(&json!({"maxSurge": "50%"})), "maxSurge: 50%\n");
+        // Numbers in every form YAML 1.1 knows stay strings.
+        for number in [
+            "0.1.0", "10.5.2", "0xabc", "1e5", "1_000", "1:30", "0o17", "-1", "+1",
+        ] {
+            assert_eq!(emit(&json!(number)), format!("'{number}'\n"));
+        }
+        for plain in [
+            "500m",
+            "1200Mi",
+            "-v=4",
+            "--resync-period=50s",
+            "https://g.codefresh.io",
+        ] {
+            assert_eq!(emit(&json!(plain)), format!("{plain}\n"));
+        }
+    }
+
+    #[test]
+    fn a_certificate_is_written_as_a_literal_block() {
+        let text = emit(&json!({"ca.pem": "-----BEGIN-----\nMIIB\n-----END-----\n"}));
+        assert_eq!(
+            text,
+            "ca.pem: |\n  -----BEGIN-----\n  MIIB\n  -----END-----\n"
+        );
+    }
+}
