@@ -1,6 +1,9 @@
-//! The validated values: what the rest of cf-runner works from. Building one
-//! from the merged tree is where every rule of PRODUCT.md §2 is checked, and
-//! where every default lives.
+//! The validated values: the typed model the rest of cf-runner works from,
+//! its defaults, and the `Reader` that turns one key of the merged tree
+//! into a typed field (recording a [`Problem`] when its shape is wrong),
+//! with the shape checks it uses (names, labels, quantities). The rules
+//! between keys (PRODUCT.md §2), and the order the keys are read in, live
+//! in `values/mod.rs`.
 
 use std::collections::BTreeMap;
 
