@@ -9,9 +9,10 @@
 //! the spot rather than reported after the last question. It can save
 //! everything as a values file that `init --values` replays.
 //!
-//! The logic talks to a [`Prompter`] (the terminal in [`terminal`], scripted
-//! replies in [`scripted`]) and learns about the cluster through [`Cluster`], so it
-//! runs in unit tests without a terminal or a cluster.
+//! The logic talks to a [`Prompter`] (the terminal in [`terminal`]; scripted
+//! replies in the test-only `scripted`, which the binary does not carry)
+//! and learns about the cluster through [`Cluster`], so it runs in unit
+//! tests without a terminal or a cluster.
 //!
 //! This file holds the types and the order of the questions ([`run`]); each
 //! group of questions lives in a file of its own: `cluster` (context,
@@ -25,6 +26,7 @@ mod credentials;
 mod finish;
 mod network;
 mod placement;
+#[cfg(test)]
 pub mod scripted;
 mod session;
 mod storage;
