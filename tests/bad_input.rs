@@ -313,6 +313,86 @@ catalogue! {
     kms_key_without_encrypted =>
         ebs(&["--set-value", "Storage.KmsKeyId=arn:aws:kms:us-east-1:1:key/x"])
             .says(&["Storage.KmsKeyId", "Storage.Encrypted=true"]);
+    // The identities the wizard checked, held to the same rule from a file
+    // and from --set-value (they used to reach the cluster unchecked).
+    kms_key_not_a_key_in_a_values_file =>
+        bad(&["--values", "@IN@/values.yaml"])
+            .file(
+                "values.yaml",
+                "Storage:\n  Backend: ebs\n  AvailabilityZone: us-east-1a\n  Encrypted: true\n  \
+                 KmsKeyId: my-key\n",
+            )
+            .says(&["Storage.KmsKeyId = \"my-key\"", "not a KMS key", "alias/NAME"])
+            .problems(1);
+    kms_key_not_a_key_via_set_value =>
+        ebs(&["--set-value", "Storage.Encrypted=true", "--set-value", "Storage.KmsKeyId=my-key"])
+            .says(&["Storage.KmsKeyId = \"my-key\"", "not a KMS key", "arn:aws:kms:"])
+            .problems(1);
+    role_arn_not_an_arn_in_a_values_file =>
+        bad(&["--values", "@IN@/values.yaml"])
+            .file(
+                "values.yaml",
+                "Storage:\n  Backend: ebs\n  AvailabilityZone: us-east-1a\n  VolumeProvisioner:\n    \
+                 ServiceAccount:\n      Annotations:\n        \
+                 eks.amazonaws.com/role-arn: codefresh-volumes\n",
+            )
+            .says(&[
+                "Storage.VolumeProvisioner.ServiceAccount.Annotations.eks.amazonaws.com/role-arn \
+                 = \"codefresh-volumes\"",
+                "not an IAM role ARN",
+                "arn:aws:iam::123456789012:role/",
+            ])
+            .problems(1);
+    role_arn_not_an_arn_via_set_value =>
+        ebs(&[
+            "--set-value",
+            "Storage.VolumeProvisioner.ServiceAccount.Annotations.eks\\.amazonaws\\.com/role-arn=codefresh-volumes",
+        ])
+        .says(&[
+            "Storage.VolumeProvisioner.ServiceAccount.Annotations.eks.amazonaws.com/role-arn \
+             = \"codefresh-volumes\"",
+            "not an IAM role ARN",
+        ])
+        .problems(1);
+    /// The runtime's service account takes the same annotation, by the same rule.
+    runtime_role_arn_not_an_arn_via_set_value =>
+        bad(&[
+            "--set-value",
+            "Runtime.ServiceAccount.Annotations.eks\\.amazonaws\\.com/role-arn=arn:aws:iam::1:user/x",
+        ])
+        .says(&[
+            "Runtime.ServiceAccount.Annotations.eks.amazonaws.com/role-arn",
+            "not an IAM role ARN",
+        ])
+        .problems(1);
+    gcp_service_account_not_an_email_in_a_values_file =>
+        bad(&["--values", "@IN@/values.yaml"])
+            .file(
+                "values.yaml",
+                "Storage:\n  Backend: gcedisk\n  AvailabilityZone: us-central1-a\n  VolumeProvisioner:\n    \
+                 ServiceAccount:\n      Annotations:\n        \
+                 iam.gke.io/gcp-service-account: volumes\n",
+            )
+            .says(&[
+                "Storage.VolumeProvisioner.ServiceAccount.Annotations.iam.gke.io/gcp-service-account \
+                 = \"volumes\"",
+                "not a Google service account's email",
+                "volumes@my-project.iam.gserviceaccount.com",
+            ])
+            .problems(1);
+    gcp_service_account_not_an_email_via_set_value =>
+        bad(&[
+            "--set-value", "Storage.Backend=gcedisk",
+            "--set-value", "Storage.AvailabilityZone=us-central1-a",
+            "--set-value",
+            "Storage.VolumeProvisioner.ServiceAccount.Annotations.iam\\.gke\\.io/gcp-service-account=volumes@example.com",
+        ])
+        .says(&[
+            "Storage.VolumeProvisioner.ServiceAccount.Annotations.iam.gke.io/gcp-service-account \
+             = \"volumes@example.com\"",
+            "not a Google service account's email",
+        ])
+        .problems(1);
     sku_name_with_ebs =>
         ebs(&["--set-value", "Storage.SkuName=Premium_LRS"])
             .says(&["Storage.SkuName", "azuredisk backend, but Storage.Backend is ebs"]);

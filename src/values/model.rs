@@ -375,6 +375,31 @@ impl<'a> Reader<'a> {
         map
     }
 
+    /// A service account's annotations: [`Self::annotation_map`], and an
+    /// annotation that names a cloud identity (an IAM role, a Google
+    /// service account) must have that identity's shape.
+    pub fn service_account_annotations(&mut self, key: &str) -> BTreeMap<String, String> {
+        let map = self.annotation_map(key);
+        for (name, value) in &map {
+            let Some(rule) = super::cloud::annotation_rule(name) else {
+                continue;
+            };
+            // Empty names no identity; it is passed on as written.
+            if value.trim().is_empty() {
+                continue;
+            }
+            if let Err(misfit) = rule(value.trim()) {
+                self.problems.push(Problem::new(
+                    &format!("{key}.{name}"),
+                    Some(&Value::String(value.clone())),
+                    misfit.why,
+                    misfit.fix,
+                ));
+            }
+        }
+        map
+    }
+
     pub fn text_list(&self, key: &str) -> Vec<String> {
         match self.raw(key) {
             Some(Value::String(s)) => s

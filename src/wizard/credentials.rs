@@ -7,6 +7,7 @@ use serde_json::{json, Value};
 use super::finish::expand_home;
 use super::session::Session;
 use super::{Choice, PromptError, Question};
+use crate::values::cloud;
 
 const SA_ANNOTATIONS: &str = "Storage.VolumeProvisioner.ServiceAccount.Annotations";
 
@@ -48,14 +49,7 @@ impl Session<'_> {
                 let key = format!("{SA_ANNOTATIONS}.eks\\.amazonaws\\.com/role-arn");
                 let checker = self.checker();
                 let validate = |s: &str| {
-                    let ok =
-                        s.starts_with("arn:aws") && s.contains(":iam::") && s.contains(":role/");
-                    if !ok {
-                        return Err(
-                            "write the role's ARN, e.g. arn:aws:iam::123456789012:role/codefresh-volumes"
-                                .to_string(),
-                        );
-                    }
+                    cloud::iam_role_arn(s).map_err(|m| m.for_answer(s))?;
                     checker.check(&key, Value::String(s.to_string()))
                 };
                 let arn = self.input(
@@ -151,12 +145,7 @@ impl Session<'_> {
                 let key = format!("{SA_ANNOTATIONS}.iam\\.gke\\.io/gcp-service-account");
                 let checker = self.checker();
                 let validate = |s: &str| {
-                    if !(s.contains('@') && s.ends_with(".gserviceaccount.com")) {
-                        return Err(
-                            "write the service account's email, e.g. volumes@my-project.iam.gserviceaccount.com"
-                                .to_string(),
-                        );
-                    }
+                    cloud::gcp_service_account(s).map_err(|m| m.for_answer(s))?;
                     checker.check(&key, Value::String(s.to_string()))
                 };
                 let email = self.input(

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::session::{yes_no, Session};
 use super::{Choice, Facts, PromptError, Question, StorageClassFact, ZONE_LABEL};
-use crate::values;
+use crate::values::{self, cloud};
 
 const BACKENDS: &[(&str, &str)] = &[
     (
@@ -296,14 +296,7 @@ impl Session<'_> {
                 if s.is_empty() {
                     return Ok(());
                 }
-                if !(s.starts_with("arn:aws") && s.contains(":kms:")
-                    || s.starts_with("alias/")
-                    || is_uuid(s))
-                {
-                    return Err(
-                        "write a key ARN (arn:aws:kms:…), a key id, or alias/NAME".to_string()
-                    );
-                }
+                cloud::kms_key(s).map_err(|m| m.for_answer(s))?;
                 checker.check("Storage.KmsKeyId", Value::String(s.to_string()))
             };
             let key = self.input(
@@ -364,15 +357,4 @@ fn suggested_backend(facts: &Facts) -> &'static str {
             _ => None,
         })
         .unwrap_or("local")
-}
-
-fn is_uuid(s: &str) -> bool {
-    s.len() == 36
-        && s.chars().enumerate().all(|(i, c)| {
-            if [8, 13, 18, 23].contains(&i) {
-                c == '-'
-            } else {
-                c.is_ascii_hexdigit()
-            }
-        })
 }
