@@ -15,6 +15,7 @@ use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, RoleBinding};
 use kube::api::{Api, DynamicObject, ListParams, PostParams};
 use support::cli::{example, run as cf_runner, text};
 use support::controlplane::{self, skip_e2e, ControlPlane};
+use support::namespace::unique;
 
 const ADMIN: &str = "admin@cf-runner-test";
 const LIMITED: &str = "limited@cf-runner-test";
@@ -87,16 +88,6 @@ fn init_example(cp: &ControlPlane, context: &str, ns: &str, example_name: &str) 
             AGENT_TOKEN,
             "--no-wait",
         ],
-    )
-}
-
-fn unique(prefix: &str) -> String {
-    use std::sync::atomic::{AtomicU32, Ordering};
-    static N: AtomicU32 = AtomicU32::new(0);
-    format!(
-        "{prefix}-{}-{}",
-        std::process::id() % 100000,
-        N.fetch_add(1, Ordering::Relaxed)
     )
 }
 

@@ -18,6 +18,7 @@ use k8s_openapi::api::core::v1::Namespace;
 use kube::api::{Api, ListParams, PostParams};
 use support::cli::{example, isolated, shared_home, text};
 use support::controlplane::{self, skip_e2e, ControlPlane};
+use support::namespace::unique;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 const AGENT_TOKEN: &str = "agent-token-for-access-tests-42";
@@ -97,7 +98,7 @@ current-context: exec
         ),
     )
     .unwrap();
-    let ns = format!("cfexec-{}", std::process::id() % 100000);
+    let ns = unique("cfexec");
     let out = init_command(&kubeconfig, "exec", &ns, &["--no-wait"])
         .output()
         .unwrap();
@@ -169,7 +170,7 @@ async fn https_proxy_is_used_unless_no_proxy_matches() {
     let cp = controlplane::shared();
     let (proxy, tunnels) = start_connect_proxy().await;
 
-    let ns = format!("cfproxy-{}", std::process::id() % 100000);
+    let ns = unique("cfproxy");
     let mut cmd = init_command(
         cp.admin_kubeconfig(),
         "admin@cf-runner-test",
@@ -234,7 +235,7 @@ async fn the_runner_service_account_has_only_what_it_needs() {
         return;
     }
     let cp = controlplane::shared();
-    let ns = format!("cfsec-{}", std::process::id() % 100000);
+    let ns = unique("cfsec");
     let out = init_command(
         cp.admin_kubeconfig(),
         "admin@cf-runner-test",

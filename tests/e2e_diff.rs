@@ -11,6 +11,7 @@ use serde_json::Value;
 use support::cli::{example, isolated, shared_home, text};
 use support::controlplane::{self, skip_e2e, ControlPlane, ADMIN_USER};
 use support::fake_platform::FakePlatform;
+use support::namespace::unique;
 
 const AGENT_TOKEN: &str = "agent-token-for-diff-0123456789";
 const CONTEXT: &str = "admin@cf-runner-test";
@@ -21,16 +22,6 @@ fn cf_runner(cp: &ControlPlane, args: &[&str]) -> Output {
         .args(args)
         .output()
         .unwrap()
-}
-
-fn unique(prefix: &str) -> String {
-    use std::sync::atomic::{AtomicU32, Ordering};
-    static N: AtomicU32 = AtomicU32::new(0);
-    format!(
-        "{prefix}-{}-{}",
-        std::process::id() % 100000,
-        N.fetch_add(1, Ordering::Relaxed)
-    )
 }
 
 /// An offline init of the local example into `ns`.

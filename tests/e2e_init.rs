@@ -10,6 +10,7 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, DynamicObject, ListParams, Patch, PatchParams};
 use support::cli::{example, run as cf_runner, text};
 use support::controlplane::{self, skip_e2e, ControlPlane};
+use support::namespace::unique;
 
 const AGENT_TOKEN: &str = "agent-token-for-e2e-0123456789";
 
@@ -98,7 +99,7 @@ async fn install_then_rerun_changes_nothing() {
         return;
     }
     let cp = controlplane::shared();
-    let ns = format!("cfr-{}", std::process::id() % 100000);
+    let ns = unique("cfr");
     let first = init(cp, &ns, "local", &[]);
     assert!(first.status.success(), "{}", text(&first));
     let out = text(&first);
@@ -140,7 +141,7 @@ async fn a_field_owned_by_another_manager_is_reported_and_force_takes_it() {
         return;
     }
     let cp = controlplane::shared();
-    let ns = format!("cfc-{}", std::process::id() % 100000);
+    let ns = unique("cfc");
     let first = init(cp, &ns, "local", &["--no-wait"]);
     assert!(first.status.success(), "{}", text(&first));
 
@@ -246,7 +247,7 @@ async fn a_workload_that_cannot_schedule_reports_why() {
         return;
     }
     let cp = controlplane::shared();
-    let ns = format!("cfp-{}", std::process::id() % 100000);
+    let ns = unique("cfp");
     let out = init(
         cp,
         &ns,

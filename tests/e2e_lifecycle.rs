@@ -19,6 +19,7 @@ use serde_json::{json, Value};
 use support::cli::{example, isolated, shared_home, text};
 use support::controlplane::{self, skip_e2e, ControlPlane};
 use support::fake_platform::FakePlatform;
+use support::namespace::unique;
 
 const AGENT_TOKEN: &str = "agent-token-for-lifecycle-0123456789";
 const API_TOKEN: &str = "api-token-for-lifecycle-9876543210";
@@ -104,16 +105,6 @@ fn info_json(cp: &ControlPlane, ns: &str) -> Value {
     );
     assert!(out.status.success(), "{}", text(&out));
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&out)))
-}
-
-fn unique(prefix: &str) -> String {
-    use std::sync::atomic::{AtomicU32, Ordering};
-    static N: AtomicU32 = AtomicU32::new(0);
-    format!(
-        "{prefix}-{}-{}",
-        std::process::id() % 100000,
-        N.fetch_add(1, Ordering::Relaxed)
-    )
 }
 
 /// The agent token the runner Secret holds.

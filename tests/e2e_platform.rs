@@ -16,6 +16,7 @@ use kube::api::Api;
 use support::cli::{example, isolated};
 use support::controlplane::{self, skip_e2e, ControlPlane};
 use support::fake_platform::{FakePlatform, NameFilter, ACCOUNT_ID};
+use support::namespace::unique;
 
 const USER_TOKEN: &str = "user-api-key.0123456789abcdef";
 const CONTEXT: &str = "admin@cf-runner-test";
@@ -91,7 +92,7 @@ async fn init_registers_everything_in_order_and_the_certificate_chains_to_the_pl
     }
     let cp = controlplane::shared();
     let fake = FakePlatform::start(USER_TOKEN);
-    let ns = format!("cfplat-{}", std::process::id() % 100000);
+    let ns = unique("cfplat");
     let run = init(
         cp,
         &fake,
@@ -276,7 +277,7 @@ async fn a_failed_init_reruns_without_a_second_agent_or_runtime() {
     }
     let cp = controlplane::shared();
     let fake = FakePlatform::start(USER_TOKEN);
-    let ns = format!("cfresume-{}", std::process::id() % 100000);
+    let ns = unique("cfresume");
     // Attaching the runtime fails every time (past the retries).
     fake.fail("PUT /api/agent/", 503, 4);
     let first = init(
@@ -353,7 +354,7 @@ async fn a_rejected_token_names_its_source_and_nothing_is_installed() {
     }
     let cp = controlplane::shared();
     let fake = FakePlatform::start(USER_TOKEN);
-    let ns = format!("cfbadtok-{}", std::process::id() % 100000);
+    let ns = unique("cfbadtok");
     let wrong = "wrong-key-that-must-not-be-printed";
 
     let run = init(cp, &fake, &ns, &["--token", wrong]);
@@ -512,7 +513,7 @@ async fn info_shows_the_platform_status_and_test_pipeline_runs_the_demo() {
     }
     let cp = controlplane::shared();
     let fake = FakePlatform::start(USER_TOKEN);
-    let ns = format!("cfinfo-{}", std::process::id() % 100000);
+    let ns = unique("cfinfo");
     let run = init(
         cp,
         &fake,
@@ -607,7 +608,7 @@ async fn a_taken_agent_or_runtime_name_gets_a_suffix() {
     }
     let cp = controlplane::shared();
     let fake = FakePlatform::start(USER_TOKEN);
-    let ns = format!("cfclash-{}", std::process::id() % 100000);
+    let ns = unique("cfclash");
     // Someone else's agent and runtime already use the default names.
     let http = reqwest::Client::new();
     let agent = format!("{CONTEXT}_{ns}");
@@ -690,7 +691,7 @@ async fn a_half_made_registration_is_removed_by_delete() {
     }
     let cp = controlplane::shared();
     let fake = FakePlatform::start(USER_TOKEN);
-    let ns = format!("cfhalf-{}", std::process::id() % 100000);
+    let ns = unique("cfhalf");
     // The spec cannot be sent: the agent and runtime exist, the runner is applied.
     fake.fail("PUT /api/runtime-environments/", 503, 4);
     let first = init(
@@ -764,7 +765,7 @@ async fn a_loose_name_filter_never_makes_init_or_delete_take_another_agent() {
     }
     let cp = controlplane::shared();
     let fake = FakePlatform::start(USER_TOKEN);
-    let ns = format!("cfloose-{}", std::process::id() % 100000);
+    let ns = unique("cfloose");
     // Someone else's agents, near our name; the server ignores ?name=.
     someone_creates_agent(&fake, &format!("{CONTEXT}_{ns}-prod")).await;
     someone_creates_agent(&fake, "unrelated").await;
@@ -830,7 +831,7 @@ async fn the_token_and_every_scope_are_checked_before_the_cluster_is_touched() {
     }
     let cp = controlplane::shared();
     let fake = FakePlatform::start(USER_TOKEN);
-    let ns = format!("cfscope-{}", std::process::id() % 100000);
+    let ns = unique("cfscope");
     let scoped = "scoped-key.0123456789";
     fake.add_scoped_key(scoped, &["Agent", "Agents", "Runner-Installation"]);
     // The cluster integration needs the Cluster scope, which the key lacks.
@@ -879,7 +880,7 @@ async fn an_agent_token_must_belong_to_the_named_agent_and_offline_names_are_unv
     }
     let cp = controlplane::shared();
     let fake = FakePlatform::start(USER_TOKEN);
-    let ns = format!("cfagtok-{}", std::process::id() % 100000);
+    let ns = unique("cfagtok");
     let token = someone_creates_agent(&fake, "the-real-agent").await;
     let run = init(
         cp,
@@ -957,7 +958,7 @@ async fn upgrade_sends_the_changed_runtime_spec_and_info_compares_it() {
     }
     let cp = controlplane::shared();
     let fake = FakePlatform::start(USER_TOKEN);
-    let ns = format!("cfupspec-{}", std::process::id() % 100000);
+    let ns = unique("cfupspec");
     let run = init(
         cp,
         &fake,
