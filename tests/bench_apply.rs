@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use support::controlplane::{skip_e2e, ControlPlane};
+use support::controlplane::ControlPlane;
 
 const RUNS: usize = 7;
 
@@ -85,9 +85,6 @@ fn summarize(name: &str, samples: &[Sample], objects: usize) {
 #[test]
 #[ignore = "benchmark: run with bench/apply_vs_kubectl.sh"]
 fn apply_cf_runner_vs_kubectl() {
-    if skip_e2e() {
-        return;
-    }
     let cp = ControlPlane::start().expect("a private control plane");
     let kubeconfig = cp.admin_kubeconfig().to_path_buf();
     let example = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("values-examples/local.yaml");

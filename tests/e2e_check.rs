@@ -14,7 +14,7 @@ use k8s_openapi::api::core::v1::Namespace;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, RoleBinding};
 use kube::api::{Api, DynamicObject, ListParams, PostParams};
 use support::cli::{example, run as cf_runner, text};
-use support::controlplane::{self, skip_e2e, ControlPlane};
+use support::controlplane::{self, ControlPlane};
 use support::namespace::unique;
 
 const ADMIN: &str = "admin@cf-runner-test";
@@ -186,9 +186,6 @@ async fn wait_until_allowed(
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn check_as_admin_passes_with_a_line_per_check() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let ns = unique("cfchk");
     let out = check(cp, ADMIN, &ns, &[]);
@@ -208,9 +205,6 @@ async fn check_as_admin_passes_with_a_line_per_check() {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn check_json_and_yaml_list_every_check() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let ns = unique("cfjson");
     let out = check(cp, ADMIN, &ns, &["-o", "json"]);
@@ -237,9 +231,6 @@ async fn check_json_and_yaml_list_every_check() {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn check_as_a_user_without_rbac_names_what_is_missing_and_creates_nothing() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let ns = unique("cflim");
     let mark = cp.audit_events().unwrap().len();
@@ -289,9 +280,6 @@ async fn check_as_a_user_without_rbac_names_what_is_missing_and_creates_nothing(
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn init_as_a_user_without_rbac_stops_at_preflight_and_creates_nothing() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let ns = unique("cfinitlim");
     let mark = cp.audit_events().unwrap().len();
@@ -326,9 +314,6 @@ async fn init_as_a_user_without_rbac_stops_at_preflight_and_creates_nothing() {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn check_after_an_install_names_the_installation() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let ns = unique("cfagain");
     let installed = init(cp, ADMIN, &ns);
@@ -372,9 +357,6 @@ async fn check_after_an_install_names_the_installation() {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn check_names_the_objects_of_an_older_installer() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let ns = cp.create_namespace("cfold").await.unwrap();
     let old: Deployment = serde_json::from_value(serde_json::json!({
@@ -418,9 +400,6 @@ async fn check_names_the_objects_of_an_older_installer() {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn a_namespace_admin_passes_and_installs_into_that_namespace() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     // An admin made the namespace and gave the user the built-in `admin`
     // role in it, nothing cluster-wide. With a StorageClass of the cluster's
@@ -468,9 +447,6 @@ async fn a_namespace_admin_passes_and_installs_into_that_namespace() {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn a_user_without_bind_passes_and_installs_roles_before_bindings() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     // Every verb on everything, except `bind` and `escalate`: such a user
     // may create the roles (it holds their rules) and their bindings, but

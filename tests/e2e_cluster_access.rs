@@ -17,7 +17,7 @@ use k8s_openapi::api::authorization::v1::{
 use k8s_openapi::api::core::v1::Namespace;
 use kube::api::{Api, ListParams, PostParams};
 use support::cli::{example, isolated, shared_home, text};
-use support::controlplane::{self, skip_e2e, ControlPlane};
+use support::controlplane::{self, ControlPlane};
 use support::namespace::unique;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -53,9 +53,6 @@ fn admin_token(cp: &ControlPlane) -> String {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn exec_plugin_credentials_work() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let dir = tempfile::tempdir().unwrap();
     let script = dir.path().join("credential.sh");
@@ -164,9 +161,6 @@ async fn start_connect_proxy() -> (String, Arc<AtomicUsize>) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn https_proxy_is_used_unless_no_proxy_matches() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let (proxy, tunnels) = start_connect_proxy().await;
 
@@ -231,9 +225,6 @@ async fn can(
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn the_runner_service_account_has_only_what_it_needs() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let ns = unique("cfsec");
     let out = init_command(
@@ -312,9 +303,6 @@ async fn the_runner_service_account_has_only_what_it_needs() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn an_apiserver_lost_mid_apply_is_reported_and_a_rerun_converges() {
-    if skip_e2e() {
-        return;
-    }
     // A private control plane: stopping the shared one would break other tests.
     let cp = ControlPlane::start().expect("a private control plane");
     let client = cp.client();

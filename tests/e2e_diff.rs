@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use serde_json::Value;
 use support::cli::{example, isolated, shared_home, text};
-use support::controlplane::{self, skip_e2e, ControlPlane, ADMIN_USER};
+use support::controlplane::{self, ControlPlane, ADMIN_USER};
 use support::fake_platform::FakePlatform;
 use support::namespace::unique;
 
@@ -112,9 +112,6 @@ fn changed_lines(diff: &str) -> Vec<&str> {
 #[test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 fn right_after_init_there_is_nothing_to_show_and_nothing_is_written() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let ns = unique("diff0");
     init(cp, &ns);
@@ -137,9 +134,6 @@ fn right_after_init_there_is_nothing_to_show_and_nothing_is_written() {
 #[test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 fn a_changed_setting_shows_exactly_that_field() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let ns = unique("diff1");
     init(cp, &ns);
@@ -185,9 +179,6 @@ fn a_changed_setting_shows_exactly_that_field() {
 #[test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 fn a_hand_edit_made_with_kubectl_shows_up() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let ns = unique("diff2");
     init(cp, &ns);
@@ -227,9 +218,6 @@ fn a_hand_edit_made_with_kubectl_shows_up() {
 #[test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 fn with_nothing_installed_everything_is_to_create() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let ns = unique("diff3");
     let ex = example("local");
@@ -247,9 +235,6 @@ fn with_nothing_installed_everything_is_to_create() {
 #[test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 fn the_runtime_spec_is_compared_with_the_platform_when_a_token_is_at_hand() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let ns = unique("diff4");
     let fake = FakePlatform::start(API_TOKEN);

@@ -10,16 +10,13 @@ use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::Secret;
 use kube::api::{Api, ListParams, PostParams};
 use support::cli::{example, run as cf_runner, text};
-use support::controlplane::{self, skip_e2e};
+use support::controlplane;
 
 const ADMIN: &str = "admin@cf-runner-test";
 
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn init_stops_before_writing_next_to_a_helm_installed_runner() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let ns = cp.create_namespace("cfhelm").await.unwrap();
     // What `helm install cf-runtime codefresh/cf-runtime` leaves behind:
@@ -124,9 +121,6 @@ async fn init_stops_before_writing_next_to_a_helm_installed_runner() {
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn an_object_taken_over_with_force_conflicts_survives_delete() {
     use k8s_openapi::api::core::v1::ConfigMap;
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let ns = cp.create_namespace("cfadopt").await.unwrap();
     let users: ConfigMap = serde_json::from_value(serde_json::json!({

@@ -9,7 +9,7 @@ use std::process::Output;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, DynamicObject, ListParams, Patch, PatchParams};
 use support::cli::{example, run as cf_runner, text};
-use support::controlplane::{self, skip_e2e, ControlPlane};
+use support::controlplane::{self, ControlPlane};
 use support::namespace::unique;
 
 const AGENT_TOKEN: &str = "agent-token-for-e2e-0123456789";
@@ -95,9 +95,6 @@ fn mutating_requests_since(cp: &ControlPlane, since: usize, ns: &str) -> Vec<Str
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn install_then_rerun_changes_nothing() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let ns = unique("cfr");
     let first = init(cp, &ns, "local", &[]);
@@ -137,9 +134,6 @@ async fn install_then_rerun_changes_nothing() {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn a_field_owned_by_another_manager_is_reported_and_force_takes_it() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let ns = unique("cfc");
     let first = init(cp, &ns, "local", &["--no-wait"]);
@@ -183,9 +177,6 @@ async fn a_field_owned_by_another_manager_is_reported_and_force_takes_it() {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn an_rbac_denial_names_the_object_and_the_verb() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let ns = cp.create_namespace("cfdeny").await.unwrap();
     let ex = example("local");
@@ -243,9 +234,6 @@ async fn an_rbac_denial_names_the_object_and_the_verb() {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn a_workload_that_cannot_schedule_reports_why() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let ns = unique("cfp");
     let out = init(
@@ -274,9 +262,6 @@ async fn a_workload_that_cannot_schedule_reports_why() {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn a_wrong_context_lists_the_available_ones() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let ex = example("local");
     let out = cf_runner(

@@ -17,7 +17,7 @@ use kube::discovery::{verbs, Discovery};
 use kube::Client;
 use serde_json::{json, Value};
 use support::cli::{example, isolated, shared_home, text};
-use support::controlplane::{self, skip_e2e, ControlPlane};
+use support::controlplane::{self, ControlPlane};
 use support::fake_platform::FakePlatform;
 use support::namespace::unique;
 
@@ -206,9 +206,6 @@ async fn settled_names(client: &Client, ns: &str) -> Vec<String> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn every_backend_makes_the_round_trip_and_leaves_nothing_labelled() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let client = cp.client();
     let fake = FakePlatform::start(API_TOKEN);
@@ -338,9 +335,6 @@ async fn every_backend_makes_the_round_trip_and_leaves_nothing_labelled() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn delete_removes_only_our_objects_and_is_not_an_error_twice() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let client = cp.client();
     // A namespace the user made: it must stay, even with --delete-namespace.
@@ -501,9 +495,6 @@ fn is_monitor(line: &str) -> bool {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn upgrade_without_the_monitor_removes_it_and_changes_nothing_else() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let client = cp.client();
     let ns = unique("up");
@@ -625,9 +616,6 @@ async fn upgrade_without_the_monitor_removes_it_and_changes_nothing_else() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn an_older_record_upgrades_cleanly() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let client = cp.client();
     let ns = unique("old");
@@ -745,9 +733,6 @@ async fn delete_interrupted(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn a_killed_delete_is_finished_by_the_rerun() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let client = cp.client();
     let ns = cp.create_namespace("cfkill").await.unwrap();
@@ -771,9 +756,6 @@ async fn a_killed_delete_is_finished_by_the_rerun() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn a_delete_that_loses_the_apiserver_is_finished_by_the_rerun() {
-    if skip_e2e() {
-        return;
-    }
     // A private control plane: stopping the shared one would break other tests.
     let cp = ControlPlane::start().expect("a private control plane");
     let client = cp.client();
@@ -880,9 +862,6 @@ fn on_a_terminal(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn delete_on_a_terminal_asks_first() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let client = cp.client();
     let ns = unique("ask");
@@ -918,9 +897,6 @@ async fn delete_on_a_terminal_asks_first() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn a_proxy_password_stays_out_of_the_record_info_and_the_upgrade_diff() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let client = cp.client();
     let ns = unique("pxy");
@@ -1066,9 +1042,6 @@ async fn a_proxy_password_stays_out_of_the_record_info_and_the_upgrade_diff() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn upgrade_on_a_terminal_shows_the_diff_before_it_asks() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let ns = unique("askdiff");
     init(cp, &ns, "local", &[]);

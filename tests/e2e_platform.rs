@@ -14,7 +14,7 @@ use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{Namespace, Secret};
 use kube::api::Api;
 use support::cli::{example, isolated};
-use support::controlplane::{self, skip_e2e, ControlPlane};
+use support::controlplane::{self, ControlPlane};
 use support::fake_platform::{FakePlatform, NameFilter, ACCOUNT_ID};
 use support::namespace::unique;
 
@@ -87,9 +87,6 @@ fn files_under(dir: &Path) -> Vec<(PathBuf, String)> {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn init_registers_everything_in_order_and_the_certificate_chains_to_the_platform_ca() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let fake = FakePlatform::start(USER_TOKEN);
     let ns = unique("cfplat");
@@ -272,9 +269,6 @@ async fn init_registers_everything_in_order_and_the_certificate_chains_to_the_pl
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn a_failed_init_reruns_without_a_second_agent_or_runtime() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let fake = FakePlatform::start(USER_TOKEN);
     let ns = unique("cfresume");
@@ -349,9 +343,6 @@ async fn a_failed_init_reruns_without_a_second_agent_or_runtime() {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn a_rejected_token_names_its_source_and_nothing_is_installed() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let fake = FakePlatform::start(USER_TOKEN);
     let ns = unique("cfbadtok");
@@ -434,9 +425,6 @@ async fn a_rejected_token_names_its_source_and_nothing_is_installed() {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn server_errors_are_retried_and_slow_answers_time_out() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let fake = FakePlatform::start(USER_TOKEN);
     let home = tempfile::tempdir().unwrap();
@@ -508,9 +496,6 @@ async fn server_errors_are_retried_and_slow_answers_time_out() {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn info_shows_the_platform_status_and_test_pipeline_runs_the_demo() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let fake = FakePlatform::start(USER_TOKEN);
     let ns = unique("cfinfo");
@@ -603,9 +588,6 @@ async fn info_shows_the_platform_status_and_test_pipeline_runs_the_demo() {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn a_taken_agent_or_runtime_name_gets_a_suffix() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let fake = FakePlatform::start(USER_TOKEN);
     let ns = unique("cfclash");
@@ -686,9 +668,6 @@ fn cf_runner(cp: &ControlPlane, home: &Path, args: &[&str]) -> Run {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn a_half_made_registration_is_removed_by_delete() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let fake = FakePlatform::start(USER_TOKEN);
     let ns = unique("cfhalf");
@@ -760,9 +739,6 @@ async fn a_half_made_registration_is_removed_by_delete() {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn a_loose_name_filter_never_makes_init_or_delete_take_another_agent() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let fake = FakePlatform::start(USER_TOKEN);
     let ns = unique("cfloose");
@@ -826,9 +802,6 @@ async fn a_loose_name_filter_never_makes_init_or_delete_take_another_agent() {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn the_token_and_every_scope_are_checked_before_the_cluster_is_touched() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let fake = FakePlatform::start(USER_TOKEN);
     let ns = unique("cfscope");
@@ -875,9 +848,6 @@ async fn the_token_and_every_scope_are_checked_before_the_cluster_is_touched() {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn an_agent_token_must_belong_to_the_named_agent_and_offline_names_are_unverified() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let fake = FakePlatform::start(USER_TOKEN);
     let ns = unique("cfagtok");
@@ -953,9 +923,6 @@ async fn an_agent_token_must_belong_to_the_named_agent_and_offline_names_are_unv
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn upgrade_sends_the_changed_runtime_spec_and_info_compares_it() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let fake = FakePlatform::start(USER_TOKEN);
     let ns = unique("cfupspec");

@@ -382,9 +382,6 @@ metadata: {name: codefresh}
 #[test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 fn with_a_cluster_the_wizard_suggests_from_it() {
-    if support::controlplane::skip_e2e() {
-        return;
-    }
     let cp = support::controlplane::shared();
     let mut apply = cp.kubectl();
     apply.args(["apply", "-f", "-"]).stdin(Stdio::piped());
