@@ -4,9 +4,11 @@
 //! nothing on stdout, write nothing (no `codefresh_manifests/`, no Helm
 //! values file), and never echo a secret it was given.
 
+mod support;
+
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use support::cli;
 
 /// Stands for the folder holding the case's input files (values files,
 /// `--set-file` sources) in arguments and file names.
@@ -109,15 +111,10 @@ impl Case {
         }
         args.extend(self.args.iter().map(|a| a.replace(INPUTS, &in_path)));
 
-        let out = Command::new(env!("CARGO_BIN_EXE_cf-runner"))
+        // HOME is the inputs folder, so a write to ~/ is caught below too.
+        let out = cli::cf_runner(work.path())
             .args(&args)
-            .current_dir(work.path())
-            .env("KUBECONFIG", work.path().join("no-such-kubeconfig"))
             .env("HOME", inputs.path())
-            .env("CFCONFIG", work.path().join("no-such-cfconfig"))
-            .env_remove("CF_API_KEY")
-            .env("NO_COLOR", "1")
-            .stdin(Stdio::null())
             .output()
             .expect("run cf-runner");
         let stdout = String::from_utf8_lossy(&out.stdout);

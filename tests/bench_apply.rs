@@ -9,9 +9,9 @@
 mod support;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::Instant;
 
+use support::cli;
 use support::controlplane::ControlPlane;
 
 const RUNS: usize = 7;
@@ -23,13 +23,7 @@ struct Sample {
 }
 
 fn cf_runner(kubeconfig: &Path, args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_cf-runner"))
-        .args(args)
-        .env("KUBECONFIG", kubeconfig)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
+    cli::run(kubeconfig, args)
 }
 
 fn count_requests(cp: &ControlPlane, since: usize, agent: &str) -> (usize, usize) {
