@@ -13,7 +13,7 @@ use k8s_openapi::api::authorization::v1::SubjectAccessReview;
 use k8s_openapi::api::core::v1::Namespace;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, RoleBinding};
 use kube::api::{Api, DynamicObject, ListParams, PostParams};
-use support::cli::{example, run as cf_runner, text};
+use support::cli::{self, example, run as cf_runner, text};
 use support::controlplane::{self, ControlPlane};
 use support::namespace::unique;
 
@@ -67,28 +67,17 @@ fn init(cp: &ControlPlane, context: &str, ns: &str) -> Output {
 
 /// `cf-runner init` of an example into `ns`, without waiting.
 fn init_example(cp: &ControlPlane, context: &str, ns: &str, example_name: &str) -> Output {
-    let ex = example(example_name);
     let kubeconfig = if context == ADMIN {
         cp.admin_kubeconfig()
     } else {
         cp.limited_kubeconfig()
     };
-    cf_runner(
-        kubeconfig,
-        &[
-            "init",
-            "--yes",
-            "--values",
-            ex.to_str().unwrap(),
-            "--kube-namespace",
-            ns,
-            "--kube-context-name",
-            context,
-            "--agent-token",
-            AGENT_TOKEN,
-            "--no-wait",
-        ],
-    )
+    // A fresh home for each run, as every other command here gets.
+    let home = tempfile::tempdir().unwrap();
+    cli::init(kubeconfig, home.path(), example_name, ns, context)
+        .args(["--agent-token", AGENT_TOKEN, "--no-wait"])
+        .output()
+        .unwrap()
 }
 
 /// The line of the check named `name` in a table.

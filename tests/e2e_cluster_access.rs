@@ -16,7 +16,7 @@ use k8s_openapi::api::authorization::v1::{
 };
 use k8s_openapi::api::core::v1::Namespace;
 use kube::api::{Api, ListParams, PostParams};
-use support::cli::{example, isolated, shared_home, text};
+use support::cli::{self, shared_home, text};
 use support::controlplane::{self, ControlPlane};
 use support::namespace::unique;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -24,21 +24,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 const AGENT_TOKEN: &str = "agent-token-for-access-tests-42";
 
 fn init_command(kubeconfig: &Path, context: &str, ns: &str, extra: &[&str]) -> Command {
-    let ex = example("local");
-    let mut cmd = isolated(kubeconfig, shared_home());
-    cmd.args([
-        "init",
-        "--yes",
-        "--values",
-        ex.to_str().unwrap(),
-        "--kube-namespace",
-        ns,
-        "--kube-context-name",
-        context,
-        "--agent-token",
-        AGENT_TOKEN,
-    ])
-    .args(extra);
+    let mut cmd = cli::init(kubeconfig, shared_home(), "local", ns, context);
+    cmd.args(["--agent-token", AGENT_TOKEN]).args(extra);
     cmd
 }
 

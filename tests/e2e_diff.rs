@@ -8,7 +8,7 @@ use std::process::Output;
 use std::time::Instant;
 
 use serde_json::Value;
-use support::cli::{example, isolated, shared_home, text};
+use support::cli::{self, example, isolated, shared_home, text};
 use support::controlplane::{self, ControlPlane, ADMIN_USER};
 use support::fake_platform::FakePlatform;
 use support::namespace::unique;
@@ -26,24 +26,15 @@ fn cf_runner(cp: &ControlPlane, args: &[&str]) -> Output {
 
 /// An offline init of the local example into `ns`.
 fn init(cp: &ControlPlane, ns: &str) {
-    let ex = example("local");
-    let out = cf_runner(
-        cp,
-        &[
-            "init",
-            "--yes",
-            "--values",
-            ex.to_str().unwrap(),
-            "--kube-namespace",
-            ns,
-            "--kube-context-name",
-            CONTEXT,
+    let out = cli::init(cp.admin_kubeconfig(), shared_home(), "local", ns, CONTEXT)
+        .args([
             "--skip-cluster-test",
             "--no-wait",
             "--agent-token",
             AGENT_TOKEN,
-        ],
-    );
+        ])
+        .output()
+        .unwrap();
     assert!(out.status.success(), "init: {}", text(&out));
 }
 
@@ -238,28 +229,18 @@ fn the_runtime_spec_is_compared_with_the_platform_when_a_token_is_at_hand() {
     let cp = controlplane::shared();
     let ns = unique("diff4");
     let fake = FakePlatform::start(API_TOKEN);
-    let url = fake.url();
-    let ex = example("local");
-    let out = cf_runner(
-        cp,
-        &[
-            "init",
-            "--yes",
-            "--values",
-            ex.to_str().unwrap(),
-            "--kube-namespace",
-            &ns,
-            "--kube-context-name",
-            CONTEXT,
+    let out = cli::init(cp.admin_kubeconfig(), shared_home(), "local", &ns, CONTEXT)
+        .args([
             "--skip-cluster-test",
             "--skip-cluster-integration",
             "--no-wait",
             "--token",
             API_TOKEN,
             "--url",
-            &url,
-        ],
-    );
+            &fake.url(),
+        ])
+        .output()
+        .unwrap();
     assert!(out.status.success(), "init: {}", text(&out));
 
     let out = diff(cp, &ns, &["--token", API_TOKEN, "-o", "json"]);

@@ -8,31 +8,27 @@ use std::process::Output;
 
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, DynamicObject, ListParams, Patch, PatchParams};
-use support::cli::{example, run as cf_runner, text};
+use support::cli::{self, example, run as cf_runner, text};
 use support::controlplane::{self, ControlPlane};
 use support::namespace::unique;
 
 const AGENT_TOKEN: &str = "agent-token-for-e2e-0123456789";
 
 fn init(cp: &ControlPlane, ns: &str, example_name: &str, extra: &[&str]) -> Output {
-    let ex = example(example_name);
-    let mut args = vec![
-        "init",
-        "--yes",
-        "--values",
-        ex.to_str().unwrap(),
-        "--kube-namespace",
+    // A fresh home for each run, as every other command here gets.
+    let home = tempfile::tempdir().unwrap();
+    let mut cmd = cli::init(
+        cp.admin_kubeconfig(),
+        home.path(),
+        example_name,
         ns,
-        "--kube-context-name",
         "admin@cf-runner-test",
-        "--agent-token",
-        AGENT_TOKEN,
-    ];
+    );
+    cmd.args(["--agent-token", AGENT_TOKEN]);
     if !extra.contains(&"--timeout") {
-        args.extend_from_slice(&["--timeout", "90s"]);
+        cmd.args(["--timeout", "90s"]);
     }
-    args.extend_from_slice(extra);
-    cf_runner(cp.admin_kubeconfig(), &args)
+    cmd.args(extra).output().unwrap()
 }
 
 /// resourceVersion of every object carrying our instance label.
@@ -179,25 +175,23 @@ async fn a_field_owned_by_another_manager_is_reported_and_force_takes_it() {
 async fn an_rbac_denial_names_the_object_and_the_verb() {
     let cp = controlplane::shared();
     let ns = cp.create_namespace("cfdeny").await.unwrap();
-    let ex = example("local");
-    let out = cf_runner(
+    let home = tempfile::tempdir().unwrap();
+    let out = cli::init(
         cp.limited_kubeconfig(),
-        &[
-            "init",
-            "--yes",
-            "--values",
-            ex.to_str().unwrap(),
-            "--kube-namespace",
-            &ns,
-            "--kube-context-name",
-            "limited@cf-runner-test",
-            "--agent-token",
-            AGENT_TOKEN,
-            "--no-wait",
-            // Past the preflight, which would stop it first (tests/e2e_check.rs).
-            "--skip-cluster-test",
-        ],
-    );
+        home.path(),
+        "local",
+        &ns,
+        "limited@cf-runner-test",
+    )
+    .args([
+        "--agent-token",
+        AGENT_TOKEN,
+        "--no-wait",
+        // Past the preflight, which would stop it first (tests/e2e_check.rs).
+        "--skip-cluster-test",
+    ])
+    .output()
+    .unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     let out = text(&out);
     // `<Kind>/<name> …: forbidden to <verb>: <the API server's message>`:

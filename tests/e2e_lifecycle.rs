@@ -16,7 +16,7 @@ use kube::api::{Api, DynamicObject, ListParams, Patch, PatchParams, PostParams};
 use kube::discovery::{verbs, Discovery};
 use kube::Client;
 use serde_json::{json, Value};
-use support::cli::{example, isolated, shared_home, text};
+use support::cli::{self, isolated, shared_home, text};
 use support::controlplane::{self, ControlPlane};
 use support::fake_platform::FakePlatform;
 use support::namespace::unique;
@@ -51,26 +51,19 @@ fn init_then(
     wait: &str,
     extra: &[&str],
 ) -> Output {
-    let ex = example(example_name);
-    let url = platform.map(FakePlatform::url);
-    let mut args = vec![
-        "init",
-        "--yes",
-        "--values",
-        ex.to_str().unwrap(),
-        "--kube-namespace",
+    let mut cmd = cli::init(
+        cp.admin_kubeconfig(),
+        shared_home(),
+        example_name,
         ns,
-        "--kube-context-name",
         CONTEXT,
-        "--skip-cluster-test",
-        wait,
-    ];
-    match (platform, &url) {
-        (Some(fake), Some(url)) => args.extend_from_slice(&["--token", fake.token(), "--url", url]),
-        _ => args.extend_from_slice(&["--agent-token", AGENT_TOKEN]),
-    }
-    args.extend_from_slice(extra);
-    let out = cf_runner(cp, &args);
+    );
+    cmd.args(["--skip-cluster-test", wait]);
+    match platform {
+        Some(fake) => cmd.args(["--token", fake.token(), "--url", &fake.url()]),
+        None => cmd.args(["--agent-token", AGENT_TOKEN]),
+    };
+    let out = cmd.args(extra).output().unwrap();
     assert!(out.status.success(), "init {example_name}: {}", text(&out));
     out
 }

@@ -13,7 +13,7 @@ use std::time::Duration;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{Namespace, Secret};
 use kube::api::Api;
-use support::cli::{example, isolated};
+use support::cli::{self, isolated};
 use support::controlplane::{self, ControlPlane};
 use support::fake_platform::{FakePlatform, NameFilter, ACCOUNT_ID};
 use support::namespace::unique;
@@ -45,27 +45,39 @@ fn command(cp: &ControlPlane, home: &Path, args: &[&str]) -> Command {
     cmd
 }
 
+/// `init` of the local example into `ns`, with the retries made quick.
+fn init_command(cp: &ControlPlane, home: &Path, ns: &str) -> Command {
+    let mut cmd = cli::init(cp.admin_kubeconfig(), home, "local", ns, CONTEXT);
+    cmd.env("CF_RUNNER_RETRY_BASE_MS", "20");
+    cmd
+}
+
 fn init(cp: &ControlPlane, fake: &FakePlatform, ns: &str, extra: &[&str]) -> Run {
     let home = tempfile::tempdir().unwrap();
-    let ex = example("local");
-    let url = fake.url();
-    let mut args = vec![
-        "init",
-        "--yes",
-        "--values",
-        ex.to_str().unwrap(),
-        "--kube-namespace",
-        ns,
-        "--kube-context-name",
-        CONTEXT,
-        "--url",
-        &url,
-        "--timeout",
-        "90s",
-    ];
-    args.extend_from_slice(extra);
-    let output = command(cp, home.path(), &args).output().unwrap();
+    let output = init_command(cp, home.path(), ns)
+        .args(["--url", &fake.url(), "--timeout", "90s"])
+        .args(extra)
+        .output()
+        .unwrap();
     Run { output, home }
+}
+
+/// An init that registers with the user's token, without the cluster
+/// integration and without waiting; it must succeed.
+fn registered_init(cp: &ControlPlane, fake: &FakePlatform, ns: &str) -> Run {
+    let run = init(
+        cp,
+        fake,
+        ns,
+        &[
+            "--token",
+            USER_TOKEN,
+            "--skip-cluster-integration",
+            "--no-wait",
+        ],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.text());
+    run
 }
 
 /// Every file under `dir`, with its text.
@@ -356,21 +368,9 @@ async fn a_rejected_token_names_its_source_and_nothing_is_installed() {
 
     // From CF_API_KEY, and from the current context of a cfconfig file.
     let home = tempfile::tempdir().unwrap();
-    let ex = example("local");
     let url = fake.url();
-    let args = [
-        "init",
-        "--yes",
-        "--values",
-        ex.to_str().unwrap(),
-        "--kube-namespace",
-        &ns,
-        "--kube-context-name",
-        CONTEXT,
-        "--url",
-        &url,
-    ];
-    let out = command(cp, home.path(), &args)
+    let out = init_command(cp, home.path(), &ns)
+        .args(["--url", &url])
         .env("CF_API_KEY", wrong)
         .output()
         .unwrap();
@@ -386,17 +386,7 @@ async fn a_rejected_token_names_its_source_and_nothing_is_installed() {
         format!("contexts:\n  work:\n    type: APIKey\n    name: work\n    url: {url}\n    token: {wrong}\ncurrent-context: work\n"),
     )
     .unwrap();
-    let args = [
-        "init",
-        "--yes",
-        "--values",
-        ex.to_str().unwrap(),
-        "--kube-namespace",
-        &ns,
-        "--kube-context-name",
-        CONTEXT,
-    ];
-    let out = command(cp, home.path(), &args)
+    let out = init_command(cp, home.path(), &ns)
         .env("CFCONFIG", &cfconfig)
         .output()
         .unwrap();
@@ -417,7 +407,7 @@ async fn a_rejected_token_names_its_source_and_nothing_is_installed() {
     assert!(fake.agents().is_empty());
 
     // No token at all: bad input, naming the flag.
-    let out = command(cp, home.path(), &args).output().unwrap();
+    let out = init_command(cp, home.path(), &ns).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--token"));
 }
@@ -430,16 +420,7 @@ async fn server_errors_are_retried_and_slow_answers_time_out() {
     let home = tempfile::tempdir().unwrap();
     let out_file = home.path().join("values-for-helm.yaml");
     let url = fake.url();
-    let ex = example("local");
     let args = [
-        "init",
-        "--yes",
-        "--values",
-        ex.to_str().unwrap(),
-        "--kube-namespace",
-        "helmns",
-        "--kube-context-name",
-        CONTEXT,
         "--url",
         &url,
         "--token",
@@ -448,7 +429,10 @@ async fn server_errors_are_retried_and_slow_answers_time_out() {
         out_file.to_str().unwrap(),
     ];
     fake.fail("GET /api/user", 502, 2);
-    let out = command(cp, home.path(), &args).output().unwrap();
+    let out = init_command(cp, home.path(), "helmns")
+        .args(args)
+        .output()
+        .unwrap();
     assert!(
         out.status.success(),
         "{}",
@@ -483,7 +467,8 @@ async fn server_errors_are_retried_and_slow_answers_time_out() {
 
     fake.slow("GET /api/user", Duration::from_secs(3), 10);
     let started = std::time::Instant::now();
-    let out = command(cp, home.path(), &args)
+    let out = init_command(cp, home.path(), "helmns")
+        .args(args)
         .env("CF_RUNNER_REQUEST_TIMEOUT", "1")
         .output()
         .unwrap();
@@ -499,18 +484,7 @@ async fn info_shows_the_platform_status_and_test_pipeline_runs_the_demo() {
     let cp = controlplane::shared();
     let fake = FakePlatform::start(USER_TOKEN);
     let ns = unique("cfinfo");
-    let run = init(
-        cp,
-        &fake,
-        &ns,
-        &[
-            "--token",
-            USER_TOKEN,
-            "--skip-cluster-integration",
-            "--no-wait",
-        ],
-    );
-    assert_eq!(run.code(), Some(0), "{}", run.text());
+    registered_init(cp, &fake, &ns);
     let url = fake.url();
     let home = tempfile::tempdir().unwrap();
     let common = [
@@ -614,18 +588,7 @@ async fn a_taken_agent_or_runtime_name_gets_a_suffix() {
         .unwrap();
     assert!(registered.status().is_success());
 
-    let run = init(
-        cp,
-        &fake,
-        &ns,
-        &[
-            "--token",
-            USER_TOKEN,
-            "--skip-cluster-integration",
-            "--no-wait",
-        ],
-    );
-    assert_eq!(run.code(), Some(0), "{}", run.text());
+    let run = registered_init(cp, &fake, &ns);
     let names: Vec<String> = fake
         .agents()
         .iter()
@@ -746,18 +709,7 @@ async fn a_loose_name_filter_never_makes_init_or_delete_take_another_agent() {
     someone_creates_agent(&fake, &format!("{CONTEXT}_{ns}-prod")).await;
     someone_creates_agent(&fake, "unrelated").await;
     fake.set_name_filter(NameFilter::Ignored);
-    let run = init(
-        cp,
-        &fake,
-        &ns,
-        &[
-            "--token",
-            USER_TOKEN,
-            "--skip-cluster-integration",
-            "--no-wait",
-        ],
-    );
-    assert_eq!(run.code(), Some(0), "{}", run.text());
+    let run = registered_init(cp, &fake, &ns);
     let ours = format!("{CONTEXT}_{ns}");
     assert!(
         run.text().contains(&format!("agent {ours} created")),
@@ -926,18 +878,7 @@ async fn upgrade_sends_the_changed_runtime_spec_and_info_compares_it() {
     let cp = controlplane::shared();
     let fake = FakePlatform::start(USER_TOKEN);
     let ns = unique("cfupspec");
-    let run = init(
-        cp,
-        &fake,
-        &ns,
-        &[
-            "--token",
-            USER_TOKEN,
-            "--skip-cluster-integration",
-            "--no-wait",
-        ],
-    );
-    assert_eq!(run.code(), Some(0), "{}", run.text());
+    registered_init(cp, &fake, &ns);
     let runtime = format!("{CONTEXT}/{ns}");
     let url = fake.url();
     let home = tempfile::tempdir().unwrap();

@@ -76,3 +76,21 @@ pub fn run(kubeconfig: &Path, args: &[&str]) -> Output {
         .output()
         .unwrap()
 }
+
+/// `cf-runner init --yes` of the values example `example_name` into the
+/// namespace `ns` of `context`, with `kubeconfig`, in `home`: the command
+/// every end-to-end install starts from. A test adds how it gets its token,
+/// whether it waits, and its own flags.
+pub fn init(
+    kubeconfig: &Path,
+    home: &Path,
+    example_name: &str,
+    ns: &str,
+    context: &str,
+) -> Command {
+    let mut cmd = isolated(kubeconfig, home);
+    cmd.args(["init", "--yes", "--values"])
+        .arg(example(example_name))
+        .args(["--kube-namespace", ns, "--kube-context-name", context]);
+    cmd
+}
