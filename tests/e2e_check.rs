@@ -300,6 +300,34 @@ async fn init_as_a_user_without_rbac_stops_at_preflight_and_creates_nothing() {
     assert_eq!(installed_objects(cp, &ns).await, Vec::<String>::new());
 }
 
+/// `SkipClusterTest: true` in a values file was parsed and never read: the
+/// preflight ran anyway. As a user without RBAC, `init` with that file goes
+/// straight to the apply (which the API server refuses), where the flag-less
+/// run above stops at the preflight.
+#[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
+async fn skip_cluster_test_in_a_values_file_skips_the_preflight() {
+    let cp = controlplane::shared();
+    let ns = unique("cfskipval");
+    let dir = tempfile::tempdir().unwrap();
+    let skip = dir.path().join("skip.yaml");
+    std::fs::write(&skip, "SkipClusterTest: true\n").unwrap();
+    let out = cli::init(cp.limited_kubeconfig(), dir.path(), "local", &ns, LIMITED)
+        .args(["--values", skip.to_str().unwrap()])
+        .args(["--agent-token", AGENT_TOKEN, "--no-wait"])
+        .output()
+        .unwrap();
+    let shown = text(&out);
+    assert!(!shown.contains("preflight"), "{shown}");
+    // The apply ran and met the missing permission on its first object.
+    assert!(
+        shown.contains("the install stopped")
+            && shown.contains(&format!("failed: Namespace/{ns}: forbidden")),
+        "{shown}"
+    );
+    assert_eq!(out.status.code(), Some(1), "{shown}");
+}
+
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn check_after_an_install_names_the_installation() {
