@@ -80,13 +80,7 @@ impl Session<'_> {
             let mut shown = Vec::new();
             for (key, prompt, help, default) in suggestions {
                 let checker = self.checker();
-                let validate = |s: &str| {
-                    if s.is_empty() {
-                        Ok(())
-                    } else {
-                        checker.check(key, Value::String(s.to_string()))
-                    }
-                };
+                let validate = |s: &str| checker.check_unless_empty(key, s);
                 let v = self.input(Question::new(key, prompt, help), &default, &validate)?;
                 if !v.is_empty() {
                     shown.push(format!("{}={v}", key.trim_start_matches("EnvVars.")));
@@ -190,13 +184,7 @@ impl Session<'_> {
             }
             _ => {
                 let checker = self.checker();
-                let validate = |s: &str| {
-                    if s.is_empty() {
-                        Ok(())
-                    } else {
-                        checker.check(key, Value::String(s.to_string()))
-                    }
-                };
+                let validate = |s: &str| checker.check_unless_empty(key, s);
                 self.input(
                     Question::new(
                         key,

@@ -31,13 +31,7 @@ impl Session<'_> {
             _ => String::new(),
         };
         let checker = self.checker();
-        let validate = |s: &str| {
-            if s.is_empty() {
-                Ok(())
-            } else {
-                checker.check(key, Value::String(s.to_string()))
-            }
-        };
+        let validate = |s: &str| checker.check_unless_empty(key, s);
         let text = self.input(
             Question::new(
                 key,

@@ -31,6 +31,16 @@ pub(super) struct Checker {
 }
 
 impl Checker {
+    /// [`Self::check`] of a text answer, where empty is accepted: it leaves
+    /// the key unset.
+    pub(super) fn check_unless_empty(&self, key: &str, text: &str) -> Result<(), String> {
+        if text.is_empty() {
+            Ok(())
+        } else {
+            self.check(key, Value::String(text.to_string()))
+        }
+    }
+
     pub(super) fn check(&self, key: &str, value: Value) -> Result<(), String> {
         let mut overrides = self.answers.clone();
         overrides.push((key.to_string(), value));
