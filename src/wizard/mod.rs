@@ -5,9 +5,9 @@
 //! It asks only what the flags, `--set-value`s and values files left open,
 //! gives every question a one-line explanation and a suggestion (from the
 //! cluster when it can be reached, else a default), and checks each answer
-//! with the same rules as [`values::load`], so a bad answer is re-asked on
-//! the spot rather than reported after the last question. It can save
-//! everything as a values file that `init --values` replays.
+//! with the same rules as [`crate::values::load`], so a bad answer is
+//! re-asked on the spot rather than reported after the last question. It
+//! can save everything as a values file that `init --values` replays.
 //!
 //! The logic talks to a [`Prompter`] (the terminal in [`terminal`]; scripted
 //! replies in the test-only `scripted`, which the binary does not carry)
