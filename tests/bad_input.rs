@@ -4,9 +4,11 @@
 //! nothing on stdout, write nothing (no `codefresh_manifests/`, no Helm
 //! values file), and never echo a secret it was given.
 
+mod support;
+
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use support::cli;
 
 /// Stands for the folder holding the case's input files (values files,
 /// `--set-file` sources) in arguments and file names.
@@ -109,15 +111,10 @@ impl Case {
         }
         args.extend(self.args.iter().map(|a| a.replace(INPUTS, &in_path)));
 
-        let out = Command::new(env!("CARGO_BIN_EXE_cf-runner"))
+        // HOME is the inputs folder, so a write to ~/ is caught below too.
+        let out = cli::cf_runner(work.path())
             .args(&args)
-            .current_dir(work.path())
-            .env("KUBECONFIG", work.path().join("no-such-kubeconfig"))
             .env("HOME", inputs.path())
-            .env("CFCONFIG", work.path().join("no-such-cfconfig"))
-            .env_remove("CF_API_KEY")
-            .env("NO_COLOR", "1")
-            .stdin(Stdio::null())
             .output()
             .expect("run cf-runner");
         let stdout = String::from_utf8_lossy(&out.stdout);
@@ -313,6 +310,86 @@ catalogue! {
     kms_key_without_encrypted =>
         ebs(&["--set-value", "Storage.KmsKeyId=arn:aws:kms:us-east-1:1:key/x"])
             .says(&["Storage.KmsKeyId", "Storage.Encrypted=true"]);
+    // The identities the wizard checked, held to the same rule from a file
+    // and from --set-value (they used to reach the cluster unchecked).
+    kms_key_not_a_key_in_a_values_file =>
+        bad(&["--values", "@IN@/values.yaml"])
+            .file(
+                "values.yaml",
+                "Storage:\n  Backend: ebs\n  AvailabilityZone: us-east-1a\n  Encrypted: true\n  \
+                 KmsKeyId: my-key\n",
+            )
+            .says(&["Storage.KmsKeyId = \"my-key\"", "not a KMS key", "alias/NAME"])
+            .problems(1);
+    kms_key_not_a_key_via_set_value =>
+        ebs(&["--set-value", "Storage.Encrypted=true", "--set-value", "Storage.KmsKeyId=my-key"])
+            .says(&["Storage.KmsKeyId = \"my-key\"", "not a KMS key", "arn:aws:kms:"])
+            .problems(1);
+    role_arn_not_an_arn_in_a_values_file =>
+        bad(&["--values", "@IN@/values.yaml"])
+            .file(
+                "values.yaml",
+                "Storage:\n  Backend: ebs\n  AvailabilityZone: us-east-1a\n  VolumeProvisioner:\n    \
+                 ServiceAccount:\n      Annotations:\n        \
+                 eks.amazonaws.com/role-arn: codefresh-volumes\n",
+            )
+            .says(&[
+                "Storage.VolumeProvisioner.ServiceAccount.Annotations.eks.amazonaws.com/role-arn \
+                 = \"codefresh-volumes\"",
+                "not an IAM role ARN",
+                "arn:aws:iam::123456789012:role/",
+            ])
+            .problems(1);
+    role_arn_not_an_arn_via_set_value =>
+        ebs(&[
+            "--set-value",
+            "Storage.VolumeProvisioner.ServiceAccount.Annotations.eks\\.amazonaws\\.com/role-arn=codefresh-volumes",
+        ])
+        .says(&[
+            "Storage.VolumeProvisioner.ServiceAccount.Annotations.eks.amazonaws.com/role-arn \
+             = \"codefresh-volumes\"",
+            "not an IAM role ARN",
+        ])
+        .problems(1);
+    /// The runtime's service account takes the same annotation, by the same rule.
+    runtime_role_arn_not_an_arn_via_set_value =>
+        bad(&[
+            "--set-value",
+            "Runtime.ServiceAccount.Annotations.eks\\.amazonaws\\.com/role-arn=arn:aws:iam::1:user/x",
+        ])
+        .says(&[
+            "Runtime.ServiceAccount.Annotations.eks.amazonaws.com/role-arn",
+            "not an IAM role ARN",
+        ])
+        .problems(1);
+    gcp_service_account_not_an_email_in_a_values_file =>
+        bad(&["--values", "@IN@/values.yaml"])
+            .file(
+                "values.yaml",
+                "Storage:\n  Backend: gcedisk\n  AvailabilityZone: us-central1-a\n  VolumeProvisioner:\n    \
+                 ServiceAccount:\n      Annotations:\n        \
+                 iam.gke.io/gcp-service-account: volumes\n",
+            )
+            .says(&[
+                "Storage.VolumeProvisioner.ServiceAccount.Annotations.iam.gke.io/gcp-service-account \
+                 = \"volumes\"",
+                "not a Google service account's email",
+                "volumes@my-project.iam.gserviceaccount.com",
+            ])
+            .problems(1);
+    gcp_service_account_not_an_email_via_set_value =>
+        bad(&[
+            "--set-value", "Storage.Backend=gcedisk",
+            "--set-value", "Storage.AvailabilityZone=us-central1-a",
+            "--set-value",
+            "Storage.VolumeProvisioner.ServiceAccount.Annotations.iam\\.gke\\.io/gcp-service-account=volumes@example.com",
+        ])
+        .says(&[
+            "Storage.VolumeProvisioner.ServiceAccount.Annotations.iam.gke.io/gcp-service-account \
+             = \"volumes@example.com\"",
+            "not a Google service account's email",
+        ])
+        .problems(1);
     sku_name_with_ebs =>
         ebs(&["--set-value", "Storage.SkuName=Premium_LRS"])
             .says(&["Storage.SkuName", "azuredisk backend, but Storage.Backend is ebs"]);

@@ -9,10 +9,10 @@
 mod support;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use support::controlplane::{skip_e2e, ControlPlane};
+use support::cli;
+use support::controlplane::ControlPlane;
 
 const RUNS: usize = 7;
 
@@ -23,13 +23,7 @@ struct Sample {
 }
 
 fn cf_runner(kubeconfig: &Path, args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_cf-runner"))
-        .args(args)
-        .env("KUBECONFIG", kubeconfig)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
+    cli::run(kubeconfig, args)
 }
 
 fn count_requests(cp: &ControlPlane, since: usize, agent: &str) -> (usize, usize) {
@@ -85,9 +79,6 @@ fn summarize(name: &str, samples: &[Sample], objects: usize) {
 #[test]
 #[ignore = "benchmark: run with bench/apply_vs_kubectl.sh"]
 fn apply_cf_runner_vs_kubectl() {
-    if skip_e2e() {
-        return;
-    }
     let cp = ControlPlane::start().expect("a private control plane");
     let kubeconfig = cp.admin_kubeconfig().to_path_buf();
     let example = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("values-examples/local.yaml");

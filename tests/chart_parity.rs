@@ -21,10 +21,11 @@ mod support;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::{json, Map, Value};
 
+use support::cli;
 use support::helm;
 
 fn root() -> PathBuf {
@@ -43,13 +44,8 @@ fn examples() -> Vec<PathBuf> {
 }
 
 fn cf_runner(cwd: &Path, args: &[&str]) -> Output {
-    let output = Command::new(env!("CARGO_BIN_EXE_cf-runner"))
+    let output = cli::cf_runner(cwd)
         .args(args)
-        .current_dir(cwd)
-        .env("KUBECONFIG", cwd.join("no-kubeconfig"))
-        .env("HOME", cwd)
-        .env("NO_COLOR", "1")
-        .stdin(std::process::Stdio::null())
         .output()
         .expect("cf-runner runs");
     assert!(

@@ -2,18 +2,15 @@
 //! itself and lists the flags scripts rely on; the commands that are not
 //! built yet say so and exit 1 instead of pretending to work.
 
-use std::process::{Command, Output, Stdio};
+mod support;
+
+use std::process::Output;
+use support::cli;
 
 fn cf_runner(args: &[&str]) -> Output {
     let dir = tempfile::tempdir().expect("temp dir");
-    let out = Command::new(env!("CARGO_BIN_EXE_cf-runner"))
+    let out = cli::cf_runner(dir.path())
         .args(args)
-        .current_dir(dir.path())
-        .env("KUBECONFIG", dir.path().join("no-such-kubeconfig"))
-        .env("CFCONFIG", dir.path().join("no-such-cfconfig"))
-        .env_remove("CF_API_KEY")
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
         .output()
         .expect("run cf-runner");
     let left: Vec<_> = std::fs::read_dir(dir.path())
@@ -180,12 +177,8 @@ fn version_prints_name_and_crate_version() {
 #[test]
 fn test_pipeline_without_a_token_names_the_flag() {
     let home = tempfile::tempdir().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_cf-runner"))
+    let out = cli::cf_runner(home.path())
         .args(["test-pipeline", "--runtime-name", "ctx/ns"])
-        .env("HOME", home.path())
-        .env_remove("CF_API_KEY")
-        .env_remove("CFCONFIG")
-        .stdin(std::process::Stdio::null())
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);

@@ -2,8 +2,11 @@
 //! definition; this fails when a flag changed and they were not regenerated.
 //! Regenerate with: `UPDATE_COMPLETIONS=1 cargo test --test completions`.
 
+mod support;
+
 use std::path::PathBuf;
-use std::process::Command;
+
+use support::cli;
 
 /// True when asked to rewrite the scripts; refused under `CI=true`, where a
 /// rewrite would make the comparison pass.
@@ -27,7 +30,8 @@ fn checked_in_completions_match_the_binary() {
         ("fish", "cf-runner.fish"),
         ("powershell", "cf-runner.ps1"),
     ] {
-        let out = Command::new(env!("CARGO_BIN_EXE_cf-runner"))
+        let home = tempfile::tempdir().unwrap();
+        let out = cli::cf_runner(home.path())
             .args(["completions", shell])
             .output()
             .unwrap();

@@ -13,8 +13,9 @@ use k8s_openapi::api::authorization::v1::SubjectAccessReview;
 use k8s_openapi::api::core::v1::Namespace;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, RoleBinding};
 use kube::api::{Api, DynamicObject, ListParams, PostParams};
-use support::cli::{example, run as cf_runner, text};
-use support::controlplane::{self, skip_e2e, ControlPlane};
+use support::cli::{self, example, run as cf_runner, text};
+use support::controlplane::{self, ControlPlane};
+use support::namespace::unique;
 
 const ADMIN: &str = "admin@cf-runner-test";
 const LIMITED: &str = "limited@cf-runner-test";
@@ -66,38 +67,17 @@ fn init(cp: &ControlPlane, context: &str, ns: &str) -> Output {
 
 /// `cf-runner init` of an example into `ns`, without waiting.
 fn init_example(cp: &ControlPlane, context: &str, ns: &str, example_name: &str) -> Output {
-    let ex = example(example_name);
     let kubeconfig = if context == ADMIN {
         cp.admin_kubeconfig()
     } else {
         cp.limited_kubeconfig()
     };
-    cf_runner(
-        kubeconfig,
-        &[
-            "init",
-            "--yes",
-            "--values",
-            ex.to_str().unwrap(),
-            "--kube-namespace",
-            ns,
-            "--kube-context-name",
-            context,
-            "--agent-token",
-            AGENT_TOKEN,
-            "--no-wait",
-        ],
-    )
-}
-
-fn unique(prefix: &str) -> String {
-    use std::sync::atomic::{AtomicU32, Ordering};
-    static N: AtomicU32 = AtomicU32::new(0);
-    format!(
-        "{prefix}-{}-{}",
-        std::process::id() % 100000,
-        N.fetch_add(1, Ordering::Relaxed)
-    )
+    // A fresh home for each run, as every other command here gets.
+    let home = tempfile::tempdir().unwrap();
+    cli::init(kubeconfig, home.path(), example_name, ns, context)
+        .args(["--agent-token", AGENT_TOKEN, "--no-wait"])
+        .output()
+        .unwrap()
 }
 
 /// The line of the check named `name` in a table.
@@ -195,9 +175,6 @@ async fn wait_until_allowed(
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn check_as_admin_passes_with_a_line_per_check() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let ns = unique("cfchk");
     let out = check(cp, ADMIN, &ns, &[]);
@@ -217,9 +194,6 @@ async fn check_as_admin_passes_with_a_line_per_check() {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn check_json_and_yaml_list_every_check() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let ns = unique("cfjson");
     let out = check(cp, ADMIN, &ns, &["-o", "json"]);
@@ -246,9 +220,6 @@ async fn check_json_and_yaml_list_every_check() {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn check_as_a_user_without_rbac_names_what_is_missing_and_creates_nothing() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let ns = unique("cflim");
     let mark = cp.audit_events().unwrap().len();
@@ -298,9 +269,6 @@ async fn check_as_a_user_without_rbac_names_what_is_missing_and_creates_nothing(
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn init_as_a_user_without_rbac_stops_at_preflight_and_creates_nothing() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let ns = unique("cfinitlim");
     let mark = cp.audit_events().unwrap().len();
@@ -332,12 +300,37 @@ async fn init_as_a_user_without_rbac_stops_at_preflight_and_creates_nothing() {
     assert_eq!(installed_objects(cp, &ns).await, Vec::<String>::new());
 }
 
+/// `SkipClusterTest: true` in a values file was parsed and never read: the
+/// preflight ran anyway. As a user without RBAC, `init` with that file goes
+/// straight to the apply (which the API server refuses), where the flag-less
+/// run above stops at the preflight.
+#[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
+async fn skip_cluster_test_in_a_values_file_skips_the_preflight() {
+    let cp = controlplane::shared();
+    let ns = unique("cfskipval");
+    let dir = tempfile::tempdir().unwrap();
+    let skip = dir.path().join("skip.yaml");
+    std::fs::write(&skip, "SkipClusterTest: true\n").unwrap();
+    let out = cli::init(cp.limited_kubeconfig(), dir.path(), "local", &ns, LIMITED)
+        .args(["--values", skip.to_str().unwrap()])
+        .args(["--agent-token", AGENT_TOKEN, "--no-wait"])
+        .output()
+        .unwrap();
+    let shown = text(&out);
+    assert!(!shown.contains("preflight"), "{shown}");
+    // The apply ran and met the missing permission on its first object.
+    assert!(
+        shown.contains("the install stopped")
+            && shown.contains(&format!("failed: Namespace/{ns}: forbidden")),
+        "{shown}"
+    );
+    assert_eq!(out.status.code(), Some(1), "{shown}");
+}
+
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn check_after_an_install_names_the_installation() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let ns = unique("cfagain");
     let installed = init(cp, ADMIN, &ns);
@@ -381,9 +374,6 @@ async fn check_after_an_install_names_the_installation() {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn check_names_the_objects_of_an_older_installer() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let ns = cp.create_namespace("cfold").await.unwrap();
     let old: Deployment = serde_json::from_value(serde_json::json!({
@@ -427,9 +417,6 @@ async fn check_names_the_objects_of_an_older_installer() {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn a_namespace_admin_passes_and_installs_into_that_namespace() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     // An admin made the namespace and gave the user the built-in `admin`
     // role in it, nothing cluster-wide. With a StorageClass of the cluster's
@@ -477,9 +464,6 @@ async fn a_namespace_admin_passes_and_installs_into_that_namespace() {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn a_user_without_bind_passes_and_installs_roles_before_bindings() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     // Every verb on everything, except `bind` and `escalate`: such a user
     // may create the roles (it holds their rules) and their bindings, but

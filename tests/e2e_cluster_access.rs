@@ -16,28 +16,16 @@ use k8s_openapi::api::authorization::v1::{
 };
 use k8s_openapi::api::core::v1::Namespace;
 use kube::api::{Api, ListParams, PostParams};
-use support::cli::{example, isolated, shared_home, text};
-use support::controlplane::{self, skip_e2e, ControlPlane};
+use support::cli::{self, shared_home, text};
+use support::controlplane::{self, ControlPlane};
+use support::namespace::unique;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 const AGENT_TOKEN: &str = "agent-token-for-access-tests-42";
 
 fn init_command(kubeconfig: &Path, context: &str, ns: &str, extra: &[&str]) -> Command {
-    let ex = example("local");
-    let mut cmd = isolated(kubeconfig, shared_home());
-    cmd.args([
-        "init",
-        "--yes",
-        "--values",
-        ex.to_str().unwrap(),
-        "--kube-namespace",
-        ns,
-        "--kube-context-name",
-        context,
-        "--agent-token",
-        AGENT_TOKEN,
-    ])
-    .args(extra);
+    let mut cmd = cli::init(kubeconfig, shared_home(), "local", ns, context);
+    cmd.args(["--agent-token", AGENT_TOKEN]).args(extra);
     cmd
 }
 
@@ -52,9 +40,6 @@ fn admin_token(cp: &ControlPlane) -> String {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn exec_plugin_credentials_work() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let dir = tempfile::tempdir().unwrap();
     let script = dir.path().join("credential.sh");
@@ -97,7 +82,7 @@ current-context: exec
         ),
     )
     .unwrap();
-    let ns = format!("cfexec-{}", std::process::id() % 100000);
+    let ns = unique("cfexec");
     let out = init_command(&kubeconfig, "exec", &ns, &["--no-wait"])
         .output()
         .unwrap();
@@ -163,13 +148,10 @@ async fn start_connect_proxy() -> (String, Arc<AtomicUsize>) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn https_proxy_is_used_unless_no_proxy_matches() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let (proxy, tunnels) = start_connect_proxy().await;
 
-    let ns = format!("cfproxy-{}", std::process::id() % 100000);
+    let ns = unique("cfproxy");
     let mut cmd = init_command(
         cp.admin_kubeconfig(),
         "admin@cf-runner-test",
@@ -230,11 +212,8 @@ async fn can(
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn the_runner_service_account_has_only_what_it_needs() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
-    let ns = format!("cfsec-{}", std::process::id() % 100000);
+    let ns = unique("cfsec");
     let out = init_command(
         cp.admin_kubeconfig(),
         "admin@cf-runner-test",
@@ -311,9 +290,6 @@ async fn the_runner_service_account_has_only_what_it_needs() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn an_apiserver_lost_mid_apply_is_reported_and_a_rerun_converges() {
-    if skip_e2e() {
-        return;
-    }
     // A private control plane: stopping the shared one would break other tests.
     let cp = ControlPlane::start().expect("a private control plane");
     let client = cp.client();

@@ -10,16 +10,11 @@ use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::{ConfigMap, Pod};
 use kube::api::{Api, ListParams, PostParams};
-use support::controlplane::{
-    self, poll_until, skip_e2e, ControlPlane, ADMIN_USER, FAKE_NODES, LIMITED_USER,
-};
+use support::controlplane::{self, poll_until, ControlPlane, ADMIN_USER, FAKE_NODES, LIMITED_USER};
 
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn control_plane_runs_kubernetes_1_36() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     eprintln!("warm start took {:.1}s", cp.started_in().as_secs_f64());
     let version = cp.client().apiserver_version().await.unwrap();
@@ -34,9 +29,6 @@ async fn control_plane_runs_kubernetes_1_36() {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn deployment_becomes_available_on_kwok_nodes() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let ns = cp.create_namespace("rollout").await.unwrap();
     let client = cp.client();
@@ -99,9 +91,6 @@ async fn deployment_becomes_available_on_kwok_nodes() {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn job_completes_on_kwok_nodes() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let ns = cp.create_namespace("job").await.unwrap();
     let jobs: Api<Job> = Api::namespaced(cp.client(), &ns);
@@ -137,9 +126,6 @@ async fn job_completes_on_kwok_nodes() {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn limited_user_is_forbidden_by_rbac() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let ns = cp.create_namespace("rbac").await.unwrap();
 
@@ -164,9 +150,6 @@ async fn limited_user_is_forbidden_by_rbac() {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn audit_log_records_every_request() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let ns = cp.create_namespace("audit").await.unwrap();
     // A request only this test makes: GET of a ConfigMap that does not exist.
@@ -211,9 +194,6 @@ async fn audit_log_records_every_request() {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn private_control_plane_restarts_its_apiserver() {
-    if skip_e2e() {
-        return;
-    }
     let cp = ControlPlane::start().unwrap();
     let configmap: ConfigMap = serde_json::from_value(serde_json::json!({
         "apiVersion": "v1",

@@ -8,9 +8,10 @@ use std::process::Output;
 use std::time::Instant;
 
 use serde_json::Value;
-use support::cli::{example, isolated, shared_home, text};
-use support::controlplane::{self, skip_e2e, ControlPlane, ADMIN_USER};
+use support::cli::{self, example, isolated, shared_home, text};
+use support::controlplane::{self, ControlPlane, ADMIN_USER};
 use support::fake_platform::FakePlatform;
+use support::namespace::unique;
 
 const AGENT_TOKEN: &str = "agent-token-for-diff-0123456789";
 const CONTEXT: &str = "admin@cf-runner-test";
@@ -23,36 +24,17 @@ fn cf_runner(cp: &ControlPlane, args: &[&str]) -> Output {
         .unwrap()
 }
 
-fn unique(prefix: &str) -> String {
-    use std::sync::atomic::{AtomicU32, Ordering};
-    static N: AtomicU32 = AtomicU32::new(0);
-    format!(
-        "{prefix}-{}-{}",
-        std::process::id() % 100000,
-        N.fetch_add(1, Ordering::Relaxed)
-    )
-}
-
 /// An offline init of the local example into `ns`.
 fn init(cp: &ControlPlane, ns: &str) {
-    let ex = example("local");
-    let out = cf_runner(
-        cp,
-        &[
-            "init",
-            "--yes",
-            "--values",
-            ex.to_str().unwrap(),
-            "--kube-namespace",
-            ns,
-            "--kube-context-name",
-            CONTEXT,
+    let out = cli::init(cp.admin_kubeconfig(), shared_home(), "local", ns, CONTEXT)
+        .args([
             "--skip-cluster-test",
             "--no-wait",
             "--agent-token",
             AGENT_TOKEN,
-        ],
-    );
+        ])
+        .output()
+        .unwrap();
     assert!(out.status.success(), "init: {}", text(&out));
 }
 
@@ -121,9 +103,6 @@ fn changed_lines(diff: &str) -> Vec<&str> {
 #[test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 fn right_after_init_there_is_nothing_to_show_and_nothing_is_written() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let ns = unique("diff0");
     init(cp, &ns);
@@ -146,9 +125,6 @@ fn right_after_init_there_is_nothing_to_show_and_nothing_is_written() {
 #[test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 fn a_changed_setting_shows_exactly_that_field() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let ns = unique("diff1");
     init(cp, &ns);
@@ -194,9 +170,6 @@ fn a_changed_setting_shows_exactly_that_field() {
 #[test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 fn a_hand_edit_made_with_kubectl_shows_up() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let ns = unique("diff2");
     init(cp, &ns);
@@ -236,9 +209,6 @@ fn a_hand_edit_made_with_kubectl_shows_up() {
 #[test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 fn with_nothing_installed_everything_is_to_create() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let ns = unique("diff3");
     let ex = example("local");
@@ -256,34 +226,21 @@ fn with_nothing_installed_everything_is_to_create() {
 #[test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 fn the_runtime_spec_is_compared_with_the_platform_when_a_token_is_at_hand() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let ns = unique("diff4");
     let fake = FakePlatform::start(API_TOKEN);
-    let url = fake.url();
-    let ex = example("local");
-    let out = cf_runner(
-        cp,
-        &[
-            "init",
-            "--yes",
-            "--values",
-            ex.to_str().unwrap(),
-            "--kube-namespace",
-            &ns,
-            "--kube-context-name",
-            CONTEXT,
+    let out = cli::init(cp.admin_kubeconfig(), shared_home(), "local", &ns, CONTEXT)
+        .args([
             "--skip-cluster-test",
             "--skip-cluster-integration",
             "--no-wait",
             "--token",
             API_TOKEN,
             "--url",
-            &url,
-        ],
-    );
+            &fake.url(),
+        ])
+        .output()
+        .unwrap();
     assert!(out.status.success(), "init: {}", text(&out));
 
     let out = diff(cp, &ns, &["--token", API_TOKEN, "-o", "json"]);

@@ -9,17 +9,14 @@ mod support;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::Secret;
 use kube::api::{Api, ListParams, PostParams};
-use support::cli::{example, run as cf_runner, text};
-use support::controlplane::{self, skip_e2e};
+use support::cli::{self, run as cf_runner, text};
+use support::controlplane;
 
 const ADMIN: &str = "admin@cf-runner-test";
 
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn init_stops_before_writing_next_to_a_helm_installed_runner() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let ns = cp.create_namespace("cfhelm").await.unwrap();
     // What `helm install cf-runtime codefresh/cf-runtime` leaves behind:
@@ -67,23 +64,15 @@ async fn init_stops_before_writing_next_to_a_helm_installed_runner() {
         .unwrap();
     let secrets_before = secrets.list_metadata(&ListParams::default()).await.unwrap();
 
-    let ex = example("local");
-    let out = cf_runner(
-        cp.admin_kubeconfig(),
-        &[
-            "init",
-            "--yes",
+    let home = tempfile::tempdir().unwrap();
+    let out = cli::init(cp.admin_kubeconfig(), home.path(), "local", &ns, ADMIN)
+        .args([
             "--agent-token",
             "agent-token-for-e2e-foreign-0123456789",
             "--no-wait",
-            "--values",
-            ex.to_str().unwrap(),
-            "--kube-namespace",
-            &ns,
-            "--kube-context-name",
-            ADMIN,
-        ],
-    );
+        ])
+        .output()
+        .unwrap();
     let shown = text(&out);
     assert_eq!(out.status.code(), Some(3), "{shown}");
     assert!(shown.contains("cf-runtime Helm chart"), "{shown}");
@@ -124,9 +113,6 @@ async fn init_stops_before_writing_next_to_a_helm_installed_runner() {
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn an_object_taken_over_with_force_conflicts_survives_delete() {
     use k8s_openapi::api::core::v1::ConfigMap;
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let ns = cp.create_namespace("cfadopt").await.unwrap();
     let users: ConfigMap = serde_json::from_value(serde_json::json!({
@@ -147,29 +133,18 @@ async fn an_object_taken_over_with_force_conflicts_survives_delete() {
         )
         .await
         .unwrap();
-    let ex = example("local");
     let init = |extra: &[&str]| {
-        cf_runner(
-            cp.admin_kubeconfig(),
-            &[
-                &[
-                    "init",
-                    "--yes",
-                    "--agent-token",
-                    "agent-token-for-e2e-adopt-0123456789",
-                    "--no-wait",
-                    "--skip-cluster-test",
-                    "--values",
-                    ex.to_str().unwrap(),
-                    "--kube-namespace",
-                    &ns,
-                    "--kube-context-name",
-                    ADMIN,
-                ][..],
-                extra,
-            ]
-            .concat(),
-        )
+        let home = tempfile::tempdir().unwrap();
+        cli::init(cp.admin_kubeconfig(), home.path(), "local", &ns, ADMIN)
+            .args([
+                "--agent-token",
+                "agent-token-for-e2e-adopt-0123456789",
+                "--no-wait",
+                "--skip-cluster-test",
+            ])
+            .args(extra)
+            .output()
+            .unwrap()
     };
     let out = init(&[]);
     let shown = text(&out);

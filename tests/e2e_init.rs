@@ -8,30 +8,27 @@ use std::process::Output;
 
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, DynamicObject, ListParams, Patch, PatchParams};
-use support::cli::{example, run as cf_runner, text};
-use support::controlplane::{self, skip_e2e, ControlPlane};
+use support::cli::{self, example, run as cf_runner, text};
+use support::controlplane::{self, ControlPlane};
+use support::namespace::unique;
 
 const AGENT_TOKEN: &str = "agent-token-for-e2e-0123456789";
 
 fn init(cp: &ControlPlane, ns: &str, example_name: &str, extra: &[&str]) -> Output {
-    let ex = example(example_name);
-    let mut args = vec![
-        "init",
-        "--yes",
-        "--values",
-        ex.to_str().unwrap(),
-        "--kube-namespace",
+    // A fresh home for each run, as every other command here gets.
+    let home = tempfile::tempdir().unwrap();
+    let mut cmd = cli::init(
+        cp.admin_kubeconfig(),
+        home.path(),
+        example_name,
         ns,
-        "--kube-context-name",
         "admin@cf-runner-test",
-        "--agent-token",
-        AGENT_TOKEN,
-    ];
+    );
+    cmd.args(["--agent-token", AGENT_TOKEN]);
     if !extra.contains(&"--timeout") {
-        args.extend_from_slice(&["--timeout", "90s"]);
+        cmd.args(["--timeout", "90s"]);
     }
-    args.extend_from_slice(extra);
-    cf_runner(cp.admin_kubeconfig(), &args)
+    cmd.args(extra).output().unwrap()
 }
 
 /// resourceVersion of every object carrying our instance label.
@@ -94,11 +91,8 @@ fn mutating_requests_since(cp: &ControlPlane, since: usize, ns: &str) -> Vec<Str
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn install_then_rerun_changes_nothing() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
-    let ns = format!("cfr-{}", std::process::id() % 100000);
+    let ns = unique("cfr");
     let first = init(cp, &ns, "local", &[]);
     assert!(first.status.success(), "{}", text(&first));
     let out = text(&first);
@@ -136,11 +130,8 @@ async fn install_then_rerun_changes_nothing() {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn a_field_owned_by_another_manager_is_reported_and_force_takes_it() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
-    let ns = format!("cfc-{}", std::process::id() % 100000);
+    let ns = unique("cfc");
     let first = init(cp, &ns, "local", &["--no-wait"]);
     assert!(first.status.success(), "{}", text(&first));
 
@@ -182,30 +173,25 @@ async fn a_field_owned_by_another_manager_is_reported_and_force_takes_it() {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn an_rbac_denial_names_the_object_and_the_verb() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let ns = cp.create_namespace("cfdeny").await.unwrap();
-    let ex = example("local");
-    let out = cf_runner(
+    let home = tempfile::tempdir().unwrap();
+    let out = cli::init(
         cp.limited_kubeconfig(),
-        &[
-            "init",
-            "--yes",
-            "--values",
-            ex.to_str().unwrap(),
-            "--kube-namespace",
-            &ns,
-            "--kube-context-name",
-            "limited@cf-runner-test",
-            "--agent-token",
-            AGENT_TOKEN,
-            "--no-wait",
-            // Past the preflight, which would stop it first (tests/e2e_check.rs).
-            "--skip-cluster-test",
-        ],
-    );
+        home.path(),
+        "local",
+        &ns,
+        "limited@cf-runner-test",
+    )
+    .args([
+        "--agent-token",
+        AGENT_TOKEN,
+        "--no-wait",
+        // Past the preflight, which would stop it first (tests/e2e_check.rs).
+        "--skip-cluster-test",
+    ])
+    .output()
+    .unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     let out = text(&out);
     // `<Kind>/<name> …: forbidden to <verb>: <the API server's message>`:
@@ -242,11 +228,8 @@ async fn an_rbac_denial_names_the_object_and_the_verb() {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn a_workload_that_cannot_schedule_reports_why() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
-    let ns = format!("cfp-{}", std::process::id() % 100000);
+    let ns = unique("cfp");
     let out = init(
         cp,
         &ns,
@@ -273,9 +256,6 @@ async fn a_workload_that_cannot_schedule_reports_why() {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn a_wrong_context_lists_the_available_ones() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let ex = example("local");
     let out = cf_runner(

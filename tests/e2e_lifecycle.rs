@@ -16,9 +16,10 @@ use kube::api::{Api, DynamicObject, ListParams, Patch, PatchParams, PostParams};
 use kube::discovery::{verbs, Discovery};
 use kube::Client;
 use serde_json::{json, Value};
-use support::cli::{example, isolated, shared_home, text};
-use support::controlplane::{self, skip_e2e, ControlPlane};
+use support::cli::{self, isolated, shared_home, text};
+use support::controlplane::{self, ControlPlane};
 use support::fake_platform::FakePlatform;
+use support::namespace::unique;
 
 const AGENT_TOKEN: &str = "agent-token-for-lifecycle-0123456789";
 const API_TOKEN: &str = "api-token-for-lifecycle-9876543210";
@@ -50,26 +51,19 @@ fn init_then(
     wait: &str,
     extra: &[&str],
 ) -> Output {
-    let ex = example(example_name);
-    let url = platform.map(FakePlatform::url);
-    let mut args = vec![
-        "init",
-        "--yes",
-        "--values",
-        ex.to_str().unwrap(),
-        "--kube-namespace",
+    let mut cmd = cli::init(
+        cp.admin_kubeconfig(),
+        shared_home(),
+        example_name,
         ns,
-        "--kube-context-name",
         CONTEXT,
-        "--skip-cluster-test",
-        wait,
-    ];
-    match (platform, &url) {
-        (Some(fake), Some(url)) => args.extend_from_slice(&["--token", fake.token(), "--url", url]),
-        _ => args.extend_from_slice(&["--agent-token", AGENT_TOKEN]),
-    }
-    args.extend_from_slice(extra);
-    let out = cf_runner(cp, &args);
+    );
+    cmd.args(["--skip-cluster-test", wait]);
+    match platform {
+        Some(fake) => cmd.args(["--token", fake.token(), "--url", &fake.url()]),
+        None => cmd.args(["--agent-token", AGENT_TOKEN]),
+    };
+    let out = cmd.args(extra).output().unwrap();
     assert!(out.status.success(), "init {example_name}: {}", text(&out));
     out
 }
@@ -104,16 +98,6 @@ fn info_json(cp: &ControlPlane, ns: &str) -> Value {
     );
     assert!(out.status.success(), "{}", text(&out));
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&out)))
-}
-
-fn unique(prefix: &str) -> String {
-    use std::sync::atomic::{AtomicU32, Ordering};
-    static N: AtomicU32 = AtomicU32::new(0);
-    format!(
-        "{prefix}-{}-{}",
-        std::process::id() % 100000,
-        N.fetch_add(1, Ordering::Relaxed)
-    )
 }
 
 /// The agent token the runner Secret holds.
@@ -215,9 +199,6 @@ async fn settled_names(client: &Client, ns: &str) -> Vec<String> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn every_backend_makes_the_round_trip_and_leaves_nothing_labelled() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let client = cp.client();
     let fake = FakePlatform::start(API_TOKEN);
@@ -347,9 +328,6 @@ async fn every_backend_makes_the_round_trip_and_leaves_nothing_labelled() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn delete_removes_only_our_objects_and_is_not_an_error_twice() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let client = cp.client();
     // A namespace the user made: it must stay, even with --delete-namespace.
@@ -510,9 +488,6 @@ fn is_monitor(line: &str) -> bool {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn upgrade_without_the_monitor_removes_it_and_changes_nothing_else() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let client = cp.client();
     let ns = unique("up");
@@ -634,9 +609,6 @@ async fn upgrade_without_the_monitor_removes_it_and_changes_nothing_else() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn an_older_record_upgrades_cleanly() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let client = cp.client();
     let ns = unique("old");
@@ -754,9 +726,6 @@ async fn delete_interrupted(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn a_killed_delete_is_finished_by_the_rerun() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let client = cp.client();
     let ns = cp.create_namespace("cfkill").await.unwrap();
@@ -780,9 +749,6 @@ async fn a_killed_delete_is_finished_by_the_rerun() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn a_delete_that_loses_the_apiserver_is_finished_by_the_rerun() {
-    if skip_e2e() {
-        return;
-    }
     // A private control plane: stopping the shared one would break other tests.
     let cp = ControlPlane::start().expect("a private control plane");
     let client = cp.client();
@@ -889,9 +855,6 @@ fn on_a_terminal(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn delete_on_a_terminal_asks_first() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let client = cp.client();
     let ns = unique("ask");
@@ -927,9 +890,6 @@ async fn delete_on_a_terminal_asks_first() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn a_proxy_password_stays_out_of_the_record_info_and_the_upgrade_diff() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let client = cp.client();
     let ns = unique("pxy");
@@ -1075,9 +1035,6 @@ async fn a_proxy_password_stays_out_of_the_record_info_and_the_upgrade_diff() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn upgrade_on_a_terminal_shows_the_diff_before_it_asks() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let ns = unique("askdiff");
     init(cp, &ns, "local", &[]);

@@ -13,9 +13,10 @@ use std::time::Duration;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{Namespace, Secret};
 use kube::api::Api;
-use support::cli::{example, isolated};
-use support::controlplane::{self, skip_e2e, ControlPlane};
+use support::cli::{self, isolated};
+use support::controlplane::{self, ControlPlane};
 use support::fake_platform::{FakePlatform, NameFilter, ACCOUNT_ID};
+use support::namespace::unique;
 
 const USER_TOKEN: &str = "user-api-key.0123456789abcdef";
 const CONTEXT: &str = "admin@cf-runner-test";
@@ -44,27 +45,39 @@ fn command(cp: &ControlPlane, home: &Path, args: &[&str]) -> Command {
     cmd
 }
 
+/// `init` of the local example into `ns`, with the retries made quick.
+fn init_command(cp: &ControlPlane, home: &Path, ns: &str) -> Command {
+    let mut cmd = cli::init(cp.admin_kubeconfig(), home, "local", ns, CONTEXT);
+    cmd.env("CF_RUNNER_RETRY_BASE_MS", "20");
+    cmd
+}
+
 fn init(cp: &ControlPlane, fake: &FakePlatform, ns: &str, extra: &[&str]) -> Run {
     let home = tempfile::tempdir().unwrap();
-    let ex = example("local");
-    let url = fake.url();
-    let mut args = vec![
-        "init",
-        "--yes",
-        "--values",
-        ex.to_str().unwrap(),
-        "--kube-namespace",
-        ns,
-        "--kube-context-name",
-        CONTEXT,
-        "--url",
-        &url,
-        "--timeout",
-        "90s",
-    ];
-    args.extend_from_slice(extra);
-    let output = command(cp, home.path(), &args).output().unwrap();
+    let output = init_command(cp, home.path(), ns)
+        .args(["--url", &fake.url(), "--timeout", "90s"])
+        .args(extra)
+        .output()
+        .unwrap();
     Run { output, home }
+}
+
+/// An init that registers with the user's token, without the cluster
+/// integration and without waiting; it must succeed.
+fn registered_init(cp: &ControlPlane, fake: &FakePlatform, ns: &str) -> Run {
+    let run = init(
+        cp,
+        fake,
+        ns,
+        &[
+            "--token",
+            USER_TOKEN,
+            "--skip-cluster-integration",
+            "--no-wait",
+        ],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.text());
+    run
 }
 
 /// Every file under `dir`, with its text.
@@ -86,12 +99,9 @@ fn files_under(dir: &Path) -> Vec<(PathBuf, String)> {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn init_registers_everything_in_order_and_the_certificate_chains_to_the_platform_ca() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let fake = FakePlatform::start(USER_TOKEN);
-    let ns = format!("cfplat-{}", std::process::id() % 100000);
+    let ns = unique("cfplat");
     let run = init(
         cp,
         &fake,
@@ -271,12 +281,9 @@ async fn init_registers_everything_in_order_and_the_certificate_chains_to_the_pl
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn a_failed_init_reruns_without_a_second_agent_or_runtime() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let fake = FakePlatform::start(USER_TOKEN);
-    let ns = format!("cfresume-{}", std::process::id() % 100000);
+    let ns = unique("cfresume");
     // Attaching the runtime fails every time (past the retries).
     fake.fail("PUT /api/agent/", 503, 4);
     let first = init(
@@ -348,12 +355,9 @@ async fn a_failed_init_reruns_without_a_second_agent_or_runtime() {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn a_rejected_token_names_its_source_and_nothing_is_installed() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let fake = FakePlatform::start(USER_TOKEN);
-    let ns = format!("cfbadtok-{}", std::process::id() % 100000);
+    let ns = unique("cfbadtok");
     let wrong = "wrong-key-that-must-not-be-printed";
 
     let run = init(cp, &fake, &ns, &["--token", wrong]);
@@ -364,21 +368,9 @@ async fn a_rejected_token_names_its_source_and_nothing_is_installed() {
 
     // From CF_API_KEY, and from the current context of a cfconfig file.
     let home = tempfile::tempdir().unwrap();
-    let ex = example("local");
     let url = fake.url();
-    let args = [
-        "init",
-        "--yes",
-        "--values",
-        ex.to_str().unwrap(),
-        "--kube-namespace",
-        &ns,
-        "--kube-context-name",
-        CONTEXT,
-        "--url",
-        &url,
-    ];
-    let out = command(cp, home.path(), &args)
+    let out = init_command(cp, home.path(), &ns)
+        .args(["--url", &url])
         .env("CF_API_KEY", wrong)
         .output()
         .unwrap();
@@ -394,17 +386,7 @@ async fn a_rejected_token_names_its_source_and_nothing_is_installed() {
         format!("contexts:\n  work:\n    type: APIKey\n    name: work\n    url: {url}\n    token: {wrong}\ncurrent-context: work\n"),
     )
     .unwrap();
-    let args = [
-        "init",
-        "--yes",
-        "--values",
-        ex.to_str().unwrap(),
-        "--kube-namespace",
-        &ns,
-        "--kube-context-name",
-        CONTEXT,
-    ];
-    let out = command(cp, home.path(), &args)
+    let out = init_command(cp, home.path(), &ns)
         .env("CFCONFIG", &cfconfig)
         .output()
         .unwrap();
@@ -425,7 +407,7 @@ async fn a_rejected_token_names_its_source_and_nothing_is_installed() {
     assert!(fake.agents().is_empty());
 
     // No token at all: bad input, naming the flag.
-    let out = command(cp, home.path(), &args).output().unwrap();
+    let out = init_command(cp, home.path(), &ns).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--token"));
 }
@@ -433,24 +415,12 @@ async fn a_rejected_token_names_its_source_and_nothing_is_installed() {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn server_errors_are_retried_and_slow_answers_time_out() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let fake = FakePlatform::start(USER_TOKEN);
     let home = tempfile::tempdir().unwrap();
     let out_file = home.path().join("values-for-helm.yaml");
     let url = fake.url();
-    let ex = example("local");
     let args = [
-        "init",
-        "--yes",
-        "--values",
-        ex.to_str().unwrap(),
-        "--kube-namespace",
-        "helmns",
-        "--kube-context-name",
-        CONTEXT,
         "--url",
         &url,
         "--token",
@@ -459,7 +429,10 @@ async fn server_errors_are_retried_and_slow_answers_time_out() {
         out_file.to_str().unwrap(),
     ];
     fake.fail("GET /api/user", 502, 2);
-    let out = command(cp, home.path(), &args).output().unwrap();
+    let out = init_command(cp, home.path(), "helmns")
+        .args(args)
+        .output()
+        .unwrap();
     assert!(
         out.status.success(),
         "{}",
@@ -494,7 +467,8 @@ async fn server_errors_are_retried_and_slow_answers_time_out() {
 
     fake.slow("GET /api/user", Duration::from_secs(3), 10);
     let started = std::time::Instant::now();
-    let out = command(cp, home.path(), &args)
+    let out = init_command(cp, home.path(), "helmns")
+        .args(args)
         .env("CF_RUNNER_REQUEST_TIMEOUT", "1")
         .output()
         .unwrap();
@@ -507,24 +481,10 @@ async fn server_errors_are_retried_and_slow_answers_time_out() {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn info_shows_the_platform_status_and_test_pipeline_runs_the_demo() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let fake = FakePlatform::start(USER_TOKEN);
-    let ns = format!("cfinfo-{}", std::process::id() % 100000);
-    let run = init(
-        cp,
-        &fake,
-        &ns,
-        &[
-            "--token",
-            USER_TOKEN,
-            "--skip-cluster-integration",
-            "--no-wait",
-        ],
-    );
-    assert_eq!(run.code(), Some(0), "{}", run.text());
+    let ns = unique("cfinfo");
+    registered_init(cp, &fake, &ns);
     let url = fake.url();
     let home = tempfile::tempdir().unwrap();
     let common = [
@@ -602,12 +562,9 @@ async fn info_shows_the_platform_status_and_test_pipeline_runs_the_demo() {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn a_taken_agent_or_runtime_name_gets_a_suffix() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let fake = FakePlatform::start(USER_TOKEN);
-    let ns = format!("cfclash-{}", std::process::id() % 100000);
+    let ns = unique("cfclash");
     // Someone else's agent and runtime already use the default names.
     let http = reqwest::Client::new();
     let agent = format!("{CONTEXT}_{ns}");
@@ -631,18 +588,7 @@ async fn a_taken_agent_or_runtime_name_gets_a_suffix() {
         .unwrap();
     assert!(registered.status().is_success());
 
-    let run = init(
-        cp,
-        &fake,
-        &ns,
-        &[
-            "--token",
-            USER_TOKEN,
-            "--skip-cluster-integration",
-            "--no-wait",
-        ],
-    );
-    assert_eq!(run.code(), Some(0), "{}", run.text());
+    let run = registered_init(cp, &fake, &ns);
     let names: Vec<String> = fake
         .agents()
         .iter()
@@ -685,12 +631,9 @@ fn cf_runner(cp: &ControlPlane, home: &Path, args: &[&str]) -> Run {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn a_half_made_registration_is_removed_by_delete() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let fake = FakePlatform::start(USER_TOKEN);
-    let ns = format!("cfhalf-{}", std::process::id() % 100000);
+    let ns = unique("cfhalf");
     // The spec cannot be sent: the agent and runtime exist, the runner is applied.
     fake.fail("PUT /api/runtime-environments/", 503, 4);
     let first = init(
@@ -759,28 +702,14 @@ async fn a_half_made_registration_is_removed_by_delete() {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn a_loose_name_filter_never_makes_init_or_delete_take_another_agent() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let fake = FakePlatform::start(USER_TOKEN);
-    let ns = format!("cfloose-{}", std::process::id() % 100000);
+    let ns = unique("cfloose");
     // Someone else's agents, near our name; the server ignores ?name=.
     someone_creates_agent(&fake, &format!("{CONTEXT}_{ns}-prod")).await;
     someone_creates_agent(&fake, "unrelated").await;
     fake.set_name_filter(NameFilter::Ignored);
-    let run = init(
-        cp,
-        &fake,
-        &ns,
-        &[
-            "--token",
-            USER_TOKEN,
-            "--skip-cluster-integration",
-            "--no-wait",
-        ],
-    );
-    assert_eq!(run.code(), Some(0), "{}", run.text());
+    let run = registered_init(cp, &fake, &ns);
     let ours = format!("{CONTEXT}_{ns}");
     assert!(
         run.text().contains(&format!("agent {ours} created")),
@@ -825,12 +754,9 @@ async fn a_loose_name_filter_never_makes_init_or_delete_take_another_agent() {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn the_token_and_every_scope_are_checked_before_the_cluster_is_touched() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let fake = FakePlatform::start(USER_TOKEN);
-    let ns = format!("cfscope-{}", std::process::id() % 100000);
+    let ns = unique("cfscope");
     let scoped = "scoped-key.0123456789";
     fake.add_scoped_key(scoped, &["Agent", "Agents", "Runner-Installation"]);
     // The cluster integration needs the Cluster scope, which the key lacks.
@@ -874,12 +800,9 @@ async fn the_token_and_every_scope_are_checked_before_the_cluster_is_touched() {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn an_agent_token_must_belong_to_the_named_agent_and_offline_names_are_unverified() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let fake = FakePlatform::start(USER_TOKEN);
-    let ns = format!("cfagtok-{}", std::process::id() % 100000);
+    let ns = unique("cfagtok");
     let token = someone_creates_agent(&fake, "the-real-agent").await;
     let run = init(
         cp,
@@ -952,24 +875,10 @@ async fn an_agent_token_must_belong_to_the_named_agent_and_offline_names_are_unv
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn upgrade_sends_the_changed_runtime_spec_and_info_compares_it() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let fake = FakePlatform::start(USER_TOKEN);
-    let ns = format!("cfupspec-{}", std::process::id() % 100000);
-    let run = init(
-        cp,
-        &fake,
-        &ns,
-        &[
-            "--token",
-            USER_TOKEN,
-            "--skip-cluster-integration",
-            "--no-wait",
-        ],
-    );
-    assert_eq!(run.code(), Some(0), "{}", run.text());
+    let ns = unique("cfupspec");
+    registered_init(cp, &fake, &ns);
     let runtime = format!("{CONTEXT}/{ns}");
     let url = fake.url();
     let home = tempfile::tempdir().unwrap();

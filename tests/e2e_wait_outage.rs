@@ -10,43 +10,37 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Node;
 use kube::api::{Api, Patch, PatchParams};
-use support::cli::{example, isolated, shared_home};
-use support::controlplane::{skip_e2e, ControlPlane, FAKE_NODES};
+use support::cli::{self, shared_home};
+use support::controlplane::{ControlPlane, FAKE_NODES};
 
 #[test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 fn a_brief_outage_while_waiting_is_retried_within_the_timeout() {
-    if skip_e2e() {
-        return;
-    }
     // A private control plane: stopping the shared one would break other tests.
     let cp = ControlPlane::start().expect("a private control plane");
-    let ex = example("local");
     // Pinned to a label no node has yet, the runner cannot become ready, so
     // the wait is surely under way when the API server goes.
-    let mut child = isolated(cp.admin_kubeconfig(), shared_home())
-        .args([
-            "init",
-            "--yes",
-            "--values",
-            ex.to_str().unwrap(),
-            "--kube-namespace",
-            "cfoutage",
-            "--kube-context-name",
-            "admin@cf-runner-test",
-            "--agent-token",
-            "agent-token-for-outage-test-0123456789",
-            "--kube-node-selector",
-            "pool=later",
-            // The preflight would (rightly) refuse a selector no node matches yet.
-            "--skip-cluster-test",
-            "--timeout",
-            "3m",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = cli::init(
+        cp.admin_kubeconfig(),
+        shared_home(),
+        "local",
+        "cfoutage",
+        "admin@cf-runner-test",
+    )
+    .args([
+        "--agent-token",
+        "agent-token-for-outage-test-0123456789",
+        "--kube-node-selector",
+        "pool=later",
+        // The preflight would (rightly) refuse a selector no node matches yet.
+        "--skip-cluster-test",
+        "--timeout",
+        "3m",
+    ])
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
     let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
     let mut seen = String::new();
     loop {

@@ -6,12 +6,15 @@
 //! Update the snapshots after an intended change with:
 //! `UPDATE_GOLDEN=1 cargo test --test golden`, then review the diff.
 
+mod support;
+
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
+use support::cli;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -34,13 +37,8 @@ fn name_of(example: &Path) -> String {
 
 /// Runs cf-runner in `cwd` with no kubeconfig and no stdin.
 fn cf_runner(cwd: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cf-runner"))
+    cli::cf_runner(cwd)
         .args(args)
-        .current_dir(cwd)
-        .env("KUBECONFIG", cwd.join("no-kubeconfig"))
-        .env("HOME", cwd)
-        .env("NO_COLOR", "1")
-        .stdin(std::process::Stdio::null())
         .output()
         .expect("cf-runner runs")
 }

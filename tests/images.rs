@@ -4,10 +4,12 @@
 //! challenge, the token service wants the docker-config credentials, and a
 //! HEAD with the token answers 200 or 404.
 
+mod support;
+
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::sync::{Arc, Mutex};
 
 use base64::Engine;
@@ -15,6 +17,7 @@ use http_body_util::Full;
 use hyper::body::{Bytes, Incoming};
 use hyper::{Request, Response, StatusCode};
 use serde_json::Value;
+use support::cli;
 
 const USER: &str = "robot";
 const PASSWORD: &str = "REGISTRYPASSWORD0123";
@@ -25,15 +28,7 @@ fn root() -> PathBuf {
 }
 
 fn cf_runner(args: &[&str], home: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cf-runner"))
-        .args(args)
-        .current_dir(home)
-        .env("HOME", home)
-        .env_remove("DOCKER_CONFIG")
-        .env("KUBECONFIG", home.join("no-kubeconfig"))
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap()
+    cli::cf_runner(home).args(args).output().unwrap()
 }
 
 fn json_of(out: &Output) -> Value {

@@ -4,9 +4,54 @@
 
 mod support;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use support::cli::{run as cf_runner, text};
+
+/// An address where nothing listens.
+const NOBODY: &str = "https://127.0.0.1:1";
+
+/// An install that needs neither the platform nor a preflight, and does
+/// not wait for the rollout.
+const OFFLINE_INIT: &[&str] = &[
+    "init",
+    "--yes",
+    "--agent-token",
+    "offline-agent-token-0123456789",
+    "--skip-cluster-test",
+    "--no-wait",
+];
+
+/// A kubeconfig in `dir` whose one context points at `server`, with a
+/// token no server knows.
+fn kubeconfig_for(dir: &Path, server: &str) -> PathBuf {
+    let path = dir.join("config");
+    std::fs::write(
+        &path,
+        format!(
+            "apiVersion: v1\nkind: Config\ncurrent-context: c\n\
+             clusters:\n- name: c\n  cluster: {{server: \"{server}\"}}\n\
+             users:\n- name: u\n  user: {{token: not-a-real-token}}\n\
+             contexts:\n- name: c\n  context: {{cluster: c, user: u}}\n"
+        ),
+    )
+    .unwrap();
+    path
+}
+
+/// An API server that accepts every connection, holds it and never
+/// answers; its port on 127.0.0.1.
+fn silent_api_server() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for conn in listener.incoming() {
+            held.push(conn);
+        }
+    });
+    port
+}
 
 /// `--namespace` used to suggest `--name`, the agent's name on the platform.
 #[test]
@@ -65,15 +110,7 @@ fn kube_namespace_help_states_each_commands_real_default() {
 #[test]
 fn check_blames_the_unreachable_server_not_the_objects() {
     let dir = tempfile::tempdir().unwrap();
-    let kubeconfig = dir.path().join("config");
-    std::fs::write(
-        &kubeconfig,
-        "apiVersion: v1\nkind: Config\ncurrent-context: c\n\
-         clusters:\n- name: c\n  cluster: {server: \"https://127.0.0.1:1\"}\n\
-         users:\n- name: u\n  user: {token: not-a-real-token}\n\
-         contexts:\n- name: c\n  context: {cluster: c, user: u}\n",
-    )
-    .unwrap();
+    let kubeconfig = kubeconfig_for(dir.path(), NOBODY);
     let out = cf_runner(Path::new(&kubeconfig), &["check"]);
     let shown = text(&out);
     assert_eq!(out.status.code(), Some(3), "{shown}");
@@ -122,27 +159,9 @@ fn control_characters_never_reach_the_terminal() {
 /// bare "deadline has elapsed" with no address.
 #[test]
 fn check_says_what_it_waits_for_and_names_the_silent_server() {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    // Accept and hold every connection, answer nothing.
-    std::thread::spawn(move || {
-        let mut held = Vec::new();
-        for conn in listener.incoming() {
-            held.push(conn);
-        }
-    });
+    let port = silent_api_server();
     let dir = tempfile::tempdir().unwrap();
-    let kubeconfig = dir.path().join("config");
-    std::fs::write(
-        &kubeconfig,
-        format!(
-            "apiVersion: v1\nkind: Config\ncurrent-context: c\n\
-             clusters:\n- name: c\n  cluster: {{server: \"https://127.0.0.1:{port}\"}}\n\
-             users:\n- name: u\n  user: {{token: not-a-real-token}}\n\
-             contexts:\n- name: c\n  context: {{cluster: c, user: u}}\n"
-        ),
-    )
-    .unwrap();
+    let kubeconfig = kubeconfig_for(dir.path(), &format!("https://127.0.0.1:{port}"));
     let out = cf_runner(Path::new(&kubeconfig), &["check"]);
     let shown = text(&out);
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -176,37 +195,12 @@ fn a_signal_during_the_apply_reports_what_was_applied() {
         (libc::SIGTERM, 143, "SIGTERM"),
         (libc::SIGINT, 130, "SIGINT"),
     ] {
-        // An API server that accepts connections and never answers: the
-        // apply waits on its first request.
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = listener.local_addr().unwrap().port();
-        std::thread::spawn(move || {
-            let mut held = Vec::new();
-            for conn in listener.incoming() {
-                held.push(conn);
-            }
-        });
+        // The apply waits on its first request.
+        let port = silent_api_server();
         let dir = tempfile::tempdir().unwrap();
-        let kubeconfig = dir.path().join("config");
-        std::fs::write(
-            &kubeconfig,
-            format!(
-                "apiVersion: v1\nkind: Config\ncurrent-context: c\n\
-                 clusters:\n- name: c\n  cluster: {{server: \"https://127.0.0.1:{port}\"}}\n\
-                 users:\n- name: u\n  user: {{token: not-a-real-token}}\n\
-                 contexts:\n- name: c\n  context: {{cluster: c, user: u}}\n"
-            ),
-        )
-        .unwrap();
+        let kubeconfig = kubeconfig_for(dir.path(), &format!("https://127.0.0.1:{port}"));
         let mut child = support::cli::isolated(&kubeconfig, dir.path())
-            .args([
-                "init",
-                "--yes",
-                "--agent-token",
-                "offline-agent-token-0123456789",
-                "--skip-cluster-test",
-                "--no-wait",
-            ])
+            .args(OFFLINE_INIT)
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
             .spawn()
@@ -245,15 +239,7 @@ fn a_signal_during_the_apply_reports_what_was_applied() {
 #[test]
 fn a_lost_server_lists_each_object_once_and_what_may_be_stored() {
     let dir = tempfile::tempdir().unwrap();
-    let kubeconfig = dir.path().join("config");
-    std::fs::write(
-        &kubeconfig,
-        "apiVersion: v1\nkind: Config\ncurrent-context: c\n\
-         clusters:\n- name: c\n  cluster: {server: \"https://127.0.0.1:1\"}\n\
-         users:\n- name: u\n  user: {token: not-a-real-token}\n\
-         contexts:\n- name: c\n  context: {cluster: c, user: u}\n",
-    )
-    .unwrap();
+    let kubeconfig = kubeconfig_for(dir.path(), NOBODY);
     let out = cf_runner(
         Path::new(&kubeconfig),
         &[
@@ -284,26 +270,9 @@ fn a_lost_server_lists_each_object_once_and_what_may_be_stored() {
 /// printed "deadline has elapsed" with no address and a VPN hint only.
 #[test]
 fn info_says_what_it_waits_for_and_where() {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    std::thread::spawn(move || {
-        let mut held = Vec::new();
-        for conn in listener.incoming() {
-            held.push(conn);
-        }
-    });
+    let port = silent_api_server();
     let dir = tempfile::tempdir().unwrap();
-    let kubeconfig = dir.path().join("config");
-    std::fs::write(
-        &kubeconfig,
-        format!(
-            "apiVersion: v1\nkind: Config\ncurrent-context: c\n\
-             clusters:\n- name: c\n  cluster: {{server: \"https://127.0.0.1:{port}\"}}\n\
-             users:\n- name: u\n  user: {{token: not-a-real-token}}\n\
-             contexts:\n- name: c\n  context: {{cluster: c, user: u}}\n"
-        ),
-    )
-    .unwrap();
+    let kubeconfig = kubeconfig_for(dir.path(), &format!("https://127.0.0.1:{port}"));
     let out = cf_runner(Path::new(&kubeconfig), &["info"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
@@ -328,35 +297,11 @@ fn info_says_what_it_waits_for_and_where() {
 #[test]
 fn a_quiet_apply_says_what_it_waits_for() {
     use std::io::BufRead;
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    std::thread::spawn(move || {
-        let mut held = Vec::new();
-        for conn in listener.incoming() {
-            held.push(conn);
-        }
-    });
+    let port = silent_api_server();
     let dir = tempfile::tempdir().unwrap();
-    let kubeconfig = dir.path().join("config");
-    std::fs::write(
-        &kubeconfig,
-        format!(
-            "apiVersion: v1\nkind: Config\ncurrent-context: c\n\
-             clusters:\n- name: c\n  cluster: {{server: \"https://127.0.0.1:{port}\"}}\n\
-             users:\n- name: u\n  user: {{token: not-a-real-token}}\n\
-             contexts:\n- name: c\n  context: {{cluster: c, user: u}}\n"
-        ),
-    )
-    .unwrap();
+    let kubeconfig = kubeconfig_for(dir.path(), &format!("https://127.0.0.1:{port}"));
     let mut child = support::cli::isolated(&kubeconfig, dir.path())
-        .args([
-            "init",
-            "--yes",
-            "--agent-token",
-            "offline-agent-token-0123456789",
-            "--skip-cluster-test",
-            "--no-wait",
-        ])
+        .args(OFFLINE_INIT)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .spawn()

@@ -4,10 +4,13 @@
 //! from its output folder; a failed or concurrent export leaving a broken
 //! folder. Each runs the real binary with no kubeconfig and no stdin.
 
+mod support;
+
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use support::cli;
 
 fn example(name: &str) -> String {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -18,14 +21,8 @@ fn example(name: &str) -> String {
 }
 
 fn cf_runner_cmd(cwd: &Path, args: &[&str]) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cf-runner"));
-    cmd.args(args)
-        .current_dir(cwd)
-        .env("KUBECONFIG", cwd.join("no-kubeconfig"))
-        .env("HOME", cwd)
-        .env("NO_COLOR", "1")
-        .env_remove("CF_API_KEY")
-        .stdin(Stdio::null());
+    let mut cmd = cli::cf_runner(cwd);
+    cmd.args(args);
     cmd
 }
 

@@ -13,11 +13,13 @@
 //! Regenerate the file with: `UPDATE_SCHEMA=1 cargo test --test values_schema`
 //! (never under CI=true).
 
+mod support;
+
 use std::path::PathBuf;
-use std::process::Command;
 
 use cf_runner::values::{self, json_schema, schema, Input, ValuesFile};
 use serde_json::{json, Value};
+use support::cli;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -66,10 +68,8 @@ fn as_json(yaml: &str) -> Value {
 
 #[test]
 fn the_checked_in_schema_is_what_the_binary_prints() {
-    let out = Command::new(env!("CARGO_BIN_EXE_cf-runner"))
-        .arg("schema")
-        .output()
-        .unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let out = cli::cf_runner(home.path()).arg("schema").output().unwrap();
     assert!(out.status.success(), "cf-runner schema failed");
     let printed = String::from_utf8(out.stdout).unwrap();
     let parsed: Value = serde_json::from_str(&printed).expect("schema prints JSON");

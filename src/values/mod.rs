@@ -6,6 +6,7 @@
 //! `--set-value`/`--set-file` (in order) < explicit flags < wizard answers.
 //! Every problem is collected, so the user fixes them all in one go.
 
+pub mod cloud;
 pub mod json_schema;
 pub mod model;
 pub mod schema;
@@ -618,6 +619,16 @@ fn resolve_storage(r: &mut Reader, namespace: &str, global: &Scheduling) -> Stor
             }
             let encrypted = r.boolean("Storage.Encrypted", false);
             let kms_key_id = r.text("Storage.KmsKeyId");
+            if let Some(key) = &kms_key_id {
+                if let Err(misfit) = cloud::kms_key(key) {
+                    r.problems.push(Problem::new(
+                        "Storage.KmsKeyId",
+                        Some(&Value::String(key.clone())),
+                        misfit.why,
+                        misfit.fix,
+                    ));
+                }
+            }
             if kms_key_id.is_some() && !encrypted {
                 r.problems.push(Problem::new(
                     "Storage.KmsKeyId",
@@ -785,7 +796,7 @@ fn resolve_storage(r: &mut Reader, namespace: &str, global: &Scheduling) -> Stor
         provisioner_scheduling,
         provisioner_resources: r.resources("Storage.VolumeProvisioner.resources"),
         provisioner_sa_annotations: r
-            .annotation_map("Storage.VolumeProvisioner.ServiceAccount.Annotations"),
+            .service_account_annotations("Storage.VolumeProvisioner.ServiceAccount.Annotations"),
         mount_azure_json: r.boolean("Storage.VolumeProvisioner.MountAzureJson", false),
         provisioner_image: r.image("Storage.VolumeProvisioner.Image"),
         lv_monitor_image: r.image("Storage.LocalVolumeMonitor.Image"),
@@ -849,7 +860,7 @@ fn resolve_runtime(r: &mut Reader, env_vars: &BTreeMap<String, String>) -> Runti
             node_selector: r.node_selector("Runtime.NodeSelector"),
             tolerations: r.tolerations("Runtime.tolerations"),
         },
-        sa_annotations: r.annotation_map("Runtime.ServiceAccount.Annotations"),
+        sa_annotations: r.service_account_annotations("Runtime.ServiceAccount.Annotations"),
         env,
         dind_resources: r.resources("Runtime.resources"),
         user_volumes,
@@ -884,7 +895,7 @@ fn resolve_monitor(r: &mut Reader, env_vars: &BTreeMap<String, String>) -> Monit
         image: r.image("Monitor.Image"),
         resources: r.resources("Monitor.resources"),
         env,
-        sa_annotations: r.annotation_map("Monitor.ServiceAccount.Annotations"),
+        sa_annotations: r.service_account_annotations("Monitor.ServiceAccount.Annotations"),
         namespaced: r.boolean("Monitor.UseNamespaceWithRole", true),
         cluster_id: r.text("ClusterId"),
         helm_releases: r.boolean("Monitor.Helm3", false),
@@ -954,7 +965,7 @@ fn resolve_app_proxy(r: &mut Reader, env_vars: &BTreeMap<String, String>) -> App
         image: r.image("AppProxy.Image"),
         resources: r.resources("AppProxy.resources"),
         env,
-        sa_annotations: r.annotation_map("AppProxy.ServiceAccount.Annotations"),
+        sa_annotations: r.service_account_annotations("AppProxy.ServiceAccount.Annotations"),
         host,
         ingress_class,
         tls_secret,

@@ -1,6 +1,9 @@
-//! The validated values: what the rest of cf-runner works from. Building one
-//! from the merged tree is where every rule of PRODUCT.md §2 is checked, and
-//! where every default lives.
+//! The validated values: the typed model the rest of cf-runner works from,
+//! its defaults, and the `Reader` that turns one key of the merged tree
+//! into a typed field (recording a [`Problem`] when its shape is wrong),
+//! with the shape checks it uses (names, labels, quantities). The rules
+//! between keys (PRODUCT.md §2), and the order the keys are read in, live
+//! in `values/mod.rs`.
 
 use std::collections::BTreeMap;
 
@@ -366,6 +369,31 @@ impl<'a> Reader<'a> {
                     None,
                     format!("is not a valid annotation key: {why}"),
                     "use `[prefix/]name`, e.g. `eks.amazonaws.com/role-arn`",
+                ));
+            }
+        }
+        map
+    }
+
+    /// A service account's annotations: [`Self::annotation_map`], and an
+    /// annotation that names a cloud identity (an IAM role, a Google
+    /// service account) must have that identity's shape.
+    pub fn service_account_annotations(&mut self, key: &str) -> BTreeMap<String, String> {
+        let map = self.annotation_map(key);
+        for (name, value) in &map {
+            let Some(rule) = super::cloud::annotation_rule(name) else {
+                continue;
+            };
+            // Empty names no identity; it is passed on as written.
+            if value.trim().is_empty() {
+                continue;
+            }
+            if let Err(misfit) = rule(value.trim()) {
+                self.problems.push(Problem::new(
+                    &format!("{key}.{name}"),
+                    Some(&Value::String(value.clone())),
+                    misfit.why,
+                    misfit.fix,
                 ));
             }
         }

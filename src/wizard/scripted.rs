@@ -1,6 +1,7 @@
 //! A prompter that replays scripted replies, for tests of the question
 //! logic: each reply names the question it expects, so a test also pins the
-//! order of the questions and which ones are skipped.
+//! order of the questions and which ones are skipped. Compiled for the unit
+//! tests only (`#[cfg(test)]`): the binary does not carry it.
 
 use std::collections::VecDeque;
 

@@ -28,27 +28,43 @@ pub fn shared_home() -> &'static Path {
     HOME.get_or_init(|| tempfile::tempdir().unwrap()).path()
 }
 
-/// The binary with `kubeconfig`, run in `home` (also its HOME).
-pub fn isolated(kubeconfig: &Path, home: &Path) -> Command {
+/// What the machine's user has set that would reach the binary in a test:
+/// platform token and address, its config file, proxies, docker's config.
+/// Every runner removes all of them, so no test depends on who runs it.
+const USER_ENV: &[&str] = &[
+    "CF_API_KEY",
+    "CF_URL",
+    "CFCONFIG",
+    "HTTPS_PROXY",
+    "https_proxy",
+    "HTTP_PROXY",
+    "http_proxy",
+    "NO_PROXY",
+    "no_proxy",
+    "DOCKER_CONFIG",
+];
+
+/// The binary, run in `dir`, which is also its HOME (no `~/.cfconfig`, no
+/// `~/.kube/config`): `KUBECONFIG` names a file that does not exist, none of
+/// [`USER_ENV`] is passed on, no colour, no stdin. A test sets what it needs
+/// on top (`KUBECONFIG`, `CF_API_KEY`, another HOME or folder).
+pub fn cf_runner(dir: &Path) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_cf-runner"));
-    cmd.current_dir(home)
-        .env("KUBECONFIG", kubeconfig)
-        .env("HOME", home)
+    cmd.current_dir(dir)
+        .env("HOME", dir)
+        .env("KUBECONFIG", dir.join("no-kubeconfig"))
         .env("NO_COLOR", "1")
         .stdin(Stdio::null());
-    for var in [
-        "CF_API_KEY",
-        "CF_URL",
-        "CFCONFIG",
-        "HTTPS_PROXY",
-        "https_proxy",
-        "HTTP_PROXY",
-        "http_proxy",
-        "NO_PROXY",
-        "no_proxy",
-    ] {
+    for var in USER_ENV {
         cmd.env_remove(var);
     }
+    cmd
+}
+
+/// The binary with `kubeconfig`, run in `home` (also its HOME).
+pub fn isolated(kubeconfig: &Path, home: &Path) -> Command {
+    let mut cmd = cf_runner(home);
+    cmd.env("KUBECONFIG", kubeconfig);
     cmd
 }
 
@@ -59,4 +75,22 @@ pub fn run(kubeconfig: &Path, args: &[&str]) -> Output {
         .args(args)
         .output()
         .unwrap()
+}
+
+/// `cf-runner init --yes` of the values example `example_name` into the
+/// namespace `ns` of `context`, with `kubeconfig`, in `home`: the command
+/// every end-to-end install starts from. A test adds how it gets its token,
+/// whether it waits, and its own flags.
+pub fn init(
+    kubeconfig: &Path,
+    home: &Path,
+    example_name: &str,
+    ns: &str,
+    context: &str,
+) -> Command {
+    let mut cmd = isolated(kubeconfig, home);
+    cmd.args(["init", "--yes", "--values"])
+        .arg(example(example_name))
+        .args(["--kube-namespace", ns, "--kube-context-name", context]);
+    cmd
 }

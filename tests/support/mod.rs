@@ -4,3 +4,4 @@ pub mod cli;
 pub mod controlplane;
 pub mod fake_platform;
 pub mod helm;
+pub mod namespace;
