@@ -451,6 +451,12 @@ async fn adopt_refuses_two_runners_and_an_uncovered_chart_version() {
 /// `runner`, the runtime's RBAC and dind objects, the volume provisioner
 /// with its StorageClass and cluster role.
 fn install_venonactl(cp: &ControlPlane, ns: &str) {
+    install_venonactl_with(cp, ns, false);
+}
+
+/// [`install_venonactl`]; `runnable`: one replica that kwok's nodes can run
+/// (no node selector), plus the dind certificates.
+fn install_venonactl_with(cp: &ControlPlane, ns: &str, runnable: bool) {
     let provisioner = format!("codefresh.io/dind-volume-provisioner-runner-{ns}");
     let workload = |kind: &str, name: &str, app: &str, env: Value| {
         json!({
@@ -461,7 +467,7 @@ fn install_venonactl(cp: &ControlPlane, ns: &str) {
                 "template": {
                     "metadata": {"labels": {"app": app}},
                     "spec": {
-                        "nodeSelector": {"pool": "builders"},
+                        "nodeSelector": if runnable { json!({}) } else { json!({"pool": "builders"}) },
                         "containers": [{"name": "runner", "image": "quay.io/codefresh/venona:2.0.7", "env": env}],
                     },
                 },
@@ -476,8 +482,8 @@ fn install_venonactl(cp: &ControlPlane, ns: &str) {
                {"name": "CODEFRESH_HOST", "value": "https://g.codefresh.io"},
                {"name": "AGENT_MODE", "value": "InCluster"}]),
     );
-    runner["spec"]["replicas"] = json!(0);
-    let objects = vec![
+    runner["spec"]["replicas"] = json!(i32::from(runnable));
+    let mut objects = vec![
         runner,
         json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "runner"},
                "stringData": {"codefresh.token": AGENT_TOKEN}}),
@@ -503,6 +509,12 @@ fn install_venonactl(cp: &ControlPlane, ns: &str) {
                            "name": format!("volume-provisioner-runner-{ns}")},
                "subjects": [{"kind": "ServiceAccount", "name": "volume-provisioner-runner", "namespace": ns}]}),
     ];
+    if runnable {
+        objects.push(json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "codefresh-certs-server", "labels": {"app": "venona"}},
+            "stringData": {"ca.pem": "-----BEGIN CERTIFICATE-----\nCA\n-----END CERTIFICATE-----\n",
+                           "server-cert.pem": "-----BEGIN CERTIFICATE-----\nSERVER\n-----END CERTIFICATE-----\n",
+                           "server-key.pem": "-----BEGIN PRIVATE KEY-----\nVENONA-KEY\n-----END PRIVATE KEY-----\n"}}));
+    }
     apply(cp, ns, &objects);
 }
 
@@ -727,6 +739,106 @@ fn helm_marked(cp: &ControlPlane, ns: &str) -> Vec<String> {
     found
 }
 
+/// Runs `adopt args` while watching the runner Deployments of `ns`: the
+/// output, the fewest ready runner replicas seen, and how many looks.
+async fn adopt_watching(
+    cp: &ControlPlane,
+    home: &Path,
+    ns: &str,
+    args: &[&str],
+) -> (Output, i64, u32) {
+    let client = cp.client();
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let watcher = {
+        let (client, ns, done) = (client.clone(), ns.to_string(), done.clone());
+        tokio::spawn(async move {
+            let (mut lowest, mut looks) = (i64::MAX, 0u32);
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                lowest = lowest.min(ready_runners(&client, &ns).await);
+                looks += 1;
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            (lowest, looks)
+        })
+    };
+    let out = {
+        let home = home.to_path_buf();
+        let kubeconfig = cp.admin_kubeconfig().to_path_buf();
+        let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        tokio::task::spawn_blocking(move || {
+            isolated(&kubeconfig, &home)
+                .arg("adopt")
+                .args(&args)
+                .output()
+                .unwrap()
+        })
+        .await
+        .unwrap()
+    };
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    let (lowest, looks) = watcher.await.unwrap();
+    (out, lowest, looks)
+}
+
+/// `delete` with a token removes everything of the install in `ns`, and
+/// leaves the dind volumes.
+fn delete_leaves_nothing(cp: &ControlPlane, home: &Path, ns: &str, fake: &FakePlatform) {
+    let url = fake.url();
+    let gone = isolated(cp.admin_kubeconfig(), home)
+        .args([
+            "delete",
+            "--yes",
+            "--kube-namespace",
+            ns,
+            "--token",
+            fake.token(),
+            "--url",
+            &url,
+            "--timeout",
+            "90s",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(gone.status.code(), Some(0), "{}", text(&gone));
+    let left = cp
+        .kubectl()
+        .args([
+            "-n",
+            ns,
+            "get",
+            "deployments,daemonsets,cronjobs,jobs,secrets,configmaps,services,serviceaccounts,roles,rolebindings",
+            "-o",
+            "name",
+        ])
+        .output()
+        .unwrap();
+    let left: Vec<String> = String::from_utf8(left.stdout)
+        .unwrap()
+        .lines()
+        .filter(|l| *l != "serviceaccount/default" && *l != "configmap/kube-root-ca.crt")
+        .map(str::to_string)
+        .collect();
+    assert_eq!(left, Vec::<String>::new(), "{}", text(&gone));
+    let cluster_left = cp
+        .kubectl()
+        .args([
+            "get",
+            "storageclasses,clusterroles,clusterrolebindings",
+            "-o",
+            "name",
+        ])
+        .output()
+        .unwrap();
+    let cluster_left: Vec<String> = String::from_utf8(cluster_left.stdout)
+        .unwrap()
+        .lines()
+        .filter(|l| l.ends_with(ns))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(cluster_left, Vec::<String>::new());
+    assert!(fake.agents().is_empty() && fake.runtimes().is_empty());
+}
+
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn adopt_moves_a_helm_install_with_a_runner_always_ready_and_keeps_token_and_volumes() {
@@ -760,20 +872,6 @@ async fn adopt_moves_a_helm_install_with_a_runner_always_ready_and_keeps_token_a
     .await
     .unwrap();
 
-    // Watch the runner Deployments while adopt runs.
-    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let watcher = {
-        let (client, ns, done) = (client.clone(), ns.clone(), done.clone());
-        tokio::spawn(async move {
-            let (mut lowest, mut looks) = (i64::MAX, 0u32);
-            while !done.load(std::sync::atomic::Ordering::Relaxed) {
-                lowest = lowest.min(ready_runners(&client, &ns).await);
-                looks += 1;
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
-            (lowest, looks)
-        })
-    };
     let url = fake.url();
     let args = [
         "--yes",
@@ -786,22 +884,7 @@ async fn adopt_moves_a_helm_install_with_a_runner_always_ready_and_keeps_token_a
         "--timeout",
         "90s",
     ];
-    let out = {
-        let home = home.path().to_path_buf();
-        let kubeconfig = cp.admin_kubeconfig().to_path_buf();
-        let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
-        tokio::task::spawn_blocking(move || {
-            isolated(&kubeconfig, &home)
-                .arg("adopt")
-                .args(&args)
-                .output()
-                .unwrap()
-        })
-        .await
-        .unwrap()
-    };
-    done.store(true, std::sync::atomic::Ordering::Relaxed);
-    let (lowest, looks) = watcher.await.unwrap();
+    let (out, lowest, looks) = adopt_watching(cp, home.path(), &ns, &args).await;
     let shown = text(&out);
     assert_eq!(out.status.code(), Some(0), "{shown}");
     assert!(looks > 5, "the watch looked only {looks} times");
@@ -817,32 +900,21 @@ async fn adopt_moves_a_helm_install_with_a_runner_always_ready_and_keeps_token_a
     assert!(shown.contains(&format!("adopt-cluster/{ns}")), "{shown}");
 
     // The agent token and the certificates are kept.
-    let read = |secret: &str, key: &str| {
-        let out = cp
-            .kubectl()
-            .args(["-n", &ns, "get", "secret", secret, "-o"])
-            .arg(format!("jsonpath={{.data.{}}}", key.replace('.', "\\.")))
-            .output()
-            .unwrap();
-        use base64::Engine;
-        String::from_utf8(
-            base64::engine::general_purpose::STANDARD
-                .decode(String::from_utf8(out.stdout).unwrap().trim())
-                .unwrap(),
-        )
-        .unwrap()
-    };
-    assert_eq!(read("runner", "codefresh.token"), AGENT_TOKEN);
-    assert!(read("codefresh-certs-server", "server-key.pem").contains("KEY"));
+    assert_eq!(
+        secret_text(cp, &ns, "runner", "codefresh.token"),
+        AGENT_TOKEN
+    );
+    assert!(secret_text(cp, &ns, "codefresh-certs-server", "server-key.pem").contains("KEY"));
     // The volumes are untouched.
     assert_eq!(volume_uids(cp, &ns), volumes_before);
     // Nothing of Helm's is left, the release record neither.
     assert_eq!(helm_marked(cp, &ns), Vec::<String>::new());
-    // The platform has cf-runner's spec for the same runtime.
+    // The platform has cf-runner's spec for the same runtime (the chart's
+    // registration had no engine image in it).
     let runtime = fake.runtimes()[&format!("adopt-cluster/{ns}")].clone();
-    assert_eq!(
-        runtime["metadata"]["name"],
-        json!(format!("adopt-cluster/{ns}"))
+    assert!(
+        runtime["runtimeScheduler"]["image"].is_string(),
+        "{runtime}"
     );
     assert_eq!(fake.agents().len(), 1);
 
@@ -872,51 +944,164 @@ async fn adopt_moves_a_helm_install_with_a_runner_always_ready_and_keeps_token_a
         .output()
         .unwrap();
     assert_eq!(info.status.code(), Some(0), "{}", text(&info));
-    let gone = isolated(cp.admin_kubeconfig(), home.path())
-        .args([
-            "delete",
-            "--yes",
-            "--kube-namespace",
-            &ns,
-            "--token",
-            fake.token(),
-            "--url",
-            &url,
-            "--timeout",
-            "90s",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(gone.status.code(), Some(0), "{}", text(&gone));
-    let left = cp
-        .kubectl()
-        .args(["-n", &ns, "get", "deployments,daemonsets,cronjobs,jobs,secrets,configmaps,services,serviceaccounts,roles,rolebindings", "-o", "name"])
-        .output()
-        .unwrap();
-    let left: Vec<String> = String::from_utf8(left.stdout)
-        .unwrap()
-        .lines()
-        .filter(|l| *l != "serviceaccount/default" && *l != "configmap/kube-root-ca.crt")
-        .map(str::to_string)
-        .collect();
-    assert_eq!(left, Vec::<String>::new(), "{}", text(&gone));
-    let cluster_left = cp
-        .kubectl()
-        .args([
-            "get",
-            "storageclasses,clusterroles,clusterrolebindings",
-            "-o",
-            "name",
-        ])
-        .output()
-        .unwrap();
-    let cluster_left: Vec<String> = String::from_utf8(cluster_left.stdout)
-        .unwrap()
-        .lines()
-        .filter(|l| l.contains(ns.as_str()))
-        .map(str::to_string)
-        .collect();
-    assert_eq!(cluster_left, Vec::<String>::new());
+    delete_leaves_nothing(cp, home.path(), &ns, &fake);
     // The volumes stay (delete keeps them unless --purge-volumes).
     assert_eq!(volume_uids(cp, &ns), volumes_before);
+}
+
+/// One key of a Secret in `ns`, decoded.
+fn secret_text(cp: &ControlPlane, ns: &str, secret: &str, key: &str) -> String {
+    use base64::Engine;
+    let out = cp
+        .kubectl()
+        .args(["-n", ns, "get", "secret", secret, "-o"])
+        .arg(format!("jsonpath={{.data.{}}}", key.replace('.', "\\.")))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    String::from_utf8(
+        base64::engine::general_purpose::STANDARD
+            .decode(String::from_utf8(out.stdout).unwrap().trim())
+            .unwrap(),
+    )
+    .unwrap()
+}
+
+#[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
+async fn adopt_moves_a_venonactl_install_through_an_interim_runner_and_an_interrupted_run_finishes()
+{
+    if skip_e2e() {
+        return;
+    }
+    let cp = controlplane::shared();
+    let ns = cp.create_namespace("adoptvmove").await.unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let fake = FakePlatform::start(USER_TOKEN);
+    // What `codefresh runner init` registered: the agent and its runtime.
+    let agent = platform_call(
+        &fake,
+        "POST",
+        "/api/agents",
+        &json!({"name": "venona-agent"}),
+    );
+    let runtime = format!("venona-cluster/{ns}");
+    platform_call(
+        &fake,
+        "POST",
+        "/api/custom_clusters/register",
+        &json!({"clusterName": "venona-cluster", "namespace": ns, "runtimeEnvironmentName": runtime,
+                "storageClassName": format!("dind-local-volumes-runner-{ns}"), "agent": true}),
+    );
+    platform_call(
+        &fake,
+        "PUT",
+        &format!("/api/agent/{}", agent["id"].as_str().unwrap()),
+        &json!({"runtimes": [runtime]}),
+    );
+    install_venonactl_with(cp, &ns, true);
+    let client = cp.client();
+    controlplane::poll_until(
+        "venonactl's runner to be ready",
+        Duration::from_secs(90),
+        || {
+            let client = client.clone();
+            let ns = ns.clone();
+            async move { Ok(ready_runners(&client, &ns).await > 0) }
+        },
+    )
+    .await
+    .unwrap();
+
+    // The platform refuses the spec once: the move stops at its end.
+    fake.fail("PUT /api/runtime-environments", 400, 1);
+    let url = fake.url();
+    let args = [
+        "--yes",
+        "--kube-namespace",
+        &ns,
+        "--token",
+        fake.token(),
+        "--url",
+        &url,
+        "--timeout",
+        "90s",
+    ];
+    let (out, lowest, looks) = adopt_watching(cp, home.path(), &ns, &args).await;
+    let shown = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{shown}");
+    assert!(looks > 5, "the watch looked only {looks} times");
+    assert!(
+        lowest >= 1,
+        "a moment with {lowest} ready runner replicas during the move\n{shown}"
+    );
+    // venonactl's runner held cf-runner's name with another selector: an
+    // interim runner served while it went.
+    assert!(shown.contains("Deployment/runner-adopting"), "{shown}");
+
+    // The re-run finishes the move.
+    let (again, lowest, _) = adopt_watching(cp, home.path(), &ns, &args).await;
+    let shown = text(&again);
+    assert_eq!(again.status.code(), Some(0), "{shown}");
+    assert!(shown.contains("did not finish; continuing it"), "{shown}");
+    assert!(lowest >= 1, "{shown}");
+    assert!(
+        !shown.contains(AGENT_TOKEN) && !shown.contains(USER_TOKEN),
+        "{shown}"
+    );
+    assert!(fake.runtimes()[&runtime]["runtimeScheduler"]["image"].is_string());
+
+    // cf-runner's runner, under its own selector, with the same token and certificates.
+    let out = cp
+        .kubectl()
+        .args(["-n", &ns, "get", "deployments", "-o", "json"])
+        .output()
+        .unwrap();
+    let list: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = list["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["metadata"]["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        names.contains(&"runner") && !names.contains(&"runner-adopting"),
+        "{names:?}"
+    );
+    let runner = list["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["metadata"]["name"] == "runner")
+        .unwrap();
+    assert_eq!(
+        runner["metadata"]["labels"]["app.kubernetes.io/managed-by"],
+        json!("cf-runner")
+    );
+    assert!(
+        runner["spec"]["selector"]["matchLabels"]
+            .get("app")
+            .is_none(),
+        "{runner}"
+    );
+    assert_eq!(
+        secret_text(cp, &ns, "runner", "codefresh.token"),
+        AGENT_TOKEN
+    );
+    assert!(
+        secret_text(cp, &ns, "codefresh-certs-server", "server-key.pem").contains("VENONA-KEY")
+    );
+    // The record names the runtime the agent serves (venonactl kept it elsewhere).
+    let record = secret_text(cp, &ns, "cf-runner-values", "runtime-name");
+    assert_eq!(record, runtime);
+
+    // Twice is a no-op; then delete leaves nothing.
+    let third = adopt(cp, home.path(), &args);
+    assert_eq!(third.status.code(), Some(0), "{}", text(&third));
+    assert!(
+        text(&third).contains("nothing to adopt"),
+        "{}",
+        text(&third)
+    );
+    delete_leaves_nothing(cp, home.path(), &ns, &fake);
 }
