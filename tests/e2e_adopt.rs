@@ -102,8 +102,10 @@ fn release_secret(release: &str, ns: &str) -> Value {
 }
 
 /// Requests cf-runner made since audit event `since` (by its user agent:
-/// the controllers share the admin user), and those of them that wrote.
-fn requests_since(cp: &ControlPlane, since: usize) -> (usize, Vec<String>) {
+/// the controllers share the admin user), and those of them that wrote in
+/// namespace `ns` or to a cluster-wide object named after it (tests run
+/// side by side on one control plane).
+fn requests_since(cp: &ControlPlane, since: usize, ns: &str) -> (usize, Vec<String>) {
     let ours: Vec<Value> = cp
         .audit_events()
         .unwrap()
@@ -127,6 +129,12 @@ fn requests_since(cp: &ControlPlane, since: usize) -> (usize, Vec<String>) {
             )
         })
         .filter(|e| e["objectRef"]["resource"] != "selfsubjectaccessreviews")
+        .filter(|e| {
+            e["objectRef"]["namespace"] == ns
+                || e["objectRef"]["name"]
+                    .as_str()
+                    .is_some_and(|n| n == ns || n.ends_with(&format!("-{ns}")))
+        })
         .map(|e| format!("{} {}", e["verb"], e["requestURI"]))
         .collect();
     (ours.len(), writes)
@@ -316,7 +324,7 @@ async fn adopt_dry_run_reads_a_helm_install_into_values_and_a_plan_and_writes_no
     );
 
     // A dry run changes nothing in the cluster.
-    let (requests, writes) = requests_since(cp, mark);
+    let (requests, writes) = requests_since(cp, mark, &ns);
     assert!(requests > 0, "no request of cf-runner's in the audit log");
     assert_eq!(writes, Vec::<String>::new());
 
@@ -570,7 +578,7 @@ async fn adopt_dry_run_reads_a_venonactl_install_and_writes_nothing() {
         "{shown}"
     );
 
-    let (requests, writes) = requests_since(cp, mark);
+    let (requests, writes) = requests_since(cp, mark, &ns);
     assert!(requests > 0, "no request of cf-runner's in the audit log");
     assert_eq!(writes, Vec::<String>::new());
 }
@@ -642,6 +650,42 @@ fn add_runtime_leftovers(cp: &ControlPlane, ns: &str) {
                             "claimRef": {"namespace": ns, "name": "dind-vol-build-1"}}}),
         ],
     );
+    // The runner's init container makes the old runner own the token
+    // Secret (with the kind the chart writes, `Deploy`).
+    let uid = cp
+        .kubectl()
+        .args([
+            "-n",
+            ns,
+            "get",
+            "deployment",
+            "cf-runtime-runner",
+            "-o",
+            "jsonpath={.metadata.uid}",
+        ])
+        .output()
+        .unwrap();
+    let uid = String::from_utf8(uid.stdout).unwrap();
+    let out = cp
+        .kubectl()
+        .args([
+            "-n",
+            ns,
+            "patch",
+            "secret",
+            "cf-runtime-runner",
+            "--type=merge",
+            "-p",
+        ])
+        .arg(
+            json!({"metadata": {"ownerReferences": [
+                {"apiVersion": "apps/v1", "kind": "Deploy", "name": "cf-runtime-runner", "uid": uid}
+            ]}})
+            .to_string(),
+        )
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
     for secret in ["codefresh-certs-server", "cf-runtime-runner"] {
         let out = cp
             .kubectl()
@@ -872,6 +916,14 @@ async fn adopt_moves_a_helm_install_with_a_runner_always_ready_and_keeps_token_a
     .await
     .unwrap();
 
+    // Without a token the platform's runtime spec cannot be checked: exit
+    // 2 naming --token, before anything is written.
+    let mark = cp.audit_events().unwrap().len();
+    let no_token = adopt(cp, home.path(), &["--yes", "--kube-namespace", &ns]);
+    assert_eq!(no_token.status.code(), Some(2), "{}", text(&no_token));
+    assert!(text(&no_token).contains("--token"), "{}", text(&no_token));
+    assert_eq!(requests_since(cp, mark, &ns).1, Vec::<String>::new());
+
     let url = fake.url();
     let args = [
         "--yes",
@@ -927,7 +979,7 @@ async fn adopt_moves_a_helm_install_with_a_runner_always_ready_and_keeps_token_a
         "{}",
         text(&again)
     );
-    let (_, writes) = requests_since(cp, mark);
+    let (_, writes) = requests_since(cp, mark, &ns);
     assert_eq!(writes, Vec::<String>::new());
 
     // `info` and `delete` work on it; delete leaves nothing of ours.
@@ -1015,6 +1067,7 @@ async fn adopt_moves_a_venonactl_install_through_an_interim_runner_and_an_interr
 
     // The platform refuses the spec once: the move stops at its end.
     fake.fail("PUT /api/runtime-environments", 400, 1);
+
     let url = fake.url();
     let args = [
         "--yes",

@@ -741,6 +741,13 @@ pub fn run(args: &AdoptArgs) -> Outcome {
                 .await
                 .map(|()| Some(namespace));
         }
+        if let Some(tool) = &resuming {
+            output::say(&format!(
+                "namespace {namespace}: a move from {tool} to cf-runner is under way (an earlier adopt did not finish); \
+                 run `cf-runner adopt` without --dry-run to finish it"
+            ));
+            return Ok(None);
+        }
         let found = match detect(&objects, &namespace, &cluster.context) {
             Ok(Some(f)) => f,
             Ok(None) => {
@@ -855,6 +862,8 @@ fn failed(err: anyhow::Error, hint: impl Into<String>) -> Outcome {
 /// cluster is touched.
 struct OnPlatform {
     client: crate::platform::Platform,
+    /// The API token, for a monitor the install runs.
+    token: values::Secret,
     account_id: Option<String>,
     agent: String,
     runtime: String,
@@ -942,6 +951,7 @@ async fn on_platform(args: &AdoptArgs, values: &values::Values) -> Result<OnPlat
     ));
     Ok(OnPlatform {
         client,
+        token: auth.token.clone(),
         account_id,
         agent: agent_name,
         runtime,
@@ -1211,12 +1221,13 @@ async fn move_runner(
     let mut loaded = values::load(&input).map_err(Outcome::BadInput)?;
     let platform = on_platform(args, &loaded.values).await?;
     if loaded.values.monitor.enabled && loaded.values.token.is_none() {
-        return Err(Outcome::BadInput(Problems(vec![Problem::new(
-            "--token",
-            None,
-            "is needed by the monitor the install runs, and adopt does not read tokens from the old install",
-            "pass --token with a Codefresh API key",
-        )])));
+        // The monitor reads the API token from its Secret, as after `init`.
+        let mut input = input;
+        input.overrides.push((
+            "Token".into(),
+            Value::String(platform.token.expose().to_string()),
+        ));
+        loaded = values::load(&input).map_err(Outcome::BadInput)?;
     }
     // The runtime's name is now known for sure: the record keeps it.
     loaded.redacted_tree["RuntimeEnvironmentName"] = json!(platform.runtime);
