@@ -1704,4 +1704,77 @@ mod tests {
                          "labels": {LABEL_MANAGED_BY: "cf-runner"}}})];
         assert!(detect(&objects, "cf", "ctx").unwrap().is_none());
     }
+
+    fn rendered_for(tree: Value) -> Vec<Manifest> {
+        let input = Input {
+            files: vec![values::ValuesFile {
+                origin: "test".into(),
+                text: serde_yaml_ng::to_string(&tree).unwrap(),
+            }],
+            ..Default::default()
+        };
+        let loaded = values::load(&input).unwrap();
+        let identity = render::Identity {
+            context: Some("ctx".into()),
+            ..Default::default()
+        };
+        render::render(&loaded.values, &identity, &loaded.redacted_tree)
+            .unwrap()
+            .manifests
+    }
+
+    #[test]
+    fn a_move_that_would_change_the_storage_backend_is_refused() {
+        let ours = rendered_for(json!({"Namespace": "cf", "Storage": {"Backend": "local"}}));
+        let class = ours.iter().find(|m| m.kind == "StorageClass").unwrap();
+        // The same class as in place: nothing to refuse.
+        assert!(storage_problems(&ours, std::slice::from_ref(&class.object)).is_empty());
+        // Another backend behind the same class name.
+        let mut ebs = class.object.clone();
+        ebs["parameters"] = json!({"volumeBackend": "ebs", "VolumeType": "gp3"});
+        let problems = storage_problems(&ours, &[ebs]);
+        assert_eq!(problems.len(), 1);
+        assert_eq!(problems[0].key, "Storage.Backend");
+        assert!(
+            problems[0].why.contains("backend ebs"),
+            "{}",
+            problems[0].why
+        );
+        // The same backend, another parameter.
+        let mut moved = class.object.clone();
+        moved["parameters"]["volumeParentDir"] = json!("/elsewhere");
+        let problems = storage_problems(&ours, &[moved]);
+        assert_eq!(problems[0].key, "Storage");
+        assert!(
+            problems[0].why.contains("volumeParentDir"),
+            "{}",
+            problems[0].why
+        );
+    }
+
+    #[test]
+    fn the_interim_workload_has_its_own_name_and_a_selector_old_ones_do_not_match() {
+        let ours = rendered_for(json!({"Namespace": "cf"}));
+        let runner = ours
+            .iter()
+            .find(|m| m.kind == "Deployment" && m.name == "runner")
+            .unwrap();
+        let copy = interim(runner);
+        assert_eq!(copy.name, "runner-adopting");
+        assert_eq!(copy.object["metadata"]["name"], json!("runner-adopting"));
+        let selector = &copy.object["spec"]["selector"]["matchLabels"];
+        let labels = &copy.object["spec"]["template"]["metadata"]["labels"];
+        for (k, v) in selector.as_object().unwrap() {
+            assert_eq!(&labels[k], v, "the pods must match their own selector");
+        }
+        // venonactl's runner selects `app: runner`: the interim pods must
+        // not be counted as its own.
+        assert!(labels.get("app").is_none());
+        assert_ne!(selector, &runner.object["spec"]["selector"]["matchLabels"]);
+        // cf-runner's labels stay, so `delete` finds it after an interruption.
+        assert_eq!(
+            copy.object["metadata"]["labels"][LABEL_MANAGED_BY],
+            json!("cf-runner")
+        );
+    }
 }
