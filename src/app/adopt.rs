@@ -574,7 +574,7 @@ pub fn plan(found: &Found, ours: &[(ObjectRef, Value)], namespace: &str) -> Plan
             if let Some((_, provisioner)) = &found.storage_class {
                 if *provisioner == render::provisioner_name(namespace) {
                     plan.left_alone.push(format!(
-                        "{old} (cf-runner uses the same name and provisioner {provisioner})"
+                        "{old} (cf-runner uses the same name and provisioner {provisioner}: the class and its volumes stay as they are; cf-runner only adds its labels)"
                     ));
                     continue;
                 }
