@@ -1074,6 +1074,26 @@ fn storage_problems(rendered: &[Manifest], objects: &[Value]) -> Vec<Problem> {
             ));
             continue;
         }
+        // Immutable too; the API server fills them in when left out.
+        for (field, default) in [
+            ("reclaimPolicy", "Delete"),
+            ("volumeBindingMode", "Immediate"),
+        ] {
+            let value = |o: &Value| o[field].as_str().unwrap_or(default).to_string();
+            if value(live) != value(&ours.object) {
+                out.push(Problem::new(
+                    "Storage",
+                    None,
+                    format!(
+                        "would change the {field} of StorageClass {} ({} → {}), which Kubernetes does not allow",
+                        ours.name,
+                        value(live),
+                        value(&ours.object)
+                    ),
+                    "adopt keeps the storage as it is: this class was made in a way cf-runner does not render; keep the old install, or move with `cf-runner delete --purge-volumes` and `cf-runner init`",
+                ));
+            }
+        }
         let theirs = live["parameters"].as_object().cloned().unwrap_or_default();
         let mine = ours.object["parameters"]
             .as_object()
@@ -1747,6 +1767,16 @@ mod tests {
         assert_eq!(problems[0].key, "Storage");
         assert!(
             problems[0].why.contains("volumeParentDir"),
+            "{}",
+            problems[0].why
+        );
+        // Volumes bound later than cf-runner's class binds them.
+        let mut late = class.object.clone();
+        late["volumeBindingMode"] = json!("WaitForFirstConsumer");
+        let problems = storage_problems(&ours, &[late]);
+        assert_eq!(problems.len(), 1);
+        assert!(
+            problems[0].why.contains("volumeBindingMode"),
             "{}",
             problems[0].why
         );
