@@ -157,6 +157,26 @@ fn cluster_object_of(object: &Value, namespace: &str, roles: &BTreeSet<String>) 
     }
 }
 
+/// True when a cluster-scoped object is clearly the old tool's own for
+/// `namespace`: Helm's marks (the chart's label, the release's namespace
+/// annotation), the dind provisioner of that namespace, or venonactl's
+/// labels or names ending in `-<namespace>`.
+fn made_by(object: &Value, tool: &Tool, namespace: &str) -> bool {
+    if kind(object) == "StorageClass" {
+        return true; // cluster_object_of matched its provisioner to the namespace
+    }
+    match tool {
+        Tool::Helm { .. } => {
+            label(object, HELM_CHART_LABEL).is_some_and(|c| c.starts_with("cf-runtime-"))
+                || object["metadata"]["annotations"]["meta.helm.sh/release-namespace"].as_str()
+                    == Some(namespace)
+        }
+        Tool::Venonactl => {
+            is_venonactl_object(object) || name(object).ends_with(&format!("-{namespace}"))
+        }
+    }
+}
+
 /// The `app` label values venonactl gives its objects.
 const VENONACTL_APPS: &[&str] = &[
     "runner",
@@ -372,6 +392,10 @@ pub fn detect(
         // Built-in roles a binding points at are not the install's.
         .filter(|o| !(kind(o) == "ClusterRole" && name(o).starts_with("system:")))
         .filter(|o| !(kind(o) == "ClusterRole" && name(o) == "cluster-admin"))
+        // Adopt removes what it counts as the old install's: a binding of
+        // the user's to an account in this namespace, or a role shared by
+        // every namespace's monitor, must not be counted.
+        .filter(|o| made_by(o, &tool, namespace))
         .collect();
     mine.extend(cluster_mine.iter().copied());
 
@@ -1704,6 +1728,27 @@ mod tests {
             ..Default::default()
         };
         values::load(&input).unwrap();
+    }
+
+    #[test]
+    fn a_users_binding_to_an_account_of_the_namespace_is_not_the_old_installs() {
+        let mut objects = venonactl_install();
+        let binding = |name: &str| {
+            json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+                   "metadata": {"name": name},
+                   "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"},
+                   "subjects": [{"kind": "ServiceAccount", "name": "ci-bot", "namespace": "cf"}]})
+        };
+        objects.push(binding("ci-bot-can-view"));
+        objects.push(binding("runner-cf"));
+        let found = detect(&objects, "cf", "ctx").unwrap().unwrap();
+        let names: Vec<String> = found.objects.iter().map(ToString::to_string).collect();
+        assert!(
+            names.contains(&"ClusterRoleBinding/runner-cf".to_string()),
+            "{names:?}"
+        );
+        assert!(!names.iter().any(|n| n.contains("ci-bot")), "{names:?}");
+        assert!(!names.iter().any(|n| n == "ClusterRole/view"), "{names:?}");
     }
 
     #[test]
