@@ -129,6 +129,13 @@ fn requests_since(cp: &ControlPlane, since: usize, ns: &str) -> (usize, Vec<Stri
             )
         })
         .filter(|e| e["objectRef"]["resource"] != "selfsubjectaccessreviews")
+        // A server-side dry-run (the diff shown before asking) stores nothing.
+        .filter(|e| {
+            !e["requestURI"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("dryRun=All")
+        })
         .filter(|e| {
             e["objectRef"]["namespace"] == ns
                 || e["objectRef"]["name"]
@@ -1157,4 +1164,63 @@ async fn adopt_moves_a_venonactl_install_through_an_interim_runner_and_an_interr
         text(&third)
     );
     delete_leaves_nothing(cp, home.path(), &ns, &fake);
+}
+
+#[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
+async fn adopt_on_a_terminal_shows_the_changes_and_asks_and_no_changes_nothing() {
+    use rexpect::process::WaitStatus;
+    if skip_e2e() {
+        return;
+    }
+    let cp = controlplane::shared();
+    let ns = cp.create_namespace("adoptask").await.unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let fake = FakePlatform::start(USER_TOKEN);
+    register_like_the_chart(&fake, &ns);
+    install_chart_with(cp, &ns, home.path(), "");
+    let mark = cp.audit_events().unwrap().len();
+    fake.clear_requests();
+
+    let url = fake.url();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cf-runner"));
+    cmd.args([
+        "adopt",
+        "--kube-namespace",
+        &ns,
+        "--token",
+        fake.token(),
+        "--url",
+        &url,
+    ])
+    .current_dir(home.path())
+    .env("KUBECONFIG", cp.admin_kubeconfig())
+    .env("HOME", home.path())
+    .env("NO_COLOR", "1")
+    .env("TERM", "xterm")
+    .env_remove("CF_API_KEY")
+    .env_remove("CFCONFIG");
+    let options = rexpect::reader::Options::new()
+        .timeout_ms(Some(60_000))
+        .strip_ansi_escape_codes(true);
+    let mut session = rexpect::session::spawn_with_options(cmd, options).unwrap();
+    // The changes to what it takes over, and to the platform's spec.
+    let before = session.exp_string("Move the runner to cf-runner?").unwrap();
+    assert!(
+        before.contains("cf-runner's spec replaces the old installer's"),
+        "{before}"
+    );
+    assert!(before.contains("~ "), "no diff shown: {before}");
+    assert!(!before.contains(AGENT_TOKEN) && !before.contains(USER_TOKEN));
+    session.send_line("n").unwrap();
+    session.exp_string("Nothing was changed.").unwrap();
+    session.exp_eof().unwrap();
+    let status = session.process().wait().unwrap();
+    assert!(matches!(status, WaitStatus::Exited(_, 0)), "{status:?}");
+    assert_eq!(requests_since(cp, mark, &ns).1, Vec::<String>::new());
+    assert!(
+        fake.requests().iter().all(|r| r.method == "GET"),
+        "only reads on the platform: {:?}",
+        fake.calls()
+    );
 }

@@ -870,6 +870,9 @@ mod borrowed {
     ) -> Result<(), Outcome> {
         install::wait_with_progress(cluster, manifests, timeout, "adopt").await
     }
+    pub fn print_diffs(diffs: &[crate::kube::diff::ObjectDiff], namespace: &str, context: &str) {
+        super::super::diff::print_diffs(diffs, namespace, context, true)
+    }
     pub fn delete_failed(
         report: &crate::kube::delete::Report,
         timeout: std::time::Duration,
@@ -1016,13 +1019,11 @@ async fn agent_token(
     ))
 }
 
-/// The dind TLS material in place, or a new key signed by the platform
-/// when the old install has none yet.
-async fn dind_certs(
+/// The dind TLS material in place (`None`: the install has none yet).
+async fn kept_certs(
     cluster: &cluster::Cluster,
     namespace: &str,
-    platform: &OnPlatform,
-) -> Result<(values::Secret, values::Secret, values::Secret), Outcome> {
+) -> Result<Option<(values::Secret, values::Secret, values::Secret)>, Outcome> {
     let mut got = Vec::new();
     for key in ["ca.pem", "server-cert.pem", "server-key.pem"] {
         let value = cluster::inventory::secret_value(
@@ -1035,14 +1036,21 @@ async fn dind_certs(
         .map_err(|e| borrowed::failed(e, "reading the dind certificates failed"))?;
         got.push(value.filter(|v| !v.starts_with("<placeholder") && !v.is_empty()));
     }
-    if let [Some(ca), Some(cert), Some(key)] = got.as_slice() {
-        output::done("dind TLS certificates kept (Secret/codefresh-certs-server)");
-        return Ok((
+    Ok(match got.as_slice() {
+        [Some(ca), Some(cert), Some(key)] => Some((
             values::Secret::new(ca.clone()),
             values::Secret::new(cert.clone()),
             values::Secret::new(key.clone()),
-        ));
-    }
+        )),
+        _ => None,
+    })
+}
+
+/// A new dind key, signed by the platform, for an install that has none.
+async fn signed_certs(
+    namespace: &str,
+    platform: &OnPlatform,
+) -> Result<(values::Secret, values::Secret, values::Secret), Outcome> {
     let generated = crate::platform::certs::generate(namespace)
         .map_err(|e| borrowed::platform_failed(e, "preparing the dind TLS certificate"))?;
     let sans = crate::platform::certs::subject_alt_names(namespace);
@@ -1277,19 +1285,26 @@ async fn move_runner(
     loaded.redacted_tree["RuntimeEnvironmentName"] = json!(platform.runtime);
     loaded.redacted_tree["AgentId"] = json!(platform.agent);
     let token = agent_token(cluster, namespace, found.as_ref()).await?;
-    let (ca, cert, key) = dind_certs(cluster, namespace, &platform).await?;
-    let identity = render::Identity {
+    let kept = kept_certs(cluster, namespace).await?;
+    if kept.is_some() {
+        output::done("dind TLS certificates kept (Secret/codefresh-certs-server)");
+    }
+    let (ca, cert, key) = match kept.clone() {
+        Some((ca, cert, key)) => (Some(ca), Some(cert), Some(key)),
+        None => (None, None, None),
+    };
+    let mut identity = render::Identity {
         context: Some(cluster.context.clone()),
         agent_name: Some(platform.agent.clone()),
         runtime_name: Some(platform.runtime.clone()),
         account_id: platform.account_id.clone(),
         agent_token: Some(token),
-        dind_ca: Some(ca),
-        dind_cert: Some(cert),
-        dind_key: Some(key),
+        dind_ca: ca,
+        dind_cert: cert,
+        dind_key: key,
         registered: true,
     };
-    let rendered =
+    let mut rendered =
         render::render(&loaded.values, &identity, &loaded.redacted_tree).map_err(|e| {
             failed(
                 anyhow::Error::new(e).context("rendering failed (a bug in cf-runner)"),
@@ -1332,7 +1347,33 @@ async fn move_runner(
         ));
     }
     print_plan(found.as_ref(), &plan, false);
+    let spec = borrowed::spec_to_send(
+        &rendered.runtime_environment,
+        platform.account_id.as_deref(),
+    );
+    let differ = borrowed::spec_differences(&spec, &platform.spec);
+    if differ.is_empty() {
+        output::say(&format!(
+            "  runtime environment {} on the platform: its spec already matches cf-runner's",
+            platform.runtime
+        ));
+    } else {
+        output::say(&format!(
+            "  runtime environment {} on the platform: cf-runner's spec replaces the old installer's ({} differ)",
+            platform.runtime,
+            differ.join(", ")
+        ));
+    }
     if !args.yes {
+        // What the apply changes in each object, as `diff` shows it: the
+        // settings the old install had and the values file does not carry
+        // (a hand-edited daemon.json, say) show up here.
+        match cluster::diff::diff_all(&cluster.client, &rendered.manifests, &[]).await {
+            Ok(diffs) => borrowed::print_diffs(&diffs, namespace, &cluster.context),
+            Err(e) => output::warn(&format!(
+                "the server-side dry-run failed, no diff to show: {e}"
+            )),
+        }
         match output::confirm("Move the runner to cf-runner?", false) {
             Ok(true) => {}
             Ok(false) => {
@@ -1346,6 +1387,21 @@ async fn move_runner(
                 ))
             }
         }
+    }
+
+    if kept.is_none() {
+        // Signed only now, once the move is confirmed.
+        let (ca, cert, key) = signed_certs(namespace, &platform).await?;
+        identity.dind_ca = Some(ca);
+        identity.dind_cert = Some(cert);
+        identity.dind_key = Some(key);
+        rendered =
+            render::render(&loaded.values, &identity, &loaded.redacted_tree).map_err(|e| {
+                failed(
+                    anyhow::Error::new(e).context("rendering failed (a bug in cf-runner)"),
+                    "please report it; nothing was changed",
+                )
+            })?;
     }
 
     let by_ref = |r: &ObjectRef| {
@@ -1479,11 +1535,6 @@ async fn move_runner(
     remove(cluster, releases, args.timeout).await?;
 
     // The platform's runtime spec, as `upgrade` keeps it.
-    let spec = borrowed::spec_to_send(
-        &rendered.runtime_environment,
-        platform.account_id.as_deref(),
-    );
-    let differ = borrowed::spec_differences(&spec, &platform.spec);
     if differ.is_empty() {
         output::done(&format!(
             "runtime environment {}: the platform's spec already matches cf-runner's",
