@@ -812,6 +812,7 @@ async fn adopt_watching(
             (lowest, looks)
         })
     };
+    let started = std::time::Instant::now();
     let out = {
         let home = home.to_path_buf();
         let kubeconfig = cp.admin_kubeconfig().to_path_buf();
@@ -828,6 +829,10 @@ async fn adopt_watching(
     };
     done.store(true, std::sync::atomic::Ordering::Relaxed);
     let (lowest, looks) = watcher.await.unwrap();
+    eprintln!(
+        "adopt in {ns}: {:.1}s, {looks} looks at the runners, fewest ready replicas {lowest}",
+        started.elapsed().as_secs_f64()
+    );
     (out, lowest, looks)
 }
 
