@@ -1503,7 +1503,8 @@ async fn move_runner(
     //    old objects replaced or only the old tool needed, and the Helm
     //    release records last, so that helm no longer claims anything.
     output::say("Step 3 of 3: the old installer's objects go (the Helm release record last)");
-    for m in &rendered.manifests {
+    // Never the namespace: it is left alone, marks and all.
+    for m in rendered.manifests.iter().filter(|m| m.kind != "Namespace") {
         cluster::adopt::remove_old_marks(
             cluster,
             &m.api_version,
