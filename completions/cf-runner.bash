@@ -109,7 +109,7 @@ _cf__runner() {
             return 0
             ;;
         cf__runner__subcmd__adopt)
-            opts="-h -V --kube-context-name --kube-namespace --kube-config-path --dry-run --values-file --overwrite --help --version"
+            opts="-y -h -V --kube-context-name --kube-namespace --kube-config-path --token --url --insecure --allow-http --dry-run --yes --timeout --values-file --overwrite --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -124,6 +124,18 @@ _cf__runner() {
                     return 0
                     ;;
                 --kube-config-path)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

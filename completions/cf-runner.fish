@@ -32,7 +32,7 @@ complete -c cf-runner -n "__fish_cf_runner_needs_command" -f -a "delete" -d 'Rem
 complete -c cf-runner -n "__fish_cf_runner_needs_command" -f -a "upgrade" -d 'Re-render from the stored values (plus new flags) and apply'
 complete -c cf-runner -n "__fish_cf_runner_needs_command" -f -a "check" -d 'Preflight: check that the cluster and your permissions can take an install'
 complete -c cf-runner -n "__fish_cf_runner_needs_command" -f -a "test-pipeline" -d 'Run the demo pipeline on a runtime environment'
-complete -c cf-runner -n "__fish_cf_runner_needs_command" -f -a "adopt" -d 'Move a runner made by the Helm chart or venonactl to cf-runner (--dry-run only so far)'
+complete -c cf-runner -n "__fish_cf_runner_needs_command" -f -a "adopt" -d 'Move a runner made by the Helm chart or venonactl to cf-runner, keeping its agent and volumes'
 complete -c cf-runner -n "__fish_cf_runner_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c cf-runner -n "__fish_cf_runner_needs_command" -f -a "diff" -d 'Show what upgrade (or init) with these flags would change; changes nothing'
 complete -c cf-runner -n "__fish_cf_runner_needs_command" -f -a "schema" -d 'Print the JSON Schema of a values file, for editors and linters'
@@ -169,8 +169,14 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -s V 
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand adopt" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r -f -a "(kubectl config get-contexts -o name 2>/dev/null)"
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand adopt" -l kube-namespace -d 'Namespace of the runner [default: codefresh]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand adopt" -l kube-config-path -d 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]' -r -F
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand adopt" -l token -d 'Codefresh API token [default: $CF_API_KEY, then the current context of ~/.cfconfig]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand adopt" -l url -d 'Codefresh platform URL [default: the installation\'s, else https://g.codefresh.io]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand adopt" -l timeout -d 'How long to wait for each step of the move (e.g. 90s, 5m)' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand adopt" -l values-file -d 'Where to save what the install is, as a cf-runner values file' -r -F
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand adopt" -l insecure -d 'Skip TLS verification towards the platform (self-signed on-prem only)'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand adopt" -l allow-http -d 'Send the API key over a plain http:// platform URL (other than localhost)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand adopt" -l dry-run -d 'Read the install, save the values file and print the plan; change nothing in the cluster'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand adopt" -s y -l yes -d 'Do not ask for confirmation before moving the runner'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand adopt" -l overwrite -d 'Write over a file at --values-file that cf-runner adopt did not write'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand adopt" -s h -l help -d 'Print help'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand adopt" -s V -l version -d 'Print version'
@@ -237,7 +243,7 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions diff schema images help" -f -a "upgrade" -d 'Re-render from the stored values (plus new flags) and apply'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions diff schema images help" -f -a "check" -d 'Preflight: check that the cluster and your permissions can take an install'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions diff schema images help" -f -a "test-pipeline" -d 'Run the demo pipeline on a runtime environment'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions diff schema images help" -f -a "adopt" -d 'Move a runner made by the Helm chart or venonactl to cf-runner (--dry-run only so far)'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions diff schema images help" -f -a "adopt" -d 'Move a runner made by the Helm chart or venonactl to cf-runner, keeping its agent and volumes'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions diff schema images help" -f -a "completions" -d 'Print a shell completion script'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions diff schema images help" -f -a "diff" -d 'Show what upgrade (or init) with these flags would change; changes nothing'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions diff schema images help" -f -a "schema" -d 'Print the JSON Schema of a values file, for editors and linters'

@@ -195,8 +195,15 @@ _arguments "${_arguments_options[@]}" : \
 '--kube-context-name=[Kubernetes context to use \[default\: the kubeconfig'\''s current context\]]:NAME:_default' \
 '--kube-namespace=[Namespace of the runner \[default\: codefresh\]]:NAMESPACE:_default' \
 '--kube-config-path=[Path to the kubeconfig \[default\: \$KUBECONFIG or ~/.kube/config\]]:PATH:_files' \
+'--token=[Codefresh API token \[default\: \$CF_API_KEY, then the current context of ~/.cfconfig\]]:TOKEN:_default' \
+'--url=[Codefresh platform URL \[default\: the installation'\''s, else https\://g.codefresh.io\]]:URL:_default' \
+'--timeout=[How long to wait for each step of the move (e.g. 90s, 5m)]:DURATION:_default' \
 '--values-file=[Where to save what the install is, as a cf-runner values file]:PATH:_files' \
+'--insecure[Skip TLS verification towards the platform (self-signed on-prem only)]' \
+'--allow-http[Send the API key over a plain http\:// platform URL (other than localhost)]' \
 '--dry-run[Read the install, save the values file and print the plan; change nothing in the cluster]' \
+'-y[Do not ask for confirmation before moving the runner]' \
+'--yes[Do not ask for confirmation before moving the runner]' \
 '--overwrite[Write over a file at --values-file that cf-runner adopt did not write]' \
 '-h[Print help]' \
 '--help[Print help]' \
@@ -358,7 +365,7 @@ _cf-runner_commands() {
 'upgrade:Re-render from the stored values (plus new flags) and apply' \
 'check:Preflight\: check that the cluster and your permissions can take an install' \
 'test-pipeline:Run the demo pipeline on a runtime environment' \
-'adopt:Move a runner made by the Helm chart or venonactl to cf-runner (--dry-run only so far)' \
+'adopt:Move a runner made by the Helm chart or venonactl to cf-runner, keeping its agent and volumes' \
 'completions:Print a shell completion script' \
 'diff:Show what upgrade (or init) with these flags would change; changes nothing' \
 'schema:Print the JSON Schema of a values file, for editors and linters' \
@@ -401,7 +408,7 @@ _cf-runner__subcmd__help_commands() {
 'upgrade:Re-render from the stored values (plus new flags) and apply' \
 'check:Preflight\: check that the cluster and your permissions can take an install' \
 'test-pipeline:Run the demo pipeline on a runtime environment' \
-'adopt:Move a runner made by the Helm chart or venonactl to cf-runner (--dry-run only so far)' \
+'adopt:Move a runner made by the Helm chart or venonactl to cf-runner, keeping its agent and volumes' \
 'completions:Print a shell completion script' \
 'diff:Show what upgrade (or init) with these flags would change; changes nothing' \
 'schema:Print the JSON Schema of a values file, for editors and linters' \

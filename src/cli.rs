@@ -45,7 +45,7 @@ pub enum Command {
         "Namespace of the runner [default: the only installation in the cluster]"
     )))]
     TestPipeline(TestPipelineArgs),
-    /// Move a runner made by the Helm chart or venonactl to cf-runner (--dry-run only so far)
+    /// Move a runner made by the Helm chart or venonactl to cf-runner, keeping its agent and volumes
     Adopt(AdoptArgs),
     /// Print a shell completion script
     Completions(CompletionsArgs),
@@ -404,9 +404,17 @@ pub struct TestPipelineArgs {
 pub struct AdoptArgs {
     #[command(flatten)]
     pub kube: KubeArgs,
+    #[command(flatten)]
+    pub platform: PlatformArgs,
     /// Read the install, save the values file and print the plan; change nothing in the cluster
     #[arg(long)]
     pub dry_run: bool,
+    /// Do not ask for confirmation before moving the runner
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+    /// How long to wait for each step of the move (e.g. 90s, 5m)
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
+    pub timeout: std::time::Duration,
     /// Where to save what the install is, as a cf-runner values file
     #[arg(long, value_name = "PATH", default_value = "cf-runner-values.yaml")]
     pub values_file: PathBuf,

@@ -3,18 +3,22 @@
 //! template`, applied, plus a release Secret shaped the way Helm 4 stores
 //! one) is read into a cf-runner values file and a plan, and nothing in the
 //! cluster changes. Namespaces holding two runners, or a chart version whose
-//! layout adopt does not know, are refused with exit 2.
+//! layout adopt does not know, are refused with exit 2. Without --dry-run,
+//! a Helm install is moved to cf-runner with a runner always ready, its
+//! agent token, certificates and volumes kept, and nothing of Helm's left.
 
 mod support;
 
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
+use std::time::Duration;
 
 use base64::Engine;
 use serde_json::{json, Value};
 use support::cli::{isolated, text};
 use support::controlplane::{self, skip_e2e, ControlPlane};
+use support::fake_platform::FakePlatform;
 use support::helm;
 
 const ADMIN_USER: &str = "admin";
@@ -98,8 +102,10 @@ fn release_secret(release: &str, ns: &str) -> Value {
 }
 
 /// Requests cf-runner made since audit event `since` (by its user agent:
-/// the controllers share the admin user), and those of them that wrote.
-fn requests_since(cp: &ControlPlane, since: usize) -> (usize, Vec<String>) {
+/// the controllers share the admin user), and those of them that wrote in
+/// namespace `ns` or to a cluster-wide object named after it (tests run
+/// side by side on one control plane).
+fn requests_since(cp: &ControlPlane, since: usize, ns: &str) -> (usize, Vec<String>) {
     let ours: Vec<Value> = cp
         .audit_events()
         .unwrap()
@@ -123,6 +129,19 @@ fn requests_since(cp: &ControlPlane, since: usize) -> (usize, Vec<String>) {
             )
         })
         .filter(|e| e["objectRef"]["resource"] != "selfsubjectaccessreviews")
+        // A server-side dry-run (the diff shown before asking) stores nothing.
+        .filter(|e| {
+            !e["requestURI"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("dryRun=All")
+        })
+        .filter(|e| {
+            e["objectRef"]["namespace"] == ns
+                || e["objectRef"]["name"]
+                    .as_str()
+                    .is_some_and(|n| n == ns || n.ends_with(&format!("-{ns}")))
+        })
         .map(|e| format!("{} {}", e["verb"], e["requestURI"]))
         .collect();
     (ours.len(), writes)
@@ -133,13 +152,22 @@ fn requests_since(cp: &ControlPlane, since: usize) -> (usize, Vec<String>) {
 /// annotations Helm adds, the agent-token Secret the runner's init
 /// container creates, the release record, and one dind volume claim.
 fn install_chart(cp: &ControlPlane, ns: &str, dir: &Path) {
+    install_chart_with(
+        cp,
+        ns,
+        dir,
+        "runner:\n  nodeSelector:\n    pool: ci\n  env:\n    HTTP_PROXY: http://proxy.internal:3128\n",
+    );
+}
+
+/// [`install_chart`] with `runner` values of the caller's.
+fn install_chart_with(cp: &ControlPlane, ns: &str, dir: &Path, runner_values: &str) {
     let values = dir.join("chart-values.yaml");
     std::fs::write(
         &values,
         format!(
             "global:\n  codefreshToken: {USER_TOKEN}\n  accountId: acc-1\n  agentName: adopt-agent\n  \
-             runtimeName: adopt-cluster/{ns}\n  context: adopt-cluster\n\
-             runner:\n  nodeSelector:\n    pool: ci\n  env:\n    HTTP_PROXY: http://proxy.internal:3128\n"
+             runtimeName: adopt-cluster/{ns}\n  context: adopt-cluster\n{runner_values}"
         ),
     )
     .unwrap();
@@ -155,6 +183,7 @@ fn install_chart(cp: &ControlPlane, ns: &str, dir: &Path) {
     for o in &mut objects {
         o["metadata"]["annotations"]["meta.helm.sh/release-name"] = json!("cf-runtime");
         o["metadata"]["annotations"]["meta.helm.sh/release-namespace"] = json!(ns);
+        o["metadata"]["labels"]["app.kubernetes.io/managed-by"] = json!("Helm");
     }
     objects.push(json!({
         "apiVersion": "v1",
@@ -302,7 +331,7 @@ async fn adopt_dry_run_reads_a_helm_install_into_values_and_a_plan_and_writes_no
     );
 
     // A dry run changes nothing in the cluster.
-    let (requests, writes) = requests_since(cp, mark);
+    let (requests, writes) = requests_since(cp, mark, &ns);
     assert!(requests > 0, "no request of cf-runner's in the audit log");
     assert_eq!(writes, Vec::<String>::new());
 
@@ -418,11 +447,15 @@ async fn adopt_refuses_two_runners_and_an_uncovered_chart_version() {
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(text(&out).contains("holds no runner"), "{}", text(&out));
 
-    // Without --dry-run nothing happens yet, and it says so.
+    // Without --dry-run and without a terminal, --yes is needed; and with
+    // it, two runners are still refused before anything is written.
     let out = adopt(cp, home.path(), &["--kube-namespace", &two]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("--yes"), "{}", text(&out));
+    let out = adopt(cp, home.path(), &["--yes", "--kube-namespace", &two]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(
-        text(&out).contains("cannot yet carry it out"),
+        text(&out).contains("more than one runner"),
         "{}",
         text(&out)
     );
@@ -433,6 +466,12 @@ async fn adopt_refuses_two_runners_and_an_uncovered_chart_version() {
 /// `runner`, the runtime's RBAC and dind objects, the volume provisioner
 /// with its StorageClass and cluster role.
 fn install_venonactl(cp: &ControlPlane, ns: &str) {
+    install_venonactl_with(cp, ns, false);
+}
+
+/// [`install_venonactl`]; `runnable`: one replica that kwok's nodes can run
+/// (no node selector), plus the dind certificates.
+fn install_venonactl_with(cp: &ControlPlane, ns: &str, runnable: bool) {
     let provisioner = format!("codefresh.io/dind-volume-provisioner-runner-{ns}");
     let workload = |kind: &str, name: &str, app: &str, env: Value| {
         json!({
@@ -443,7 +482,7 @@ fn install_venonactl(cp: &ControlPlane, ns: &str) {
                 "template": {
                     "metadata": {"labels": {"app": app}},
                     "spec": {
-                        "nodeSelector": {"pool": "builders"},
+                        "nodeSelector": if runnable { json!({}) } else { json!({"pool": "builders"}) },
                         "containers": [{"name": "runner", "image": "quay.io/codefresh/venona:2.0.7", "env": env}],
                     },
                 },
@@ -458,8 +497,8 @@ fn install_venonactl(cp: &ControlPlane, ns: &str) {
                {"name": "CODEFRESH_HOST", "value": "https://g.codefresh.io"},
                {"name": "AGENT_MODE", "value": "InCluster"}]),
     );
-    runner["spec"]["replicas"] = json!(0);
-    let objects = vec![
+    runner["spec"]["replicas"] = json!(i32::from(runnable));
+    let mut objects = vec![
         runner,
         json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "runner"},
                "stringData": {"codefresh.token": AGENT_TOKEN}}),
@@ -485,6 +524,12 @@ fn install_venonactl(cp: &ControlPlane, ns: &str) {
                            "name": format!("volume-provisioner-runner-{ns}")},
                "subjects": [{"kind": "ServiceAccount", "name": "volume-provisioner-runner", "namespace": ns}]}),
     ];
+    if runnable {
+        objects.push(json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "codefresh-certs-server", "labels": {"app": "venona"}},
+            "stringData": {"ca.pem": "-----BEGIN CERTIFICATE-----\nCA\n-----END CERTIFICATE-----\n",
+                           "server-cert.pem": "-----BEGIN CERTIFICATE-----\nSERVER\n-----END CERTIFICATE-----\n",
+                           "server-key.pem": "-----BEGIN PRIVATE KEY-----\nVENONA-KEY\n-----END PRIVATE KEY-----\n"}}));
+    }
     apply(cp, ns, &objects);
 }
 
@@ -540,7 +585,647 @@ async fn adopt_dry_run_reads_a_venonactl_install_and_writes_nothing() {
         "{shown}"
     );
 
-    let (requests, writes) = requests_since(cp, mark);
+    let (requests, writes) = requests_since(cp, mark, &ns);
     assert!(requests > 0, "no request of cf-runner's in the audit log");
     assert_eq!(writes, Vec::<String>::new());
+}
+
+/// One request to the fake platform, as the platform's own tools would
+/// send it (the test seeds the agent and runtime an old installer made).
+fn platform_call(fake: &FakePlatform, method: &str, path: &str, body: &Value) -> Value {
+    use std::io::Read;
+    let address = fake.url().trim_start_matches("http://").to_string();
+    let mut stream = std::net::TcpStream::connect(&address).unwrap();
+    let body = body.to_string();
+    write!(
+        stream,
+        "{method} {path} HTTP/1.1\r\nHost: {address}\r\nAuthorization: {}\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        fake.token(),
+        body.len()
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    let (head, rest) = answer.split_once("\r\n\r\n").unwrap();
+    assert!(
+        head.starts_with("HTTP/1.1 2"),
+        "{method} {path}: {head}\n{rest}"
+    );
+    serde_json::from_str(rest).unwrap_or(Value::Null)
+}
+
+/// The agent and runtime environment the chart's init container registered.
+fn register_like_the_chart(fake: &FakePlatform, ns: &str) {
+    let agent = platform_call(fake, "POST", "/api/agents", &json!({"name": "adopt-agent"}));
+    let runtime = format!("adopt-cluster/{ns}");
+    platform_call(
+        fake,
+        "POST",
+        "/api/custom_clusters/register",
+        &json!({"clusterName": "adopt-cluster", "namespace": ns, "runtimeEnvironmentName": runtime,
+                "storageClassName": format!("dind-local-volumes-runner-{ns}"), "agent": true,
+                "serviceAccount": "codefresh-engine", "dockerDaemonScheduler": {"userAccess": true}}),
+    );
+    platform_call(
+        fake,
+        "PUT",
+        &format!("/api/agent/{}", agent["id"].as_str().unwrap()),
+        &json!({"runtimes": [runtime]}),
+    );
+}
+
+/// What the chart's scripts leave at run time: the dind certificates (the
+/// gencerts Job) and finalizers on both Secrets; a dind volume bound to
+/// its claim.
+fn add_runtime_leftovers(cp: &ControlPlane, ns: &str) {
+    apply(
+        cp,
+        ns,
+        &[
+            json!({"apiVersion": "v1", "kind": "Secret",
+                   "metadata": {"name": "codefresh-certs-server", "labels": {"codefresh.io/internal": "true"}},
+                   "stringData": {"ca.pem": "-----BEGIN CERTIFICATE-----\nCA\n-----END CERTIFICATE-----\n",
+                                  "server-cert.pem": "-----BEGIN CERTIFICATE-----\nSERVER\n-----END CERTIFICATE-----\n",
+                                  "server-key.pem": "-----BEGIN PRIVATE KEY-----\nKEY\n-----END PRIVATE KEY-----\n"}}),
+            json!({"apiVersion": "v1", "kind": "PersistentVolume",
+                   "metadata": {"name": format!("dind-pv-{ns}"), "labels": {"codefresh-app": "dind"}},
+                   "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"],
+                            "storageClassName": format!("dind-local-volumes-runner-{ns}"),
+                            "persistentVolumeReclaimPolicy": "Retain",
+                            "hostPath": {"path": "/var/lib/codefresh/dind-volumes/v1"},
+                            "claimRef": {"namespace": ns, "name": "dind-vol-build-1"}}}),
+        ],
+    );
+    // The runner's init container makes the old runner own the token
+    // Secret (with the kind the chart writes, `Deploy`).
+    let uid = cp
+        .kubectl()
+        .args([
+            "-n",
+            ns,
+            "get",
+            "deployment",
+            "cf-runtime-runner",
+            "-o",
+            "jsonpath={.metadata.uid}",
+        ])
+        .output()
+        .unwrap();
+    let uid = String::from_utf8(uid.stdout).unwrap();
+    let out = cp
+        .kubectl()
+        .args([
+            "-n",
+            ns,
+            "patch",
+            "secret",
+            "cf-runtime-runner",
+            "--type=merge",
+            "-p",
+        ])
+        .arg(
+            json!({"metadata": {"ownerReferences": [
+                {"apiVersion": "apps/v1", "kind": "Deploy", "name": "cf-runtime-runner", "uid": uid}
+            ]}})
+            .to_string(),
+        )
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    for secret in ["codefresh-certs-server", "cf-runtime-runner"] {
+        let out = cp
+            .kubectl()
+            .args(["-n", ns, "patch", "secret", secret, "--type=merge", "-p"])
+            .arg(r#"{"metadata":{"finalizers":["kubernetes"]}}"#)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+    }
+}
+
+/// The uids of the dind claim and volume.
+fn volume_uids(cp: &ControlPlane, ns: &str) -> (String, String) {
+    let uid = |args: &[&str]| {
+        let out = cp.kubectl().args(args).output().unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    (
+        uid(&[
+            "-n",
+            ns,
+            "get",
+            "pvc",
+            "dind-vol-build-1",
+            "-o",
+            "jsonpath={.metadata.uid}",
+        ]),
+        uid(&[
+            "get",
+            "pv",
+            &format!("dind-pv-{ns}"),
+            "-o",
+            "jsonpath={.metadata.uid}",
+        ]),
+    )
+}
+
+/// Ready replicas of every runner Deployment in `ns` (the old one, the
+/// new one, any interim one), summed.
+async fn ready_runners(client: &kube::Client, ns: &str) -> i64 {
+    use k8s_openapi::api::apps::v1::Deployment;
+    let api: kube::Api<Deployment> = kube::Api::namespaced(client.clone(), ns);
+    let list = api.list(&Default::default()).await.unwrap();
+    list.items
+        .iter()
+        .filter(|d| {
+            d.metadata
+                .name
+                .as_deref()
+                .is_some_and(|n| n.contains("runner") && !n.contains("volume"))
+        })
+        .map(|d| {
+            i64::from(
+                d.status
+                    .as_ref()
+                    .and_then(|s| s.ready_replicas)
+                    .unwrap_or(0),
+            )
+        })
+        .sum()
+}
+
+/// Every object in `ns` or cluster-wide (of the kinds either tool makes)
+/// that still carries one of Helm's marks.
+fn helm_marked(cp: &ControlPlane, ns: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for (scope, kinds) in [
+        (Some(ns), "deployments,daemonsets,cronjobs,jobs,secrets,configmaps,serviceaccounts,services,roles,rolebindings,persistentvolumeclaims"),
+        (None, "storageclasses,clusterroles,clusterrolebindings,persistentvolumes"),
+    ] {
+        let mut cmd = cp.kubectl();
+        match scope {
+            Some(ns) => cmd.args(["-n", ns]),
+            None => &mut cmd,
+        };
+        let out = cmd.args(["get", kinds, "-o", "json"]).output().unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+        let list: Value = serde_json::from_slice(&out.stdout).unwrap();
+        for item in list["items"].as_array().unwrap() {
+            let labels = &item["metadata"]["labels"];
+            let annotations = &item["metadata"]["annotations"];
+            let of_ns = scope.is_some()
+                || annotations["meta.helm.sh/release-namespace"] == json!(ns)
+                || item["provisioner"].as_str().is_some_and(|p| p.ends_with(ns))
+                || item["metadata"]["name"].as_str().is_some_and(|n| n.ends_with(ns));
+            let marked = labels.get("helm.sh/chart").is_some()
+                || labels["app.kubernetes.io/managed-by"] == json!("Helm")
+                || item["type"] == json!("helm.sh/release.v1");
+            if of_ns && marked {
+                found.push(format!("{}/{}", item["kind"].as_str().unwrap_or("?"), item["metadata"]["name"].as_str().unwrap_or("?")));
+            }
+        }
+    }
+    found
+}
+
+/// Runs `adopt args` while watching the runner Deployments of `ns`: the
+/// output, the fewest ready runner replicas seen, and how many looks.
+async fn adopt_watching(
+    cp: &ControlPlane,
+    home: &Path,
+    ns: &str,
+    args: &[&str],
+) -> (Output, i64, u32) {
+    let client = cp.client();
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let watcher = {
+        let (client, ns, done) = (client.clone(), ns.to_string(), done.clone());
+        tokio::spawn(async move {
+            let (mut lowest, mut looks) = (i64::MAX, 0u32);
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                lowest = lowest.min(ready_runners(&client, &ns).await);
+                looks += 1;
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            (lowest, looks)
+        })
+    };
+    let started = std::time::Instant::now();
+    let out = {
+        let home = home.to_path_buf();
+        let kubeconfig = cp.admin_kubeconfig().to_path_buf();
+        let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        tokio::task::spawn_blocking(move || {
+            isolated(&kubeconfig, &home)
+                .arg("adopt")
+                .args(&args)
+                .output()
+                .unwrap()
+        })
+        .await
+        .unwrap()
+    };
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    let (lowest, looks) = watcher.await.unwrap();
+    eprintln!(
+        "adopt in {ns}: {:.1}s, {looks} looks at the runners, fewest ready replicas {lowest}",
+        started.elapsed().as_secs_f64()
+    );
+    (out, lowest, looks)
+}
+
+/// `delete` with a token removes everything of the install in `ns`, and
+/// leaves the dind volumes.
+fn delete_leaves_nothing(cp: &ControlPlane, home: &Path, ns: &str, fake: &FakePlatform) {
+    let url = fake.url();
+    let gone = isolated(cp.admin_kubeconfig(), home)
+        .args([
+            "delete",
+            "--yes",
+            "--kube-namespace",
+            ns,
+            "--token",
+            fake.token(),
+            "--url",
+            &url,
+            "--timeout",
+            "90s",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(gone.status.code(), Some(0), "{}", text(&gone));
+    let left = cp
+        .kubectl()
+        .args([
+            "-n",
+            ns,
+            "get",
+            "deployments,daemonsets,cronjobs,jobs,secrets,configmaps,services,serviceaccounts,roles,rolebindings",
+            "-o",
+            "name",
+        ])
+        .output()
+        .unwrap();
+    let left: Vec<String> = String::from_utf8(left.stdout)
+        .unwrap()
+        .lines()
+        .filter(|l| *l != "serviceaccount/default" && *l != "configmap/kube-root-ca.crt")
+        .map(str::to_string)
+        .collect();
+    assert_eq!(left, Vec::<String>::new(), "{}", text(&gone));
+    let cluster_left = cp
+        .kubectl()
+        .args([
+            "get",
+            "storageclasses,clusterroles,clusterrolebindings",
+            "-o",
+            "name",
+        ])
+        .output()
+        .unwrap();
+    let cluster_left: Vec<String> = String::from_utf8(cluster_left.stdout)
+        .unwrap()
+        .lines()
+        .filter(|l| l.ends_with(ns))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(cluster_left, Vec::<String>::new());
+    assert!(fake.agents().is_empty() && fake.runtimes().is_empty());
+}
+
+#[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
+async fn adopt_moves_a_helm_install_with_a_runner_always_ready_and_keeps_token_and_volumes() {
+    if skip_e2e() {
+        return;
+    }
+    let cp = controlplane::shared();
+    let ns = cp.create_namespace("adoptmove").await.unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let fake = FakePlatform::start(USER_TOKEN);
+    register_like_the_chart(&fake, &ns);
+    // kwok's nodes carry no special labels: the runner runs anywhere.
+    install_chart_with(
+        cp,
+        &ns,
+        home.path(),
+        "runner:\n  env:\n    HTTP_PROXY: http://proxy.internal:3128\n",
+    );
+    add_runtime_leftovers(cp, &ns);
+    let volumes_before = volume_uids(cp, &ns);
+    let client = cp.client();
+    controlplane::poll_until(
+        "the chart's runner to be ready",
+        Duration::from_secs(90),
+        || {
+            let client = client.clone();
+            let ns = ns.clone();
+            async move { Ok(ready_runners(&client, &ns).await > 0) }
+        },
+    )
+    .await
+    .unwrap();
+
+    // Without a token the platform's runtime spec cannot be checked: exit
+    // 2 naming --token, before anything is written.
+    let mark = cp.audit_events().unwrap().len();
+    let no_token = adopt(cp, home.path(), &["--yes", "--kube-namespace", &ns]);
+    assert_eq!(no_token.status.code(), Some(2), "{}", text(&no_token));
+    assert!(text(&no_token).contains("--token"), "{}", text(&no_token));
+    assert_eq!(requests_since(cp, mark, &ns).1, Vec::<String>::new());
+
+    let url = fake.url();
+    let args = [
+        "--yes",
+        "--kube-namespace",
+        &ns,
+        "--token",
+        fake.token(),
+        "--url",
+        &url,
+        "--timeout",
+        "90s",
+    ];
+    let (out, lowest, looks) = adopt_watching(cp, home.path(), &ns, &args).await;
+    let shown = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{shown}");
+    assert!(looks > 5, "the watch looked only {looks} times");
+    assert!(
+        lowest >= 1,
+        "a moment with {lowest} ready runner replicas during the move\n{shown}"
+    );
+    assert!(
+        !shown.contains(AGENT_TOKEN) && !shown.contains(USER_TOKEN),
+        "{shown}"
+    );
+    // It ends with `info`.
+    assert!(shown.contains(&format!("adopt-cluster/{ns}")), "{shown}");
+
+    // The agent token and the certificates are kept.
+    assert_eq!(
+        secret_text(cp, &ns, "runner", "codefresh.token"),
+        AGENT_TOKEN
+    );
+    assert!(secret_text(cp, &ns, "codefresh-certs-server", "server-key.pem").contains("KEY"));
+    // The volumes are untouched.
+    assert_eq!(volume_uids(cp, &ns), volumes_before);
+    // Nothing of Helm's is left, the release record neither.
+    assert_eq!(helm_marked(cp, &ns), Vec::<String>::new());
+    // The platform has cf-runner's spec for the same runtime (the chart's
+    // registration had no engine image in it).
+    let runtime = fake.runtimes()[&format!("adopt-cluster/{ns}")].clone();
+    assert!(
+        runtime["runtimeScheduler"]["image"].is_string(),
+        "{runtime}"
+    );
+    assert_eq!(fake.agents().len(), 1);
+
+    // Twice is a no-op.
+    let mark = cp.audit_events().unwrap().len();
+    let again = adopt(cp, home.path(), &args);
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again));
+    assert!(
+        text(&again).contains("nothing to adopt"),
+        "{}",
+        text(&again)
+    );
+    let (_, writes) = requests_since(cp, mark, &ns);
+    assert_eq!(writes, Vec::<String>::new());
+
+    // `info` and `delete` work on it; delete leaves nothing of ours.
+    let info = isolated(cp.admin_kubeconfig(), home.path())
+        .args([
+            "info",
+            "--kube-namespace",
+            &ns,
+            "--token",
+            fake.token(),
+            "--url",
+            &url,
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(info.status.code(), Some(0), "{}", text(&info));
+    delete_leaves_nothing(cp, home.path(), &ns, &fake);
+    // The volumes stay (delete keeps them unless --purge-volumes).
+    assert_eq!(volume_uids(cp, &ns), volumes_before);
+}
+
+/// One key of a Secret in `ns`, decoded.
+fn secret_text(cp: &ControlPlane, ns: &str, secret: &str, key: &str) -> String {
+    use base64::Engine;
+    let out = cp
+        .kubectl()
+        .args(["-n", ns, "get", "secret", secret, "-o"])
+        .arg(format!("jsonpath={{.data.{}}}", key.replace('.', "\\.")))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    String::from_utf8(
+        base64::engine::general_purpose::STANDARD
+            .decode(String::from_utf8(out.stdout).unwrap().trim())
+            .unwrap(),
+    )
+    .unwrap()
+}
+
+#[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
+async fn adopt_moves_a_venonactl_install_through_an_interim_runner_and_an_interrupted_run_finishes()
+{
+    if skip_e2e() {
+        return;
+    }
+    let cp = controlplane::shared();
+    let ns = cp.create_namespace("adoptvmove").await.unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let fake = FakePlatform::start(USER_TOKEN);
+    // What `codefresh runner init` registered: the agent and its runtime.
+    let agent = platform_call(
+        &fake,
+        "POST",
+        "/api/agents",
+        &json!({"name": "venona-agent"}),
+    );
+    let runtime = format!("venona-cluster/{ns}");
+    platform_call(
+        &fake,
+        "POST",
+        "/api/custom_clusters/register",
+        &json!({"clusterName": "venona-cluster", "namespace": ns, "runtimeEnvironmentName": runtime,
+                "storageClassName": format!("dind-local-volumes-runner-{ns}"), "agent": true}),
+    );
+    platform_call(
+        &fake,
+        "PUT",
+        &format!("/api/agent/{}", agent["id"].as_str().unwrap()),
+        &json!({"runtimes": [runtime]}),
+    );
+    install_venonactl_with(cp, &ns, true);
+    let client = cp.client();
+    controlplane::poll_until(
+        "venonactl's runner to be ready",
+        Duration::from_secs(90),
+        || {
+            let client = client.clone();
+            let ns = ns.clone();
+            async move { Ok(ready_runners(&client, &ns).await > 0) }
+        },
+    )
+    .await
+    .unwrap();
+
+    // The platform refuses the spec once: the move stops at its end.
+    fake.fail("PUT /api/runtime-environments", 400, 1);
+
+    let url = fake.url();
+    let args = [
+        "--yes",
+        "--kube-namespace",
+        &ns,
+        "--token",
+        fake.token(),
+        "--url",
+        &url,
+        "--timeout",
+        "90s",
+    ];
+    let (out, lowest, looks) = adopt_watching(cp, home.path(), &ns, &args).await;
+    let shown = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{shown}");
+    assert!(looks > 5, "the watch looked only {looks} times");
+    assert!(
+        lowest >= 1,
+        "a moment with {lowest} ready runner replicas during the move\n{shown}"
+    );
+    // venonactl's runner held cf-runner's name with another selector: an
+    // interim runner served while it went.
+    assert!(shown.contains("Deployment/runner-adopting"), "{shown}");
+
+    // The re-run finishes the move.
+    let (again, lowest, _) = adopt_watching(cp, home.path(), &ns, &args).await;
+    let shown = text(&again);
+    assert_eq!(again.status.code(), Some(0), "{shown}");
+    assert!(shown.contains("did not finish; continuing it"), "{shown}");
+    assert!(lowest >= 1, "{shown}");
+    assert!(
+        !shown.contains(AGENT_TOKEN) && !shown.contains(USER_TOKEN),
+        "{shown}"
+    );
+    assert!(fake.runtimes()[&runtime]["runtimeScheduler"]["image"].is_string());
+
+    // cf-runner's runner, under its own selector, with the same token and certificates.
+    let out = cp
+        .kubectl()
+        .args(["-n", &ns, "get", "deployments", "-o", "json"])
+        .output()
+        .unwrap();
+    let list: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = list["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["metadata"]["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        names.contains(&"runner") && !names.contains(&"runner-adopting"),
+        "{names:?}"
+    );
+    let runner = list["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["metadata"]["name"] == "runner")
+        .unwrap();
+    assert_eq!(
+        runner["metadata"]["labels"]["app.kubernetes.io/managed-by"],
+        json!("cf-runner")
+    );
+    assert!(
+        runner["spec"]["selector"]["matchLabels"]
+            .get("app")
+            .is_none(),
+        "{runner}"
+    );
+    assert_eq!(
+        secret_text(cp, &ns, "runner", "codefresh.token"),
+        AGENT_TOKEN
+    );
+    assert!(
+        secret_text(cp, &ns, "codefresh-certs-server", "server-key.pem").contains("VENONA-KEY")
+    );
+    // The record names the runtime the agent serves (venonactl kept it elsewhere).
+    let record = secret_text(cp, &ns, "cf-runner-values", "runtime-name");
+    assert_eq!(record, runtime);
+
+    // Twice is a no-op; then delete leaves nothing.
+    let third = adopt(cp, home.path(), &args);
+    assert_eq!(third.status.code(), Some(0), "{}", text(&third));
+    assert!(
+        text(&third).contains("nothing to adopt"),
+        "{}",
+        text(&third)
+    );
+    delete_leaves_nothing(cp, home.path(), &ns, &fake);
+}
+
+#[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
+async fn adopt_on_a_terminal_shows_the_changes_and_asks_and_no_changes_nothing() {
+    use rexpect::process::WaitStatus;
+    if skip_e2e() {
+        return;
+    }
+    let cp = controlplane::shared();
+    let ns = cp.create_namespace("adoptask").await.unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let fake = FakePlatform::start(USER_TOKEN);
+    register_like_the_chart(&fake, &ns);
+    install_chart_with(cp, &ns, home.path(), "");
+    let mark = cp.audit_events().unwrap().len();
+    fake.clear_requests();
+
+    let url = fake.url();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cf-runner"));
+    cmd.args([
+        "adopt",
+        "--kube-namespace",
+        &ns,
+        "--token",
+        fake.token(),
+        "--url",
+        &url,
+    ])
+    .current_dir(home.path())
+    .env("KUBECONFIG", cp.admin_kubeconfig())
+    .env("HOME", home.path())
+    .env("NO_COLOR", "1")
+    .env("TERM", "xterm")
+    .env_remove("CF_API_KEY")
+    .env_remove("CFCONFIG");
+    let options = rexpect::reader::Options::new()
+        .timeout_ms(Some(60_000))
+        .strip_ansi_escape_codes(true);
+    let mut session = rexpect::session::spawn_with_options(cmd, options).unwrap();
+    // The changes to what it takes over, and to the platform's spec.
+    let before = session.exp_string("Move the runner to cf-runner?").unwrap();
+    assert!(
+        before.contains("cf-runner's spec replaces the old installer's"),
+        "{before}"
+    );
+    assert!(before.contains("~ "), "no diff shown: {before}");
+    assert!(!before.contains(AGENT_TOKEN) && !before.contains(USER_TOKEN));
+    session.send_line("n").unwrap();
+    session.exp_string("Nothing was changed.").unwrap();
+    session.exp_eof().unwrap();
+    let status = session.process().wait().unwrap();
+    assert!(matches!(status, WaitStatus::Exited(_, 0)), "{status:?}");
+    assert_eq!(requests_since(cp, mark, &ns).1, Vec::<String>::new());
+    assert!(
+        fake.requests().iter().all(|r| r.method == "GET"),
+        "only reads on the platform: {:?}",
+        fake.calls()
+    );
 }

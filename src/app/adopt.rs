@@ -1,11 +1,14 @@
 //! `cf-runner adopt`: move a runner made by another tool (the cf-runtime
 //! Helm chart, venonactl or `codefresh runner init`) to cf-runner.
 //!
-//! Built so far: `--dry-run` only. It reads the namespace (never writing to
-//! it), tells which tool made the runner, refuses what cannot be adopted
-//! safely, saves what the install is as a cf-runner values file (tokens
-//! left out) and prints the plan. The apply path is not built yet: without
-//! `--dry-run` the command says so and changes nothing.
+//! It reads the namespace, tells which tool made the runner, refuses what
+//! cannot be adopted safely, saves what the install is as a cf-runner values
+//! file (tokens left out) and prints the plan; `--dry-run` stops there.
+//! Otherwise, after confirmation, it moves the runner in an order where one
+//! always serves builds: cf-runner's runner comes up with the same agent
+//! token and is ready, then the old runner goes, then the rest (the Helm
+//! release record last). The record Secret is written first and marked
+//! while the move is under way, so an interrupted adopt re-runs to the end.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -16,7 +19,7 @@ use super::Outcome;
 use crate::cli::AdoptArgs;
 use crate::kube as cluster;
 use crate::output;
-use crate::render::{self, LABEL_MANAGED_BY};
+use crate::render::{self, Manifest, LABEL_MANAGED_BY};
 use crate::values::{self, Input, Problem, Problems};
 use crate::wizard;
 
@@ -151,6 +154,26 @@ fn cluster_object_of(object: &Value, namespace: &str, roles: &BTreeSet<String>) 
             .is_some_and(|s| s.iter().any(|s| s["namespace"].as_str() == Some(namespace))),
         "ClusterRole" => roles.contains(name(object)),
         _ => false,
+    }
+}
+
+/// True when a cluster-scoped object is clearly the old tool's own for
+/// `namespace`: Helm's marks (the chart's label, the release's namespace
+/// annotation), the dind provisioner of that namespace, or venonactl's
+/// labels or names ending in `-<namespace>`.
+fn made_by(object: &Value, tool: &Tool, namespace: &str) -> bool {
+    if kind(object) == "StorageClass" {
+        return true; // cluster_object_of matched its provisioner to the namespace
+    }
+    match tool {
+        Tool::Helm { .. } => {
+            label(object, HELM_CHART_LABEL).is_some_and(|c| c.starts_with("cf-runtime-"))
+                || object["metadata"]["annotations"]["meta.helm.sh/release-namespace"].as_str()
+                    == Some(namespace)
+        }
+        Tool::Venonactl => {
+            is_venonactl_object(object) || name(object).ends_with(&format!("-{namespace}"))
+        }
     }
 }
 
@@ -311,9 +334,13 @@ pub fn detect(
         .iter()
         .copied()
         .filter(|o| match &tool {
-            Tool::Helm { .. } => {
+            Tool::Helm { release } => {
                 label(o, HELM_CHART_LABEL).is_some_and(|c| c.starts_with("cf-runtime-"))
                     || release_secrets.contains(&reference(o))
+                    // The chart renders some objects (the gencerts RBAC)
+                    // without labels: Helm's ownership annotation names them.
+                    || o["metadata"]["annotations"]["meta.helm.sh/release-name"].as_str()
+                        == Some(release.as_str())
             }
             Tool::Venonactl => is_venonactl_object(o),
         })
@@ -365,6 +392,10 @@ pub fn detect(
         // Built-in roles a binding points at are not the install's.
         .filter(|o| !(kind(o) == "ClusterRole" && name(o).starts_with("system:")))
         .filter(|o| !(kind(o) == "ClusterRole" && name(o) == "cluster-admin"))
+        // Adopt removes what it counts as the old install's: a binding of
+        // the user's to an account in this namespace, or a role shared by
+        // every namespace's monitor, must not be counted.
+        .filter(|o| made_by(o, &tool, namespace))
         .collect();
     mine.extend(cluster_mine.iter().copied());
 
@@ -567,7 +598,7 @@ pub fn plan(found: &Found, ours: &[(ObjectRef, Value)], namespace: &str) -> Plan
             if let Some((_, provisioner)) = &found.storage_class {
                 if *provisioner == render::provisioner_name(namespace) {
                     plan.left_alone.push(format!(
-                        "{old} (cf-runner uses the same name and provisioner {provisioner})"
+                        "{old} (cf-runner uses the same name and provisioner {provisioner}: the class and its volumes stay as they are; cf-runner only adds its labels)"
                     ));
                     continue;
                 }
@@ -673,47 +704,870 @@ pub fn values_text(found: &Found, namespace: &str) -> wizard::SavedValues {
     saved
 }
 
+/// Annotation on the record Secret while a move is under way (its value
+/// names the old tool): a re-run of `adopt` continues the move.
+pub const ADOPTING_ANNOTATION: &str = "cf-runner.codefresh.io/adopting";
+/// Suffix of the name a workload runs under while an old one of the same
+/// name (and another pod selector) is removed.
+pub const INTERIM_SUFFIX: &str = "-adopting";
+
 /// Runs `cf-runner adopt`.
 pub fn run(args: &AdoptArgs) -> Outcome {
-    if !args.dry_run {
-        return Outcome::BadInput(Problems(vec![Problem::new(
-            "--dry-run",
-            None,
-            "is required: this version of cf-runner reads an install and shows the plan, \
-             but cannot yet carry it out; nothing was changed",
-            "add --dry-run to see the values file and the plan",
-        )]));
+    if !args.dry_run && !args.yes && !output::stdin_is_tty() {
+        return borrowed::need_yes();
     }
     let path = args.values_file.clone();
     if let Err(problems) = check_save_path(&path, args.overwrite) {
         return Outcome::BadInput(problems);
     }
-    super::init::runtime().block_on(async {
-        let cluster = match super::info::connect(&args.kube).await {
-            Ok(c) => c,
-            Err(o) => return o,
-        };
+    let moved = borrowed::runtime().block_on(async {
+        let cluster = borrowed::connect(&args.kube).await?;
         let namespace = args
             .kube
             .kube_namespace
             .clone()
             .unwrap_or_else(|| "codefresh".into());
-        let objects = match cluster::adopt::scan(&cluster, &namespace).await {
-            Ok(o) => o,
-            Err(e) => return super::info::failed(e, "reading the namespace failed"),
-        };
+        let objects = cluster::adopt::scan(&cluster, &namespace)
+            .await
+            .map_err(|e| borrowed::failed(e, "reading the namespace failed"))?;
+        let resuming = objects
+            .iter()
+            .find(|o| kind(o) == "Secret" && name(o) == render::RECORD_SECRET)
+            .and_then(|o| o["metadata"]["annotations"][ADOPTING_ANNOTATION].as_str())
+            .map(str::to_string);
+        if let (Some(tool), false) = (&resuming, args.dry_run) {
+            output::say(&format!(
+                "namespace {namespace}: an earlier adopt (from {tool}) did not finish; continuing it"
+            ));
+            // What is not cf-runner's yet is what is left of the old install.
+            let others: Vec<Value> = objects
+                .iter()
+                .filter(|o| label(o, LABEL_MANAGED_BY) != Some("cf-runner"))
+                .cloned()
+                .collect();
+            let found = detect(&others, &namespace, &cluster.context)
+                .ok()
+                .flatten();
+            let record = cluster::inventory::record(&cluster.client, &namespace)
+                .await
+                .map_err(|e| borrowed::failed(e, "reading the installation record failed"))?
+                .and_then(|r| r.values_yaml)
+                .unwrap_or_default();
+            let tree = values::tree::parse_values_text(&record, "the installation record")
+                .map_err(|p| Outcome::BadInput(Problems(vec![p])))?;
+            let start = Start {
+                found,
+                tree,
+                tool: tool.clone(),
+                resuming: true,
+            };
+            return move_runner(args, &cluster, &namespace, &objects, start)
+                .await
+                .map(|()| Some(namespace));
+        }
+        if let Some(tool) = &resuming {
+            output::say(&format!(
+                "namespace {namespace}: a move from {tool} to cf-runner is under way (an earlier adopt did not finish); \
+                 run `cf-runner adopt` without --dry-run to finish it"
+            ));
+            return Ok(None);
+        }
         let found = match detect(&objects, &namespace, &cluster.context) {
             Ok(Some(f)) => f,
             Ok(None) => {
                 output::say(&format!(
                     "namespace {namespace} already holds a cf-runner install: nothing to adopt"
                 ));
-                return Outcome::Ok;
+                return Ok(None);
             }
-            Err(p) => return Outcome::BadInput(p),
+            Err(p) => return Err(Outcome::BadInput(p)),
         };
-        report(&found, &namespace, &path)
+        if args.dry_run {
+            return Err(report(&found, &namespace, &path));
+        }
+        let tree = found.values.clone();
+        let tool = found.tool.describe();
+        let start = Start {
+            found: Some(found),
+            tree,
+            tool,
+            resuming: false,
+        };
+        move_runner(args, &cluster, &namespace, &objects, start)
+            .await
+            .map(|()| Some(namespace))
+    });
+    match moved {
+        Ok(Some(namespace)) => {
+            // `info` opens its own runtime: after this one is done.
+            let mut kube = args.kube.clone();
+            kube.kube_namespace = Some(namespace);
+            borrowed::info(kube, args.platform.clone())
+        }
+        Ok(None) => Outcome::Ok,
+        Err(outcome) => outcome,
+    }
+}
+
+/// The calls into other commands' files, gathered in one place.
+mod borrowed {
+    use super::super::{delete, info, init, install, platform_link, Outcome};
+    use crate::cli::{InfoArgs, KubeArgs, OutputFormat, PlatformArgs};
+    use crate::kube::{Cluster, KubeError};
+    use crate::platform::{Auth, Platform, PlatformError};
+    use crate::render::Manifest;
+
+    pub fn need_yes() -> Outcome {
+        delete::need_yes("adopt", "the move of the runner")
+    }
+    pub fn runtime() -> tokio::runtime::Runtime {
+        init::runtime()
+    }
+    pub async fn connect(kube: &KubeArgs) -> Result<Cluster, Outcome> {
+        info::connect(kube).await
+    }
+    pub fn failed(e: KubeError, what: &str) -> Outcome {
+        info::failed(e, what)
+    }
+    pub fn info(kube: KubeArgs, platform: PlatformArgs) -> Outcome {
+        info::run(&InfoArgs {
+            kube,
+            platform,
+            output: OutputFormat::Table,
+        })
+    }
+    pub fn resolve(args: &PlatformArgs, host: Option<&str>) -> Result<Option<Auth>, PlatformError> {
+        platform_link::resolve(args, host)
+    }
+    pub fn client(auth: &Auth, args: &PlatformArgs) -> Result<Platform, Outcome> {
+        platform_link::client(auth, args)
+    }
+    pub fn platform_failed(e: PlatformError, doing: &str) -> Outcome {
+        platform_link::failed(e, doing)
+    }
+    pub fn token_needed(why: &str) -> Outcome {
+        platform_link::token_needed("adopt", why, "")
+    }
+    pub fn spec_differences(ours: &serde_json::Value, theirs: &serde_json::Value) -> Vec<String> {
+        platform_link::spec_differences(ours, theirs)
+    }
+    pub fn spec_to_send(rendered: &serde_json::Value, account: Option<&str>) -> serde_json::Value {
+        install::spec_to_send(rendered, account)
+    }
+    pub async fn apply(
+        cluster: &Cluster,
+        manifests: &[Manifest],
+        namespace: &str,
+    ) -> Result<(), Outcome> {
+        install::apply_with_progress(cluster, manifests, namespace, true, "adopt")
+            .await
+            .map(|_| ())
+    }
+    pub async fn wait(
+        cluster: &Cluster,
+        manifests: &[Manifest],
+        timeout: std::time::Duration,
+    ) -> Result<(), Outcome> {
+        install::wait_with_progress(cluster, manifests, timeout, "adopt").await
+    }
+    pub fn print_diffs(diffs: &[crate::kube::diff::ObjectDiff], namespace: &str, context: &str) {
+        super::super::diff::print_diffs(diffs, namespace, context, true)
+    }
+    pub fn delete_failed(
+        report: &crate::kube::delete::Report,
+        timeout: std::time::Duration,
+    ) -> Outcome {
+        delete::delete_failed(report, timeout)
+    }
+}
+
+fn failed(err: anyhow::Error, hint: impl Into<String>) -> Outcome {
+    Outcome::Failed(err, Some(hint.into()))
+}
+
+/// Everything the move needs from the platform, checked before the
+/// cluster is touched.
+struct OnPlatform {
+    client: crate::platform::Platform,
+    /// The API token, for a monitor the install runs.
+    token: values::Secret,
+    account_id: Option<String>,
+    agent: String,
+    runtime: String,
+    /// The runtime environment as the platform has it now.
+    spec: Value,
+}
+
+async fn on_platform(args: &AdoptArgs, values: &values::Values) -> Result<OnPlatform, Outcome> {
+    use crate::platform::Need;
+    let auth = match borrowed::resolve(&args.platform, Some(&values.codefresh_host)) {
+        Ok(Some(a)) => a,
+        Ok(None) => {
+            return Err(borrowed::token_needed(
+                "compare the runtime environment's spec on the Codefresh platform with the one cf-runner \
+                 runs and send it when it differs (builds would otherwise keep the old installer's spec)",
+            ))
+        }
+        Err(e) => return Err(borrowed::platform_failed(e, "finding the Codefresh API token")),
+    };
+    let client = borrowed::client(&auth, &args.platform)?;
+    let who = client
+        .whoami()
+        .await
+        .map_err(|e| borrowed::platform_failed(e, "checking the Codefresh API token"))?;
+    client
+        .require_scopes(&[Need::Agents, Need::RuntimeEnvironments])
+        .await
+        .map_err(|e| borrowed::platform_failed(e, "checking the Codefresh API token's scopes"))?;
+    let Some(agent_name) = values.agent_name.clone() else {
+        return Err(Outcome::BadInput(Problems(vec![Problem::new(
+            "AgentId",
+            None,
+            "could not be read from the runner (its AGENT_ID variable is missing)",
+            "check the old runner's Deployment: adopt keeps the agent it runs as",
+        )])));
+    };
+    let agents = client
+        .agents_named(&agent_name)
+        .await
+        .map_err(|e| borrowed::platform_failed(e, "looking up the agent"))?;
+    let Some(agent) = agents.into_iter().next() else {
+        return Err(failed(
+            anyhow::anyhow!(
+                "agent {agent_name}, which the runner runs as, is not on the Codefresh platform {}",
+                client.url()
+            ),
+            "pass --token (and --url) for the account the runner was installed with; nothing was changed",
+        ));
+    };
+    let runtime = match &values.runtime_name {
+        Some(r) => r.clone(),
+        None => match agent.runtimes.as_slice() {
+            [one] => one.clone(),
+            other => {
+                return Err(failed(
+                    anyhow::anyhow!(
+                        "the install does not name its runtime environment, and agent {agent_name} serves {} ({})",
+                        other.len(),
+                        other.join(", ")
+                    ),
+                    "adopt moves an agent with exactly one runtime environment; nothing was changed",
+                ))
+            }
+        },
+    };
+    let spec = client
+        .runtime(&runtime)
+        .await
+        .map_err(|e| borrowed::platform_failed(e, "reading the runtime environment"))?
+        .ok_or_else(|| {
+            failed(
+                anyhow::anyhow!("runtime environment {runtime} is not on the Codefresh platform"),
+                "pass --token for the account the runner was installed with; nothing was changed",
+            )
+        })?;
+    let account_id = who.account_id.or_else(|| {
+        spec.get("accountId")
+            .or(spec.pointer("/runtimeScheduler/cluster/clusterProvider/accountId"))
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    });
+    output::done(&format!(
+        "Codefresh platform {}: agent {agent_name} and runtime environment {runtime} found",
+        client.url()
+    ));
+    Ok(OnPlatform {
+        client,
+        token: auth.token.clone(),
+        account_id,
+        agent: agent_name,
+        runtime,
+        spec,
     })
+}
+
+/// The agent token the old runner uses (or, on a re-run, cf-runner's copy).
+async fn agent_token(
+    cluster: &cluster::Cluster,
+    namespace: &str,
+    found: Option<&Found>,
+) -> Result<values::Secret, Outcome> {
+    let mut places: Vec<(String, &str)> = Vec::new();
+    if let Some(secret) = found.and_then(|f| f.token_secret.clone()) {
+        places.push((secret.clone(), "agent-codefresh-token"));
+        places.push((secret, "codefresh.token"));
+    }
+    places.push((RUNNER_TOKEN_SECRET.to_string(), "codefresh.token"));
+    for (secret, key) in &places {
+        let value = cluster::inventory::secret_value(&cluster.client, namespace, secret, key)
+            .await
+            .map_err(|e| borrowed::failed(e, "reading the agent token failed"))?;
+        if let Some(v) = value.filter(|v| !v.is_empty() && !v.starts_with("<placeholder")) {
+            return Ok(values::Secret::new(v));
+        }
+    }
+    Err(failed(
+        anyhow::anyhow!(
+            "no agent token found in namespace {namespace} (looked in {})",
+            places
+                .iter()
+                .map(|(s, k)| format!("Secret/{s} key {k}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        "adopt keeps the agent's token and cannot go on without it; nothing was changed",
+    ))
+}
+
+/// The dind TLS material in place (`None`: the install has none yet).
+async fn kept_certs(
+    cluster: &cluster::Cluster,
+    namespace: &str,
+) -> Result<Option<(values::Secret, values::Secret, values::Secret)>, Outcome> {
+    let mut got = Vec::new();
+    for key in ["ca.pem", "server-cert.pem", "server-key.pem"] {
+        let value = cluster::inventory::secret_value(
+            &cluster.client,
+            namespace,
+            "codefresh-certs-server",
+            key,
+        )
+        .await
+        .map_err(|e| borrowed::failed(e, "reading the dind certificates failed"))?;
+        got.push(value.filter(|v| !v.starts_with("<placeholder") && !v.is_empty()));
+    }
+    Ok(match got.as_slice() {
+        [Some(ca), Some(cert), Some(key)] => Some((
+            values::Secret::new(ca.clone()),
+            values::Secret::new(cert.clone()),
+            values::Secret::new(key.clone()),
+        )),
+        _ => None,
+    })
+}
+
+/// A new dind key, signed by the platform, for an install that has none.
+async fn signed_certs(
+    namespace: &str,
+    platform: &OnPlatform,
+) -> Result<(values::Secret, values::Secret, values::Secret), Outcome> {
+    let generated = crate::platform::certs::generate(namespace)
+        .map_err(|e| borrowed::platform_failed(e, "preparing the dind TLS certificate"))?;
+    let sans = crate::platform::certs::subject_alt_names(namespace);
+    let (ca, cert) = platform
+        .client
+        .sign_server_certs(&generated.csr_pem, &sans)
+        .await
+        .map_err(|e| {
+            borrowed::platform_failed(e, "having the platform sign the dind certificate")
+        })?;
+    output::done("the install had no dind TLS certificate: a new one was signed by the platform");
+    Ok((
+        values::Secret::new(ca),
+        values::Secret::new(cert),
+        generated.key_pem,
+    ))
+}
+
+/// Refuses a move that would change how dind volumes are made: the
+/// StorageClass cf-runner renders must equal the one in place (a class's
+/// provisioner and parameters cannot change, and the volumes belong to it).
+fn storage_problems(rendered: &[Manifest], objects: &[Value]) -> Vec<Problem> {
+    let mut out = Vec::new();
+    for ours in rendered.iter().filter(|m| m.kind == "StorageClass") {
+        let Some(live) = objects
+            .iter()
+            .find(|o| kind(o) == "StorageClass" && name(o) == ours.name)
+        else {
+            continue;
+        };
+        let backend = |o: &Value| {
+            o["parameters"]["volumeBackend"]
+                .as_str()
+                .unwrap_or("(none)")
+                .to_string()
+        };
+        if live["provisioner"] != ours.object["provisioner"]
+            || backend(live) != backend(&ours.object)
+        {
+            out.push(Problem::new(
+                "Storage.Backend",
+                Some(&Value::String(backend(&ours.object))),
+                format!(
+                    "would change the storage backend of the dind volumes: StorageClass {} has provisioner {} and backend {}, \
+                     cf-runner would make it {} with backend {}; the existing volumes belong to the old class",
+                    ours.name,
+                    live["provisioner"].as_str().unwrap_or("(none)"),
+                    backend(live),
+                    ours.object["provisioner"].as_str().unwrap_or("(none)"),
+                    backend(&ours.object)
+                ),
+                "adopt keeps the storage as it is; to change it, adopt first, then `cf-runner delete --purge-volumes` and `cf-runner init` with the new storage",
+            ));
+            continue;
+        }
+        // Immutable too; the API server fills them in when left out.
+        for (field, default) in [
+            ("reclaimPolicy", "Delete"),
+            ("volumeBindingMode", "Immediate"),
+        ] {
+            let value = |o: &Value| o[field].as_str().unwrap_or(default).to_string();
+            if value(live) != value(&ours.object) {
+                out.push(Problem::new(
+                    "Storage",
+                    None,
+                    format!(
+                        "would change the {field} of StorageClass {} ({} → {}), which Kubernetes does not allow",
+                        ours.name,
+                        value(live),
+                        value(&ours.object)
+                    ),
+                    "adopt keeps the storage as it is: this class was made in a way cf-runner does not render; keep the old install, or move with `cf-runner delete --purge-volumes` and `cf-runner init`",
+                ));
+            }
+        }
+        let theirs = live["parameters"].as_object().cloned().unwrap_or_default();
+        let mine = ours.object["parameters"]
+            .as_object()
+            .cloned()
+            .unwrap_or_default();
+        let differ: Vec<String> = theirs
+            .keys()
+            .chain(mine.keys())
+            .filter(|k| theirs.get(*k) != mine.get(*k))
+            .map(|k| {
+                format!(
+                    "{k}: {} → {}",
+                    theirs
+                        .get(k)
+                        .map(ToString::to_string)
+                        .unwrap_or("(unset)".into()),
+                    mine.get(k)
+                        .map(ToString::to_string)
+                        .unwrap_or("(unset)".into())
+                )
+            })
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        if !differ.is_empty() {
+            out.push(Problem::new(
+                "Storage",
+                None,
+                format!(
+                    "would change the parameters of StorageClass {} ({}), which Kubernetes does not allow and the existing volumes rely on",
+                    ours.name,
+                    differ.join(", ")
+                ),
+                "set the Storage values in the saved values file to the class's parameters; adopt reads the common ones",
+            ));
+        }
+    }
+    out
+}
+
+/// A copy of workload `m` under another name and pod selector, to serve
+/// while the old workload of `m`'s name (and another selector) is removed.
+fn interim(m: &Manifest) -> Manifest {
+    let mut copy = m.clone();
+    copy.name = format!("{}{INTERIM_SUFFIX}", m.name);
+    let o = &mut copy.object;
+    o["metadata"]["name"] = json!(copy.name);
+    o["spec"]["selector"] = json!({"matchLabels": {
+        "app.kubernetes.io/name": copy.name,
+        render::LABEL_INSTANCE: m.namespace.clone().unwrap_or_default(),
+    }});
+    let labels = &mut o["spec"]["template"]["metadata"]["labels"];
+    if let Some(map) = labels.as_object_mut() {
+        // Old selectors (venonactl's `app: runner`) must not match it.
+        map.remove("app");
+    }
+    labels["app.kubernetes.io/name"] = json!(copy.name);
+    labels[render::LABEL_INSTANCE] = json!(m.namespace.clone().unwrap_or_default());
+    copy
+}
+
+/// Deletes scanned objects (after taking the old tool's finalizer off
+/// them), waiting until they are gone.
+async fn remove(
+    cluster: &cluster::Cluster,
+    objects: Vec<&Value>,
+    timeout: std::time::Duration,
+) -> Result<(), Outcome> {
+    if objects.is_empty() {
+        return Ok(());
+    }
+    for o in &objects {
+        cluster::adopt::remove_old_marks(
+            cluster,
+            o["apiVersion"].as_str().unwrap_or_default(),
+            kind(o),
+            o["metadata"]["namespace"].as_str(),
+            name(o),
+        )
+        .await
+        .map_err(|e| {
+            borrowed::failed(
+                e,
+                "preparing the old installer's objects for removal failed",
+            )
+        })?;
+    }
+    let live: Vec<cluster::inventory::LiveObject> = objects
+        .iter()
+        .map(|o| cluster::adopt::live_object(o))
+        .collect();
+    let phases = cluster::delete::plan(live);
+    let on_event = |e: &cluster::delete::Event| {
+        if let cluster::delete::Event::Gone(o) = e {
+            output::removed(&o.display_name(), o.namespace.as_deref());
+        }
+    };
+    let report = cluster::delete::delete_all(&cluster.client, &phases, timeout, &on_event).await;
+    if report.ok() {
+        Ok(())
+    } else {
+        Err(borrowed::delete_failed(&report, timeout))
+    }
+}
+
+/// Moves the runner to cf-runner: checks everything, asks, then brings
+/// cf-runner's runner up with the same agent token before the old one goes.
+/// Where a move starts from.
+struct Start {
+    /// What is left of the old install (`None`: nothing, on a re-run).
+    found: Option<Found>,
+    /// The values: read from the install, or recorded by the earlier run.
+    tree: Value,
+    /// The old tool, in words (kept on the record while the move runs).
+    tool: String,
+    /// True when continuing an earlier, interrupted run.
+    resuming: bool,
+}
+
+async fn move_runner(
+    args: &AdoptArgs,
+    cluster: &cluster::Cluster,
+    namespace: &str,
+    objects: &[Value],
+    start: Start,
+) -> Result<(), Outcome> {
+    let Start {
+        found,
+        tree,
+        tool,
+        resuming,
+    } = start;
+    // The values: what the install is (or, on a re-run, what was recorded).
+    let input = Input {
+        files: vec![values::ValuesFile {
+            origin: format!("the install in namespace {namespace}"),
+            text: serde_yaml_ng::to_string(&tree).expect("a tree serializes"),
+        }],
+        overrides: vec![
+            ("Context".into(), Value::String(cluster.context.clone())),
+            ("Namespace".into(), Value::String(namespace.to_string())),
+        ],
+        ..Default::default()
+    };
+    let mut loaded = values::load(&input).map_err(Outcome::BadInput)?;
+    let platform = on_platform(args, &loaded.values).await?;
+    if loaded.values.monitor.enabled && loaded.values.token.is_none() {
+        // The monitor reads the API token from its Secret, as after `init`.
+        let mut input = input;
+        input.overrides.push((
+            "Token".into(),
+            Value::String(platform.token.expose().to_string()),
+        ));
+        loaded = values::load(&input).map_err(Outcome::BadInput)?;
+    }
+    // The runtime's name is now known for sure: the record keeps it.
+    loaded.redacted_tree["RuntimeEnvironmentName"] = json!(platform.runtime);
+    loaded.redacted_tree["AgentId"] = json!(platform.agent);
+    let token = agent_token(cluster, namespace, found.as_ref()).await?;
+    let kept = kept_certs(cluster, namespace).await?;
+    if kept.is_some() {
+        output::done("dind TLS certificates kept (Secret/codefresh-certs-server)");
+    }
+    let (ca, cert, key) = match kept.clone() {
+        Some((ca, cert, key)) => (Some(ca), Some(cert), Some(key)),
+        None => (None, None, None),
+    };
+    let mut identity = render::Identity {
+        context: Some(cluster.context.clone()),
+        agent_name: Some(platform.agent.clone()),
+        runtime_name: Some(platform.runtime.clone()),
+        account_id: platform.account_id.clone(),
+        agent_token: Some(token),
+        dind_ca: ca,
+        dind_cert: cert,
+        dind_key: key,
+        registered: true,
+    };
+    let mut rendered =
+        render::render(&loaded.values, &identity, &loaded.redacted_tree).map_err(|e| {
+            failed(
+                anyhow::Error::new(e).context("rendering failed (a bug in cf-runner)"),
+                "please report it; nothing was changed",
+            )
+        })?;
+    let problems = storage_problems(&rendered.manifests, objects);
+    if !problems.is_empty() {
+        return Err(Outcome::BadInput(Problems(problems)));
+    }
+    let ours: Vec<(ObjectRef, Value)> = rendered
+        .manifests
+        .iter()
+        .map(|m| {
+            (
+                ObjectRef {
+                    kind: m.kind.clone(),
+                    name: m.name.clone(),
+                },
+                m.object["spec"]["selector"].clone(),
+            )
+        })
+        .collect();
+    let plan = match &found {
+        Some(f) => plan(f, &ours, namespace),
+        None => Plan::default(),
+    };
+    // A re-run continues a move: the values file was saved by the first run.
+    if let Some(f) = found.as_ref().filter(|_| !resuming) {
+        output::say(&format!(
+            "found in namespace {namespace}: a runner made by {}",
+            f.tool.describe()
+        ));
+        let saved = values_text(f, namespace);
+        crate::export::write_file(&args.values_file, &saved.text, saved.holds_secret)
+            .map_err(|e| Outcome::Failed(e.into(), None))?;
+        output::note(&format!(
+            "saved what the install is to {} (tokens are not in it)",
+            args.values_file.display()
+        ));
+    }
+    print_plan(found.as_ref(), &plan, false);
+    let spec = borrowed::spec_to_send(
+        &rendered.runtime_environment,
+        platform.account_id.as_deref(),
+    );
+    let differ = borrowed::spec_differences(&spec, &platform.spec);
+    if differ.is_empty() {
+        output::say(&format!(
+            "  runtime environment {} on the platform: its spec already matches cf-runner's",
+            platform.runtime
+        ));
+    } else {
+        output::say(&format!(
+            "  runtime environment {} on the platform: cf-runner's spec replaces the old installer's ({} differ)",
+            platform.runtime,
+            differ.join(", ")
+        ));
+    }
+    if !args.yes {
+        // What the apply changes in each object, as `diff` shows it: the
+        // settings the old install had and the values file does not carry
+        // (a hand-edited daemon.json, say) show up here.
+        match cluster::diff::diff_all(&cluster.client, &rendered.manifests, &[]).await {
+            Ok(diffs) => borrowed::print_diffs(&diffs, namespace, &cluster.context),
+            Err(e) => output::warn(&format!(
+                "the server-side dry-run failed, no diff to show: {e}"
+            )),
+        }
+        match output::confirm("Move the runner to cf-runner?", false) {
+            Ok(true) => {}
+            Ok(false) => {
+                output::say("Nothing was changed.");
+                return Err(Outcome::Ok);
+            }
+            Err(e) => {
+                return Err(failed(
+                    anyhow::Error::new(e).context("reading the answer failed"),
+                    "re-run with --yes to skip the question",
+                ))
+            }
+        }
+    }
+
+    if kept.is_none() {
+        // Signed only now, once the move is confirmed.
+        let (ca, cert, key) = signed_certs(namespace, &platform).await?;
+        identity.dind_ca = Some(ca);
+        identity.dind_cert = Some(cert);
+        identity.dind_key = Some(key);
+        rendered =
+            render::render(&loaded.values, &identity, &loaded.redacted_tree).map_err(|e| {
+                failed(
+                    anyhow::Error::new(e).context("rendering failed (a bug in cf-runner)"),
+                    "please report it; nothing was changed",
+                )
+            })?;
+    }
+
+    let by_ref = |r: &ObjectRef| {
+        objects
+            .iter()
+            .find(|o| {
+                kind(o) == r.kind && name(o) == r.name && !is_cluster_scoped_value(o, namespace)
+            })
+            .or_else(|| {
+                objects
+                    .iter()
+                    .find(|o| kind(o) == r.kind && name(o) == r.name)
+            })
+    };
+    let record = rendered
+        .manifests
+        .iter()
+        .find(|m| m.kind == "Secret" && m.name == render::RECORD_SECRET)
+        .cloned()
+        .expect("the record is always rendered");
+    let mut moving = record.clone();
+    moving.object["metadata"]["annotations"][ADOPTING_ANNOTATION] = json!(tool);
+
+    // 0. The record first, marked: a re-run continues from here.
+    borrowed::apply(cluster, std::slice::from_ref(&moving), namespace).await?;
+
+    // 1. cf-runner's runner (and every other object) up and ready, with the
+    //    same agent token; a workload whose name an old one of another pod
+    //    selector holds comes up under an interim name.
+    let clash: Vec<&Manifest> = rendered
+        .manifests
+        .iter()
+        .filter(|m| {
+            plan.selector_clash
+                .iter()
+                .any(|c| c.kind == m.kind && c.name == m.name)
+        })
+        .collect();
+    let mut first: Vec<Manifest> = rendered
+        .manifests
+        .iter()
+        .filter(|m| !clash.iter().any(|c| c.kind == m.kind && c.name == m.name))
+        .map(|m| {
+            if m.name == record.name && m.kind == "Secret" {
+                moving.clone()
+            } else {
+                m.clone()
+            }
+        })
+        .collect();
+    first.extend(clash.iter().map(|m| interim(m)));
+    output::say("Step 1 of 3: cf-runner's runner comes up beside the old one (same agent token)");
+    borrowed::apply(cluster, &first, namespace).await?;
+    borrowed::wait(cluster, &first, args.timeout).await?;
+
+    // 2. The old runner (and the old workloads replaced) go.
+    output::say("Step 2 of 3: the old runner goes");
+    let old_workloads: Vec<&Value> = plan
+        .replaced
+        .iter()
+        .map(|(old, _)| old)
+        .chain(plan.selector_clash.iter())
+        .filter(|o| matches!(o.kind.as_str(), "Deployment" | "DaemonSet"))
+        .filter_map(by_ref)
+        .collect();
+    remove(cluster, old_workloads, args.timeout).await?;
+    if !clash.is_empty() {
+        let now: Vec<Manifest> = clash.iter().map(|m| (*m).clone()).collect();
+        borrowed::apply(cluster, &now, namespace).await?;
+        borrowed::wait(cluster, &now, args.timeout).await?;
+    }
+    // Interim workloads (of this run or an interrupted one) go once the
+    // real ones are ready.
+    let mut interims = Vec::new();
+    for m in rendered
+        .manifests
+        .iter()
+        .filter(|m| matches!(m.kind.as_str(), "Deployment" | "DaemonSet"))
+    {
+        let interim_name = format!("{}{INTERIM_SUFFIX}", m.name);
+        if let Some(live) = cluster::inventory::get(
+            &cluster.client,
+            &m.api_version,
+            &m.kind,
+            m.namespace.as_deref(),
+            &interim_name,
+        )
+        .await
+        .map_err(|e| borrowed::failed(e, "reading the interim workloads failed"))?
+        {
+            interims.push(live.object.clone());
+            interims.last_mut().expect("just pushed")["apiVersion"] = json!(m.api_version);
+            interims.last_mut().expect("just pushed")["kind"] = json!(m.kind);
+        }
+    }
+    remove(cluster, interims.iter().collect(), args.timeout).await?;
+
+    // 3. The rest: the old tool's marks off what cf-runner took over, the
+    //    old objects replaced or only the old tool needed, and the Helm
+    //    release records last, so that helm no longer claims anything.
+    output::say("Step 3 of 3: the old installer's objects go (the Helm release record last)");
+    // Never the namespace: it is left alone, marks and all.
+    for m in rendered.manifests.iter().filter(|m| m.kind != "Namespace") {
+        cluster::adopt::remove_old_marks(
+            cluster,
+            &m.api_version,
+            &m.kind,
+            m.namespace.as_deref(),
+            &m.name,
+        )
+        .await
+        .map_err(|e| borrowed::failed(e, "removing the old installer's labels failed"))?;
+    }
+    let is_release =
+        |r: &ObjectRef| r.kind == "Secret" && r.name.starts_with("sh.helm.release.v1.");
+    let rest: Vec<&Value> = plan
+        .replaced
+        .iter()
+        .map(|(old, _)| old)
+        .chain(plan.removed.iter())
+        .filter(|o| !matches!(o.kind.as_str(), "Deployment" | "DaemonSet"))
+        .filter(|o| !is_release(o))
+        .filter_map(by_ref)
+        .collect();
+    remove(cluster, rest, args.timeout).await?;
+    let releases: Vec<&Value> = plan
+        .removed
+        .iter()
+        .filter(|o| is_release(o))
+        .filter_map(by_ref)
+        .collect();
+    remove(cluster, releases, args.timeout).await?;
+
+    // The platform's runtime spec, as `upgrade` keeps it.
+    if differ.is_empty() {
+        output::done(&format!(
+            "runtime environment {}: the platform's spec already matches cf-runner's",
+            platform.runtime
+        ));
+    } else {
+        platform
+            .client
+            .put_runtime(&platform.runtime, &spec)
+            .await
+            .map_err(|e| {
+                borrowed::platform_failed(
+                    e,
+                    "sending the runtime environment's spec failed (the cluster is moved; re-run `cf-runner upgrade` with a token to send it)",
+                )
+            })?;
+        output::done(&format!(
+            "runtime environment {}: cf-runner's spec sent to the platform ({} differed)",
+            platform.runtime,
+            differ.join(", ")
+        ));
+    }
+    // The record, no longer marked: the move is over.
+    borrowed::apply(cluster, std::slice::from_ref(&record), namespace).await?;
+    output::done(&format!(
+        "the runner in namespace {namespace} is cf-runner's now: `cf-runner upgrade`, `info` and `delete` work on it"
+    ));
+    Ok(())
+}
+
+fn is_cluster_scoped_value(o: &Value, namespace: &str) -> bool {
+    !in_namespace(o, namespace)
 }
 
 fn report(found: &Found, namespace: &str, path: &Path) -> Outcome {
@@ -768,8 +1622,18 @@ fn report(found: &Found, namespace: &str, path: &Path) -> Outcome {
         }
     ));
     let plan = plan(found, &ours, namespace);
-    output::say("plan (dry run: nothing was changed in the cluster or on the platform):");
-    if let Some(t) = &found.token_secret {
+    print_plan(Some(found), &plan, true);
+    output::say("run `cf-runner adopt` without --dry-run to carry the plan out");
+    Outcome::Ok
+}
+
+fn print_plan(found: Option<&Found>, plan: &Plan, dry_run: bool) {
+    output::say(if dry_run {
+        "plan (dry run: nothing was changed in the cluster or on the platform):"
+    } else {
+        "plan:"
+    });
+    if let Some(t) = found.and_then(|f| f.token_secret.as_ref()) {
         output::say(&format!("  keep the agent token from Secret/{t}"));
     }
     output::say(
@@ -783,24 +1647,20 @@ fn report(found: &Found, namespace: &str, path: &Path) -> Outcome {
             .map(|(old, new)| format!("{old} -> {new}")),
     );
     if !plan.selector_clash.is_empty() {
-        output::say(
+        output::say(&format!(
             "  same name, different pod selector (Kubernetes cannot change it in place; \
-             the move must bring cf-runner's runner up under another name first):",
-        );
+             cf-runner's comes up as <name>{INTERIM_SUFFIX} first, then the old one goes, then cf-runner's takes the name):"
+        ));
         list(plan.selector_clash.iter().map(ToString::to_string));
     }
     output::say("  removed (only the old tool needed them; a Helm release record goes last):");
     list(plan.removed.iter().map(ToString::to_string));
     output::say("  left alone:");
     list(plan.left_alone.iter().cloned());
-    if !found.not_read.is_empty() {
+    if let Some(f) = found.filter(|f| !f.not_read.is_empty()) {
         output::say("  not read from the install by this version (check them in the values file):");
-        list(found.not_read.iter().cloned());
+        list(f.not_read.iter().cloned());
     }
-    output::say(
-        "applying the plan is not built yet: `cf-runner adopt` without --dry-run changes nothing",
-    );
-    Outcome::Ok
 }
 
 fn list(items: impl Iterator<Item = String>) {
@@ -923,6 +1783,27 @@ mod tests {
     }
 
     #[test]
+    fn a_users_binding_to_an_account_of_the_namespace_is_not_the_old_installs() {
+        let mut objects = venonactl_install();
+        let binding = |name: &str| {
+            json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+                   "metadata": {"name": name},
+                   "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"},
+                   "subjects": [{"kind": "ServiceAccount", "name": "ci-bot", "namespace": "cf"}]})
+        };
+        objects.push(binding("ci-bot-can-view"));
+        objects.push(binding("runner-cf"));
+        let found = detect(&objects, "cf", "ctx").unwrap().unwrap();
+        let names: Vec<String> = found.objects.iter().map(ToString::to_string).collect();
+        assert!(
+            names.contains(&"ClusterRoleBinding/runner-cf".to_string()),
+            "{names:?}"
+        );
+        assert!(!names.iter().any(|n| n.contains("ci-bot")), "{names:?}");
+        assert!(!names.iter().any(|n| n == "ClusterRole/view"), "{names:?}");
+    }
+
+    #[test]
     fn a_cf_runner_install_beside_an_old_runner_is_two_runners() {
         let mut objects = venonactl_install();
         objects.push(json!({"apiVersion": "v1", "kind": "ConfigMap",
@@ -939,5 +1820,88 @@ mod tests {
             "metadata": {"name": "x", "namespace": "cf",
                          "labels": {LABEL_MANAGED_BY: "cf-runner"}}})];
         assert!(detect(&objects, "cf", "ctx").unwrap().is_none());
+    }
+
+    fn rendered_for(tree: Value) -> Vec<Manifest> {
+        let input = Input {
+            files: vec![values::ValuesFile {
+                origin: "test".into(),
+                text: serde_yaml_ng::to_string(&tree).unwrap(),
+            }],
+            ..Default::default()
+        };
+        let loaded = values::load(&input).unwrap();
+        let identity = render::Identity {
+            context: Some("ctx".into()),
+            ..Default::default()
+        };
+        render::render(&loaded.values, &identity, &loaded.redacted_tree)
+            .unwrap()
+            .manifests
+    }
+
+    #[test]
+    fn a_move_that_would_change_the_storage_backend_is_refused() {
+        let ours = rendered_for(json!({"Namespace": "cf", "Storage": {"Backend": "local"}}));
+        let class = ours.iter().find(|m| m.kind == "StorageClass").unwrap();
+        // The same class as in place: nothing to refuse.
+        assert!(storage_problems(&ours, std::slice::from_ref(&class.object)).is_empty());
+        // Another backend behind the same class name.
+        let mut ebs = class.object.clone();
+        ebs["parameters"] = json!({"volumeBackend": "ebs", "VolumeType": "gp3"});
+        let problems = storage_problems(&ours, &[ebs]);
+        assert_eq!(problems.len(), 1);
+        assert_eq!(problems[0].key, "Storage.Backend");
+        assert!(
+            problems[0].why.contains("backend ebs"),
+            "{}",
+            problems[0].why
+        );
+        // The same backend, another parameter.
+        let mut moved = class.object.clone();
+        moved["parameters"]["volumeParentDir"] = json!("/elsewhere");
+        let problems = storage_problems(&ours, &[moved]);
+        assert_eq!(problems[0].key, "Storage");
+        assert!(
+            problems[0].why.contains("volumeParentDir"),
+            "{}",
+            problems[0].why
+        );
+        // Volumes bound later than cf-runner's class binds them.
+        let mut late = class.object.clone();
+        late["volumeBindingMode"] = json!("WaitForFirstConsumer");
+        let problems = storage_problems(&ours, &[late]);
+        assert_eq!(problems.len(), 1);
+        assert!(
+            problems[0].why.contains("volumeBindingMode"),
+            "{}",
+            problems[0].why
+        );
+    }
+
+    #[test]
+    fn the_interim_workload_has_its_own_name_and_a_selector_old_ones_do_not_match() {
+        let ours = rendered_for(json!({"Namespace": "cf"}));
+        let runner = ours
+            .iter()
+            .find(|m| m.kind == "Deployment" && m.name == "runner")
+            .unwrap();
+        let copy = interim(runner);
+        assert_eq!(copy.name, "runner-adopting");
+        assert_eq!(copy.object["metadata"]["name"], json!("runner-adopting"));
+        let selector = &copy.object["spec"]["selector"]["matchLabels"];
+        let labels = &copy.object["spec"]["template"]["metadata"]["labels"];
+        for (k, v) in selector.as_object().unwrap() {
+            assert_eq!(&labels[k], v, "the pods must match their own selector");
+        }
+        // venonactl's runner selects `app: runner`: the interim pods must
+        // not be counted as its own.
+        assert!(labels.get("app").is_none());
+        assert_ne!(selector, &runner.object["spec"]["selector"]["matchLabels"]);
+        // cf-runner's labels stay, so `delete` finds it after an interruption.
+        assert_eq!(
+            copy.object["metadata"]["labels"][LABEL_MANAGED_BY],
+            json!("cf-runner")
+        );
     }
 }

@@ -77,3 +77,140 @@ fn plain(item: DynamicObject, api_version: &str, kind: &str) -> Value {
     }
     object
 }
+
+/// Labels the old tools put on their objects that say "Helm manages this";
+/// left on an object cf-runner took over, they would make `helm` and
+/// people believe the chart still owns it.
+const OLD_TOOL_LABELS: &[&str] = &["helm.sh/chart", "app.kubernetes.io/version"];
+
+/// Annotations of the old tools: Helm's ownership and hooks, and the
+/// client-side apply record (which, on a Secret, repeats its values).
+const OLD_TOOL_ANNOTATIONS: &[&str] = &[
+    "meta.helm.sh/release-name",
+    "meta.helm.sh/release-namespace",
+    "helm.sh/hook",
+    "helm.sh/hook-weight",
+    "helm.sh/hook-delete-policy",
+    "helm.sh/resource-policy",
+    "kubectl.kubernetes.io/last-applied-configuration",
+    super::apply::ADOPTED_ANNOTATION,
+];
+
+/// The finalizer the chart's scripts put on the Secrets they create
+/// (agent token, dind certificates), which only its uninstall hook removes.
+const OLD_TOOL_FINALIZER: &str = "kubernetes";
+
+/// The merge patch that removes the old tool's marks from `live`, or
+/// `None` when it carries none.
+pub fn old_marks_patch(live: &Value) -> Option<Value> {
+    let mut patch = serde_json::Map::new();
+    let mut labels = serde_json::Map::new();
+    for key in OLD_TOOL_LABELS {
+        if live["metadata"]["labels"].get(*key).is_some() {
+            labels.insert((*key).to_string(), Value::Null);
+        }
+    }
+    let mut annotations = serde_json::Map::new();
+    for key in OLD_TOOL_ANNOTATIONS {
+        if live["metadata"]["annotations"].get(*key).is_some() {
+            annotations.insert((*key).to_string(), Value::Null);
+        }
+    }
+    if !labels.is_empty() {
+        patch.insert("labels".into(), Value::Object(labels));
+    }
+    if !annotations.is_empty() {
+        patch.insert("annotations".into(), Value::Object(annotations));
+    }
+    if let Some(finalizers) = live["metadata"]["finalizers"].as_array() {
+        if finalizers.iter().any(|f| f == OLD_TOOL_FINALIZER) {
+            let kept: Vec<Value> = finalizers
+                .iter()
+                .filter(|f| *f != OLD_TOOL_FINALIZER)
+                .cloned()
+                .collect();
+            patch.insert("finalizers".into(), Value::Array(kept));
+        }
+    }
+    (!patch.is_empty()).then(|| serde_json::json!({ "metadata": patch }))
+}
+
+/// Removes the old tool's labels, annotations and Secret finalizer from one
+/// object, if it still carries any. `Ok(false)`: nothing to remove, or the
+/// object is gone.
+pub async fn remove_old_marks(
+    cluster: &Cluster,
+    api_version: &str,
+    kind: &str,
+    namespace: Option<&str>,
+    name: &str,
+) -> Result<bool, KubeError> {
+    let api = super::api_for(&cluster.client, api_version, kind, namespace);
+    let what = format!("{kind}/{name}");
+    let Some(live) = request("reading", &what, api.get_opt(name)).await? else {
+        return Ok(false);
+    };
+    let live = serde_json::to_value(&live).unwrap_or(Value::Null);
+    let Some(patch) = old_marks_patch(&live) else {
+        return Ok(false);
+    };
+    let params = kube::api::PatchParams {
+        field_manager: Some(super::FIELD_MANAGER.into()),
+        ..Default::default()
+    };
+    request(
+        "removing the old installer's marks from",
+        &what,
+        api.patch(name, &params, &kube::api::Patch::Merge(&patch)),
+    )
+    .await?;
+    Ok(true)
+}
+
+/// One scanned object as an inventory entry (for `delete`'s machinery).
+pub fn live_object(object: &Value) -> super::inventory::LiveObject {
+    let mut plain = object.clone();
+    if let Some(map) = plain.as_object_mut() {
+        map.remove("data");
+        map.remove("stringData");
+    }
+    super::inventory::LiveObject {
+        api_version: object["apiVersion"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
+        kind: object["kind"].as_str().unwrap_or_default().to_string(),
+        name: object["metadata"]["name"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
+        namespace: object["metadata"]["namespace"].as_str().map(str::to_string),
+        object: plain,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_old_marks_patch_removes_helms_labels_and_the_secret_finalizer_only() {
+        let live = json!({"metadata": {
+            "labels": {"helm.sh/chart": "cf-runtime-10.5.2", "app.kubernetes.io/managed-by": "cf-runner", "keep": "me"},
+            "annotations": {"meta.helm.sh/release-name": "cf-runtime", "other": "x"},
+            "finalizers": ["kubernetes", "example.com/theirs"],
+        }});
+        let patch = old_marks_patch(&live).unwrap();
+        assert_eq!(
+            patch,
+            json!({"metadata": {
+                "labels": {"helm.sh/chart": null},
+                "annotations": {"meta.helm.sh/release-name": null},
+                "finalizers": ["example.com/theirs"],
+            }})
+        );
+        let clean = json!({"metadata": {"labels": {"app.kubernetes.io/managed-by": "cf-runner"}}});
+        assert_eq!(old_marks_patch(&clean), None);
+    }
+}
