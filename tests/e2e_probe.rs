@@ -1,7 +1,8 @@
 //! `check --probe` on the control plane, where kwok stands in for the nodes:
 //! a probe that gets its volume (the test plays the provisioner) passes
-//! every stage; an unschedulable pod and a claim nobody provisions fail at
-//! their stage with the reason; every run leaves no probe object behind.
+//! every stage; an unschedulable pod, an image the registry lacks and a claim
+//! nobody provisions fail at their stage with the reason; every run leaves no
+//! probe object behind.
 //! kwok cannot show a real image pull or a real volume; see the README.
 
 mod support;
@@ -244,6 +245,56 @@ async fn an_unschedulable_probe_names_the_schedulers_reason_and_cleans_up() {
         s["fix"].as_str().unwrap().contains("Runtime.NodeSelector"),
         "{s}"
     );
+    assert_eq!(leftovers(&client, &ns).await, Vec::<String>::new());
+}
+
+/// An image the registry does not have: the node reports ErrImagePull (a
+/// kwok stage plays it for image names containing `does-not-exist`), and
+/// the probe must say so at the pull, with the image and the node's reason.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
+async fn an_image_the_registry_lacks_fails_at_the_pull_and_cleans_up() {
+    if skip_e2e() {
+        return;
+    }
+    let cp = controlplane::shared();
+    let client = cp.client();
+    let ns = unique("probepull");
+    init(cp, &ns);
+    let provisioner = tokio::spawn(provide_volume(client.clone(), ns.clone()));
+    // Only the probe's dind image moves to the missing registry: `check`
+    // renders with it, the installed workloads keep theirs.
+    let (out, report) = probe(
+        cp,
+        &ns,
+        &[
+            "--set-value",
+            "DockerRegistry=registry.does-not-exist.test",
+            "--probe-timeout",
+            "60s",
+        ],
+    )
+    .await;
+    provisioner.await.unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+    let scheduled = stage(&report, "scheduled").unwrap_or_else(|| panic!("{report}"));
+    assert_eq!(scheduled["passed"], true, "{scheduled}");
+    let s = stage(&report, "image pulled").unwrap_or_else(|| panic!("{report}"));
+    assert_eq!(s["passed"], false, "{s}");
+    let detail = s["detail"].as_str().unwrap();
+    assert!(
+        detail.starts_with("ErrImagePull for registry.does-not-exist.test/"),
+        "{detail}"
+    );
+    assert!(detail.contains("not found (simulated by kwok)"), "{detail}");
+    assert!(
+        s["fix"]
+            .as_str()
+            .unwrap()
+            .contains("cf-runner images --check"),
+        "{s}"
+    );
+    assert!(stage(&report, "started").is_none(), "{report}");
     assert_eq!(leftovers(&client, &ns).await, Vec::<String>::new());
 }
 
