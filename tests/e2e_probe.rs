@@ -205,9 +205,10 @@ async fn an_unschedulable_probe_names_the_schedulers_reason_and_cleans_up() {
     let client = cp.client();
     let ns = unique("probeunsched");
     init(cp, &ns);
-    // A node the builds are pinned to, with a taint they do not tolerate:
-    // the preflight sees a matching node with room (it reads selectors, not
-    // taints), and only the scheduler can say no, as the probe must show.
+    // A node the builds are pinned to that may run no pod at all: the
+    // preflight sees a matching node with room (it reads selectors, taints
+    // and CPU and memory, not the pod count), and only the scheduler can
+    // say no, as the probe must show.
     let nodes: Api<k8s_openapi::api::core::v1::Node> = Api::all(client.clone());
     let node_name = format!("{ns}-tainted");
     let node: k8s_openapi::api::core::v1::Node = serde_json::from_value(json!({
@@ -218,14 +219,26 @@ async fn an_unschedulable_probe_names_the_schedulers_reason_and_cleans_up() {
             "annotations": {"kwok.x-k8s.io/node": "fake"},
             "labels": {"cf-runner-probe-test": ns, "kubernetes.io/arch": "amd64", "kubernetes.io/os": "linux"},
         },
-        "spec": {"taints": [{"key": "cf-runner-test/probe", "value": "no", "effect": "NoSchedule"}]},
         "status": {
-            "allocatable": {"cpu": "4", "memory": "16Gi", "pods": "110"},
-            "capacity": {"cpu": "4", "memory": "16Gi", "pods": "110"},
+            "allocatable": {"cpu": "4", "memory": "16Gi", "pods": "0"},
+            "capacity": {"cpu": "4", "memory": "16Gi", "pods": "0"},
         },
     }))
     .unwrap();
     nodes.create(&PostParams::default(), &node).await.unwrap();
+    // Until kwok reports it Ready, the node carries the not-ready taint,
+    // which the preflight would rightly count.
+    controlplane::poll_until(
+        "the probe test's node to be Ready",
+        Duration::from_secs(60),
+        || async {
+            let live = nodes.get(&node_name).await?;
+            let taints = live.spec.and_then(|s| s.taints).unwrap_or_default();
+            Ok(!taints.iter().any(|t| t.key.contains("not-ready")))
+        },
+    )
+    .await
+    .unwrap();
     let provisioner = tokio::spawn(provide_volume(client.clone(), ns.clone()));
     let selector = format!("Runtime.NodeSelector=cf-runner-probe-test={ns}");
     let (out, report) = probe(

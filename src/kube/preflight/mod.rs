@@ -7,7 +7,7 @@
 //!   of the Roles and ClusterRoles it creates (RBAC refuses to grant what the
 //!   granter does not hold, unless they hold `escalate` and `bind`);
 //! - the API server accepts the cluster-scoped objects (strict dry-run);
-//! - a node can run the runner;
+//! - every component has a node that takes it (selector, taints, requests);
 //! - an installation already in the namespace (ours or an older installer's)
 //!   is found and named.
 //!
@@ -29,9 +29,7 @@ use super::{api_for, KubeError};
 use crate::render::{Manifest, LABEL_MANAGED_BY};
 
 pub use existing::{existing_installation, HelmInstall, OLD_INSTALLER_APPS};
-pub use nodes::{
-    component_selectors, node_capacity, unschedulable, NodeInfo, MIN_NODE_CPU, MIN_NODE_MEMORY,
-};
+pub use nodes::{components, node_check, Component, NodeInfo, Requests, Taint, Toleration};
 pub use permissions::{
     granted_permissions, install_permissions, missing_permissions, permissions_to_review, Grant,
     Permission,
