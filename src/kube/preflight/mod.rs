@@ -31,8 +31,8 @@ use crate::render::{Manifest, LABEL_MANAGED_BY};
 pub use existing::{existing_installation, HelmInstall, OLD_INSTALLER_APPS};
 pub use nodes::{components, node_check, Component, NodeInfo, Requests, Taint, Toleration};
 pub use permissions::{
-    granted_permissions, install_permissions, missing_permissions, permissions_to_review, Grant,
-    Permission,
+    check_diff_permissions, diff_permissions, granted_permissions, install_permissions,
+    missing_permissions, permissions_to_review, Grant, Permission,
 };
 pub use version::{version_check, FIRST_ANSWER_TIMEOUT, MAX_TESTED_MINOR, MIN_MINOR};
 
@@ -108,6 +108,8 @@ pub mod names {
     pub const DRY_RUN: &str = "cluster-scoped objects";
     pub const NODES: &str = "node capacity";
     pub const EXISTING: &str = "existing installation";
+    /// Not one of the install's checks: `diff` runs it alone.
+    pub const DIFF_PERMISSIONS: &str = "diff permissions";
 }
 
 /// Runs every check against the cluster for installing `manifests` into

@@ -269,14 +269,13 @@ async fn review(client: &Client, p: &Permission) -> Result<bool, KubeError> {
     Ok(answer.status.is_some_and(|s| s.allowed))
 }
 
-pub(super) async fn check_permissions(
+/// Asks the API server about every permission; `Err` is the check to
+/// return when it could not answer.
+async fn review_all(
     client: &Client,
-    manifests: &[Manifest],
-    namespace: NamespaceState,
-) -> Check {
-    let required = install_permissions(manifests, namespace);
-    let grants = granted_permissions(manifests);
-    let to_review = permissions_to_review(&required, &grants);
+    to_review: &[Permission],
+    check_name: &str,
+) -> Result<HashMap<Permission, bool>, Check> {
     let answers: Vec<Result<bool, KubeError>> = stream::iter(to_review.iter())
         .map(|p| review(client, p))
         .buffered(REVIEW_CONCURRENCY)
@@ -289,16 +288,31 @@ pub(super) async fn check_permissions(
                 allowed.insert(p.clone(), yes);
             }
             Err(e) => {
-                return Check::fail(
-                    names::PERMISSIONS,
+                return Err(Check::fail(
+                    check_name,
                     format!("could not review your permissions: {}", api_message(&e)),
                     e.hint().unwrap_or_else(|| {
                         "SelfSubjectAccessReview is open to every signed-in user; check the connection and re-run".into()
                     }),
-                )
+                ))
             }
         }
     }
+    Ok(allowed)
+}
+
+pub(super) async fn check_permissions(
+    client: &Client,
+    manifests: &[Manifest],
+    namespace: NamespaceState,
+) -> Check {
+    let required = install_permissions(manifests, namespace);
+    let grants = granted_permissions(manifests);
+    let to_review = permissions_to_review(&required, &grants);
+    let allowed = match review_all(client, &to_review, names::PERMISSIONS).await {
+        Ok(a) => a,
+        Err(check) => return check,
+    };
     let missing = missing_permissions(&required, &grants, &allowed);
     if missing.is_empty() {
         let granted: usize = grants.iter().map(|g| g.permissions.len()).sum();
@@ -318,6 +332,70 @@ pub(super) async fn check_permissions(
         ),
         "ask a cluster admin to grant them (RBAC lets you create a role only with rules you hold \
          yourself, or with `escalate` and `bind` on it), or use a kube context with more rights",
+    )
+    .with_details(missing)
+}
+
+/// What `diff` does to each object: reads it (GET, and LIST for the
+/// inventory of what exists) and sends a server-side apply with
+/// `dryRun=All`, which RBAC checks as the real request: PATCH, and CREATE as
+/// well for an object not there yet (`installed` false: nothing is). Nothing
+/// is written, but a dry-run of a Role or ClusterRole is still refused to a
+/// user who holds neither its rules nor `escalate` and `bind` on it.
+pub fn diff_permissions(manifests: &[Manifest], installed: bool) -> Vec<Permission> {
+    let mut out: Vec<Permission> = Vec::new();
+    let verbs: &[&str] = if installed {
+        &["get", "list", "patch"]
+    } else {
+        &["get", "list", "patch", "create"]
+    };
+    for m in manifests {
+        let ar = resource_for(&m.api_version, &m.kind);
+        for verb in verbs {
+            let p = Permission::new(verb, &ar.group, &ar.plural, m.namespace.as_deref());
+            if !out.contains(&p) {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+/// The rights `diff` needs (see [`diff_permissions`]), asked of the API
+/// server with SelfSubjectAccessReviews; fails naming each one missing.
+pub async fn check_diff_permissions(
+    client: &Client,
+    manifests: &[Manifest],
+    installed: bool,
+) -> Check {
+    let required = diff_permissions(manifests, installed);
+    let grants = granted_permissions(manifests);
+    let to_review = permissions_to_review(&required, &grants);
+    let allowed = match review_all(client, &to_review, names::DIFF_PERMISSIONS).await {
+        Ok(a) => a,
+        Err(check) => return check,
+    };
+    let missing = missing_permissions(&required, &grants, &allowed);
+    if missing.is_empty() {
+        return Check::pass(
+            names::DIFF_PERMISSIONS,
+            format!(
+                "you hold the {} read and dry-run permissions diff uses",
+                required.len()
+            ),
+        );
+    }
+    Check::fail(
+        names::DIFF_PERMISSIONS,
+        format!(
+            "your user lacks {} permission(s) diff needs: it reads each object (get, list) and asks \
+             the API server for a dry-run of the apply (patch{})",
+            missing.len(),
+            if installed { "" } else { ", create" }
+        ),
+        "ask a cluster admin for them: diff writes nothing, but RBAC checks a dry-run as the real \
+         request (and a role's dry-run needs its rules, or `escalate` and `bind` on it); or use a \
+         kube context with more rights",
     )
     .with_details(missing)
 }
@@ -462,5 +540,23 @@ mod tests {
         let missing = missing_permissions(&required, &grants, &none);
         assert_eq!(missing[0], "get namespaces cluster-wide");
         assert_eq!(missing.len(), required.len() + 4 + 1);
+    }
+
+    #[test]
+    fn diff_needs_read_and_dry_run_rights_and_create_only_on_a_first_install() {
+        let shown = |installed| -> Vec<String> {
+            diff_permissions(&sample(), installed)
+                .iter()
+                .map(ToString::to_string)
+                .collect()
+        };
+        let installed = shown(true);
+        assert_eq!(installed.len(), 4 * 3, "{installed:#?}");
+        assert!(installed.contains(&"patch deployments (apps) in namespace ci".to_string()));
+        assert!(!installed.iter().any(|l| l.starts_with("create ")));
+        let fresh = shown(false);
+        assert_eq!(fresh.len(), 4 * 4, "{fresh:#?}");
+        assert!(fresh
+            .contains(&"create clusterroles (rbac.authorization.k8s.io) cluster-wide".to_string()));
     }
 }
