@@ -530,6 +530,22 @@ impl ControlPlane {
         }
     }
 
+    /// Freezes the API server (SIGSTOP to its process group): connections
+    /// are still accepted, by the kernel, and nothing answers. Use on a
+    /// private control plane only; [`ControlPlane::thaw_apiserver`] undoes it.
+    pub fn freeze_apiserver(&self) {
+        if let Some(proc) = self.lock_procs().get_mut("kube-apiserver") {
+            proc.signal(libc::SIGSTOP);
+        }
+    }
+
+    /// Lets a frozen API server run again (SIGCONT).
+    pub fn thaw_apiserver(&self) {
+        if let Some(proc) = self.lock_procs().get_mut("kube-apiserver") {
+            proc.signal(libc::SIGCONT);
+        }
+    }
+
     /// Starts the API server again (same port, flags and data) and waits
     /// for `/readyz`.
     pub fn start_apiserver(&self) -> Result<()> {
@@ -755,6 +771,15 @@ struct Proc {
 impl Proc {
     fn exited(&mut self) -> Option<ExitStatus> {
         self.child.try_wait().ok().flatten()
+    }
+
+    fn signal(&mut self, signal: libc::c_int) {
+        if self.exited().is_none() {
+            let pgid = self.child.id() as libc::pid_t;
+            // SAFETY: plain syscall; the child leads its own process group and
+            // has not been reaped, so the id still names it.
+            unsafe { libc::kill(-pgid, signal) };
+        }
     }
 
     fn kill(&mut self) {
