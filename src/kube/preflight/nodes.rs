@@ -388,13 +388,13 @@ pub(super) async fn check_nodes(
             let err = KubeError::from_kube("listing", "nodes", e);
             let (reason, fix) = if err.code() == Some(403) {
                 (
-                    "your user may not list nodes, so which can take the runner was not checked".to_string(),
-                    "make sure nodes match the node selectors, tolerate nothing the runner does not, and have room for its requests; or ask for `list nodes` to have it checked",
+                    "your user may not list nodes, so which of them can take the runner was not checked".to_string(),
+                    "make sure nodes match the node selectors, carry no taint the components do not tolerate, and have room for their requests; or ask for `list nodes` to have it checked",
                 )
             } else {
                 (
                     format!("could not list nodes: {}", api_message(&err)),
-                    "make sure nodes match the node selectors, tolerate nothing the runner does not, and have room for its requests",
+                    "make sure nodes match the node selectors, carry no taint the components do not tolerate, and have room for their requests",
                 )
             };
             return Check::warn(names::NODES, reason, fix);
