@@ -30,7 +30,7 @@ _cf-runner() {
         case $line[1] in
             (init)
 _arguments "${_arguments_options[@]}" : \
-'--kube-context-name=[Kubernetes context to use \[default\: the kubeconfig'\''s current context\]]:NAME:_default' \
+'--kube-context-name=[Kubernetes context to use \[default\: the kubeconfig'\''s current context\]]:NAME:{compadd -- ${(f)"$(kubectl config get-contexts -o name 2>/dev/null)"}}' \
 '--kube-namespace=[Namespace of the runner \[default\: codefresh\]]:NAMESPACE:_default' \
 '--kube-config-path=[Path to the kubeconfig \[default\: \$KUBECONFIG or ~/.kube/config\]]:PATH:_files' \
 '--kube-node-selector=[Node selector for the runner and volume provisioner\: key=value\[,key=value\]]:K=V,...:_default' \
@@ -82,7 +82,7 @@ _arguments "${_arguments_options[@]}" : \
 ;;
 (info)
 _arguments "${_arguments_options[@]}" : \
-'--kube-context-name=[Kubernetes context to use \[default\: the kubeconfig'\''s current context\]]:NAME:_default' \
+'--kube-context-name=[Kubernetes context to use \[default\: the kubeconfig'\''s current context\]]:NAME:{compadd -- ${(f)"$(kubectl config get-contexts -o name 2>/dev/null)"}}' \
 '--kube-config-path=[Path to the kubeconfig \[default\: \$KUBECONFIG or ~/.kube/config\]]:PATH:_files' \
 '--token=[Codefresh API token \[default\: \$CF_API_KEY, then the current context of ~/.cfconfig\]]:TOKEN:_default' \
 '--url=[Codefresh platform URL \[default\: the installation'\''s, else https\://g.codefresh.io\]]:URL:_default' \
@@ -99,7 +99,7 @@ _arguments "${_arguments_options[@]}" : \
 ;;
 (delete)
 _arguments "${_arguments_options[@]}" : \
-'--kube-context-name=[Kubernetes context to use \[default\: the kubeconfig'\''s current context\]]:NAME:_default' \
+'--kube-context-name=[Kubernetes context to use \[default\: the kubeconfig'\''s current context\]]:NAME:{compadd -- ${(f)"$(kubectl config get-contexts -o name 2>/dev/null)"}}' \
 '--kube-config-path=[Path to the kubeconfig \[default\: \$KUBECONFIG or ~/.kube/config\]]:PATH:_files' \
 '--token=[Codefresh API token \[default\: \$CF_API_KEY, then the current context of ~/.cfconfig\]]:TOKEN:_default' \
 '--url=[Codefresh platform URL \[default\: the installation'\''s, else https\://g.codefresh.io\]]:URL:_default' \
@@ -121,7 +121,7 @@ _arguments "${_arguments_options[@]}" : \
 ;;
 (upgrade)
 _arguments "${_arguments_options[@]}" : \
-'--kube-context-name=[Kubernetes context to use \[default\: the kubeconfig'\''s current context\]]:NAME:_default' \
+'--kube-context-name=[Kubernetes context to use \[default\: the kubeconfig'\''s current context\]]:NAME:{compadd -- ${(f)"$(kubectl config get-contexts -o name 2>/dev/null)"}}' \
 '--kube-config-path=[Path to the kubeconfig \[default\: \$KUBECONFIG or ~/.kube/config\]]:PATH:_files' \
 '--kube-node-selector=[Node selector for the runner and volume provisioner\: key=value\[,key=value\]]:K=V,...:_default' \
 '--build-node-selector=[Node selector for build (engine and dind) pods\: key=value\[,key=value\]]:K=V,...:_default' \
@@ -158,7 +158,7 @@ _arguments "${_arguments_options[@]}" : \
 ;;
 (check)
 _arguments "${_arguments_options[@]}" : \
-'--kube-context-name=[Kubernetes context to use \[default\: the kubeconfig'\''s current context\]]:NAME:_default' \
+'--kube-context-name=[Kubernetes context to use \[default\: the kubeconfig'\''s current context\]]:NAME:{compadd -- ${(f)"$(kubectl config get-contexts -o name 2>/dev/null)"}}' \
 '--kube-namespace=[Namespace of the runner \[default\: codefresh\]]:NAMESPACE:_default' \
 '--kube-config-path=[Path to the kubeconfig \[default\: \$KUBECONFIG or ~/.kube/config\]]:PATH:_files' \
 '*-f+[Values file to check the install of (repeatable)]:FILE:_files' \
@@ -176,7 +176,7 @@ _arguments "${_arguments_options[@]}" : \
 ;;
 (test-pipeline)
 _arguments "${_arguments_options[@]}" : \
-'--kube-context-name=[Kubernetes context to use \[default\: the kubeconfig'\''s current context\]]:NAME:_default' \
+'--kube-context-name=[Kubernetes context to use \[default\: the kubeconfig'\''s current context\]]:NAME:{compadd -- ${(f)"$(kubectl config get-contexts -o name 2>/dev/null)"}}' \
 '--kube-config-path=[Path to the kubeconfig \[default\: \$KUBECONFIG or ~/.kube/config\]]:PATH:_files' \
 '--token=[Codefresh API token \[default\: \$CF_API_KEY, then the current context of ~/.cfconfig\]]:TOKEN:_default' \
 '--url=[Codefresh platform URL \[default\: the installation'\''s, else https\://g.codefresh.io\]]:URL:_default' \
@@ -192,7 +192,7 @@ _arguments "${_arguments_options[@]}" : \
 ;;
 (adopt)
 _arguments "${_arguments_options[@]}" : \
-'--kube-context-name=[Kubernetes context to use \[default\: the kubeconfig'\''s current context\]]:NAME:_default' \
+'--kube-context-name=[Kubernetes context to use \[default\: the kubeconfig'\''s current context\]]:NAME:{compadd -- ${(f)"$(kubectl config get-contexts -o name 2>/dev/null)"}}' \
 '--kube-namespace=[Namespace of the runner \[default\: codefresh\]]:NAMESPACE:_default' \
 '--kube-config-path=[Path to the kubeconfig \[default\: \$KUBECONFIG or ~/.kube/config\]]:PATH:_files' \
 '--token=[Codefresh API token \[default\: \$CF_API_KEY, then the current context of ~/.cfconfig\]]:TOKEN:_default' \
@@ -222,7 +222,7 @@ _arguments "${_arguments_options[@]}" : \
 ;;
 (diff)
 _arguments "${_arguments_options[@]}" : \
-'--kube-context-name=[Kubernetes context to use \[default\: the kubeconfig'\''s current context\]]:NAME:_default' \
+'--kube-context-name=[Kubernetes context to use \[default\: the kubeconfig'\''s current context\]]:NAME:{compadd -- ${(f)"$(kubectl config get-contexts -o name 2>/dev/null)"}}' \
 '--kube-namespace=[Namespace of the runner \[default\: codefresh\]]:NAMESPACE:_default' \
 '--kube-config-path=[Path to the kubeconfig \[default\: \$KUBECONFIG or ~/.kube/config\]]:PATH:_files' \
 '--kube-node-selector=[Node selector for the runner and volume provisioner\: key=value\[,key=value\]]:K=V,...:_default' \

@@ -1,6 +1,9 @@
 //! Dry-run export: rendered manifests to a folder (one file per object, plus
-//! `runtime-environment.yaml`) or to stdout as one YAML stream, and the Helm
-//! values file. Files that hold a Secret are created 0600 from the start,
+//! `runtime-environment.txt`) or to stdout as one YAML stream, and the Helm
+//! values file. The runtime environment's spec goes to the platform, not the
+//! cluster: it is kept where `kubectl apply -f` does not read it (a `.txt`
+//! file; comment lines at the end of the stream), so the export applies as
+//! it is. Files that hold a Secret are created 0600 from the start,
 //! never widened later.
 //!
 //! A user's files are never lost. An export folder carries a list of the
@@ -17,11 +20,31 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::render::{Manifest, Rendered};
+use crate::render::Rendered;
 use crate::values::secrets;
 
-/// Name of the runtime-environment spec file in an export folder.
-pub const RUNTIME_ENVIRONMENT_FILE: &str = "runtime-environment.yaml";
+/// Name of the runtime-environment spec file in an export folder: not a
+/// Kubernetes object, so not `.yaml` (kubectl reads `.yaml`, `.yml` and
+/// `.json` files of a folder, and would refuse it).
+pub const RUNTIME_ENVIRONMENT_FILE: &str = "runtime-environment.txt";
+
+/// The first lines of [`RUNTIME_ENVIRONMENT_FILE`], and of the section that
+/// carries the spec at the end of a stream on stdout.
+const RUNTIME_ENVIRONMENT_HEADER: &str = "\
+# The runtime environment's spec, as cf-runner sends it to the Codefresh
+# platform (PUT /api/runtime-environments/NAME). It is YAML, but not a
+# Kubernetes object: `kubectl apply -f` leaves it out, and so should you.
+";
+
+/// The runtime environment's spec as the export shows it: the header, then
+/// the YAML, with credentials in URLs masked (the file is 0644 and stdout
+/// ends up in logs; the platform gets the real values at install time).
+pub fn runtime_environment_text(spec: &Value) -> String {
+    format!(
+        "{RUNTIME_ENVIRONMENT_HEADER}{}",
+        to_yaml(&secrets::mask_urls_in(spec))
+    )
+}
 /// The list of files cf-runner wrote into an export folder.
 pub const EXPORT_RECORD_FILE: &str = ".cf-runner-export";
 /// The list of the export being moved into place; it joins the record for
@@ -251,11 +274,9 @@ fn plan(rendered: &Rendered) -> Vec<Planned> {
             private: m.is_secret(),
         })
         .collect();
-    // The spec goes to the platform with its real values at install time;
-    // the file is 0644, so credentials in it are masked.
     files.push(Planned {
         name: RUNTIME_ENVIRONMENT_FILE.into(),
-        text: to_yaml(&secrets::mask_urls_in(&rendered.runtime_environment)),
+        text: runtime_environment_text(&rendered.runtime_environment),
         private: false,
     });
     files
@@ -595,19 +616,33 @@ fn withhold_in(value: &Value, hide: &[String], hidden: &mut usize) -> Value {
     }
 }
 
-/// One multi-document YAML stream for stdout. Secret values other than
-/// placeholders are withheld (stdout ends up in logs); returns the stream and
-/// how many values were withheld.
-pub fn to_stream(manifests: &[Manifest]) -> (String, usize) {
+/// One multi-document YAML stream for stdout: every object, then the
+/// runtime environment's spec as comment lines (kubectl skips them; strip
+/// the leading `# ` to read the spec). Secret values other than placeholders
+/// are withheld (stdout ends up in logs); returns the stream and how many
+/// values were withheld.
+pub fn to_stream(rendered: &Rendered) -> (String, usize) {
     let mut out = String::new();
     let mut withheld = 0;
-    for m in manifests {
+    for m in &rendered.manifests {
         let mut object = m.object.clone();
         if m.is_secret() {
             withheld += withhold_secret_values(&mut object);
         }
         out.push_str("---\n");
         out.push_str(&to_yaml(&secrets::mask_urls_in(&object)));
+    }
+    out.push_str(&format!(
+        "# ---- {RUNTIME_ENVIRONMENT_FILE} (not a Kubernetes object) ----\n"
+    ));
+    for line in runtime_environment_text(&rendered.runtime_environment).lines() {
+        if line.starts_with('#') {
+            out.push_str(line);
+        } else {
+            out.push_str("# ");
+            out.push_str(line);
+        }
+        out.push('\n');
     }
     (out, withheld)
 }

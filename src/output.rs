@@ -215,6 +215,36 @@ impl StatusBoard {
     }
 }
 
+/// Says what the run waits for, until dropped: a spinner on stderr when it
+/// is a terminal (cleared when dropped), else one note line.
+pub struct Waiting {
+    bar: Option<indicatif::ProgressBar>,
+}
+
+/// Starts saying `line` (see [`Waiting`]).
+pub fn waiting(line: &str) -> Waiting {
+    if !std::io::stderr().is_terminal() {
+        note(line);
+        return Waiting { bar: None };
+    }
+    let bar = indicatif::ProgressBar::new_spinner();
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{spinner} {msg} ({elapsed})")
+            .expect("a valid template"),
+    );
+    bar.set_message(one_line(&masked(line)));
+    bar.enable_steady_tick(std::time::Duration::from_millis(120));
+    Waiting { bar: Some(bar) }
+}
+
+impl Drop for Waiting {
+    fn drop(&mut self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
 /// One applied object's line.
 pub fn applied(change: &str, object: &str, namespace: Option<&str>) {
     let word = match change {

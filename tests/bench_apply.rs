@@ -166,7 +166,7 @@ fn apply_cf_runner_vs_kubectl() {
             ],
         );
         assert!(out.status.success());
-        std::fs::remove_file(out_dir.join("runtime-environment.yaml")).unwrap();
+        std::fs::remove_file(out_dir.join("runtime-environment.txt")).unwrap();
         objects = std::fs::read_dir(&out_dir).unwrap().count();
         for target in [&mut kubectl, &mut kubectl_rerun] {
             let mark = cp.audit_events().unwrap().len();

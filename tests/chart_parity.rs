@@ -116,16 +116,17 @@ fn render_both(example: &Path) -> Side {
     let mut our_spec = Value::Null;
     for entry in fs::read_dir(&out).unwrap() {
         let path = entry.unwrap().path();
+        // The runtime environment's spec goes to the platform: a .txt file.
+        if path.file_name().unwrap() == "runtime-environment.txt" {
+            our_spec = yaml_file(&path);
+            continue;
+        }
         // The export's own list of what it wrote is not an object.
         if path.extension().is_none_or(|e| e != "yaml") {
             continue;
         }
         let doc = yaml_file(&path);
-        if path.file_name().unwrap() == "runtime-environment.yaml" {
-            our_spec = doc;
-        } else {
-            ours.insert(key_of(&doc), doc);
-        }
+        ours.insert(key_of(&doc), doc);
     }
     let namespace = ours
         .keys()

@@ -3,7 +3,7 @@
 //! nothing in bash: clap_complete spells the subcommand two ways).
 //! `--kube-context-name <TAB>` lists the kubeconfig's contexts (through
 //! kubectl: the test control plane's). Shells come from the Debian
-//! packages `bash`, `zsh` and `fish`. A missing
+//! packages `bash`, `zsh` and `fish` (`.ci/run` installs them). A missing
 //! shell fails the test under `CI=true`; elsewhere it is reported and
 //! skipped.
 
@@ -156,36 +156,98 @@ fn fish_completes_a_subcommands_options() {
     }
 }
 
-/// zsh: the script must load, register `_cf-runner` with compinit and
-/// offer `--output-dir` under `init` (driving the completion widget itself
-/// needs a pseudo-terminal; the bash and fish tests do that).
+/// Drives zsh's real completion: an interactive zsh in a pseudo-terminal
+/// (the `zsh/zpty` module) loads the shipped script through compinit, types
+/// the line and a TAB. A `compadd` wrapper, defined in that shell, writes
+/// each match the completion adds to a file before adding it as usual.
+const ZSH_DRIVER: &str = r#"
+dir=$1 out=$2 line=$3
+zmodload zsh/zpty || exit 3
+zpty z zsh -f -i
+zpty -w z "PS1='> '; fpath=('$dir' \$fpath); autoload -U compinit; compinit -u -D"
+zpty -w z "compadd() { if (( \${@[(I)-[OAD]]} )); then builtin compadd \"\$@\"; return; fi; local -a found; builtin compadd -O found \"\$@\"; (( \$#found )) && print -rl -- \$found >> '$out'; builtin compadd \"\$@\"; }"
+zpty -w z "print ready > '$out.ready'"
+for i in {1..200}; do [[ -e $out.ready ]] && break; sleep 0.05; done
+[[ -e $out.ready ]] || exit 4
+zpty -w -n z "$line"$'\t'
+for i in {1..200}; do [[ -s $out ]] && break; sleep 0.05; done
+sleep 0.3
+zpty -d z
+exit 0
+"#;
+
+/// What zsh completes for `line` (TAB at its end), sorted.
+fn zsh_complete(line: &str, env: &[(&str, String)]) -> Vec<String> {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(script("cf-runner.zsh"), dir.path().join("_cf-runner")).unwrap();
+    let driver = dir.path().join("driver.zsh");
+    std::fs::write(&driver, ZSH_DRIVER).unwrap();
+    let out_file = dir.path().join("matches");
+    let out = Command::new("zsh")
+        .arg("-f")
+        .arg(&driver)
+        .arg(dir.path())
+        .arg(&out_file)
+        .arg(line)
+        .env("HOME", dir.path())
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "the zsh driver failed ({:?}): {}{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut found: Vec<String> = std::fs::read_to_string(&out_file)
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    found.sort();
+    found.dedup();
+    found
+}
+
+/// zsh used to be only loaded (compinit registered the function); its
+/// completion was never driven. It now completes a subcommand's option, an
+/// option's values and the kubeconfig's contexts, as bash and fish do.
 #[test]
-fn zsh_loads_the_script_and_it_lists_init_options() {
+fn zsh_completes_a_subcommands_options_and_values() {
     if !have("zsh") {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::copy(script("cf-runner.zsh"), dir.path().join("_cf-runner")).unwrap();
-    let out = Command::new("zsh")
-        .arg("-f")
-        .arg("-c")
-        .arg(format!(
-            "fpath=('{}' $fpath); autoload -U compinit; compinit -u -D; \
-             print -r -- ${{_comps[cf-runner]}}; autoload +X _cf-runner; \
-             functions _cf-runner | grep -c -- '--output-dir'",
-            dir.path().display()
-        ))
-        .env("HOME", dir.path())
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{text}{}",
-        String::from_utf8_lossy(&out.stderr)
+    assert_eq!(
+        zsh_complete("cf-runner init --out", &[]),
+        vec!["--output-dir".to_string()]
     );
-    let mut lines = text.lines();
-    assert_eq!(lines.next(), Some("_cf-runner"), "{text}");
-    let count: usize = lines.next().unwrap_or("0").trim().parse().unwrap_or(0);
-    assert!(count >= 1, "{text}");
+    assert_eq!(
+        zsh_complete("cf-runner upgrade --force", &[]),
+        vec!["--force-conflicts".to_string()]
+    );
+    assert_eq!(
+        zsh_complete("cf-runner info -o ", &[]),
+        vec!["json", "table", "yaml"]
+    );
+    assert_eq!(
+        zsh_complete("cf-runner te", &[]),
+        vec!["test-pipeline".to_string()]
+    );
+    let (dir, path) = contexts_env();
+    let env = [
+        ("PATH", path),
+        (
+            "KUBECONFIG",
+            dir.path().join("config").display().to_string(),
+        ),
+    ];
+    assert_eq!(
+        zsh_complete("cf-runner init --kube-context-name ", &env),
+        vec!["alpha".to_string(), "beta".to_string()]
+    );
+    assert_eq!(
+        zsh_complete("cf-runner upgrade --kube-context-name al", &env),
+        vec!["alpha".to_string()]
+    );
 }

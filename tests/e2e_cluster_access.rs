@@ -369,3 +369,111 @@ async fn an_apiserver_lost_mid_apply_is_reported_and_a_rerun_converges() {
         "{third}"
     );
 }
+
+/// An API server that froze in the middle of a delete kept it silent for up
+/// to 60 s (one request's deadline). The delete now says, after a few
+/// seconds, what it waits for, where, and the deadline of each request.
+#[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
+async fn a_frozen_apiserver_mid_delete_is_said_with_its_address_and_deadline() {
+    use std::io::BufRead;
+    if skip_e2e() {
+        return;
+    }
+    // A private control plane: freezing the shared one would stall other tests.
+    let cp = ControlPlane::start().expect("a private control plane");
+    let ns = "cffrozen";
+    let out = init_command(
+        cp.admin_kubeconfig(),
+        "admin@cf-runner-test",
+        ns,
+        &["--no-wait"],
+    )
+    .output()
+    .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let mut child = isolated(cp.admin_kubeconfig(), shared_home())
+        .args([
+            "delete",
+            "--yes",
+            "--kube-namespace",
+            ns,
+            "--kube-context-name",
+            "admin@cf-runner-test",
+            "--timeout",
+            "120s",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id() as i32;
+    let stdout = child.stdout.take().unwrap();
+    let stderr = child.stderr.take().unwrap();
+    // Freeze the API server once the first phase has started, with
+    // cf-runner paused meanwhile so that it meets the frozen server.
+    let seen = tokio::task::spawn_blocking(move || {
+        let mut reader = std::io::BufReader::new(stdout);
+        let mut seen = String::new();
+        loop {
+            let mut line = String::new();
+            if reader.read_line(&mut line).unwrap() == 0 {
+                break;
+            }
+            seen.push_str(&line);
+            // A phase's line (`Deleting workloads (2)`), not the heading.
+            if line.starts_with("Deleting ") && !line.starts_with("Deleting the Codefresh Runner") {
+                break;
+            }
+        }
+        (seen, reader)
+    })
+    .await
+    .unwrap();
+    let (before, stdout_rest) = seen;
+    assert!(before.contains("Deleting "), "{before}");
+    unsafe { libc::kill(pid, libc::SIGSTOP) };
+    cp.freeze_apiserver();
+    unsafe { libc::kill(pid, libc::SIGCONT) };
+    let note = tokio::task::spawn_blocking(move || {
+        let mut reader = std::io::BufReader::new(stderr);
+        let mut seen = String::new();
+        loop {
+            let mut line = String::new();
+            if reader.read_line(&mut line).unwrap() == 0 {
+                return (seen, None);
+            }
+            seen.push_str(&line);
+            if line.starts_with("note: waiting for the API server") {
+                return (seen, Some(reader));
+            }
+        }
+    })
+    .await
+    .unwrap();
+    cp.thaw_apiserver();
+    let (said, rest) = note;
+    assert!(
+        rest.is_some(),
+        "the delete ended without a word:\n{before}{said}"
+    );
+    let server = cp.server().trim_end_matches('/').to_string();
+    let line = said.lines().last().unwrap();
+    assert!(
+        line.starts_with(&format!(
+            "note: waiting for the API server at {server}/ to answer "
+        )),
+        "{line}"
+    );
+    assert!(
+        line.ends_with("(a request with no answer fails after 60s)"),
+        "{line}"
+    );
+    // Thawed, the delete finishes.
+    drop(stdout_rest);
+    drop(rest);
+    let status = tokio::task::spawn_blocking(move || child.wait().unwrap())
+        .await
+        .unwrap();
+    assert!(status.success(), "{said}");
+}

@@ -94,3 +94,110 @@ async fn every_example_is_accepted_by_a_real_apiserver_with_strict_validation() 
     assert!(err.to_string().contains("dta"), "{err}");
     assert!(applied > 200, "only {applied} objects were applied");
 }
+
+/// A user who reviews the export and applies it by hand: `kubectl apply
+/// --server-side -f <folder>` used to exit 1, because the runtime
+/// environment's spec (not a Kubernetes object) sat in the folder as
+/// `runtime-environment.yaml`. And `--output-dir -` left the spec out
+/// without a word.
+#[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
+async fn the_export_folder_and_stream_apply_with_kubectl_as_they_are() {
+    if skip_e2e() {
+        return;
+    }
+    let cp = controlplane::shared();
+    let ns = cp.create_namespace("export").await.unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let out = home.path().join("codefresh_manifests");
+    let export = |dir: &str| {
+        support::cli::isolated(cp.admin_kubeconfig(), home.path())
+            .args([
+                "init",
+                "--dry-run",
+                "--yes",
+                "--values",
+                support::cli::example("local").to_str().unwrap(),
+                "--kube-namespace",
+                &ns,
+                "--agent-token",
+                "export-agent-token-0123456789",
+                "--output-dir",
+                dir,
+            ])
+            .output()
+            .unwrap()
+    };
+    let made = export(out.to_str().unwrap());
+    assert!(made.status.success(), "{}", support::cli::text(&made));
+    let spec = std::fs::read_to_string(out.join("runtime-environment.txt")).unwrap();
+    assert!(
+        spec.starts_with("# The runtime environment's spec"),
+        "{spec}"
+    );
+    assert!(spec.contains("runtimeScheduler"), "{spec}");
+
+    // As the README says to apply it.
+    let applied = cp
+        .kubectl()
+        .args([
+            "apply",
+            "--server-side",
+            "--field-manager",
+            "cf-runner",
+            "--dry-run=server",
+            "-f",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(
+        applied.status.code(),
+        Some(0),
+        "kubectl apply -f {}:\n{}",
+        out.display(),
+        support::cli::text(&applied)
+    );
+    let said = String::from_utf8_lossy(&applied.stdout);
+    assert!(
+        said.contains("deployment.apps/runner serverside-applied (server dry run)"),
+        "{said}"
+    );
+
+    // On stdout, the spec follows the objects as comment lines, which
+    // kubectl skips: the stream applies as it is.
+    let streamed = export("-");
+    assert!(
+        streamed.status.success(),
+        "{}",
+        support::cli::text(&streamed)
+    );
+    let stream = String::from_utf8_lossy(&streamed.stdout).into_owned();
+    assert!(
+        stream.contains("# ---- runtime-environment.txt (not a Kubernetes object) ----"),
+        "{stream}"
+    );
+    assert!(stream.contains("# runtimeScheduler:"), "{stream}");
+    let mut kubectl = cp
+        .kubectl()
+        .args(["apply", "--server-side", "--dry-run=server", "-f", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    kubectl
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stream.as_bytes())
+        .unwrap();
+    let applied = kubectl.wait_with_output().unwrap();
+    assert_eq!(
+        applied.status.code(),
+        Some(0),
+        "kubectl apply -f -:\n{}",
+        support::cli::text(&applied)
+    );
+}

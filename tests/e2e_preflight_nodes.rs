@@ -1,7 +1,9 @@
 //! The preflight used to pass installs that can never become ready: the
 //! runner pinned where no node is got a warning, and builds pinned (ebs-csi)
-//! to a zone without nodes got nothing at all. Each component whose node
-//! selector no node matches now fails the check, named with its selector.
+//! to a zone without nodes got nothing at all; a node whose taints the
+//! builds do not tolerate, or too small for their requests, counted as room.
+//! Each component no node takes now fails the check, named with what it
+//! needs and why the nodes do not fit.
 
 mod support;
 
@@ -9,6 +11,79 @@ use support::cli::{example, run as cf_runner, text};
 use support::controlplane::{self, skip_e2e, NODE_ZONE};
 
 const ADMIN: &str = "admin@cf-runner-test";
+
+/// Adds a node of its own (labelled `cf-runner-preflight-test=<name>`, so
+/// only what is pinned there looks at it), with `taints` and allocatable
+/// `cpu` and `memory`. Removed when the guard drops.
+fn own_node(name: &str, taints: serde_json::Value, cpu: &str, memory: &str) -> NodeGuard {
+    let cp = controlplane::shared();
+    let node = serde_json::json!({
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {
+            "name": name,
+            "annotations": {"kwok.x-k8s.io/node": "fake"},
+            "labels": {"cf-runner-preflight-test": name, "kubernetes.io/arch": "amd64", "kubernetes.io/os": "linux"},
+        },
+        "spec": {"taints": taints},
+        "status": {
+            "allocatable": {"cpu": cpu, "memory": memory, "pods": "110"},
+            "capacity": {"cpu": cpu, "memory": memory, "pods": "110"},
+        },
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("node.json");
+    std::fs::write(&file, node.to_string()).unwrap();
+    let out = cp
+        .kubectl()
+        .args(["create", "-f"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let guard = NodeGuard(name.to_string());
+    // A new node carries node.kubernetes.io/not-ready until kwok reports it
+    // Ready, and the preflight rightly counts that taint too.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let out = cp
+            .kubectl()
+            .args(["get", "node", name, "-o", "jsonpath={.spec.taints}"])
+            .output()
+            .unwrap();
+        if !String::from_utf8_lossy(&out.stdout).contains("not-ready") {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "node {name} still not ready after 60s"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    guard
+}
+
+struct NodeGuard(String);
+
+impl Drop for NodeGuard {
+    fn drop(&mut self) {
+        let _ = controlplane::shared()
+            .kubectl()
+            .args(["delete", "node", &self.0, "--wait=false"])
+            .output();
+    }
+}
+
+/// A values file pinning the builds to `node`, with `extra` YAML under `Runtime:`.
+fn builds_on(dir: &std::path::Path, node: &str, extra: &str) -> String {
+    let path = dir.join(format!("{node}.yaml"));
+    std::fs::write(
+        &path,
+        format!("Runtime:\n  NodeSelector:\n    cf-runner-preflight-test: {node}\n{extra}"),
+    )
+    .unwrap();
+    path.display().to_string()
+}
 
 fn check(ns: &str, example_name: &str, extra: &[&str]) -> (Option<i32>, String) {
     let cp = controlplane::shared();
@@ -54,7 +129,7 @@ fn builds_pinned_to_a_zone_without_nodes_fail_the_preflight() {
     for component in ["build engine pods", "build dind pods"] {
         assert!(
             shown.contains(&format!(
-                "- {component}: no schedulable node with 500m CPU and 1Gi memory matches topology.kubernetes.io/zone=us-east-1c"
+                "- {component}: no schedulable node with labels topology.kubernetes.io/zone=us-east-1c"
             )),
             "{shown}"
         );
@@ -86,7 +161,93 @@ fn a_runner_pinned_where_no_node_is_fails_the_preflight() {
     );
     assert_eq!(code, Some(3), "{shown}");
     assert!(
-        shown.contains("- Deployment/runner: no schedulable node with 500m CPU and 1Gi memory matches pool=nowhere"),
+        shown.contains(
+            "- Deployment/runner: no schedulable node with labels pool=nowhere, its taints tolerated \
+             (kwok-node-0: not labelled pool=nowhere; kwok-node-1: not labelled pool=nowhere"
+        ),
         "{shown}"
     );
+}
+
+#[test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
+fn builds_pinned_to_a_node_whose_taint_they_do_not_tolerate_fail_the_preflight() {
+    if skip_e2e() {
+        return;
+    }
+    let name = format!("cf-tainted-{}", std::process::id() % 100000);
+    let _node = own_node(
+        &name,
+        serde_json::json!([{"key": "dedicated", "value": "builds", "effect": "NoSchedule"}]),
+        "4",
+        "16Gi",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let values = builds_on(dir.path(), &name, "");
+    let (code, shown) = check("cftaint", "local", &["--values", &values]);
+    assert_eq!(code, Some(3), "{shown}");
+    for component in ["build engine pods", "build dind pods"] {
+        assert!(
+            shown.contains(&format!(
+                "- {component}: no schedulable node with labels cf-runner-preflight-test={name}"
+            )),
+            "{shown}"
+        );
+    }
+    assert!(
+        shown.contains(&format!(
+            "({name}: taint dedicated=builds:NoSchedule not tolerated)"
+        )),
+        "{shown}"
+    );
+    // The local volumes' monitor runs where the builds do, and is held out too.
+    assert!(
+        shown.contains("- DaemonSet/dind-lv-monitor: no schedulable node with labels"),
+        "{shown}"
+    );
+    // Tolerated, the same node takes them.
+    let values = builds_on(
+        dir.path(),
+        &name,
+        "  tolerations:\n  - {key: dedicated, operator: Equal, value: builds, effect: NoSchedule}\n",
+    );
+    let (code, shown) = check("cftaint", "local", &["--values", &values]);
+    assert_eq!(code, Some(0), "{shown}");
+}
+
+#[test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
+fn builds_that_request_more_than_any_matching_node_has_fail_the_preflight() {
+    if skip_e2e() {
+        return;
+    }
+    let name = format!("cf-small-{}", std::process::id() % 100000);
+    let _node = own_node(&name, serde_json::json!([]), "500m", "1Gi");
+    let dir = tempfile::tempdir().unwrap();
+    let values = builds_on(
+        dir.path(),
+        &name,
+        "  resources:\n    requests: {cpu: '2', memory: 512Mi}\n    limits: {cpu: '4', memory: 4Gi}\n",
+    );
+    let (code, shown) = check("cfsmall", "local", &["--values", &values]);
+    assert_eq!(code, Some(3), "{shown}");
+    // Runtime.resources are the dind pods' requests.
+    assert!(
+        shown.contains(&format!(
+            "- build dind pods: no schedulable node with labels cf-runner-preflight-test={name}, \
+             2 CPU and 512Mi memory allocatable, its taints tolerated \
+             ({name}: 500m CPU and 1Gi memory allocatable)"
+        )),
+        "{shown}"
+    );
+    // The engine's (100m, 128Mi) fit: the node takes it.
+    assert!(!shown.contains("- build engine pods"), "{shown}");
+    // Requests that fit pass.
+    let values = builds_on(
+        dir.path(),
+        &name,
+        "  resources:\n    requests: {cpu: 250m, memory: 512Mi}\n    limits: {cpu: '4', memory: 4Gi}\n",
+    );
+    let (code, shown) = check("cfsmall", "local", &["--values", &values]);
+    assert_eq!(code, Some(0), "{shown}");
 }

@@ -1,7 +1,8 @@
 //! `check --probe` on the control plane, where kwok stands in for the nodes:
 //! a probe that gets its volume (the test plays the provisioner) passes
-//! every stage; an unschedulable pod and a claim nobody provisions fail at
-//! their stage with the reason; every run leaves no probe object behind.
+//! every stage; an unschedulable pod, an image the registry lacks and a claim
+//! nobody provisions fail at their stage with the reason; every run leaves no
+//! probe object behind.
 //! kwok cannot show a real image pull or a real volume; see the README.
 
 mod support;
@@ -204,9 +205,10 @@ async fn an_unschedulable_probe_names_the_schedulers_reason_and_cleans_up() {
     let client = cp.client();
     let ns = unique("probeunsched");
     init(cp, &ns);
-    // A node the builds are pinned to, with a taint they do not tolerate:
-    // the preflight sees a matching node with room (it reads selectors, not
-    // taints), and only the scheduler can say no, as the probe must show.
+    // A node the builds are pinned to that may run no pod at all: the
+    // preflight sees a matching node with room (it reads selectors, taints
+    // and CPU and memory, not the pod count), and only the scheduler can
+    // say no, as the probe must show.
     let nodes: Api<k8s_openapi::api::core::v1::Node> = Api::all(client.clone());
     let node_name = format!("{ns}-tainted");
     let node: k8s_openapi::api::core::v1::Node = serde_json::from_value(json!({
@@ -217,14 +219,26 @@ async fn an_unschedulable_probe_names_the_schedulers_reason_and_cleans_up() {
             "annotations": {"kwok.x-k8s.io/node": "fake"},
             "labels": {"cf-runner-probe-test": ns, "kubernetes.io/arch": "amd64", "kubernetes.io/os": "linux"},
         },
-        "spec": {"taints": [{"key": "cf-runner-test/probe", "value": "no", "effect": "NoSchedule"}]},
         "status": {
-            "allocatable": {"cpu": "4", "memory": "16Gi", "pods": "110"},
-            "capacity": {"cpu": "4", "memory": "16Gi", "pods": "110"},
+            "allocatable": {"cpu": "4", "memory": "16Gi", "pods": "0"},
+            "capacity": {"cpu": "4", "memory": "16Gi", "pods": "0"},
         },
     }))
     .unwrap();
     nodes.create(&PostParams::default(), &node).await.unwrap();
+    // Until kwok reports it Ready, the node carries the not-ready taint,
+    // which the preflight would rightly count.
+    controlplane::poll_until(
+        "the probe test's node to be Ready",
+        Duration::from_secs(60),
+        || async {
+            let live = nodes.get(&node_name).await?;
+            let taints = live.spec.and_then(|s| s.taints).unwrap_or_default();
+            Ok(!taints.iter().any(|t| t.key.contains("not-ready")))
+        },
+    )
+    .await
+    .unwrap();
     let provisioner = tokio::spawn(provide_volume(client.clone(), ns.clone()));
     let selector = format!("Runtime.NodeSelector=cf-runner-probe-test={ns}");
     let (out, report) = probe(
@@ -244,6 +258,56 @@ async fn an_unschedulable_probe_names_the_schedulers_reason_and_cleans_up() {
         s["fix"].as_str().unwrap().contains("Runtime.NodeSelector"),
         "{s}"
     );
+    assert_eq!(leftovers(&client, &ns).await, Vec::<String>::new());
+}
+
+/// An image the registry does not have: the node reports ErrImagePull (a
+/// kwok stage plays it for image names containing `does-not-exist`), and
+/// the probe must say so at the pull, with the image and the node's reason.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
+async fn an_image_the_registry_lacks_fails_at_the_pull_and_cleans_up() {
+    if skip_e2e() {
+        return;
+    }
+    let cp = controlplane::shared();
+    let client = cp.client();
+    let ns = unique("probepull");
+    init(cp, &ns);
+    let provisioner = tokio::spawn(provide_volume(client.clone(), ns.clone()));
+    // Only the probe's dind image moves to the missing registry: `check`
+    // renders with it, the installed workloads keep theirs.
+    let (out, report) = probe(
+        cp,
+        &ns,
+        &[
+            "--set-value",
+            "DockerRegistry=registry.does-not-exist.test",
+            "--probe-timeout",
+            "60s",
+        ],
+    )
+    .await;
+    provisioner.await.unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+    let scheduled = stage(&report, "scheduled").unwrap_or_else(|| panic!("{report}"));
+    assert_eq!(scheduled["passed"], true, "{scheduled}");
+    let s = stage(&report, "image pulled").unwrap_or_else(|| panic!("{report}"));
+    assert_eq!(s["passed"], false, "{s}");
+    let detail = s["detail"].as_str().unwrap();
+    assert!(
+        detail.starts_with("ErrImagePull for registry.does-not-exist.test/"),
+        "{detail}"
+    );
+    assert!(detail.contains("not found (simulated by kwok)"), "{detail}");
+    assert!(
+        s["fix"]
+            .as_str()
+            .unwrap()
+            .contains("cf-runner images --check"),
+        "{s}"
+    );
+    assert!(stage(&report, "started").is_none(), "{report}");
     assert_eq!(leftovers(&client, &ns).await, Vec::<String>::new());
 }
 

@@ -253,7 +253,7 @@ fn a_complete_wizard_ends_in_a_dry_run_that_its_values_file_replays() {
 
     let written = tree(&work.join("codefresh_manifests"));
     assert!(written.len() > 20, "{:?}", written.keys());
-    assert!(written.contains_key("runtime-environment.yaml"));
+    assert!(written.contains_key("runtime-environment.txt"));
     let storage = String::from_utf8_lossy(
         &written["0-storageclass-dind-local-volumes-runner-ci-runner.yaml"],
     )

@@ -325,9 +325,9 @@ fn default_dry_run_writes_codefresh_manifests_in_the_current_folder() {
     );
     let files = read_folder(&tmp.path().join("codefresh_manifests"));
     assert!(files.contains_key("2-deployment-runner.yaml"));
-    assert!(files.contains_key("runtime-environment.yaml"));
+    assert!(files.contains_key("runtime-environment.txt"));
     // Without a context anywhere, names carry an obvious placeholder.
-    assert!(files["runtime-environment.yaml"].contains("<placeholder: kube context name>"));
+    assert!(files["runtime-environment.txt"].contains("<placeholder: kube context name>"));
     assert!(files["1-secret-runner.yaml"].contains("<placeholder: agent token"));
 }
 
@@ -406,7 +406,7 @@ fn url_credentials_and_the_licence_never_reach_stdout_stderr_or_non_secret_files
         record.contains("proxyuser:<redacted>@proxy.example.com:3128"),
         "{record}"
     );
-    let spec = fs::read_to_string(out.join("runtime-environment.yaml")).unwrap();
+    let spec = fs::read_to_string(out.join("runtime-environment.txt")).unwrap();
     assert!(
         spec.contains("proxyuser:<redacted>@proxy.example.com:3128"),
         "{spec}"

@@ -331,3 +331,70 @@ fn a_quiet_apply_says_what_it_waits_for() {
     );
     assert_eq!(status.code(), Some(143), "{seen}");
 }
+
+/// A platform that accepts connections and never answers kept `init`
+/// silent for about 123 s (four 30 s attempts and their pauses), then
+/// printed "did not answer" with no address and no time. The call now has
+/// one deadline, says what it waits for while it waits, and names the
+/// address and the time on failure.
+#[test]
+fn a_silent_platform_is_named_with_its_deadline() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let accepted = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = accepted.clone();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for conn in listener.incoming() {
+            counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            held.push(conn);
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = dir.path().join("config");
+    std::fs::write(&kubeconfig, "apiVersion: v1\nkind: Config\n").unwrap();
+    let url = format!("http://127.0.0.1:{port}");
+    let out = support::cli::isolated(&kubeconfig, dir.path())
+        .args([
+            "init",
+            "--yes",
+            "--values",
+            support::cli::example("local").to_str().unwrap(),
+            "--token",
+            "silent-platform-token.0123456789",
+            "--url",
+            &url,
+        ])
+        .env("CF_RUNNER_REQUEST_TIMEOUT", "4")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    // While it waits: what, where and for how long at most.
+    assert!(
+        stderr.contains(&format!(
+            "note: waiting for the Codefresh platform at {url} to answer GET /api/user (up to 4s)"
+        )),
+        "{stderr}"
+    );
+    // On failure: the call, the time waited, the address, what to check.
+    assert!(
+        stderr.contains(&format!(
+            "GET /api/user did not answer within 4s (the platform at {url})"
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!(
+            "hint: something at {url} accepts connections but does not answer"
+        )),
+        "{stderr}"
+    );
+    // One deadline for the call: no retry waits out a deadline of its own.
+    assert_eq!(
+        accepted.load(std::sync::atomic::Ordering::SeqCst),
+        1,
+        "{stderr}"
+    );
+    assert!(!stderr.contains("silent-platform-token"), "{stderr}");
+}

@@ -241,7 +241,7 @@ fn dry_run_does_not_delete_the_users_files_in_the_output_folder() {
     let out = tmp.path().join("out");
     fs::create_dir(&out).unwrap();
     fs::write(out.join("2-backup.yaml"), "mine\n").unwrap();
-    fs::write(out.join("runtime-environment.yaml"), "also mine\n").unwrap();
+    fs::write(out.join("runtime-environment.txt"), "also mine\n").unwrap();
     let before = snapshot(&out);
     let o = dry_run(tmp.path(), &example("local"), "out", &[]);
     assert_refused(
@@ -249,7 +249,7 @@ fn dry_run_does_not_delete_the_users_files_in_the_output_folder() {
         &[
             "--output-dir",
             "2-backup.yaml",
-            "runtime-environment.yaml",
+            "runtime-environment.txt",
             "--overwrite",
         ],
     );
@@ -278,7 +278,7 @@ fn dry_run_does_not_delete_the_users_files_in_the_output_folder() {
         fs::read_to_string(out.join("2-backup.yaml")).unwrap(),
         "mine\n"
     );
-    assert!(fs::read_to_string(out.join("runtime-environment.yaml"))
+    assert!(fs::read_to_string(out.join("runtime-environment.txt"))
         .unwrap()
         .contains("runtimeScheduler"));
 }

@@ -22,6 +22,7 @@ pub fn script(shell: Shell) -> String {
     match shell {
         ClapShell::Bash => contexts_in_bash(&fix_bash_subcommands(&text)),
         ClapShell::Fish => contexts_in_fish(&text),
+        ClapShell::Zsh => contexts_in_zsh(&text),
         _ => text,
     }
 }
@@ -47,6 +48,26 @@ fn contexts_in_fish(script: &str) -> String {
         .map(|line| {
             if line.contains(" -l kube-context-name ") && line.ends_with(" -r") {
                 format!("{line} -f -a \"({LIST_CONTEXTS})\"")
+            } else {
+                line.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n"
+}
+
+/// The same for zsh: `_arguments` evaluates an action in braces, which
+/// offers each context (one per line of kubectl's output) instead of files.
+fn contexts_in_zsh(script: &str) -> String {
+    script
+        .lines()
+        .map(|line| {
+            if line.starts_with("'--kube-context-name=") {
+                line.replace(
+                    ":NAME:_default'",
+                    &format!(":NAME:{{compadd -- ${{(f)\"$({LIST_CONTEXTS})\"}}}}'"),
+                )
             } else {
                 line.to_string()
             }

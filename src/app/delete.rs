@@ -232,9 +232,16 @@ pub fn run(args: &DeleteArgs) -> Outcome {
         let on_event = |e: &Event| match e {
             Event::Phase(phase, n) => output::say(&format!("Deleting {} ({n})", phase.describe())),
             Event::Gone(o) => output::removed(&o.display_name(), o.namespace.as_deref()),
+            Event::Waiting(what) => output::note(&delete::waiting_note(&cluster.server, what)),
         };
         // A probe stopped hard (kill -9) leaves its claim, pod or Job.
-        if let Err(e) = crate::kube::probe::clean_up(&cluster.client, &namespace).await {
+        let cleaned = delete::noting_quiet(
+            crate::kube::probe::clean_up(&cluster.client, &namespace),
+            || "the removal of leftover probe objects".to_string(),
+            &on_event,
+        )
+        .await;
+        if let Err(e) = cleaned {
             output::warn(&format!("leftover probe objects could not be removed: {e}"));
         }
         let report = delete::delete_all(&cluster.client, &phases, args.timeout, &on_event).await;

@@ -12,7 +12,7 @@ use super::info::{connect, failed, pick_installation};
 use super::Outcome;
 use crate::cli::{DiffArgs, OutputFormat, UpgradeArgs};
 use crate::kube::diff::{self, Action, ObjectDiff};
-use crate::kube::inventory;
+use crate::kube::{inventory, preflight};
 use crate::platform::{self, Platform, PlatformError, Transport};
 use crate::{output, render, values};
 
@@ -201,6 +201,15 @@ fn diff(args: &DiffArgs) -> Outcome {
                 }
             }
         };
+        // Read and dry-run rights first: a 403 half-way names one object.
+        let rights = preflight::check_diff_permissions(&cluster.client, &manifests, installed).await;
+        if preflight::failed(std::slice::from_ref(&rights)) {
+            let mut message = rights.reason.clone();
+            for d in &rights.details {
+                message.push_str(&format!("\n  - {d}"));
+            }
+            return Outcome::Failed(anyhow::anyhow!(message), rights.fix.clone());
+        }
         let objects = match diff::diff_all(&cluster.client, &manifests, &prune).await {
             Ok(o) => o,
             Err(e) => return failed(e, "the server-side dry-run failed"),

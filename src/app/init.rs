@@ -446,7 +446,7 @@ fn secret_texts(values: &values::Values) -> Vec<String> {
 
 fn write_dry_run(dir: &Path, rendered: &render::Rendered, overwrite: bool) -> Outcome {
     if dir.as_os_str() == "-" {
-        let (stream, withheld) = export::to_stream(&rendered.manifests);
+        let (stream, withheld) = export::to_stream(rendered);
         output::print_raw(&stream);
         if withheld > 0 {
             output::note(&format!(

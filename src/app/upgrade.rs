@@ -757,10 +757,12 @@ async fn upgrade(args: &UpgradeArgs, input: Input, cluster: &Cluster, namespace:
 
     if !prune.is_empty() {
         let phases = delete::plan(prune);
-        let on_event = |e: &delete::Event| {
-            if let delete::Event::Gone(o) = e {
-                output::removed(&o.display_name(), o.namespace.as_deref());
+        let on_event = |e: &delete::Event| match e {
+            delete::Event::Gone(o) => output::removed(&o.display_name(), o.namespace.as_deref()),
+            delete::Event::Waiting(what) => {
+                output::note(&delete::waiting_note(&cluster.server, what))
             }
+            delete::Event::Phase(..) => {}
         };
         let deleted = delete::delete_all(&cluster.client, &phases, args.timeout, &on_event).await;
         if !deleted.ok() {

@@ -101,6 +101,39 @@ pub enum Event<'a> {
     Phase(Phase, usize),
     /// The object is gone.
     Gone(&'a LiveObject),
+    /// The API server has not answered for [`QUIET`]: what the delete waits
+    /// for ("the deletion of …"); see [`waiting_note`].
+    Waiting(String),
+}
+
+/// How long the delete's requests may go unanswered before it says what it
+/// waits for (once per wait).
+pub const QUIET: Duration = Duration::from_secs(5);
+
+/// The line that says what a quiet delete waits for, where, and how long a
+/// request may go without an answer.
+pub fn waiting_note(server: &str, what: &str) -> String {
+    format!(
+        "waiting for the API server at {server} to answer {what} (a request with no answer fails after {}s)",
+        super::REQUEST_TIMEOUT.as_secs()
+    )
+}
+
+/// Awaits `work`; if it takes longer than [`QUIET`], says `what` first
+/// (as [`Event::Waiting`]).
+pub async fn noting_quiet<T>(
+    work: impl std::future::Future<Output = T>,
+    what: impl FnOnce() -> String,
+    on_event: &(dyn Fn(&Event) + Sync),
+) -> T {
+    tokio::pin!(work);
+    tokio::select! {
+        done = &mut work => done,
+        _ = tokio::time::sleep(QUIET) => {
+            on_event(&Event::Waiting(what()));
+            work.await
+        }
+    }
 }
 
 /// One object that could not be deleted.
@@ -183,7 +216,13 @@ pub async fn delete_all(
             .filter(|o| !released.contains(&o.display_name()))
             .collect();
         report.gone.append(&mut released);
-        let results = join_all(pending.iter().map(|o| delete_one(client, o))).await;
+        let count = pending.len();
+        let results = noting_quiet(
+            join_all(pending.iter().map(|o| delete_one(client, o))),
+            || format!("the deletion of {count} object(s) ({})", phase.describe()),
+            on_event,
+        )
+        .await;
         let mut waiting = Vec::new();
         for (object, result) in pending.into_iter().zip(results) {
             match result {
@@ -269,7 +308,13 @@ async fn wait_gone(
 ) -> Result<Vec<String>, Failure> {
     let mut gone = Vec::new();
     loop {
-        let checks = join_all(pending.iter().map(|o| still_there(client, o))).await;
+        let count = pending.len();
+        let checks = noting_quiet(
+            join_all(pending.iter().map(|o| still_there(client, o))),
+            || format!("whether {count} deleted object(s) are gone"),
+            on_event,
+        )
+        .await;
         let mut next = Vec::new();
         for (object, there) in pending.into_iter().zip(checks) {
             if there? {

@@ -115,6 +115,12 @@ pub enum PlatformError {
         status: u16,
         message: String,
     },
+    #[error("{call} did not answer within {seconds}s (the platform at {url})")]
+    Deadline {
+        call: String,
+        url: String,
+        seconds: u64,
+    },
     #[error("{call} did not answer")]
     Transport {
         call: String,
@@ -180,6 +186,9 @@ impl PlatformError {
                 source: source.without_url(),
             },
             PlatformError::Decode { message, .. } => PlatformError::Decode { call, message },
+            PlatformError::Deadline { url, seconds, .. } => {
+                PlatformError::Deadline { call, url, seconds }
+            }
             other => other,
         }
     }
@@ -213,6 +222,11 @@ impl PlatformError {
             PlatformError::Transport { .. } => Some(
                 "check the platform URL (--url) and your network or proxy (HTTPS_PROXY); use --insecure only for a self-signed on-prem platform".into(),
             ),
+            PlatformError::Deadline { url, .. } => Some(format!(
+                "something at {url} accepts connections but does not answer: check that --url is the \
+                 platform's address, that this machine reaches it (HTTPS_PROXY/NO_PROXY, VPN, firewall), \
+                 and that the platform is up; then re-run, it continues where it stopped"
+            )),
             _ => None,
         }
     }
@@ -345,14 +359,25 @@ pub struct Platform {
     token: Secret,
     source: TokenSource,
     retry_base: Duration,
+    deadline: Duration,
 }
 
-fn request_timeout() -> Duration {
+/// The deadline of one platform call, its retries and their pauses
+/// included: a platform that accepts connections and never answers ends the
+/// call (and the run) after this, never after four such waits in a row.
+pub const CALL_DEADLINE: Duration = Duration::from_secs(30);
+
+/// How long a call may go unanswered before the run says what it waits
+/// for (a spinner on a terminal, a note line otherwise).
+const QUIET: Duration = Duration::from_secs(2);
+
+/// [`CALL_DEADLINE`], or `CF_RUNNER_REQUEST_TIMEOUT` seconds (for tests).
+fn call_deadline() -> Duration {
     std::env::var("CF_RUNNER_REQUEST_TIMEOUT")
         .ok()
         .and_then(|s| s.parse::<u64>().ok())
         .map(Duration::from_secs)
-        .unwrap_or(Duration::from_secs(30))
+        .unwrap_or(CALL_DEADLINE)
 }
 
 /// Encodes one path segment (runtime names hold `/`).
@@ -379,7 +404,7 @@ impl Platform {
         let http = reqwest::Client::builder()
             .user_agent(concat!("cf-runner/", env!("CARGO_PKG_VERSION")))
             .connect_timeout(Duration::from_secs(10))
-            .timeout(request_timeout())
+            .timeout(call_deadline())
             .danger_accept_invalid_certs(insecure)
             .build()
             .map_err(|source| PlatformError::Transport {
@@ -397,6 +422,7 @@ impl Platform {
                     .and_then(|s| s.parse().ok())
                     .unwrap_or(500),
             ),
+            deadline: call_deadline(),
         })
     }
 
@@ -424,7 +450,49 @@ impl Platform {
         accept_json: bool,
     ) -> Result<(StatusCode, Vec<u8>), PlatformError> {
         let call = format!("{method} {}", path.split('?').next().unwrap_or(path));
-        let idempotent = method != Method::POST;
+        // Said once the call has gone unanswered for a while; the guard it
+        // holds clears a spinner when the call ends.
+        let notice = {
+            let line = format!(
+                "waiting for the Codefresh platform at {} to answer {call} (up to {}s)",
+                self.base,
+                self.deadline.as_secs()
+            );
+            tokio::spawn(async move {
+                tokio::time::sleep(QUIET).await;
+                let _shown = crate::output::waiting(&line);
+                std::future::pending::<()>().await;
+            })
+        };
+        let answer = tokio::time::timeout(
+            self.deadline,
+            self.attempts(&method, path, body, accept_json, &call),
+        )
+        .await;
+        notice.abort();
+        match answer {
+            Ok(result) => result,
+            Err(_) => Err(PlatformError::Deadline {
+                call,
+                url: self.base.clone(),
+                seconds: self.deadline.as_secs(),
+            }),
+        }
+    }
+
+    /// The call's attempts: idempotent ones are retried with backoff on 5xx
+    /// answers and connection errors. The caller bounds them all with one
+    /// deadline.
+    async fn attempts(
+        &self,
+        method: &Method,
+        path: &str,
+        body: Option<&Value>,
+        accept_json: bool,
+        call: &str,
+    ) -> Result<(StatusCode, Vec<u8>), PlatformError> {
+        let call = call.to_string();
+        let idempotent = *method != Method::POST;
         let attempts = if idempotent { 4 } else { 1 };
         let mut last_err = None;
         for attempt in 0..attempts {

@@ -1,6 +1,6 @@
 //! The runtime-environment spec: what the Codefresh platform uses to start the
 //! engine and dind pods of every build. `init` registers it, `upgrade` sends
-//! it again, the dry-run writes it as `runtime-environment.yaml`; all three
+//! it again, the dry-run writes it as `runtime-environment.txt`; all three
 //! get it from [`runtime_environment_spec`], and nothing else builds one.
 //!
 //! The shape and the defaults follow the `cf-runtime` chart of

@@ -530,6 +530,22 @@ impl ControlPlane {
         }
     }
 
+    /// Freezes the API server (SIGSTOP to its process group): connections
+    /// are still accepted, by the kernel, and nothing answers. Use on a
+    /// private control plane only; [`ControlPlane::thaw_apiserver`] undoes it.
+    pub fn freeze_apiserver(&self) {
+        if let Some(proc) = self.lock_procs().get_mut("kube-apiserver") {
+            proc.signal(libc::SIGSTOP);
+        }
+    }
+
+    /// Lets a frozen API server run again (SIGCONT).
+    pub fn thaw_apiserver(&self) {
+        if let Some(proc) = self.lock_procs().get_mut("kube-apiserver") {
+            proc.signal(libc::SIGCONT);
+        }
+    }
+
     /// Starts the API server again (same port, flags and data) and waits
     /// for `/readyz`.
     pub fn start_apiserver(&self) -> Result<()> {
@@ -755,6 +771,15 @@ struct Proc {
 impl Proc {
     fn exited(&mut self) -> Option<ExitStatus> {
         self.child.try_wait().ok().flatten()
+    }
+
+    fn signal(&mut self, signal: libc::c_int) {
+        if self.exited().is_none() {
+            let pgid = self.child.id() as libc::pid_t;
+            // SAFETY: plain syscall; the child leads its own process group and
+            // has not been reaped, so the id still names it.
+            unsafe { libc::kill(-pgid, signal) };
+        }
     }
 
     fn kill(&mut self) {
@@ -1036,199 +1061,4 @@ rules:
 /// so the parallelism options must be set), plus the stages that make a node
 /// Ready, run a bound pod, complete a Job's pod (exit 0) once it runs, and
 /// finish deleting a pod.
-const KWOK_CONFIG: &str = r#"apiVersion: config.kwok.x-k8s.io/v1alpha1
-kind: KwokConfiguration
-options:
-  nodeLeaseParallelism: 2
-  nodePlayStageParallelism: 2
-  podPlayStageParallelism: 4
-  podsOnNodeSyncParallelism: 1
----
-apiVersion: kwok.x-k8s.io/v1alpha1
-kind: Stage
-metadata:
-  name: node-ready
-spec:
-  resourceRef:
-    apiGroup: v1
-    kind: Node
-  selector:
-    matchExpressions:
-    - key: '.status.conditions.[] | select( .type == "Ready" ) | .status'
-      operator: NotIn
-      values: ["True"]
-  next:
-    statusTemplate: |
-      {{ $now := Now }}
-      conditions:
-      - type: Ready
-        status: "True"
-        reason: KubeletReady
-        message: simulated by kwok
-        lastHeartbeatTime: {{ $now | Quote }}
-        lastTransitionTime: {{ $now | Quote }}
-      - type: MemoryPressure
-        status: "False"
-        reason: KubeletHasSufficientMemory
-        lastHeartbeatTime: {{ $now | Quote }}
-        lastTransitionTime: {{ $now | Quote }}
-      - type: DiskPressure
-        status: "False"
-        reason: KubeletHasNoDiskPressure
-        lastHeartbeatTime: {{ $now | Quote }}
-        lastTransitionTime: {{ $now | Quote }}
-      - type: PIDPressure
-        status: "False"
-        reason: KubeletHasSufficientPID
-        lastHeartbeatTime: {{ $now | Quote }}
-        lastTransitionTime: {{ $now | Quote }}
-      addresses:
-      - type: InternalIP
-        address: {{ NodeIP | Quote }}
-      - type: Hostname
-        address: {{ .metadata.name | Quote }}
-      nodeInfo:
-        architecture: amd64
-        operatingSystem: linux
-        osImage: kwok
-        kernelVersion: kwok
-        kubeletVersion: v1.36.3
-        kubeProxyVersion: v1.36.3
-        containerRuntimeVersion: kwok://v0.8.0
-        machineID: ""
-        systemUUID: ""
-        bootID: ""
-      phase: Running
----
-apiVersion: kwok.x-k8s.io/v1alpha1
-kind: Stage
-metadata:
-  name: pod-running
-spec:
-  resourceRef:
-    apiGroup: v1
-    kind: Pod
-  selector:
-    matchExpressions:
-    - key: '.metadata.deletionTimestamp'
-      operator: DoesNotExist
-    - key: '.status.phase'
-      operator: In
-      values: ["Pending"]
-  next:
-    statusTemplate: |
-      {{ $now := Now }}
-      phase: Running
-      startTime: {{ $now | Quote }}
-      hostIP: {{ NodeIPWith .spec.nodeName | Quote }}
-      podIP: {{ PodIPWith .spec.nodeName ( or .spec.hostNetwork false ) ( or .metadata.uid "" ) ( or .metadata.name "" ) ( or .metadata.namespace "" ) | Quote }}
-      conditions:
-      - type: PodScheduled
-        status: "True"
-        lastTransitionTime: {{ $now | Quote }}
-      - type: Initialized
-        status: "True"
-        lastTransitionTime: {{ $now | Quote }}
-      - type: ContainersReady
-        status: "True"
-        lastTransitionTime: {{ $now | Quote }}
-      - type: Ready
-        status: "True"
-        lastTransitionTime: {{ $now | Quote }}
-      {{ with .spec.initContainers }}
-      initContainerStatuses:
-      {{ range . }}
-      - name: {{ .name | Quote }}
-        image: {{ .image | Quote }}
-        restartCount: 0
-        {{ if eq .restartPolicy "Always" }}
-        ready: true
-        started: true
-        state:
-          running:
-            startedAt: {{ $now | Quote }}
-        {{ else }}
-        ready: true
-        state:
-          terminated:
-            exitCode: 0
-            reason: Completed
-            startedAt: {{ $now | Quote }}
-            finishedAt: {{ $now | Quote }}
-        {{ end }}
-      {{ end }}
-      {{ end }}
-      containerStatuses:
-      {{ range .spec.containers }}
-      - name: {{ .name | Quote }}
-        image: {{ .image | Quote }}
-        ready: true
-        started: true
-        restartCount: 0
-        state:
-          running:
-            startedAt: {{ $now | Quote }}
-      {{ end }}
----
-apiVersion: kwok.x-k8s.io/v1alpha1
-kind: Stage
-metadata:
-  name: job-pod-succeed
-spec:
-  resourceRef:
-    apiGroup: v1
-    kind: Pod
-  selector:
-    matchExpressions:
-    - key: '.metadata.deletionTimestamp'
-      operator: DoesNotExist
-    - key: '.status.phase'
-      operator: In
-      values: ["Running"]
-    - key: '.metadata.ownerReferences.[].kind'
-      operator: In
-      values: ["Job"]
-  next:
-    statusTemplate: |
-      {{ $now := Now }}
-      {{ $started := or .status.startTime $now }}
-      phase: Succeeded
-      conditions:
-      - type: Ready
-        status: "False"
-        reason: PodCompleted
-        lastTransitionTime: {{ $now | Quote }}
-      - type: ContainersReady
-        status: "False"
-        reason: PodCompleted
-        lastTransitionTime: {{ $now | Quote }}
-      containerStatuses:
-      {{ range .spec.containers }}
-      - name: {{ .name | Quote }}
-        image: {{ .image | Quote }}
-        ready: false
-        started: false
-        restartCount: 0
-        state:
-          terminated:
-            exitCode: 0
-            reason: Completed
-            startedAt: {{ $started | Quote }}
-            finishedAt: {{ $now | Quote }}
-      {{ end }}
----
-apiVersion: kwok.x-k8s.io/v1alpha1
-kind: Stage
-metadata:
-  name: pod-delete
-spec:
-  resourceRef:
-    apiGroup: v1
-    kind: Pod
-  selector:
-    matchExpressions:
-    - key: '.metadata.deletionTimestamp'
-      operator: Exists
-  next:
-    delete: true
-"#;
+const KWOK_CONFIG: &str = include_str!("kwok-stages.yaml");

@@ -1,0 +1,233 @@
+//! Preflight: can this cluster, with this user, take the install? Five
+//! checks, one file each, run concurrently and read-only (the only writes are
+//! SelfSubjectAccessReviews and server-side dry-runs, which persist nothing):
+//!
+//! - the server version is one the rendered objects work on;
+//! - the user holds every permission the install uses, including every rule
+//!   of the Roles and ClusterRoles it creates (RBAC refuses to grant what the
+//!   granter does not hold, unless they hold `escalate` and `bind`);
+//! - the API server accepts the cluster-scoped objects (strict dry-run);
+//! - every component has a node that takes it (selector, taints, requests);
+//! - an installation already in the namespace (ours or an older installer's)
+//!   is found and named.
+//!
+//! Each check ends as pass, warn or fail with a reason and, unless it passed,
+//! a fix. The deciding logic is kept in pure functions so it is unit-tested
+//! without a cluster.
+
+mod dry_run;
+mod existing;
+mod nodes;
+mod permissions;
+mod version;
+
+use kube::Client;
+use serde::Serialize;
+use serde_json::Value;
+
+use super::{api_for, KubeError};
+use crate::render::{Manifest, LABEL_MANAGED_BY};
+
+pub use existing::{existing_installation, HelmInstall, OLD_INSTALLER_APPS};
+pub use nodes::{components, node_check, Component, NodeInfo, Requests, Taint, Toleration};
+pub use permissions::{
+    check_diff_permissions, diff_permissions, granted_permissions, install_permissions,
+    missing_permissions, permissions_to_review, Grant, Permission,
+};
+pub use version::{version_check, FIRST_ANSWER_TIMEOUT, MAX_TESTED_MINOR, MIN_MINOR};
+
+/// How a check ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Pass,
+    /// Worth knowing, does not stop an install.
+    Warn,
+    /// The install would fail: `check` exits 3 and `init` stops.
+    Fail,
+}
+
+/// One check's result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Check {
+    pub name: String,
+    pub status: Status,
+    /// Why it ended that way, in one line.
+    pub reason: String,
+    /// Itemised findings (missing permissions, rejected objects, …).
+    pub details: Vec<String>,
+    /// What the user can do; `None` when the check passed.
+    pub fix: Option<String>,
+    /// The API server did not answer at all (no status came back).
+    #[serde(skip)]
+    pub unreachable: bool,
+}
+
+impl Check {
+    fn pass(name: &str, reason: impl Into<String>) -> Self {
+        Check {
+            name: name.into(),
+            status: Status::Pass,
+            reason: reason.into(),
+            details: Vec::new(),
+            fix: None,
+            unreachable: false,
+        }
+    }
+    fn warn(name: &str, reason: impl Into<String>, fix: impl Into<String>) -> Self {
+        Check {
+            name: name.into(),
+            status: Status::Warn,
+            reason: reason.into(),
+            details: Vec::new(),
+            fix: Some(fix.into()),
+            unreachable: false,
+        }
+    }
+    fn fail(name: &str, reason: impl Into<String>, fix: impl Into<String>) -> Self {
+        Check {
+            status: Status::Fail,
+            ..Check::warn(name, reason, fix)
+        }
+    }
+    fn with_details(mut self, details: Vec<String>) -> Self {
+        self.details = details;
+        self
+    }
+}
+
+/// True when any check failed.
+pub fn failed(checks: &[Check]) -> bool {
+    checks.iter().any(|c| c.status == Status::Fail)
+}
+
+/// Check names, as shown and as keys in `-o json`.
+pub mod names {
+    pub const VERSION: &str = "server version";
+    pub const PERMISSIONS: &str = "permissions";
+    pub const DRY_RUN: &str = "cluster-scoped objects";
+    pub const NODES: &str = "node capacity";
+    pub const EXISTING: &str = "existing installation";
+    /// Not one of the install's checks: `diff` runs it alone.
+    pub const DIFF_PERMISSIONS: &str = "diff permissions";
+}
+
+/// Runs every check against the cluster for installing `manifests` into
+/// `namespace`. Never fails as a whole: a check that cannot be made says so.
+pub async fn run(
+    client: &Client,
+    manifests: &[Manifest],
+    runtime_environment: Option<&Value>,
+    namespace: &str,
+) -> Vec<Check> {
+    // One probe first, with one deadline: when the API server does not
+    // answer, every other check would wait out its own timeout in turn.
+    let version = version::check_version(client).await;
+    if version.status == Status::Fail && version.unreachable {
+        let not_run = |name: &str| {
+            Check::fail(
+                name,
+                "not run: the API server did not answer the first request",
+                "see the server version check",
+            )
+        };
+        return vec![
+            version,
+            not_run(names::PERMISSIONS),
+            not_run(names::DRY_RUN),
+            not_run(names::NODES),
+            not_run(names::EXISTING),
+        ];
+    }
+    // Whether the namespace is someone else's changes what the install does
+    // with it (only reads it), so both of these checks wait for the answer.
+    let rbac_and_dry_run = async {
+        let state = namespace_state(client, manifests).await;
+        futures::join!(
+            permissions::check_permissions(client, manifests, state),
+            dry_run::check_dry_run(client, manifests, state),
+        )
+    };
+    let ((permissions, dry_run), nodes, existing) = futures::join!(
+        rbac_and_dry_run,
+        nodes::check_nodes(client, manifests, runtime_environment),
+        existing::check_existing(client, namespace),
+    );
+    vec![version, permissions, dry_run, nodes, existing]
+}
+
+/// The runner's namespace as it is before the install.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NamespaceState {
+    Missing,
+    /// Exists, labelled as cf-runner's: the install applies it.
+    Ours,
+    /// Exists, made by someone else: the install only reads it.
+    Foreign,
+    /// Could not be read.
+    Unknown,
+}
+
+async fn namespace_state(client: &Client, manifests: &[Manifest]) -> NamespaceState {
+    let Some(ns) = manifests.iter().find(|m| m.kind == "Namespace") else {
+        return NamespaceState::Unknown;
+    };
+    match api_for(client, "v1", "Namespace", None)
+        .get_opt(&ns.name)
+        .await
+    {
+        Ok(None) => NamespaceState::Missing,
+        Ok(Some(live)) => {
+            let live = serde_json::to_value(&live).unwrap_or(Value::Null);
+            if foreign_namespace(&live) {
+                NamespaceState::Foreign
+            } else {
+                NamespaceState::Ours
+            }
+        }
+        Err(_) => NamespaceState::Unknown,
+    }
+}
+
+/// The reason a namespace that exists is left alone, if it is not ours.
+fn foreign_namespace(live: &Value) -> bool {
+    live.pointer("/metadata/labels")
+        .and_then(|l| l.get(LABEL_MANAGED_BY))
+        .and_then(Value::as_str)
+        != Some("cf-runner")
+}
+
+// ----------------------------------------------------------------- errors
+
+/// The API server's message, or the error chain when it did not answer.
+fn api_message(err: &KubeError) -> String {
+    match err {
+        KubeError::Api { message, .. } => message.clone(),
+        other => error_chain(other),
+    }
+}
+
+fn error_chain(err: &KubeError) -> String {
+    let mut text = err.to_string();
+    let mut source = std::error::Error::source(err);
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_namespace_is_foreign_unless_labelled_ours() {
+        assert!(foreign_namespace(&json!({"metadata": {"name": "x"}})));
+        assert!(!foreign_namespace(
+            &json!({"metadata": {"labels": {LABEL_MANAGED_BY: "cf-runner"}}})
+        ));
+    }
+}

@@ -1,0 +1,118 @@
+//! The server version: one the rendered objects work on. Also the first
+//! request of the preflight, with its own deadline, so that a server that
+//! does not answer is found once rather than by every check in turn.
+
+use kube::Client;
+
+use super::{api_message, names, Check};
+use crate::kube::KubeError;
+
+/// Oldest supported minor version of Kubernetes 1.x. The rendered objects
+/// (`batch/v1` CronJob among them) are not made for, nor tested on, older
+/// servers.
+pub const MIN_MINOR: u32 = 25;
+/// Newest minor version the rendered objects were tested against.
+pub const MAX_TESTED_MINOR: u32 = 37;
+
+/// How long the first request of the preflight may take: a server that
+/// has not answered by then is not reachable from here.
+pub const FIRST_ANSWER_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(20);
+
+pub(super) async fn check_version(client: &Client) -> Check {
+    let started = std::time::Instant::now();
+    match tokio::time::timeout(FIRST_ANSWER_TIMEOUT, client.apiserver_version()).await {
+        Ok(Ok(info)) => version_check(&info.major, &info.minor, &info.git_version),
+        Ok(Err(e)) => {
+            let err = KubeError::from_kube("reading", "the server version", e);
+            let mut check = Check::fail(
+                names::VERSION,
+                format!(
+                    "could not read the server version (after {:.1}s): {}",
+                    started.elapsed().as_secs_f32(),
+                    api_message(&err)
+                ),
+                err.hint().unwrap_or_else(|| {
+                    "check that the API server is reachable with this kubeconfig".into()
+                }),
+            );
+            check.unreachable = err.code().is_none();
+            check
+        }
+        Err(_) => {
+            let mut check = Check::fail(
+                names::VERSION,
+                format!(
+                    "the API server did not answer within {}s",
+                    FIRST_ANSWER_TIMEOUT.as_secs()
+                ),
+                "check the server address in the kubeconfig, that the cluster is running, \
+                 and the network path to it (VPN, firewall, HTTPS_PROXY/NO_PROXY)",
+            );
+            check.unreachable = true;
+            check
+        }
+    }
+}
+
+/// Decides the version check from `/version`'s `major` and `minor` (which
+/// some distributions suffix, e.g. `28+`).
+pub fn version_check(major: &str, minor: &str, shown: &str) -> Check {
+    let digits = |s: &str| -> Option<u32> {
+        let d: String = s.chars().take_while(char::is_ascii_digit).collect();
+        d.parse().ok()
+    };
+    let shown = if shown.is_empty() {
+        format!("{major}.{minor}")
+    } else {
+        shown.to_string()
+    };
+    let range = format!("1.{MIN_MINOR}–1.{MAX_TESTED_MINOR}");
+    match (digits(major), digits(minor)) {
+        (Some(1), Some(m)) if m < MIN_MINOR => Check::fail(
+            names::VERSION,
+            format!("Kubernetes {shown} is older than 1.{MIN_MINOR}, which the runner needs (batch/v1 CronJob)"),
+            format!("upgrade the cluster to 1.{MIN_MINOR} or newer"),
+        ),
+        (Some(1), Some(m)) if m > MAX_TESTED_MINOR => Check::warn(
+            names::VERSION,
+            format!("Kubernetes {shown} is newer than tested ({range})"),
+            "it will most likely work; if something misbehaves, report it with the version",
+        ),
+        (Some(1), Some(_)) => Check::pass(
+            names::VERSION,
+            format!("Kubernetes {shown} is in the supported range {range}"),
+        ),
+        _ => Check::warn(
+            names::VERSION,
+            format!("could not understand the server version {shown:?}"),
+            format!("make sure the cluster runs Kubernetes {range}"),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kube::preflight::Status;
+
+    #[test]
+    fn versions_below_1_25_fail_above_tested_warn() {
+        assert_eq!(version_check("1", "24", "v1.24.17").status, Status::Fail);
+        assert_eq!(version_check("1", "25", "v1.25.0").status, Status::Pass);
+        assert_eq!(
+            version_check("1", "28+", "v1.28.3-eks").status,
+            Status::Pass
+        );
+        assert_eq!(version_check("1", "37", "").status, Status::Pass);
+        let newer = version_check("1", "38", "v1.38.0");
+        assert_eq!(newer.status, Status::Warn);
+        assert!(
+            newer.reason.contains("newer than tested"),
+            "{}",
+            newer.reason
+        );
+        assert_eq!(version_check("", "", "").status, Status::Warn);
+        let old = version_check("1", "22", "v1.22.0");
+        assert!(old.reason.contains("v1.22.0") && old.fix.is_some());
+    }
+}
