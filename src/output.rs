@@ -2,6 +2,8 @@
 //! only on a TTY and never with `NO_COLOR`; errors are one line of what
 //! failed, the cause chain, then a hint.
 
+pub mod info;
+
 use std::io::{IsTerminal, Write};
 
 use console::style;

@@ -688,8 +688,8 @@ pub fn run(args: &AdoptArgs) -> Outcome {
     if let Err(problems) = check_save_path(&path, args.overwrite) {
         return Outcome::BadInput(problems);
     }
-    super::init::runtime().block_on(async {
-        let cluster = match super::info::connect(&args.kube).await {
+    super::steps::session::runtime().block_on(async {
+        let cluster = match super::steps::session::connect_flags(&args.kube).await {
             Ok(c) => c,
             Err(o) => return o,
         };
@@ -700,7 +700,7 @@ pub fn run(args: &AdoptArgs) -> Outcome {
             .unwrap_or_else(|| "codefresh".into());
         let objects = match cluster::adopt::scan(&cluster, &namespace).await {
             Ok(o) => o,
-            Err(e) => return super::info::failed(e, "reading the namespace failed"),
+            Err(e) => return super::steps::session::failed(e, "reading the namespace failed"),
         };
         let found = match detect(&objects, &namespace, &cluster.context) {
             Ok(Some(f)) => f,

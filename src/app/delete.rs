@@ -6,33 +6,24 @@
 //! everything is gone (`kube::delete`). Re-running is safe: it picks up
 //! whatever is left, and says so when nothing is.
 
-use super::info::{connect, failed, pick_installation, read_installation};
-use super::platform_link;
+use super::steps::converge::delete_failed;
+use super::steps::installation::{names, pick_installation, read_installation};
+use super::steps::register;
+use super::steps::session::{connect_flags, failed, need_yes, runtime};
 use super::Outcome;
 use crate::cli::DeleteArgs;
 use crate::kube::delete::{self, Event};
 use crate::kube::inventory::LiveObject;
 use crate::output;
 use crate::render::LABEL_MANAGED_BY;
-use crate::values::{Problem, Problems};
-
-/// Bad input when there is no terminal to confirm on and no `--yes`.
-pub(crate) fn need_yes(command: &str, what: &str) -> Outcome {
-    Outcome::BadInput(Problems(vec![Problem::new(
-        "--yes",
-        None,
-        format!("is needed: there is no terminal to confirm {what} on"),
-        format!("re-run `cf-runner {command}` with --yes, after reviewing what it will do"),
-    )]))
-}
 
 /// Runs `delete`.
 pub fn run(args: &DeleteArgs) -> Outcome {
     if !args.yes && !output::stdin_is_tty() {
         return need_yes("delete", "the deletion");
     }
-    super::init::runtime().block_on(async {
-        let cluster = match connect(&args.kube).await {
+    runtime().block_on(async {
+        let cluster = match connect_flags(&args.kube).await {
             Ok(c) => c,
             Err(outcome) => return outcome,
         };
@@ -67,7 +58,7 @@ pub fn run(args: &DeleteArgs) -> Outcome {
             None
         } else {
             let host = inst.values.as_ref().map(|v| v.codefresh_host.clone());
-            let auth = match platform_link::resolve(&args.platform, host.as_deref()) {
+            let auth = match register::resolve(&args.platform, host.as_deref()) {
                 Ok(Some(a)) => Some(a),
                 Ok(None) if record.registered.is_none() => {
                     // A record older than the platform client: it may have
@@ -81,7 +72,7 @@ pub fn run(args: &DeleteArgs) -> Outcome {
                     None
                 }
                 Ok(None) => {
-                    return platform_link::token_needed(
+                    return register::token_needed(
                         "delete",
                         "remove the agent and runtime environment from Codefresh",
                         ", or pass --keep-platform to leave them there",
@@ -95,22 +86,16 @@ pub fn run(args: &DeleteArgs) -> Outcome {
             match auth {
                 None => None,
                 Some(auth) => {
-                    let client = match platform_link::client(&auth, &args.platform) {
-                        Ok(c) => c,
-                        Err(o) => return o,
-                    };
-                    if let Err(e) = client.whoami().await {
-                        return platform_link::failed(e, "checking the Codefresh API token");
-                    }
                     let needs = [
                         crate::platform::Need::Agents,
                         crate::platform::Need::RuntimeEnvironments,
                         crate::platform::Need::Clusters,
                     ];
-                    if let Err(e) = client.require_scopes(&needs).await {
-                        return platform_link::failed(e, "checking the Codefresh API token's scopes");
+                    let transport = register::transport(&args.platform);
+                    match register::checked_client(&auth, transport, Some(&needs)).await {
+                        Ok((client, _)) => Some(client),
+                        Err(o) => return o,
                     }
-                    Some(client)
                 }
             }
         };
@@ -214,7 +199,7 @@ pub fn run(args: &DeleteArgs) -> Outcome {
         }
 
         if let Some(client) = &platform {
-            if let Err(e) = platform_link::clean_up(
+            if let Err(e) = register::clean_up(
                 client,
                 record.agent_name.as_deref(),
                 record.runtime_name.as_deref(),
@@ -250,56 +235,4 @@ pub fn run(args: &DeleteArgs) -> Outcome {
         }
         Outcome::Ok
     })
-}
-
-/// `Kind/name, …` of a list of objects.
-pub(crate) fn names(objects: &[LiveObject]) -> String {
-    objects
-        .iter()
-        .map(LiveObject::display_name)
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// The outcome of a delete that stopped: what went, what did not, and why.
-pub(crate) fn delete_failed(report: &delete::Report, timeout: std::time::Duration) -> Outcome {
-    let mut lines: Vec<String> = report
-        .failed
-        .iter()
-        .map(|f| format!("failed: {f}"))
-        .collect();
-    if !report.stuck.is_empty() {
-        lines.push(format!(
-            "still there after {}s: {}",
-            timeout.as_secs(),
-            report.stuck.join(", ")
-        ));
-    }
-    let unreachable = report.failed.iter().any(|f| f.error.code().is_none());
-    let forbidden = report.failed.iter().any(|f| f.error.code() == Some(403));
-    let message = format!(
-        "the delete stopped before the end\n  {}\n  deleted: {}\n  not attempted: {}",
-        lines.join("\n  "),
-        if report.gone.is_empty() {
-            "none".to_string()
-        } else {
-            report.gone.join(", ")
-        },
-        if report.not_attempted.is_empty() {
-            "none".to_string()
-        } else {
-            report.not_attempted.join(", ")
-        }
-    );
-    let hint = if forbidden {
-        "ask a cluster admin for the missing delete permission, then re-run `cf-runner delete`: it continues where it stopped"
-    } else if unreachable {
-        "check that the API server is reachable (VPN, HTTPS_PROXY/NO_PROXY), then re-run `cf-runner delete`: it continues where it stopped"
-    } else if !report.stuck.is_empty() {
-        "a finalizer or a controller holds the objects listed: see `kubectl describe` on them, then re-run \
-         `cf-runner delete` (or raise --timeout)"
-    } else {
-        "fix the cause and re-run `cf-runner delete`: it continues where it stopped"
-    };
-    Outcome::Failed(anyhow::anyhow!(message), Some(hint.into()))
 }

@@ -2,283 +2,24 @@
 //! cluster only (labels and the record Secret, through `kube::inventory`),
 //! for one namespace or every namespace holding an installation, and prints
 //! it as a table or as JSON/YAML for scripts.
-//!
-//! Also home of the steps `delete` and `upgrade` share with it: connecting
-//! from the kube flags alone, and picking the installation to work on.
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
 use serde_json::{Map, Value};
 
+use super::steps::installation::{read_installation, Installation};
+use super::steps::session::{connect_flags, failed, runtime, SlowNote};
+use super::steps::{identity, register};
 use super::Outcome;
-use crate::cli::{InfoArgs, KubeArgs, OutputFormat};
-use crate::kube::inventory::{self, LiveObject, Record, VolumeScope};
-use crate::kube::{self as cluster, Cluster, KubeError};
-use crate::output;
+use crate::cli::{InfoArgs, OutputFormat};
+use crate::kube::inventory::{self, LiveObject};
+use crate::kube::{wait, Cluster, KubeError};
+use crate::output::info::{
+    ComponentInfo, InstallationInfo, ObjectInfo, Report, StorageInfo, VolumeInfo,
+};
+use crate::output::{self, info as info_table};
 use crate::render::{self, RECORD_SECRET};
-use crate::values::{self, Input, Problem, Problems, ValuesFile};
-
-/// Connects with the kube flags alone (commands that read their values
-/// from the cluster); an unknown context is bad input.
-pub(crate) async fn connect(kube: &KubeArgs) -> Result<Cluster, Outcome> {
-    let options = cluster::ConnectOptions {
-        kubeconfig: kube.kube_config_path.clone(),
-        context: kube.kube_context_name.clone(),
-    };
-    cluster::connect(&options).await.map_err(|e| match &e {
-        KubeError::UnknownContext {
-            wanted, available, ..
-        } => Outcome::BadInput(Problems(vec![Problem::new(
-            "--kube-context-name",
-            Some(&Value::String(wanted.clone())),
-            "is not a context of the kubeconfig",
-            format!("use one of: {}", available.join(", ")),
-        )])),
-        _ => failed(e, "connecting to the cluster failed"),
-    })
-}
-
-/// A line on stderr when the API server has not answered the first
-/// request within two seconds: what is waited for, where, and for how long
-/// at most. Dropping it (the answer came) cancels the line.
-pub(crate) struct SlowNote(tokio::task::JoinHandle<()>);
-
-impl SlowNote {
-    pub(crate) fn start(cluster: &Cluster) -> SlowNote {
-        let server = cluster.server.clone();
-        SlowNote(tokio::spawn(async move {
-            tokio::time::sleep(std::time::Duration::from_secs(2)).await;
-            output::note(&format!(
-                "waiting for the API server at {server} to answer (a connection it does not accept fails after {}s)",
-                cluster::CONNECT_TIMEOUT.as_secs()
-            ));
-        }))
-    }
-}
-
-impl Drop for SlowNote {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
-}
-
-/// A cluster error as a failed outcome, with its hint.
-pub(crate) fn failed(e: KubeError, what: &str) -> Outcome {
-    let hint = e.hint();
-    Outcome::Failed(anyhow::Error::new(e).context(what.to_string()), hint)
-}
-
-/// The namespace of the installation a command works on: the one named by
-/// `--kube-namespace`, else the only one in the cluster. `Ok(None)` when
-/// there is none; several without a name is bad input.
-pub(crate) async fn pick_installation(
-    cluster: &Cluster,
-    kube: &KubeArgs,
-    command: &str,
-) -> Result<Option<String>, Outcome> {
-    if let Some(ns) = &kube.kube_namespace {
-        return Ok(Some(ns.clone()));
-    }
-    let slow = SlowNote::start(cluster);
-    let found = inventory::installations(&cluster.client).await;
-    drop(slow);
-    let found = match found {
-        Ok(found) => found,
-        Err(e) if e.code() == Some(403) => {
-            output::note(&format!(
-                "your user may not list installations cluster-wide; looking in namespace {} \
-                 (pass --kube-namespace to name another)",
-                values::DEFAULT_NAMESPACE
-            ));
-            return Ok(Some(values::DEFAULT_NAMESPACE.to_string()));
-        }
-        Err(e) => {
-            return Err(failed(
-                e,
-                &format!("looking for installations at {} failed", cluster.server),
-            ))
-        }
-    };
-    match found.len() {
-        0 => Ok(None),
-        1 => Ok(found.into_iter().next()),
-        _ => Err(Outcome::BadInput(Problems(vec![Problem::new(
-            "--kube-namespace",
-            None,
-            format!(
-                "is needed: context {} holds {} installations ({})",
-                cluster.context,
-                found.len(),
-                found.join(", ")
-            ),
-            format!("run `cf-runner {command} --kube-namespace <one of them>`"),
-        )]))),
-    }
-}
-
-/// Everything known about one installation, read from the cluster.
-pub(crate) struct Installation {
-    pub namespace: String,
-    pub record: Option<Record>,
-    /// The record's values, validated (`None` without a record, or when the
-    /// record no longer validates).
-    pub values: Option<values::Values>,
-    /// Every object carrying the installation's labels.
-    pub objects: Vec<LiveObject>,
-    /// dind PVCs and PVs.
-    pub volumes: Vec<LiveObject>,
-}
-
-impl Installation {
-    /// True when nothing of it is in the cluster (volumes aside).
-    pub fn is_empty(&self) -> bool {
-        self.record.is_none() && self.objects.is_empty()
-    }
-}
-
-/// The values a record holds, validated as a values file.
-pub(crate) fn record_values(record: &Record) -> Option<values::Loaded> {
-    let text = record.values_yaml.as_ref()?;
-    let input = Input {
-        files: vec![ValuesFile {
-            origin: format!("the installation record (Secret {RECORD_SECRET})"),
-            text: text.clone(),
-        }],
-        ..Input::default()
-    };
-    values::load(&input).ok()
-}
-
-/// StorageClass names whose every volume is a dind volume of `namespace`:
-/// ours by label, the one the record names when we provisioned it, and the
-/// default name (which still finds the volumes after the class is gone).
-pub(crate) fn own_classes(
-    namespace: &str,
-    values: Option<&values::Values>,
-    objects: &[LiveObject],
-) -> Vec<String> {
-    let mut classes: Vec<String> = objects
-        .iter()
-        .filter(|o| o.kind == "StorageClass")
-        .map(|o| o.name.clone())
-        .collect();
-    if let Some(v) = values.filter(|v| v.storage.provisioned) {
-        classes.push(v.storage.class_name.clone());
-    }
-    classes.push(format!("dind-local-volumes-runner-{namespace}"));
-    classes.sort();
-    classes.dedup();
-    classes
-}
-
-/// Reads one installation: record, labelled objects and dind volumes.
-pub(crate) async fn read_installation(
-    cluster: &Cluster,
-    namespace: &str,
-) -> Result<Installation, KubeError> {
-    let client = &cluster.client;
-    let (record, objects) = futures::join!(
-        inventory::record(client, namespace),
-        inventory::labelled(client, namespace)
-    );
-    let record = record?;
-    let objects = objects?;
-    let values = record.as_ref().and_then(record_values).map(|l| l.values);
-    let scope = VolumeScope {
-        namespace: namespace.to_string(),
-        own_classes: own_classes(namespace, values.as_ref(), &objects),
-    };
-    let volumes = inventory::volumes(client, &scope).await?;
-    Ok(Installation {
-        namespace: namespace.to_string(),
-        record,
-        values,
-        objects,
-        volumes,
-    })
-}
-
-/// What `info -o json|yaml` prints.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Report {
-    context: String,
-    server: String,
-    installations: Vec<InstallationInfo>,
-}
-
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-struct InstallationInfo {
-    namespace: String,
-    /// The cf-runner version that last installed or upgraded it.
-    installed_by: Option<String>,
-    record_format: Option<String>,
-    agent_name: Option<String>,
-    runtime_name: Option<String>,
-    /// Whether init registered the agent and runtime on the platform
-    /// (false: an offline install, whose names were never verified).
-    registered: Option<bool>,
-    /// True when every workload is ready.
-    healthy: bool,
-    /// The values that matter most, in words.
-    summary: Map<String, Value>,
-    /// The recorded values, secrets redacted.
-    values: Value,
-    components: Vec<ComponentInfo>,
-    storage: Option<StorageInfo>,
-    volumes: Vec<VolumeInfo>,
-    platform: String,
-    notes: Vec<String>,
-}
-
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-struct ComponentInfo {
-    name: String,
-    objects: Vec<ObjectInfo>,
-}
-
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-struct ObjectInfo {
-    kind: String,
-    name: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    namespace: Option<String>,
-    /// For workloads: whether they are ready.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    ready: Option<bool>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    status: Option<String>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    images: Vec<String>,
-}
-
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-struct StorageInfo {
-    class_name: String,
-    /// False for a StorageClass the user brought.
-    installed_by_cf_runner: bool,
-    exists: bool,
-    provisioner: Option<String>,
-    backend: Option<String>,
-    parameters: BTreeMap<String, String>,
-}
-
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-struct VolumeInfo {
-    kind: String,
-    name: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    namespace: Option<String>,
-    status: Option<String>,
-    capacity: Option<String>,
-    storage_class: Option<String>,
-}
+use crate::values;
 
 const PLATFORM_NO_TOKEN: &str =
     "not shown: no Codefresh API token (--token, CF_API_KEY or the current context of ~/.cfconfig)";
@@ -294,29 +35,23 @@ async fn platform_status(args: &InfoArgs, inst: &Installation, context: &str) ->
             .into();
     }
     let host = inst.values.as_ref().map(|v| v.codefresh_host.clone());
-    let auth = match super::platform_link::resolve(&args.platform, host.as_deref()) {
+    let auth = match register::resolve(&args.platform, host.as_deref()) {
         Ok(Some(a)) => a,
         Ok(None) => return PLATFORM_NO_TOKEN.into(),
         Err(e) => return format!("not shown: {e}"),
     };
-    match crate::platform::Platform::new(&auth, super::platform_link::transport(&args.platform)) {
+    match crate::platform::Platform::new(&auth, register::transport(&args.platform)) {
         Ok(p) => {
             // What cf-runner would send now, to compare with the platform's spec.
             let expected = |account_id: Option<String>| {
                 let values = inst.values.as_ref()?;
-                let identity = crate::render::Identity {
-                    context: Some(context.to_string()),
-                    agent_name: record.agent_name.clone(),
-                    runtime_name: record.runtime_name.clone(),
-                    account_id,
-                    registered: true,
-                    ..Default::default()
-                };
+                let mut identity = identity::recorded(record, Some(values), context);
+                identity.account_id = account_id;
                 crate::render::render(values, &identity, &Value::Object(Map::new()))
                     .ok()
                     .map(|r| r.runtime_environment)
             };
-            super::platform_link::status(
+            register::status(
                 &p,
                 record.agent_name.as_deref(),
                 record.runtime_name.as_deref(),
@@ -328,40 +63,14 @@ async fn platform_status(args: &InfoArgs, inst: &Installation, context: &str) ->
     }
 }
 
-fn int(o: &LiveObject, pointer: &str) -> i64 {
-    o.object
-        .pointer(pointer)
-        .and_then(Value::as_i64)
-        .unwrap_or(0)
-}
-
 /// Readiness of a workload, in words; `None` for objects that have none.
+/// Ready means what `init` and `upgrade` wait for ([`wait::rollout`]).
 fn readiness(o: &LiveObject) -> Option<(bool, String)> {
     if o.is_deleting() {
         return Some((false, "being deleted".into()));
     }
-    match o.kind.as_str() {
-        "Deployment" => {
-            let want = o
-                .object
-                .pointer("/spec/replicas")
-                .and_then(Value::as_i64)
-                .unwrap_or(1);
-            let ready = int(o, "/status/readyReplicas");
-            let available = int(o, "/status/availableReplicas");
-            let updated = int(o, "/status/updatedReplicas");
-            let ok = available >= want && updated >= want;
-            Some((ok, format!("{ready}/{want} ready")))
-        }
-        "DaemonSet" => {
-            let want = int(o, "/status/desiredNumberScheduled");
-            let ready = int(o, "/status/numberReady");
-            let updated = int(o, "/status/updatedNumberScheduled");
-            let ok = ready >= want && updated >= want;
-            Some((ok, format!("{ready}/{want} ready")))
-        }
-        _ => None,
-    }
+    let r = wait::rollout(&o.kind, &o.object)?;
+    Some((r.ready, format!("{}/{} ready", r.ready_pods, r.want)))
 }
 
 /// A short status for objects that are not workloads.
@@ -644,8 +353,8 @@ async fn describe(cluster: &Cluster, inst: &Installation) -> Result<Installation
 
 /// Runs `info`.
 pub fn run(args: &InfoArgs) -> Outcome {
-    super::init::runtime().block_on(async {
-        let cluster = match connect(&args.kube).await {
+    runtime().block_on(async {
+        let cluster = match connect_flags(&args.kube).await {
             Ok(c) => c,
             Err(outcome) => return outcome,
         };
@@ -709,170 +418,10 @@ pub fn run(args: &InfoArgs) -> Outcome {
             OutputFormat::Yaml => output::print_raw(
                 &serde_yaml_ng::to_string(&report).expect("the report serializes"),
             ),
-            OutputFormat::Table => print_table(&report, args.kube.kube_namespace.as_deref()),
+            OutputFormat::Table => info_table::print_table(&report, args.kube.kube_namespace.as_deref()),
         }
         Outcome::Ok
     })
-}
-
-fn print_table(report: &Report, namespace: Option<&str>) {
-    if report.installations.is_empty() {
-        let place = match namespace {
-            Some(ns) => format!("namespace {ns} of context {}", report.context),
-            None => format!("context {}", report.context),
-        };
-        output::say(&format!("No Codefresh Runner is installed in {place}."));
-        output::say("Install one with `cf-runner init`.");
-        return;
-    }
-    for (i, inst) in report.installations.iter().enumerate() {
-        if i > 0 {
-            output::say("");
-        }
-        print_installation(inst, report);
-    }
-}
-
-fn print_installation(inst: &InstallationInfo, report: &Report) {
-    let unknown = || "unknown".to_string();
-    let unverified = |name: String| {
-        if inst.registered == Some(false) {
-            format!("{name} (offline install: not registered, not verified)")
-        } else {
-            name
-        }
-    };
-    output::heading(&format!(
-        "Codefresh Runner in namespace {} (context {}, {})",
-        inst.namespace, report.context, report.server
-    ));
-    let mut facts: Vec<Vec<String>> = vec![
-        vec![
-            "installed by".into(),
-            match (&inst.installed_by, &inst.record_format) {
-                (Some(v), Some(f)) => format!("cf-runner {v} (record format {f})"),
-                (Some(v), None) => format!("cf-runner {v}"),
-                _ => unknown(),
-            },
-        ],
-        vec![
-            "agent".into(),
-            unverified(inst.agent_name.clone().unwrap_or_else(unknown)),
-        ],
-        vec![
-            "runtime environment".into(),
-            unverified(inst.runtime_name.clone().unwrap_or_else(unknown)),
-        ],
-    ];
-    for (k, v) in &inst.summary {
-        facts.push(vec![k.clone(), v.as_str().unwrap_or_default().to_string()]);
-    }
-    facts.push(vec!["platform".into(), inst.platform.clone()]);
-    output::table(2, &["", ""], &facts);
-
-    output::heading("Components");
-    let mut rows = Vec::new();
-    for c in &inst.components {
-        for (i, o) in c.objects.iter().enumerate() {
-            let ready = match o.ready {
-                Some(true) => "yes".to_string(),
-                Some(false) => "no".to_string(),
-                None => String::new(),
-            };
-            rows.push(vec![
-                if i == 0 {
-                    c.name.clone()
-                } else {
-                    String::new()
-                },
-                format!("{}/{}", o.kind, o.name),
-                ready,
-                o.status.clone().unwrap_or_default(),
-                o.images.join(", "),
-            ]);
-        }
-    }
-    output::table(
-        2,
-        &["COMPONENT", "OBJECT", "READY", "STATUS", "IMAGES"],
-        &rows,
-    );
-
-    output::heading("Storage");
-    match &inst.storage {
-        Some(s) => {
-            let whose = if s.installed_by_cf_runner {
-                "installed by cf-runner"
-            } else {
-                "brought by you"
-            };
-            let mut rows = vec![vec![
-                "class".to_string(),
-                format!("{} ({whose})", s.class_name),
-            ]];
-            if !s.exists {
-                rows.push(vec!["".into(), "missing from the cluster".into()]);
-            }
-            if let Some(p) = &s.provisioner {
-                rows.push(vec!["provisioner".into(), p.clone()]);
-            }
-            if let Some(b) = &s.backend {
-                rows.push(vec!["backend".into(), b.clone()]);
-            }
-            let params: Vec<String> = s
-                .parameters
-                .iter()
-                .filter(|(k, _)| k.as_str() != "volumeBackend")
-                .map(|(k, v)| format!("{k}={v}"))
-                .collect();
-            if !params.is_empty() {
-                rows.push(vec!["parameters".into(), params.join(", ")]);
-            }
-            output::table(2, &["", ""], &rows);
-        }
-        None => output::say("  unknown (no installation record)"),
-    }
-
-    output::heading("dind volumes");
-    if inst.volumes.is_empty() {
-        output::say("  none");
-    } else {
-        let rows: Vec<Vec<String>> = inst
-            .volumes
-            .iter()
-            .map(|v| {
-                vec![
-                    format!("{}/{}", v.kind, v.name),
-                    v.status.clone().unwrap_or_default(),
-                    v.capacity.clone().unwrap_or_default(),
-                    v.storage_class.clone().unwrap_or_default(),
-                ]
-            })
-            .collect();
-        output::table(2, &["VOLUME", "STATUS", "SIZE", "CLASS"], &rows);
-    }
-    for note in &inst.notes {
-        output::warn(note);
-    }
-    let not_ready: Vec<String> = inst
-        .components
-        .iter()
-        .flat_map(|c| &c.objects)
-        .filter(|o| o.ready == Some(false))
-        .map(|o| {
-            format!(
-                "{}/{} ({})",
-                o.kind,
-                o.name,
-                o.status.clone().unwrap_or_default()
-            )
-        })
-        .collect();
-    if not_ready.is_empty() {
-        output::done("every workload is ready");
-    } else {
-        output::warn(&format!("not ready: {}", not_ready.join(", ")));
-    }
 }
 
 #[cfg(test)]
@@ -894,7 +443,8 @@ mod tests {
     fn a_deployment_is_ready_when_every_replica_is_available_and_updated() {
         let d = live(
             "Deployment",
-            json!({"spec": {"replicas": 1}, "status": {"readyReplicas": 1, "availableReplicas": 1, "updatedReplicas": 1}}),
+            json!({"spec": {"replicas": 1}, "status": {"readyReplicas": 1, "availableReplicas": 1, "updatedReplicas": 1,
+                "conditions": [{"type": "Available", "status": "True"}]}}),
         );
         assert_eq!(readiness(&d), Some((true, "1/1 ready".into())));
         let d = live("Deployment", json!({"spec": {"replicas": 1}, "status": {}}));
@@ -908,6 +458,35 @@ mod tests {
             json!({"status": {"desiredNumberScheduled": 2, "numberReady": 1, "updatedNumberScheduled": 2}}),
         );
         assert_eq!(readiness(&d), Some((false, "1/2 ready".into())));
+    }
+
+    /// `info` once called a rollout healthy that `init` still waited on: it
+    /// ignored the observed generation and the Available condition.
+    #[test]
+    fn info_and_wait_agree_on_readiness() {
+        let done = json!({"metadata": {"generation": 2}, "spec": {"replicas": 1},
+            "status": {"observedGeneration": 2, "readyReplicas": 1, "availableReplicas": 1, "updatedReplicas": 1,
+                "conditions": [{"type": "Available", "status": "True"}]}});
+        let mut stale = done.clone();
+        stale["status"]["observedGeneration"] = json!(1);
+        let mut unavailable = done.clone();
+        unavailable["status"]["conditions"] = json!([{"type": "Available", "status": "False"}]);
+        let ds_done = json!({"metadata": {"generation": 1}, "status": {"observedGeneration": 1,
+            "desiredNumberScheduled": 2, "numberReady": 2, "numberAvailable": 2, "updatedNumberScheduled": 2}});
+        let mut ds_unavailable = ds_done.clone();
+        ds_unavailable["status"]["numberAvailable"] = json!(1);
+        for (kind, object, ready) in [
+            ("Deployment", &done, true),
+            ("Deployment", &stale, false),
+            ("Deployment", &unavailable, false),
+            ("DaemonSet", &ds_done, true),
+            ("DaemonSet", &ds_unavailable, false),
+        ] {
+            let info = readiness(&live(kind, object.clone())).map(|(r, _)| r);
+            let waited = wait::rollout(kind, object).map(|r| r.ready);
+            assert_eq!(info, Some(ready), "info on {kind} {object}");
+            assert_eq!(waited, Some(ready), "wait on {kind} {object}");
+        }
     }
 
     #[test]

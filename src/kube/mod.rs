@@ -1,8 +1,11 @@
 //! The cluster: the only module that imports kube-rs. It connects from a
-//! kubeconfig, applies rendered manifests with server-side apply (one field
-//! manager), waits for workloads, and runs the preflight checks. It takes
-//! `render::Manifest` as plain data and reports progress through callbacks,
-//! so it never writes to the terminal itself.
+//! kubeconfig (the one rule for `KUBECONFIG` and the context), applies
+//! rendered manifests with server-side apply (one field manager), waits for
+//! workloads, reads what is installed (inventory, Secrets, discovery),
+//! diffs, deletes, and runs the preflight checks and the probe. It takes
+//! `render::Manifest` as plain data and reports progress and findings
+//! through callbacks and return values; it never writes to the terminal
+//! (`app` says it, through `output`).
 
 pub mod adopt;
 pub mod apply;

@@ -1,6 +1,8 @@
-//! The validated values: what the rest of cf-runner works from. Building one
-//! from the merged tree is where every rule of PRODUCT.md §2 is checked, and
-//! where every default lives.
+//! The validated values: the types the rest of cf-runner works from
+//! (`Values`, `Storage`, `Runtime`, `Secret` …), their defaults, and the
+//! `Reader` that reads typed fields from the merged tree. The rules of
+//! PRODUCT.md §2 are checked while building one, in `values/mod.rs`
+//! (`resolve`).
 
 use std::collections::BTreeMap;
 
