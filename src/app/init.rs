@@ -237,8 +237,7 @@ fn context_name(values: &values::Values) -> Option<String> {
         return Some(c.clone());
     }
     let explicit = values.config_path.as_ref().map(PathBuf::from);
-    let (config, _) = cluster::read_kubeconfig(explicit.as_ref()).ok()??;
-    config.current_context
+    cluster::current_context(explicit.as_ref())
 }
 
 /// Runs `init`: input → (wizard) → load → the mode's steps.
@@ -554,5 +553,65 @@ fn cluster_facts(kubeconfig: Option<PathBuf>, context: &str) -> wizard::Facts {
             unreachable: Some(why),
             ..Default::default()
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn init_args(flags: &[&str]) -> InitArgs {
+        let mut argv = vec!["cf-runner", "init"];
+        argv.extend_from_slice(flags);
+        match crate::cli::Cli::try_parse_from(argv)
+            .expect("the flags parse")
+            .command
+        {
+            crate::cli::Command::Init(args) => *args,
+            other => panic!("not init: {other:?}"),
+        }
+    }
+
+    /// The mode was worked out twice (in `run` and in the wizard); it is
+    /// decided once, and a Helm values file beats `--dry-run` in both.
+    #[test]
+    fn the_mode_is_decided_once_and_a_helm_file_beats_dry_run() {
+        let helm = Mode::of(&init_args(&[
+            "--dry-run",
+            "--generate-helm-values-file",
+            "v.yaml",
+        ]));
+        assert_eq!(
+            helm,
+            Mode::Helm {
+                path: PathBuf::from("v.yaml"),
+                from_platform: false
+            }
+        );
+        assert!(!helm.needs_platform());
+        assert!(matches!(helm.for_wizard(), wizard::Mode::Helm { .. }));
+        let filled = Mode::of(&init_args(&["--generate-helm-values-file", "v.yaml"]));
+        assert!(filled.needs_platform());
+        let dry = Mode::of(&init_args(&["--dry-run", "--output-dir", "-"]));
+        assert!(!dry.needs_platform());
+        assert!(matches!(dry.for_wizard(), wizard::Mode::DryRun { output } if output == "-"));
+        let install = Mode::of(&init_args(&["--probe"]));
+        assert!(matches!(install, Mode::Install { probe: Some(_) }));
+        assert!(install.needs_platform());
+    }
+
+    /// A problem about a key a flag set names the flag first; flags whose
+    /// keys are secrets or switches are not named.
+    #[test]
+    fn the_plan_names_the_flags_set_for_problems() {
+        let args = init_args(&["--build-node-selector", "a=b", "--token", "t", "--insecure"]);
+        let (_, plan) = gather_input(&args).expect("the input gathers");
+        assert_eq!(
+            plan.flags,
+            [("--build-node-selector", "Runtime.NodeSelector")]
+        );
+        assert!(plan.token_flag_given);
+        assert_eq!(plan.wait, Some(args.timeout));
     }
 }

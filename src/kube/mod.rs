@@ -291,6 +291,15 @@ pub fn read_kubeconfig(
     Ok(merged.map(|m| (m, shown)))
 }
 
+/// The kubeconfig's current context, read with the same rule as
+/// [`connect`] (the explicit path, else `$KUBECONFIG`, else
+/// `~/.kube/config`); `None` when there is no file or no current context.
+/// No cluster is contacted.
+pub fn current_context(explicit: Option<&PathBuf>) -> Option<String> {
+    let (config, _) = read_kubeconfig(explicit).ok()??;
+    config.current_context
+}
+
 /// Refuses a kubeconfig that is not a regular file or is too large, before
 /// reading it (`KUBECONFIG=/dev/zero` must not fill the memory).
 fn check_kubeconfig_file(path: &std::path::Path) -> Result<(), String> {

@@ -1,7 +1,8 @@
 //! Converging the cluster on a render: apply with a line per object, wait
-//! for the workloads, restart what must pick up new credentials, prune,
-//! and say exactly what was and was not done when a step stops (a failure,
-//! a lost API server, SIGINT or SIGTERM). Shared by `init` and `upgrade`.
+//! for the workloads, restart what must pick up new credentials, and say
+//! exactly what was and was not done when an apply or a delete stops (a
+//! failure, a lost API server, SIGINT or SIGTERM). Shared by `init`,
+//! `upgrade` and `delete`.
 
 use std::time::Duration;
 

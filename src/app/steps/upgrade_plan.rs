@@ -369,6 +369,80 @@ pub(crate) async fn plan(
     cluster: &Cluster,
     namespace: &str,
 ) -> Result<Plan, Outcome> {
+    let record = read_record(cluster, namespace).await?;
+    let version = record
+        .cf_runner_version
+        .clone()
+        .unwrap_or_else(|| "unknown".into());
+    let stored = read_stored(cluster, namespace, &record).await?;
+    let old_values = values::load(&Input {
+        files: vec![stored.file.clone()],
+        overrides: vec![("Context".into(), Value::String(cluster.context.clone()))],
+        ..Input::default()
+    })
+    .ok()
+    .map(|l| l.values);
+    input.files.insert(0, stored.file.clone());
+    // The context connected to is the one the names and the record carry.
+    input.overrides.insert(
+        0,
+        ("Context".into(), Value::String(cluster.context.clone())),
+    );
+    let mut ignored = Vec::new();
+    let merged = values::merge_layers(&input, &mut ignored);
+    let mut refused = in_place_problems_raw(namespace, &stored.tree, &merged);
+    if refused.is_empty() {
+        refused = lost_credentials_problems(&merged);
+    }
+    if !refused.is_empty() {
+        return Err(Outcome::BadInput(Problems(refused)));
+    }
+    let loaded = values::load(&input).map_err(Outcome::BadInput)?;
+    let values = &loaded.values;
+    let identity = restore_identity(cluster, namespace, &record, values)
+        .await
+        .map_err(|e| failed(e, "reading the installed secrets failed"))?;
+    let mut problems = in_place_problems(namespace, old_values.as_ref(), values);
+    problems.extend(missing_secrets(values, &identity));
+    if !problems.is_empty() {
+        return Err(Outcome::BadInput(Problems(problems)));
+    }
+    super::input::warn_loaded(&loaded);
+    let (record_tree, rendered) = render_and_record(&loaded, &identity, &stored.lost)?;
+    // A registered install keeps the platform's runtime spec in step, as the
+    // chart's post-upgrade hook does: the token is checked before anything
+    // is applied, and without one a change to the spec is refused.
+    let runtime_name = identity
+        .runtime_name
+        .clone()
+        .filter(|_| record.registered == Some(true));
+    let old_spec = old_values.as_ref().and_then(|old| {
+        render::render(old, &identity, &stored.redacted)
+            .ok()
+            .map(|r| r.runtime_environment)
+    });
+    let spec_changed = old_spec.as_ref() != Some(&rendered.runtime_environment);
+    let live = inventory::labelled(&cluster.client, namespace)
+        .await
+        .map_err(|e| failed(e, "listing the installed objects failed"))?;
+    let prune = to_prune(&live, &rendered.manifests);
+    Ok(Plan {
+        version,
+        loaded,
+        identity,
+        stored_redacted: stored.redacted,
+        stored_url_credentials: values::secrets::url_credentials(&stored.tree),
+        record_tree,
+        rendered,
+        runtime_name,
+        spec_changed,
+        prune,
+    })
+}
+
+/// The record of the installation in `namespace`, in a format this
+/// version reads.
+async fn read_record(cluster: &Cluster, namespace: &str) -> Result<Record, Outcome> {
     let record = match inventory::record(&cluster.client, namespace).await {
         Ok(Some(r)) => r,
         Ok(None) => {
@@ -381,16 +455,13 @@ pub(crate) async fn plan(
                      to replace an installation made by another tool, remove it and run `cf-runner init`"
                         .into(),
                 ),
-            )
-        )}
+            ))
+        }
         Err(e) => return Err(failed(e, "reading the installation record failed")),
     };
-    let version = record
-        .cf_runner_version
-        .clone()
-        .unwrap_or_else(|| "unknown".into());
     if let Some(format) = &record.record_format {
         if !READABLE_RECORD_FORMATS.contains(&format.as_str()) {
+            let version = record.cf_runner_version.as_deref().unwrap_or("unknown");
             return Err(Outcome::Failed(
                 anyhow::anyhow!(
                     "the installation in namespace {namespace} was recorded by cf-runner {version} in record format {format}, \
@@ -401,55 +472,54 @@ pub(crate) async fn plan(
             ));
         }
     }
+    Ok(record)
+}
+
+/// The values an installation was made with.
+struct Stored {
+    /// With the secrets read back from their Secrets.
+    tree: Value,
+    /// As recorded (secrets redacted).
+    redacted: Value,
+    /// Keys recorded whose Secret no longer holds them.
+    lost: Vec<String>,
+    /// `tree` as the lowest values file.
+    file: ValuesFile,
+}
+
+async fn read_stored(
+    cluster: &Cluster,
+    namespace: &str,
+    record: &Record,
+) -> Result<Stored, Outcome> {
     let stored_text = record.values_yaml.clone().unwrap_or_default();
     let origin =
         format!("the installation record (Secret {RECORD_SECRET} in namespace {namespace})");
-    let mut stored: Value = match values::tree::parse_values_text(&stored_text, &origin) {
+    let mut tree: Value = match values::tree::parse_values_text(&stored_text, &origin) {
         Ok(Value::Null) => Value::Object(Map::new()),
         Ok(v) => v,
         Err(p) => return Err(Outcome::BadInput(Problems(vec![p]))),
     };
-    let stored_redacted = values::redact(&stored);
-    let lost = match restore_secrets(cluster, namespace, &mut stored).await {
-        Ok(l) => l,
-        Err(e) => return Err(failed(e, "reading the installed secrets failed")),
-    };
-    let stored_file = ValuesFile {
+    let redacted = values::redact(&tree);
+    let lost = restore_secrets(cluster, namespace, &mut tree)
+        .await
+        .map_err(|e| failed(e, "reading the installed secrets failed"))?;
+    let file = ValuesFile {
         origin,
-        text: serde_yaml_ng::to_string(&stored).expect("a tree serializes"),
+        text: serde_yaml_ng::to_string(&tree).expect("a tree serializes"),
     };
-    let old_values = values::load(&Input {
-        files: vec![stored_file.clone()],
-        overrides: vec![("Context".into(), Value::String(cluster.context.clone()))],
-        ..Input::default()
+    Ok(Stored {
+        tree,
+        redacted,
+        lost,
+        file,
     })
-    .ok()
-    .map(|l| l.values);
-    input.files.insert(0, stored_file);
-    // The context connected to is the one the names and the record carry.
-    input.overrides.insert(
-        0,
-        ("Context".into(), Value::String(cluster.context.clone())),
-    );
-    let mut ignored = Vec::new();
-    let merged = values::merge_layers(&input, &mut ignored);
-    let mut refused = in_place_problems_raw(namespace, &stored, &merged);
-    if refused.is_empty() {
-        refused = lost_credentials_problems(&merged);
-    }
-    if !refused.is_empty() {
-        return Err(Outcome::BadInput(Problems(refused)));
-    }
-    let loaded = match values::load(&input) {
-        Ok(l) => l,
-        Err(problems) => return Err(Outcome::BadInput(problems)),
-    };
-    let values = &loaded.values;
-    let identity = match restore_identity(cluster, namespace, &record, values).await {
-        Ok(i) => i,
-        Err(e) => return Err(failed(e, "reading the installed secrets failed")),
-    };
-    let mut problems = in_place_problems(namespace, old_values.as_ref(), values);
+}
+
+/// The tokens an upgrade cannot do without, when neither the values nor
+/// the cluster hold them.
+fn missing_secrets(values: &Values, identity: &render::Identity) -> Vec<Problem> {
+    let mut problems = Vec::new();
     if values.agent_token.is_none() && identity.agent_token.is_none() {
         problems.push(Problem::new(
             "AgentToken",
@@ -466,31 +536,26 @@ pub(crate) async fn plan(
             "pass --token with a Codefresh API token",
         ));
     }
-    if !problems.is_empty() {
-        return Err(Outcome::BadInput(Problems(problems)));
-    }
-    for line in &loaded.warnings {
-        output::warn(line);
-    }
-    for key in &loaded.ignored_keys {
-        output::warn(&format!(
-            "{key} is a venonactl key that cf-runner accepts but does not use"
-        ));
-    }
+    problems
+}
+
+/// The render, and the values to record with it: the record names only
+/// the secrets some Secret holds, so that a later upgrade can restore every
+/// secret it names.
+fn render_and_record(
+    loaded: &values::Loaded,
+    identity: &render::Identity,
+    lost: &[String],
+) -> Result<(Value, render::Rendered), Outcome> {
     let render_with = |record_tree: &Value| {
-        render::render(values, &identity, record_tree).map_err(|e| {
+        render::render(&loaded.values, identity, record_tree).map_err(|e| {
             Outcome::Failed(
                 anyhow::Error::new(e).context("rendering failed (a bug in cf-runner)"),
                 None,
             )
         })
     };
-    let first = match render_with(&loaded.redacted_tree) {
-        Ok(r) => r,
-        Err(outcome) => return Err(outcome),
-    };
-    // The record names only the secrets some Secret holds, so that a later
-    // upgrade can restore every secret it names.
+    let first = render_with(&loaded.redacted_tree)?;
     let mut record_tree = loaded.redacted_tree.clone();
     for (path, secret, key) in SECRET_HOMES {
         let secret_rendered = first
@@ -514,41 +579,9 @@ pub(crate) async fn plan(
     let rendered = if record_tree == loaded.redacted_tree {
         first
     } else {
-        match render_with(&record_tree) {
-            Ok(r) => r,
-            Err(outcome) => return Err(outcome),
-        }
+        render_with(&record_tree)?
     };
-    // A registered install keeps the platform's runtime spec in step, as the
-    // chart's post-upgrade hook does: the token is checked before anything
-    // is applied, and without one a change to the spec is refused.
-    let runtime_name = identity
-        .runtime_name
-        .clone()
-        .filter(|_| record.registered == Some(true));
-    let old_spec = old_values.as_ref().and_then(|old| {
-        render::render(old, &identity, &stored_redacted)
-            .ok()
-            .map(|r| r.runtime_environment)
-    });
-    let spec_changed = old_spec.as_ref() != Some(&rendered.runtime_environment);
-    let live = match inventory::labelled(&cluster.client, namespace).await {
-        Ok(l) => l,
-        Err(e) => return Err(failed(e, "listing the installed objects failed")),
-    };
-    let prune = to_prune(&live, &rendered.manifests);
-    Ok(Plan {
-        version,
-        loaded,
-        identity,
-        stored_redacted,
-        stored_url_credentials: values::secrets::url_credentials(&stored),
-        record_tree,
-        rendered,
-        runtime_name,
-        spec_changed,
-        prune,
-    })
+    Ok((record_tree, rendered))
 }
 
 /// The human form: each changed object's diff, the names of those to
