@@ -614,4 +614,47 @@ mod tests {
         assert!(plan.token_flag_given);
         assert_eq!(plan.wait, Some(args.timeout));
     }
+
+    /// The in-process seam: `init --dry-run --output-dir -` runs as a
+    /// function, and what it says is captured from `output`.
+    #[test]
+    fn a_dry_run_to_stdout_runs_in_process_and_prints_the_manifests() {
+        let args = init_args(&[
+            "--dry-run",
+            "--output-dir",
+            "-",
+            "--yes",
+            "--kube-context-name",
+            "kind-ci",
+            "--kube-namespace",
+            "ci-runner",
+        ]);
+        let (outcome, said) = crate::output::capture(|| run(&args));
+        assert!(matches!(outcome, Outcome::Ok), "{outcome:?} {said:?}");
+        assert!(said.stdout.contains("kind: Deployment"), "{}", said.stdout);
+        assert!(
+            said.stdout.contains("namespace: ci-runner"),
+            "{}",
+            said.stdout
+        );
+        assert!(said.stdout.contains("kind-ci"), "{}", said.stdout);
+    }
+
+    /// Bad input stops before anything is written, and the report names
+    /// the flag (exit 2 through `Outcome::finish`).
+    #[test]
+    fn bad_input_in_process_names_the_flag_on_stderr() {
+        let args = init_args(&["--dry-run", "--yes", "--tolerations", "not a list"]);
+        let (code, said) = crate::output::capture(|| {
+            let outcome = run(&args);
+            assert!(matches!(outcome, Outcome::BadInput(_)), "{outcome:?}");
+            outcome.finish()
+        });
+        assert_eq!(
+            format!("{code:?}"),
+            format!("{:?}", std::process::ExitCode::from(2))
+        );
+        assert!(said.stdout.is_empty(), "{}", said.stdout);
+        assert!(said.stderr.contains("--tolerations"), "{}", said.stderr);
+    }
 }
