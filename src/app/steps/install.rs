@@ -253,6 +253,31 @@ async fn offline_steps(options: &Options, loaded: &values::Loaded) -> Result<(),
     wait_for_install(&cluster, &rendered.manifests, &values.namespace, options).await
 }
 
+/// What finding or creating the agent and the runtime environment asks of
+/// the platform: a seam, so the order of those steps is tested against a
+/// fake. The real one is [`Platform`].
+pub(crate) trait Registrar {
+    async fn agents_named(&self, name: &str) -> Result<Vec<Agent>, PlatformError>;
+    async fn create_agent(&self, name: &str) -> Result<Agent, PlatformError>;
+    async fn runtime(&self, name: &str) -> Result<Option<Value>, PlatformError>;
+    async fn register_runtime(&self, request: &RegisterRuntime) -> Result<(), PlatformError>;
+}
+
+impl Registrar for Platform {
+    async fn agents_named(&self, name: &str) -> Result<Vec<Agent>, PlatformError> {
+        Platform::agents_named(self, name).await
+    }
+    async fn create_agent(&self, name: &str) -> Result<Agent, PlatformError> {
+        Platform::create_agent(self, name).await
+    }
+    async fn runtime(&self, name: &str) -> Result<Option<Value>, PlatformError> {
+        Platform::runtime(self, name).await
+    }
+    async fn register_runtime(&self, request: &RegisterRuntime) -> Result<(), PlatformError> {
+        Platform::register_runtime(self, request).await
+    }
+}
+
 /// Candidate names: the wanted one, then `_1`, `_2`, … (as the old wizard
 /// did on a clash), each cut before its suffix so that none is longer than
 /// the platform allows.
@@ -395,7 +420,7 @@ impl RuntimeSource {
 /// The agent to use and its token: the earlier run's, the one named by
 /// `--agent-token`'s `AgentId`, or a new one.
 async fn ensure_agent(
-    platform: &Platform,
+    platform: &impl Registrar,
     values: &values::Values,
     wanted: &str,
     left: &LeftBehind,
@@ -461,7 +486,7 @@ async fn ensure_agent(
 /// The runtime environment: the earlier run's, one already registered for
 /// this cluster and namespace, or a newly registered one.
 async fn ensure_runtime(
-    platform: &Platform,
+    platform: &impl Registrar,
     values: &values::Values,
     context: &str,
     wanted: &str,
@@ -1014,5 +1039,160 @@ mod tests {
         // A short name is kept whole.
         let short: Vec<String> = candidates("ctx_ns").take(2).collect();
         assert_eq!(short, vec!["ctx_ns", "ctx_ns_1"]);
+    }
+
+    /// A platform that answers from lists and records every call, in order.
+    #[derive(Default)]
+    struct FakePlatform {
+        agents: Vec<&'static str>,
+        /// Runtime names, with the namespace they are registered for.
+        runtimes: Vec<(&'static str, &'static str)>,
+        calls: std::cell::RefCell<Vec<String>>,
+    }
+
+    fn agent(name: &str) -> Agent {
+        Agent {
+            id: format!("id-{name}"),
+            name: name.to_string(),
+            runtimes: Vec::new(),
+            token: Some("new-agent-token".into()),
+            status: None,
+        }
+    }
+
+    impl Registrar for FakePlatform {
+        async fn agents_named(&self, name: &str) -> Result<Vec<Agent>, PlatformError> {
+            self.calls.borrow_mut().push(format!("agents_named {name}"));
+            Ok(self
+                .agents
+                .iter()
+                .filter(|a| **a == name)
+                .map(|a| agent(a))
+                .collect())
+        }
+        async fn create_agent(&self, name: &str) -> Result<Agent, PlatformError> {
+            self.calls.borrow_mut().push(format!("create_agent {name}"));
+            Ok(agent(name))
+        }
+        async fn runtime(&self, name: &str) -> Result<Option<Value>, PlatformError> {
+            self.calls.borrow_mut().push(format!("runtime {name}"));
+            Ok(self
+                .runtimes
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, ns)| {
+                    json!({"runtimeScheduler": {"cluster": {"namespace": ns,
+                    "clusterProvider": {"selector": "ctx"}}}})
+                }))
+        }
+        async fn register_runtime(&self, request: &RegisterRuntime) -> Result<(), PlatformError> {
+            self.calls.borrow_mut().push(format!(
+                "register_runtime {}",
+                request.runtime_environment_name
+            ));
+            Ok(())
+        }
+    }
+
+    fn values(namespace: &str) -> values::Values {
+        let input = values::Input {
+            overrides: vec![("Namespace".into(), Value::String(namespace.into()))],
+            ..Default::default()
+        };
+        values::load(&input).expect("the values load").values
+    }
+
+    fn calls(fake: &FakePlatform) -> Vec<String> {
+        fake.calls.borrow().clone()
+    }
+
+    /// A re-run finds the agent the earlier run saved (its name in the
+    /// record, its token in the runner Secret) and creates nothing.
+    #[test]
+    fn a_rerun_reuses_the_saved_agent_and_creates_none() {
+        let fake = FakePlatform {
+            agents: vec!["ctx_ci"],
+            ..Default::default()
+        };
+        let left = LeftBehind {
+            agent_name: Some("ctx_ci".into()),
+            agent_token: Some(Secret::new("saved-token")),
+            ..Default::default()
+        };
+        let (agent, token, source) =
+            futures::executor::block_on(ensure_agent(&fake, &values("ci"), "ctx_ci", &left, None))
+                .unwrap_or_else(|o| panic!("{o:?}"));
+        assert_eq!(source, AgentSource::EarlierInstall);
+        assert_eq!(
+            (agent.name.as_str(), token.expose()),
+            ("ctx_ci", "saved-token")
+        );
+        assert_eq!(calls(&fake), ["agents_named ctx_ci"]);
+    }
+
+    /// A first install looks each candidate name up before it creates the
+    /// agent under the first free one.
+    #[test]
+    fn a_new_agent_is_created_under_the_first_free_name_after_looking() {
+        let fake = FakePlatform {
+            agents: vec!["ctx_ci"],
+            ..Default::default()
+        };
+        let (agent, token, source) = futures::executor::block_on(ensure_agent(
+            &fake,
+            &values("ci"),
+            "ctx_ci",
+            &LeftBehind::default(),
+            None,
+        ))
+        .unwrap_or_else(|o| panic!("{o:?}"));
+        assert_eq!(source, AgentSource::Created);
+        assert_eq!(
+            (agent.name.as_str(), token.expose()),
+            ("ctx_ci_1", "new-agent-token")
+        );
+        assert_eq!(
+            calls(&fake),
+            [
+                "agents_named ctx_ci",
+                "agents_named ctx_ci_1",
+                "create_agent ctx_ci_1"
+            ]
+        );
+    }
+
+    /// A runtime registered for this cluster and namespace is reused; one
+    /// of another namespace is skipped, never taken over.
+    #[test]
+    fn a_runtime_of_another_namespace_is_skipped_and_ours_is_reused() {
+        let fake = FakePlatform {
+            runtimes: vec![("ctx/ci", "other"), ("ctx/ci_1", "ci")],
+            ..Default::default()
+        };
+        let (name, source) = futures::executor::block_on(ensure_runtime(
+            &fake,
+            &values("ci"),
+            "ctx",
+            "ctx/ci",
+            &LeftBehind::default(),
+        ))
+        .unwrap_or_else(|o| panic!("{o:?}"));
+        assert_eq!((name.as_str(), source), ("ctx/ci_1", RuntimeSource::Reused));
+        assert_eq!(calls(&fake), ["runtime ctx/ci", "runtime ctx/ci_1"]);
+
+        let fresh = FakePlatform::default();
+        let (name, source) = futures::executor::block_on(ensure_runtime(
+            &fresh,
+            &values("ci"),
+            "ctx",
+            "ctx/ci",
+            &LeftBehind::default(),
+        ))
+        .unwrap_or_else(|o| panic!("{o:?}"));
+        assert_eq!(
+            (name.as_str(), source),
+            ("ctx/ci", RuntimeSource::Registered)
+        );
+        assert_eq!(calls(&fresh), ["runtime ctx/ci", "register_runtime ctx/ci"]);
     }
 }
