@@ -1,6 +1,10 @@
-//! The command line: clap types only. One definition drives parsing, `--help`
-//! and the shell completions in `completions/`. Flag names follow
-//! `codefresh runner init` so scripts port by swapping the command.
+//! The command line: the clap types, plus the two helpers that belong to
+//! parsing (durations like `90s`, and hints for kubectl habits in a usage
+//! error). One definition drives parsing, `--help` and the shell
+//! completions (`cf-runner completions`; the files in `completions/` are
+//! its output). Flag names follow `codefresh runner init` so scripts port
+//! by swapping the command. Which values key each flag sets is the table in
+//! `app::steps::input`.
 
 use std::path::PathBuf;
 

@@ -1,10 +1,65 @@
 //! The terminal: the only module that writes to stdout and stderr. Colour
 //! only on a TTY and never with `NO_COLOR`; errors are one line of what
-//! failed, the cause chain, then a hint.
+//! failed, the cause chain, then a hint. Every write goes through one
+//! function, so a test can [`capture`] what a command or step says and run
+//! it in-process.
+
+pub mod info;
 
 use std::io::{IsTerminal, Write};
 
 use console::style;
+
+/// What a thread wrote through `output` while [`capture`] held it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Captured {
+    pub stdout: String,
+    pub stderr: String,
+}
+
+thread_local! {
+    static CAPTURE: std::cell::RefCell<Option<Captured>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f` with everything this thread writes through `output` kept in a
+/// buffer instead of the terminal; gives `f`'s result and what it wrote.
+/// The seam for in-process tests (tasks spawned on other threads still
+/// write to the terminal).
+pub fn capture<T>(f: impl FnOnce() -> T) -> (T, Captured) {
+    let outer = CAPTURE.with(|c| c.replace(Some(Captured::default())));
+    let result = f();
+    let captured = CAPTURE.with(|c| c.replace(outer)).unwrap_or_default();
+    (result, captured)
+}
+
+/// The two streams.
+#[derive(Clone, Copy)]
+enum Stream {
+    Out,
+    Err,
+}
+
+/// The one place that writes: to the capture when a test holds one, else
+/// to the stream.
+fn emit(stream: Stream, text: &str) {
+    let kept = CAPTURE.with(|c| match c.borrow_mut().as_mut() {
+        Some(buffer) => {
+            match stream {
+                Stream::Out => buffer.stdout.push_str(text),
+                Stream::Err => buffer.stderr.push_str(text),
+            }
+            true
+        }
+        None => false,
+    });
+    if kept {
+        return;
+    }
+    let _ = match stream {
+        Stream::Out => std::io::stdout().lock().write_all(text.as_bytes()),
+        Stream::Err => std::io::stderr().lock().write_all(text.as_bytes()),
+    };
+}
 
 /// Applies `NO_COLOR` and TTY detection once, at start-up.
 pub fn init_terminal() {
@@ -82,14 +137,12 @@ fn sgr_len(text: &str) -> Option<usize> {
 
 /// A line of normal output (stdout).
 pub fn say(line: &str) {
-    let mut out = std::io::stdout().lock();
-    let _ = writeln!(out, "{}", visible(line));
+    emit(Stream::Out, &format!("{}\n", visible(line)));
 }
 
 /// Raw text to stdout (a YAML stream), without a trailing newline added.
 pub fn print_raw(text: &str) {
-    let mut out = std::io::stdout().lock();
-    let _ = out.write_all(text.as_bytes());
+    emit(Stream::Out, text);
 }
 
 /// A step that finished (stdout).
@@ -99,21 +152,21 @@ pub fn done(line: &str) {
 
 /// A warning (stderr): something the user may want to know, not a failure.
 pub fn warn(line: &str) {
-    let _ = writeln!(
-        std::io::stderr().lock(),
-        "{} {}",
-        style("warning:").yellow().bold(),
-        visible(&masked(line))
+    emit(
+        Stream::Err,
+        &format!(
+            "{} {}\n",
+            style("warning:").yellow().bold(),
+            visible(&masked(line))
+        ),
     );
 }
 
 /// A note (stderr), e.g. where output went when stdout carries data.
 pub fn note(line: &str) {
-    let _ = writeln!(
-        std::io::stderr().lock(),
-        "{} {}",
-        style("note:").cyan(),
-        visible(&masked(line))
+    emit(
+        Stream::Err,
+        &format!("{} {}\n", style("note:").cyan(), visible(&masked(line))),
     );
 }
 
@@ -121,10 +174,9 @@ pub fn note(line: &str) {
 /// URL credentials in any of them (a library's error quoting a proxy URL,
 /// say) are masked on the way out.
 pub fn error(err: &anyhow::Error, hint: Option<&str>) {
-    let mut e = std::io::stderr().lock();
-    let _ = writeln!(
-        e,
-        "{} {}",
+    use std::fmt::Write as _;
+    let mut e = format!(
+        "{} {}\n",
         style("error:").red().bold(),
         visible(&masked(err))
     );
@@ -135,6 +187,7 @@ pub fn error(err: &anyhow::Error, hint: Option<&str>) {
     if let Some(h) = hint {
         let _ = writeln!(e, "  {} {}", style("hint:").cyan(), visible(&masked(h)));
     }
+    emit(Stream::Err, &e);
 }
 
 fn masked(text: impl std::fmt::Display) -> String {
@@ -193,13 +246,10 @@ impl StatusBoard {
                     }
                 }
             }
-            None => {
-                let _ = writeln!(
-                    std::io::stderr().lock(),
-                    "  {mark} {object:40} {}",
-                    one_line(detail)
-                );
-            }
+            None => emit(
+                Stream::Err,
+                &format!("  {mark} {object:40} {}\n", one_line(detail)),
+            ),
         }
     }
 

@@ -437,3 +437,33 @@ fn the_fast_yaml_path_reads_and_writes_what_the_full_parser_does() {
         }
     }
 }
+
+/// cf-runner reads these Secrets back (a re-run, `upgrade`, the cluster
+/// integration): their names are constants of `render`, and each must be
+/// a Secret the templates actually render, or the read finds nothing.
+/// (`CREDENTIALS_SECRET` and `RECORD_SECRET` reach the templates as
+/// context variables, so they cannot drift.)
+#[test]
+fn the_secret_names_cf_runner_reads_back_are_the_ones_the_templates_render() {
+    let mut rendered: Vec<String> = Vec::new();
+    for name in EXAMPLES {
+        for m in render_example(name).manifests {
+            if m.kind == "Secret" && !rendered.contains(&m.name) {
+                rendered.push(m.name.clone());
+            }
+        }
+    }
+    for wanted in [
+        render::RUNNER_SECRET,
+        render::DIND_CERTS_SECRET,
+        render::MONITOR_SECRET,
+        render::PROVISIONER_SECRET,
+        render::CLUSTER_READER_TOKEN_SECRET,
+        render::RECORD_SECRET,
+    ] {
+        assert!(
+            rendered.iter().any(|r| r == wanted),
+            "no example renders Secret/{wanted}; rendered: {rendered:?}"
+        );
+    }
+}

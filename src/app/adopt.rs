@@ -811,55 +811,56 @@ pub fn run(args: &AdoptArgs) -> Outcome {
 
 /// The calls into other commands' files, gathered in one place.
 mod borrowed {
-    use super::super::{delete, info, init, install, platform_link, Outcome};
+    use super::super::steps::{converge, register, session, status, upgrade_plan};
+    use super::super::Outcome;
     use crate::cli::{InfoArgs, KubeArgs, OutputFormat, PlatformArgs};
     use crate::kube::{Cluster, KubeError};
     use crate::platform::{Auth, Platform, PlatformError};
     use crate::render::Manifest;
 
     pub fn need_yes() -> Outcome {
-        delete::need_yes("adopt", "the move of the runner")
+        session::need_yes("adopt", "the move of the runner")
     }
     pub fn runtime() -> tokio::runtime::Runtime {
-        init::runtime()
+        session::runtime()
     }
     pub async fn connect(kube: &KubeArgs) -> Result<Cluster, Outcome> {
-        info::connect(kube).await
+        session::connect_flags(kube).await
     }
     pub fn failed(e: KubeError, what: &str) -> Outcome {
-        info::failed(e, what)
+        session::failed(e, what)
     }
     pub fn info(kube: KubeArgs, platform: PlatformArgs) -> Outcome {
-        info::run(&InfoArgs {
+        status::show(&InfoArgs {
             kube,
             platform,
             output: OutputFormat::Table,
         })
     }
     pub fn resolve(args: &PlatformArgs, host: Option<&str>) -> Result<Option<Auth>, PlatformError> {
-        platform_link::resolve(args, host)
+        register::resolve(args, host)
     }
     pub fn client(auth: &Auth, args: &PlatformArgs) -> Result<Platform, Outcome> {
-        platform_link::client(auth, args)
+        register::client(auth, args)
     }
     pub fn platform_failed(e: PlatformError, doing: &str) -> Outcome {
-        platform_link::failed(e, doing)
+        register::failed(e, doing)
     }
     pub fn token_needed(why: &str) -> Outcome {
-        platform_link::token_needed("adopt", why, "")
+        register::token_needed("adopt", why, "")
     }
     pub fn spec_differences(ours: &serde_json::Value, theirs: &serde_json::Value) -> Vec<String> {
-        platform_link::spec_differences(ours, theirs)
+        register::spec_differences(ours, theirs)
     }
     pub fn spec_to_send(rendered: &serde_json::Value, account: Option<&str>) -> serde_json::Value {
-        install::spec_to_send(rendered, account)
+        register::spec_to_send(rendered, account)
     }
     pub async fn apply(
         cluster: &Cluster,
         manifests: &[Manifest],
         namespace: &str,
     ) -> Result<(), Outcome> {
-        install::apply_with_progress(cluster, manifests, namespace, true, "adopt")
+        converge::apply_with_progress(cluster, manifests, namespace, true, "adopt")
             .await
             .map(|_| ())
     }
@@ -868,16 +869,16 @@ mod borrowed {
         manifests: &[Manifest],
         timeout: std::time::Duration,
     ) -> Result<(), Outcome> {
-        install::wait_with_progress(cluster, manifests, timeout, "adopt").await
+        converge::wait_with_progress(cluster, manifests, timeout, "adopt").await
     }
     pub fn print_diffs(diffs: &[crate::kube::diff::ObjectDiff], namespace: &str, context: &str) {
-        super::super::diff::print_diffs(diffs, namespace, context, true)
+        upgrade_plan::print_diffs(diffs, namespace, context, true)
     }
     pub fn delete_failed(
         report: &crate::kube::delete::Report,
         timeout: std::time::Duration,
     ) -> Outcome {
-        delete::delete_failed(report, timeout)
+        converge::delete_failed(report, timeout)
     }
 }
 
@@ -999,7 +1000,7 @@ async fn agent_token(
     }
     places.push((RUNNER_TOKEN_SECRET.to_string(), "codefresh.token"));
     for (secret, key) in &places {
-        let value = cluster::inventory::secret_value(&cluster.client, namespace, secret, key)
+        let value = cluster::secrets::read_key(&cluster.client, namespace, secret, key)
             .await
             .map_err(|e| borrowed::failed(e, "reading the agent token failed"))?;
         if let Some(v) = value.filter(|v| !v.is_empty() && !v.starts_with("<placeholder")) {
@@ -1026,14 +1027,10 @@ async fn kept_certs(
 ) -> Result<Option<(values::Secret, values::Secret, values::Secret)>, Outcome> {
     let mut got = Vec::new();
     for key in ["ca.pem", "server-cert.pem", "server-key.pem"] {
-        let value = cluster::inventory::secret_value(
-            &cluster.client,
-            namespace,
-            "codefresh-certs-server",
-            key,
-        )
-        .await
-        .map_err(|e| borrowed::failed(e, "reading the dind certificates failed"))?;
+        let value =
+            cluster::secrets::read_key(&cluster.client, namespace, "codefresh-certs-server", key)
+                .await
+                .map_err(|e| borrowed::failed(e, "reading the dind certificates failed"))?;
         got.push(value.filter(|v| !v.starts_with("<placeholder") && !v.is_empty()));
     }
     Ok(match got.as_slice() {

@@ -6,307 +6,282 @@
 //! everything is gone (`kube::delete`). Re-running is safe: it picks up
 //! whatever is left, and says so when nothing is.
 
-use super::info::{connect, failed, pick_installation, read_installation};
-use super::platform_link;
+use super::steps::converge::delete_failed;
+use super::steps::installation::{names, pick_installation, read_installation, Installation};
+use super::steps::register;
+use super::steps::session::{connect_flags, failed, need_yes, runtime};
 use super::Outcome;
 use crate::cli::DeleteArgs;
 use crate::kube::delete::{self, Event};
-use crate::kube::inventory::LiveObject;
+use crate::kube::inventory::{LiveObject, Record};
+use crate::kube::Cluster;
 use crate::output;
+use crate::platform::{Need, Platform};
 use crate::render::LABEL_MANAGED_BY;
-use crate::values::{Problem, Problems};
 
-/// Bad input when there is no terminal to confirm on and no `--yes`.
-pub(crate) fn need_yes(command: &str, what: &str) -> Outcome {
-    Outcome::BadInput(Problems(vec![Problem::new(
-        "--yes",
-        None,
-        format!("is needed: there is no terminal to confirm {what} on"),
-        format!("re-run `cf-runner {command}` with --yes, after reviewing what it will do"),
-    )]))
-}
-
-/// Runs `delete`.
+/// Runs `delete`: find the installation, check the platform token, work
+/// out what goes, show it and ask, clean the platform, delete, wait.
 pub fn run(args: &DeleteArgs) -> Outcome {
     if !args.yes && !output::stdin_is_tty() {
         return need_yes("delete", "the deletion");
     }
-    super::init::runtime().block_on(async {
-        let cluster = match connect(&args.kube).await {
-            Ok(c) => c,
-            Err(outcome) => return outcome,
-        };
-        let namespace = match pick_installation(&cluster, &args.kube, "delete").await {
-            Ok(Some(ns)) => ns,
-            Ok(None) => {
-                output::done(&format!(
-                    "nothing to delete: no Codefresh Runner is installed in context {}",
-                    cluster.context
-                ));
-                return Outcome::Ok;
-            }
-            Err(outcome) => return outcome,
-        };
-        let inst = match read_installation(&cluster, &namespace).await {
-            Ok(i) => i,
-            Err(e) => {
-                return failed(
-                    e,
-                    &format!("reading the installation in namespace {namespace} failed"),
-                )
-            }
-        };
-        let record = inst.record.clone().unwrap_or_default();
-        // The platform first: checked before anything is deleted, cleaned
-        // before the cluster (whose record names what to clean).
-        let offline = record.registered == Some(false);
-        if offline && !args.keep_platform {
-            output::note("the install was offline (registered nothing on the Codefresh platform): there is nothing to clean there");
+    runtime().block_on(async {
+        match delete_installation(args).await {
+            Ok(()) => Outcome::Ok,
+            Err(outcome) => outcome,
         }
-        let platform = if args.keep_platform || offline || (record.agent_name.is_none() && record.runtime_name.is_none()) {
-            None
-        } else {
-            let host = inst.values.as_ref().map(|v| v.codefresh_host.clone());
-            let auth = match platform_link::resolve(&args.platform, host.as_deref()) {
-                Ok(Some(a)) => Some(a),
-                Ok(None) if record.registered.is_none() => {
-                    // A record older than the platform client: it may have
-                    // been an offline install, so no token is no error.
-                    output::warn(&format!(
-                        "no Codefresh API token: if agent {} and runtime environment {} exist on the platform, \
-                         remove them there (or re-run with --token)",
-                        record.agent_name.as_deref().unwrap_or("(none)"),
-                        record.runtime_name.as_deref().unwrap_or("(none)")
-                    ));
-                    None
-                }
-                Ok(None) => {
-                    return platform_link::token_needed(
-                        "delete",
-                        "remove the agent and runtime environment from Codefresh",
-                        ", or pass --keep-platform to leave them there",
-                    )
-                }
-                Err(e) => {
-                    let hint = e.hint();
-                    return Outcome::Failed(e.into(), hint);
-                }
-            };
-            match auth {
-                None => None,
-                Some(auth) => {
-                    let client = match platform_link::client(&auth, &args.platform) {
-                        Ok(c) => c,
-                        Err(o) => return o,
-                    };
-                    if let Err(e) = client.whoami().await {
-                        return platform_link::failed(e, "checking the Codefresh API token");
-                    }
-                    let needs = [
-                        crate::platform::Need::Agents,
-                        crate::platform::Need::RuntimeEnvironments,
-                        crate::platform::Need::Clusters,
-                    ];
-                    if let Err(e) = client.require_scopes(&needs).await {
-                        return platform_link::failed(e, "checking the Codefresh API token's scopes");
-                    }
-                    Some(client)
-                }
-            }
-        };
-
-        let mut targets: Vec<LiveObject> = Vec::new();
-        let mut namespace_note = None;
-        let mut adopted = Vec::new();
-        for o in &inst.objects {
-            let was_users = o
-                .object
-                .pointer("/metadata/annotations")
-                .and_then(|a| a.get(crate::kube::apply::ADOPTED_ANNOTATION))
-                .is_some();
-            if was_users && !args.delete_adopted {
-                adopted.push(o.display_name());
-                continue;
-            }
-            if o.kind != "Namespace" || args.delete_namespace {
-                targets.push(o.clone());
-            } else {
-                namespace_note = Some(format!(
-                    "the namespace {namespace} stays (cf-runner created it: --delete-namespace removes it and everything in it)"
-                ));
-            }
-        }
-        if args.delete_namespace && !inst.objects.iter().any(|o| o.kind == "Namespace") {
-            namespace_note = Some(format!(
-                "the namespace {namespace} stays: cf-runner did not create it (it carries no {LABEL_MANAGED_BY}=cf-runner label)"
-            ));
-        }
-        if !adopted.is_empty() {
-            let (verb, pronoun) = if adopted.len() == 1 {
-                ("stays", "it")
-            } else {
-                ("stay", "they")
-            };
-            output::note(&format!(
-                "{} {verb}: {pronoun} existed before the install and cf-runner took {pronoun} over with \
-                 --force-conflicts (--delete-adopted deletes {pronoun} too)",
-                adopted.join(", "),
-            ));
-        }
-        let volume_note = if args.purge_volumes {
-            targets.extend(inst.volumes.iter().cloned());
-            None
-        } else if !inst.volumes.is_empty() {
-            Some(format!(
-                "{} dind volume(s) stay (--purge-volumes removes them): {}",
-                inst.volumes.len(),
-                names(&inst.volumes)
-            ))
-        } else {
-            None
-        };
-
-        if targets.is_empty() {
-            output::done(&format!(
-                "nothing to delete: no object in namespace {namespace} or cluster-wide carries cf-runner's labels for it"
-            ));
-            for note in [namespace_note, volume_note].into_iter().flatten() {
-                output::note(&note);
-            }
-            return Outcome::Ok;
-        }
-
-        let total = targets.len();
-        let phases = delete::plan(targets);
-        output::say(&format!(
-            "Deleting the Codefresh Runner in namespace {namespace} of context {} ({}):",
-            cluster.context, cluster.server
-        ));
-        for (phase, objects) in &phases {
-            output::say(&format!("  {}: {}", phase.describe(), names(objects)));
-        }
-        if platform.is_some() {
-            output::say(&format!(
-                "  on the Codefresh platform: runtime environment {}, agent {} (unless it serves another runtime), \
-                 and the cluster integration of {} if no runtime uses it any more",
-                record.runtime_name.as_deref().unwrap_or("(none)"),
-                record.agent_name.as_deref().unwrap_or("(none)"),
-                cluster.context
-            ));
-        }
-        for note in [&namespace_note, &volume_note].into_iter().flatten() {
-            output::note(note);
-        }
-        if !args.yes {
-            match output::confirm(&format!("Delete these {total} objects?"), false) {
-                Ok(true) => {}
-                Ok(false) => {
-                    output::say("Nothing was deleted.");
-                    return Outcome::Ok;
-                }
-                Err(e) => {
-                    return Outcome::Failed(
-                        anyhow::Error::new(e).context("reading the answer failed"),
-                        Some("re-run with --yes to skip the question".into()),
-                    )
-                }
-            }
-        }
-
-        if let Some(client) = &platform {
-            if let Err(e) = platform_link::clean_up(
-                client,
-                record.agent_name.as_deref(),
-                record.runtime_name.as_deref(),
-                &cluster.context,
-            )
-            .await
-            {
-                let hint = e.hint();
-                return Outcome::Failed(
-                    anyhow::Error::new(e).context("removing the runner from the Codefresh platform failed; nothing in the cluster was deleted yet"),
-                    hint.or(Some("re-run `cf-runner delete`: what is already gone is skipped".into())),
-                );
-            }
-        }
-        let on_event = |e: &Event| match e {
-            Event::Phase(phase, n) => output::say(&format!("Deleting {} ({n})", phase.describe())),
-            Event::Gone(o) => output::removed(&o.display_name(), o.namespace.as_deref()),
-            Event::Waiting(what) => output::note(&delete::waiting_note(&cluster.server, what)),
-        };
-        // A probe stopped hard (kill -9) leaves its claim, pod or Job.
-        let cleaned = delete::noting_quiet(
-            crate::kube::probe::clean_up(&cluster.client, &namespace),
-            || "the removal of leftover probe objects".to_string(),
-            &on_event,
-        )
-        .await;
-        if let Err(e) = cleaned {
-            output::warn(&format!("leftover probe objects could not be removed: {e}"));
-        }
-        let report = delete::delete_all(&cluster.client, &phases, args.timeout, &on_event).await;
-        if !report.ok() {
-            return delete_failed(&report, args.timeout);
-        }
-        output::done(&format!(
-            "deleted {} objects of the Codefresh Runner in namespace {namespace}",
-            report.gone.len()
-        ));
-        if args.keep_platform {
-            output::note("the agent and runtime environment stay on the Codefresh platform (--keep-platform)");
-        }
-        Outcome::Ok
     })
 }
 
-/// `Kind/name, …` of a list of objects.
-pub(crate) fn names(objects: &[LiveObject]) -> String {
-    objects
-        .iter()
-        .map(LiveObject::display_name)
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// The outcome of a delete that stopped: what went, what did not, and why.
-pub(crate) fn delete_failed(report: &delete::Report, timeout: std::time::Duration) -> Outcome {
-    let mut lines: Vec<String> = report
-        .failed
-        .iter()
-        .map(|f| format!("failed: {f}"))
-        .collect();
-    if !report.stuck.is_empty() {
-        lines.push(format!(
-            "still there after {}s: {}",
-            timeout.as_secs(),
-            report.stuck.join(", ")
+/// The steps of `delete`, in order. `Err` is the outcome to return.
+async fn delete_installation(args: &DeleteArgs) -> Result<(), Outcome> {
+    let cluster = connect_flags(&args.kube).await?;
+    let Some(namespace) = pick_installation(&cluster, &args.kube, "delete").await? else {
+        output::done(&format!(
+            "nothing to delete: no Codefresh Runner is installed in context {}",
+            cluster.context
+        ));
+        return Ok(());
+    };
+    let inst = read_installation(&cluster, &namespace).await.map_err(|e| {
+        failed(
+            e,
+            &format!("reading the installation in namespace {namespace} failed"),
+        )
+    })?;
+    let record = inst.record.clone().unwrap_or_default();
+    // The platform first: checked before anything is deleted, cleaned
+    // before the cluster (whose record names what to clean).
+    let platform = platform_for_delete(args, &inst, &record).await?;
+    let targets = targets(args, &inst, &namespace);
+    if targets.objects.is_empty() {
+        output::done(&format!(
+            "nothing to delete: no object in namespace {namespace} or cluster-wide carries cf-runner's labels for it"
+        ));
+        for note in [targets.namespace_note, targets.volume_note]
+            .into_iter()
+            .flatten()
+        {
+            output::note(&note);
+        }
+        return Ok(());
+    }
+    let total = targets.objects.len();
+    let phases = delete::plan(targets.objects);
+    output::say(&format!(
+        "Deleting the Codefresh Runner in namespace {namespace} of context {} ({}):",
+        cluster.context, cluster.server
+    ));
+    for (phase, objects) in &phases {
+        output::say(&format!("  {}: {}", phase.describe(), names(objects)));
+    }
+    if platform.is_some() {
+        output::say(&format!(
+            "  on the Codefresh platform: runtime environment {}, agent {} (unless it serves another runtime), \
+             and the cluster integration of {} if no runtime uses it any more",
+            record.runtime_name.as_deref().unwrap_or("(none)"),
+            record.agent_name.as_deref().unwrap_or("(none)"),
+            cluster.context
         ));
     }
-    let unreachable = report.failed.iter().any(|f| f.error.code().is_none());
-    let forbidden = report.failed.iter().any(|f| f.error.code() == Some(403));
-    let message = format!(
-        "the delete stopped before the end\n  {}\n  deleted: {}\n  not attempted: {}",
-        lines.join("\n  "),
-        if report.gone.is_empty() {
-            "none".to_string()
-        } else {
-            report.gone.join(", ")
-        },
-        if report.not_attempted.is_empty() {
-            "none".to_string()
-        } else {
-            report.not_attempted.join(", ")
+    for note in [&targets.namespace_note, &targets.volume_note]
+        .into_iter()
+        .flatten()
+    {
+        output::note(note);
+    }
+    if !args.yes && !confirm(total)? {
+        output::say("Nothing was deleted.");
+        return Ok(());
+    }
+    if let Some(client) = &platform {
+        clean_platform(client, &record, &cluster).await?;
+    }
+    delete_objects(args, &cluster, &namespace, &phases).await
+}
+
+/// A client for cleaning the platform, with its token and scopes checked;
+/// `None` when there is nothing to clean there (or `--keep-platform`).
+async fn platform_for_delete(
+    args: &DeleteArgs,
+    inst: &Installation,
+    record: &Record,
+) -> Result<Option<Platform>, Outcome> {
+    let offline = record.registered == Some(false);
+    if offline && !args.keep_platform {
+        output::note("the install was offline (registered nothing on the Codefresh platform): there is nothing to clean there");
+    }
+    if args.keep_platform
+        || offline
+        || (record.agent_name.is_none() && record.runtime_name.is_none())
+    {
+        return Ok(None);
+    }
+    let host = inst.values.as_ref().map(|v| v.codefresh_host.clone());
+    let auth = match register::resolve(&args.platform, host.as_deref()) {
+        Ok(Some(a)) => a,
+        Ok(None) if record.registered.is_none() => {
+            // A record older than the platform client: it may have
+            // been an offline install, so no token is no error.
+            output::warn(&format!(
+                "no Codefresh API token: if agent {} and runtime environment {} exist on the platform, \
+                 remove them there (or re-run with --token)",
+                record.agent_name.as_deref().unwrap_or("(none)"),
+                record.runtime_name.as_deref().unwrap_or("(none)")
+            ));
+            return Ok(None);
         }
-    );
-    let hint = if forbidden {
-        "ask a cluster admin for the missing delete permission, then re-run `cf-runner delete`: it continues where it stopped"
-    } else if unreachable {
-        "check that the API server is reachable (VPN, HTTPS_PROXY/NO_PROXY), then re-run `cf-runner delete`: it continues where it stopped"
-    } else if !report.stuck.is_empty() {
-        "a finalizer or a controller holds the objects listed: see `kubectl describe` on them, then re-run \
-         `cf-runner delete` (or raise --timeout)"
-    } else {
-        "fix the cause and re-run `cf-runner delete`: it continues where it stopped"
+        Ok(None) => {
+            return Err(register::token_needed(
+                "delete",
+                "remove the agent and runtime environment from Codefresh",
+                ", or pass --keep-platform to leave them there",
+            ))
+        }
+        Err(e) => {
+            let hint = e.hint();
+            return Err(Outcome::Failed(e.into(), hint));
+        }
     };
-    Outcome::Failed(anyhow::anyhow!(message), Some(hint.into()))
+    let needs = [Need::Agents, Need::RuntimeEnvironments, Need::Clusters];
+    let transport = register::transport(&args.platform);
+    let (client, _) = register::checked_client(&auth, transport, Some(&needs)).await?;
+    Ok(Some(client))
+}
+
+/// What `delete` removes, and what stays with a note saying why.
+struct Targets {
+    objects: Vec<LiveObject>,
+    namespace_note: Option<String>,
+    volume_note: Option<String>,
+}
+
+/// The labelled objects to delete: adopted ones, the namespace and the
+/// dind volumes only when their flags say so.
+fn targets(args: &DeleteArgs, inst: &Installation, namespace: &str) -> Targets {
+    let mut objects: Vec<LiveObject> = Vec::new();
+    let mut namespace_note = None;
+    let mut adopted = Vec::new();
+    for o in &inst.objects {
+        let was_users = o
+            .object
+            .pointer("/metadata/annotations")
+            .and_then(|a| a.get(crate::kube::apply::ADOPTED_ANNOTATION))
+            .is_some();
+        if was_users && !args.delete_adopted {
+            adopted.push(o.display_name());
+            continue;
+        }
+        if o.kind != "Namespace" || args.delete_namespace {
+            objects.push(o.clone());
+        } else {
+            namespace_note = Some(format!(
+                "the namespace {namespace} stays (cf-runner created it: --delete-namespace removes it and everything in it)"
+            ));
+        }
+    }
+    if args.delete_namespace && !inst.objects.iter().any(|o| o.kind == "Namespace") {
+        namespace_note = Some(format!(
+            "the namespace {namespace} stays: cf-runner did not create it (it carries no {LABEL_MANAGED_BY}=cf-runner label)"
+        ));
+    }
+    if !adopted.is_empty() {
+        let (verb, pronoun) = if adopted.len() == 1 {
+            ("stays", "it")
+        } else {
+            ("stay", "they")
+        };
+        output::note(&format!(
+            "{} {verb}: {pronoun} existed before the install and cf-runner took {pronoun} over with \
+             --force-conflicts (--delete-adopted deletes {pronoun} too)",
+            adopted.join(", "),
+        ));
+    }
+    let volume_note = if args.purge_volumes {
+        objects.extend(inst.volumes.iter().cloned());
+        None
+    } else if !inst.volumes.is_empty() {
+        Some(format!(
+            "{} dind volume(s) stay (--purge-volumes removes them): {}",
+            inst.volumes.len(),
+            names(&inst.volumes)
+        ))
+    } else {
+        None
+    };
+    Targets {
+        objects,
+        namespace_note,
+        volume_note,
+    }
+}
+
+/// Asks before deleting `total` objects; `true` to go ahead.
+fn confirm(total: usize) -> Result<bool, Outcome> {
+    output::confirm(&format!("Delete these {total} objects?"), false).map_err(|e| {
+        Outcome::Failed(
+            anyhow::Error::new(e).context("reading the answer failed"),
+            Some("re-run with --yes to skip the question".into()),
+        )
+    })
+}
+
+/// Removes the agent, runtime and cluster integration from the platform.
+async fn clean_platform(
+    client: &Platform,
+    record: &Record,
+    cluster: &Cluster,
+) -> Result<(), Outcome> {
+    register::clean_up(
+        client,
+        record.agent_name.as_deref(),
+        record.runtime_name.as_deref(),
+        &cluster.context,
+    )
+    .await
+    .map_err(|e| {
+        let hint = e.hint();
+        Outcome::Failed(
+            anyhow::Error::new(e).context("removing the runner from the Codefresh platform failed; nothing in the cluster was deleted yet"),
+            hint.or(Some("re-run `cf-runner delete`: what is already gone is skipped".into())),
+        )
+    })
+}
+
+/// Deletes phase by phase and waits until everything is gone.
+async fn delete_objects(
+    args: &DeleteArgs,
+    cluster: &Cluster,
+    namespace: &str,
+    phases: &[(delete::Phase, Vec<LiveObject>)],
+) -> Result<(), Outcome> {
+    let on_event = |e: &Event| match e {
+        Event::Phase(phase, n) => output::say(&format!("Deleting {} ({n})", phase.describe())),
+        Event::Gone(o) => output::removed(&o.display_name(), o.namespace.as_deref()),
+        Event::Waiting(what) => output::note(&delete::waiting_note(&cluster.server, what)),
+    };
+    // A probe stopped hard (kill -9) leaves its claim, pod or Job.
+    let cleaned = delete::noting_quiet(
+        crate::kube::probe::clean_up(&cluster.client, namespace),
+        || "the removal of leftover probe objects".to_string(),
+        &on_event,
+    )
+    .await;
+    if let Err(e) = cleaned {
+        output::warn(&format!("leftover probe objects could not be removed: {e}"));
+    }
+    let report = delete::delete_all(&cluster.client, phases, args.timeout, &on_event).await;
+    if !report.ok() {
+        return Err(delete_failed(&report, args.timeout));
+    }
+    output::done(&format!(
+        "deleted {} objects of the Codefresh Runner in namespace {namespace}",
+        report.gone.len()
+    ));
+    if args.keep_platform {
+        output::note(
+            "the agent and runtime environment stay on the Codefresh platform (--keep-platform)",
+        );
+    }
+    Ok(())
 }

@@ -1,6 +1,6 @@
 //! `cf-runner diff`: what `upgrade` (or, with nothing installed, `init`)
 //! with the same flags and values would change in the cluster, changing
-//! nothing. The upgrade's own plan (`upgrade::plan`) decides what would be
+//! nothing. The upgrade's own plan (`steps::upgrade_plan`) decides what would be
 //! applied and pruned; `kube::diff` asks the API server for a dry-run of
 //! each object and compares it with the live one. Exit codes follow
 //! `kubectl diff`: 0 no changes, 1 changes, above 1 an error.
@@ -8,12 +8,16 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::info::{connect, failed, pick_installation};
+use super::steps::installation::pick_installation;
+use super::steps::register::{self, TokenFrom};
+use super::steps::session::{connect_flags, failed, runtime};
+use super::steps::upgrade_plan::{self, print_diffs, Plan};
+use super::steps::{identity, input};
 use super::Outcome;
 use crate::cli::{DiffArgs, OutputFormat, UpgradeArgs};
 use crate::kube::diff::{self, Action, ObjectDiff};
 use crate::kube::{inventory, preflight};
-use crate::platform::{self, Platform, PlatformError, Transport};
+use crate::platform::{Platform, Transport};
 use crate::{output, render, values};
 
 /// What `diff -o json|yaml` prints.
@@ -46,7 +50,7 @@ struct SpecDiff {
 
 /// Compares the runtime spec with the platform's, for a registered install
 /// and when a token is at hand; never fails the diff, says why instead.
-async fn spec_diff(args: &DiffArgs, plan: &super::upgrade::Plan) -> Option<SpecDiff> {
+async fn spec_diff(args: &DiffArgs, plan: &Plan) -> Option<SpecDiff> {
     let runtime = plan.runtime_name.clone()?;
     let values = &plan.loaded.values;
     let not_compared = |note: String| SpecDiff {
@@ -55,15 +59,14 @@ async fn spec_diff(args: &DiffArgs, plan: &super::upgrade::Plan) -> Option<SpecD
         differences: Vec::new(),
         note: Some(note),
     };
-    // `resolve` prefers the flag to the values' token.
     let flag = args.token.as_ref().map(values::Secret::new);
-    let auth = match platform::auth::resolve(
-        flag.as_ref(),
-        values.token.as_ref(),
-        Some(&values.codefresh_host),
-    ) {
-        Ok(a) => a,
-        Err(PlatformError::NoToken { .. }) => {
+    let auth = match register::find_token(TokenFrom {
+        flag: flag.as_ref(),
+        values: values.token.as_ref(),
+        url: Some(&values.codefresh_host),
+    }) {
+        Ok(Some(a)) => a,
+        Ok(None) => {
             return Some(not_compared(
                 "not compared: no Codefresh API token (--token, CF_API_KEY, the installed monitor or ~/.cfconfig)"
                     .into(),
@@ -93,21 +96,17 @@ async fn spec_diff(args: &DiffArgs, plan: &super::upgrade::Plan) -> Option<SpecD
         }
         Err(e) => return Some(not_compared(format!("not compared: {e}"))),
     };
-    let account_id = who.account_id.or_else(|| {
-        current
-            .get("accountId")
-            .or(current.pointer("/runtimeScheduler/cluster/clusterProvider/accountId"))
-            .and_then(Value::as_str)
-            .map(str::to_string)
-    });
+    let account_id = who
+        .account_id
+        .or_else(|| register::account_of_runtime(&current));
     let mut identity = plan.identity.clone();
     identity.account_id = account_id.clone();
     let rendered = render::render(values, &identity, &plan.record_tree).ok()?;
-    let ours = super::install::spec_to_send(&rendered.runtime_environment, account_id.as_deref());
+    let ours = register::spec_to_send(&rendered.runtime_environment, account_id.as_deref());
     Some(SpecDiff {
         runtime,
         compared: true,
-        differences: super::platform_link::spec_differences(&ours, &current),
+        differences: register::spec_differences(&ours, &current),
         note: None,
     })
 }
@@ -140,12 +139,12 @@ pub fn run(args: &DiffArgs) -> Outcome {
 }
 
 fn diff(args: &DiffArgs) -> Outcome {
-    let input = match super::upgrade::gather_input(&as_upgrade(args)) {
+    let input = match input::for_upgrade(&as_upgrade(args)) {
         Ok(i) => i,
         Err(problems) => return Outcome::BadInput(problems),
     };
-    super::init::runtime().block_on(async {
-        let cluster = match connect(&args.kube).await {
+    runtime().block_on(async {
+        let cluster = match connect_flags(&args.kube).await {
             Ok(c) => c,
             Err(outcome) => return outcome,
         };
@@ -164,7 +163,7 @@ fn diff(args: &DiffArgs) -> Outcome {
         };
         let mut spec = None;
         let (manifests, prune) = if installed {
-            match super::upgrade::plan(input, &cluster, &namespace).await {
+            match upgrade_plan::plan(input, &cluster, &namespace).await {
                 Ok(plan) => {
                     spec = spec_diff(args, &plan).await;
                     (plan.rendered.manifests, plan.prune)
@@ -185,12 +184,7 @@ fn diff(args: &DiffArgs) -> Outcome {
                 Ok(l) => l,
                 Err(problems) => return Outcome::BadInput(problems),
             };
-            let identity = render::Identity {
-                context: Some(cluster.context.clone()),
-                agent_name: loaded.values.agent_name.clone(),
-                runtime_name: loaded.values.runtime_name.clone(),
-                ..Default::default()
-            };
+            let identity = identity::seed(&loaded.values, Some(cluster.context.clone()));
             match render::render(&loaded.values, &identity, &loaded.redacted_tree) {
                 Ok(r) => (r.manifests, Vec::new()),
                 Err(e) => {
@@ -261,40 +255,4 @@ fn diff(args: &DiffArgs) -> Outcome {
             Outcome::Ok
         }
     })
-}
-
-/// The human form: each changed object's diff, the names of those to
-/// create and remove, and a count. Also shown by `upgrade` before it asks.
-pub(crate) fn print_diffs(objects: &[ObjectDiff], namespace: &str, context: &str, installed: bool) {
-    let count = |a: Action| objects.iter().filter(|o| o.action == a).count();
-    for o in objects.iter().filter(|o| o.action == Action::Change) {
-        output::heading(&format!("~ {}", o.object));
-        output::print_raw(&o.diff);
-    }
-    for (action, mark, word) in [
-        (Action::Create, "+", "create"),
-        (Action::Prune, "-", "remove"),
-    ] {
-        let names: Vec<&str> = objects
-            .iter()
-            .filter(|o| o.action == action)
-            .map(|o| o.object.as_str())
-            .collect();
-        if !names.is_empty() {
-            output::heading(&format!("{mark} {word}: {}", names.join(", ")));
-        }
-    }
-    let what = if installed {
-        format!("the installation in namespace {namespace} of context {context}")
-    } else {
-        format!("namespace {namespace} of context {context} (nothing installed: what init would create)")
-    };
-    output::say(&format!(
-        "{}: {} to create, {} to change, {} to remove, {} unchanged",
-        what,
-        count(Action::Create),
-        count(Action::Change),
-        count(Action::Prune),
-        count(Action::Same),
-    ));
 }

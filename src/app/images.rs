@@ -11,6 +11,7 @@ use futures::StreamExt;
 use serde::Serialize;
 use serde_json::Value;
 
+use super::steps::input;
 use super::Outcome;
 use crate::cli::{ImagesArgs, OutputFormat};
 use crate::platform::registry::{DockerConfig, Presence, Registry};
@@ -155,10 +156,10 @@ fn status_of(p: &Presence) -> (&'static str, Option<String>) {
 
 fn gather_input(args: &ImagesArgs) -> Result<values::Input, Problems> {
     let (mut input, mut problems) =
-        super::init::read_input(&args.values, &args.set_value, &args.set_file);
-    let mut overrides = Vec::new();
-    super::init::settings_overrides(&args.settings, &mut overrides, &mut problems);
-    input.overrides = overrides;
+        input::read_input(&args.values, &args.set_value, &args.set_file);
+    let mut overrides = input::Overrides::default();
+    input::settings_overrides(&args.settings, &mut overrides, &mut problems);
+    input.overrides = overrides.list;
     if !problems.is_empty() {
         return Err(Problems(problems));
     }
@@ -193,12 +194,7 @@ pub fn run(args: &ImagesArgs) -> Outcome {
         DockerConfig::default()
     };
     let values = &loaded.values;
-    let identity = render::Identity {
-        context: values.context.clone(),
-        agent_name: values.agent_name.clone(),
-        runtime_name: values.runtime_name.clone(),
-        ..Default::default()
-    };
+    let identity = super::steps::identity::seed(values, values.context.clone());
     let rendered = match render::render(values, &identity, &loaded.redacted_tree) {
         Ok(r) => r,
         Err(e) => {
@@ -222,7 +218,7 @@ pub fn run(args: &ImagesArgs) -> Outcome {
             Ok(r) => r,
             Err(why) => return Outcome::Failed(anyhow::anyhow!(why), None),
         };
-        let answers = super::init::runtime().block_on(async {
+        let answers = super::steps::session::runtime().block_on(async {
             futures::stream::iter(images.iter())
                 .map(|i| registry.presence(&i.image))
                 .buffered(8)

@@ -1,296 +1,224 @@
 //! `cf-runner init`: gather the input (files, `--set-*`, flags), validate it
 //! all before anything is written, render, then export (dry-run), write Helm
-//! values, or install.
+//! values, or install. The flags are read once, into a [`Plan`]; the steps
+//! after that never look at them again.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use serde_json::Value;
 
+use super::steps::input::{self, Overrides};
+use super::steps::install::{self, Registration, TokenPlaces};
+use super::steps::{identity, probe};
 use super::Outcome;
-use crate::cli::{InitArgs, SettingsArgs};
-use crate::kube::{self as cluster, apply};
-use crate::values::{self, tree, Input, Problem, Problems, SetFile, ValuesFile};
+use crate::cli::InitArgs;
+use crate::kube as cluster;
+use crate::platform::Transport;
+use crate::values::{self, tree, Input, Problem, Problems};
 use crate::{export, helm, output, render, wizard};
 
-/// The overrides of the flags `init` and `upgrade` share (where builds run,
-/// proxies, registry, optional components).
-pub(crate) fn settings_overrides(
-    settings: &SettingsArgs,
-    out: &mut Vec<(String, Value)>,
-    problems: &mut Vec<Problem>,
-) {
-    for (key, value) in [
-        ("NodeSelector", &settings.kube_node_selector),
-        ("Runtime.NodeSelector", &settings.build_node_selector),
-        ("DockerRegistry", &settings.docker_registry),
-        ("EnvVars.HTTP_PROXY", &settings.http_proxy),
-        ("EnvVars.HTTPS_PROXY", &settings.https_proxy),
-        ("EnvVars.NO_PROXY", &settings.no_proxy),
-        ("AppProxy.Ingress.Host", &settings.app_proxy_host),
-        (
-            "AppProxy.Ingress.IngressClass",
-            &settings.app_proxy_ingress_class,
-        ),
-    ] {
-        if let Some(v) = value {
-            out.push((key.to_string(), Value::String(v.clone())));
+/// What `init` does with the render.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Mode {
+    /// `--dry-run`: write the manifests to this folder (`-`: stdout).
+    DryRun { output_dir: PathBuf },
+    /// `--generate-helm-values-file`; `from_platform` unless `--dry-run`
+    /// (the platform fills the account id and free names).
+    Helm { path: PathBuf, from_platform: bool },
+    /// Install into the cluster; `probe` the build path after it (`--probe`).
+    Install { probe: Option<Duration> },
+}
+
+impl Mode {
+    /// The mode the flags ask for: a Helm values file beats `--dry-run`.
+    pub fn of(args: &InitArgs) -> Mode {
+        match (&args.generate_helm_values_file, args.dry_run) {
+            (Some(path), dry_run) => Mode::Helm {
+                path: path.clone(),
+                from_platform: !dry_run,
+            },
+            (None, true) => Mode::DryRun {
+                output_dir: args.output_dir.clone(),
+            },
+            (None, false) => Mode::Install {
+                probe: args.probe.then_some(args.probe_timeout),
+            },
         }
     }
-    for (key, value) in [
-        ("Monitor.Enabled", settings.install_monitor),
-        ("AppProxy.Enabled", settings.app_proxy),
-        ("DockerDaemonAccess", settings.docker_daemon_access),
-    ] {
-        if let Some(b) = value {
-            out.push((key.to_string(), Value::Bool(b)));
+
+    /// True when the run talks to the Codefresh platform.
+    fn needs_platform(&self) -> bool {
+        match self {
+            Mode::DryRun { .. } => false,
+            Mode::Helm { from_platform, .. } => *from_platform,
+            Mode::Install { .. } => true,
         }
     }
-    for pair in &settings.env_vars {
-        match pair.split_once('=') {
-            Some((k, v)) if !k.trim().is_empty() => out.push((
-                format!("EnvVars.{}", k.trim().replace('.', "\\.")),
-                Value::String(v.to_string()),
-            )),
-            _ => problems.push(Problem::new(
-                "--env-vars",
-                Some(&Value::String(pair.clone())),
-                "is not KEY=VALUE",
-                "write --env-vars NAME=value, once per variable",
-            )),
+
+    /// The mode as the wizard shows it.
+    fn for_wizard(&self) -> wizard::Mode {
+        match self {
+            Mode::Helm { path, .. } => wizard::Mode::Helm {
+                path: path.display().to_string(),
+            },
+            Mode::DryRun { output_dir } => wizard::Mode::DryRun {
+                output: output_dir.display().to_string(),
+            },
+            Mode::Install { .. } => wizard::Mode::Install,
         }
+    }
+}
+
+/// Everything `init` takes from its flags, read once.
+#[derive(Debug)]
+pub(crate) struct Plan {
+    pub mode: Mode,
+    /// `--overwrite`: write over files cf-runner did not write.
+    pub overwrite: bool,
+    /// `--yes`: never ask.
+    pub yes: bool,
+    /// The flags that set values keys, to name them in problems.
+    pub flags: Vec<(&'static str, &'static str)>,
+    /// Where the platform token may come from.
+    pub token_flag_given: bool,
+    /// `--url`, when given.
+    pub url: Option<String>,
+    /// `--allow-http`.
+    pub allow_http: bool,
+    /// How an install applies and waits.
+    pub force_conflicts: bool,
+    pub wait: Option<Duration>,
+}
+
+impl Plan {
+    /// Reads the flags; the values and files they name are read by [`gather_input`].
+    fn of(args: &InitArgs, overrides: &Overrides) -> Plan {
+        Plan {
+            mode: Mode::of(args),
+            overwrite: args.overwrite,
+            yes: args.yes,
+            flags: overrides.named(),
+            token_flag_given: args.token.is_some(),
+            url: args.url.clone(),
+            allow_http: args.allow_http,
+            force_conflicts: args.force_conflicts,
+            wait: (!args.no_wait).then_some(args.timeout),
+        }
+    }
+
+    /// How the platform is reached with these values.
+    fn transport(&self, values: &values::Values) -> Transport {
+        Transport {
+            insecure: values.insecure,
+            allow_http: self.allow_http,
+        }
+    }
+
+    /// The install's options.
+    fn install_options(&self, values: &values::Values) -> install::Options {
+        install::Options {
+            force_conflicts: self.force_conflicts,
+            wait: self.wait,
+            transport: self.transport(values),
+        }
+    }
+
+    /// Whether the install registers, and with which token: the URL is the
+    /// flag's, else `CodefreshHost` when the input set it.
+    fn registration(&self, loaded: &values::Loaded) -> Result<Registration, Outcome> {
+        let explicit_url = self.url.clone().or_else(|| {
+            tree::lookup(&loaded.redacted_tree, "CodefreshHost")
+                .map(|_| loaded.values.codefresh_host.clone())
+        });
+        install::registration(
+            TokenPlaces {
+                flag_given: self.token_flag_given,
+                explicit_url: explicit_url.as_deref(),
+            },
+            &loaded.values,
+        )
     }
 }
 
 /// Turns the flags into values overrides (explicit flags beat files and
 /// `--set-value`). Flag-specific parsing errors become problems too.
-pub fn flag_overrides(args: &InitArgs, problems: &mut Vec<Problem>) -> Vec<(String, Value)> {
-    let mut out: Vec<(String, Value)> = Vec::new();
-    for (key, value) in [
-        ("Context", &args.kube.kube_context_name),
-        ("Namespace", &args.kube.kube_namespace),
-        ("AgentId", &args.name),
-        ("Token", &args.token),
-        ("AgentToken", &args.agent_token),
-        ("CodefreshHost", &args.url),
-        ("StorageClass", &args.storage_class_name),
-    ] {
-        if let Some(v) = value {
-            out.push((key.to_string(), Value::String(v.clone())));
-        }
-    }
-    if let Some(path) = &args.kube.kube_config_path {
-        out.push((
-            "ConfigPath".into(),
-            Value::String(path.display().to_string()),
-        ));
-    }
-    settings_overrides(&args.settings, &mut out, problems);
-    for (key, value) in [
-        ("SetDefaultRuntime", args.set_default_runtime),
-        ("ExecDemoPipeline", args.exec_demo_pipeline),
-        ("Insecure", args.insecure.then_some(true)),
-        ("SkipClusterTest", args.skip_cluster_test.then_some(true)),
-        (
-            "SkipClusterIntegration",
-            args.skip_cluster_integration.then_some(true),
-        ),
-    ] {
-        if let Some(b) = value {
-            out.push((key.to_string(), Value::Bool(b)));
-        }
-    }
+pub(crate) fn flag_overrides(args: &InitArgs, problems: &mut Vec<Problem>) -> Overrides {
+    let mut out = Overrides::default();
+    out.text("--kube-context-name", &args.kube.kube_context_name);
+    out.text("--kube-namespace", &args.kube.kube_namespace);
+    out.text("--name", &args.name);
+    out.text("--token", &args.token);
+    out.text("--agent-token", &args.agent_token);
+    out.text("--url", &args.url);
+    out.text("--storage-class-name", &args.storage_class_name);
+    out.path("--kube-config-path", &args.kube.kube_config_path);
+    input::settings_overrides(&args.settings, &mut out, problems);
+    out.boolean("--set-default-runtime", args.set_default_runtime);
+    out.boolean("--exec-demo-pipeline", args.exec_demo_pipeline);
+    out.boolean("--insecure", args.insecure.then_some(true));
+    out.boolean(
+        "--skip-cluster-test",
+        args.skip_cluster_test.then_some(true),
+    );
+    out.boolean(
+        "--skip-cluster-integration",
+        args.skip_cluster_integration.then_some(true),
+    );
     if let Some(raw) = &args.tolerations {
-        match parse_tolerations_flag(raw) {
-            Ok(v) => out.push(("Tolerations".into(), v)),
+        match input::parse_tolerations_flag(raw) {
+            Ok(v) => out.value("--tolerations", v),
             Err(p) => problems.push(p),
         }
     }
     out
 }
 
-/// `--tolerations` takes a JSON (or YAML) list, or `@file` holding one.
-fn parse_tolerations_flag(raw: &str) -> Result<Value, Problem> {
-    let (text, origin) = match raw.strip_prefix('@') {
-        Some(path) => match crate::input_file::read_text(Path::new(path), tree::MAX_INPUT_BYTES) {
-            Ok(t) => (t, format!("the file {path}")),
-            Err(e) => {
-                return Err(Problem::new(
-                    "--tolerations",
-                    Some(&Value::String(raw.to_string())),
-                    format!("names a file that {e}"),
-                    "check the path after @",
-                ))
-            }
-        },
-        None => (raw.to_string(), "the flag's value".to_string()),
-    };
-    match tree::parse_yaml(&text, "--tolerations") {
-        Ok(v @ Value::Array(_)) => Ok(v),
-        Ok(_) | Err(_) => Err(Problem::new(
-            "--tolerations",
-            None,
-            format!("{origin} is not a JSON list of tolerations"),
-            r#"write e.g. '[{"key":"dedicated","operator":"Equal","value":"ci","effect":"NoSchedule"}]' or @tolerations.json"#,
-        )),
-    }
-}
-
-/// Reads the values files and the `--set-file` files the flags name (the
-/// file-reading half of every command that takes values: init, upgrade, check).
-pub(crate) fn read_input(
-    values_files: &[std::path::PathBuf],
-    set_values: &[String],
-    set_files: &[String],
-) -> (Input, Vec<Problem>) {
-    let mut problems = Vec::new();
-    let mut input = Input::default();
-    for path in values_files {
-        match crate::input_file::read_text(path, tree::MAX_INPUT_BYTES) {
-            Ok(text) => input.files.push(ValuesFile {
-                origin: path.display().to_string(),
-                text,
-            }),
-            Err(e) => problems.push(Problem::new(
-                "--values",
-                Some(&Value::String(path.display().to_string())),
-                e.to_string(),
-                "check the path; it is read relative to the current directory",
-            )),
-        }
-    }
-    input.set_values = set_values.to_vec();
-    for raw in set_files {
-        let contents = match raw.split_once('=') {
-            Some((_, path)) => {
-                crate::input_file::read_text(Path::new(path.trim()), tree::MAX_INPUT_BYTES)
-                    .map_err(|e| e.to_string())
-            }
-            None => Err("no `=`".into()),
-        };
-        input.set_files.push(SetFile {
-            raw: raw.clone(),
-            contents,
-        });
-    }
-    (input, problems)
-}
-
-/// Reads the values files and `--set-file` files named by the flags.
-pub fn gather_input(args: &InitArgs) -> Result<Input, Problems> {
-    let (mut input, mut problems) = read_input(&args.values, &args.set_value, &args.set_file);
-    input.overrides = flag_overrides(args, &mut problems);
+/// Reads the values files and `--set-file` files named by the flags, and
+/// the plan the flags make.
+pub(crate) fn gather_input(args: &InitArgs) -> Result<(Input, Plan), Problems> {
+    let (mut input, mut problems) =
+        input::read_input(&args.values, &args.set_value, &args.set_file);
+    let overrides = flag_overrides(args, &mut problems);
+    let plan = Plan::of(args, &overrides);
+    input.overrides = overrides.list;
     if !problems.is_empty() {
         return Err(Problems(problems));
     }
-    Ok(input)
+    Ok((input, plan))
 }
 
-/// Loads and validates everything, including the checks that depend on the
-/// mode (an output folder for a dry-run, say).
-pub fn load(args: &InitArgs) -> Result<values::Loaded, Problems> {
-    let input = gather_input(args)?;
-    load_input(args, &input)
-}
-
-/// The flags set on the command line and the keys they set, so a problem
-/// names what the user typed before the key (`--build-node-selector
-/// → Runtime.NodeSelector`).
-pub(crate) fn flags_set(args: &InitArgs) -> Vec<(&'static str, &'static str)> {
-    let s = &args.settings;
-    let k = &args.kube;
-    [
-        (
-            "--kube-node-selector",
-            "NodeSelector",
-            s.kube_node_selector.is_some(),
-        ),
-        (
-            "--build-node-selector",
-            "Runtime.NodeSelector",
-            s.build_node_selector.is_some(),
-        ),
-        (
-            "--docker-registry",
-            "DockerRegistry",
-            s.docker_registry.is_some(),
-        ),
-        ("--http-proxy", "EnvVars.HTTP_PROXY", s.http_proxy.is_some()),
-        (
-            "--https-proxy",
-            "EnvVars.HTTPS_PROXY",
-            s.https_proxy.is_some(),
-        ),
-        ("--no-proxy", "EnvVars.NO_PROXY", s.no_proxy.is_some()),
-        (
-            "--app-proxy-host",
-            "AppProxy.Ingress.Host",
-            s.app_proxy_host.is_some(),
-        ),
-        (
-            "--app-proxy-ingress-class",
-            "AppProxy.Ingress.IngressClass",
-            s.app_proxy_ingress_class.is_some(),
-        ),
-        (
-            "--kube-context-name",
-            "Context",
-            k.kube_context_name.is_some(),
-        ),
-        ("--kube-namespace", "Namespace", k.kube_namespace.is_some()),
-        ("--name", "AgentId", args.name.is_some()),
-        ("--url", "CodefreshHost", args.url.is_some()),
-        (
-            "--storage-class-name",
-            "StorageClass",
-            args.storage_class_name.is_some(),
-        ),
-        ("--tolerations", "Tolerations", args.tolerations.is_some()),
-    ]
-    .into_iter()
-    .filter(|(_, _, set)| *set)
-    .map(|(flag, key, _)| (flag, key))
-    .collect()
-}
-
-/// Prefixes each problem about a key a flag set with that flag.
-pub(crate) fn name_the_flags(problems: &mut [Problem], flags: &[(&str, &str)]) {
-    for p in problems.iter_mut() {
-        if let Some((flag, _)) = flags.iter().find(|(_, key)| {
-            p.key == *key
-                || p.key.starts_with(&format!("{key}."))
-                || p.key.starts_with(&format!("{key}["))
-        }) {
-            p.key = format!("{flag} → {}", p.key);
-        }
-    }
-}
-
-/// [`load`] for input gathered already (and perhaps completed by the wizard).
-fn load_input(args: &InitArgs, input: &Input) -> Result<values::Loaded, Problems> {
+/// Loads and validates the input gathered (and perhaps completed by the
+/// wizard), including the checks that depend on the mode (an output
+/// folder for a dry-run, say).
+fn load_input(plan: &Plan, input: &Input) -> Result<values::Loaded, Problems> {
     let mut loaded = values::load(input);
     if let Err(Problems(list)) = &mut loaded {
-        name_the_flags(list, &flags_set(args));
+        input::name_the_flags(list, &plan.flags);
     }
     let mut extra = Vec::new();
-    if args.dry_run && args.output_dir.as_os_str() != "-" && args.output_dir.is_file() {
-        extra.push(Problem::new(
-            "--output-dir",
-            Some(&Value::String(args.output_dir.display().to_string())),
-            "is a file, not a folder",
-            "name a folder (it is created if missing), or - for stdout",
-        ));
-    }
-    if let Some(path) = &args.generate_helm_values_file {
-        if path.is_dir() {
+    match &plan.mode {
+        Mode::DryRun { output_dir } if output_dir.as_os_str() != "-" && output_dir.is_file() => {
             extra.push(Problem::new(
-                "--generate-helm-values-file",
-                Some(&Value::String(path.display().to_string())),
-                "is a folder, not a file",
-                "name a file, e.g. generated_values.yaml",
+                "--output-dir",
+                Some(&Value::String(output_dir.display().to_string())),
+                "is a file, not a folder",
+                "name a folder (it is created if missing), or - for stdout",
             ));
-        } else if let Err(e) = export::check_helm_values_path(path, args.overwrite) {
-            extra.push(export_problem("--generate-helm-values-file", path, &e));
         }
+        Mode::Helm { path, .. } => {
+            if path.is_dir() {
+                extra.push(Problem::new(
+                    "--generate-helm-values-file",
+                    Some(&Value::String(path.display().to_string())),
+                    "is a folder, not a file",
+                    "name a file, e.g. generated_values.yaml",
+                ));
+            } else if let Err(e) = export::check_helm_values_path(path, plan.overwrite) {
+                extra.push(export_problem("--generate-helm-values-file", path, &e));
+            }
+        }
+        _ => {}
     }
     if !extra.is_empty() {
         match &mut loaded {
@@ -309,115 +237,120 @@ fn context_name(values: &values::Values) -> Option<String> {
         return Some(c.clone());
     }
     let explicit = values.config_path.as_ref().map(PathBuf::from);
-    let (config, _) = cluster::read_kubeconfig(explicit.as_ref()).ok()??;
-    config.current_context
+    cluster::current_context(explicit.as_ref())
 }
 
-/// True for the field managers of other runner installers.
-fn is_installer(manager: &str) -> bool {
-    let m = manager.to_ascii_lowercase();
-    m == "helm" || m.starts_with("helm-") || m.contains("venona") || m.contains("codefresh")
-}
-
-/// Runs `init`.
+/// Runs `init`: input → (wizard) → load → the mode's steps.
 pub fn run(args: &InitArgs) -> Outcome {
-    let input = match gather_input(args).map_err(Outcome::BadInput) {
-        Ok(input) => ask(args, input),
-        Err(outcome) => Err(outcome),
+    let (input, plan) = match gather_input(args) {
+        Ok(gathered) => gathered,
+        Err(problems) => return Outcome::BadInput(problems),
     };
-    let input = match input {
-        Ok(i) => i,
+    let input = match ask(&plan, input) {
+        Ok(Asked::Proceed(input)) => input,
+        Ok(Asked::Stopped) => return Outcome::Ok,
         Err(outcome) => return outcome,
     };
-    let loaded = match load_input(args, &input) {
+    let loaded = match load_input(&plan, &input) {
         Ok(l) => l,
         Err(problems) => return Outcome::BadInput(problems),
     };
-    for line in &loaded.warnings {
-        output::warn(line);
-    }
-    for key in &loaded.ignored_keys {
-        output::warn(&format!(
-            "{key} is a venonactl key that cf-runner accepts but does not use"
-        ));
-    }
+    input::warn_loaded(&loaded);
     let values = &loaded.values;
-    let identity = render::Identity {
-        context: context_name(values),
-        agent_name: values.agent_name.clone(),
-        runtime_name: values.runtime_name.clone(),
-        ..Default::default()
-    };
-
-    if let Some(path) = &args.generate_helm_values_file {
-        // Without --dry-run the platform fills the account id and free names.
-        let identity = if args.dry_run {
-            identity
-        } else {
-            match super::install::helm_identity(args, &loaded, identity) {
-                Ok(i) => i,
-                Err(outcome) => return outcome,
-            }
-        };
-        let generated = helm::generate(values, &identity);
-        if path.as_os_str() == "-" {
-            let (text, withheld) =
-                export::helm_values_for_stdout(&generated.text, &secret_texts(values));
-            output::print_raw(&text);
-            if withheld > 0 {
-                output::note(&format!(
-                    "{withheld} secret value(s) withheld from stdout; name a file instead of - to write them (mode 0600)"
-                ));
-            }
-            return Outcome::Ok;
-        }
-        if let Err(e) = export::write_helm_values(
+    let identity = identity::seed(values, context_name(values));
+    match &plan.mode {
+        Mode::Helm {
             path,
-            &generated.text,
-            generated.holds_secret,
-            args.overwrite,
-        ) {
-            if e.is_refusal() {
-                return Outcome::BadInput(Problems(vec![export_problem(
-                    "--generate-helm-values-file",
-                    path,
-                    &e,
-                )]));
-            }
-            return Outcome::Failed(e.into(), None);
-        }
-        output::done(&format!(
-            "wrote {} for the cf-runtime chart {}{}",
-            path.display(),
-            helm::CHART_VERSION,
-            if generated.holds_secret {
-                " (mode 0600: it holds a secret)"
+            from_platform,
+        } => {
+            let identity = if *from_platform {
+                let registration = match plan.registration(&loaded) {
+                    Ok(r) => r,
+                    Err(outcome) => return outcome,
+                };
+                match install::helm_identity(
+                    &registration,
+                    plan.transport(values),
+                    values,
+                    identity,
+                ) {
+                    Ok(i) => i,
+                    Err(outcome) => return outcome,
+                }
             } else {
-                ""
+                identity
+            };
+            write_helm_values(path, values, &identity, plan.overwrite)
+        }
+        Mode::Install { probe } => {
+            let registration = match plan.registration(&loaded) {
+                Ok(r) => r,
+                Err(outcome) => return outcome,
+            };
+            let outcome = install::run(&plan.install_options(values), &registration, &loaded);
+            match (probe, &outcome) {
+                (Some(timeout), Outcome::Ok) => probe::after_install(values, *timeout),
+                _ => outcome,
             }
-        ));
+        }
+        Mode::DryRun { output_dir } => {
+            let rendered = match render::render(values, &identity, &loaded.redacted_tree) {
+                Ok(r) => r,
+                Err(e) => {
+                    return Outcome::Failed(
+                        anyhow::Error::new(e)
+                            .context("rendering the manifests failed (a bug in cf-runner)"),
+                        Some("please report it with the values file (secrets removed)".into()),
+                    )
+                }
+            };
+            write_dry_run(output_dir, &rendered, plan.overwrite)
+        }
+    }
+}
+
+/// Writes the cf-runtime chart's values (to stdout for `-`, secrets withheld).
+fn write_helm_values(
+    path: &Path,
+    values: &values::Values,
+    identity: &render::Identity,
+    overwrite: bool,
+) -> Outcome {
+    let generated = helm::generate(values, identity);
+    if path.as_os_str() == "-" {
+        let (text, withheld) =
+            export::helm_values_for_stdout(&generated.text, &secret_texts(values));
+        output::print_raw(&text);
+        if withheld > 0 {
+            output::note(&format!(
+                "{withheld} secret value(s) withheld from stdout; name a file instead of - to write them (mode 0600)"
+            ));
+        }
         return Outcome::Ok;
     }
-
-    if !args.dry_run {
-        let outcome = super::install::run(args, &loaded);
-        if args.probe && matches!(outcome, Outcome::Ok) {
-            return super::probe::after_install(&loaded.values, args.probe_timeout);
+    if let Err(e) =
+        export::write_helm_values(path, &generated.text, generated.holds_secret, overwrite)
+    {
+        if e.is_refusal() {
+            return Outcome::BadInput(Problems(vec![export_problem(
+                "--generate-helm-values-file",
+                path,
+                &e,
+            )]));
         }
-        return outcome;
+        return Outcome::Failed(e.into(), None);
     }
-
-    let rendered = match render::render(values, &identity, &loaded.redacted_tree) {
-        Ok(r) => r,
-        Err(e) => {
-            return Outcome::Failed(
-                anyhow::Error::new(e)
-                    .context("rendering the manifests failed (a bug in cf-runner)"),
-                Some("please report it with the values file (secrets removed)".into()),
-            )
+    output::done(&format!(
+        "wrote {} for the cf-runtime chart {}{}",
+        path.display(),
+        helm::CHART_VERSION,
+        if generated.holds_secret {
+            " (mode 0600: it holds a secret)"
+        } else {
+            ""
         }
-    };
-    write_dry_run(&args.output_dir, &rendered, args.overwrite)
+    ));
+    Outcome::Ok
 }
 
 /// A refused path as a problem: the flag, the path, why, and the fix.
@@ -478,187 +411,36 @@ fn write_dry_run(dir: &Path, rendered: &render::Rendered, overwrite: bool) -> Ou
     }
 }
 
-/// The tokio runtime for commands that talk to a cluster.
-pub(crate) fn runtime() -> tokio::runtime::Runtime {
-    // aws-lc-rs is the one crypto back-end (rcgen needs it for the RSA key);
-    // installed by hand because test builds also link ring. An error only
-    // means one is already installed.
-    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("a tokio runtime starts")
-}
-
-/// Connects as the values say; a context that does not exist is bad input.
-pub(crate) async fn connect(values: &values::Values) -> Result<cluster::Cluster, Outcome> {
-    let options = cluster::ConnectOptions {
-        kubeconfig: values.config_path.as_ref().map(std::path::PathBuf::from),
-        context: values.context.clone(),
-    };
-    cluster::connect(&options).await.map_err(|e| match &e {
-        cluster::KubeError::UnknownContext {
-            wanted, available, ..
-        } => Outcome::BadInput(Problems(vec![Problem::new(
-            "Context",
-            Some(&Value::String(wanted.clone())),
-            "is not a context of the kubeconfig",
-            format!("use one of: {} (--kube-context-name)", available.join(", ")),
-        )])),
-        _ => {
-            let hint = e.hint();
-            Outcome::Failed(e.into(), hint)
-        }
-    })
-}
-
-/// Reports a failed apply: what failed, what was and was not applied, and what to do.
-pub(crate) fn apply_failed(report: &apply::Report, command: &str) -> Outcome {
-    let is_transport = |f: &apply::Failure| {
-        matches!(
-            f.cause,
-            apply::FailureCause::Other(
-                cluster::KubeError::Transport { .. } | cluster::KubeError::Timeout { .. }
-            )
-        )
-    };
-    // Lost connections are one cause, not one per object: say it once.
-    let unreachable: Vec<&apply::Failure> =
-        report.failed.iter().filter(|f| is_transport(f)).collect();
-    let mut lines: Vec<String> = report
-        .failed
-        .iter()
-        .filter(|f| !is_transport(f))
-        .map(|f| format!("failed: {f}"))
-        .collect();
-    // A request cut off by a lost connection may have been stored before
-    // the answer was lost: "not confirmed", not "not applied".
-    let mut unconfirmed: Vec<String> = Vec::new();
-    for f in &unreachable {
-        if !unconfirmed.contains(&f.object) {
-            unconfirmed.push(f.object.clone());
-        }
-    }
-    let not_applied: Vec<String> = report
-        .not_attempted
-        .iter()
-        .filter(|o| !unconfirmed.contains(o))
-        .cloned()
-        .collect();
-    let headline = match unreachable.first() {
-        Some(first) => {
-            let cause = match &first.cause {
-                apply::FailureCause::Other(e) => root_cause(e),
-                _ => String::new(),
-            };
-            lines.insert(0, format!("the API server could not be reached: {cause}"));
-            format!("the {command} stopped: the API server went away")
-        }
-        None => format!(
-            "the {command} stopped: {} object(s) failed",
-            report.failed.len()
-        ),
-    };
-    let done: Vec<String> = report
-        .applied
-        .iter()
-        .map(|a| format!("{} ({})", a.object, a.change.word()))
-        .collect();
-    let unconfirmed_line = if unconfirmed.is_empty() {
-        String::new()
-    } else {
-        format!(
-            "\n  not confirmed (sent as the server went away; it may have stored them): {}",
-            unconfirmed.join(", ")
-        )
-    };
-    let message = format!(
-        "{headline}\n  {}\n  applied: {}{unconfirmed_line}\n  not applied: {}",
-        lines.join("\n  "),
-        if done.is_empty() {
-            "none".to_string()
-        } else {
-            done.join(", ")
-        },
-        if not_applied.is_empty() {
-            "none".to_string()
-        } else {
-            not_applied.join(", ")
-        },
-    );
-    let conflict = report
-        .failed
-        .iter()
-        .any(|f| matches!(f.cause, apply::FailureCause::Conflict(_)));
-    let forbidden = report
-        .failed
-        .iter()
-        .any(|f| matches!(f.cause, apply::FailureCause::Forbidden { .. }));
-    // Helm's or an old installer's objects are another installation, never
-    // cf-runner's to take over.
-    let installer_owned = report.failed.iter().any(|f| match &f.cause {
-        apply::FailureCause::Conflict(fields) => {
-            fields.iter().any(|(_, owner)| is_installer(owner))
-        }
-        _ => false,
-    });
-    let hint = if installer_owned {
-        "another installer (Helm or venonactl) owns those objects: remove that installation first \
-         (`helm uninstall`, `codefresh runner delete`), or install into another --kube-namespace"
-    } else if conflict {
-        "another tool manages those fields: remove them there, or re-run with --force-conflicts to take them over"
-    } else if forbidden {
-        "ask a cluster admin for the missing permission (`cf-runner check` lists them all), then re-run"
-    } else if !unreachable.is_empty() {
-        "check that the API server is reachable (VPN, HTTPS_PROXY/NO_PROXY), then re-run: objects already applied are left as they are and the rest are applied"
-    } else {
-        "fix the cause and re-run: objects already applied are left as they are and the rest are applied"
-    };
-    Outcome::Failed(anyhow::anyhow!(message), Some(hint.into()))
-}
-
-/// The innermost cause of an error, which says what actually happened
-/// ("Connection refused (os error 111)").
-fn root_cause(err: &(dyn std::error::Error + 'static)) -> String {
-    let mut current = err;
-    while let Some(next) = current.source() {
-        current = next;
-    }
-    current.to_string()
-}
-
 // ---- the wizard ---------------------------------------------------------
+
+/// What came of asking.
+enum Asked {
+    /// Go on with this input (the wizard's answers added, if it ran).
+    Proceed(Input),
+    /// The user stopped after the summary: nothing is applied (exit 0).
+    Stopped,
+}
 
 /// Runs the wizard when a person is at the terminal (stdin and stderr are
 /// terminals, no `--yes`); its answers go after the flags, the highest
 /// layer. Without one nothing is asked, and an answer an install cannot do
-/// without is bad input naming the flag that gives it. `Err(Outcome::Ok)`
-/// means the user stopped after the summary.
-fn ask(args: &InitArgs, mut input: Input) -> Result<Input, Outcome> {
+/// without is bad input naming the flag that gives it.
+fn ask(plan: &Plan, mut input: Input) -> Result<Asked, Outcome> {
     let mut problems = Vec::new();
     let given = values::merge_layers(&input, &mut problems);
     if !problems.is_empty() {
         // A file that does not parse is reported (with every other
         // problem) before any question.
-        let all = load_input(args, &input).err().unwrap_or(Problems(problems));
+        let all = load_input(plan, &input).err().unwrap_or(Problems(problems));
         return Err(Outcome::BadInput(all));
     }
-    let interactive = !args.yes && wizard::terminal::attended();
+    let interactive = !plan.yes && wizard::terminal::attended();
     let kubeconfig = tree::lookup(&given, "ConfigPath")
         .and_then(Value::as_str)
         .map(PathBuf::from);
     let found = cluster::discover::contexts(kubeconfig.as_ref()).unwrap_or_default();
-    let mode = match (&args.generate_helm_values_file, args.dry_run) {
-        (Some(path), _) => wizard::Mode::Helm {
-            path: path.display().to_string(),
-        },
-        (None, true) => wizard::Mode::DryRun {
-            output: args.output_dir.display().to_string(),
-        },
-        (None, false) => wizard::Mode::Install,
-    };
-    let needs_platform = !args.dry_run;
+    let mode = plan.mode.for_wizard();
+    let needs_platform = plan.mode.needs_platform();
     let setup = wizard::Setup {
         given,
         contexts: wizard::KubeContexts {
@@ -670,20 +452,20 @@ fn ask(args: &InitArgs, mut input: Input) -> Result<Input, Outcome> {
         mode,
         ask_token: needs_platform
             && matches!(
-                crate::platform::auth::resolve(None, None, None),
-                Err(crate::platform::PlatformError::NoToken { .. })
+                super::steps::register::find_token(Default::default()),
+                Ok(None)
             ),
     };
     let mut missing = wizard::required_but_missing(&setup, interactive);
     if !missing.is_empty() {
         // Report every problem at once: the values' own ones too.
-        if let Err(Problems(more)) = load_input(args, &input) {
+        if let Err(Problems(more)) = load_input(plan, &input) {
             missing.extend(more);
         }
         return Err(Outcome::BadInput(Problems(missing)));
     }
     if !interactive {
-        return Ok(input);
+        return Ok(Asked::Proceed(input));
     }
 
     let guard = wizard::terminal::InterruptGuard::install();
@@ -724,9 +506,9 @@ fn ask(args: &InitArgs, mut input: Input) -> Result<Input, Outcome> {
     }
     if !plan.proceed {
         output::note("stopped after the summary: nothing was applied");
-        return Err(Outcome::Ok);
+        return Ok(Asked::Stopped);
     }
-    Ok(input)
+    Ok(Asked::Proceed(input))
 }
 
 /// The wizard's read-only look at the cluster of `context`.
@@ -736,7 +518,7 @@ fn cluster_facts(kubeconfig: Option<PathBuf>, context: &str) -> wizard::Facts {
         context: Some(context.to_string()),
     };
     let budget = std::time::Duration::from_secs(5);
-    match runtime().block_on(cluster::discover::facts(&options, budget)) {
+    match super::steps::session::runtime().block_on(cluster::discover::facts(&options, budget)) {
         Ok(found) => wizard::Facts {
             unreachable: None,
             namespaces: found.namespaces.map(|list| {
@@ -771,5 +553,108 @@ fn cluster_facts(kubeconfig: Option<PathBuf>, context: &str) -> wizard::Facts {
             unreachable: Some(why),
             ..Default::default()
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn init_args(flags: &[&str]) -> InitArgs {
+        let mut argv = vec!["cf-runner", "init"];
+        argv.extend_from_slice(flags);
+        match crate::cli::Cli::try_parse_from(argv)
+            .expect("the flags parse")
+            .command
+        {
+            crate::cli::Command::Init(args) => *args,
+            other => panic!("not init: {other:?}"),
+        }
+    }
+
+    /// The mode was worked out twice (in `run` and in the wizard); it is
+    /// decided once, and a Helm values file beats `--dry-run` in both.
+    #[test]
+    fn the_mode_is_decided_once_and_a_helm_file_beats_dry_run() {
+        let helm = Mode::of(&init_args(&[
+            "--dry-run",
+            "--generate-helm-values-file",
+            "v.yaml",
+        ]));
+        assert_eq!(
+            helm,
+            Mode::Helm {
+                path: PathBuf::from("v.yaml"),
+                from_platform: false
+            }
+        );
+        assert!(!helm.needs_platform());
+        assert!(matches!(helm.for_wizard(), wizard::Mode::Helm { .. }));
+        let filled = Mode::of(&init_args(&["--generate-helm-values-file", "v.yaml"]));
+        assert!(filled.needs_platform());
+        let dry = Mode::of(&init_args(&["--dry-run", "--output-dir", "-"]));
+        assert!(!dry.needs_platform());
+        assert!(matches!(dry.for_wizard(), wizard::Mode::DryRun { output } if output == "-"));
+        let install = Mode::of(&init_args(&["--probe"]));
+        assert!(matches!(install, Mode::Install { probe: Some(_) }));
+        assert!(install.needs_platform());
+    }
+
+    /// A problem about a key a flag set names the flag first; flags whose
+    /// keys are secrets or switches are not named.
+    #[test]
+    fn the_plan_names_the_flags_set_for_problems() {
+        let args = init_args(&["--build-node-selector", "a=b", "--token", "t", "--insecure"]);
+        let (_, plan) = gather_input(&args).expect("the input gathers");
+        assert_eq!(
+            plan.flags,
+            [("--build-node-selector", "Runtime.NodeSelector")]
+        );
+        assert!(plan.token_flag_given);
+        assert_eq!(plan.wait, Some(args.timeout));
+    }
+
+    /// The in-process seam: `init --dry-run --output-dir -` runs as a
+    /// function, and what it says is captured from `output`.
+    #[test]
+    fn a_dry_run_to_stdout_runs_in_process_and_prints_the_manifests() {
+        let args = init_args(&[
+            "--dry-run",
+            "--output-dir",
+            "-",
+            "--yes",
+            "--kube-context-name",
+            "kind-ci",
+            "--kube-namespace",
+            "ci-runner",
+        ]);
+        let (outcome, said) = crate::output::capture(|| run(&args));
+        assert!(matches!(outcome, Outcome::Ok), "{outcome:?} {said:?}");
+        assert!(said.stdout.contains("kind: Deployment"), "{}", said.stdout);
+        assert!(
+            said.stdout.contains("namespace: ci-runner"),
+            "{}",
+            said.stdout
+        );
+        assert!(said.stdout.contains("kind-ci"), "{}", said.stdout);
+    }
+
+    /// Bad input stops before anything is written, and the report names
+    /// the flag (exit 2 through `Outcome::finish`).
+    #[test]
+    fn bad_input_in_process_names_the_flag_on_stderr() {
+        let args = init_args(&["--dry-run", "--yes", "--tolerations", "not a list"]);
+        let (code, said) = crate::output::capture(|| {
+            let outcome = run(&args);
+            assert!(matches!(outcome, Outcome::BadInput(_)), "{outcome:?}");
+            outcome.finish()
+        });
+        assert_eq!(
+            format!("{code:?}"),
+            format!("{:?}", std::process::ExitCode::from(2))
+        );
+        assert!(said.stdout.is_empty(), "{}", said.stdout);
+        assert!(said.stderr.contains("--tolerations"), "{}", said.stderr);
     }
 }

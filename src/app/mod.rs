@@ -1,5 +1,6 @@
-//! The one place that orders the steps of each command: one file per
-//! command. Everything else is a building block these files compose.
+//! The one place that orders the steps of each command: one thin file per
+//! command, which orders named steps and imports no other command. The
+//! steps they share live in [`steps`]; how a command ended in [`outcome`].
 
 pub mod adopt;
 pub mod check;
@@ -9,66 +10,18 @@ pub mod diff;
 pub mod images;
 pub mod info;
 pub mod init;
-pub mod install;
-pub mod platform_link;
-pub mod probe;
+pub mod outcome;
 pub mod schema;
+pub mod steps;
 pub mod test_pipeline;
 pub mod upgrade;
 
 use std::process::ExitCode;
 
+pub use outcome::Outcome;
+
 use crate::cli::{Cli, Command};
 use crate::output;
-use crate::values::Problems;
-
-/// How a command ended, mapped to the exit codes of PRODUCT.md §6.
-#[derive(Debug)]
-pub enum Outcome {
-    Ok,
-    /// Bad input or usage: exit 2, nothing applied.
-    BadInput(Problems),
-    /// Something failed: exit 1.
-    Failed(anyhow::Error, Option<String>),
-    /// A preflight check failed: exit 3.
-    PreflightFailed,
-    /// Stopped with Ctrl-C at a prompt, before anything was written: exit 130.
-    Interrupted,
-    /// `diff` found changes: exit 1, like `kubectl diff`, with no error.
-    Differs,
-    /// Something failed, with an exit code other than 1 (`diff` uses 2).
-    FailedWithCode(anyhow::Error, Option<String>, u8),
-    /// Stopped by SIGINT (exit 130) or SIGTERM (exit 143) after the cluster
-    /// was touched: the report says what was and was not applied.
-    Signalled(u8, anyhow::Error, Option<String>),
-}
-
-impl Outcome {
-    /// Reports the outcome and gives the process exit code.
-    pub fn finish(self) -> ExitCode {
-        match self {
-            Outcome::Ok => ExitCode::SUCCESS,
-            Outcome::BadInput(problems) => {
-                output::error(&anyhow::Error::new(problems), None);
-                ExitCode::from(2)
-            }
-            Outcome::Failed(err, hint) => {
-                output::error(&err, hint.as_deref());
-                ExitCode::from(1)
-            }
-            Outcome::PreflightFailed => ExitCode::from(3),
-            Outcome::Differs => ExitCode::from(1),
-            Outcome::FailedWithCode(err, hint, code) | Outcome::Signalled(code, err, hint) => {
-                output::error(&err, hint.as_deref());
-                ExitCode::from(code)
-            }
-            Outcome::Interrupted => {
-                output::note("stopped: nothing was written or applied");
-                ExitCode::from(crate::wizard::terminal::INTERRUPTED_EXIT_CODE as u8)
-            }
-        }
-    }
-}
 
 /// Runs one parsed command line.
 pub fn run(cli: Cli) -> ExitCode {
@@ -87,4 +40,116 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Diff(args) => diff::run(&args),
     };
     outcome.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    /// The modules a file names right after `super::` or `crate::app::`
+    /// (`use super::{a, b::c}` names `a` and `b`).
+    fn modules_used(text: &str, prefix: &str) -> Vec<String> {
+        let flat: String = text
+            .lines()
+            .map(|l| l.split("//").next().unwrap_or_default())
+            .collect::<Vec<_>>()
+            .join(" ")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        let mut found = Vec::new();
+        for (at, _) in flat.match_indices(prefix) {
+            let rest = &flat[at + prefix.len()..];
+            let items: Vec<&str> = if let Some(group) = rest.strip_prefix('{') {
+                let end = group.find('}').unwrap_or(group.len());
+                group[..end].split(',').collect()
+            } else {
+                vec![rest]
+            };
+            for item in items {
+                let name: String = item
+                    .trim_start()
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                if !name.is_empty() {
+                    found.push(name);
+                }
+            }
+        }
+        found
+    }
+
+    fn rust_files(dir: &Path) -> Vec<PathBuf> {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+            .expect("src/app is readable")
+            .map(|e| e.expect("an entry").path())
+            .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+            .collect();
+        files.sort();
+        files
+    }
+
+    /// The command files: every file of `src/app/` but `mod.rs` and `outcome.rs`.
+    fn commands(app: &Path) -> Vec<String> {
+        rust_files(app)
+            .iter()
+            .filter_map(|p| p.file_stem()?.to_str().map(str::to_string))
+            .filter(|s| s != "mod" && s != "outcome")
+            .collect()
+    }
+
+    /// A command file orders steps; a step it needs from another command
+    /// belongs in `app/steps/`. (`check → init → install → check` was an
+    /// import circle.)
+    #[test]
+    fn no_command_file_imports_another_command() {
+        let app = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/app");
+        let commands = commands(&app);
+        assert!(commands.len() >= 10, "{commands:?}");
+        let mut offences = Vec::new();
+        for file in rust_files(&app) {
+            let me = file.file_stem().unwrap().to_string_lossy().to_string();
+            if !commands.contains(&me) {
+                continue;
+            }
+            let text = std::fs::read_to_string(&file).unwrap();
+            for prefix in ["super::", "crate::app::"] {
+                for used in modules_used(&text, prefix) {
+                    if used != me && commands.contains(&used) {
+                        offences.push(format!("{me}.rs uses {prefix}{used}"));
+                    }
+                }
+            }
+        }
+        assert!(offences.is_empty(), "{offences:#?}");
+    }
+
+    /// Steps are shared by commands and never reach back into one.
+    #[test]
+    fn no_step_imports_a_command() {
+        let app = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/app");
+        let commands = commands(&app);
+        let mut offences = Vec::new();
+        for file in rust_files(&app.join("steps")) {
+            let text = std::fs::read_to_string(&file).unwrap();
+            for prefix in ["crate::app::", "super::super::"] {
+                for used in modules_used(&text, prefix) {
+                    if commands.contains(&used) {
+                        offences.push(format!("{} uses {prefix}{used}", file.display()));
+                    }
+                }
+            }
+        }
+        assert!(offences.is_empty(), "{offences:#?}");
+    }
+
+    #[test]
+    fn grouped_and_nested_imports_are_both_seen() {
+        let text = "use super::{init,\n steps::session};\nuse super::info as i;\nsuper::diff::f();";
+        assert_eq!(
+            modules_used(text, "super::"),
+            ["init", "steps", "info", "diff"]
+        );
+    }
 }

@@ -3,19 +3,21 @@
 //! the build's link. The runtime is `--runtime-name`, else the one the
 //! installation in the kube context (and `--kube-namespace`) recorded.
 
-use super::info::{connect, failed, pick_installation, read_installation};
-use super::{platform_link, Outcome};
+use super::steps::installation::{pick_installation, read_installation};
+use super::steps::register;
+use super::steps::session::{connect_flags, failed, runtime};
+use super::Outcome;
 use crate::cli::TestPipelineArgs;
 use crate::output;
 use crate::platform;
 
 /// Runs `test-pipeline`.
 pub fn run(args: &TestPipelineArgs) -> Outcome {
-    super::init::runtime().block_on(async {
+    runtime().block_on(async {
         let (runtime, host) = match &args.runtime_name {
             Some(name) => (name.clone(), None),
             None => {
-                let cluster = match connect(&args.kube).await {
+                let cluster = match connect_flags(&args.kube).await {
                     Ok(c) => c,
                     Err(outcome) => return outcome,
                 };
@@ -49,15 +51,15 @@ pub fn run(args: &TestPipelineArgs) -> Outcome {
                 }
             }
         };
-        let auth = match platform_link::resolve(&args.platform, host.as_deref()) {
+        let auth = match register::resolve(&args.platform, host.as_deref()) {
             Ok(Some(a)) => a,
-            Ok(None) => return platform_link::token_needed("test-pipeline", "run a pipeline", ""),
+            Ok(None) => return register::token_needed("test-pipeline", "run a pipeline", ""),
             Err(e) => {
                 let hint = e.hint();
                 return Outcome::Failed(e.into(), hint);
             }
         };
-        let client = match platform_link::client(&auth, &args.platform) {
+        let client = match register::client(&auth, &args.platform) {
             Ok(c) => c,
             Err(o) => return o,
         };

@@ -8,421 +8,32 @@
 //! to high: stored values < new `--values` files < `--set-value` /
 //! `--set-file` < flags. What cannot change in place (the namespace, the
 //! storage of the dind volumes) is refused before anything is written, with
-//! the way to do it instead.
+//! the way to do it instead. The plan itself is `steps::upgrade_plan`.
 
-use std::collections::BTreeMap;
-
-use serde_json::{Map, Value};
-
-use super::delete::{delete_failed, names, need_yes};
-use super::info::{connect, failed, pick_installation};
+use super::steps::installation::{names, pick_installation};
+use super::steps::register::{self, TokenFrom};
+use super::steps::session::{connect_flags, need_yes, runtime};
+use super::steps::upgrade_plan::{self, Plan};
+use super::steps::{converge, input};
 use super::Outcome;
 use crate::cli::UpgradeArgs;
-use crate::kube::inventory::{self, LiveObject, Record};
-use crate::kube::{delete, Cluster};
-use crate::platform::{self, Need, Platform, PlatformError, Transport};
-use crate::render::{self, RECORD_SECRET};
-use crate::values::{self, Input, Problem, Problems, Values, ValuesFile};
-use crate::{output, render::Manifest};
-
-/// The record layouts this version reads (absent: older than format 1,
-/// read the same way).
-const READABLE_RECORD_FORMATS: &[&str] = &["1"];
-
-/// Where each secret value of the values lives in the cluster: key path,
-/// Secret, key in the Secret.
-const SECRET_HOMES: &[(&str, &str, &str)] = &[
-    ("Token", "monitor", "codefresh.token"),
-    ("AgentToken", "runner", "codefresh.token"),
-    (
-        "Storage.AwsAccessKeyId",
-        "dind-volume-provisioner",
-        "aws_access_key_id",
-    ),
-    (
-        "Storage.AwsSecretAccessKey",
-        "dind-volume-provisioner",
-        "aws_secret_access_key",
-    ),
-    (
-        "Storage.GoogleServiceAccount",
-        "dind-volume-provisioner",
-        "google-service-account.json",
-    ),
-];
-
-const REDACTED: &str = "<redacted>";
-
-/// True for a value init rendered because the platform did not issue one.
-fn is_placeholder(text: &str) -> bool {
-    text.starts_with("<placeholder")
-}
-
-/// Turns the flags into the highest-precedence overrides.
-fn flag_overrides(args: &UpgradeArgs, problems: &mut Vec<Problem>) -> Vec<(String, Value)> {
-    let mut out: Vec<(String, Value)> = Vec::new();
-    for (key, value) in [
-        ("Namespace", &args.kube.kube_namespace),
-        ("Token", &args.token),
-        ("AgentToken", &args.agent_token),
-    ] {
-        if let Some(v) = value {
-            out.push((key.to_string(), Value::String(v.clone())));
-        }
-    }
-    if let Some(path) = &args.kube.kube_config_path {
-        out.push((
-            "ConfigPath".into(),
-            Value::String(path.display().to_string()),
-        ));
-    }
-    super::init::settings_overrides(&args.settings, &mut out, problems);
-    out
-}
-
-/// Reads the files the flags name; the stored values join later, below them.
-pub(crate) fn gather_input(args: &UpgradeArgs) -> Result<Input, Problems> {
-    let (mut input, mut problems) =
-        super::init::read_input(&args.values, &args.set_value, &args.set_file);
-    input.overrides = flag_overrides(args, &mut problems);
-    if problems.is_empty() {
-        Ok(input)
-    } else {
-        Err(Problems(problems))
-    }
-}
-
-fn section_mut<'a>(
-    root: &'a mut Value,
-    path: &str,
-) -> Option<(&'a mut Map<String, Value>, String)> {
-    let mut keys: Vec<&str> = path.split('.').collect();
-    let last = keys.pop()?.to_string();
-    let mut node = root;
-    for key in keys {
-        node = node.as_object_mut()?.get_mut(key)?;
-    }
-    Some((node.as_object_mut()?, last))
-}
-
-/// Puts the real secrets back into the stored (redacted) tree, from the
-/// Secrets that hold them. Gives the keys that were recorded but could not
-/// be restored (their Secret or key is gone); those are removed.
-async fn restore_secrets(
-    cluster: &Cluster,
-    namespace: &str,
-    tree: &mut Value,
-) -> Result<Vec<String>, crate::kube::KubeError> {
-    let mut lost = Vec::new();
-    for (path, secret, key) in SECRET_HOMES {
-        let stored = values::tree::lookup(tree, path).cloned();
-        let redacted = stored.as_ref().and_then(Value::as_str) == Some(REDACTED);
-        if !redacted {
-            continue;
-        }
-        let live = inventory::secret_value(&cluster.client, namespace, secret, key)
-            .await?
-            .filter(|v| !is_placeholder(v));
-        match live {
-            Some(v) => {
-                let steps = values::tree::parse_path(path).expect("a plain key path");
-                values::tree::set_path(tree, &steps, Value::String(v));
-            }
-            None => {
-                if let Some((section, last)) = section_mut(tree, path) {
-                    section.remove(&last);
-                }
-                if redacted {
-                    lost.push(path.to_string());
-                }
-            }
-        }
-    }
-    // URLs with credentials (proxies): from the credentials Secret.
-    let mut held = BTreeMap::new();
-    for key in values::secrets::masked_url_keys(tree) {
-        let live =
-            inventory::secret_value(&cluster.client, namespace, render::CREDENTIALS_SECRET, &key)
-                .await?;
-        if let Some(v) = live {
-            held.insert(key, v);
-        }
-    }
-    // What stays masked is refused after merging, unless given again.
-    values::secrets::restore_url_credentials(tree, &held);
-    Ok(lost)
-}
-
-/// A value recorded with URL credentials that no Secret holds any more:
-/// the upgrade must not install the masked text in its place.
-fn lost_credentials_problems(merged: &Value) -> Vec<Problem> {
-    values::secrets::masked_url_paths(merged)
-        .into_iter()
-        .map(|path| {
-            Problem::new(
-                &path,
-                None,
-                format!(
-                    "was recorded with credentials in its URL, and the Secret {} no longer holds them",
-                    render::CREDENTIALS_SECRET
-                ),
-                format!("pass the value again, e.g. --set-value {path}=http://user:password@proxy:3128"),
-            )
-        })
-        .collect()
-}
-
-/// What the platform issued at install time, as installed: the dind TLS
-/// material (unless placeholders of an offline install) and, when the
-/// values carry none, the agent token. A re-render then keeps them.
-async fn restore_identity(
-    cluster: &Cluster,
-    namespace: &str,
-    record: &Record,
-    values: &Values,
-) -> Result<render::Identity, crate::kube::KubeError> {
-    let mut identity = render::Identity {
-        context: Some(cluster.context.clone()),
-        agent_name: record
-            .agent_name
-            .clone()
-            .or_else(|| values.agent_name.clone()),
-        runtime_name: record
-            .runtime_name
-            .clone()
-            .or_else(|| values.runtime_name.clone()),
-        registered: record.registered.unwrap_or(false),
-        ..Default::default()
-    };
-    let read = |key: &'static str| {
-        inventory::secret_value(&cluster.client, namespace, "codefresh-certs-server", key)
-    };
-    let (ca, cert, key) = futures::join!(
-        read("ca.pem"),
-        read("server-cert.pem"),
-        read("server-key.pem")
-    );
-    let keep = |v: Option<String>| v.filter(|v| !is_placeholder(v)).map(values::Secret::new);
-    identity.dind_ca = keep(ca?);
-    identity.dind_cert = keep(cert?);
-    identity.dind_key = keep(key?);
-    // An install registered on the platform keeps its agent token only in
-    // the runner Secret; `--agent-token` (in the values) would replace it.
-    if values.agent_token.is_none() {
-        identity.agent_token = keep(
-            inventory::secret_value(&cluster.client, namespace, "runner", "codefresh.token")
-                .await?,
-        );
-    }
-    Ok(identity)
-}
-
-fn describe_storage(v: &Values) -> String {
-    if v.storage.provisioned {
-        format!(
-            "{} volumes through StorageClass {}",
-            v.storage.backend.name(),
-            v.storage.class_name
-        )
-    } else {
-        format!("the existing StorageClass {}", v.storage.class_name)
-    }
-}
-
-fn namespace_problem(installed_in: &str, wanted: &str) -> Problem {
-    Problem::new(
-        "Namespace",
-        Some(&Value::String(wanted.to_string())),
-        format!(
-            "differs from the installation's namespace {installed_in}: upgrade changes an installation in place, it cannot move it"
-        ),
-        format!(
-            "to move it, run `cf-runner delete --kube-namespace {installed_in}` then `cf-runner init --kube-namespace {wanted}`; \
-             to upgrade in place, pass --kube-namespace {installed_in}"
-        ),
-    )
-}
-
-fn storage_problem(installed_in: &str, key: &str, what: &str) -> Problem {
-    Problem::new(
-        key,
-        None,
-        format!(
-            "would change the storage of the dind volumes in place ({what}): a StorageClass's parameters cannot change, \
-             and the existing volumes belong to the old one"
-        ),
-        format!(
-            "to change the storage, run `cf-runner delete --kube-namespace {installed_in} --purge-volumes`, \
-             then `cf-runner init` with the new storage values"
-        ),
-    )
-}
-
-/// The same refusals as [`in_place_problems`], decided on the merged trees
-/// before validation: a new backend usually leaves the old backend's keys
-/// behind, and "remove this key" would be the wrong advice.
-pub fn in_place_problems_raw(installed_in: &str, stored: &Value, merged: &Value) -> Vec<Problem> {
-    let text = |tree: &Value, key: &str| {
-        values::tree::lookup(tree, key).and_then(|v| match v {
-            Value::String(s) => Some(s.trim().to_string()),
-            Value::Null => None,
-            other => Some(other.to_string()),
-        })
-    };
-    let namespace =
-        text(merged, "Namespace").unwrap_or_else(|| values::DEFAULT_NAMESPACE.to_string());
-    if namespace != installed_in {
-        return vec![namespace_problem(installed_in, &namespace)];
-    }
-    let backend = |tree: &Value| {
-        text(tree, "Storage.Backend")
-            .unwrap_or_else(|| "local".into())
-            .to_ascii_lowercase()
-    };
-    let class = |tree: &Value| {
-        text(tree, "StorageClass").or_else(|| text(tree, "Storage.StorageClassName"))
-    };
-    let mut out = Vec::new();
-    if backend(stored) != backend(merged) {
-        out.push(storage_problem(
-            installed_in,
-            "Storage.Backend",
-            &format!("{} to {}", backend(stored), backend(merged)),
-        ));
-    } else if class(stored) != class(merged) {
-        let shown = |c: Option<String>| c.unwrap_or_else(|| "the one cf-runner installs".into());
-        out.push(storage_problem(
-            installed_in,
-            "StorageClass",
-            &format!(
-                "StorageClass {} to {}",
-                shown(class(stored)),
-                shown(class(merged))
-            ),
-        ));
-    }
-    out
-}
-
-/// What an upgrade cannot change in place, as problems saying how instead.
-pub fn in_place_problems(installed_in: &str, old: Option<&Values>, new: &Values) -> Vec<Problem> {
-    if new.namespace != installed_in {
-        // A new namespace renames the default StorageClass too: one problem is enough.
-        return vec![namespace_problem(installed_in, &new.namespace)];
-    }
-    let Some(old) = old else {
-        return Vec::new();
-    };
-    let (o, n) = (&old.storage, &new.storage);
-    let changed = o.provisioned != n.provisioned
-        || o.class_name != n.class_name
-        || (n.provisioned && o.backend != n.backend);
-    if !changed {
-        return Vec::new();
-    }
-    let key = if o.backend.name() != n.backend.name() {
-        "Storage.Backend"
-    } else if o.class_name != n.class_name || o.provisioned != n.provisioned {
-        "StorageClass"
-    } else {
-        "Storage"
-    };
-    let what = if describe_storage(old) == describe_storage(new) {
-        format!("the parameters of {}", describe_storage(old))
-    } else {
-        format!("{} to {}", describe_storage(old), describe_storage(new))
-    };
-    vec![storage_problem(installed_in, key, &what)]
-}
-
-/// Leaf paths of a values tree and their values as text.
-fn leaves(tree: &Value, prefix: &str, out: &mut BTreeMap<String, String>) {
-    match tree {
-        Value::Object(map) => {
-            for (k, v) in map {
-                let path = if prefix.is_empty() {
-                    k.clone()
-                } else {
-                    format!("{prefix}.{k}")
-                };
-                leaves(v, &path, out);
-            }
-        }
-        Value::Null => {}
-        other => {
-            out.insert(prefix.to_string(), other.to_string());
-        }
-    }
-}
-
-/// `key: old → new` for every value that differs (secrets stay redacted).
-pub fn values_changes(old: &Value, new: &Value) -> Vec<String> {
-    let (mut a, mut b) = (BTreeMap::new(), BTreeMap::new());
-    leaves(old, "", &mut a);
-    leaves(new, "", &mut b);
-    let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
-    keys.sort();
-    keys.dedup();
-    keys.into_iter()
-        .filter_map(|k| match (a.get(k), b.get(k)) {
-            (Some(x), Some(y)) if x == y => None,
-            (Some(x), Some(y)) => Some(format!("{k}: {x} → {y}")),
-            (Some(x), None) => Some(format!("{k}: {x} → (unset)")),
-            (None, Some(y)) => Some(format!("{k}: (unset) → {y}")),
-            (None, None) => None,
-        })
-        .collect()
-}
-
-/// `key: credentials changed` for a URL whose password changed: the masked
-/// diff cannot show it, and the user should still see that it changes.
-fn credential_changes(
-    old: &BTreeMap<String, String>,
-    new: &BTreeMap<String, values::Secret>,
-) -> Vec<String> {
-    new.iter()
-        .filter_map(|(key, value)| {
-            let before = old.get(key)?;
-            let masked = values::secrets::masked;
-            (before != value.expose() && masked(before) == masked(value.expose()))
-                .then(|| format!("{key}: credentials changed"))
-        })
-        .collect()
-}
-
-/// True when the rendered Secret `secret` holds `key` (with a real value).
-fn holds(manifests: &[Manifest], secret: &str, key: &str) -> bool {
-    manifests
-        .iter()
-        .filter(|m| m.kind == "Secret" && m.name == secret)
-        .filter_map(|m| m.object.pointer("/stringData").and_then(|d| d.get(key)))
-        .any(|v| v.as_str().is_some_and(|t| !is_placeholder(t)))
-}
-
-/// Labelled objects that the new render no longer has (never the namespace).
-fn to_prune(live: &[LiveObject], rendered: &[Manifest]) -> Vec<LiveObject> {
-    live.iter()
-        .filter(|o| o.kind != "Namespace")
-        .filter(|o| {
-            !rendered
-                .iter()
-                .any(|m| o.same_object(&m.kind, m.namespace.as_deref(), &m.name))
-        })
-        .cloned()
-        .collect()
-}
+use crate::kube::{self as cluster, delete, Cluster};
+use crate::output;
+use crate::platform::{Need, Platform, Transport};
+use crate::render;
+use crate::values::{self, Problem, Problems, Values};
 
 /// Runs `upgrade`.
 pub fn run(args: &UpgradeArgs) -> Outcome {
     if !args.yes && !output::stdin_is_tty() {
         return need_yes("upgrade", "the upgrade");
     }
-    let new_input = match gather_input(args) {
+    let new_input = match input::for_upgrade(args) {
         Ok(i) => i,
         Err(problems) => return Outcome::BadInput(problems),
     };
-    super::init::runtime().block_on(async {
-        let cluster = match connect(&args.kube).await {
+    runtime().block_on(async {
+        let cluster = match connect_flags(&args.kube).await {
             Ok(c) => c,
             Err(outcome) => return outcome,
         };
@@ -439,262 +50,95 @@ pub fn run(args: &UpgradeArgs) -> Outcome {
             }
             Err(outcome) => return outcome,
         };
-        upgrade(args, new_input, &cluster, &namespace).await
+        let plan = match upgrade_plan::plan(new_input, &cluster, &namespace).await {
+            Ok(p) => p,
+            Err(outcome) => return outcome,
+        };
+        match upgrade(args, plan, &cluster, &namespace).await {
+            Ok(()) => Outcome::Ok,
+            Err(outcome) => outcome,
+        }
     })
 }
 
-/// Everything an upgrade will do, worked out before anything is written:
-/// shared by `upgrade` and `diff`.
-pub(crate) struct Plan {
-    pub version: String,
-    pub loaded: values::Loaded,
-    pub identity: render::Identity,
-    pub stored_redacted: Value,
-    /// URL credentials of the stored values (restored from their Secret),
-    /// to say which changed without showing them.
-    pub stored_url_credentials: std::collections::BTreeMap<String, String>,
-    pub record_tree: Value,
-    pub rendered: render::Rendered,
-    /// The runtime environment's name, for an install registered on the platform.
-    pub runtime_name: Option<String>,
-    pub spec_changed: bool,
-    /// Labelled objects this render no longer has.
-    pub prune: Vec<LiveObject>,
+/// What the user answered when asked to go ahead.
+enum Answer {
+    Proceed,
+    Declined,
 }
 
-/// Reads the installation in `namespace` and works out the upgrade to
-/// `input` (stored values below it). Reads only.
-pub(crate) async fn plan(
-    mut input: Input,
+/// The steps of an upgrade, in order. `Err` is the outcome to return.
+async fn upgrade(
+    args: &UpgradeArgs,
+    plan: Plan,
     cluster: &Cluster,
     namespace: &str,
-) -> Result<Plan, Outcome> {
-    let record = match inventory::record(&cluster.client, namespace).await {
-        Ok(Some(r)) => r,
-        Ok(None) => {
-            return Err(Outcome::Failed(
-                anyhow::anyhow!(
-                    "namespace {namespace} holds no cf-runner installation (no Secret {RECORD_SECRET})"
-                ),
-                Some(
-                    "upgrade needs the record init writes: if an init stopped half-way, re-run it; \
-                     to replace an installation made by another tool, remove it and run `cf-runner init`"
-                        .into(),
-                ),
-            )
-        )}
-        Err(e) => return Err(failed(e, "reading the installation record failed")),
-    };
-    let version = record
-        .cf_runner_version
-        .clone()
-        .unwrap_or_else(|| "unknown".into());
-    if let Some(format) = &record.record_format {
-        if !READABLE_RECORD_FORMATS.contains(&format.as_str()) {
-            return Err(Outcome::Failed(
-                anyhow::anyhow!(
-                    "the installation in namespace {namespace} was recorded by cf-runner {version} in record format {format}, \
-                     which this cf-runner ({}) cannot read",
-                    env!("CARGO_PKG_VERSION")
-                ),
-                Some(format!("upgrade with cf-runner {version} or newer")),
-            ));
-        }
+) -> Result<(), Outcome> {
+    let sync = platform_sync(args, &plan).await?;
+    show_plan(&plan, cluster, namespace, sync.is_some());
+    if let Answer::Declined = confirm(args, &plan, cluster, namespace).await? {
+        output::say("Nothing was changed.");
+        return Ok(());
     }
-    let stored_text = record.values_yaml.clone().unwrap_or_default();
-    let origin =
-        format!("the installation record (Secret {RECORD_SECRET} in namespace {namespace})");
-    let mut stored: Value = match values::tree::parse_values_text(&stored_text, &origin) {
-        Ok(Value::Null) => Value::Object(Map::new()),
-        Ok(v) => v,
-        Err(p) => return Err(Outcome::BadInput(Problems(vec![p]))),
-    };
-    let stored_redacted = values::redact(&stored);
-    let lost = match restore_secrets(cluster, namespace, &mut stored).await {
-        Ok(l) => l,
-        Err(e) => return Err(failed(e, "reading the installed secrets failed")),
-    };
-    let stored_file = ValuesFile {
-        origin,
-        text: serde_yaml_ng::to_string(&stored).expect("a tree serializes"),
-    };
-    let old_values = values::load(&Input {
-        files: vec![stored_file.clone()],
-        overrides: vec![("Context".into(), Value::String(cluster.context.clone()))],
-        ..Input::default()
-    })
-    .ok()
-    .map(|l| l.values);
-    input.files.insert(0, stored_file);
-    // The context connected to is the one the names and the record carry.
-    input.overrides.insert(
-        0,
-        ("Context".into(), Value::String(cluster.context.clone())),
-    );
-    let mut ignored = Vec::new();
-    let merged = values::merge_layers(&input, &mut ignored);
-    let mut refused = in_place_problems_raw(namespace, &stored, &merged);
-    if refused.is_empty() {
-        refused = lost_credentials_problems(&merged);
+    converge::apply_with_progress(
+        cluster,
+        &plan.rendered.manifests,
+        namespace,
+        args.force_conflicts,
+        "upgrade",
+    )
+    .await?;
+    prune(cluster, &plan, args.timeout).await?;
+    if let (Some((client, account_id)), Some(name)) = (&sync, &plan.runtime_name) {
+        send_spec(client, account_id.as_deref(), name, &plan).await?;
     }
-    if !refused.is_empty() {
-        return Err(Outcome::BadInput(Problems(refused)));
+    if !args.no_wait {
+        converge::wait_with_progress(cluster, &plan.rendered.manifests, args.timeout, "upgrade")
+            .await?;
     }
-    let loaded = match values::load(&input) {
-        Ok(l) => l,
-        Err(problems) => return Err(Outcome::BadInput(problems)),
-    };
-    let values = &loaded.values;
-    let identity = match restore_identity(cluster, namespace, &record, values).await {
-        Ok(i) => i,
-        Err(e) => return Err(failed(e, "reading the installed secrets failed")),
-    };
-    let mut problems = in_place_problems(namespace, old_values.as_ref(), values);
-    if values.agent_token.is_none() && identity.agent_token.is_none() {
-        problems.push(Problem::new(
-            "AgentToken",
-            None,
-            "could not be read back from the Secret runner",
-            "pass --agent-token",
-        ));
-    }
-    if values.monitor.enabled && values.token.is_none() {
-        problems.push(Problem::new(
-            "Token",
-            None,
-            "is needed by the monitor, and no installed Secret holds it",
-            "pass --token with a Codefresh API token",
-        ));
-    }
-    if !problems.is_empty() {
-        return Err(Outcome::BadInput(Problems(problems)));
-    }
-    for line in &loaded.warnings {
-        output::warn(line);
-    }
-    for key in &loaded.ignored_keys {
-        output::warn(&format!(
-            "{key} is a venonactl key that cf-runner accepts but does not use"
-        ));
-    }
-    let render_with = |record_tree: &Value| {
-        render::render(values, &identity, record_tree).map_err(|e| {
-            Outcome::Failed(
-                anyhow::Error::new(e).context("rendering failed (a bug in cf-runner)"),
-                None,
-            )
-        })
-    };
-    let first = match render_with(&loaded.redacted_tree) {
-        Ok(r) => r,
-        Err(outcome) => return Err(outcome),
-    };
-    // The record names only the secrets some Secret holds, so that a later
-    // upgrade can restore every secret it names.
-    let mut record_tree = loaded.redacted_tree.clone();
-    for (path, secret, key) in SECRET_HOMES {
-        let secret_rendered = first
-            .manifests
-            .iter()
-            .any(|m| m.kind == "Secret" && m.name == *secret);
-        if secret_rendered
-            && lost.iter().any(|l| l == path)
-            && values::tree::lookup(&loaded.redacted_tree, path).is_none()
-        {
-            output::warn(&format!(
-                "{path} was recorded, but the Secret {secret} no longer holds it: pass it again (--set-value {path}=...)"
-            ));
-        }
-        if !holds(&first.manifests, secret, key) {
-            if let Some((section, last)) = section_mut(&mut record_tree, path) {
-                section.remove(&last);
-            }
-        }
-    }
-    let rendered = if record_tree == loaded.redacted_tree {
-        first
-    } else {
-        match render_with(&record_tree) {
-            Ok(r) => r,
-            Err(outcome) => return Err(outcome),
-        }
-    };
-    // A registered install keeps the platform's runtime spec in step, as the
-    // chart's post-upgrade hook does: the token is checked before anything
-    // is applied, and without one a change to the spec is refused.
-    let runtime_name = identity
-        .runtime_name
-        .clone()
-        .filter(|_| record.registered == Some(true));
-    let old_spec = old_values.as_ref().and_then(|old| {
-        render::render(old, &identity, &stored_redacted)
-            .ok()
-            .map(|r| r.runtime_environment)
-    });
-    let spec_changed = old_spec.as_ref() != Some(&rendered.runtime_environment);
-    let live = match inventory::labelled(&cluster.client, namespace).await {
-        Ok(l) => l,
-        Err(e) => return Err(failed(e, "listing the installed objects failed")),
-    };
-    let prune = to_prune(&live, &rendered.manifests);
-    Ok(Plan {
-        version,
-        loaded,
-        identity,
-        stored_redacted,
-        stored_url_credentials: values::secrets::url_credentials(&stored),
-        record_tree,
-        rendered,
-        runtime_name,
-        spec_changed,
-        prune,
-    })
-}
-
-async fn upgrade(args: &UpgradeArgs, input: Input, cluster: &Cluster, namespace: &str) -> Outcome {
-    let plan = match plan(input, cluster, namespace).await {
-        Ok(p) => p,
-        Err(outcome) => return outcome,
-    };
-    let Plan {
-        version,
-        loaded,
-        identity,
-        stored_redacted,
-        stored_url_credentials,
-        record_tree,
-        rendered,
-        runtime_name,
-        spec_changed,
-        prune,
-    } = plan;
-    let values = &loaded.values;
-    let sync = match &runtime_name {
-        None => None,
-        Some(name) => match platform_for_upgrade(args, values, name, spec_changed).await {
-            Ok(s) => s,
-            // The platform already has this spec: a platform problem does
-            // not stop an upgrade that would not change it there.
-            Err(Outcome::Failed(e, _)) if !spec_changed => {
-                output::warn(&format!(
-                    "the runtime environment's spec is unchanged and was not re-sent: {e:#}"
-                ));
-                None
-            }
-            Err(outcome) => return outcome,
-        },
-    };
-
-    output::say(&format!(
-        "Upgrading the Codefresh Runner in namespace {namespace} of context {} ({}): cf-runner {version} → {}",
-        cluster.context,
-        cluster.server,
+    output::done(&format!(
+        "the Codefresh Runner in namespace {namespace} is upgraded to cf-runner {}",
         env!("CARGO_PKG_VERSION")
     ));
-    let mut changes = values_changes(&stored_redacted, &record_tree);
-    changes.extend(credential_changes(
-        &stored_url_credentials,
-        &values.url_credentials,
+    Ok(())
+}
+
+/// The platform client for sending the spec, for a registered install. A
+/// platform problem does not stop an upgrade that would not change the
+/// spec there: it is said, and the spec is not re-sent.
+async fn platform_sync(
+    args: &UpgradeArgs,
+    plan: &Plan,
+) -> Result<Option<(Platform, Option<String>)>, Outcome> {
+    let Some(name) = &plan.runtime_name else {
+        return Ok(None);
+    };
+    match platform_for_upgrade(args, &plan.loaded.values, name, plan.spec_changed).await {
+        Ok(s) => Ok(s),
+        Err(Outcome::Failed(e, _)) if !plan.spec_changed => {
+            output::warn(&format!(
+                "the runtime environment's spec is unchanged and was not re-sent: {e:#}"
+            ));
+            Ok(None)
+        }
+        Err(outcome) => Err(outcome),
+    }
+}
+
+/// Says what the upgrade will do: versions, changed values, objects,
+/// the runtime spec and what is removed.
+fn show_plan(plan: &Plan, cluster: &Cluster, namespace: &str, will_send: bool) {
+    output::say(&format!(
+        "Upgrading the Codefresh Runner in namespace {namespace} of context {} ({}): cf-runner {} → {}",
+        cluster.context,
+        cluster.server,
+        plan.version,
+        env!("CARGO_PKG_VERSION")
+    ));
+    let mut changes = upgrade_plan::values_changes(&plan.stored_redacted, &plan.record_tree);
+    changes.extend(upgrade_plan::credential_changes(
+        &plan.stored_url_credentials,
+        &plan.loaded.values.url_credentials,
     ));
     if changes.is_empty() {
         output::say("  values: unchanged");
@@ -704,10 +148,17 @@ async fn upgrade(args: &UpgradeArgs, input: Input, cluster: &Cluster, namespace:
             output::say(&format!("    {c}"));
         }
     }
-    output::say(&format!("  apply: {} objects", rendered.manifests.len()));
-    if let Some(name) = &runtime_name {
-        let change = if spec_changed { "changed" } else { "unchanged" };
-        if sync.is_some() {
+    output::say(&format!(
+        "  apply: {} objects",
+        plan.rendered.manifests.len()
+    ));
+    if let Some(name) = &plan.runtime_name {
+        let change = if plan.spec_changed {
+            "changed"
+        } else {
+            "unchanged"
+        };
+        if will_send {
             output::say(&format!(
                 "  runtime environment {name}: spec {change}, sent to the Codefresh platform"
             ));
@@ -717,104 +168,93 @@ async fn upgrade(args: &UpgradeArgs, input: Input, cluster: &Cluster, namespace:
             ));
         }
     }
-    if !prune.is_empty() {
-        output::say(&format!("  remove: {}", names(&prune)));
+    if !plan.prune.is_empty() {
+        output::say(&format!("  remove: {}", names(&plan.prune)));
     }
-    if !args.yes {
-        // What the apply would change, object by object, as `diff` shows it.
-        match crate::kube::diff::diff_all(&cluster.client, &rendered.manifests, &prune).await {
-            Ok(objects) => super::diff::print_diffs(&objects, namespace, &cluster.context, true),
-            Err(e) => output::warn(&format!(
-                "the server-side dry-run failed, no diff to show: {e}"
-            )),
-        }
-        match output::confirm("Upgrade?", false) {
-            Ok(true) => {}
-            Ok(false) => {
-                output::say("Nothing was changed.");
-                return Outcome::Ok;
-            }
-            Err(e) => {
-                return Outcome::Failed(
-                    anyhow::Error::new(e).context("reading the answer failed"),
-                    Some("re-run with --yes to skip the question".into()),
-                )
-            }
-        }
-    }
+}
 
-    if let Err(outcome) = super::install::apply_with_progress(
-        cluster,
-        &rendered.manifests,
-        namespace,
-        args.force_conflicts,
-        "upgrade",
-    )
-    .await
-    {
-        return outcome;
+/// Unless `--yes`: shows the diff of every object and asks.
+async fn confirm(
+    args: &UpgradeArgs,
+    plan: &Plan,
+    cluster: &Cluster,
+    namespace: &str,
+) -> Result<Answer, Outcome> {
+    if args.yes {
+        return Ok(Answer::Proceed);
     }
-
-    if !prune.is_empty() {
-        let phases = delete::plan(prune);
-        let on_event = |e: &delete::Event| match e {
-            delete::Event::Gone(o) => output::removed(&o.display_name(), o.namespace.as_deref()),
-            delete::Event::Waiting(what) => {
-                output::note(&delete::waiting_note(&cluster.server, what))
-            }
-            delete::Event::Phase(..) => {}
-        };
-        let deleted = delete::delete_all(&cluster.client, &phases, args.timeout, &on_event).await;
-        if !deleted.ok() {
-            return delete_failed(&deleted, args.timeout);
-        }
-        output::done(&format!(
-            "removed {} object(s) this version no longer installs",
-            deleted.gone.len()
-        ));
+    // What the apply would change, object by object, as `diff` shows it.
+    match cluster::diff::diff_all(&cluster.client, &plan.rendered.manifests, &plan.prune).await {
+        Ok(objects) => upgrade_plan::print_diffs(&objects, namespace, &cluster.context, true),
+        Err(e) => output::warn(&format!(
+            "the server-side dry-run failed, no diff to show: {e}"
+        )),
     }
-
-    if let (Some((client, account_id)), Some(name)) = (&sync, &runtime_name) {
-        let mut identity = identity.clone();
-        identity.account_id = account_id.clone();
-        let spec = match render::render(values, &identity, &record_tree) {
-            Ok(r) => super::install::spec_to_send(&r.runtime_environment, account_id.as_deref()),
-            Err(e) => {
-                return Outcome::Failed(
-                    anyhow::Error::new(e).context("rendering failed (a bug in cf-runner)"),
-                    None,
-                )
-            }
-        };
-        if let Err(e) = client.put_runtime(name, &spec).await {
-            return super::platform_link::failed(
-                e,
-                "sending the runtime environment's spec failed (the cluster is upgraded; \
-                 re-run `cf-runner upgrade` to send it again)",
-            );
-        }
-        output::done(&format!(
-            "runtime environment {name}: the platform has the new spec"
-        ));
+    match output::confirm("Upgrade?", false) {
+        Ok(true) => Ok(Answer::Proceed),
+        Ok(false) => Ok(Answer::Declined),
+        Err(e) => Err(Outcome::Failed(
+            anyhow::Error::new(e).context("reading the answer failed"),
+            Some("re-run with --yes to skip the question".into()),
+        )),
     }
+}
 
-    if !args.no_wait {
-        if let Err(outcome) = super::install::wait_with_progress(
-            cluster,
-            &rendered.manifests,
-            args.timeout,
-            "upgrade",
-        )
-        .await
-        {
-            return outcome;
-        }
+/// Removes the labelled objects this version no longer installs.
+async fn prune(
+    cluster: &Cluster,
+    plan: &Plan,
+    timeout: std::time::Duration,
+) -> Result<(), Outcome> {
+    if plan.prune.is_empty() {
+        return Ok(());
+    }
+    let phases = delete::plan(plan.prune.clone());
+    let on_event = |e: &delete::Event| match e {
+        delete::Event::Gone(o) => output::removed(&o.display_name(), o.namespace.as_deref()),
+        delete::Event::Waiting(what) => output::note(&delete::waiting_note(&cluster.server, what)),
+        delete::Event::Phase(..) => {}
+    };
+    let deleted = delete::delete_all(&cluster.client, &phases, timeout, &on_event).await;
+    if !deleted.ok() {
+        return Err(converge::delete_failed(&deleted, timeout));
     }
     output::done(&format!(
-        "the Codefresh Runner in namespace {namespace} is upgraded to cf-runner {}",
-        env!("CARGO_PKG_VERSION")
+        "removed {} object(s) this version no longer installs",
+        deleted.gone.len()
     ));
-    Outcome::Ok
+    Ok(())
+}
+
+/// Sends the new runtime spec, once the cluster is upgraded.
+async fn send_spec(
+    client: &Platform,
+    account_id: Option<&str>,
+    name: &str,
+    plan: &Plan,
+) -> Result<(), Outcome> {
+    let mut identity = plan.identity.clone();
+    identity.account_id = account_id.map(str::to_string);
+    let spec = match render::render(&plan.loaded.values, &identity, &plan.record_tree) {
+        Ok(r) => register::spec_to_send(&r.runtime_environment, account_id),
+        Err(e) => {
+            return Err(Outcome::Failed(
+                anyhow::Error::new(e).context("rendering failed (a bug in cf-runner)"),
+                None,
+            ))
+        }
+    };
+    if let Err(e) = client.put_runtime(name, &spec).await {
+        return Err(register::failed(
+            e,
+            "sending the runtime environment's spec failed (the cluster is upgraded; \
+             re-run `cf-runner upgrade` to send it again)",
+        ));
+    }
+    output::done(&format!(
+        "runtime environment {name}: the platform has the new spec"
+    ));
+    Ok(())
 }
 
 /// The platform client and account id for sending the runtime spec, or
@@ -826,187 +266,46 @@ async fn platform_for_upgrade(
     runtime: &str,
     spec_changed: bool,
 ) -> Result<Option<(Platform, Option<String>)>, Outcome> {
-    // `resolve` prefers the flag to the values' token.
     let flag = args.token.as_ref().map(values::Secret::new);
-    let auth = match platform::auth::resolve(
-        flag.as_ref(),
-        values.token.as_ref(),
-        Some(&values.codefresh_host),
-    ) {
-        Ok(a) => a,
-        Err(PlatformError::NoToken { cfconfig }) => {
-            if !spec_changed {
-                return Ok(None);
-            }
-            return Err(Outcome::BadInput(Problems(vec![Problem::new(
-                "Token",
-                None,
-                format!(
-                    "is needed: this upgrade changes the spec of runtime environment {runtime}, and builds keep the old \
-                     spec until the platform gets it (no token in --token, CF_API_KEY, the installed monitor or {cfconfig})"
-                ),
-                "pass --token with a Codefresh API key (scope Runner-Installation), or set CF_API_KEY, then re-run `cf-runner upgrade`",
-            )])));
+    let found = register::find_token(TokenFrom {
+        flag: flag.as_ref(),
+        values: values.token.as_ref(),
+        url: Some(&values.codefresh_host),
+    })
+    .map_err(|e| register::failed(e, "finding the Codefresh API token"))?;
+    let Some(auth) = found else {
+        if !spec_changed {
+            return Ok(None);
         }
-        Err(e) => {
-            return Err(super::platform_link::failed(
-                e,
-                "finding the Codefresh API token",
-            ))
-        }
+        return Err(Outcome::BadInput(Problems(vec![Problem::new(
+            "Token",
+            None,
+            format!(
+                "is needed: this upgrade changes the spec of runtime environment {runtime}, and builds keep the old \
+                 spec until the platform gets it (no token in --token, CF_API_KEY, the installed monitor or {})",
+                crate::platform::auth::cfconfig_path().display()
+            ),
+            "pass --token with a Codefresh API key (scope Runner-Installation), or set CF_API_KEY, then re-run `cf-runner upgrade`",
+        )])));
     };
     let transport = Transport {
         insecure: values.insecure,
         allow_http: args.allow_http,
     };
-    let client = Platform::new(&auth, transport)
-        .map_err(|e| super::platform_link::failed(e, "preparing the platform client"))?;
-    let who = client
-        .whoami()
-        .await
-        .map_err(|e| super::platform_link::failed(e, "checking the Codefresh API token"))?;
-    client
-        .require_scopes(&[Need::RuntimeEnvironments])
-        .await
-        .map_err(|e| {
-            super::platform_link::failed(e, "checking the Codefresh API token's scopes")
-        })?;
-    let mut account_id = who.account_id;
+    let (client, who) =
+        register::checked_client(&auth, transport, Some(&[Need::RuntimeEnvironments])).await?;
     let current = client
         .runtime(runtime)
         .await
-        .map_err(|e| super::platform_link::failed(e, "reading the runtime environment"))?;
+        .map_err(|e| register::failed(e, "reading the runtime environment"))?;
     let Some(current) = current else {
         return Err(Outcome::Failed(
             anyhow::anyhow!("runtime environment {runtime} is not on the Codefresh platform {}", client.url()),
             Some("re-run `cf-runner init` to register it again, or pass --token for the account it was installed with".into()),
         ));
     };
-    if account_id.is_none() {
-        account_id = current
-            .get("accountId")
-            .or(current.pointer("/runtimeScheduler/cluster/clusterProvider/accountId"))
-            .and_then(Value::as_str)
-            .map(str::to_string);
-    }
+    let account_id = who
+        .account_id
+        .or_else(|| register::account_of_runtime(&current));
     Ok(Some((client, account_id)))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    fn load(tree: Value) -> Values {
-        let input = Input {
-            files: vec![ValuesFile {
-                origin: "test".into(),
-                text: serde_yaml_ng::to_string(&tree).unwrap(),
-            }],
-            ..Input::default()
-        };
-        values::load(&input).unwrap().values
-    }
-
-    #[test]
-    fn moving_the_namespace_is_refused_with_the_way_to_do_it() {
-        let old = load(json!({"Namespace": "ci"}));
-        let new = load(json!({"Namespace": "other"}));
-        let problems = in_place_problems("ci", Some(&old), &new);
-        assert_eq!(problems.len(), 1);
-        assert_eq!(problems[0].key, "Namespace");
-        assert!(problems[0]
-            .fix
-            .contains("cf-runner delete --kube-namespace ci"));
-    }
-
-    #[test]
-    fn changing_the_storage_backend_or_its_parameters_is_refused() {
-        let old = load(json!({"Namespace": "ci", "Storage": {"Backend": "local"}}));
-        let ebs = load(
-            json!({"Namespace": "ci", "Storage": {"Backend": "ebs", "AvailabilityZone": "us-east-1a"}}),
-        );
-        let problems = in_place_problems("ci", Some(&old), &ebs);
-        assert_eq!(problems[0].key, "Storage.Backend");
-        assert!(problems[0].fix.contains("init"));
-
-        let moved = load(
-            json!({"Namespace": "ci", "Storage": {"Backend": "local", "LocalVolumeParentDir": "/data"}}),
-        );
-        let problems = in_place_problems("ci", Some(&old), &moved);
-        assert_eq!(problems[0].key, "Storage");
-        assert!(problems[0].why.contains("parameters"));
-
-        let custom = load(json!({"Namespace": "ci", "StorageClass": "fast"}));
-        assert_eq!(
-            in_place_problems("ci", Some(&old), &custom)[0].key,
-            "StorageClass"
-        );
-        assert!(in_place_problems("ci", Some(&old), &old).is_empty());
-    }
-
-    #[test]
-    fn a_new_backend_is_refused_before_its_keys_are_validated() {
-        let stored = json!({"Namespace": "ci", "Storage": {"Backend": "local", "LocalVolumeParentDir": "/d"}});
-        let merged =
-            json!({"Namespace": "ci", "Storage": {"Backend": "ebs", "LocalVolumeParentDir": "/d"}});
-        let problems = in_place_problems_raw("ci", &stored, &merged);
-        assert_eq!(problems.len(), 1);
-        assert_eq!(problems[0].key, "Storage.Backend");
-        assert!(problems[0].why.contains("local to ebs"));
-        assert!(in_place_problems_raw("ci", &stored, &stored).is_empty());
-        let moved = json!({"Namespace": "other"});
-        assert_eq!(
-            in_place_problems_raw("ci", &stored, &moved)[0].key,
-            "Namespace"
-        );
-        let custom = json!({"Namespace": "ci", "StorageClass": "fast"});
-        assert_eq!(
-            in_place_problems_raw("ci", &stored, &custom)[0].key,
-            "StorageClass"
-        );
-    }
-
-    #[test]
-    fn value_changes_are_listed_by_key() {
-        let old = json!({"Monitor": {"Enabled": true}, "Token": "<redacted>"});
-        let new = json!({"Monitor": {"Enabled": false}, "Token": "<redacted>", "DockerRegistry": "r.example.com"});
-        assert_eq!(
-            values_changes(&old, &new),
-            vec![
-                "DockerRegistry: (unset) → \"r.example.com\"",
-                "Monitor.Enabled: true → false"
-            ]
-        );
-    }
-
-    #[test]
-    fn the_values_diff_never_shows_a_url_password() {
-        let old = json!({"EnvVars": {"HTTPS_PROXY": "http://u:OLDPASS@p:3128"}, "NewRelicLicense": "LIC1"});
-        let new = json!({"EnvVars": {"HTTPS_PROXY": "http://v:NEWPASS@p:3128"}, "NewRelicLicense": "LIC2"});
-        let changes = values_changes(&values::redact(&old), &values::redact(&new)).join("\n");
-        for secret in ["OLDPASS", "NEWPASS", "LIC1", "LIC2"] {
-            assert!(!changes.contains(secret), "{changes}");
-        }
-        assert!(changes.contains("EnvVars.HTTPS_PROXY"), "{changes}");
-
-        let old = BTreeMap::from([(
-            "EnvVars.HTTPS_PROXY".to_string(),
-            "http://u:OLDPASS@p".to_string(),
-        )]);
-        let new = BTreeMap::from([(
-            "EnvVars.HTTPS_PROXY".to_string(),
-            values::Secret::new("http://u:NEWPASS@p"),
-        )]);
-        assert_eq!(
-            credential_changes(&old, &new),
-            ["EnvVars.HTTPS_PROXY: credentials changed"]
-        );
-    }
-
-    #[test]
-    fn placeholders_are_not_restored_as_secrets() {
-        assert!(is_placeholder(&render::placeholder("agent token")));
-        assert!(!is_placeholder("a-real-token"));
-    }
 }

@@ -51,6 +51,9 @@ pub struct Applied {
     pub object: String,
     pub namespace: Option<String>,
     pub change: Change,
+    /// For a configured object: the first field path where the live object
+    /// differed from the render (shown with `CF_RUNNER_DEBUG_APPLY`).
+    pub differs_at: Option<String>,
 }
 
 /// Why an object could not be applied.
@@ -369,6 +372,7 @@ pub async fn apply_all(
                         change: Change::Skipped(
                             "exists, created by someone else; left as it is".into(),
                         ),
+                        differs_at: None,
                     };
                     on_applied(&applied);
                     report.applied.push(applied);
@@ -514,15 +518,14 @@ async fn apply_one(
             }
         }
     }
+    let mut differs_at = None;
     let change = match existing {
         Some(live) => {
             let live_json = serde_json::to_value(live).unwrap_or(Value::Null);
             match first_difference(&live_json, &as_stored(manifest, &desired)) {
                 None => Change::Unchanged,
                 Some(path) => {
-                    if std::env::var_os("CF_RUNNER_DEBUG_APPLY").is_some() {
-                        eprintln!("{} differs at {path}", manifest.display_name());
-                    }
+                    differs_at = Some(path);
                     Change::Configured
                 }
             }
@@ -559,6 +562,7 @@ async fn apply_one(
         object: manifest.display_name(),
         namespace: manifest.namespace.clone(),
         change,
+        differs_at,
     };
     on_applied(&applied);
     Ok(applied)

@@ -14,7 +14,7 @@
 use std::collections::BTreeSet;
 
 use futures::future::join_all;
-use kube::api::{Api, DynamicObject, ListParams};
+use kube::api::{DynamicObject, ListParams};
 use kube::Client;
 use serde_json::Value;
 
@@ -204,16 +204,9 @@ pub async fn installations(client: &Client) -> Result<Vec<String>, KubeError> {
 
 /// Reads the record Secret of the installation in `namespace`, if any.
 pub async fn record(client: &Client, namespace: &str) -> Result<Option<Record>, KubeError> {
-    let secrets: Api<k8s_openapi::api::core::v1::Secret> =
-        Api::namespaced(client.clone(), namespace);
-    let what = format!("Secret/{RECORD_SECRET} in namespace {namespace}");
-    let secret = request("reading", &what, secrets.get_opt(RECORD_SECRET)).await?;
-    Ok(secret.map(|s| {
-        let data = s.data.unwrap_or_default();
-        let field = |k: &str| {
-            data.get(k)
-                .map(|b| String::from_utf8_lossy(&b.0).into_owned())
-        };
+    let secret = super::secrets::read_text(client, namespace, RECORD_SECRET).await?;
+    Ok(secret.map(|data| {
+        let field = |k: &str| data.get(k).cloned();
         Record {
             namespace: namespace.to_string(),
             cf_runner_version: field("cf-runner-version"),
@@ -223,23 +216,6 @@ pub async fn record(client: &Client, namespace: &str) -> Result<Option<Record>, 
             registered: field("registered-on-platform").map(|v| v == "true"),
             values_yaml: field("values.yaml"),
         }
-    }))
-}
-
-/// One key of a Secret, as text; `None` when the Secret or the key is missing.
-pub async fn secret_value(
-    client: &Client,
-    namespace: &str,
-    name: &str,
-    key: &str,
-) -> Result<Option<String>, KubeError> {
-    let secrets: Api<k8s_openapi::api::core::v1::Secret> =
-        Api::namespaced(client.clone(), namespace);
-    let what = format!("Secret/{name} in namespace {namespace}");
-    let secret = request("reading", &what, secrets.get_opt(name)).await?;
-    Ok(secret.and_then(|s| s.data).and_then(|d| {
-        d.get(key)
-            .map(|b| String::from_utf8_lossy(&b.0).into_owned())
     }))
 }
 

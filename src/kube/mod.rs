@@ -1,8 +1,11 @@
 //! The cluster: the only module that imports kube-rs. It connects from a
-//! kubeconfig, applies rendered manifests with server-side apply (one field
-//! manager), waits for workloads, and runs the preflight checks. It takes
-//! `render::Manifest` as plain data and reports progress through callbacks,
-//! so it never writes to the terminal itself.
+//! kubeconfig (the one rule for `KUBECONFIG` and the context), applies
+//! rendered manifests with server-side apply (one field manager), waits for
+//! workloads, reads what is installed (inventory, Secrets, discovery),
+//! diffs, deletes, and runs the preflight checks and the probe. It takes
+//! `render::Manifest` as plain data and reports progress and findings
+//! through callbacks and return values; it never writes to the terminal
+//! (`app` says it, through `output`).
 
 pub mod adopt;
 pub mod apply;
@@ -286,6 +289,15 @@ pub fn read_kubeconfig(
         .collect::<Vec<_>>()
         .join(":");
     Ok(merged.map(|m| (m, shown)))
+}
+
+/// The kubeconfig's current context, read with the same rule as
+/// [`connect`] (the explicit path, else `$KUBECONFIG`, else
+/// `~/.kube/config`); `None` when there is no file or no current context.
+/// No cluster is contacted.
+pub fn current_context(explicit: Option<&PathBuf>) -> Option<String> {
+    let (config, _) = read_kubeconfig(explicit).ok()??;
+    config.current_context
 }
 
 /// Refuses a kubeconfig that is not a regular file or is too large, before

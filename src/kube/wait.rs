@@ -9,6 +9,7 @@ use k8s_openapi::api::apps::v1::{DaemonSet, Deployment};
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, ListParams};
 use kube::Client;
+use serde_json::Value;
 
 use super::{request, KubeError};
 use crate::render::Manifest;
@@ -143,47 +144,102 @@ fn passing(err: &KubeError) -> bool {
     }
 }
 
+/// How far a workload's rollout has come, read from the object as the API
+/// server returns it. The one rule for "ready": `wait` waits for it and
+/// `info` shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rollout {
+    /// The controller saw the latest spec, and every wanted replica (or
+    /// node) runs it and is available.
+    pub ready: bool,
+    /// Replicas wanted (Deployment) or nodes selected (DaemonSet).
+    pub want: i64,
+    /// Replicas or nodes available.
+    pub available: i64,
+    /// Pods ready (`readyReplicas`, `numberReady`).
+    pub ready_pods: i64,
+    /// The controller has seen the latest generation of the spec.
+    pub generation_seen: bool,
+}
+
+/// The rollout of a Deployment or DaemonSet; `None` for other kinds.
+pub fn rollout(kind: &str, object: &Value) -> Option<Rollout> {
+    let int = |pointer: &str| object.pointer(pointer).and_then(Value::as_i64);
+    let count = |pointer: &str| int(pointer).unwrap_or(0);
+    // Both absent counts as seen, as the API server leaves both out of a
+    // fresh object.
+    let generation_seen = int("/status/observedGeneration") >= int("/metadata/generation");
+    match kind {
+        "Deployment" => {
+            let want = int("/spec/replicas").unwrap_or(1);
+            let available_condition = object
+                .pointer("/status/conditions")
+                .and_then(Value::as_array)
+                .is_some_and(|conditions| {
+                    conditions.iter().any(|c| {
+                        c.get("type").and_then(Value::as_str) == Some("Available")
+                            && c.get("status").and_then(Value::as_str) == Some("True")
+                    })
+                });
+            let updated = count("/status/updatedReplicas");
+            let available = count("/status/availableReplicas");
+            Some(Rollout {
+                ready: generation_seen
+                    && available_condition
+                    && updated >= want
+                    && available >= want,
+                want,
+                available,
+                ready_pods: count("/status/readyReplicas"),
+                generation_seen,
+            })
+        }
+        "DaemonSet" => {
+            let want = count("/status/desiredNumberScheduled");
+            let updated = count("/status/updatedNumberScheduled");
+            let available = count("/status/numberAvailable");
+            Some(Rollout {
+                ready: generation_seen && updated >= want && available >= want,
+                want,
+                available,
+                ready_pods: count("/status/numberReady"),
+                generation_seen,
+            })
+        }
+        _ => None,
+    }
+}
+
 async fn status_of(client: &Client, m: &Manifest, ns: &str) -> Result<Status, KubeError> {
     let object = m.display_name();
-    if m.kind == "Deployment" {
+    let live = if m.kind == "Deployment" {
         let api = Api::<Deployment>::namespaced(client.clone(), ns);
         let d = request("reading", &object, api.get(&m.name)).await?;
-        let want = d.spec.as_ref().and_then(|s| s.replicas).unwrap_or(1);
-        let st = d.status.unwrap_or_default();
-        let generation_seen = st.observed_generation >= d.metadata.generation;
-        let available = st
-            .conditions
-            .unwrap_or_default()
-            .iter()
-            .any(|c| c.type_ == "Available" && c.status == "True");
-        let updated = st.updated_replicas.unwrap_or(0);
-        let ready_count = st.available_replicas.unwrap_or(0);
-        let ready = generation_seen && available && updated >= want && ready_count >= want;
-        Ok(Status {
-            object,
-            ready,
-            detail: format!("{ready_count}/{want} available"),
-        })
+        serde_json::to_value(d).unwrap_or(Value::Null)
     } else {
         let api = Api::<DaemonSet>::namespaced(client.clone(), ns);
         let ds = request("reading", &object, api.get(&m.name)).await?;
-        let st = ds.status.unwrap_or_default();
-        let generation_seen = st.observed_generation >= ds.metadata.generation;
-        let desired = st.desired_number_scheduled;
-        let available = st.number_available.unwrap_or(0);
-        let updated = st.updated_number_scheduled.unwrap_or(0);
-        let ready = generation_seen && updated >= desired && available >= desired;
-        let detail = if desired == 0 && generation_seen {
-            "0 nodes match its node selector".to_string()
-        } else {
-            format!("{available}/{desired} nodes ready")
-        };
-        Ok(Status {
-            object,
-            ready,
-            detail,
-        })
-    }
+        serde_json::to_value(ds).unwrap_or(Value::Null)
+    };
+    let r = rollout(&m.kind, &live).unwrap_or(Rollout {
+        ready: false,
+        want: 0,
+        available: 0,
+        ready_pods: 0,
+        generation_seen: false,
+    });
+    let detail = if m.kind == "Deployment" {
+        format!("{}/{} available", r.available, r.want)
+    } else if r.want == 0 && r.generation_seen {
+        "0 nodes match its node selector".to_string()
+    } else {
+        format!("{}/{} nodes ready", r.available, r.want)
+    };
+    Ok(Status {
+        object,
+        ready: r.ready,
+        detail,
+    })
 }
 
 /// Why the workload's pods are not ready, from the first stuck pod.

@@ -35,9 +35,27 @@ pub const CREDENTIALS_SECRET: &str = "cf-runner-credentials";
 /// Version of the record's layout, so later versions can read older ones.
 pub const RECORD_FORMAT: &str = "1";
 
+/// The Secret holding the agent token (`templates/runner.yaml`).
+pub const RUNNER_SECRET: &str = "runner";
+/// The Secret holding dind's TLS key, certificate and CA (`templates/runtime.yaml`).
+pub const DIND_CERTS_SECRET: &str = "codefresh-certs-server";
+/// The Secret holding the monitor's API token (`templates/monitor.yaml`).
+pub const MONITOR_SECRET: &str = "monitor";
+/// The Secret holding the volume provisioner's cloud credentials
+/// (`templates/volume-provisioner.yaml`).
+pub const PROVISIONER_SECRET: &str = "dind-volume-provisioner";
+/// The token Secret of the cluster integration's ServiceAccount
+/// (`templates/cluster-integration.yaml`).
+pub const CLUSTER_READER_TOKEN_SECRET: &str = "codefresh-cluster-reader-token";
+
 /// What a placeholder looks like, so nobody mistakes it for a real value.
 pub fn placeholder(what: &str) -> String {
     format!("<placeholder: {what}, issued by the Codefresh platform during install>")
+}
+
+/// True for a value rendered as a [`placeholder`] (the platform issued none).
+pub fn is_placeholder(text: &str) -> bool {
+    text.starts_with("<placeholder")
 }
 
 /// Names and credentials that come from the platform (or the kubeconfig) at

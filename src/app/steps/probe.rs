@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use super::Outcome;
+use crate::app::Outcome;
 use crate::kube::probe::{self, ProbeSpec, Stage};
 use crate::kube::Cluster;
 use crate::{output, render, values};
@@ -30,7 +30,7 @@ pub(crate) async fn run(
     let on_stage = |_: &Stage| {};
     tokio::select! {
         result = probe::run(&cluster.client, &spec, timeout, &on_stage) => {
-            result.map_err(|e| super::info::failed(e, "the probe failed to talk to the cluster"))
+            result.map_err(|e| super::session::failed(e, "the probe failed to talk to the cluster"))
         }
         _ = tokio::signal::ctrl_c() => {
             let _ = probe::clean_up(&cluster.client, namespace).await;
@@ -63,17 +63,12 @@ pub(crate) fn print_stages(stages: &[Stage]) {
 
 /// `init --probe`: the probe right after an install that went well.
 pub(crate) fn after_install(values: &values::Values, timeout: Duration) -> Outcome {
-    super::init::runtime().block_on(async {
-        let cluster = match super::init::connect(values).await {
+    super::session::runtime().block_on(async {
+        let cluster = match super::session::connect(values).await {
             Ok(c) => c,
             Err(outcome) => return outcome,
         };
-        let identity = render::Identity {
-            context: Some(cluster.context.clone()),
-            agent_name: values.agent_name.clone(),
-            runtime_name: values.runtime_name.clone(),
-            ..Default::default()
-        };
+        let identity = super::identity::seed(values, Some(cluster.context.clone()));
         let rendered = match render::render(values, &identity, &serde_json::Value::Null) {
             Ok(r) => r,
             Err(e) => {

@@ -1,14 +1,80 @@
-//! The platform side of `info`, `delete` and `test-pipeline`: which token to
-//! use, the agent's and runtime's status, the clean-up of what `init`
-//! registered, and the demo pipeline. Shared by those commands' files.
+//! The platform side of every command: which Codefresh API token to use
+//! (one resolution for all), a checked client, the runtime spec as the
+//! platform gets it, the agent's and runtime's status, and the clean-up of
+//! what `init` registered.
 
 use serde_json::Value;
 
-use super::Outcome;
+use crate::app::Outcome;
 use crate::cli::PlatformArgs;
 use crate::output;
-use crate::platform::{self, Auth, Platform, PlatformError, Transport};
+use crate::platform::{self, Auth, Need, Platform, PlatformError, Transport, Whoami};
 use crate::values::{Problem, Problems, Secret};
+
+/// Where a command looks for its Codefresh API token and platform URL,
+/// before `CF_API_KEY` and the cfconfig.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct TokenFrom<'a> {
+    /// `--token`, as the command line gave it.
+    pub flag: Option<&'a Secret>,
+    /// `Token` of the values (a file, `--set-value`, an installed monitor).
+    pub values: Option<&'a Secret>,
+    /// The platform URL, when the user or the installation named one.
+    pub url: Option<&'a str>,
+}
+
+/// The one resolution of the platform token: the flag, the values, then
+/// `CF_API_KEY`, then the cfconfig's current context. `Ok(None)` when there
+/// is no token anywhere: each command says what that means for it.
+pub(crate) fn find_token(from: TokenFrom<'_>) -> Result<Option<Auth>, PlatformError> {
+    match platform::auth::resolve(from.flag, from.values, from.url) {
+        Ok(auth) => Ok(Some(auth)),
+        Err(PlatformError::NoToken { .. }) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// A client whose token the platform accepted, with the scopes `needs`
+/// checked (none when `needs` is `None`), or the outcome to return.
+pub(crate) async fn checked_client(
+    auth: &Auth,
+    transport: Transport,
+    needs: Option<&[Need]>,
+) -> Result<(Platform, Whoami), Outcome> {
+    let platform =
+        Platform::new(auth, transport).map_err(|e| failed(e, "preparing the platform client"))?;
+    let who = platform
+        .whoami()
+        .await
+        .map_err(|e| failed(e, "checking the Codefresh API token"))?;
+    if let Some(needs) = needs {
+        platform
+            .require_scopes(needs)
+            .await
+            .map_err(|e| failed(e, "checking the Codefresh API token's scopes"))?;
+    }
+    Ok((platform, who))
+}
+
+/// The runtime spec as the platform gets it: the rendered one, with
+/// `accountId` set to the account the platform named for this token (the
+/// render puts the recorded identity's, which an offline dry-run lacks).
+pub(crate) fn spec_to_send(rendered: &Value, account_id: Option<&str>) -> Value {
+    let mut spec = rendered.clone();
+    if let (Some(map), Some(account)) = (spec.as_object_mut(), account_id) {
+        map.insert("accountId".into(), Value::String(account.to_string()));
+    }
+    spec
+}
+
+/// The account a runtime environment belongs to, as the platform shows it.
+pub(crate) fn account_of_runtime(runtime: &Value) -> Option<String> {
+    runtime
+        .get("accountId")
+        .or(runtime.pointer("/runtimeScheduler/cluster/clusterProvider/accountId"))
+        .and_then(Value::as_str)
+        .map(str::to_string)
+}
 
 /// The token and platform for a command: `--token`, `CF_API_KEY` or the
 /// cfconfig; the URL from `--url`, else the installation's `CodefreshHost`,
@@ -18,12 +84,11 @@ pub(crate) fn resolve(
     installed_host: Option<&str>,
 ) -> Result<Option<Auth>, PlatformError> {
     let token = args.token.as_ref().map(Secret::new);
-    let url = args.url.as_deref().or(installed_host);
-    match platform::auth::resolve(token.as_ref(), None, url) {
-        Ok(auth) => Ok(Some(auth)),
-        Err(PlatformError::NoToken { .. }) => Ok(None),
-        Err(e) => Err(e),
-    }
+    find_token(TokenFrom {
+        flag: token.as_ref(),
+        values: None,
+        url: args.url.as_deref().or(installed_host),
+    })
 }
 
 /// How `args` say to reach the platform.
@@ -172,15 +237,11 @@ pub(crate) async fn status(
                     .pointer("/status/message")
                     .and_then(Value::as_str)
                     .unwrap_or("registered");
-                let account = re
-                    .get("accountId")
-                    .or(re.pointer("/runtimeScheduler/cluster/clusterProvider/accountId"))
-                    .and_then(Value::as_str)
-                    .map(str::to_string);
+                let account = account_of_runtime(&re);
                 let sync = match expected_spec.and_then(|render| render(account.clone())) {
                     None => String::new(),
                     Some(ours) => {
-                        let ours = super::install::spec_to_send(&ours, account.as_deref());
+                        let ours = spec_to_send(&ours, account.as_deref());
                         let differ = spec_differences(&ours, &re);
                         if differ.is_empty() {
                             ", spec matches what cf-runner sends".into()
@@ -326,6 +387,33 @@ pub(crate) async fn clean_up(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// `diff`, `upgrade`, `init` and `info` each resolved the token their
+    /// own way; all now go through `find_token`: the flag, then the values,
+    /// and the URL the command names.
+    #[test]
+    fn one_token_resolution_the_flag_beats_the_values_and_the_url_is_kept() {
+        let flag = Secret::new("from-flag");
+        let values = Secret::new("from-values");
+        let both = find_token(TokenFrom {
+            flag: Some(&flag),
+            values: Some(&values),
+            url: Some("https://cf.example.com"),
+        })
+        .unwrap()
+        .unwrap();
+        assert_eq!(both.token.expose(), "from-flag");
+        assert_eq!(both.source, platform::TokenSource::Flag);
+        assert_eq!(both.url, "https://cf.example.com");
+        let only_values = find_token(TokenFrom {
+            values: Some(&values),
+            ..Default::default()
+        })
+        .unwrap()
+        .unwrap();
+        assert_eq!(only_values.token.expose(), "from-values");
+        assert_eq!(only_values.source, platform::TokenSource::Values);
+    }
 
     #[test]
     fn report_times_are_read_in_rfc3339_and_milliseconds() {

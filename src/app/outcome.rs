@@ -1,0 +1,55 @@
+//! How a command ended, and the exit code that says it (PRODUCT.md §6).
+//! Every command and step returns one; `finish` reports it.
+
+use std::process::ExitCode;
+
+use crate::output;
+use crate::values::Problems;
+
+/// How a command ended, mapped to the exit codes of PRODUCT.md §6.
+#[derive(Debug)]
+pub enum Outcome {
+    Ok,
+    /// Bad input or usage: exit 2, nothing applied.
+    BadInput(Problems),
+    /// Something failed: exit 1.
+    Failed(anyhow::Error, Option<String>),
+    /// A preflight check failed: exit 3.
+    PreflightFailed,
+    /// Stopped with Ctrl-C at a prompt, before anything was written: exit 130.
+    Interrupted,
+    /// `diff` found changes: exit 1, like `kubectl diff`, with no error.
+    Differs,
+    /// Something failed, with an exit code other than 1 (`diff` uses 2).
+    FailedWithCode(anyhow::Error, Option<String>, u8),
+    /// Stopped by SIGINT (exit 130) or SIGTERM (exit 143) after the cluster
+    /// was touched: the report says what was and was not applied.
+    Signalled(u8, anyhow::Error, Option<String>),
+}
+
+impl Outcome {
+    /// Reports the outcome and gives the process exit code.
+    pub fn finish(self) -> ExitCode {
+        match self {
+            Outcome::Ok => ExitCode::SUCCESS,
+            Outcome::BadInput(problems) => {
+                output::error(&anyhow::Error::new(problems), None);
+                ExitCode::from(2)
+            }
+            Outcome::Failed(err, hint) => {
+                output::error(&err, hint.as_deref());
+                ExitCode::from(1)
+            }
+            Outcome::PreflightFailed => ExitCode::from(3),
+            Outcome::Differs => ExitCode::from(1),
+            Outcome::FailedWithCode(err, hint, code) | Outcome::Signalled(code, err, hint) => {
+                output::error(&err, hint.as_deref());
+                ExitCode::from(code)
+            }
+            Outcome::Interrupted => {
+                output::note("stopped: nothing was written or applied");
+                ExitCode::from(crate::wizard::terminal::INTERRUPTED_EXIT_CODE as u8)
+            }
+        }
+    }
+}

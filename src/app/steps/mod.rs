@@ -1,0 +1,17 @@
+//! The named steps the commands order. A step knows nothing of the command
+//! that runs it: it takes plain options and returns an [`Outcome`] to stop
+//! with. Steps may use one another; commands use steps, never each other.
+//!
+//! [`Outcome`]: crate::app::Outcome
+
+pub mod converge;
+pub mod identity;
+pub mod input;
+pub mod install;
+pub mod installation;
+pub mod preflight;
+pub mod probe;
+pub mod register;
+pub mod session;
+pub mod status;
+pub mod upgrade_plan;

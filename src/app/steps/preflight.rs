@@ -1,0 +1,92 @@
+//! The preflight as `init` and `check` show it: one line per check, the
+//! failure summary, and the gate `init` passes before it applies anything.
+
+use crate::app::Outcome;
+use crate::kube::preflight::{self, Check, Status};
+use crate::kube::Cluster;
+use crate::output;
+use crate::render::Manifest;
+
+/// The mark of a check line.
+fn mark(status: Status) -> output::Mark {
+    match status {
+        Status::Pass => output::Mark::Pass,
+        Status::Warn => output::Mark::Warn,
+        Status::Fail => output::Mark::Fail,
+    }
+}
+
+/// One line per check, with its details and fix.
+pub(crate) fn print_checks<'a>(checks: impl IntoIterator<Item = &'a Check>) {
+    for c in checks {
+        output::check_line(
+            mark(c.status),
+            &c.name,
+            &c.reason,
+            &c.details,
+            c.fix.as_deref(),
+        );
+    }
+}
+
+/// The error that ends a failed preflight: how many checks failed, and `hint`.
+pub(crate) fn report_failure(checks: &[Check], hint: &str) {
+    let failed = checks.iter().filter(|c| c.status == Status::Fail).count();
+    output::error(
+        &anyhow::anyhow!(
+            "preflight failed: {failed} of {} checks failed",
+            checks.len()
+        ),
+        Some(hint),
+    );
+}
+
+/// Says what the preflight waits for before it waits (stderr, so `-o json`
+/// stays clean).
+pub(crate) fn waiting_for(cluster: &Cluster) {
+    output::note(&format!(
+        "running the preflight against {} (context {}); the API server has {}s to answer",
+        cluster.server,
+        cluster.context,
+        preflight::FIRST_ANSWER_TIMEOUT.as_secs()
+    ));
+}
+
+/// The first step of `init` against a cluster. Prints the warnings (or,
+/// when a check fails, every check) and gives `Err(PreflightFailed)` when
+/// the install must not go ahead.
+pub(crate) async fn gate_install(
+    cluster: &Cluster,
+    manifests: &[Manifest],
+    runtime_environment: &serde_json::Value,
+    namespace: &str,
+) -> Result<(), Outcome> {
+    waiting_for(cluster);
+    let checks = preflight::run(
+        &cluster.client,
+        manifests,
+        Some(runtime_environment),
+        namespace,
+    )
+    .await;
+    if preflight::failed(&checks) {
+        print_checks(&checks);
+        report_failure(
+            &checks,
+            "nothing was applied; fix what is listed above and re-run init \
+             (--skip-cluster-test skips these checks)",
+        );
+        return Err(Outcome::PreflightFailed);
+    }
+    print_checks(checks.iter().filter(|c| c.status != Status::Pass));
+    let warnings = checks.iter().filter(|c| c.status == Status::Warn).count();
+    output::done(&format!(
+        "preflight passed ({} checks{})",
+        checks.len(),
+        match warnings {
+            0 => String::new(),
+            n => format!(", {n} warning(s)"),
+        }
+    ));
+    Ok(())
+}
