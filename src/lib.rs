@@ -10,10 +10,10 @@
 
 pub mod app;
 pub mod cli;
+pub mod cluster;
 pub mod export;
 pub mod helm;
 pub mod input_file;
-pub mod kube;
 pub mod output;
 pub mod platform;
 pub mod render;

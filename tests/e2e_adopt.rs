@@ -17,7 +17,7 @@ use std::time::Duration;
 use base64::Engine;
 use serde_json::{json, Value};
 use support::cli::{isolated, text};
-use support::controlplane::{self, skip_e2e, ControlPlane};
+use support::controlplane::{self, ControlPlane};
 use support::fake_platform::FakePlatform;
 use support::helm;
 
@@ -217,9 +217,6 @@ fn section<'a>(out: &'a str, heading: &str) -> Vec<&'a str> {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn adopt_dry_run_reads_a_helm_install_into_values_and_a_plan_and_writes_nothing() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let ns = cp.create_namespace("adopthelm").await.unwrap();
     let home = tempfile::tempdir().unwrap();
@@ -392,9 +389,6 @@ fn deployment(name: &str, labels: Value) -> Value {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn adopt_refuses_two_runners_and_an_uncovered_chart_version() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let home = tempfile::tempdir().unwrap();
 
@@ -536,9 +530,6 @@ fn install_venonactl_with(cp: &ControlPlane, ns: &str, runnable: bool) {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn adopt_dry_run_reads_a_venonactl_install_and_writes_nothing() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let ns = cp.create_namespace("adoptvenona").await.unwrap();
     let home = tempfile::tempdir().unwrap();
@@ -898,9 +889,6 @@ fn delete_leaves_nothing(cp: &ControlPlane, home: &Path, ns: &str, fake: &FakePl
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn adopt_moves_a_helm_install_with_a_runner_always_ready_and_keeps_token_and_volumes() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let ns = cp.create_namespace("adoptmove").await.unwrap();
     let home = tempfile::tempdir().unwrap();
@@ -1035,9 +1023,6 @@ fn secret_text(cp: &ControlPlane, ns: &str, secret: &str, key: &str) -> String {
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn adopt_moves_a_venonactl_install_through_an_interim_runner_and_an_interrupted_run_finishes()
 {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let ns = cp.create_namespace("adoptvmove").await.unwrap();
     let home = tempfile::tempdir().unwrap();
@@ -1175,9 +1160,6 @@ async fn adopt_moves_a_venonactl_install_through_an_interim_runner_and_an_interr
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn adopt_on_a_terminal_shows_the_changes_and_asks_and_no_changes_nothing() {
     use rexpect::process::WaitStatus;
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let ns = cp.create_namespace("adoptask").await.unwrap();
     let home = tempfile::tempdir().unwrap();

@@ -130,7 +130,7 @@ async fn installed_objects(cp: &ControlPlane, ns: &str) -> Vec<String> {
         ("storage.k8s.io/v1", "StorageClass", false),
     ] {
         let api: Api<DynamicObject> =
-            cf_runner::kube::api_for(&client, api_version, kind, namespaced.then_some(ns));
+            cf_runner::cluster::api_for(&client, api_version, kind, namespaced.then_some(ns));
         let list = api
             .list(&ListParams::default().labels(&selector))
             .await

@@ -375,9 +375,6 @@ subjects: [{{kind: ServiceAccount, name: {name}, namespace: {ns}}}]
 #[test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 fn diff_names_the_read_and_dry_run_rights_a_user_lacks() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let ns = unique("diffrights");
     init(cp, &ns);

@@ -103,9 +103,6 @@ async fn every_example_is_accepted_by_a_real_apiserver_with_strict_validation() 
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn the_export_folder_and_stream_apply_with_kubectl_as_they_are() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let ns = cp.create_namespace("export").await.unwrap();
     let home = tempfile::tempdir().unwrap();

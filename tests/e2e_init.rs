@@ -50,7 +50,7 @@ async fn versions(cp: &ControlPlane, ns: &str) -> Vec<(String, String)> {
         ("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", false),
         ("storage.k8s.io/v1", "StorageClass", false),
     ] {
-        let api = cf_runner::kube::api_for(&client, api_version, kind, namespaced.then_some(ns));
+        let api = cf_runner::cluster::api_for(&client, api_version, kind, namespaced.then_some(ns));
         let list = api
             .list(&ListParams::default().labels(&selector))
             .await
@@ -217,7 +217,7 @@ async fn an_rbac_denial_names_the_object_and_the_verb() {
     );
     // Nothing was created in the namespace.
     let api: Api<DynamicObject> =
-        cf_runner::kube::api_for(&cp.client(), "v1", "ServiceAccount", Some(&ns));
+        cf_runner::cluster::api_for(&cp.client(), "v1", "ServiceAccount", Some(&ns));
     let items = api
         .list(&ListParams::default().labels("app.kubernetes.io/managed-by=cf-runner"))
         .await

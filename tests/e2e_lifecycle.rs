@@ -159,11 +159,11 @@ async fn labelled_names(client: &Client, ns: &str) -> Vec<String> {
     let mut out = Vec::new();
     let selector =
         format!("app.kubernetes.io/managed-by=cf-runner,app.kubernetes.io/instance={ns}");
-    for (api_version, kind, namespaced) in cf_runner::kube::inventory::RENDERED_KINDS
+    for (api_version, kind, namespaced) in cf_runner::cluster::inventory::RENDERED_KINDS
         .iter()
         .map(|k| (k.api_version, k.kind, k.namespaced))
     {
-        let api = cf_runner::kube::api_for(client, api_version, kind, namespaced.then_some(ns));
+        let api = cf_runner::cluster::api_for(client, api_version, kind, namespaced.then_some(ns));
         for item in api
             .list(&ListParams::default().labels(&selector))
             .await
@@ -343,7 +343,7 @@ async fn delete_removes_only_our_objects_and_is_not_an_error_twice() {
     )
     .await
     .unwrap();
-    let deployments = cf_runner::kube::api_for(&client, "apps/v1", "Deployment", Some(&ns));
+    let deployments = cf_runner::cluster::api_for(&client, "apps/v1", "Deployment", Some(&ns));
     let users_deployment = json!({
         "apiVersion": "apps/v1", "kind": "Deployment",
         "metadata": {"name": "users-app", "labels": {"app": "users-app"}},
@@ -360,7 +360,7 @@ async fn delete_removes_only_our_objects_and_is_not_an_error_twice() {
         .unwrap();
     // A dind volume claim and a volume of our StorageClass.
     let class = format!("dind-local-volumes-runner-{ns}");
-    let pvcs = cf_runner::kube::api_for(&client, "v1", "PersistentVolumeClaim", Some(&ns));
+    let pvcs = cf_runner::cluster::api_for(&client, "v1", "PersistentVolumeClaim", Some(&ns));
     pvcs.create(
         &PostParams::default(),
         &serde_json::from_value(json!({
@@ -374,7 +374,7 @@ async fn delete_removes_only_our_objects_and_is_not_an_error_twice() {
     .await
     .unwrap();
     let pv_name = format!("dind-pv-{ns}");
-    let pvs = cf_runner::kube::api_for(&client, "v1", "PersistentVolume", None);
+    let pvs = cf_runner::cluster::api_for(&client, "v1", "PersistentVolume", None);
     pvs.create(
         &PostParams::default(),
         &serde_json::from_value(json!({

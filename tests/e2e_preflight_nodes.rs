@@ -8,7 +8,8 @@
 mod support;
 
 use support::cli::{example, run as cf_runner, text};
-use support::controlplane::{self, skip_e2e, NODE_ZONE};
+use support::controlplane::{self, NODE_ZONE};
+use support::namespace::unique;
 
 const ADMIN: &str = "admin@cf-runner-test";
 
@@ -110,9 +111,6 @@ fn check(ns: &str, example_name: &str, extra: &[&str]) -> (Option<i32>, String) 
 #[test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 fn builds_pinned_to_a_zone_without_nodes_fail_the_preflight() {
-    if skip_e2e() {
-        return;
-    }
     assert_ne!(NODE_ZONE, "us-east-1c");
     let (code, shown) = check(
         "cfzone",
@@ -151,9 +149,6 @@ fn builds_pinned_to_a_zone_without_nodes_fail_the_preflight() {
 #[test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 fn a_runner_pinned_where_no_node_is_fails_the_preflight() {
-    if skip_e2e() {
-        return;
-    }
     let (code, shown) = check(
         "cfpinned",
         "local",
@@ -172,10 +167,7 @@ fn a_runner_pinned_where_no_node_is_fails_the_preflight() {
 #[test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 fn builds_pinned_to_a_node_whose_taint_they_do_not_tolerate_fail_the_preflight() {
-    if skip_e2e() {
-        return;
-    }
-    let name = format!("cf-tainted-{}", std::process::id() % 100000);
+    let name = unique("cf-tainted");
     let _node = own_node(
         &name,
         serde_json::json!([{"key": "dedicated", "value": "builds", "effect": "NoSchedule"}]),
@@ -218,10 +210,7 @@ fn builds_pinned_to_a_node_whose_taint_they_do_not_tolerate_fail_the_preflight()
 #[test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 fn builds_that_request_more_than_any_matching_node_has_fail_the_preflight() {
-    if skip_e2e() {
-        return;
-    }
-    let name = format!("cf-small-{}", std::process::id() % 100000);
+    let name = unique("cf-small");
     let _node = own_node(&name, serde_json::json!([]), "500m", "1Gi");
     let dir = tempfile::tempdir().unwrap();
     let values = builds_on(

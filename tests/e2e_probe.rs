@@ -14,7 +14,8 @@ use kube::api::{Api, DynamicObject, ListParams, PostParams};
 use kube::Client;
 use serde_json::{json, Value};
 use support::cli::{example, isolated, shared_home, text};
-use support::controlplane::{self, skip_e2e, ControlPlane};
+use support::controlplane::{self, ControlPlane};
+use support::namespace::unique;
 
 const AGENT_TOKEN: &str = "agent-token-for-probe-0123456789";
 const CONTEXT: &str = "admin@cf-runner-test";
@@ -24,16 +25,6 @@ fn cf_runner(cp: &ControlPlane, args: &[&str]) -> Output {
         .args(args)
         .output()
         .unwrap()
-}
-
-fn unique(prefix: &str) -> String {
-    use std::sync::atomic::{AtomicU32, Ordering};
-    static N: AtomicU32 = AtomicU32::new(0);
-    format!(
-        "{prefix}-{}-{}",
-        std::process::id() % 100000,
-        N.fetch_add(1, Ordering::Relaxed)
-    )
 }
 
 fn init(cp: &ControlPlane, ns: &str) {
@@ -167,9 +158,6 @@ fn stage<'a>(report: &'a Value, name: &str) -> Option<&'a Value> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn a_probe_that_gets_its_volume_passes_every_stage_and_cleans_up() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let client = cp.client();
     let ns = unique("probeok");
@@ -198,9 +186,6 @@ async fn a_probe_that_gets_its_volume_passes_every_stage_and_cleans_up() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn an_unschedulable_probe_names_the_schedulers_reason_and_cleans_up() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let client = cp.client();
     let ns = unique("probeunsched");
@@ -267,9 +252,6 @@ async fn an_unschedulable_probe_names_the_schedulers_reason_and_cleans_up() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn an_image_the_registry_lacks_fails_at_the_pull_and_cleans_up() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let client = cp.client();
     let ns = unique("probepull");
@@ -314,9 +296,6 @@ async fn an_image_the_registry_lacks_fails_at_the_pull_and_cleans_up() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn a_claim_nobody_provisions_fails_at_the_volume_and_cleans_up() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let client = cp.client();
     let ns = unique("probenovol");
@@ -339,9 +318,6 @@ async fn a_claim_nobody_provisions_fails_at_the_volume_and_cleans_up() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn init_probe_tries_the_build_path_after_the_install() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let client = cp.client();
     let ns = unique("initprobe");
@@ -391,9 +367,6 @@ async fn init_probe_tries_the_build_path_after_the_install() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn delete_removes_what_a_killed_probe_left() {
-    if skip_e2e() {
-        return;
-    }
     let cp = controlplane::shared();
     let client = cp.client();
     let ns = unique("probeleft");

@@ -17,7 +17,7 @@ use serde_json::{json, Map, Value};
 
 use super::Outcome;
 use crate::cli::AdoptArgs;
-use crate::kube as cluster;
+use crate::cluster;
 use crate::output;
 use crate::render::{self, Manifest, LABEL_MANAGED_BY};
 use crate::values::{self, Input, Problem, Problems};
@@ -814,7 +814,7 @@ mod borrowed {
     use super::super::steps::{converge, register, session, status, upgrade_plan};
     use super::super::Outcome;
     use crate::cli::{InfoArgs, KubeArgs, OutputFormat, PlatformArgs};
-    use crate::kube::{Cluster, KubeError};
+    use crate::cluster::{Cluster, KubeError};
     use crate::platform::{Auth, Platform, PlatformError};
     use crate::render::Manifest;
 
@@ -871,11 +871,11 @@ mod borrowed {
     ) -> Result<(), Outcome> {
         converge::wait_with_progress(cluster, manifests, timeout, "adopt").await
     }
-    pub fn print_diffs(diffs: &[crate::kube::diff::ObjectDiff], namespace: &str, context: &str) {
+    pub fn print_diffs(diffs: &[crate::cluster::diff::ObjectDiff], namespace: &str, context: &str) {
         upgrade_plan::print_diffs(diffs, namespace, context, true)
     }
     pub fn delete_failed(
-        report: &crate::kube::delete::Report,
+        report: &crate::cluster::delete::Report,
         timeout: std::time::Duration,
     ) -> Outcome {
         converge::delete_failed(report, timeout)

@@ -1,6 +1,6 @@
 //! `cf-runner check`: the preflight of an install, without installing. Loads
 //! the values as `init` does, renders what `init` would apply, and asks the
-//! cluster whether it can take it (`kube::preflight`). Exit code 3 when a
+//! cluster whether it can take it (`cluster::preflight`). Exit code 3 when a
 //! check fails. `init` runs the same checks first (`steps::preflight`).
 
 use serde::Serialize;
@@ -11,7 +11,7 @@ use super::steps::session::{connect, runtime};
 use super::steps::{identity, probe};
 use super::Outcome;
 use crate::cli::{CheckArgs, OutputFormat};
-use crate::kube::preflight::{self, Check};
+use crate::cluster::preflight::{self, Check};
 use crate::values::{self, Input, Problems};
 use crate::{output, render};
 
@@ -39,7 +39,7 @@ struct Report<'a> {
     checks: &'a [Check],
     /// With `--probe`: each stage of the build path, with its time.
     #[serde(skip_serializing_if = "Option::is_none")]
-    probe: Option<&'a [crate::kube::probe::Stage]>,
+    probe: Option<&'a [crate::cluster::probe::Stage]>,
 }
 
 /// Runs `check`.

@@ -1,9 +1,9 @@
 //! `cf-runner delete`: removes exactly what cf-runner installed. The objects
-//! come from the labels (`kube::inventory`), never from a list in this
+//! come from the labels (`cluster::inventory`), never from a list in this
 //! version's templates, so whatever an older or newer version installed goes
 //! too and a user's own objects next to them stay. Shows the plan, asks (or
 //! takes `--yes`), deletes in reverse dependency order and waits until
-//! everything is gone (`kube::delete`). Re-running is safe: it picks up
+//! everything is gone (`cluster::delete`). Re-running is safe: it picks up
 //! whatever is left, and says so when nothing is.
 
 use super::steps::converge::delete_failed;
@@ -12,9 +12,9 @@ use super::steps::register;
 use super::steps::session::{connect_flags, failed, need_yes, runtime};
 use super::Outcome;
 use crate::cli::DeleteArgs;
-use crate::kube::delete::{self, Event};
-use crate::kube::inventory::{LiveObject, Record};
-use crate::kube::Cluster;
+use crate::cluster::delete::{self, Event};
+use crate::cluster::inventory::{LiveObject, Record};
+use crate::cluster::Cluster;
 use crate::output;
 use crate::platform::{Need, Platform};
 use crate::render::LABEL_MANAGED_BY;
@@ -166,7 +166,7 @@ fn targets(args: &DeleteArgs, inst: &Installation, namespace: &str) -> Targets {
         let was_users = o
             .object
             .pointer("/metadata/annotations")
-            .and_then(|a| a.get(crate::kube::apply::ADOPTED_ANNOTATION))
+            .and_then(|a| a.get(crate::cluster::apply::ADOPTED_ANNOTATION))
             .is_some();
         if was_users && !args.delete_adopted {
             adopted.push(o.display_name());
@@ -262,7 +262,7 @@ async fn delete_objects(
     };
     // A probe stopped hard (kill -9) leaves its claim, pod or Job.
     let cleaned = delete::noting_quiet(
-        crate::kube::probe::clean_up(&cluster.client, namespace),
+        crate::cluster::probe::clean_up(&cluster.client, namespace),
         || "the removal of leftover probe objects".to_string(),
         &on_event,
     )

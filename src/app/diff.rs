@@ -1,7 +1,7 @@
 //! `cf-runner diff`: what `upgrade` (or, with nothing installed, `init`)
 //! with the same flags and values would change in the cluster, changing
 //! nothing. The upgrade's own plan (`steps::upgrade_plan`) decides what would be
-//! applied and pruned; `kube::diff` asks the API server for a dry-run of
+//! applied and pruned; `cluster::diff` asks the API server for a dry-run of
 //! each object and compares it with the live one. Exit codes follow
 //! `kubectl diff`: 0 no changes, 1 changes, above 1 an error.
 
@@ -15,8 +15,8 @@ use super::steps::upgrade_plan::{self, print_diffs, Plan};
 use super::steps::{identity, input};
 use super::Outcome;
 use crate::cli::{DiffArgs, OutputFormat, UpgradeArgs};
-use crate::kube::diff::{self, Action, ObjectDiff};
-use crate::kube::{inventory, preflight};
+use crate::cluster::diff::{self, Action, ObjectDiff};
+use crate::cluster::{inventory, preflight};
 use crate::platform::{Platform, Transport};
 use crate::{output, render, values};
 

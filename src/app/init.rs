@@ -13,7 +13,7 @@ use super::steps::install::{self, Registration, TokenPlaces};
 use super::steps::{identity, probe};
 use super::Outcome;
 use crate::cli::InitArgs;
-use crate::kube as cluster;
+use crate::cluster;
 use crate::platform::Transport;
 use crate::values::{self, tree, Input, Problem, Problems};
 use crate::{export, helm, output, render, wizard};

@@ -17,7 +17,7 @@ use super::steps::upgrade_plan::{self, Plan};
 use super::steps::{converge, input};
 use super::Outcome;
 use crate::cli::UpgradeArgs;
-use crate::kube::{self as cluster, delete, Cluster};
+use crate::cluster::{self, delete, Cluster};
 use crate::output;
 use crate::platform::{Need, Platform, Transport};
 use crate::render;

@@ -90,22 +90,6 @@ const READY_TIMEOUT: Duration = Duration::from_secs(120);
 const BOOTSTRAP_TIMEOUT: Duration = Duration::from_secs(60);
 const NAMESPACE_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// Call first in every end-to-end test: `if skip_e2e() { return; }`.
-///
-/// It never skips, so a test that returns early can never be counted as
-/// passed: with `CF_RUNNER_SKIP_E2E=1` the build marks the end-to-end tests
-/// `#[ignore]` instead (see `build.rs`; each test carries
-/// `#[cfg_attr(skip_e2e, ignore = ...)]`), and cargo reports them as
-/// ignored. Under `CI=true` the variable fails the run, here as in the build.
-pub fn skip_e2e() -> bool {
-    let skip = std::env::var(SKIP_ENV).is_ok_and(|v| !v.is_empty() && v != "0");
-    let ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
-    if skip && ci {
-        panic!("{SKIP_ENV} is set under CI=true: CI must run the end-to-end tests; unset it");
-    }
-    false
-}
-
 /// The control plane shared by all tests of this test binary, started on
 /// first use. Panics with the reason (and the components' log tails) if it
 /// cannot be started; every later caller gets the same panic.

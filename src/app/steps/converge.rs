@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use crate::app::Outcome;
-use crate::kube::{self as cluster, apply, delete, wait};
+use crate::cluster::{self, apply, delete, wait};
 use crate::output;
 use crate::render::{self, Manifest};
 

@@ -3,7 +3,7 @@
 //! before the platform is asked, or read back from what an installation
 //! recorded. The steps that register on the platform fill in the rest.
 
-use crate::kube::inventory::Record;
+use crate::cluster::inventory::Record;
 use crate::render::Identity;
 use crate::values::Values;
 

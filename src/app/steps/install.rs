@@ -19,7 +19,7 @@ use super::installation::{left_behind, LeftBehind};
 use super::session::{connect, runtime};
 use super::{converge, identity, preflight, register};
 use crate::app::Outcome;
-use crate::kube::{self as cluster, apply, secrets};
+use crate::cluster::{self, apply, secrets};
 use crate::output;
 use crate::platform::{
     self, certs, Agent, Auth, Need, Platform, PlatformError, RegisterRuntime, Transport,

@@ -8,8 +8,8 @@ use futures::join;
 use super::session::{failed, SlowNote};
 use crate::app::Outcome;
 use crate::cli::KubeArgs;
-use crate::kube::inventory::{self, LiveObject, Record, VolumeScope};
-use crate::kube::{secrets, Cluster, KubeError};
+use crate::cluster::inventory::{self, LiveObject, Record, VolumeScope};
+use crate::cluster::{secrets, Cluster, KubeError};
 use crate::output;
 use crate::render::{self, RECORD_SECRET};
 use crate::values::{self, Input, Problem, Problems, Secret, ValuesFile};
@@ -191,7 +191,7 @@ pub(crate) struct LeftBehind {
 }
 
 /// Reads what an install left in `namespace`: the record's names, the agent
-/// token and the dind certificates, all through `kube::secrets::read_text`.
+/// token and the dind certificates, all through `cluster::secrets::read_text`.
 pub(crate) async fn left_behind(
     cluster: &Cluster,
     namespace: &str,

@@ -2,8 +2,8 @@
 //! failure summary, and the gate `init` passes before it applies anything.
 
 use crate::app::Outcome;
-use crate::kube::preflight::{self, Check, Status};
-use crate::kube::Cluster;
+use crate::cluster::preflight::{self, Check, Status};
+use crate::cluster::Cluster;
 use crate::output;
 use crate::render::Manifest;
 

@@ -1,12 +1,12 @@
 //! `check --probe`: tries the build path on an installed namespace
-//! (`kube::probe`) and turns the stages into check lines. Ctrl-C stops it
+//! (`cluster::probe`) and turns the stages into check lines. Ctrl-C stops it
 //! and still removes the probe's claim and pod.
 
 use std::time::Duration;
 
 use crate::app::Outcome;
-use crate::kube::probe::{self, ProbeSpec, Stage};
-use crate::kube::Cluster;
+use crate::cluster::probe::{self, ProbeSpec, Stage};
+use crate::cluster::Cluster;
 use crate::{output, render, values};
 
 /// Runs the probe for the runtime spec `rendered` describes.

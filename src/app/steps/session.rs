@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::app::Outcome;
 use crate::cli::KubeArgs;
-use crate::kube::{self as cluster, Cluster, ConnectOptions, KubeError};
+use crate::cluster::{self, Cluster, ConnectOptions, KubeError};
 use crate::output;
 use crate::values::{self, Problem, Problems};
 
@@ -59,7 +59,7 @@ pub(crate) async fn connect_flags(kube: &KubeArgs) -> Result<Cluster, Outcome> {
     connect_with(&options_from_flags(kube), ContextFrom::Flags).await
 }
 
-/// The one way a command connects: `kube::connect`, with an unknown context
+/// The one way a command connects: `cluster::connect`, with an unknown context
 /// reported as bad input under the name the user gave it.
 pub(crate) async fn connect_with(
     options: &ConnectOptions,

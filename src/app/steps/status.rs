@@ -1,6 +1,6 @@
 //! What is installed and whether it is healthy: the step behind `info`,
 //! also the last step of `adopt`. Reads the
-//! cluster only (labels and the record Secret, through `kube::inventory`),
+//! cluster only (labels and the record Secret, through `cluster::inventory`),
 //! for one namespace or every namespace holding an installation, and prints
 //! it as a table or as JSON/YAML for scripts.
 
@@ -13,8 +13,8 @@ use super::session::{connect_flags, failed, runtime, SlowNote};
 use super::{identity, register};
 use crate::app::Outcome;
 use crate::cli::{InfoArgs, OutputFormat};
-use crate::kube::inventory::{self, LiveObject};
-use crate::kube::{wait, Cluster, KubeError};
+use crate::cluster::inventory::{self, LiveObject};
+use crate::cluster::{wait, Cluster, KubeError};
 use crate::output::info::{
     ComponentInfo, InstallationInfo, ObjectInfo, Report, StorageInfo, VolumeInfo,
 };

@@ -12,9 +12,9 @@ use super::identity;
 use super::installation::left_behind;
 use super::session::failed;
 use crate::app::Outcome;
-use crate::kube::diff::{Action, ObjectDiff};
-use crate::kube::inventory::{self, LiveObject, Record};
-use crate::kube::{secrets, Cluster};
+use crate::cluster::diff::{Action, ObjectDiff};
+use crate::cluster::inventory::{self, LiveObject, Record};
+use crate::cluster::{secrets, Cluster};
 use crate::output;
 use crate::render::{self, is_placeholder, Manifest, RECORD_SECRET};
 use crate::values::{self, Input, Problem, Problems, Values, ValuesFile};
@@ -67,7 +67,7 @@ async fn restore_secrets(
     cluster: &Cluster,
     namespace: &str,
     tree: &mut Value,
-) -> Result<Vec<String>, crate::kube::KubeError> {
+) -> Result<Vec<String>, crate::cluster::KubeError> {
     let mut lost = Vec::new();
     for (path, secret, key) in SECRET_HOMES {
         let stored = values::tree::lookup(tree, path).cloned();
@@ -134,7 +134,7 @@ async fn restore_identity(
     namespace: &str,
     record: &Record,
     values: &Values,
-) -> Result<render::Identity, crate::kube::KubeError> {
+) -> Result<render::Identity, crate::cluster::KubeError> {
     let mut identity = identity::recorded(record, Some(values), &cluster.context);
     let left = left_behind(cluster, namespace).await?;
     identity.dind_ca = left.dind.ca;

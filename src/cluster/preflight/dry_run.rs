@@ -6,7 +6,7 @@ use kube::Client;
 use serde_json::Value;
 
 use super::{api_message, names, Check, NamespaceState};
-use crate::kube::{api_for, KubeError, FIELD_MANAGER};
+use crate::cluster::{api_for, KubeError, FIELD_MANAGER};
 use crate::render::Manifest;
 
 pub(super) async fn check_dry_run(

@@ -5,7 +5,7 @@
 use kube::Client;
 
 use super::{api_message, names, Check};
-use crate::kube::KubeError;
+use crate::cluster::KubeError;
 
 /// Oldest supported minor version of Kubernetes 1.x. The rendered objects
 /// (`batch/v1` CronJob among them) are not made for, nor tested on, older
@@ -93,7 +93,7 @@ pub fn version_check(major: &str, minor: &str, shown: &str) -> Check {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kube::preflight::Status;
+    use crate::cluster::preflight::Status;
 
     #[test]
     fn versions_below_1_25_fail_above_tested_warn() {

@@ -14,7 +14,7 @@ use kube::Client;
 use serde_json::Value;
 
 use super::{api_message, names, Check};
-use crate::kube::KubeError;
+use crate::cluster::KubeError;
 use crate::render::Manifest;
 use crate::values::quantity_value;
 
@@ -407,7 +407,7 @@ pub(super) async fn check_nodes(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kube::preflight::Status;
+    use crate::cluster::preflight::Status;
 
     fn node(name: &str, cpu: &str, memory: &str) -> NodeInfo {
         NodeInfo {

@@ -15,7 +15,7 @@ use kube::Client;
 use serde_json::Value;
 
 use super::{api_message, names, Check, NamespaceState};
-use crate::kube::{resource_for, KubeError};
+use crate::cluster::{resource_for, KubeError};
 use crate::render::Manifest;
 
 /// How many SelfSubjectAccessReviews are in flight at once: enough to finish

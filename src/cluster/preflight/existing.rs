@@ -9,7 +9,7 @@ use kube::api::{Api, ListParams};
 use kube::Client;
 
 use super::{api_message, names, Check};
-use crate::kube::{inventory, KubeError};
+use crate::cluster::{inventory, KubeError};
 use crate::render::{LABEL_MANAGED_BY, RECORD_SECRET};
 
 /// The `app` label values the older installers (venonactl, `codefresh runner
@@ -249,7 +249,7 @@ pub(super) async fn check_existing(client: &Client, namespace: &str) -> Check {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kube::preflight::Status;
+    use crate::cluster::preflight::Status;
 
     #[test]
     fn an_existing_installation_is_named() {
