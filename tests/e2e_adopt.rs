@@ -827,6 +827,47 @@ async fn adopt_watching(
     (out, lowest, looks)
 }
 
+/// The flags of a move with the fake platform's token.
+fn move_args(ns: &str, fake: &FakePlatform) -> Vec<String> {
+    let args = [
+        "--yes",
+        "--kube-namespace",
+        ns,
+        "--token",
+        fake.token(),
+        "--url",
+    ];
+    let mut args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+    args.extend([fake.url(), "--timeout".into(), "90s".into()]);
+    args
+}
+
+/// Runs a move with `args` and checks what holds for every move, whole or
+/// stopped: the exit code, a runner ready at every look, and no token in
+/// the output. Gives the output's text.
+async fn move_never_without_a_runner(
+    cp: &ControlPlane,
+    home: &Path,
+    ns: &str,
+    args: &[String],
+    code: i32,
+) -> String {
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (out, lowest, looks) = adopt_watching(cp, home, ns, &args).await;
+    let shown = text(&out);
+    assert_eq!(out.status.code(), Some(code), "{shown}");
+    assert!(looks > 5, "the watch looked only {looks} times");
+    assert!(
+        lowest >= 1,
+        "a moment with {lowest} ready runner replicas during the move\n{shown}"
+    );
+    assert!(
+        !shown.contains(AGENT_TOKEN) && !shown.contains(USER_TOKEN),
+        "{shown}"
+    );
+    shown
+}
+
 /// `delete` with a token removes everything of the install in `ns`, and
 /// leaves the dind volumes.
 fn delete_leaves_nothing(cp: &ControlPlane, home: &Path, ns: &str, fake: &FakePlatform) {
@@ -924,30 +965,8 @@ async fn adopt_moves_a_helm_install_with_a_runner_always_ready_and_keeps_token_a
     assert!(text(&no_token).contains("--token"), "{}", text(&no_token));
     assert_eq!(requests_since(cp, mark, &ns).1, Vec::<String>::new());
 
-    let url = fake.url();
-    let args = [
-        "--yes",
-        "--kube-namespace",
-        &ns,
-        "--token",
-        fake.token(),
-        "--url",
-        &url,
-        "--timeout",
-        "90s",
-    ];
-    let (out, lowest, looks) = adopt_watching(cp, home.path(), &ns, &args).await;
-    let shown = text(&out);
-    assert_eq!(out.status.code(), Some(0), "{shown}");
-    assert!(looks > 5, "the watch looked only {looks} times");
-    assert!(
-        lowest >= 1,
-        "a moment with {lowest} ready runner replicas during the move\n{shown}"
-    );
-    assert!(
-        !shown.contains(AGENT_TOKEN) && !shown.contains(USER_TOKEN),
-        "{shown}"
-    );
+    let args = move_args(&ns, &fake);
+    let shown = move_never_without_a_runner(cp, home.path(), &ns, &args, 0).await;
     // It ends with `info`.
     assert!(shown.contains(&format!("adopt-cluster/{ns}")), "{shown}");
 
@@ -972,6 +991,7 @@ async fn adopt_moves_a_helm_install_with_a_runner_always_ready_and_keeps_token_a
 
     // Twice is a no-op.
     let mark = cp.audit_events().unwrap().len();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let again = adopt(cp, home.path(), &args);
     assert_eq!(again.status.code(), Some(0), "{}", text(&again));
     assert!(
@@ -991,7 +1011,7 @@ async fn adopt_moves_a_helm_install_with_a_runner_always_ready_and_keeps_token_a
             "--token",
             fake.token(),
             "--url",
-            &url,
+            &fake.url(),
         ])
         .output()
         .unwrap();
@@ -1065,31 +1085,14 @@ async fn adopt_moves_a_venonactl_install_through_an_interim_runner_and_an_interr
     // The platform refuses the spec once: the move stops at its end.
     fake.fail("PUT /api/runtime-environments", 400, 1);
 
-    let url = fake.url();
-    let args = [
-        "--yes",
-        "--kube-namespace",
-        &ns,
-        "--token",
-        fake.token(),
-        "--url",
-        &url,
-        "--timeout",
-        "90s",
-    ];
-    let (out, lowest, looks) = adopt_watching(cp, home.path(), &ns, &args).await;
-    let shown = text(&out);
-    assert_eq!(out.status.code(), Some(1), "{shown}");
-    assert!(looks > 5, "the watch looked only {looks} times");
-    assert!(
-        lowest >= 1,
-        "a moment with {lowest} ready runner replicas during the move\n{shown}"
-    );
+    let args = move_args(&ns, &fake);
+    let shown = move_never_without_a_runner(cp, home.path(), &ns, &args, 1).await;
     // venonactl's runner held cf-runner's name with another selector: an
     // interim runner served while it went.
     assert!(shown.contains("Deployment/runner-adopting"), "{shown}");
 
     // The re-run finishes the move.
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let (again, lowest, _) = adopt_watching(cp, home.path(), &ns, &args).await;
     let shown = text(&again);
     assert_eq!(again.status.code(), Some(0), "{shown}");

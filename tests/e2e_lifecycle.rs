@@ -571,7 +571,9 @@ async fn upgrade_without_the_monitor_removes_it_and_changes_nothing_else() {
     );
 
     // What cannot change in place is refused before anything is written.
-    let frozen = labelled_names(&client, &ns).await;
+    // (The monitor was just created with --no-wait: its controllers settle
+    // it first, or their writes would look like the refused upgrade's.)
+    let frozen = settled_names(&client, &ns).await;
     let out = upgrade(&[
         "--set-value",
         "Storage.Backend=ebs",

@@ -197,13 +197,7 @@ pub fn run(args: &ImagesArgs) -> Outcome {
     let identity = super::steps::identity::seed(values, values.context.clone());
     let rendered = match render::render(values, &identity, &loaded.redacted_tree) {
         Ok(r) => r,
-        Err(e) => {
-            return Outcome::Failed(
-                anyhow::Error::new(e)
-                    .context("rendering the manifests failed (a bug in cf-runner)"),
-                None,
-            )
-        }
+        Err(e) => return Outcome::render_failed(e),
     };
     let images = list(&rendered);
 

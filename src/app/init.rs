@@ -296,13 +296,7 @@ pub fn run(args: &InitArgs) -> Outcome {
         Mode::DryRun { output_dir } => {
             let rendered = match render::render(values, &identity, &loaded.redacted_tree) {
                 Ok(r) => r,
-                Err(e) => {
-                    return Outcome::Failed(
-                        anyhow::Error::new(e)
-                            .context("rendering the manifests failed (a bug in cf-runner)"),
-                        Some("please report it with the values file (secrets removed)".into()),
-                    )
-                }
+                Err(e) => return Outcome::render_failed(e),
             };
             write_dry_run(output_dir, &rendered, plan.overwrite)
         }

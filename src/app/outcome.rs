@@ -28,6 +28,14 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// A render that failed: the values were valid, so it is cf-runner's bug.
+    pub fn render_failed(err: crate::render::RenderError) -> Outcome {
+        Outcome::Failed(
+            anyhow::Error::new(err).context("rendering the manifests failed (a bug in cf-runner)"),
+            Some("please report it with the values file (secrets removed)".into()),
+        )
+    }
+
     /// Reports the outcome and gives the process exit code.
     pub fn finish(self) -> ExitCode {
         match self {

@@ -359,12 +359,7 @@ pub async fn apply_all(
         let api = api_for(client, "v1", "Namespace", None);
         match request("reading", &ns.display_name(), api.get_opt(&ns.name)).await {
             Ok(Some(live)) => {
-                let ours = live
-                    .metadata
-                    .labels
-                    .as_ref()
-                    .and_then(|l| l.get(LABEL_MANAGED_BY))
-                    .is_some_and(|v| v == "cf-runner");
+                let ours = super::managed_by_us(live.metadata.labels.as_ref());
                 if !ours {
                     let applied = Applied {
                         object: ns.display_name(),

@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 use super::apply::with_hash;
 use super::inventory::LiveObject;
 use super::{api_for, request, KubeError, FIELD_MANAGER};
-use crate::render::{Manifest, LABEL_MANAGED_BY};
+use crate::render::Manifest;
 
 /// What an apply would do to one object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -108,12 +108,7 @@ async fn diff_one(client: &Client, manifest: &Manifest) -> Result<ObjectDiff, Ku
             ),
         ));
     };
-    let ours = live
-        .metadata
-        .labels
-        .as_ref()
-        .and_then(|l| l.get(LABEL_MANAGED_BY))
-        .is_some_and(|v| v == "cf-runner");
+    let ours = super::managed_by_us(live.metadata.labels.as_ref());
     if manifest.kind == "Namespace" && !ours {
         return Ok(result(Action::Skip, String::new()));
     }

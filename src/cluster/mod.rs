@@ -385,6 +385,13 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Cluster, KubeError> {
     })
 }
 
+/// True when an object's labels say cf-runner manages it.
+pub fn managed_by_us(labels: Option<&std::collections::BTreeMap<String, String>>) -> bool {
+    labels
+        .and_then(|l| l.get(crate::render::LABEL_MANAGED_BY))
+        .is_some_and(|v| v == "cf-runner")
+}
+
 /// The API resource of a kind cf-runner renders (no discovery round-trip).
 pub fn resource_for(api_version: &str, kind: &str) -> ApiResource {
     let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
