@@ -293,6 +293,40 @@ fn info_says_what_it_waits_for_and_where() {
     );
 }
 
+/// Reads outside the apply, the delete and the preflight (adopt's scan, an
+/// upgrade's plan, inventory reads) waited up to 60 s without a word.
+#[test]
+fn any_quiet_cluster_request_is_said_with_the_server_and_its_deadline() {
+    use std::io::BufRead;
+    let port = silent_api_server();
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = kubeconfig_for(dir.path(), &format!("https://127.0.0.1:{port}"));
+    let mut child = support::cli::isolated(&kubeconfig, dir.path())
+        .args(["adopt", "--dry-run", "--kube-namespace", "ci"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut seen = String::new();
+    let wanted = format!(
+        "still no answer from the API server at https://127.0.0.1:{port}/ after 5s \
+         (a request with no answer fails after 60s)"
+    );
+    loop {
+        let mut line = String::new();
+        if stderr.read_line(&mut line).unwrap() == 0 || line.contains(&wanted) {
+            seen.push_str(&line);
+            break;
+        }
+        seen.push_str(&line);
+    }
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    child.wait().unwrap();
+    let said = seen.lines().find(|l| l.contains(&wanted));
+    assert!(said.is_some_and(|l| l.starts_with("note: ")), "{seen}");
+}
+
 /// A frozen API server mid-install kept the apply silent for a fixed 60 s.
 #[test]
 fn a_quiet_apply_says_what_it_waits_for() {

@@ -203,13 +203,50 @@ pub const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(
 /// whose connection dies under it must fail, never hang the command.
 pub const REQUEST_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
 
-/// Awaits one API request within [`REQUEST_TIMEOUT`], naming what it was for.
+/// How long a request may go unanswered before the user hears of it.
+pub const QUIET_AFTER: std::time::Duration = std::time::Duration::from_secs(5);
+
+type QuietHook = Box<dyn Fn(&str, &str) + Send + Sync>;
+static ON_QUIET: std::sync::OnceLock<QuietHook> = std::sync::OnceLock::new();
+static LAST_QUIET_NOTE: std::sync::Mutex<Option<std::time::Instant>> = std::sync::Mutex::new(None);
+
+/// Who hears of a request that has had no answer for [`QUIET_AFTER`]: the
+/// app, which says it through `output` (this module never writes to the
+/// terminal). Set once per process; it gets the action and the object.
+pub fn on_quiet_request(hook: impl Fn(&str, &str) + Send + Sync + 'static) {
+    let _ = ON_QUIET.set(Box::new(hook));
+}
+
+/// Tells the hook of a quiet request, at most once per [`QUIET_AFTER`]
+/// (requests go out side by side; one line says it for all of them).
+fn quiet(action: &str, object: &str) {
+    let Some(hook) = ON_QUIET.get() else { return };
+    let mut last = LAST_QUIET_NOTE.lock().unwrap_or_else(|e| e.into_inner());
+    if last.is_some_and(|t| t.elapsed() < QUIET_AFTER) {
+        return;
+    }
+    *last = Some(std::time::Instant::now());
+    drop(last);
+    hook(action, object);
+}
+
+/// Awaits one API request within [`REQUEST_TIMEOUT`], naming what it was
+/// for; after [`QUIET_AFTER`] with no answer, the quiet-request hook says so.
 pub async fn request<T>(
     action: &str,
     object: &str,
     call: impl std::future::Future<Output = Result<T, kube::Error>>,
 ) -> Result<T, KubeError> {
-    match tokio::time::timeout(REQUEST_TIMEOUT, call).await {
+    let call = tokio::time::timeout(REQUEST_TIMEOUT, call);
+    tokio::pin!(call);
+    let answered = match tokio::time::timeout(QUIET_AFTER, &mut call).await {
+        Ok(answered) => answered,
+        Err(_) => {
+            quiet(action, object);
+            call.await
+        }
+    };
+    match answered {
         Ok(result) => result.map_err(|e| KubeError::from_kube(action, object, e)),
         Err(_) => Err(KubeError::Timeout {
             action: action.into(),

@@ -657,21 +657,34 @@ impl ControlPlane {
                 .await
                 .with_context(|| format!("creating fake node {name}"))?;
         }
-        poll_until("the fake nodes to be Ready", timeout, || async {
-            self.check_alive()?;
-            let mut ready = 0;
-            for name in FAKE_NODES {
-                let node = nodes.get(name).await?;
-                let conditions = node.status.and_then(|s| s.conditions).unwrap_or_default();
-                if conditions
-                    .iter()
-                    .any(|c| c.type_ == "Ready" && c.status == "True")
-                {
-                    ready += 1;
+        // Ready, and rid of the taint a node is created with until the
+        // controller-manager sees it Ready: the preflight honours taints.
+        poll_until(
+            "the fake nodes to be Ready and untainted",
+            timeout,
+            || async {
+                self.check_alive()?;
+                let mut ready = 0;
+                for name in FAKE_NODES {
+                    let node = nodes.get(name).await?;
+                    let not_ready_taint = node
+                        .spec
+                        .and_then(|s| s.taints)
+                        .unwrap_or_default()
+                        .iter()
+                        .any(|t| t.key.starts_with("node.kubernetes.io/"));
+                    let conditions = node.status.and_then(|s| s.conditions).unwrap_or_default();
+                    if !not_ready_taint
+                        && conditions
+                            .iter()
+                            .any(|c| c.type_ == "Ready" && c.status == "True")
+                    {
+                        ready += 1;
+                    }
                 }
-            }
-            Ok(ready == FAKE_NODES.len())
-        })
+                Ok(ready == FAKE_NODES.len())
+            },
+        )
         .await?;
         let sas: Api<ServiceAccount> = Api::namespaced(client, "default");
         poll_until("the default ServiceAccount", timeout, || async {

@@ -65,38 +65,48 @@ pub(crate) async fn connect_with(
     options: &ConnectOptions,
     from: ContextFrom,
 ) -> Result<Cluster, Outcome> {
-    cluster::connect(options)
-        .await
-        .map_err(|e| match (&e, from) {
-            (
-                KubeError::UnknownContext {
-                    wanted, available, ..
-                },
-                _,
-            ) => {
-                let (key, fix) = match from {
-                    ContextFrom::Values => (
-                        "Context",
-                        format!("use one of: {} (--kube-context-name)", available.join(", ")),
-                    ),
-                    ContextFrom::Flags => (
-                        "--kube-context-name",
-                        format!("use one of: {}", available.join(", ")),
-                    ),
-                };
-                Outcome::BadInput(Problems(vec![Problem::new(
-                    key,
-                    Some(&Value::String(wanted.clone())),
-                    "is not a context of the kubeconfig",
-                    fix,
-                )]))
-            }
-            (_, ContextFrom::Values) => {
-                let hint = e.hint();
-                Outcome::Failed(e.into(), hint)
-            }
-            (_, ContextFrom::Flags) => failed(e, "connecting to the cluster failed"),
-        })
+    let connected = cluster::connect(options).await;
+    if let Ok(c) = &connected {
+        let server = c.server.clone();
+        cluster::on_quiet_request(move |action, object| {
+            output::note(&format!(
+                "{action} {object}: still no answer from the API server at {server} after {}s \
+                 (a request with no answer fails after {}s)",
+                cluster::QUIET_AFTER.as_secs(),
+                cluster::REQUEST_TIMEOUT.as_secs()
+            ))
+        });
+    }
+    connected.map_err(|e| match (&e, from) {
+        (
+            KubeError::UnknownContext {
+                wanted, available, ..
+            },
+            _,
+        ) => {
+            let (key, fix) = match from {
+                ContextFrom::Values => (
+                    "Context",
+                    format!("use one of: {} (--kube-context-name)", available.join(", ")),
+                ),
+                ContextFrom::Flags => (
+                    "--kube-context-name",
+                    format!("use one of: {}", available.join(", ")),
+                ),
+            };
+            Outcome::BadInput(Problems(vec![Problem::new(
+                key,
+                Some(&Value::String(wanted.clone())),
+                "is not a context of the kubeconfig",
+                fix,
+            )]))
+        }
+        (_, ContextFrom::Values) => {
+            let hint = e.hint();
+            Outcome::Failed(e.into(), hint)
+        }
+        (_, ContextFrom::Flags) => failed(e, "connecting to the cluster failed"),
+    })
 }
 
 /// A line on stderr when the API server has not answered the first
