@@ -1,0 +1,679 @@
+//! Carrying the move out: the platform checks, the kept token and
+//! certificates, the storage refusal, and the order in which one runner
+//! always serves builds.
+
+use super::*;
+
+pub(super) fn failed(err: anyhow::Error, hint: impl Into<String>) -> Outcome {
+    Outcome::Failed(err, Some(hint.into()))
+}
+
+/// Everything the move needs from the platform, checked before the
+/// cluster is touched.
+pub(super) struct OnPlatform {
+    client: crate::platform::Platform,
+    /// The API token, for a monitor the install runs.
+    token: values::Secret,
+    account_id: Option<String>,
+    agent: String,
+    runtime: String,
+    /// The runtime environment as the platform has it now.
+    spec: Value,
+}
+
+pub(super) async fn on_platform(
+    args: &AdoptArgs,
+    values: &values::Values,
+) -> Result<OnPlatform, Outcome> {
+    use crate::platform::Need;
+    let auth = match borrowed::resolve(&args.platform, Some(&values.codefresh_host)) {
+        Ok(Some(a)) => a,
+        Ok(None) => {
+            return Err(borrowed::token_needed(
+                "compare the runtime environment's spec on the Codefresh platform with the one cf-runner \
+                 runs and send it when it differs (builds would otherwise keep the old installer's spec)",
+            ))
+        }
+        Err(e) => return Err(borrowed::platform_failed(e, "finding the Codefresh API token")),
+    };
+    let client = borrowed::client(&auth, &args.platform)?;
+    let who = client
+        .whoami()
+        .await
+        .map_err(|e| borrowed::platform_failed(e, "checking the Codefresh API token"))?;
+    client
+        .require_scopes(&[Need::Agents, Need::RuntimeEnvironments])
+        .await
+        .map_err(|e| borrowed::platform_failed(e, "checking the Codefresh API token's scopes"))?;
+    let Some(agent_name) = values.agent_name.clone() else {
+        return Err(Outcome::BadInput(Problems(vec![Problem::new(
+            "AgentId",
+            None,
+            "could not be read from the runner (its AGENT_ID variable is missing)",
+            "check the old runner's Deployment: adopt keeps the agent it runs as",
+        )])));
+    };
+    let agents = client
+        .agents_named(&agent_name)
+        .await
+        .map_err(|e| borrowed::platform_failed(e, "looking up the agent"))?;
+    let Some(agent) = agents.into_iter().next() else {
+        return Err(failed(
+            anyhow::anyhow!(
+                "agent {agent_name}, which the runner runs as, is not on the Codefresh platform {}",
+                client.url()
+            ),
+            "pass --token (and --url) for the account the runner was installed with; nothing was changed",
+        ));
+    };
+    let runtime = match &values.runtime_name {
+        Some(r) => r.clone(),
+        None => match agent.runtimes.as_slice() {
+            [one] => one.clone(),
+            other => {
+                return Err(failed(
+                    anyhow::anyhow!(
+                        "the install does not name its runtime environment, and agent {agent_name} serves {} ({})",
+                        other.len(),
+                        other.join(", ")
+                    ),
+                    "adopt moves an agent with exactly one runtime environment; nothing was changed",
+                ))
+            }
+        },
+    };
+    let spec = client
+        .runtime(&runtime)
+        .await
+        .map_err(|e| borrowed::platform_failed(e, "reading the runtime environment"))?
+        .ok_or_else(|| {
+            failed(
+                anyhow::anyhow!("runtime environment {runtime} is not on the Codefresh platform"),
+                "pass --token for the account the runner was installed with; nothing was changed",
+            )
+        })?;
+    let account_id = who.account_id.or_else(|| {
+        spec.get("accountId")
+            .or(spec.pointer("/runtimeScheduler/cluster/clusterProvider/accountId"))
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    });
+    output::done(&format!(
+        "Codefresh platform {}: agent {agent_name} and runtime environment {runtime} found",
+        client.url()
+    ));
+    Ok(OnPlatform {
+        client,
+        token: auth.token.clone(),
+        account_id,
+        agent: agent_name,
+        runtime,
+        spec,
+    })
+}
+
+/// The agent token the old runner uses (or, on a re-run, cf-runner's copy).
+pub(super) async fn agent_token(
+    cluster: &cluster::Cluster,
+    namespace: &str,
+    found: Option<&Found>,
+) -> Result<values::Secret, Outcome> {
+    let mut places: Vec<(String, &str)> = Vec::new();
+    if let Some(secret) = found.and_then(|f| f.token_secret.clone()) {
+        places.push((secret.clone(), "agent-codefresh-token"));
+        places.push((secret, "codefresh.token"));
+    }
+    places.push((RUNNER_TOKEN_SECRET.to_string(), "codefresh.token"));
+    for (secret, key) in &places {
+        let value = cluster::secrets::read_key(&cluster.client, namespace, secret, key)
+            .await
+            .map_err(|e| borrowed::failed(e, "reading the agent token failed"))?;
+        if let Some(v) = value.filter(|v| !v.is_empty() && !v.starts_with("<placeholder")) {
+            return Ok(values::Secret::new(v));
+        }
+    }
+    Err(failed(
+        anyhow::anyhow!(
+            "no agent token found in namespace {namespace} (looked in {})",
+            places
+                .iter()
+                .map(|(s, k)| format!("Secret/{s} key {k}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        "adopt keeps the agent's token and cannot go on without it; nothing was changed",
+    ))
+}
+
+/// The dind TLS material in place (`None`: the install has none yet).
+pub(super) async fn kept_certs(
+    cluster: &cluster::Cluster,
+    namespace: &str,
+) -> Result<Option<(values::Secret, values::Secret, values::Secret)>, Outcome> {
+    let mut got = Vec::new();
+    for key in ["ca.pem", "server-cert.pem", "server-key.pem"] {
+        let value =
+            cluster::secrets::read_key(&cluster.client, namespace, "codefresh-certs-server", key)
+                .await
+                .map_err(|e| borrowed::failed(e, "reading the dind certificates failed"))?;
+        got.push(value.filter(|v| !v.starts_with("<placeholder") && !v.is_empty()));
+    }
+    Ok(match got.as_slice() {
+        [Some(ca), Some(cert), Some(key)] => Some((
+            values::Secret::new(ca.clone()),
+            values::Secret::new(cert.clone()),
+            values::Secret::new(key.clone()),
+        )),
+        _ => None,
+    })
+}
+
+/// A new dind key, signed by the platform, for an install that has none.
+pub(super) async fn signed_certs(
+    namespace: &str,
+    platform: &OnPlatform,
+) -> Result<(values::Secret, values::Secret, values::Secret), Outcome> {
+    let generated = crate::platform::certs::generate(namespace)
+        .map_err(|e| borrowed::platform_failed(e, "preparing the dind TLS certificate"))?;
+    let sans = crate::platform::certs::subject_alt_names(namespace);
+    let (ca, cert) = platform
+        .client
+        .sign_server_certs(&generated.csr_pem, &sans)
+        .await
+        .map_err(|e| {
+            borrowed::platform_failed(e, "having the platform sign the dind certificate")
+        })?;
+    output::done("the install had no dind TLS certificate: a new one was signed by the platform");
+    Ok((
+        values::Secret::new(ca),
+        values::Secret::new(cert),
+        generated.key_pem,
+    ))
+}
+
+/// Refuses a move that would change how dind volumes are made: the
+/// StorageClass cf-runner renders must equal the one in place (a class's
+/// provisioner and parameters cannot change, and the volumes belong to it).
+pub(super) fn storage_problems(rendered: &[Manifest], objects: &[Value]) -> Vec<Problem> {
+    let mut out = Vec::new();
+    for ours in rendered.iter().filter(|m| m.kind == "StorageClass") {
+        let Some(live) = objects
+            .iter()
+            .find(|o| kind(o) == "StorageClass" && name(o) == ours.name)
+        else {
+            continue;
+        };
+        let backend = |o: &Value| {
+            o["parameters"]["volumeBackend"]
+                .as_str()
+                .unwrap_or("(none)")
+                .to_string()
+        };
+        if live["provisioner"] != ours.object["provisioner"]
+            || backend(live) != backend(&ours.object)
+        {
+            out.push(Problem::new(
+                "Storage.Backend",
+                Some(&Value::String(backend(&ours.object))),
+                format!(
+                    "would change the storage backend of the dind volumes: StorageClass {} has provisioner {} and backend {}, \
+                     cf-runner would make it {} with backend {}; the existing volumes belong to the old class",
+                    ours.name,
+                    live["provisioner"].as_str().unwrap_or("(none)"),
+                    backend(live),
+                    ours.object["provisioner"].as_str().unwrap_or("(none)"),
+                    backend(&ours.object)
+                ),
+                "adopt keeps the storage as it is; to change it, adopt first, then `cf-runner delete --purge-volumes` and `cf-runner init` with the new storage",
+            ));
+            continue;
+        }
+        // Immutable too; the API server fills them in when left out.
+        for (field, default) in [
+            ("reclaimPolicy", "Delete"),
+            ("volumeBindingMode", "Immediate"),
+        ] {
+            let value = |o: &Value| o[field].as_str().unwrap_or(default).to_string();
+            if value(live) != value(&ours.object) {
+                out.push(Problem::new(
+                    "Storage",
+                    None,
+                    format!(
+                        "would change the {field} of StorageClass {} ({} → {}), which Kubernetes does not allow",
+                        ours.name,
+                        value(live),
+                        value(&ours.object)
+                    ),
+                    "adopt keeps the storage as it is: this class was made in a way cf-runner does not render; keep the old install, or move with `cf-runner delete --purge-volumes` and `cf-runner init`",
+                ));
+            }
+        }
+        let theirs = live["parameters"].as_object().cloned().unwrap_or_default();
+        let mine = ours.object["parameters"]
+            .as_object()
+            .cloned()
+            .unwrap_or_default();
+        let differ: Vec<String> = theirs
+            .keys()
+            .chain(mine.keys())
+            .filter(|k| theirs.get(*k) != mine.get(*k))
+            .map(|k| {
+                format!(
+                    "{k}: {} → {}",
+                    theirs
+                        .get(k)
+                        .map(ToString::to_string)
+                        .unwrap_or("(unset)".into()),
+                    mine.get(k)
+                        .map(ToString::to_string)
+                        .unwrap_or("(unset)".into())
+                )
+            })
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        if !differ.is_empty() {
+            out.push(Problem::new(
+                "Storage",
+                None,
+                format!(
+                    "would change the parameters of StorageClass {} ({}), which Kubernetes does not allow and the existing volumes rely on",
+                    ours.name,
+                    differ.join(", ")
+                ),
+                "set the Storage values in the saved values file to the class's parameters; adopt reads the common ones",
+            ));
+        }
+    }
+    out
+}
+
+/// A copy of workload `m` under another name and pod selector, to serve
+/// while the old workload of `m`'s name (and another selector) is removed.
+pub(super) fn interim(m: &Manifest) -> Manifest {
+    let mut copy = m.clone();
+    copy.name = format!("{}{INTERIM_SUFFIX}", m.name);
+    let o = &mut copy.object;
+    o["metadata"]["name"] = json!(copy.name);
+    o["spec"]["selector"] = json!({"matchLabels": {
+        "app.kubernetes.io/name": copy.name,
+        render::LABEL_INSTANCE: m.namespace.clone().unwrap_or_default(),
+    }});
+    let labels = &mut o["spec"]["template"]["metadata"]["labels"];
+    if let Some(map) = labels.as_object_mut() {
+        // Old selectors (venonactl's `app: runner`) must not match it.
+        map.remove("app");
+    }
+    labels["app.kubernetes.io/name"] = json!(copy.name);
+    labels[render::LABEL_INSTANCE] = json!(m.namespace.clone().unwrap_or_default());
+    copy
+}
+
+/// Deletes scanned objects (after taking the old tool's finalizer off
+/// them), waiting until they are gone.
+pub(super) async fn remove(
+    cluster: &cluster::Cluster,
+    objects: Vec<&Value>,
+    timeout: std::time::Duration,
+) -> Result<(), Outcome> {
+    if objects.is_empty() {
+        return Ok(());
+    }
+    for o in &objects {
+        cluster::adopt::remove_old_marks(
+            cluster,
+            o["apiVersion"].as_str().unwrap_or_default(),
+            kind(o),
+            o["metadata"]["namespace"].as_str(),
+            name(o),
+        )
+        .await
+        .map_err(|e| {
+            borrowed::failed(
+                e,
+                "preparing the old installer's objects for removal failed",
+            )
+        })?;
+    }
+    let live: Vec<cluster::inventory::LiveObject> = objects
+        .iter()
+        .map(|o| cluster::adopt::live_object(o))
+        .collect();
+    let phases = cluster::delete::plan(live);
+    let on_event = |e: &cluster::delete::Event| {
+        if let cluster::delete::Event::Gone(o) = e {
+            output::removed(&o.display_name(), o.namespace.as_deref());
+        }
+    };
+    let report = cluster::delete::delete_all(&cluster.client, &phases, timeout, &on_event).await;
+    if report.ok() {
+        Ok(())
+    } else {
+        Err(borrowed::delete_failed(&report, timeout))
+    }
+}
+
+pub(super) async fn move_runner(
+    args: &AdoptArgs,
+    cluster: &cluster::Cluster,
+    namespace: &str,
+    objects: &[Value],
+    start: Start,
+) -> Result<(), Outcome> {
+    let Start {
+        found,
+        tree,
+        tool,
+        resuming,
+    } = start;
+    // The values: what the install is (or, on a re-run, what was recorded).
+    let input = Input {
+        files: vec![values::ValuesFile {
+            origin: format!("the install in namespace {namespace}"),
+            text: serde_yaml_ng::to_string(&tree).expect("a tree serializes"),
+        }],
+        overrides: vec![
+            ("Context".into(), Value::String(cluster.context.clone())),
+            ("Namespace".into(), Value::String(namespace.to_string())),
+        ],
+        ..Default::default()
+    };
+    let mut loaded = values::load(&input).map_err(Outcome::BadInput)?;
+    let platform = on_platform(args, &loaded.values).await?;
+    if loaded.values.monitor.enabled && loaded.values.token.is_none() {
+        // The monitor reads the API token from its Secret, as after `init`.
+        let mut input = input;
+        input.overrides.push((
+            "Token".into(),
+            Value::String(platform.token.expose().to_string()),
+        ));
+        loaded = values::load(&input).map_err(Outcome::BadInput)?;
+    }
+    // The runtime's name is now known for sure: the record keeps it.
+    loaded.redacted_tree["RuntimeEnvironmentName"] = json!(platform.runtime);
+    loaded.redacted_tree["AgentId"] = json!(platform.agent);
+    let token = agent_token(cluster, namespace, found.as_ref()).await?;
+    let kept = kept_certs(cluster, namespace).await?;
+    if kept.is_some() {
+        output::done("dind TLS certificates kept (Secret/codefresh-certs-server)");
+    }
+    let (ca, cert, key) = match kept.clone() {
+        Some((ca, cert, key)) => (Some(ca), Some(cert), Some(key)),
+        None => (None, None, None),
+    };
+    let mut identity = render::Identity {
+        context: Some(cluster.context.clone()),
+        agent_name: Some(platform.agent.clone()),
+        runtime_name: Some(platform.runtime.clone()),
+        account_id: platform.account_id.clone(),
+        agent_token: Some(token),
+        dind_ca: ca,
+        dind_cert: cert,
+        dind_key: key,
+        registered: true,
+    };
+    let mut rendered =
+        render::render(&loaded.values, &identity, &loaded.redacted_tree).map_err(|e| {
+            failed(
+                anyhow::Error::new(e).context("rendering failed (a bug in cf-runner)"),
+                "please report it; nothing was changed",
+            )
+        })?;
+    let problems = storage_problems(&rendered.manifests, objects);
+    if !problems.is_empty() {
+        return Err(Outcome::BadInput(Problems(problems)));
+    }
+    let ours: Vec<(ObjectRef, Value)> = rendered
+        .manifests
+        .iter()
+        .map(|m| {
+            (
+                ObjectRef {
+                    kind: m.kind.clone(),
+                    name: m.name.clone(),
+                },
+                m.object["spec"]["selector"].clone(),
+            )
+        })
+        .collect();
+    let plan = match &found {
+        Some(f) => plan(f, &ours, namespace),
+        None => Plan::default(),
+    };
+    // A re-run continues a move: the values file was saved by the first run.
+    if let Some(f) = found.as_ref().filter(|_| !resuming) {
+        output::say(&format!(
+            "found in namespace {namespace}: a runner made by {}",
+            f.tool.describe()
+        ));
+        let saved = values_text(f, namespace);
+        crate::export::write_file(&args.values_file, &saved.text, saved.holds_secret)
+            .map_err(|e| Outcome::Failed(e.into(), None))?;
+        output::note(&format!(
+            "saved what the install is to {} (tokens are not in it)",
+            args.values_file.display()
+        ));
+    }
+    print_plan(found.as_ref(), &plan, false);
+    let spec = borrowed::spec_to_send(
+        &rendered.runtime_environment,
+        platform.account_id.as_deref(),
+    );
+    let differ = borrowed::spec_differences(&spec, &platform.spec);
+    if differ.is_empty() {
+        output::say(&format!(
+            "  runtime environment {} on the platform: its spec already matches cf-runner's",
+            platform.runtime
+        ));
+    } else {
+        output::say(&format!(
+            "  runtime environment {} on the platform: cf-runner's spec replaces the old installer's ({} differ)",
+            platform.runtime,
+            differ.join(", ")
+        ));
+    }
+    if !args.yes {
+        // What the apply changes in each object, as `diff` shows it: the
+        // settings the old install had and the values file does not carry
+        // (a hand-edited daemon.json, say) show up here.
+        match cluster::diff::diff_all(&cluster.client, &rendered.manifests, &[]).await {
+            Ok(diffs) => borrowed::print_diffs(&diffs, namespace, &cluster.context),
+            Err(e) => output::warn(&format!(
+                "the server-side dry-run failed, no diff to show: {e}"
+            )),
+        }
+        match output::confirm("Move the runner to cf-runner?", false) {
+            Ok(true) => {}
+            Ok(false) => {
+                output::say("Nothing was changed.");
+                return Err(Outcome::Ok);
+            }
+            Err(e) => {
+                return Err(failed(
+                    anyhow::Error::new(e).context("reading the answer failed"),
+                    "re-run with --yes to skip the question",
+                ))
+            }
+        }
+    }
+
+    if kept.is_none() {
+        // Signed only now, once the move is confirmed.
+        let (ca, cert, key) = signed_certs(namespace, &platform).await?;
+        identity.dind_ca = Some(ca);
+        identity.dind_cert = Some(cert);
+        identity.dind_key = Some(key);
+        rendered =
+            render::render(&loaded.values, &identity, &loaded.redacted_tree).map_err(|e| {
+                failed(
+                    anyhow::Error::new(e).context("rendering failed (a bug in cf-runner)"),
+                    "please report it; nothing was changed",
+                )
+            })?;
+    }
+
+    let by_ref = |r: &ObjectRef| {
+        objects
+            .iter()
+            .find(|o| {
+                kind(o) == r.kind && name(o) == r.name && !is_cluster_scoped_value(o, namespace)
+            })
+            .or_else(|| {
+                objects
+                    .iter()
+                    .find(|o| kind(o) == r.kind && name(o) == r.name)
+            })
+    };
+    let record = rendered
+        .manifests
+        .iter()
+        .find(|m| m.kind == "Secret" && m.name == render::RECORD_SECRET)
+        .cloned()
+        .expect("the record is always rendered");
+    let mut moving = record.clone();
+    moving.object["metadata"]["annotations"][ADOPTING_ANNOTATION] = json!(tool);
+
+    // 0. The record first, marked: a re-run continues from here.
+    borrowed::apply(cluster, std::slice::from_ref(&moving), namespace).await?;
+
+    // 1. cf-runner's runner (and every other object) up and ready, with the
+    //    same agent token; a workload whose name an old one of another pod
+    //    selector holds comes up under an interim name.
+    let clash: Vec<&Manifest> = rendered
+        .manifests
+        .iter()
+        .filter(|m| {
+            plan.selector_clash
+                .iter()
+                .any(|c| c.kind == m.kind && c.name == m.name)
+        })
+        .collect();
+    let mut first: Vec<Manifest> = rendered
+        .manifests
+        .iter()
+        .filter(|m| !clash.iter().any(|c| c.kind == m.kind && c.name == m.name))
+        .map(|m| {
+            if m.name == record.name && m.kind == "Secret" {
+                moving.clone()
+            } else {
+                m.clone()
+            }
+        })
+        .collect();
+    first.extend(clash.iter().map(|m| interim(m)));
+    output::say("Step 1 of 3: cf-runner's runner comes up beside the old one (same agent token)");
+    borrowed::apply(cluster, &first, namespace).await?;
+    borrowed::wait(cluster, &first, args.timeout).await?;
+
+    // 2. The old runner (and the old workloads replaced) go.
+    output::say("Step 2 of 3: the old runner goes");
+    let old_workloads: Vec<&Value> = plan
+        .replaced
+        .iter()
+        .map(|(old, _)| old)
+        .chain(plan.selector_clash.iter())
+        .filter(|o| matches!(o.kind.as_str(), "Deployment" | "DaemonSet"))
+        .filter_map(by_ref)
+        .collect();
+    remove(cluster, old_workloads, args.timeout).await?;
+    if !clash.is_empty() {
+        let now: Vec<Manifest> = clash.iter().map(|m| (*m).clone()).collect();
+        borrowed::apply(cluster, &now, namespace).await?;
+        borrowed::wait(cluster, &now, args.timeout).await?;
+    }
+    // Interim workloads (of this run or an interrupted one) go once the
+    // real ones are ready.
+    let mut interims = Vec::new();
+    for m in rendered
+        .manifests
+        .iter()
+        .filter(|m| matches!(m.kind.as_str(), "Deployment" | "DaemonSet"))
+    {
+        let interim_name = format!("{}{INTERIM_SUFFIX}", m.name);
+        if let Some(live) = cluster::inventory::get(
+            &cluster.client,
+            &m.api_version,
+            &m.kind,
+            m.namespace.as_deref(),
+            &interim_name,
+        )
+        .await
+        .map_err(|e| borrowed::failed(e, "reading the interim workloads failed"))?
+        {
+            interims.push(live.object.clone());
+            interims.last_mut().expect("just pushed")["apiVersion"] = json!(m.api_version);
+            interims.last_mut().expect("just pushed")["kind"] = json!(m.kind);
+        }
+    }
+    remove(cluster, interims.iter().collect(), args.timeout).await?;
+
+    // 3. The rest: the old tool's marks off what cf-runner took over, the
+    //    old objects replaced or only the old tool needed, and the Helm
+    //    release records last, so that helm no longer claims anything.
+    output::say("Step 3 of 3: the old installer's objects go (the Helm release record last)");
+    // Never the namespace: it is left alone, marks and all.
+    for m in rendered.manifests.iter().filter(|m| m.kind != "Namespace") {
+        cluster::adopt::remove_old_marks(
+            cluster,
+            &m.api_version,
+            &m.kind,
+            m.namespace.as_deref(),
+            &m.name,
+        )
+        .await
+        .map_err(|e| borrowed::failed(e, "removing the old installer's labels failed"))?;
+    }
+    let is_release =
+        |r: &ObjectRef| r.kind == "Secret" && r.name.starts_with("sh.helm.release.v1.");
+    let rest: Vec<&Value> = plan
+        .replaced
+        .iter()
+        .map(|(old, _)| old)
+        .chain(plan.removed.iter())
+        .filter(|o| !matches!(o.kind.as_str(), "Deployment" | "DaemonSet"))
+        .filter(|o| !is_release(o))
+        .filter_map(by_ref)
+        .collect();
+    remove(cluster, rest, args.timeout).await?;
+    let releases: Vec<&Value> = plan
+        .removed
+        .iter()
+        .filter(|o| is_release(o))
+        .filter_map(by_ref)
+        .collect();
+    remove(cluster, releases, args.timeout).await?;
+
+    // The platform's runtime spec, as `upgrade` keeps it.
+    if differ.is_empty() {
+        output::done(&format!(
+            "runtime environment {}: the platform's spec already matches cf-runner's",
+            platform.runtime
+        ));
+    } else {
+        platform
+            .client
+            .put_runtime(&platform.runtime, &spec)
+            .await
+            .map_err(|e| {
+                borrowed::platform_failed(
+                    e,
+                    "sending the runtime environment's spec failed (the cluster is moved; re-run `cf-runner upgrade` with a token to send it)",
+                )
+            })?;
+        output::done(&format!(
+            "runtime environment {}: cf-runner's spec sent to the platform ({} differed)",
+            platform.runtime,
+            differ.join(", ")
+        ));
+    }
+    // The record, no longer marked: the move is over.
+    borrowed::apply(cluster, std::slice::from_ref(&record), namespace).await?;
+    output::done(&format!(
+        "the runner in namespace {namespace} is cf-runner's now: `cf-runner upgrade`, `info` and `delete` work on it"
+    ));
+    Ok(())
+}
+
+pub(super) fn is_cluster_scoped_value(o: &Value, namespace: &str) -> bool {
+    !in_namespace(o, namespace)
+}

@@ -1,0 +1,586 @@
+//! Which tool made the runner in a namespace, what its install is as
+//! cf-runner values, and the plan of the move.
+
+use super::*;
+
+/// True for a cluster-scoped object that belongs to an install in
+/// `namespace`: Helm's release-namespace annotation names it, a binding's
+/// subject lives there, or a StorageClass's provisioner is that namespace's.
+pub(super) fn cluster_object_of(object: &Value, namespace: &str, roles: &BTreeSet<String>) -> bool {
+    if object["metadata"]["namespace"].is_string() {
+        return false;
+    }
+    if object["metadata"]["annotations"]["meta.helm.sh/release-namespace"].as_str()
+        == Some(namespace)
+    {
+        return true;
+    }
+    match kind(object) {
+        "StorageClass" => {
+            object["provisioner"].as_str() == Some(&render::provisioner_name(namespace))
+                || object["provisioner"].as_str()
+                    == Some(&format!(
+                        "codefresh.io/dind-volume-provisioner-runner-{namespace}"
+                    ))
+        }
+        "ClusterRoleBinding" => object["subjects"]
+            .as_array()
+            .is_some_and(|s| s.iter().any(|s| s["namespace"].as_str() == Some(namespace))),
+        "ClusterRole" => roles.contains(name(object)),
+        _ => false,
+    }
+}
+
+/// True when a cluster-scoped object is clearly the old tool's own for
+/// `namespace`: Helm's marks (the chart's label, the release's namespace
+/// annotation), the dind provisioner of that namespace, or venonactl's
+/// labels or names ending in `-<namespace>`.
+pub(super) fn made_by(object: &Value, tool: &Tool, namespace: &str) -> bool {
+    if kind(object) == "StorageClass" {
+        return true; // cluster_object_of matched its provisioner to the namespace
+    }
+    match tool {
+        Tool::Helm { .. } => {
+            label(object, HELM_CHART_LABEL).is_some_and(|c| c.starts_with("cf-runtime-"))
+                || object["metadata"]["annotations"]["meta.helm.sh/release-namespace"].as_str()
+                    == Some(namespace)
+        }
+        Tool::Venonactl => {
+            is_venonactl_object(object) || name(object).ends_with(&format!("-{namespace}"))
+        }
+    }
+}
+
+/// The `app` label values venonactl gives its objects.
+pub(super) const VENONACTL_APPS: &[&str] = &[
+    "runner",
+    "venona",
+    "dind",
+    "dind-volume-provisioner",
+    "dind-lv-monitor",
+    "app-proxy",
+    "monitor",
+];
+
+/// Objects venonactl creates without an `app` label, by kind and name.
+pub(super) const VENONACTL_UNLABELLED: &[(&str, &str)] = &[
+    ("ServiceAccount", "runner"),
+    ("Role", "runner"),
+    ("RoleBinding", "runner"),
+    ("Secret", "runner"),
+    ("Secret", "runnerconf"),
+    ("ServiceAccount", "codefresh-engine"),
+    ("Role", "codefresh-engine"),
+    ("RoleBinding", "codefresh-engine"),
+    ("ConfigMap", "codefresh-dind-config"),
+    ("ServiceAccount", "volume-provisioner-runner"),
+    ("ServiceAccount", "monitor"),
+    ("ServiceAccount", "monitor-rollback"),
+    ("ServiceAccount", "app-proxy"),
+];
+
+pub(super) fn is_venonactl_object(object: &Value) -> bool {
+    if label(object, HELM_CHART_LABEL).is_some()
+        || label(object, LABEL_MANAGED_BY) == Some("cf-runner")
+    {
+        return false;
+    }
+    if label(object, "app").is_some_and(|a| VENONACTL_APPS.contains(&a)) {
+        return true;
+    }
+    VENONACTL_UNLABELLED
+        .iter()
+        .any(|(k, n)| kind(object) == *k && name(object) == *n)
+}
+
+pub(super) fn refuse(
+    key: &str,
+    value: Option<&str>,
+    why: impl Into<String>,
+    fix: impl Into<String>,
+) -> Problems {
+    let value = value.map(|v| Value::String(v.to_string()));
+    Problems(vec![Problem::new(key, value.as_ref(), why, fix)])
+}
+
+/// Reads what runs in `namespace` from a scan of it. `Ok(None)`: the
+/// namespace already holds a cf-runner install and nothing else.
+/// Refusals (exit 2) name the namespace and why.
+pub fn detect(
+    objects: &[Value],
+    namespace: &str,
+    context: &str,
+) -> Result<Option<Found>, Problems> {
+    let local: Vec<&Value> = objects
+        .iter()
+        .filter(|o| in_namespace(o, namespace))
+        .collect();
+    let ns_flag = "--kube-namespace";
+
+    // Helm releases: the release Secrets, and the chart's instance labels.
+    let mut releases: BTreeSet<String> = BTreeSet::new();
+    let mut charts: BTreeSet<String> = BTreeSet::new();
+    let mut release_secrets = Vec::new();
+    for o in &local {
+        if kind(o) == "Secret"
+            && (o["type"].as_str() == Some(HELM_RELEASE_TYPE)
+                || name(o).starts_with("sh.helm.release.v1."))
+        {
+            let release = label(o, "name").map(str::to_string).or_else(|| {
+                name(o)
+                    .strip_prefix("sh.helm.release.v1.")
+                    .and_then(|r| r.rsplit_once(".v"))
+                    .map(|(r, _)| r.to_string())
+            });
+            if let Some(r) = release {
+                releases.insert(r);
+            }
+            release_secrets.push(reference(o));
+        } else if let Some(chart) = label(o, HELM_CHART_LABEL) {
+            if chart.starts_with("cf-runtime-") {
+                charts.insert(chart.to_string());
+                if let Some(r) = label(o, "app.kubernetes.io/instance") {
+                    releases.insert(r.to_string());
+                }
+            }
+        }
+    }
+    let venonactl_runner = local
+        .iter()
+        .any(|o| kind(o) == "Deployment" && name(o) == "runner" && is_venonactl_object(o));
+    let ours = local
+        .iter()
+        .any(|o| label(o, LABEL_MANAGED_BY) == Some("cf-runner"));
+
+    let mut runners: Vec<String> = releases
+        .iter()
+        .map(|r| format!("Helm release {r:?}"))
+        .collect();
+    if venonactl_runner {
+        runners.push("a venonactl runner (Deployment/runner)".into());
+    }
+    if ours {
+        runners.push("a cf-runner install".into());
+    }
+    if runners.len() > 1 {
+        return Err(refuse(
+            ns_flag,
+            Some(namespace),
+            format!(
+                "holds more than one runner ({}); adopt moves exactly one, and cannot tell which you mean",
+                runners.join(", ")
+            ),
+            "remove the runners you no longer use (`helm uninstall`, `cf-runner delete`), then re-run adopt",
+        ));
+    }
+    if ours {
+        return Ok(None);
+    }
+    if runners.is_empty() {
+        return Err(refuse(
+            ns_flag,
+            Some(namespace),
+            "holds no runner made by the cf-runtime Helm chart, venonactl or `codefresh runner init`",
+            "pass --kube-namespace with the namespace of the runner to adopt",
+        ));
+    }
+    if let Some(other) = charts.iter().find(|c| c.as_str() != COVERED_CHART) {
+        return Err(refuse(
+            "helm.sh/chart",
+            Some(other),
+            format!(
+                "is a chart version whose layout adopt does not cover (it covers {COVERED_CHART}); \
+                 guessing at another layout could lose a volume or the agent token"
+            ),
+            format!(
+                "upgrade the release to {} with helm first, then re-run adopt",
+                COVERED_CHART.trim_start_matches("cf-runtime-")
+            ),
+        ));
+    }
+    let tool = match releases.iter().next() {
+        Some(r) => Tool::Helm { release: r.clone() },
+        None => Tool::Venonactl,
+    };
+
+    // The old install's objects.
+    let mut mine: Vec<&Value> = local
+        .iter()
+        .copied()
+        .filter(|o| match &tool {
+            Tool::Helm { release } => {
+                label(o, HELM_CHART_LABEL).is_some_and(|c| c.starts_with("cf-runtime-"))
+                    || release_secrets.contains(&reference(o))
+                    // The chart renders some objects (the gencerts RBAC)
+                    // without labels: Helm's ownership annotation names them.
+                    || o["metadata"]["annotations"]["meta.helm.sh/release-name"].as_str()
+                        == Some(release.as_str())
+            }
+            Tool::Venonactl => is_venonactl_object(o),
+        })
+        .filter(|o| kind(o) != "PersistentVolumeClaim")
+        .collect();
+    // Objects the chart creates at run time, outside the manifests.
+    let token_secret = match &tool {
+        Tool::Helm { .. } => local
+            .iter()
+            .find(|o| kind(o) == "Secret" && o["data"].get("agent-codefresh-token").is_some())
+            .map(|o| name(o).to_string()),
+        Tool::Venonactl => local
+            .iter()
+            .find(|o| kind(o) == "Secret" && name(o) == "runner")
+            .map(|o| name(o).to_string()),
+    };
+    if let Some(t) = &token_secret {
+        if let Some(o) = local.iter().find(|o| kind(o) == "Secret" && name(o) == t) {
+            if !mine.iter().any(|m| kind(m) == "Secret" && name(m) == t) {
+                mine.push(o);
+            }
+        }
+        if let Some(o) = local
+            .iter()
+            .find(|o| kind(o) == "Secret" && name(o) == "codefresh-certs-server")
+        {
+            if !mine
+                .iter()
+                .any(|m| kind(m) == "Secret" && name(m) == name(o))
+            {
+                mine.push(o);
+            }
+        }
+    }
+    let mut roles = BTreeSet::new();
+    let cluster_bindings: Vec<&Value> = objects
+        .iter()
+        .filter(|o| kind(o) == "ClusterRoleBinding")
+        .filter(|o| cluster_object_of(o, namespace, &BTreeSet::new()))
+        .collect();
+    for b in &cluster_bindings {
+        if let Some(r) = b["roleRef"]["name"].as_str() {
+            roles.insert(r.to_string());
+        }
+    }
+    let cluster_mine: Vec<&Value> = objects
+        .iter()
+        .filter(|o| cluster_object_of(o, namespace, &roles))
+        // Built-in roles a binding points at are not the install's.
+        .filter(|o| !(kind(o) == "ClusterRole" && name(o).starts_with("system:")))
+        .filter(|o| !(kind(o) == "ClusterRole" && name(o) == "cluster-admin"))
+        // Adopt removes what it counts as the old install's: a binding of
+        // the user's to an account in this namespace, or a role shared by
+        // every namespace's monitor, must not be counted.
+        .filter(|o| made_by(o, &tool, namespace))
+        .collect();
+    mine.extend(cluster_mine.iter().copied());
+
+    let runner = mine.iter().find(|o| {
+        kind(o) == "Deployment"
+            && (label(o, "codefresh.io/application") == Some("runner") || name(o) == "runner")
+    });
+    let storage_class = mine.iter().find(|o| kind(o) == "StorageClass").map(|o| {
+        (
+            name(o).to_string(),
+            o["provisioner"].as_str().unwrap_or_default().to_string(),
+        )
+    });
+    let (values, not_read) = read_values(namespace, context, runner.copied(), &mine, objects);
+    let volume_claims = local
+        .iter()
+        .filter(|o| kind(o) == "PersistentVolumeClaim")
+        .map(|o| name(o).to_string())
+        .collect();
+    let selectors = mine
+        .iter()
+        .filter(|o| o["spec"]["selector"].is_object())
+        .map(|o| (reference(o).to_string(), o["spec"]["selector"].clone()))
+        .collect();
+    let mut refs: Vec<ObjectRef> = mine.iter().map(|o| reference(o)).collect();
+    refs.sort();
+    refs.dedup();
+    Ok(Some(Found {
+        tool,
+        objects: refs,
+        values,
+        not_read,
+        token_secret,
+        volume_claims,
+        storage_class,
+        selectors,
+    }))
+}
+
+pub(super) fn env_of(container: &Value) -> BTreeMap<String, String> {
+    container["env"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|e| {
+            Some((
+                e["name"].as_str()?.to_string(),
+                e["value"].as_str()?.to_string(),
+            ))
+        })
+        .collect()
+}
+
+/// The install as a cf-runner values tree, and what was not read.
+pub(super) fn read_values(
+    namespace: &str,
+    context: &str,
+    runner: Option<&Value>,
+    mine: &[&Value],
+    all: &[Value],
+) -> (Value, Vec<String>) {
+    let mut v = json!({ "Namespace": namespace, "Context": context });
+    let mut not_read = vec![
+        "resources of every component".to_string(),
+        "the dind and engine settings of the runtime environment (kept on the platform)"
+            .to_string(),
+    ];
+    if let Some(runner) = runner {
+        let spec = &runner["spec"]["template"]["spec"];
+        let containers = spec["containers"].as_array().cloned().unwrap_or_default();
+        let container = containers
+            .iter()
+            .find(|c| c["name"] == "runner")
+            .or_else(|| containers.first())
+            .cloned()
+            .unwrap_or(Value::Null);
+        let env = env_of(&container);
+        if let Some(a) = env.get("AGENT_ID") {
+            v["AgentId"] = json!(a);
+        }
+        if let Some(h) = env.get("CODEFRESH_HOST") {
+            v["CodefreshHost"] = json!(h);
+        }
+        match env.get("CODEFRESH_IN_CLUSTER_RUNTIME") {
+            Some(r) => v["RuntimeEnvironmentName"] = json!(r),
+            None => not_read.push(
+                "the runtime environment's name (venonactl keeps it only in Secret runnerconf): set RuntimeEnvironmentName in the values file"
+                    .to_string(),
+            ),
+        }
+        let mut env_vars = Map::new();
+        for key in ["HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY"] {
+            if let Some(p) = env.get(key) {
+                env_vars.insert(key.to_string(), json!(p));
+            }
+        }
+        if !env_vars.is_empty() {
+            v["EnvVars"] = Value::Object(env_vars);
+        }
+        if let Some(sel) = spec["nodeSelector"].as_object().filter(|m| !m.is_empty()) {
+            v["NodeSelector"] = Value::Object(sel.clone());
+        }
+        if let Some(t) = spec["tolerations"].as_array().filter(|t| !t.is_empty()) {
+            v["Tolerations"] = Value::Array(t.clone());
+        }
+        if let Some(image) = container["image"].as_str() {
+            if let Some((registry, _)) = image.split_once("/codefresh/") {
+                if registry != "quay.io" && !registry.is_empty() {
+                    v["DockerRegistry"] = json!(registry);
+                }
+            }
+        }
+    }
+    if let Some(sc) = mine.iter().find(|o| kind(o) == "StorageClass") {
+        let p = &sc["parameters"];
+        let backend = p["volumeBackend"].as_str().unwrap_or("local");
+        v["Storage"] = json!({ "Backend": backend, "StorageClassName": name(sc) });
+        let pairs: &[(&str, &str)] = match backend {
+            "local" => &[("volumeParentDir", "LocalVolumeParentDir")],
+            "ebs" | "ebs-csi" => &[
+                ("VolumeType", "VolumeType"),
+                ("AvailabilityZone", "AvailabilityZone"),
+                ("fsType", "FsType"),
+                ("encrypted", "Encrypted"),
+                ("kmsKeyId", "KmsKeyId"),
+            ],
+            "gcedisk" => &[
+                ("type", "VolumeType"),
+                ("zone", "AvailabilityZone"),
+                ("fsType", "FsType"),
+            ],
+            "azuredisk" | "azuredisk-csi" => &[
+                ("skuName", "SkuName"),
+                ("cachingMode", "CachingMode"),
+                ("fsType", "FsType"),
+                ("location", "AzureLocation"),
+                ("resourceGroup", "AzureResourceGroup"),
+            ],
+            _ => &[],
+        };
+        for (param, key) in pairs {
+            if let Some(value) = p[*param].as_str() {
+                v["Storage"][*key] = if *key == "Encrypted" {
+                    json!(value == "true")
+                } else {
+                    json!(value)
+                };
+            }
+        }
+    } else {
+        not_read.push(
+            "the StorageClass of dind volumes (the install made none): set StorageClass in the values file"
+                .to_string(),
+        );
+    }
+    let has = |component: &str| {
+        mine.iter().any(|o| {
+            kind(o) == "Deployment"
+                && (label(o, "codefresh.io/application") == Some(component)
+                    || label(o, "app") == Some(component)
+                    || name(o) == component)
+        })
+    };
+    v["Monitor"] = json!({ "Enabled": has("monitor") });
+    v["AppProxy"] = json!({ "Enabled": has("app-proxy") });
+    if has("app-proxy") {
+        if let Some(ingress) = all.iter().find(|o| {
+            kind(o) == "Ingress"
+                && mine
+                    .iter()
+                    .any(|m| kind(m) == "Ingress" && name(m) == name(o))
+        }) {
+            if let Some(host) = ingress["spec"]["rules"][0]["host"].as_str() {
+                v["AppProxy"]["Ingress"] = json!({ "Host": host });
+            }
+            if let Some(class) = ingress["spec"]["ingressClassName"].as_str() {
+                v["AppProxy"]["Ingress"]["IngressClass"] = json!(class);
+            }
+        }
+    }
+    (v, not_read)
+}
+
+/// Sorts the old install's objects against what cf-runner would install.
+/// `ours` holds each object cf-runner would install with its pod selector
+/// (`Value::Null` for kinds without one).
+pub fn plan(found: &Found, ours: &[(ObjectRef, Value)], namespace: &str) -> Plan {
+    let selector_of: BTreeMap<&ObjectRef, &Value> = ours.iter().map(|(o, s)| (o, s)).collect();
+    let ours: Vec<ObjectRef> = ours.iter().map(|(o, _)| o.clone()).collect();
+    let mut plan = Plan::default();
+    let by_kind = |k: &str| {
+        ours.iter()
+            .filter(|o| o.kind == k)
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    let mut helm_records = Vec::new();
+    for old in &found.objects {
+        if old.kind == "StorageClass" && ours.contains(old) {
+            if let Some((_, provisioner)) = &found.storage_class {
+                if *provisioner == render::provisioner_name(namespace) {
+                    plan.left_alone.push(format!(
+                        "{old} (cf-runner uses the same name and provisioner {provisioner}: the class and its volumes stay as they are; cf-runner only adds its labels)"
+                    ));
+                    continue;
+                }
+            }
+        }
+        if ours.contains(old) {
+            let theirs = found.selectors.get(&old.to_string());
+            let mine = selector_of.get(old).copied().filter(|s| !s.is_null());
+            if theirs.is_some() && mine.is_some() && theirs != mine {
+                plan.selector_clash.push(old.clone());
+                continue;
+            }
+            plan.taken_over.push(old.clone());
+            continue;
+        }
+        if found.token_secret.as_deref() == Some(old.name.as_str()) && old.kind == "Secret" {
+            // The agent token moves to cf-runner's Secret; the old one goes
+            // once the new runner serves builds.
+            if let Some(new) = ours
+                .iter()
+                .find(|o| o.kind == "Secret" && o.name == RUNNER_TOKEN_SECRET)
+            {
+                plan.replaced.push((old.clone(), new.clone()));
+                continue;
+            }
+        }
+        if old.kind == "StorageClass" {
+            if let Some((_, provisioner)) = &found.storage_class {
+                plan.left_alone.push(format!(
+                    "{old} (provisioner {provisioner}; cf-runner renders another name, so it stays and the new class is added)"
+                ));
+                continue;
+            }
+        }
+        if old.kind == "Secret" && old.name.starts_with("sh.helm.release.v1.") {
+            helm_records.push(old.clone());
+            continue;
+        }
+        let counterpart = match old.kind.as_str() {
+            "Deployment" | "DaemonSet" => {
+                let role = component_of(&old.name);
+                by_kind(&old.kind)
+                    .into_iter()
+                    .find(|o| role.is_some() && component_of(&o.name) == role)
+            }
+            _ => None,
+        };
+        match counterpart {
+            Some(new) => plan.replaced.push((old.clone(), new)),
+            None => plan.removed.push(old.clone()),
+        }
+    }
+    plan.removed.extend(helm_records);
+    plan.left_alone.push(format!(
+        "dind volume claims and their volumes ({})",
+        if found.volume_claims.is_empty() {
+            "none yet".to_string()
+        } else {
+            found.volume_claims.join(", ")
+        }
+    ));
+    plan.left_alone.push("the namespace".into());
+    plan.left_alone.push(
+        "the agent and the runtime environment on the platform (same names, same agent token)"
+            .into(),
+    );
+    plan
+}
+
+/// Which part of the runner a workload's name says it is.
+pub(super) fn component_of(name: &str) -> Option<&'static str> {
+    if name.contains("lv-monitor") {
+        Some("lv-monitor")
+    } else if name.contains("volume-provisioner") {
+        Some("volume-provisioner")
+    } else if name.contains("app-proxy") {
+        Some("app-proxy")
+    } else if name.contains("monitor") {
+        Some("monitor")
+    } else if name.contains("runner") {
+        Some("runner")
+    } else {
+        None
+    }
+}
+
+/// The saved values file's text: like the wizard's, with adopt's header.
+pub fn values_text(found: &Found, namespace: &str) -> wizard::SavedValues {
+    let mut saved = wizard::values_file(&found.values);
+    let rest = saved
+        .text
+        .split_once('\n')
+        .map(|(_, r)| r)
+        .unwrap_or_default();
+    // The wizard's second line says how to replay the file with `init`;
+    // here that would install a second runner beside the old one.
+    let rest = rest.split_once('\n').map(|(_, r)| r).unwrap_or_default();
+    saved.text = format!(
+        "{SAVED_MARK} from {} in namespace {namespace}.\n\
+         # It describes that install: `cf-runner init --values` with it would put a second runner beside the old one.\n{rest}",
+        found.tool.describe()
+    );
+    saved
+}
+
+/// Annotation on the record Secret while a move is under way (its value
+/// names the old tool): a re-run of `adopt` continues the move.
+pub const ADOPTING_ANNOTATION: &str = "cf-runner.codefresh.io/adopting";
+/// Suffix of the name a workload runs under while an old one of the same
+/// name (and another pod selector) is removed.
+pub const INTERIM_SUFFIX: &str = "-adopting";

@@ -1,0 +1,304 @@
+//! The steps of `cf-runner adopt`: move a runner made by another tool (the
+//! cf-runtime Helm chart, venonactl or `codefresh runner init`) to
+//! cf-runner. `detect` reads the namespace into a values tree and a plan,
+//! `carry` moves the runner, `report` shows the plan and saves the values.
+//!
+//! It reads the namespace, tells which tool made the runner, refuses what
+//! cannot be adopted safely, saves what the install is as a cf-runner values
+//! file (tokens left out) and prints the plan; `--dry-run` stops there.
+//! Otherwise, after confirmation, it moves the runner in an order where one
+//! always serves builds: cf-runner's runner comes up with the same agent
+//! token and is ready, then the old runner goes, then the rest (the Helm
+//! release record last). The record Secret is written first and marked
+//! while the move is under way, so an interrupted adopt re-runs to the end.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use serde_json::{json, Map, Value};
+
+use crate::app::Outcome;
+use crate::cli::AdoptArgs;
+use crate::cluster;
+use crate::output;
+use crate::render::{self, Manifest, LABEL_MANAGED_BY};
+use crate::values::{self, Input, Problem, Problems};
+use crate::wizard;
+
+/// The chart version whose layout `adopt` knows (the one cf-runner follows).
+pub const COVERED_CHART: &str = "cf-runtime-10.5.2";
+/// The label the chart puts on every object it renders.
+pub(super) const HELM_CHART_LABEL: &str = "helm.sh/chart";
+/// The Secret type Helm stores a release in.
+pub(super) const HELM_RELEASE_TYPE: &str = "helm.sh/release.v1";
+/// The Secret cf-runner keeps the agent token in (templates/runner.yaml).
+pub(super) const RUNNER_TOKEN_SECRET: &str = "runner";
+/// The first line of a values file `adopt` wrote (and may write over).
+pub(super) const SAVED_MARK: &str = "# cf-runner values, read by `cf-runner adopt`";
+
+/// Which tool made the runner found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Tool {
+    /// The cf-runtime chart, installed as Helm release `release`.
+    Helm { release: String },
+    /// venonactl, or `codefresh runner init` (which drives it).
+    Venonactl,
+}
+
+impl Tool {
+    fn describe(&self) -> String {
+        match self {
+            Tool::Helm { release } => {
+                format!("the cf-runtime Helm chart ({COVERED_CHART}, release {release:?})")
+            }
+            Tool::Venonactl => "venonactl / `codefresh runner init`".to_string(),
+        }
+    }
+}
+
+/// One object of the old install, by kind and name.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ObjectRef {
+    pub kind: String,
+    pub name: String,
+}
+
+impl std::fmt::Display for ObjectRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.kind, self.name)
+    }
+}
+
+/// What a namespace holds, as `adopt` reads it.
+#[derive(Debug, Clone)]
+pub struct Found {
+    pub tool: Tool,
+    /// The old install's objects (dind volumes and the namespace excluded).
+    pub objects: Vec<ObjectRef>,
+    /// The install as a cf-runner values tree (no tokens in it).
+    pub values: Value,
+    /// Settings the install has that this version of `adopt` does not read.
+    pub not_read: Vec<String>,
+    /// The Secret holding the agent token (kept; its value is never read here).
+    pub token_secret: Option<String>,
+    /// The dind volume claims (left alone).
+    pub volume_claims: Vec<String>,
+    /// The StorageClass of the dind volumes, with its provisioner.
+    pub storage_class: Option<(String, String)>,
+    /// The pod selector of each workload (`Kind/name`), which Kubernetes
+    /// does not let an update change.
+    pub selectors: BTreeMap<String, Value>,
+}
+
+/// What happens to each object of the old install.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Plan {
+    /// Same kind and name in cf-runner's install: applied over, then labelled.
+    pub taken_over: Vec<ObjectRef>,
+    /// A cf-runner object of another name does its job: the new one comes up
+    /// first, then the old one is deleted. (old, new)
+    pub replaced: Vec<(ObjectRef, ObjectRef)>,
+    /// Same kind and name, but a different pod selector, which cannot be
+    /// changed in place: the old one must go before cf-runner's of that
+    /// name can exist, so the move needs a runner under another name first.
+    pub selector_clash: Vec<ObjectRef>,
+    /// Only the old tool needed it: deleted (the Helm release record last).
+    pub removed: Vec<ObjectRef>,
+    /// Never touched.
+    pub left_alone: Vec<String>,
+}
+
+/// Moves the runner to cf-runner: checks everything, asks, then brings
+/// cf-runner's runner up with the same agent token before the old one goes.
+/// Where a move starts from.
+struct Start {
+    /// What is left of the old install (`None`: nothing, on a re-run).
+    pub(super) found: Option<Found>,
+    /// The values: read from the install, or recorded by the earlier run.
+    pub(super) tree: Value,
+    /// The old tool, in words (kept on the record while the move runs).
+    pub(super) tool: String,
+    /// True when continuing an earlier, interrupted run.
+    pub(super) resuming: bool,
+}
+
+fn label<'a>(object: &'a Value, key: &str) -> Option<&'a str> {
+    object["metadata"]["labels"][key].as_str()
+}
+
+fn name(object: &Value) -> &str {
+    object["metadata"]["name"].as_str().unwrap_or_default()
+}
+
+fn kind(object: &Value) -> &str {
+    object["kind"].as_str().unwrap_or_default()
+}
+
+fn reference(object: &Value) -> ObjectRef {
+    ObjectRef {
+        kind: kind(object).to_string(),
+        name: name(object).to_string(),
+    }
+}
+
+fn in_namespace(object: &Value, namespace: &str) -> bool {
+    object["metadata"]["namespace"].as_str() == Some(namespace)
+}
+
+/// Reads the namespace `args` names and, unless `--dry-run`, moves the
+/// runner found there (or finishes a move under way). Gives the namespace
+/// to show `info` of, or `None` when there is nothing to move.
+pub(crate) fn adopt(args: &AdoptArgs, path: &Path) -> Result<Option<String>, Outcome> {
+    borrowed::runtime().block_on(async {
+        let cluster = borrowed::connect(&args.kube).await?;
+        let namespace = args
+            .kube
+            .kube_namespace
+            .clone()
+            .unwrap_or_else(|| "codefresh".into());
+        let objects = cluster::adopt::scan(&cluster, &namespace)
+            .await
+            .map_err(|e| borrowed::failed(e, "reading the namespace failed"))?;
+        let resuming = objects
+            .iter()
+            .find(|o| kind(o) == "Secret" && name(o) == render::RECORD_SECRET)
+            .and_then(|o| o["metadata"]["annotations"][ADOPTING_ANNOTATION].as_str())
+            .map(str::to_string);
+        if let (Some(tool), false) = (&resuming, args.dry_run) {
+            output::say(&format!(
+                "namespace {namespace}: an earlier adopt (from {tool}) did not finish; continuing it"
+            ));
+            // What is not cf-runner's yet is what is left of the old install.
+            let others: Vec<Value> = objects
+                .iter()
+                .filter(|o| label(o, LABEL_MANAGED_BY) != Some("cf-runner"))
+                .cloned()
+                .collect();
+            let found = detect(&others, &namespace, &cluster.context)
+                .ok()
+                .flatten();
+            let record = cluster::inventory::record(&cluster.client, &namespace)
+                .await
+                .map_err(|e| borrowed::failed(e, "reading the installation record failed"))?
+                .and_then(|r| r.values_yaml)
+                .unwrap_or_default();
+            let tree = values::tree::parse_values_text(&record, "the installation record")
+                .map_err(|p| Outcome::BadInput(Problems(vec![p])))?;
+            let start = Start {
+                found,
+                tree,
+                tool: tool.clone(),
+                resuming: true,
+            };
+            return move_runner(args, &cluster, &namespace, &objects, start)
+                .await
+                .map(|()| Some(namespace));
+        }
+        if let Some(tool) = &resuming {
+            output::say(&format!(
+                "namespace {namespace}: a move from {tool} to cf-runner is under way (an earlier adopt did not finish); \
+                 run `cf-runner adopt` without --dry-run to finish it"
+            ));
+            return Ok(None);
+        }
+        let found = match detect(&objects, &namespace, &cluster.context) {
+            Ok(Some(f)) => f,
+            Ok(None) => {
+                output::say(&format!(
+                    "namespace {namespace} already holds a cf-runner install: nothing to adopt"
+                ));
+                return Ok(None);
+            }
+            Err(p) => return Err(Outcome::BadInput(p)),
+        };
+        if args.dry_run {
+            return Err(report(&found, &namespace, path));
+        }
+        let tree = found.values.clone();
+        let tool = found.tool.describe();
+        let start = Start {
+            found: Some(found),
+            tree,
+            tool,
+            resuming: false,
+        };
+        move_runner(args, &cluster, &namespace, &objects, start)
+            .await
+            .map(|()| Some(namespace))
+    })
+}
+
+/// The other steps adopt uses, under the names it gives them.
+mod borrowed {
+    use crate::app::steps::{converge, register, session, upgrade_plan};
+    use crate::app::Outcome;
+    use crate::cli::{KubeArgs, PlatformArgs};
+    use crate::cluster::{Cluster, KubeError};
+    use crate::platform::{Auth, Platform, PlatformError};
+    use crate::render::Manifest;
+
+    pub fn runtime() -> tokio::runtime::Runtime {
+        session::runtime()
+    }
+    pub async fn connect(kube: &KubeArgs) -> Result<Cluster, Outcome> {
+        session::connect_flags(kube).await
+    }
+    pub fn failed(e: KubeError, what: &str) -> Outcome {
+        session::failed(e, what)
+    }
+    pub fn resolve(args: &PlatformArgs, host: Option<&str>) -> Result<Option<Auth>, PlatformError> {
+        register::resolve(args, host)
+    }
+    pub fn client(auth: &Auth, args: &PlatformArgs) -> Result<Platform, Outcome> {
+        register::client(auth, args)
+    }
+    pub fn platform_failed(e: PlatformError, doing: &str) -> Outcome {
+        register::failed(e, doing)
+    }
+    pub fn token_needed(why: &str) -> Outcome {
+        register::token_needed("adopt", why, "")
+    }
+    pub fn spec_differences(ours: &serde_json::Value, theirs: &serde_json::Value) -> Vec<String> {
+        register::spec_differences(ours, theirs)
+    }
+    pub fn spec_to_send(rendered: &serde_json::Value, account: Option<&str>) -> serde_json::Value {
+        register::spec_to_send(rendered, account)
+    }
+    pub async fn apply(
+        cluster: &Cluster,
+        manifests: &[Manifest],
+        namespace: &str,
+    ) -> Result<(), Outcome> {
+        converge::apply_with_progress(cluster, manifests, namespace, true, "adopt")
+            .await
+            .map(|_| ())
+    }
+    pub async fn wait(
+        cluster: &Cluster,
+        manifests: &[Manifest],
+        timeout: std::time::Duration,
+    ) -> Result<(), Outcome> {
+        converge::wait_with_progress(cluster, manifests, timeout, "adopt").await
+    }
+    pub fn print_diffs(diffs: &[crate::cluster::diff::ObjectDiff], namespace: &str, context: &str) {
+        upgrade_plan::print_diffs(diffs, namespace, context, true)
+    }
+    pub fn delete_failed(
+        report: &crate::cluster::delete::Report,
+        timeout: std::time::Duration,
+    ) -> Outcome {
+        converge::delete_failed(report, timeout)
+    }
+}
+
+mod carry;
+mod detect;
+mod report;
+
+use carry::*;
+pub(crate) use detect::*;
+pub(crate) use report::check_save_path;
+use report::*;
+
+#[cfg(test)]
+mod tests;
