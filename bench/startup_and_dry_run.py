@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Benchmark: whole-process `cf-runner --version`, a full dry-run of the
-largest values example to a temp dir, and, side by side in the same run,
+largest values example to a temp dir (again into the same folder, and each time
+into a new one), and, side by side in the same run,
 `helm template` of the cf-runtime chart 10.5.2 with the Helm values cf-runner
 generates for the same example. Reports median, p90 and min wall time, median
 CPU time (user + system, mean over runs) and peak RSS per run (from wait4), for the release
@@ -25,9 +26,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def measure(argv, cwd, runs):
     times, peaks, cpus = [], [], []
     env = dict(os.environ, KUBECONFIG=os.path.join(cwd, "none"), NO_COLOR="1")
-    for _ in range(runs):
+    for run in range(runs):
         start = time.perf_counter()
-        proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
+        proc = subprocess.Popen(argv(run) if callable(argv) else argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
         _, status, usage = os.wait4(proc.pid, 0)
         elapsed = time.perf_counter() - start
@@ -85,11 +86,16 @@ def main():
                           HELM_CACHE_HOME=os.path.join(tmp, "hca"),
                           HELM_DATA_HOME=os.path.join(tmp, "hd"))
         dry_run = "init --dry-run (app-proxy-monitor, the largest example)"
+        fresh = "the same, each run into a new folder"
         helm_case = "helm template, same settings (chart 10.5.2)"
         cases = {
             "cf-runner --version": ([args.binary, "--version"], 20),
             dry_run: ([args.binary, "init", "--dry-run", "--yes", "--values", example,
                        "--output-dir", os.path.join(tmp, "out")], 10),
+            # A re-export leaves unchanged files in place; a first export
+            # creates and syncs every file. Shown, not held to the target.
+            fresh: (lambda run: [args.binary, "init", "--dry-run", "--yes", "--values", example,
+                                 "--output-dir", os.path.join(tmp, f"new-{run}")], None),
             helm_case: ([helm, "template", "cf-runtime", chart, "--namespace", "codefresh",
                          "--values", values, "--values", fill], None),
         }
