@@ -401,17 +401,16 @@ pub(super) async fn move_runner(
         Some((ca, cert, key)) => (Some(ca), Some(cert), Some(key)),
         None => (None, None, None),
     };
-    let mut identity = render::Identity {
-        context: Some(cluster.context.clone()),
-        agent_name: Some(platform.agent.clone()),
-        runtime_name: Some(platform.runtime.clone()),
-        account_id: platform.account_id.clone(),
-        agent_token: Some(token),
-        dind_ca: ca,
-        dind_cert: cert,
-        dind_key: key,
-        registered: true,
-    };
+    // The names the platform knows, with the credentials kept from the old
+    // install.
+    let mut identity =
+        crate::app::steps::identity::seed(&loaded.values, Some(cluster.context.clone()));
+    identity.agent_name = Some(platform.agent.clone());
+    identity.runtime_name = Some(platform.runtime.clone());
+    identity.account_id = platform.account_id.clone();
+    identity.agent_token = Some(token);
+    (identity.dind_ca, identity.dind_cert, identity.dind_key) = (ca, cert, key);
+    identity.registered = true;
     let mut rendered =
         render::render(&loaded.values, &identity, &loaded.redacted_tree).map_err(|e| {
             failed(

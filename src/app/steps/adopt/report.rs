@@ -20,15 +20,10 @@ pub(super) fn report(found: &Found, namespace: &str, path: &Path) -> Outcome {
         Ok(l) => l,
         Err(p) => return Outcome::BadInput(p),
     };
-    let identity = render::Identity {
-        context: loaded.values.context.clone(),
-        agent_name: loaded.values.agent_name.clone(),
-        runtime_name: loaded.values.runtime_name.clone(),
-        ..Default::default()
-    };
+    let identity = crate::app::steps::identity::seed(&loaded.values, loaded.values.context.clone());
     let rendered = match render::render(&loaded.values, &identity, &loaded.redacted_tree) {
         Ok(r) => r,
-        Err(e) => return Outcome::Failed(anyhow::Error::new(e), None),
+        Err(e) => return Outcome::render_failed(e),
     };
     let ours: Vec<(ObjectRef, Value)> = rendered
         .manifests
