@@ -781,6 +781,22 @@ fn helm_marked(cp: &ControlPlane, ns: &str) -> Vec<String> {
     found
 }
 
+/// Waits until the old install's runner serves (a move starts from there).
+async fn wait_for_a_ready_runner(cp: &ControlPlane, ns: &str, whose: &str) {
+    let client = cp.client();
+    controlplane::poll_until(
+        &format!("{whose} to be ready"),
+        Duration::from_secs(90),
+        || {
+            let client = client.clone();
+            let ns = ns.to_string();
+            async move { Ok(ready_runners(&client, &ns).await > 0) }
+        },
+    )
+    .await
+    .unwrap();
+}
+
 /// Runs `adopt args` while watching the runner Deployments of `ns`: the
 /// output, the fewest ready runner replicas seen, and how many looks.
 async fn adopt_watching(
@@ -944,18 +960,7 @@ async fn adopt_moves_a_helm_install_with_a_runner_always_ready_and_keeps_token_a
     );
     add_runtime_leftovers(cp, &ns);
     let volumes_before = volume_uids(cp, &ns);
-    let client = cp.client();
-    controlplane::poll_until(
-        "the chart's runner to be ready",
-        Duration::from_secs(90),
-        || {
-            let client = client.clone();
-            let ns = ns.clone();
-            async move { Ok(ready_runners(&client, &ns).await > 0) }
-        },
-    )
-    .await
-    .unwrap();
+    wait_for_a_ready_runner(cp, &ns, "the chart's runner").await;
 
     // Without a token the platform's runtime spec cannot be checked: exit
     // 2 naming --token, before anything is written.
@@ -1069,18 +1074,7 @@ async fn adopt_moves_a_venonactl_install_through_an_interim_runner_and_an_interr
         &json!({"runtimes": [runtime]}),
     );
     install_venonactl_with(cp, &ns, true);
-    let client = cp.client();
-    controlplane::poll_until(
-        "venonactl's runner to be ready",
-        Duration::from_secs(90),
-        || {
-            let client = client.clone();
-            let ns = ns.clone();
-            async move { Ok(ready_runners(&client, &ns).await > 0) }
-        },
-    )
-    .await
-    .unwrap();
+    wait_for_a_ready_runner(cp, &ns, "venonactl's runner").await;
 
     // The platform refuses the spec once: the move stops at its end.
     fake.fail("PUT /api/runtime-environments", 400, 1);

@@ -293,11 +293,26 @@ fn info_says_what_it_waits_for_and_where() {
     );
 }
 
+/// The child's stderr up to and with the first line `found` accepts (or
+/// all of it, when the child ends first).
+fn stderr_until(child: &mut std::process::Child, found: impl Fn(&str) -> bool) -> String {
+    use std::io::BufRead;
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut seen = String::new();
+    loop {
+        let mut line = String::new();
+        let ended = stderr.read_line(&mut line).unwrap() == 0;
+        seen.push_str(&line);
+        if ended || found(&line) {
+            return seen;
+        }
+    }
+}
+
 /// Reads outside the apply, the delete and the preflight (adopt's scan, an
 /// upgrade's plan, inventory reads) waited up to 60 s without a word.
 #[test]
 fn any_quiet_cluster_request_is_said_with_the_server_and_its_deadline() {
-    use std::io::BufRead;
     let port = silent_api_server();
     let dir = tempfile::tempdir().unwrap();
     let kubeconfig = kubeconfig_for(dir.path(), &format!("https://127.0.0.1:{port}"));
@@ -307,20 +322,11 @@ fn any_quiet_cluster_request_is_said_with_the_server_and_its_deadline() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
-    let mut seen = String::new();
     let wanted = format!(
         "still no answer from the API server at https://127.0.0.1:{port}/ after 5s \
          (a request with no answer fails after 60s)"
     );
-    loop {
-        let mut line = String::new();
-        if stderr.read_line(&mut line).unwrap() == 0 || line.contains(&wanted) {
-            seen.push_str(&line);
-            break;
-        }
-        seen.push_str(&line);
-    }
+    let seen = stderr_until(&mut child, |line| line.contains(&wanted));
     unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
     child.wait().unwrap();
     let said = seen.lines().find(|l| l.contains(&wanted));
@@ -330,7 +336,6 @@ fn any_quiet_cluster_request_is_said_with_the_server_and_its_deadline() {
 /// A frozen API server mid-install kept the apply silent for a fixed 60 s.
 #[test]
 fn a_quiet_apply_says_what_it_waits_for() {
-    use std::io::BufRead;
     let port = silent_api_server();
     let dir = tempfile::tempdir().unwrap();
     let kubeconfig = kubeconfig_for(dir.path(), &format!("https://127.0.0.1:{port}"));
@@ -341,19 +346,9 @@ fn a_quiet_apply_says_what_it_waits_for() {
         .spawn()
         .unwrap();
     // Read stderr until the note, then stop the command.
-    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
-    let mut seen = String::new();
-    loop {
-        let mut line = String::new();
-        assert!(
-            stderr.read_line(&mut line).unwrap() > 0,
-            "ended without the note:\n{seen}"
-        );
-        seen.push_str(&line);
-        if line.starts_with("note: waiting for the API server") {
-            break;
-        }
-    }
+    let seen = stderr_until(&mut child, |line| {
+        line.starts_with("note: waiting for the API server")
+    });
     unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
     let status = child.wait().unwrap();
     assert!(
