@@ -11,6 +11,7 @@
 pub mod app;
 pub mod cli;
 pub mod cluster;
+pub mod env;
 pub mod export;
 pub mod helm;
 pub mod input_file;

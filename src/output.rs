@@ -63,7 +63,7 @@ fn emit(stream: Stream, text: &str) {
 
 /// Applies `NO_COLOR` and TTY detection once, at start-up.
 pub fn init_terminal() {
-    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let no_color = crate::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     if no_color || !std::io::stderr().is_terminal() {
         console::set_colors_enabled_stderr(false);
     }

@@ -268,7 +268,7 @@ pub fn kubeconfig_paths(explicit: Option<&PathBuf>) -> Vec<PathBuf> {
     if let Some(p) = explicit {
         return vec![p.clone()];
     }
-    if let Some(v) = std::env::var_os("KUBECONFIG").filter(|v| !v.is_empty()) {
+    if let Some(v) = crate::env::var_os("KUBECONFIG").filter(|v| !v.is_empty()) {
         let mut out: Vec<PathBuf> = Vec::new();
         for p in std::env::split_paths(&v) {
             if !p.as_os_str().is_empty() && p.exists() && !out.contains(&p) {
@@ -277,8 +277,8 @@ pub fn kubeconfig_paths(explicit: Option<&PathBuf>) -> Vec<PathBuf> {
         }
         return out;
     }
-    directories::BaseDirs::new()
-        .map(|b| vec![b.home_dir().join(".kube").join("config")])
+    crate::env::home()
+        .map(|h| vec![h.join(".kube").join("config")])
         .unwrap_or_default()
 }
 
@@ -402,8 +402,8 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Cluster, KubeError> {
     // kube-rs compares NO_PROXY with the proxy's own address; what counts
     // is the API server's, so decide here.
     if let Some(host) = config.cluster_url.host() {
-        let no_proxy = std::env::var("NO_PROXY")
-            .or_else(|_| std::env::var("no_proxy"))
+        let no_proxy = crate::env::var("NO_PROXY")
+            .or_else(|| crate::env::var("no_proxy"))
             .unwrap_or_default();
         if no_proxy_matches(&no_proxy, host, config.cluster_url.port_u16()) {
             config.proxy_url = None;

@@ -41,11 +41,11 @@ pub struct Auth {
 
 /// The cfconfig path: `$CFCONFIG`, else `~/.cfconfig`.
 pub fn cfconfig_path() -> PathBuf {
-    if let Some(p) = std::env::var_os("CFCONFIG").filter(|p| !p.is_empty()) {
+    if let Some(p) = crate::env::var_os("CFCONFIG").filter(|p| !p.is_empty()) {
         return PathBuf::from(p);
     }
-    directories::BaseDirs::new()
-        .map(|b| b.home_dir().join(".cfconfig"))
+    crate::env::home()
+        .map(|h| h.join(".cfconfig"))
         .unwrap_or_else(|| PathBuf::from(".cfconfig"))
 }
 
@@ -77,14 +77,11 @@ pub fn resolve(
             url: url_or(None),
         });
     }
-    if let Some(t) = std::env::var("CF_API_KEY")
-        .ok()
-        .filter(|t| !t.trim().is_empty())
-    {
+    if let Some(t) = crate::env::var("CF_API_KEY").filter(|t| !t.trim().is_empty()) {
         return Ok(Auth {
             token: Secret::new(t.trim()),
             source: TokenSource::Env,
-            url: url_or(std::env::var("CF_URL").ok().filter(|u| !u.is_empty())),
+            url: url_or(crate::env::var("CF_URL").filter(|u| !u.is_empty())),
         });
     }
     let path = cfconfig_path();
@@ -127,4 +124,61 @@ pub fn resolve(
         },
         url: url_or(context_url),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::env::with_vars;
+
+    /// The order of the sources, each seen through the environment seam:
+    /// the flag, the values, `CF_API_KEY` (with `CF_URL`), then the current
+    /// context of the cfconfig `CFCONFIG` names, else of `~/.cfconfig`.
+    #[test]
+    fn the_token_comes_from_the_first_source_that_has_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let cfconfig = dir.path().join("cfconfig");
+        std::fs::write(
+            &cfconfig,
+            "current-context: work\ncontexts:\n  work:\n    token: from-cfconfig\n    url: https://cf.example.test/\n",
+        )
+        .unwrap();
+        let home = dir.path().join("home");
+        std::fs::create_dir(&home).unwrap();
+        let path = cfconfig.to_str().unwrap();
+        let flag = Secret::new("from-flag");
+        let from_env = [
+            ("CF_API_KEY", Some(" from-env ")),
+            ("CF_URL", Some("https://env.example.test")),
+            ("CFCONFIG", Some(path)),
+        ];
+        with_vars(&from_env, || {
+            let auth = resolve(Some(&flag), None, None).unwrap();
+            assert_eq!(
+                (auth.token.expose(), auth.source),
+                ("from-flag", TokenSource::Flag)
+            );
+            let auth = resolve(None, None, None).unwrap();
+            assert_eq!(auth.token.expose(), "from-env");
+            assert_eq!(
+                (auth.source, auth.url.as_str()),
+                (TokenSource::Env, "https://env.example.test")
+            );
+        });
+        let from_cfconfig = [("CF_API_KEY", None), ("CFCONFIG", Some(path))];
+        with_vars(&from_cfconfig, || {
+            let auth = resolve(None, None, None).unwrap();
+            assert_eq!(auth.token.expose(), "from-cfconfig");
+            assert_eq!(auth.url, "https://cf.example.test");
+        });
+        let nothing = [
+            ("CF_API_KEY", None),
+            ("CFCONFIG", None),
+            ("HOME", home.to_str()),
+        ];
+        with_vars(&nothing, || {
+            let err = resolve(None, None, None).unwrap_err();
+            assert!(err.to_string().contains(".cfconfig"), "{err}");
+        });
+    }
 }

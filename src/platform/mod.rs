@@ -373,8 +373,7 @@ const QUIET: Duration = Duration::from_secs(2);
 
 /// [`CALL_DEADLINE`], or `CF_RUNNER_REQUEST_TIMEOUT` seconds (for tests).
 fn call_deadline() -> Duration {
-    std::env::var("CF_RUNNER_REQUEST_TIMEOUT")
-        .ok()
+    crate::env::var("CF_RUNNER_REQUEST_TIMEOUT")
         .and_then(|s| s.parse::<u64>().ok())
         .map(Duration::from_secs)
         .unwrap_or(CALL_DEADLINE)
@@ -417,8 +416,7 @@ impl Platform {
             token: auth.token.clone(),
             source: auth.source.clone(),
             retry_base: Duration::from_millis(
-                std::env::var("CF_RUNNER_RETRY_BASE_MS")
-                    .ok()
+                crate::env::var("CF_RUNNER_RETRY_BASE_MS")
                     .and_then(|s| s.parse().ok())
                     .unwrap_or(500),
             ),

@@ -143,10 +143,10 @@ impl DockerConfig {
     /// The file docker reads: `$DOCKER_CONFIG/config.json`, else
     /// `~/.docker/config.json`.
     pub fn default_path() -> Option<PathBuf> {
-        if let Some(dir) = std::env::var_os("DOCKER_CONFIG") {
+        if let Some(dir) = crate::env::var_os("DOCKER_CONFIG") {
             return Some(PathBuf::from(dir).join("config.json"));
         }
-        std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".docker/config.json"))
+        crate::env::var_os("HOME").map(|h| PathBuf::from(h).join(".docker/config.json"))
     }
 
     /// Reads `path`; a missing file is no credentials. The error names the

@@ -623,7 +623,7 @@ mod tests {
 
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(
-            std::env::var("CF_RUNNER_FUZZ_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(512)
+            crate::env::var("CF_RUNNER_FUZZ_CASES").and_then(|n| n.parse().ok()).unwrap_or(512)
         ))]
         /// Whatever plain scalar a user writes, its text reaches the tree
         /// unchanged (or as the number or boolean that prints identically).

@@ -147,8 +147,8 @@ impl Session<'_> {
 
 pub(super) fn expand_home(path: &str) -> PathBuf {
     match path.strip_prefix("~/") {
-        Some(rest) => directories::BaseDirs::new()
-            .map(|b| b.home_dir().join(rest))
+        Some(rest) => crate::env::home()
+            .map(|h| h.join(rest))
             .unwrap_or_else(|| PathBuf::from(path)),
         None => PathBuf::from(path),
     }

@@ -248,7 +248,7 @@ impl EnvProxies {
         let read = |name: &str| {
             [name.to_string(), name.to_ascii_lowercase()]
                 .iter()
-                .find_map(|n| std::env::var(n).ok().filter(|v| !v.trim().is_empty()))
+                .find_map(|n| crate::env::var(n).filter(|v| !v.trim().is_empty()))
         };
         EnvProxies {
             http: read("HTTP_PROXY"),

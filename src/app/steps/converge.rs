@@ -27,7 +27,7 @@ pub(crate) async fn apply_with_progress(
     let confirmed = std::sync::Mutex::new(Vec::<String>::new());
     let progress = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let watchdog = quiet_apply_watchdog(cluster, progress.clone());
-    let debug = std::env::var_os("CF_RUNNER_DEBUG_APPLY").is_some();
+    let debug = crate::env::var_os("CF_RUNNER_DEBUG_APPLY").is_some();
     let on_applied = |a: &apply::Applied| {
         output::applied(a.change.word(), &a.object, a.namespace.as_deref());
         if let (true, Some(path)) = (debug, &a.differs_at) {
