@@ -220,10 +220,16 @@ fn plain_string(text: &str) -> Option<&str> {
     }
     let dashed = text.strip_prefix("--").or_else(|| text.strip_prefix('-'));
     let starts_well = match first {
-        b'-' => dashed.is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_alphabetic())),
+        // Go's readers (kubectl) take `-inf` or `-NaN` for floats.
+        b'-' => dashed.is_some_and(|rest| {
+            rest.starts_with(|c: char| c.is_ascii_alphabetic())
+                && !RESERVED.iter().any(|w| rest.eq_ignore_ascii_case(w))
+        }),
         b'0'..=b'9' => {
-            // Hex digits, exponents and base prefixes are number forms.
-            let non_numeric = |b: &u8| b.is_ascii_alphabetic() && !b"aAbBcCdDeEfFoOxX".contains(b);
+            // Hex digits, exponents (`p` too: Go reads hex floats such as
+            // `0x1p-2`) and base prefixes are number forms.
+            let non_numeric =
+                |b: &u8| b.is_ascii_alphabetic() && !b"aAbBcCdDeEfFoOpPxX".contains(b);
             let percent = text
                 .strip_suffix('%')
                 .is_some_and(|d| d.bytes().all(|b| b.is_ascii_digit()));
@@ -590,7 +596,20 @@ spec:
         assert_eq!(emit(&json!({"maxSurge": "50%"})), "maxSurge: 50%\n");
         // Numbers in every form YAML 1.1 knows stay strings.
         for number in [
-            "0.1.0", "10.5.2", "0xabc", "1e5", "1_000", "1:30", "0o17", "-1", "+1",
+            "0.1.0",
+            "10.5.2",
+            "0xabc",
+            "1e5",
+            "1_000",
+            "1:30",
+            "0o17",
+            "-1",
+            "+1",
+            "0x1p-2",
+            "-inf",
+            "-Infinity",
+            "-NaN",
+            "--inf",
         ] {
             assert_eq!(emit(&json!(number)), format!("'{number}'\n"));
         }
