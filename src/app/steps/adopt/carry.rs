@@ -26,25 +26,25 @@ pub(super) async fn on_platform(
     values: &values::Values,
 ) -> Result<OnPlatform, Outcome> {
     use crate::platform::Need;
-    let auth = match borrowed::resolve(&args.platform, Some(&values.codefresh_host)) {
+    let auth = match register::resolve(&args.platform, Some(&values.codefresh_host)) {
         Ok(Some(a)) => a,
         Ok(None) => {
-            return Err(borrowed::token_needed(
+            return Err(token_needed(
                 "compare the runtime environment's spec on the Codefresh platform with the one cf-runner \
                  runs and send it when it differs (builds would otherwise keep the old installer's spec)",
             ))
         }
-        Err(e) => return Err(borrowed::platform_failed(e, "finding the Codefresh API token")),
+        Err(e) => return Err(register::failed(e, "finding the Codefresh API token")),
     };
-    let client = borrowed::client(&auth, &args.platform)?;
+    let client = register::client(&auth, &args.platform)?;
     let who = client
         .whoami()
         .await
-        .map_err(|e| borrowed::platform_failed(e, "checking the Codefresh API token"))?;
+        .map_err(|e| register::failed(e, "checking the Codefresh API token"))?;
     client
         .require_scopes(&[Need::Agents, Need::RuntimeEnvironments])
         .await
-        .map_err(|e| borrowed::platform_failed(e, "checking the Codefresh API token's scopes"))?;
+        .map_err(|e| register::failed(e, "checking the Codefresh API token's scopes"))?;
     let Some(agent_name) = values.agent_name.clone() else {
         return Err(Outcome::BadInput(Problems(vec![Problem::new(
             "AgentId",
@@ -56,7 +56,7 @@ pub(super) async fn on_platform(
     let agents = client
         .agents_named(&agent_name)
         .await
-        .map_err(|e| borrowed::platform_failed(e, "looking up the agent"))?;
+        .map_err(|e| register::failed(e, "looking up the agent"))?;
     let Some(agent) = agents.into_iter().next() else {
         return Err(failed(
             anyhow::anyhow!(
@@ -85,7 +85,7 @@ pub(super) async fn on_platform(
     let spec = client
         .runtime(&runtime)
         .await
-        .map_err(|e| borrowed::platform_failed(e, "reading the runtime environment"))?
+        .map_err(|e| register::failed(e, "reading the runtime environment"))?
         .ok_or_else(|| {
             failed(
                 anyhow::anyhow!("runtime environment {runtime} is not on the Codefresh platform"),
@@ -127,7 +127,7 @@ pub(super) async fn agent_token(
     for (secret, key) in &places {
         let value = cluster::secrets::read_key(&cluster.client, namespace, secret, key)
             .await
-            .map_err(|e| borrowed::failed(e, "reading the agent token failed"))?;
+            .map_err(|e| session::failed(e, "reading the agent token failed"))?;
         if let Some(v) = value.filter(|v| !v.is_empty() && !v.starts_with("<placeholder")) {
             return Ok(values::Secret::new(v));
         }
@@ -155,7 +155,7 @@ pub(super) async fn kept_certs(
         let value =
             cluster::secrets::read_key(&cluster.client, namespace, "codefresh-certs-server", key)
                 .await
-                .map_err(|e| borrowed::failed(e, "reading the dind certificates failed"))?;
+                .map_err(|e| session::failed(e, "reading the dind certificates failed"))?;
         got.push(value.filter(|v| !v.starts_with("<placeholder") && !v.is_empty()));
     }
     Ok(match got.as_slice() {
@@ -174,15 +174,13 @@ pub(super) async fn signed_certs(
     platform: &OnPlatform,
 ) -> Result<(values::Secret, values::Secret, values::Secret), Outcome> {
     let generated = crate::platform::certs::generate(namespace)
-        .map_err(|e| borrowed::platform_failed(e, "preparing the dind TLS certificate"))?;
+        .map_err(|e| register::failed(e, "preparing the dind TLS certificate"))?;
     let sans = crate::platform::certs::subject_alt_names(namespace);
     let (ca, cert) = platform
         .client
         .sign_server_certs(&generated.csr_pem, &sans)
         .await
-        .map_err(|e| {
-            borrowed::platform_failed(e, "having the platform sign the dind certificate")
-        })?;
+        .map_err(|e| register::failed(e, "having the platform sign the dind certificate"))?;
     output::done("the install had no dind TLS certificate: a new one was signed by the platform");
     Ok((
         values::Secret::new(ca),
@@ -329,7 +327,7 @@ pub(super) async fn remove(
         )
         .await
         .map_err(|e| {
-            borrowed::failed(
+            session::failed(
                 e,
                 "preparing the old installer's objects for removal failed",
             )
@@ -349,7 +347,7 @@ pub(super) async fn remove(
     if report.ok() {
         Ok(())
     } else {
-        Err(borrowed::delete_failed(&report, timeout))
+        Err(converge::delete_failed(&report, timeout))
     }
 }
 
@@ -454,11 +452,11 @@ pub(super) async fn move_runner(
         ));
     }
     print_plan(found.as_ref(), &plan, false);
-    let spec = borrowed::spec_to_send(
+    let spec = register::spec_to_send(
         &rendered.runtime_environment,
         platform.account_id.as_deref(),
     );
-    let differ = borrowed::spec_differences(&spec, &platform.spec);
+    let differ = register::spec_differences(&spec, &platform.spec);
     if differ.is_empty() {
         output::say(&format!(
             "  runtime environment {} on the platform: its spec already matches cf-runner's",
@@ -476,7 +474,7 @@ pub(super) async fn move_runner(
         // settings the old install had and the values file does not carry
         // (a hand-edited daemon.json, say) show up here.
         match cluster::diff::diff_all(&cluster.client, &rendered.manifests, &[]).await {
-            Ok(diffs) => borrowed::print_diffs(&diffs, namespace, &cluster.context),
+            Ok(diffs) => print_diffs(&diffs, namespace, &cluster.context),
             Err(e) => output::warn(&format!(
                 "the server-side dry-run failed, no diff to show: {e}"
             )),
@@ -533,7 +531,7 @@ pub(super) async fn move_runner(
     moving.object["metadata"]["annotations"][ADOPTING_ANNOTATION] = json!(tool);
 
     // 0. The record first, marked: a re-run continues from here.
-    borrowed::apply(cluster, std::slice::from_ref(&moving), namespace).await?;
+    adopt_apply(cluster, std::slice::from_ref(&moving), namespace).await?;
 
     // 1. cf-runner's runner (and every other object) up and ready, with the
     //    same agent token; a workload whose name an old one of another pod
@@ -561,8 +559,8 @@ pub(super) async fn move_runner(
         .collect();
     first.extend(clash.iter().map(|m| interim(m)));
     output::say("Step 1 of 3: cf-runner's runner comes up beside the old one (same agent token)");
-    borrowed::apply(cluster, &first, namespace).await?;
-    borrowed::wait(cluster, &first, args.timeout).await?;
+    adopt_apply(cluster, &first, namespace).await?;
+    adopt_wait(cluster, &first, args.timeout).await?;
 
     // 2. The old runner (and the old workloads replaced) go.
     output::say("Step 2 of 3: the old runner goes");
@@ -577,8 +575,8 @@ pub(super) async fn move_runner(
     remove(cluster, old_workloads, args.timeout).await?;
     if !clash.is_empty() {
         let now: Vec<Manifest> = clash.iter().map(|m| (*m).clone()).collect();
-        borrowed::apply(cluster, &now, namespace).await?;
-        borrowed::wait(cluster, &now, args.timeout).await?;
+        adopt_apply(cluster, &now, namespace).await?;
+        adopt_wait(cluster, &now, args.timeout).await?;
     }
     // Interim workloads (of this run or an interrupted one) go once the
     // real ones are ready.
@@ -597,7 +595,7 @@ pub(super) async fn move_runner(
             &interim_name,
         )
         .await
-        .map_err(|e| borrowed::failed(e, "reading the interim workloads failed"))?
+        .map_err(|e| session::failed(e, "reading the interim workloads failed"))?
         {
             interims.push(live.object.clone());
             interims.last_mut().expect("just pushed")["apiVersion"] = json!(m.api_version);
@@ -620,7 +618,7 @@ pub(super) async fn move_runner(
             &m.name,
         )
         .await
-        .map_err(|e| borrowed::failed(e, "removing the old installer's labels failed"))?;
+        .map_err(|e| session::failed(e, "removing the old installer's labels failed"))?;
     }
     let is_release =
         |r: &ObjectRef| r.kind == "Secret" && r.name.starts_with("sh.helm.release.v1.");
@@ -654,7 +652,7 @@ pub(super) async fn move_runner(
             .put_runtime(&platform.runtime, &spec)
             .await
             .map_err(|e| {
-                borrowed::platform_failed(
+                register::failed(
                     e,
                     "sending the runtime environment's spec failed (the cluster is moved; re-run `cf-runner upgrade` with a token to send it)",
                 )
@@ -666,7 +664,7 @@ pub(super) async fn move_runner(
         ));
     }
     // The record, no longer marked: the move is over.
-    borrowed::apply(cluster, std::slice::from_ref(&record), namespace).await?;
+    adopt_apply(cluster, std::slice::from_ref(&record), namespace).await?;
     output::done(&format!(
         "the runner in namespace {namespace} is cf-runner's now: `cf-runner upgrade`, `info` and `delete` work on it"
     ));

@@ -17,6 +17,7 @@ use std::path::Path;
 
 use serde_json::{json, Map, Value};
 
+use crate::app::steps::{converge, register, session, upgrade_plan};
 use crate::app::Outcome;
 use crate::cli::AdoptArgs;
 use crate::cluster;
@@ -149,8 +150,8 @@ fn in_namespace(object: &Value, namespace: &str) -> bool {
 /// runner found there (or finishes a move under way). Gives the namespace
 /// to show `info` of, or `None` when there is nothing to move.
 pub(crate) fn adopt(args: &AdoptArgs, path: &Path) -> Result<Option<String>, Outcome> {
-    borrowed::runtime().block_on(async {
-        let cluster = borrowed::connect(&args.kube).await?;
+    session::runtime().block_on(async {
+        let cluster = session::connect_flags(&args.kube).await?;
         let namespace = args
             .kube
             .kube_namespace
@@ -158,7 +159,7 @@ pub(crate) fn adopt(args: &AdoptArgs, path: &Path) -> Result<Option<String>, Out
             .unwrap_or_else(|| "codefresh".into());
         let objects = cluster::adopt::scan(&cluster, &namespace)
             .await
-            .map_err(|e| borrowed::failed(e, "reading the namespace failed"))?;
+            .map_err(|e| session::failed(e, "reading the namespace failed"))?;
         let resuming = objects
             .iter()
             .find(|o| kind(o) == "Secret" && name(o) == render::RECORD_SECRET)
@@ -179,7 +180,7 @@ pub(crate) fn adopt(args: &AdoptArgs, path: &Path) -> Result<Option<String>, Out
                 .flatten();
             let record = cluster::inventory::record(&cluster.client, &namespace)
                 .await
-                .map_err(|e| borrowed::failed(e, "reading the installation record failed"))?
+                .map_err(|e| session::failed(e, "reading the installation record failed"))?
                 .and_then(|r| r.values_yaml)
                 .unwrap_or_default();
             let tree = values::tree::parse_values_text(&record, "the installation record")
@@ -228,67 +229,33 @@ pub(crate) fn adopt(args: &AdoptArgs, path: &Path) -> Result<Option<String>, Out
     })
 }
 
-/// The other steps adopt uses, under the names it gives them.
-mod borrowed {
-    use crate::app::steps::{converge, register, session, upgrade_plan};
-    use crate::app::Outcome;
-    use crate::cli::{KubeArgs, PlatformArgs};
-    use crate::cluster::{Cluster, KubeError};
-    use crate::platform::{Auth, Platform, PlatformError};
-    use crate::render::Manifest;
+/// Applies with force: adopt takes over the old tool's objects of the same
+/// name.
+async fn adopt_apply(
+    cluster: &cluster::Cluster,
+    manifests: &[Manifest],
+    namespace: &str,
+) -> Result<(), Outcome> {
+    converge::apply_with_progress(cluster, manifests, namespace, true, "adopt")
+        .await
+        .map(|_| ())
+}
 
-    pub fn runtime() -> tokio::runtime::Runtime {
-        session::runtime()
-    }
-    pub async fn connect(kube: &KubeArgs) -> Result<Cluster, Outcome> {
-        session::connect_flags(kube).await
-    }
-    pub fn failed(e: KubeError, what: &str) -> Outcome {
-        session::failed(e, what)
-    }
-    pub fn resolve(args: &PlatformArgs, host: Option<&str>) -> Result<Option<Auth>, PlatformError> {
-        register::resolve(args, host)
-    }
-    pub fn client(auth: &Auth, args: &PlatformArgs) -> Result<Platform, Outcome> {
-        register::client(auth, args)
-    }
-    pub fn platform_failed(e: PlatformError, doing: &str) -> Outcome {
-        register::failed(e, doing)
-    }
-    pub fn token_needed(why: &str) -> Outcome {
-        register::token_needed("adopt", why, "")
-    }
-    pub fn spec_differences(ours: &serde_json::Value, theirs: &serde_json::Value) -> Vec<String> {
-        register::spec_differences(ours, theirs)
-    }
-    pub fn spec_to_send(rendered: &serde_json::Value, account: Option<&str>) -> serde_json::Value {
-        register::spec_to_send(rendered, account)
-    }
-    pub async fn apply(
-        cluster: &Cluster,
-        manifests: &[Manifest],
-        namespace: &str,
-    ) -> Result<(), Outcome> {
-        converge::apply_with_progress(cluster, manifests, namespace, true, "adopt")
-            .await
-            .map(|_| ())
-    }
-    pub async fn wait(
-        cluster: &Cluster,
-        manifests: &[Manifest],
-        timeout: std::time::Duration,
-    ) -> Result<(), Outcome> {
-        converge::wait_with_progress(cluster, manifests, timeout, "adopt").await
-    }
-    pub fn print_diffs(diffs: &[crate::cluster::diff::ObjectDiff], namespace: &str, context: &str) {
-        upgrade_plan::print_diffs(diffs, namespace, context, true)
-    }
-    pub fn delete_failed(
-        report: &crate::cluster::delete::Report,
-        timeout: std::time::Duration,
-    ) -> Outcome {
-        converge::delete_failed(report, timeout)
-    }
+async fn adopt_wait(
+    cluster: &cluster::Cluster,
+    manifests: &[Manifest],
+    timeout: std::time::Duration,
+) -> Result<(), Outcome> {
+    converge::wait_with_progress(cluster, manifests, timeout, "adopt").await
+}
+
+/// The diff of a move, against objects that are installed.
+fn print_diffs(diffs: &[cluster::diff::ObjectDiff], namespace: &str, context: &str) {
+    upgrade_plan::print_diffs(diffs, namespace, context, true)
+}
+
+fn token_needed(why: &str) -> Outcome {
+    register::token_needed("adopt", why, "")
 }
 
 mod carry;
