@@ -3,31 +3,6 @@
 
 use super::*;
 
-/// What finding or creating the agent and the runtime environment asks of
-/// the platform: a seam, so the order of those steps is tested against a
-/// fake. The real one is [`Platform`].
-pub(crate) trait Registrar {
-    async fn agents_named(&self, name: &str) -> Result<Vec<Agent>, PlatformError>;
-    async fn create_agent(&self, name: &str) -> Result<Agent, PlatformError>;
-    async fn runtime(&self, name: &str) -> Result<Option<Value>, PlatformError>;
-    async fn register_runtime(&self, request: &RegisterRuntime) -> Result<(), PlatformError>;
-}
-
-impl Registrar for Platform {
-    async fn agents_named(&self, name: &str) -> Result<Vec<Agent>, PlatformError> {
-        Platform::agents_named(self, name).await
-    }
-    async fn create_agent(&self, name: &str) -> Result<Agent, PlatformError> {
-        Platform::create_agent(self, name).await
-    }
-    async fn runtime(&self, name: &str) -> Result<Option<Value>, PlatformError> {
-        Platform::runtime(self, name).await
-    }
-    async fn register_runtime(&self, request: &RegisterRuntime) -> Result<(), PlatformError> {
-        Platform::register_runtime(self, request).await
-    }
-}
-
 /// Candidate names: the wanted one, then `_1`, `_2`, … (as the old wizard
 /// did on a clash), each cut before its suffix so that none is longer than
 /// the platform allows.
@@ -45,7 +20,7 @@ pub(super) fn candidates(wanted: &str) -> impl Iterator<Item = String> + '_ {
 /// does not let this API key look the token up (the agent is then found by
 /// name, with a warning).
 pub(super) async fn agent_of_token(
-    platform: &Platform,
+    platform: &impl Registrar,
     values: &values::Values,
 ) -> Result<Option<Agent>, Outcome> {
     let Some(token) = &values.agent_token else {

@@ -15,6 +15,8 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
+#[cfg(test)]
+use super::installation::DindCerts;
 use super::installation::{left_behind, LeftBehind};
 use super::session::{connect, runtime};
 use super::{converge, identity, preflight, register};
@@ -22,7 +24,7 @@ use crate::app::Outcome;
 use crate::cluster::{self, apply, secrets};
 use crate::output;
 use crate::platform::{
-    self, certs, Agent, Auth, Need, Platform, PlatformError, RegisterRuntime, Transport,
+    self, certs, Agent, Auth, Need, Platform, PlatformError, RegisterRuntime, Transport, Whoami,
 };
 use crate::render::{self, Identity, Manifest};
 use crate::values::{self, Problem, Problems, Secret};
@@ -110,10 +112,11 @@ pub(crate) fn run(
     registration: &Registration,
     loaded: &values::Loaded,
 ) -> Outcome {
+    let connect = async || connect(&loaded.values).await;
     runtime().block_on(async {
         match registration {
-            Registration::Platform(auth) => with_platform(options, loaded, auth).await,
-            Registration::Offline => offline(options, loaded).await,
+            Registration::Platform(auth) => with_platform(options, loaded, auth, connect).await,
+            Registration::Offline => offline(options, loaded, connect).await,
         }
     })
 }
@@ -181,18 +184,23 @@ fn render_or_fail(
 }
 
 /// Connects and says where the runner goes.
-async fn connect_and_announce(values: &values::Values) -> Result<cluster::Cluster, Outcome> {
-    let cluster = connect(values).await?;
+async fn connect_and_announce<C: Target>(
+    connect: impl AsyncFnOnce() -> Result<C, Outcome>,
+    values: &values::Values,
+) -> Result<C, Outcome> {
+    let cluster = connect().await?;
     output::say(&format!(
         "Installing the Codefresh Runner into namespace {} of context {} ({})",
-        values.namespace, cluster.context, cluster.server
+        values.namespace,
+        cluster.context(),
+        cluster.server()
     ));
     Ok(cluster)
 }
 
 /// The preflight against what `identity` renders, unless `SkipClusterTest`.
 async fn preflight(
-    cluster: &cluster::Cluster,
+    cluster: &impl Target,
     values: &values::Values,
     identity: &Identity,
     record: &Value,
@@ -201,25 +209,27 @@ async fn preflight(
         return Ok(());
     }
     let prelim = render_or_fail(values, identity, record)?;
-    preflight::gate_install(
-        cluster,
-        &prelim.manifests,
-        &prelim.runtime_environment,
-        &values.namespace,
-    )
-    .await
+    cluster.preflight(&prelim, &values.namespace).await
 }
 
-async fn offline(options: &Options, loaded: &values::Loaded) -> Outcome {
-    match offline_steps(options, loaded).await {
+async fn offline<C: Target>(
+    options: &Options,
+    loaded: &values::Loaded,
+    connect: impl AsyncFnOnce() -> Result<C, Outcome>,
+) -> Outcome {
+    match offline_steps(options, loaded, connect).await {
         Ok(()) => Outcome::Ok,
         Err(outcome) => outcome,
     }
 }
 
-async fn offline_steps(options: &Options, loaded: &values::Loaded) -> Result<(), Outcome> {
+async fn offline_steps<C: Target>(
+    options: &Options,
+    loaded: &values::Loaded,
+    connect: impl AsyncFnOnce() -> Result<C, Outcome>,
+) -> Result<(), Outcome> {
     let values = &loaded.values;
-    let cluster = connect_and_announce(values).await?;
+    let cluster = connect_and_announce(connect, values).await?;
     output::warn(
         "offline mode (no Codefresh API token, only --agent-token): the platform is not contacted; \
          the dind TLS Secret holds placeholders and the runtime environment is not registered",
@@ -228,34 +238,27 @@ async fn offline_steps(options: &Options, loaded: &values::Loaded) -> Result<(),
         "the agent name {} and runtime environment name {} were NOT verified: without an API key cf-runner \
          cannot check that --agent-token belongs to that agent, nor that the runtime is attached to it \
          (pass --token to verify)",
-        values.agent_name.clone().unwrap_or_else(|| format!("{}_{}", cluster.context, values.namespace)),
-        values.runtime_name.clone().unwrap_or_else(|| format!("{}/{}", cluster.context, values.namespace)),
+        values.agent_name.clone().unwrap_or_else(|| format!("{}_{}", cluster.context(), values.namespace)),
+        values.runtime_name.clone().unwrap_or_else(|| format!("{}/{}", cluster.context(), values.namespace)),
     ));
-    let identity = identity::seed(values, Some(cluster.context.clone()));
+    let identity = identity::seed(values, Some(cluster.context().to_string()));
     let rendered = render_or_fail(values, &identity, &loaded.redacted_tree)?;
     if !values.skip_cluster_test {
-        preflight::gate_install(
-            &cluster,
+        cluster.preflight(&rendered, &values.namespace).await?;
+    }
+    cluster
+        .apply(
             &rendered.manifests,
-            &rendered.runtime_environment,
             &values.namespace,
+            options.force_conflicts,
         )
         .await?;
-    }
-    converge::apply_with_progress(
-        &cluster,
-        &rendered.manifests,
-        &values.namespace,
-        options.force_conflicts,
-        "install",
-    )
-    .await?;
     wait_for_install(&cluster, &rendered.manifests, &values.namespace, options).await
 }
 
 /// Waits after an install (unless `--no-wait`), and says the runner is running.
 async fn wait_for_install(
-    cluster: &cluster::Cluster,
+    cluster: &impl Target,
     manifests: &[Manifest],
     namespace: &str,
     options: &Options,
@@ -263,189 +266,18 @@ async fn wait_for_install(
     let Some(timeout) = options.wait else {
         return Ok(());
     };
-    converge::wait_with_progress(cluster, manifests, timeout, "init").await?;
+    cluster.wait(manifests, timeout).await?;
     output::done(&format!("the runner is running in namespace {namespace}"));
     Ok(())
 }
 
 mod agent;
 mod registered;
+mod seams;
 
 use agent::*;
 use registered::*;
+pub(crate) use seams::{Registrar, Target};
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn clash_suffixes_never_push_a_name_past_the_platform_limit() {
-        let long = format!("{}/codefresh", "a-very-long-kube-context-name".repeat(3));
-        assert!(long.chars().count() > platform::MAX_NAME_LEN);
-        let names: Vec<String> = candidates(&long).collect();
-        assert_eq!(names.len(), 20);
-        for name in &names {
-            assert!(name.chars().count() <= platform::MAX_NAME_LEN, "{name}");
-        }
-        assert!(names[1].ends_with("_1") && names[19].ends_with("_19"));
-        assert_eq!(names[1].chars().count(), platform::MAX_NAME_LEN);
-        // A short name is kept whole.
-        let short: Vec<String> = candidates("ctx_ns").take(2).collect();
-        assert_eq!(short, vec!["ctx_ns", "ctx_ns_1"]);
-    }
-
-    /// A platform that answers from lists and records every call, in order.
-    #[derive(Default)]
-    struct FakePlatform {
-        agents: Vec<&'static str>,
-        /// Runtime names, with the namespace they are registered for.
-        runtimes: Vec<(&'static str, &'static str)>,
-        calls: std::cell::RefCell<Vec<String>>,
-    }
-
-    fn agent(name: &str) -> Agent {
-        Agent {
-            id: format!("id-{name}"),
-            name: name.to_string(),
-            runtimes: Vec::new(),
-            token: Some("new-agent-token".into()),
-            status: None,
-        }
-    }
-
-    impl Registrar for FakePlatform {
-        async fn agents_named(&self, name: &str) -> Result<Vec<Agent>, PlatformError> {
-            self.calls.borrow_mut().push(format!("agents_named {name}"));
-            Ok(self
-                .agents
-                .iter()
-                .filter(|a| **a == name)
-                .map(|a| agent(a))
-                .collect())
-        }
-        async fn create_agent(&self, name: &str) -> Result<Agent, PlatformError> {
-            self.calls.borrow_mut().push(format!("create_agent {name}"));
-            Ok(agent(name))
-        }
-        async fn runtime(&self, name: &str) -> Result<Option<Value>, PlatformError> {
-            self.calls.borrow_mut().push(format!("runtime {name}"));
-            Ok(self
-                .runtimes
-                .iter()
-                .find(|(n, _)| *n == name)
-                .map(|(_, ns)| {
-                    json!({"runtimeScheduler": {"cluster": {"namespace": ns,
-                    "clusterProvider": {"selector": "ctx"}}}})
-                }))
-        }
-        async fn register_runtime(&self, request: &RegisterRuntime) -> Result<(), PlatformError> {
-            self.calls.borrow_mut().push(format!(
-                "register_runtime {}",
-                request.runtime_environment_name
-            ));
-            Ok(())
-        }
-    }
-
-    fn values(namespace: &str) -> values::Values {
-        let input = values::Input {
-            overrides: vec![("Namespace".into(), Value::String(namespace.into()))],
-            ..Default::default()
-        };
-        values::load(&input).expect("the values load").values
-    }
-
-    fn calls(fake: &FakePlatform) -> Vec<String> {
-        fake.calls.borrow().clone()
-    }
-
-    /// A re-run finds the agent the earlier run saved (its name in the
-    /// record, its token in the runner Secret) and creates nothing.
-    #[test]
-    fn a_rerun_reuses_the_saved_agent_and_creates_none() {
-        let fake = FakePlatform {
-            agents: vec!["ctx_ci"],
-            ..Default::default()
-        };
-        let left = LeftBehind {
-            agent_name: Some("ctx_ci".into()),
-            agent_token: Some(Secret::new("saved-token")),
-            ..Default::default()
-        };
-        let (agent, token, source) =
-            futures::executor::block_on(ensure_agent(&fake, &values("ci"), "ctx_ci", &left, None))
-                .unwrap_or_else(|o| panic!("{o:?}"));
-        assert_eq!(source, AgentSource::EarlierInstall);
-        assert_eq!(
-            (agent.name.as_str(), token.expose()),
-            ("ctx_ci", "saved-token")
-        );
-        assert_eq!(calls(&fake), ["agents_named ctx_ci"]);
-    }
-
-    /// A first install looks each candidate name up before it creates the
-    /// agent under the first free one.
-    #[test]
-    fn a_new_agent_is_created_under_the_first_free_name_after_looking() {
-        let fake = FakePlatform {
-            agents: vec!["ctx_ci"],
-            ..Default::default()
-        };
-        let (agent, token, source) = futures::executor::block_on(ensure_agent(
-            &fake,
-            &values("ci"),
-            "ctx_ci",
-            &LeftBehind::default(),
-            None,
-        ))
-        .unwrap_or_else(|o| panic!("{o:?}"));
-        assert_eq!(source, AgentSource::Created);
-        assert_eq!(
-            (agent.name.as_str(), token.expose()),
-            ("ctx_ci_1", "new-agent-token")
-        );
-        assert_eq!(
-            calls(&fake),
-            [
-                "agents_named ctx_ci",
-                "agents_named ctx_ci_1",
-                "create_agent ctx_ci_1"
-            ]
-        );
-    }
-
-    /// A runtime registered for this cluster and namespace is reused; one
-    /// of another namespace is skipped, never taken over.
-    #[test]
-    fn a_runtime_of_another_namespace_is_skipped_and_ours_is_reused() {
-        let fake = FakePlatform {
-            runtimes: vec![("ctx/ci", "other"), ("ctx/ci_1", "ci")],
-            ..Default::default()
-        };
-        let (name, source) = futures::executor::block_on(ensure_runtime(
-            &fake,
-            &values("ci"),
-            "ctx",
-            "ctx/ci",
-            &LeftBehind::default(),
-        ))
-        .unwrap_or_else(|o| panic!("{o:?}"));
-        assert_eq!((name.as_str(), source), ("ctx/ci_1", RuntimeSource::Reused));
-        assert_eq!(calls(&fake), ["runtime ctx/ci", "runtime ctx/ci_1"]);
-
-        let fresh = FakePlatform::default();
-        let (name, source) = futures::executor::block_on(ensure_runtime(
-            &fresh,
-            &values("ci"),
-            "ctx",
-            "ctx/ci",
-            &LeftBehind::default(),
-        ))
-        .unwrap_or_else(|o| panic!("{o:?}"));
-        assert_eq!(
-            (name.as_str(), source),
-            ("ctx/ci", RuntimeSource::Registered)
-        );
-        assert_eq!(calls(&fresh), ["runtime ctx/ci", "register_runtime ctx/ci"]);
-    }
-}
+mod tests;

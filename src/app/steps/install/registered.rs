@@ -52,19 +52,32 @@ impl OnPlatform {
 }
 
 /// The token first, with every scope this run needs, before the cluster is
-/// touched; then the install, and on a failure what it left on the platform.
-pub(super) async fn with_platform(
+/// touched; then the install.
+pub(super) async fn with_platform<C: Target>(
     options: &Options,
     loaded: &values::Loaded,
     auth: &Auth,
+    connect: impl AsyncFnOnce() -> Result<C, Outcome>,
+) -> Outcome {
+    match register::checked_client(auth, options.transport, Some(&needs(&loaded.values))).await {
+        Ok((platform, who)) => registered(options, loaded, &platform, &who, auth, connect).await,
+        Err(o) => o,
+    }
+}
+
+/// The registered install once the token passed: `--agent-token`'s agent
+/// checked, the steps in order, and on a failure what the run left on the
+/// platform.
+pub(super) async fn registered<C: Target>(
+    options: &Options,
+    loaded: &values::Loaded,
+    platform: &impl Registrar,
+    who: &Whoami,
+    auth: &Auth,
+    connect: impl AsyncFnOnce() -> Result<C, Outcome>,
 ) -> Outcome {
     let values = &loaded.values;
-    let (platform, who) =
-        match register::checked_client(auth, options.transport, Some(&needs(values))).await {
-            Ok(p) => p,
-            Err(o) => return o,
-        };
-    let verified_agent = match agent_of_token(&platform, values).await {
+    let verified_agent = match agent_of_token(platform, values).await {
         Ok(a) => a,
         Err(o) => return o,
     };
@@ -81,8 +94,9 @@ pub(super) async fn with_platform(
     let outcome = match install_registered(
         options,
         loaded,
-        &platform,
-        who.account_id,
+        platform,
+        connect,
+        who.account_id.clone(),
         verified_agent,
         &mut made,
     )
@@ -110,7 +124,7 @@ pub(super) async fn with_platform(
 /// record, so that a re-run or `cf-runner delete` finds what this run made
 /// on the platform.
 pub(super) async fn save_record(
-    cluster: &cluster::Cluster,
+    cluster: &impl Target,
     values: &values::Values,
     identity: &Identity,
     record: &Value,
@@ -126,45 +140,29 @@ pub(super) async fn save_record(
                     && (m.name == render::RUNNER_SECRET || m.name == render::RECORD_SECRET))
         })
         .collect();
-    let report = apply::apply_all(
-        &cluster.client,
-        &subset,
-        &values.namespace,
-        apply::Options { force_conflicts },
-        &|_| {},
-    )
-    .await;
-    if !report.ok() {
-        return Err(converge::apply_failed(&report, "install"));
-    }
-    Ok(())
+    cluster
+        .save(&subset, &values.namespace, force_conflicts)
+        .await
 }
 
 /// The steps of a registered install, in order.
-pub(super) async fn install_registered(
+pub(super) async fn install_registered<C: Target>(
     options: &Options,
     loaded: &values::Loaded,
-    platform: &Platform,
+    platform: &impl Registrar,
+    connect: impl AsyncFnOnce() -> Result<C, Outcome>,
     account_id: Option<String>,
     verified_agent: Option<Agent>,
     made: &mut OnPlatform,
 ) -> Result<(), Outcome> {
     let values = &loaded.values;
     let record = &loaded.redacted_tree;
-    let cluster = connect_and_announce(values).await?;
-    let mut identity = identity::seed(values, Some(cluster.context.clone()));
+    let cluster = connect_and_announce(connect, values).await?;
+    let mut identity = identity::seed(values, Some(cluster.context().to_string()));
     identity.account_id = account_id;
     identity.registered = true;
     preflight(&cluster, values, &identity, record).await?;
-    let left = left_behind(&cluster, &values.namespace)
-        .await
-        .map_err(|e| {
-            let hint = e.hint();
-            failed(
-                anyhow::Error::new(e).context("reading what an earlier install left"),
-                hint,
-            )
-        })?;
+    let left = cluster.left_behind(&values.namespace).await?;
     let agent = agent_step(
         options,
         loaded,
@@ -180,7 +178,7 @@ pub(super) async fn install_registered(
     let runtime_name = runtime_step(
         platform,
         values,
-        &cluster.context,
+        cluster.context(),
         &left,
         &mut identity,
         made,
@@ -191,14 +189,13 @@ pub(super) async fn install_registered(
     save_record(&cluster, values, &identity, record, options.force_conflicts).await?;
 
     let rendered = render_or_fail(values, &identity, record)?;
-    converge::apply_with_progress(
-        &cluster,
-        &rendered.manifests,
-        &values.namespace,
-        options.force_conflicts,
-        "install",
-    )
-    .await?;
+    cluster
+        .apply(
+            &rendered.manifests,
+            &values.namespace,
+            options.force_conflicts,
+        )
+        .await?;
     attach_step(
         platform,
         values,
@@ -233,8 +230,8 @@ pub(super) async fn install_registered(
 pub(super) async fn agent_step(
     options: &Options,
     loaded: &values::Loaded,
-    platform: &Platform,
-    cluster: &cluster::Cluster,
+    platform: &impl Registrar,
+    cluster: &impl Target,
     left: &LeftBehind,
     verified_agent: Option<Agent>,
     identity: &mut Identity,
@@ -265,7 +262,7 @@ pub(super) async fn agent_step(
 
 /// dind TLS: a local key, signed by the platform (or the earlier run's).
 pub(super) async fn dind_certs_step(
-    platform: &Platform,
+    platform: &impl Registrar,
     values: &values::Values,
     left: &LeftBehind,
     identity: &mut Identity,
@@ -299,7 +296,7 @@ pub(super) async fn dind_certs_step(
 
 /// The runtime environment: found or registered, its name in the identity.
 pub(super) async fn runtime_step(
-    platform: &Platform,
+    platform: &impl Registrar,
     values: &values::Values,
     context: &str,
     left: &LeftBehind,
@@ -324,7 +321,7 @@ pub(super) async fn runtime_step(
 
 /// The account id, when `GET /api/user` did not give it: the runtime names it.
 pub(super) async fn account_step(
-    platform: &Platform,
+    platform: &impl Registrar,
     runtime_name: &str,
     identity: &mut Identity,
 ) -> Result<(), Outcome> {
@@ -349,7 +346,7 @@ pub(super) async fn account_step(
 /// Attaches the runtime to the agent, pushes the runtime's spec, and makes
 /// it the default when asked.
 pub(super) async fn attach_step(
-    platform: &Platform,
+    platform: &impl Registrar,
     values: &values::Values,
     agent: &Agent,
     runtime_name: &str,
@@ -391,8 +388,8 @@ pub(super) async fn attach_step(
 }
 
 pub(super) async fn cluster_integration(
-    platform: &Platform,
-    cluster: &cluster::Cluster,
+    platform: &impl Registrar,
+    cluster: &impl Target,
     values: &values::Values,
 ) -> Result<(), Outcome> {
     let existing = platform
@@ -401,28 +398,21 @@ pub(super) async fn cluster_integration(
         .map_err(|e| register::failed(e, "listing cluster integrations"))?;
     if existing
         .iter()
-        .any(|c| c.get("selector").and_then(Value::as_str) == Some(cluster.context.as_str()))
+        .any(|c| c.get("selector").and_then(Value::as_str) == Some(cluster.context()))
     {
         output::done(&format!(
             "cluster integration {} exists; left as it is",
-            cluster.context
+            cluster.context()
         ));
         return Ok(());
     }
-    let token = secrets::wait_for_token(
-        &cluster.client,
-        &values.namespace,
-        render::CLUSTER_READER_TOKEN_SECRET,
-        Duration::from_secs(30),
-    )
-    .await
-    .map_err(|e| {
-        let hint = e.hint();
-        failed(
-            anyhow::Error::new(e).context("reading the cluster integration's token"),
-            hint,
+    let token = cluster
+        .service_account_token(
+            &values.namespace,
+            render::CLUSTER_READER_TOKEN_SECRET,
+            Duration::from_secs(30),
         )
-    })?;
+        .await?;
     let Some((token, ca)) = token else {
         return Err(failed(
             anyhow::anyhow!("Kubernetes did not fill Secret/codefresh-cluster-reader-token within 30s"),
@@ -432,19 +422,22 @@ pub(super) async fn cluster_integration(
     let host = values
         .kubernetes_host
         .clone()
-        .unwrap_or_else(|| cluster.server.trim_end_matches('/').to_string());
+        .unwrap_or_else(|| cluster.server().trim_end_matches('/').to_string());
     platform
-        .create_cluster_integration(&cluster.context, &host, &token, &ca)
+        .create_cluster_integration(cluster.context(), &host, &token, &ca)
         .await
         .map_err(|e| register::failed(e, "creating the cluster integration"))?;
     output::done(&format!(
         "cluster integration {} created (behind the firewall)",
-        cluster.context
+        cluster.context()
     ));
     Ok(())
 }
 
-pub(super) async fn demo_pipeline(platform: &Platform, runtime: &str) -> Result<String, Outcome> {
+pub(super) async fn demo_pipeline(
+    platform: &impl Registrar,
+    runtime: &str,
+) -> Result<String, Outcome> {
     let name = platform
         .ensure_demo_pipeline(runtime)
         .await

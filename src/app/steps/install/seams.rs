@@ -1,0 +1,205 @@
+//! What an install talks to, as two traits: the platform ([`Registrar`],
+//! whose real one is [`Platform`]) and the connected cluster ([`Target`],
+//! whose real one is [`cluster::Cluster`]). The order of the install's
+//! steps is unit-tested against fakes of both (`tests.rs`); the end-to-end
+//! suite runs the real ones against a real control plane.
+
+use super::*;
+use crate::platform::KeySubject;
+
+/// What an install asks of the platform.
+pub(crate) trait Registrar {
+    /// The platform's web address, for the links a run prints.
+    fn url(&self) -> &str;
+    async fn key_subject(&self, token: &Secret) -> Result<Option<KeySubject>, PlatformError>;
+    async fn agent(&self, id: &str) -> Result<Option<Agent>, PlatformError>;
+    async fn agents_named(&self, name: &str) -> Result<Vec<Agent>, PlatformError>;
+    async fn create_agent(&self, name: &str) -> Result<Agent, PlatformError>;
+    async fn update_agent(&self, agent: &Agent, runtimes: &[String]) -> Result<(), PlatformError>;
+    async fn sign_server_certs(
+        &self,
+        csr_pem: &str,
+        sans: &str,
+    ) -> Result<(String, String), PlatformError>;
+    async fn runtime(&self, name: &str) -> Result<Option<Value>, PlatformError>;
+    async fn register_runtime(&self, request: &RegisterRuntime) -> Result<(), PlatformError>;
+    async fn put_runtime(&self, name: &str, spec: &Value) -> Result<(), PlatformError>;
+    async fn set_default_runtime(&self, name: &str) -> Result<(), PlatformError>;
+    async fn clusters(&self) -> Result<Vec<Value>, PlatformError>;
+    async fn create_cluster_integration(
+        &self,
+        selector: &str,
+        host: &str,
+        token_b64: &str,
+        ca_b64: &str,
+    ) -> Result<(), PlatformError>;
+    async fn ensure_demo_pipeline(&self, runtime: &str) -> Result<String, PlatformError>;
+    async fn run_pipeline(&self, name: &str, runtime: &str) -> Result<String, PlatformError>;
+}
+
+impl Registrar for Platform {
+    fn url(&self) -> &str {
+        Platform::url(self)
+    }
+    async fn key_subject(&self, token: &Secret) -> Result<Option<KeySubject>, PlatformError> {
+        Platform::key_subject(self, token).await
+    }
+    async fn agent(&self, id: &str) -> Result<Option<Agent>, PlatformError> {
+        Platform::agent(self, id).await
+    }
+    async fn agents_named(&self, name: &str) -> Result<Vec<Agent>, PlatformError> {
+        Platform::agents_named(self, name).await
+    }
+    async fn create_agent(&self, name: &str) -> Result<Agent, PlatformError> {
+        Platform::create_agent(self, name).await
+    }
+    async fn update_agent(&self, agent: &Agent, runtimes: &[String]) -> Result<(), PlatformError> {
+        Platform::update_agent(self, agent, runtimes).await
+    }
+    async fn sign_server_certs(
+        &self,
+        csr_pem: &str,
+        sans: &str,
+    ) -> Result<(String, String), PlatformError> {
+        Platform::sign_server_certs(self, csr_pem, sans).await
+    }
+    async fn runtime(&self, name: &str) -> Result<Option<Value>, PlatformError> {
+        Platform::runtime(self, name).await
+    }
+    async fn register_runtime(&self, request: &RegisterRuntime) -> Result<(), PlatformError> {
+        Platform::register_runtime(self, request).await
+    }
+    async fn put_runtime(&self, name: &str, spec: &Value) -> Result<(), PlatformError> {
+        Platform::put_runtime(self, name, spec).await
+    }
+    async fn set_default_runtime(&self, name: &str) -> Result<(), PlatformError> {
+        Platform::set_default_runtime(self, name).await
+    }
+    async fn clusters(&self) -> Result<Vec<Value>, PlatformError> {
+        Platform::clusters(self).await
+    }
+    async fn create_cluster_integration(
+        &self,
+        selector: &str,
+        host: &str,
+        token_b64: &str,
+        ca_b64: &str,
+    ) -> Result<(), PlatformError> {
+        Platform::create_cluster_integration(self, selector, host, token_b64, ca_b64).await
+    }
+    async fn ensure_demo_pipeline(&self, runtime: &str) -> Result<String, PlatformError> {
+        Platform::ensure_demo_pipeline(self, runtime).await
+    }
+    async fn run_pipeline(&self, name: &str, runtime: &str) -> Result<String, PlatformError> {
+        Platform::run_pipeline(self, name, runtime).await
+    }
+}
+
+/// What an install does in the cluster once connected. Each step says
+/// what went wrong as the [`Outcome`] to return.
+pub(crate) trait Target {
+    /// The kubeconfig context in use.
+    fn context(&self) -> &str;
+    /// The API server's URL.
+    fn server(&self) -> &str;
+    /// The preflight checks against what the install will apply.
+    async fn preflight(&self, rendered: &render::Rendered, namespace: &str) -> Result<(), Outcome>;
+    /// What an earlier install left in `namespace`.
+    async fn left_behind(&self, namespace: &str) -> Result<LeftBehind, Outcome>;
+    /// Applies a few objects without a progress line each (the record and
+    /// the runner Secret, saved as soon as the platform gave what they hold).
+    async fn save(
+        &self,
+        manifests: &[Manifest],
+        namespace: &str,
+        force_conflicts: bool,
+    ) -> Result<(), Outcome>;
+    /// Applies the whole install with a line per object.
+    async fn apply(
+        &self,
+        manifests: &[Manifest],
+        namespace: &str,
+        force_conflicts: bool,
+    ) -> Result<(), Outcome>;
+    /// Waits for the workloads with a live line each.
+    async fn wait(&self, manifests: &[Manifest], timeout: Duration) -> Result<(), Outcome>;
+    /// The token and CA of a service-account token Secret, once Kubernetes
+    /// filled it (base64, as the platform takes them); `None` after `timeout`.
+    async fn service_account_token(
+        &self,
+        namespace: &str,
+        secret: &str,
+        timeout: Duration,
+    ) -> Result<Option<(String, String)>, Outcome>;
+}
+
+/// A cluster error as the outcome to return, `doing` naming the step.
+fn cluster_failed(e: cluster::KubeError, doing: &str) -> Outcome {
+    let hint = e.hint();
+    failed(anyhow::Error::new(e).context(doing.to_string()), hint)
+}
+
+impl Target for cluster::Cluster {
+    fn context(&self) -> &str {
+        &self.context
+    }
+    fn server(&self) -> &str {
+        &self.server
+    }
+    async fn preflight(&self, rendered: &render::Rendered, namespace: &str) -> Result<(), Outcome> {
+        preflight::gate_install(
+            self,
+            &rendered.manifests,
+            &rendered.runtime_environment,
+            namespace,
+        )
+        .await
+    }
+    async fn left_behind(&self, namespace: &str) -> Result<LeftBehind, Outcome> {
+        left_behind(self, namespace)
+            .await
+            .map_err(|e| cluster_failed(e, "reading what an earlier install left"))
+    }
+    async fn save(
+        &self,
+        manifests: &[Manifest],
+        namespace: &str,
+        force_conflicts: bool,
+    ) -> Result<(), Outcome> {
+        let report = apply::apply_all(
+            &self.client,
+            manifests,
+            namespace,
+            apply::Options { force_conflicts },
+            &|_| {},
+        )
+        .await;
+        if !report.ok() {
+            return Err(converge::apply_failed(&report, "install"));
+        }
+        Ok(())
+    }
+    async fn apply(
+        &self,
+        manifests: &[Manifest],
+        namespace: &str,
+        force_conflicts: bool,
+    ) -> Result<(), Outcome> {
+        converge::apply_with_progress(self, manifests, namespace, force_conflicts, "install")
+            .await
+            .map(|_| ())
+    }
+    async fn wait(&self, manifests: &[Manifest], timeout: Duration) -> Result<(), Outcome> {
+        converge::wait_with_progress(self, manifests, timeout, "init").await
+    }
+    async fn service_account_token(
+        &self,
+        namespace: &str,
+        secret: &str,
+        timeout: Duration,
+    ) -> Result<Option<(String, String)>, Outcome> {
+        secrets::wait_for_token(&self.client, namespace, secret, timeout)
+            .await
+            .map_err(|e| cluster_failed(e, "reading the cluster integration's token"))
+    }
+}
