@@ -306,6 +306,23 @@ fn earlier_install() -> LeftBehind {
     }
 }
 
+/// Connecting to the fake cluster, noted in `log`.
+fn connector(
+    log: &Log,
+    left: Option<LeftBehind>,
+    fail: Option<&'static str>,
+) -> impl AsyncFnOnce() -> Result<FakeCluster, Outcome> {
+    let log = log.clone();
+    async move || {
+        note(&log, "cluster: connect".into());
+        Ok(FakeCluster {
+            left: RefCell::new(left),
+            fail,
+            log,
+        })
+    }
+}
+
 /// A registered install (`init` with an API token) against the fakes:
 /// its outcome, what it printed, and the shared log.
 fn run_registered(
@@ -316,15 +333,7 @@ fn run_registered(
     options: &Options,
 ) -> (Outcome, output::Captured, Vec<String>) {
     let log = platform.log.clone();
-    let connect_log = log.clone();
-    let connect = async move || {
-        note(&connect_log, "cluster: connect".into());
-        Ok(FakeCluster {
-            left: RefCell::new(Some(left)),
-            fail: cluster_fails,
-            log: connect_log.clone(),
-        })
-    };
+    let connect = connector(&log, Some(left), cluster_fails);
     let (outcome, printed) = output::capture(|| {
         futures::executor::block_on(registered(
             options,
@@ -578,15 +587,7 @@ fn values_leave_out_or_add_their_steps_and_no_others() {
 #[test]
 fn an_offline_install_never_reads_what_was_left_and_warns() {
     let log: Log = Rc::default();
-    let connect_log = log.clone();
-    let connect = async move || {
-        note(&connect_log, "cluster: connect".into());
-        Ok(FakeCluster {
-            left: RefCell::new(None),
-            fail: None,
-            log: connect_log.clone(),
-        })
-    };
+    let connect = connector(&log, None, None);
     let values = loaded(&[("AgentToken", Value::String("agent-token".into()))]);
     let (outcome, printed) =
         output::capture(|| futures::executor::block_on(offline(&options(), &values, connect)));
