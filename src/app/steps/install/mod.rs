@@ -15,8 +15,6 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-#[cfg(test)]
-use super::installation::DindCerts;
 use super::installation::{left_behind, LeftBehind};
 use super::session::{connect, runtime};
 use super::{converge, identity, preflight, register};

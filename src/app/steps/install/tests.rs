@@ -6,6 +6,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use super::*;
+use crate::app::steps::installation::DindCerts;
 use crate::platform::{KeySubject, TokenSource};
 
 /// Every call to either fake, in the order it happened.
