@@ -36,8 +36,9 @@ fn have(shell: &str) -> bool {
 }
 
 /// A kubeconfig with the contexts `alpha` and `beta`, and a PATH holding
-/// the test control plane's kubectl (which lists them).
-fn contexts_env() -> (tempfile::TempDir, String) {
+/// the test control plane's kubectl (which lists them): the environment a
+/// shell completes kube contexts in, and the folder to keep while it does.
+fn contexts_env() -> (tempfile::TempDir, [(&'static str, String); 2]) {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
         dir.path().join("config"),
@@ -55,7 +56,8 @@ fn contexts_env() -> (tempfile::TempDir, String) {
         kubectl_dir.display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    (dir, path)
+    let kubeconfig = dir.path().join("config").display().to_string();
+    (dir, [("PATH", path), ("KUBECONFIG", kubeconfig)])
 }
 
 /// What bash completes for `words` (the last one being completed).
@@ -107,14 +109,7 @@ fn bash_completes_a_subcommands_options_and_values() {
     let subcommands = bash_complete(&["cf-runner", "te"]);
     assert_eq!(subcommands, vec!["test-pipeline".to_string()]);
     // `--kube-context-name <TAB>` lists the kubeconfig's contexts.
-    let (dir, path) = contexts_env();
-    let env = [
-        ("PATH", path),
-        (
-            "KUBECONFIG",
-            dir.path().join("config").display().to_string(),
-        ),
-    ];
+    let (_kubeconfig, env) = contexts_env();
     assert_eq!(
         bash_complete_with(&["cf-runner", "init", "--kube-context-name", ""], &env),
         vec!["alpha".to_string(), "beta".to_string()]
@@ -130,7 +125,7 @@ fn fish_completes_a_subcommands_options() {
     if !have("fish") {
         return;
     }
-    let (dir, path) = contexts_env();
+    let (_kubeconfig, env) = contexts_env();
     let out = Command::new("fish")
         .arg("-c")
         .arg(format!(
@@ -138,8 +133,7 @@ fn fish_completes_a_subcommands_options() {
              complete -C 'cf-runner init --kube-context-name '",
             script("cf-runner.fish").display()
         ))
-        .env("PATH", path)
-        .env("KUBECONFIG", dir.path().join("config"))
+        .envs(env)
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
@@ -234,14 +228,7 @@ fn zsh_completes_a_subcommands_options_and_values() {
         zsh_complete("cf-runner te", &[]),
         vec!["test-pipeline".to_string()]
     );
-    let (dir, path) = contexts_env();
-    let env = [
-        ("PATH", path),
-        (
-            "KUBECONFIG",
-            dir.path().join("config").display().to_string(),
-        ),
-    ];
+    let (_kubeconfig, env) = contexts_env();
     assert_eq!(
         zsh_complete("cf-runner init --kube-context-name ", &env),
         vec!["alpha".to_string(), "beta".to_string()]
