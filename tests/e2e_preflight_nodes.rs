@@ -8,7 +8,7 @@
 mod support;
 
 use support::cli::{example, run as cf_runner, text};
-use support::controlplane::{self, NODE_ZONE};
+use support::controlplane::{self, NodeShape, TestNode, NODE_ZONE};
 use support::namespace::unique;
 
 const ADMIN: &str = "admin@cf-runner-test";
@@ -16,63 +16,17 @@ const ADMIN: &str = "admin@cf-runner-test";
 /// Adds a node of its own (labelled `cf-runner-preflight-test=<name>`, so
 /// only what is pinned there looks at it), with `taints` and allocatable
 /// `cpu` and `memory`. Removed when the guard drops.
-fn own_node(name: &str, taints: serde_json::Value, cpu: &str, memory: &str) -> NodeGuard {
-    let cp = controlplane::shared();
-    let node = serde_json::json!({
-        "apiVersion": "v1",
-        "kind": "Node",
-        "metadata": {
-            "name": name,
-            "annotations": {"kwok.x-k8s.io/node": "fake"},
-            "labels": {"cf-runner-preflight-test": name, "kubernetes.io/arch": "amd64", "kubernetes.io/os": "linux"},
+fn own_node(name: &str, taints: serde_json::Value, cpu: &str, memory: &str) -> TestNode {
+    controlplane::add_node(
+        name,
+        NodeShape {
+            labels: &[("cf-runner-preflight-test", name)],
+            taints,
+            cpu,
+            memory,
+            pods: "110",
         },
-        "spec": {"taints": taints},
-        "status": {
-            "allocatable": {"cpu": cpu, "memory": memory, "pods": "110"},
-            "capacity": {"cpu": cpu, "memory": memory, "pods": "110"},
-        },
-    });
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("node.json");
-    std::fs::write(&file, node.to_string()).unwrap();
-    let out = cp
-        .kubectl()
-        .args(["create", "-f"])
-        .arg(&file)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", text(&out));
-    let guard = NodeGuard(name.to_string());
-    // A new node carries node.kubernetes.io/not-ready until kwok reports it
-    // Ready, and the preflight rightly counts that taint too.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    loop {
-        let out = cp
-            .kubectl()
-            .args(["get", "node", name, "-o", "jsonpath={.spec.taints}"])
-            .output()
-            .unwrap();
-        if !String::from_utf8_lossy(&out.stdout).contains("not-ready") {
-            break;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "node {name} still not ready after 60s"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(200));
-    }
-    guard
-}
-
-struct NodeGuard(String);
-
-impl Drop for NodeGuard {
-    fn drop(&mut self) {
-        let _ = controlplane::shared()
-            .kubectl()
-            .args(["delete", "node", &self.0, "--wait=false"])
-            .output();
-    }
+    )
 }
 
 /// A values file pinning the builds to `node`, with `extra` YAML under `Runtime:`.

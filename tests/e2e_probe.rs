@@ -194,36 +194,16 @@ async fn an_unschedulable_probe_names_the_schedulers_reason_and_cleans_up() {
     // preflight sees a matching node with room (it reads selectors, taints
     // and CPU and memory, not the pod count), and only the scheduler can
     // say no, as the probe must show.
-    let nodes: Api<k8s_openapi::api::core::v1::Node> = Api::all(client.clone());
-    let node_name = format!("{ns}-tainted");
-    let node: k8s_openapi::api::core::v1::Node = serde_json::from_value(json!({
-        "apiVersion": "v1",
-        "kind": "Node",
-        "metadata": {
-            "name": node_name,
-            "annotations": {"kwok.x-k8s.io/node": "fake"},
-            "labels": {"cf-runner-probe-test": ns, "kubernetes.io/arch": "amd64", "kubernetes.io/os": "linux"},
+    let node = controlplane::add_node(
+        &format!("{ns}-tainted"),
+        controlplane::NodeShape {
+            labels: &[("cf-runner-probe-test", &ns)],
+            taints: json!([]),
+            cpu: "4",
+            memory: "16Gi",
+            pods: "0",
         },
-        "status": {
-            "allocatable": {"cpu": "4", "memory": "16Gi", "pods": "0"},
-            "capacity": {"cpu": "4", "memory": "16Gi", "pods": "0"},
-        },
-    }))
-    .unwrap();
-    nodes.create(&PostParams::default(), &node).await.unwrap();
-    // Until kwok reports it Ready, the node carries the not-ready taint,
-    // which the preflight would rightly count.
-    controlplane::poll_until(
-        "the probe test's node to be Ready",
-        Duration::from_secs(60),
-        || async {
-            let live = nodes.get(&node_name).await?;
-            let taints = live.spec.and_then(|s| s.taints).unwrap_or_default();
-            Ok(!taints.iter().any(|t| t.key.contains("not-ready")))
-        },
-    )
-    .await
-    .unwrap();
+    );
     let provisioner = tokio::spawn(provide_volume(client.clone(), ns.clone()));
     let selector = format!("Runtime.NodeSelector=cf-runner-probe-test={ns}");
     let (out, report) = probe(
@@ -233,7 +213,7 @@ async fn an_unschedulable_probe_names_the_schedulers_reason_and_cleans_up() {
     )
     .await;
     provisioner.await.unwrap();
-    let _ = nodes.delete(&node_name, &Default::default()).await;
+    drop(node);
     assert_eq!(out.status.code(), Some(3), "{}", text(&out));
     let s = stage(&report, "scheduled").unwrap_or_else(|| panic!("{report}"));
     assert_eq!(s["passed"], false, "{s}");

@@ -873,6 +873,85 @@ where
     })
 }
 
+/// What a test's own kwok node has: its labels (besides the arch and os
+/// ones every node has) and taints, and room for `cpu`, `memory` and `pods`
+/// (allocatable and capacity alike).
+pub struct NodeShape<'a> {
+    pub labels: &'a [(&'a str, &'a str)],
+    pub taints: serde_json::Value,
+    pub cpu: &'a str,
+    pub memory: &'a str,
+    pub pods: &'a str,
+}
+
+/// A node a test added to the shared control plane; removed when dropped.
+pub struct TestNode(String);
+
+impl Drop for TestNode {
+    fn drop(&mut self) {
+        let _ = shared()
+            .kubectl()
+            .args(["delete", "node", &self.0, "--wait=false"])
+            .output();
+    }
+}
+
+/// Adds the kwok node `name` to the shared control plane and waits until
+/// kwok reports it Ready: until then it carries the
+/// `node.kubernetes.io/not-ready` taint, which the preflight rightly counts.
+pub fn add_node(name: &str, shape: NodeShape<'_>) -> TestNode {
+    let cp = shared();
+    let mut labels =
+        serde_json::json!({"kubernetes.io/arch": "amd64", "kubernetes.io/os": "linux"});
+    for (key, value) in shape.labels {
+        labels[*key] = serde_json::Value::String(value.to_string());
+    }
+    let room = serde_json::json!({"cpu": shape.cpu, "memory": shape.memory, "pods": shape.pods});
+    let node = serde_json::json!({
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {
+            "name": name,
+            "annotations": {"kwok.x-k8s.io/node": "fake"},
+            "labels": labels,
+        },
+        "spec": {"taints": shape.taints},
+        "status": {"allocatable": room, "capacity": room},
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("node.json");
+    fs::write(&file, node.to_string()).unwrap();
+    let out = cp
+        .kubectl()
+        .args(["create", "-f"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "adding node {name}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let guard = TestNode(name.to_string());
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let out = cp
+            .kubectl()
+            .args(["get", "node", name, "-o", "jsonpath={.spec.taints}"])
+            .output()
+            .unwrap();
+        if !String::from_utf8_lossy(&out.stdout).contains("not-ready") {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "node {name} still not ready after 60s"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    guard
+}
+
 /// kube's rustls needs a process-wide crypto provider, and the crate's
 /// features enable both ring and aws-lc-rs, so rustls cannot pick one itself.
 /// Installs ring unless something already installed a provider.
