@@ -183,29 +183,43 @@ pub(super) async fn ensure_agent(
             return Ok((agent, token.clone(), AgentSource::EarlierInstall));
         }
     }
+    let Some(name) = free_agent_name(platform, wanted, doing).await? else {
+        return Err(failed(
+            anyhow::anyhow!("agent names {wanted} and {wanted}_1…_19 are all taken"),
+            Some("pass --name with a free agent name".into()),
+        ));
+    };
+    let agent = platform
+        .create_agent(&name)
+        .await
+        .map_err(|e| register::failed(e, "creating the agent"))?;
+    let token = agent.token.clone().map(Secret::new).ok_or_else(|| {
+        failed(
+            anyhow::anyhow!("the platform created agent {name} but sent no token"),
+            Some("delete the agent in Codefresh and re-run".into()),
+        )
+    })?;
+    Ok((agent, token, AgentSource::Created))
+}
+
+/// The first of the [`candidates`] for `wanted` that names no agent on the
+/// platform, looked up in order; `None` when all are taken. `doing` says
+/// what the run was doing if a look-up fails.
+pub(super) async fn free_agent_name(
+    platform: &impl Registrar,
+    wanted: &str,
+    doing: &str,
+) -> Result<Option<String>, Outcome> {
     for name in candidates(wanted) {
         let agents = platform
             .agents_named(&name)
             .await
             .map_err(|e| register::failed(e, doing))?;
         if agents.is_empty() {
-            let agent = platform
-                .create_agent(&name)
-                .await
-                .map_err(|e| register::failed(e, "creating the agent"))?;
-            let token = agent.token.clone().map(Secret::new).ok_or_else(|| {
-                failed(
-                    anyhow::anyhow!("the platform created agent {name} but sent no token"),
-                    Some("delete the agent in Codefresh and re-run".into()),
-                )
-            })?;
-            return Ok((agent, token, AgentSource::Created));
+            return Ok(Some(name));
         }
     }
-    Err(failed(
-        anyhow::anyhow!("agent names {wanted} and {wanted}_1…_19 are all taken"),
-        Some("pass --name with a free agent name".into()),
-    ))
+    Ok(None)
 }
 
 /// The runtime environment: the earlier run's, one already registered for

@@ -139,17 +139,11 @@ pub(crate) fn helm_identity(
         let (platform, who) = register::checked_client(auth, transport, None).await?;
         identity.account_id = who.account_id;
         let wanted = identity.agent_name(values);
-        for name in candidates(&wanted) {
-            let agents = platform
-                .agents_named(&name)
-                .await
-                .map_err(|e| register::failed(e, "looking up agent names"))?;
-            if agents.is_empty() {
-                identity.agent_name = Some(name);
-                break;
-            }
+        if let Some(name) = free_agent_name(&platform, &wanted, "looking up agent names").await? {
+            identity.agent_name = Some(name);
         }
-        let wanted: String = identity.runtime_name(values).chars().take(63).collect();
+        // The candidates are cut to the platform's limit.
+        let wanted = identity.runtime_name(values);
         for name in candidates(&wanted) {
             let existing = platform
                 .runtime(&name)
