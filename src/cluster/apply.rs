@@ -92,15 +92,7 @@ impl std::fmt::Display for Failure {
             FailureCause::Forbidden { verb, message } => {
                 write!(f, "{at}: forbidden to {verb}: {message}")
             }
-            FailureCause::Other(e) => {
-                write!(f, "{at}: {e}")?;
-                let mut source = std::error::Error::source(e);
-                while let Some(s) = source {
-                    write!(f, ": {s}")?;
-                    source = s.source();
-                }
-                Ok(())
-            }
+            FailureCause::Other(e) => write!(f, "{at}: {}", e.chain_text()),
         }
     }
 }

@@ -13,7 +13,7 @@ use k8s_openapi::api::networking::v1::IngressClass;
 use k8s_openapi::api::storage::v1::StorageClass;
 use kube::api::{Api, ListParams};
 
-use super::{connect, ConnectOptions, KubeError};
+use super::{connect, root_cause, ConnectOptions, KubeError};
 
 /// The label every node carries with its zone (cloud providers set it).
 pub const ZONE_LABEL: &str = "topology.kubernetes.io/zone";
@@ -99,7 +99,7 @@ pub struct Facts {
 /// a single list the user may not read is left `None`.
 pub async fn facts(options: &ConnectOptions, budget: Duration) -> Result<Facts, String> {
     let work = async {
-        let cluster = connect(options).await.map_err(|e| error_text(&e))?;
+        let cluster = connect(options).await.map_err(|e| e.chain_text())?;
         let client = cluster.client;
         let lp = ListParams::default();
         let namespaces = Api::<Namespace>::all(client.clone());
@@ -182,26 +182,6 @@ pub async fn facts(options: &ConnectOptions, budget: Duration) -> Result<Facts, 
             budget.as_secs_f32().round() as u64
         )),
     }
-}
-
-fn error_text(e: &KubeError) -> String {
-    let mut text = e.to_string();
-    let mut source = std::error::Error::source(e);
-    while let Some(s) = source {
-        text = format!("{text}: {s}");
-        source = s.source();
-    }
-    text
-}
-
-/// The innermost cause ("Connection refused (os error 111)") is what a user
-/// can act on; the layers above it only repeat "client error".
-fn root_cause(err: &(dyn std::error::Error + 'static)) -> String {
-    let mut current = err;
-    while let Some(next) = current.source() {
-        current = next;
-    }
-    current.to_string()
 }
 
 #[cfg(test)]

@@ -47,6 +47,17 @@ pub struct Cluster {
     pub server: String,
 }
 
+/// The innermost cause of an error ("Connection refused (os error 111)"):
+/// what a user can act on, where the layers above it only repeat "client
+/// error".
+pub fn root_cause(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut current = err;
+    while let Some(next) = current.source() {
+        current = next;
+    }
+    current.to_string()
+}
+
 /// Why talking to the cluster failed.
 #[derive(Debug, thiserror::Error)]
 pub enum KubeError {

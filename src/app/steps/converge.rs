@@ -313,7 +313,7 @@ pub(crate) fn apply_failed(report: &apply::Report, command: &str) -> Outcome {
     let headline = match unreachable.first() {
         Some(first) => {
             let cause = match &first.cause {
-                apply::FailureCause::Other(e) => root_cause(e),
+                apply::FailureCause::Other(e) => cluster::root_cause(e),
                 _ => String::new(),
             };
             lines.insert(0, format!("the API server could not be reached: {cause}"));
@@ -380,16 +380,6 @@ pub(crate) fn apply_failed(report: &apply::Report, command: &str) -> Outcome {
         "fix the cause and re-run: objects already applied are left as they are and the rest are applied"
     };
     Outcome::Failed(anyhow::anyhow!(message), Some(hint.into()))
-}
-
-/// The innermost cause of an error, which says what actually happened
-/// ("Connection refused (os error 111)").
-fn root_cause(err: &(dyn std::error::Error + 'static)) -> String {
-    let mut current = err;
-    while let Some(next) = current.source() {
-        current = next;
-    }
-    current.to_string()
 }
 
 /// The outcome of a delete that stopped: what went, what did not, and why.

@@ -203,19 +203,8 @@ fn foreign_namespace(live: &Value) -> bool {
 fn api_message(err: &KubeError) -> String {
     match err {
         KubeError::Api { message, .. } => message.clone(),
-        other => error_chain(other),
+        other => other.chain_text(),
     }
-}
-
-fn error_chain(err: &KubeError) -> String {
-    let mut text = err.to_string();
-    let mut source = std::error::Error::source(err);
-    while let Some(s) = source {
-        text.push_str(": ");
-        text.push_str(&s.to_string());
-        source = s.source();
-    }
-    text
 }
 
 #[cfg(test)]
