@@ -117,7 +117,8 @@ async fn platform_sync(
         Ok(s) => Ok(s),
         Err(Outcome::Failed(e, _)) if !plan.spec_changed => {
             output::warn(&format!(
-                "the runtime environment's spec is unchanged and was not re-sent: {e:#}"
+                "the runtime environment's spec is unchanged and was not re-sent: {}",
+                output::chain_text(e.as_ref())
             ));
             Ok(None)
         }

@@ -148,13 +148,11 @@ pub struct Failure {
 impl std::fmt::Display for Failure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         // The error's own text says what was being done; the innermost
-        // cause says why ("Connection refused"), which a user can act on.
-        let mut why = String::new();
-        let mut source = std::error::Error::source(&self.error);
-        while let Some(s) = source {
-            why = format!(": {s}");
-            source = s.source();
-        }
+        // cause says why ("Connection refused"), which a user can act on
+        // (unless the error's text already says it).
+        let why = crate::output::new_root_cause(&self.error)
+            .map(|root| format!(": {root}"))
+            .unwrap_or_default();
         match &self.namespace {
             Some(ns) => write!(f, "{} in namespace {ns}: {}{why}", self.object, self.error),
             None => write!(f, "{}: {}{why}", self.object, self.error),

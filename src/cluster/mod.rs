@@ -9,6 +9,7 @@
 
 pub mod adopt;
 pub mod apply;
+pub mod auth_plugin;
 pub mod delete;
 pub mod diff;
 pub mod discover;
@@ -47,16 +48,7 @@ pub struct Cluster {
     pub server: String,
 }
 
-/// The innermost cause of an error ("Connection refused (os error 111)"):
-/// what a user can act on, where the layers above it only repeat "client
-/// error".
-pub fn root_cause(err: &(dyn std::error::Error + 'static)) -> String {
-    let mut current = err;
-    while let Some(next) = current.source() {
-        current = next;
-    }
-    current.to_string()
-}
+pub use crate::output::root_cause;
 
 /// Why talking to the cluster failed.
 #[derive(Debug, thiserror::Error)]
@@ -82,6 +74,8 @@ pub enum KubeError {
         path: String,
         available: Vec<String>,
     },
+    #[error(transparent)]
+    AuthPlugin(Box<auth_plugin::AuthPluginError>),
     #[error("could not build a client for context {context}")]
     Client {
         context: String,
@@ -132,16 +126,10 @@ impl KubeError {
         }
     }
 
-    /// This error and its causes, as one line.
+    /// This error and its causes, as one line, each said once
+    /// ([`crate::output::chain_text`]).
     pub fn chain_text(&self) -> String {
-        let mut text = self.to_string();
-        let mut source = std::error::Error::source(self);
-        while let Some(s) = source {
-            text.push_str(": ");
-            text.push_str(&s.to_string());
-            source = s.source();
-        }
-        text
+        crate::output::chain_text(self)
     }
 
     /// True when TLS failed because the server's certificate is not trusted
@@ -172,6 +160,7 @@ impl KubeError {
             KubeError::NoKubeconfig { .. } => {
                 Some("pass --kube-config-path, or set KUBECONFIG".into())
             }
+            KubeError::AuthPlugin(e) => Some(e.hint()),
             KubeError::UnknownContext { .. } | KubeError::NoCurrentContext { .. } => {
                 Some("pass --kube-context-name with one of the contexts listed".into())
             }
@@ -219,6 +208,21 @@ pub const QUIET_AFTER: std::time::Duration = std::time::Duration::from_secs(5);
 
 type QuietHook = Box<dyn Fn(&str, &str) + Send + Sync>;
 static ON_QUIET: std::sync::OnceLock<QuietHook> = std::sync::OnceLock::new();
+type WaitingHook = Box<dyn Fn(&str) + Send + Sync>;
+static ON_AUTH_PLUGIN_WAIT: std::sync::OnceLock<WaitingHook> = std::sync::OnceLock::new();
+
+/// Who hears of an auth plugin that has given no credential after
+/// [`auth_plugin::QUIET_AFTER`]: the app, which says the line it gets
+/// through `output`. Set once per process.
+pub fn on_auth_plugin_wait(hook: impl Fn(&str) + Send + Sync + 'static) {
+    let _ = ON_AUTH_PLUGIN_WAIT.set(Box::new(hook));
+}
+
+fn auth_plugin_wait(line: &str) {
+    if let Some(hook) = ON_AUTH_PLUGIN_WAIT.get() {
+        hook(line);
+    }
+}
 static LAST_QUIET_NOTE: std::sync::Mutex<Option<std::time::Instant>> = std::sync::Mutex::new(None);
 
 /// Who hears of a request that has had no answer for [`QUIET_AFTER`]: the
@@ -364,8 +368,10 @@ fn check_kubeconfig_file(path: &std::path::Path) -> Result<(), String> {
     Ok(())
 }
 
-/// Reads the kubeconfig, picks the context, and builds a client. Exec
-/// plugins (EKS, GKE) and `HTTPS_PROXY`/`NO_PROXY` are honoured by kube-rs.
+/// Reads the kubeconfig, picks the context, and builds a client. An exec
+/// plugin (EKS, GKE, AKS) is checked and run first ([`auth_plugin`]), so
+/// that one that is missing, hangs or prints no credential is said before
+/// any request leaves; `HTTPS_PROXY`/`NO_PROXY` are honoured by kube-rs.
 pub async fn connect(opts: &ConnectOptions) -> Result<Cluster, KubeError> {
     let (kubeconfig, shown) =
         read_kubeconfig(opts.kubeconfig.as_ref())?.ok_or_else(|| KubeError::NoKubeconfig {
@@ -395,6 +401,12 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Cluster, KubeError> {
             }
         },
     };
+    let user = kubeconfig
+        .contexts
+        .iter()
+        .find(|c| c.name == context)
+        .and_then(|c| c.context.as_ref())
+        .and_then(|c| c.user.clone());
     let options = KubeConfigOptions {
         context: Some(context.clone()),
         ..Default::default()
@@ -405,6 +417,16 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Cluster, KubeError> {
             context: context.clone(),
             source: Box::new(e),
         })?;
+    // The exec plugin, checked and run once here, where its failures can
+    // be said (kube-rs runs it again below, to build the client).
+    let plugin = auth_plugin::Plugin::of(&config.auth_info, &context, user.as_deref());
+    if let Some(plugin) = &plugin {
+        let program = plugin.check().map_err(plugin_error)?;
+        plugin
+            .run(&program, &auth_plugin_wait)
+            .await
+            .map_err(plugin_error)?;
+    }
     // Named in the API server's audit log, so admins can tell who did what.
     config.headers.push((
         http::header::USER_AGENT,
@@ -422,7 +444,11 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Cluster, KubeError> {
     }
     config.connect_timeout = Some(CONNECT_TIMEOUT);
     let server = config.cluster_url.to_string();
-    let client = Client::try_from(config).map_err(|e| KubeError::Client {
+    let client = match &plugin {
+        None => Client::try_from(config),
+        Some(plugin) => build_with_plugin(config, plugin).await?,
+    }
+    .map_err(|e| KubeError::Client {
         context: context.clone(),
         source: Box::new(e),
     })?;
@@ -431,6 +457,40 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Cluster, KubeError> {
         context,
         server,
     })
+}
+
+fn plugin_error(e: Box<auth_plugin::AuthPluginError>) -> KubeError {
+    KubeError::AuthPlugin(e)
+}
+
+/// Builds the client where kube-rs runs the exec plugin (twice, with no
+/// deadline, blocking its thread): on a thread of its own, waited for
+/// within twice the plugin's deadline. A plugin that hangs there, though it
+/// answered cf-runner's own run, is said, not waited for; it cannot be
+/// stopped from here.
+async fn build_with_plugin(
+    config: kube::Config,
+    plugin: &auth_plugin::Plugin,
+) -> Result<Result<Client, kube::Error>, KubeError> {
+    let runtime = tokio::runtime::Handle::current();
+    let (built, client) = futures::channel::oneshot::channel();
+    std::thread::spawn(move || {
+        // The client spawns its request buffer on the runtime.
+        let _inside = runtime.enter();
+        let _ = built.send(Client::try_from(config));
+    });
+    let deadline = plugin.deadline() * 2;
+    match tokio::time::timeout(deadline, client).await {
+        Ok(Ok(client)) => Ok(client),
+        Ok(Err(_)) => Err(KubeError::Client {
+            context: plugin.context().to_string(),
+            source: "building the client stopped short (a bug in cf-runner)".into(),
+        }),
+        Err(_) => Err(plugin_error(plugin.error(auth_plugin::Problem::TimedOut {
+            seconds: deadline.as_secs(),
+            stopped: false,
+        }))),
+    }
 }
 
 /// True when an object's labels say cf-runner manages it.

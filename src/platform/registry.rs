@@ -308,7 +308,7 @@ impl Registry {
             Err(e) => Err(Presence::Failed(format!(
                 "no answer from {}: {}",
                 url.split("/v2/").next().unwrap_or(url),
-                root_cause(&e)
+                crate::output::root_cause(&e)
             ))),
         }
     }
@@ -346,7 +346,7 @@ impl Registry {
         let response = request.send().await.map_err(|e| {
             Presence::Failed(format!(
                 "no answer from the token service {realm}: {}",
-                root_cause(&e)
+                crate::output::root_cause(&e)
             ))
         })?;
         let status = response.status();
@@ -438,14 +438,6 @@ fn challenge_fields(params: &str) -> BTreeMap<String, String> {
         rest = next;
     }
     out
-}
-
-fn root_cause(err: &(dyn std::error::Error + 'static)) -> String {
-    let mut cause = err;
-    while let Some(next) = cause.source() {
-        cause = next;
-    }
-    cause.to_string()
 }
 
 #[cfg(test)]

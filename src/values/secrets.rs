@@ -85,6 +85,100 @@ pub fn masked(text: &str) -> String {
     mask_text(text).unwrap_or_else(|| text.to_string())
 }
 
+/// Words that make a field's name a credential's, in what another program
+/// printed (an auth plugin's ExecCredential, a token service's answer):
+/// `token`, `access_token`, `clientKeyData`, `apiKey`, `client_secret`,
+/// `password`, `--token=` …
+const CREDENTIAL_FIELD_WORDS: &[&str] = &["token", "key", "secret", "password", "passwd"];
+
+fn is_name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'-'
+}
+
+/// `text` with the value of every credential-named field replaced, in JSON
+/// (`"token": "…"`), YAML (`token: …`) or flag (`--token=…`) form; nested
+/// objects are left to their own fields. `None` when there was nothing to
+/// hide. For text cf-runner did not write and shows anyway.
+pub fn mask_credential_fields(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let len = bytes.len();
+    let mut out = String::with_capacity(len);
+    let mut copied = 0;
+    let mut pos = 0;
+    while pos < len {
+        if !is_name_byte(bytes[pos]) || (pos > 0 && is_name_byte(bytes[pos - 1])) {
+            pos += 1;
+            continue;
+        }
+        let mut end = pos;
+        while end < len && is_name_byte(bytes[end]) {
+            end += 1;
+        }
+        let name = text[pos..end].to_ascii_lowercase();
+        pos = end;
+        if !CREDENTIAL_FIELD_WORDS.iter().any(|w| name.contains(w)) {
+            continue;
+        }
+        let skip_blanks = |mut j: usize| {
+            while j < len && matches!(bytes[j], b' ' | b'\t') {
+                j += 1;
+            }
+            j
+        };
+        // The name's closing quote, then `:` or `=`.
+        let mut j = end;
+        if j < len && matches!(bytes[j], b'"' | b'\'') {
+            j += 1;
+        }
+        j = skip_blanks(j);
+        if j >= len || !matches!(bytes[j], b':' | b'=') {
+            continue;
+        }
+        j = skip_blanks(j + 1);
+        if j >= len {
+            break;
+        }
+        let (start, stop) = match bytes[j] {
+            b'{' | b'[' => continue,
+            quote @ (b'"' | b'\'') => {
+                let mut k = j + 1;
+                while k < len && bytes[k] != quote {
+                    k += if bytes[k] == b'\\' { 2 } else { 1 };
+                }
+                (j + 1, k.min(len))
+            }
+            _ => {
+                let mut k = j;
+                while k < len
+                    && !matches!(bytes[k], b',' | b'}' | b']' | b'\n' | b'\r' | b' ' | b'\t')
+                {
+                    k += 1;
+                }
+                (j, k)
+            }
+        };
+        if start < stop && &text[start..stop] != REDACTED {
+            out.push_str(&text[copied..start]);
+            out.push_str(REDACTED);
+            copied = stop;
+        }
+        pos = stop.max(pos);
+    }
+    if copied == 0 {
+        return None;
+    }
+    out.push_str(&text[copied..]);
+    Some(out)
+}
+
+/// What another program printed, safe to show: URL credentials
+/// ([`mask_text`]) and credential-named fields ([`mask_credential_fields`])
+/// masked.
+pub fn masked_printout(text: &str) -> String {
+    let urls = masked(text);
+    mask_credential_fields(&urls).unwrap_or(urls)
+}
+
 /// True when `text` holds a URL with credentials.
 pub fn has_url_credentials(text: &str) -> bool {
     mask_text(text).is_some()
@@ -271,6 +365,37 @@ mod tests {
         assert_eq!(masked("no url here"), "no url here");
         // Idempotent: masking a masked URL changes nothing.
         assert_eq!(mask_text("http://user:<redacted>@proxy:3128"), None);
+    }
+
+    #[test]
+    fn credential_fields_in_a_printout_are_masked() {
+        assert_eq!(
+            masked_printout(
+                r#"{"kind":"ExecCredential","status":{"token":"k8s-aws-v1.SECRET","expirationTimestamp":"2026-01-01T00:00:00Z"}}"#
+            ),
+            r#"{"kind":"ExecCredential","status":{"token":"<redacted>","expirationTimestamp":"2026-01-01T00:00:00Z"}}"#
+        );
+        assert_eq!(
+            masked_printout("status:\n  clientKeyData: PRIVATE\n  access_token: 'AT' id_token=IT"),
+            "status:\n  clientKeyData: <redacted>\n  access_token: '<redacted>' id_token=<redacted>"
+        );
+        assert_eq!(
+            masked_printout(r#"--token=T "password" : "p\"w" https://u:PW@h"#),
+            r#"--token=<redacted> "password" : "<redacted>" https://u:<redacted>@h"#
+        );
+        // Names that are not credentials, nested objects, and a cut-off
+        // value at the end.
+        assert_eq!(
+            mask_credential_fields(r#"{"tokens":{"kind":"x"},"monkeys":[1]}"#),
+            None
+        );
+        assert_eq!(
+            masked_printout(r#"{"token":"abc"#),
+            r#"{"token":"<redacted>"#
+        );
+        assert_eq!(mask_credential_fields("no fields here: token"), None);
+        // Idempotent.
+        assert_eq!(mask_credential_fields("token: <redacted>"), None);
     }
 
     #[test]

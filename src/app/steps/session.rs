@@ -65,6 +65,7 @@ pub(crate) async fn connect_with(
     options: &ConnectOptions,
     from: ContextFrom,
 ) -> Result<Cluster, Outcome> {
+    cluster::on_auth_plugin_wait(output::note);
     let connected = cluster::connect(options).await;
     if let Ok(c) = &connected {
         let server = c.server.clone();
