@@ -143,6 +143,19 @@ fn assert_failure(out: &Output, first: &str, hint: &str) {
     );
 }
 
+/// Runs every scenario to its end and names those that failed, so that one
+/// failure does not hide the others.
+#[derive(Default)]
+struct Scenarios(Vec<&'static str>);
+
+impl Scenarios {
+    fn run(&mut self, name: &'static str, scenario: impl FnOnce()) {
+        if std::panic::catch_unwind(std::panic::AssertUnwindSafe(scenario)).is_err() {
+            self.0.push(name);
+        }
+    }
+}
+
 #[test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 fn an_auth_plugin_that_gives_no_credential_is_named_and_nothing_is_sent() {
@@ -151,160 +164,169 @@ fn an_auth_plugin_that_gives_no_credential_is_named_and_nothing_is_sent() {
     let home = dir.path();
     let empty_bin = home.join("empty-bin");
     std::fs::create_dir(&empty_bin).unwrap();
-    let no_plugins = empty_bin.to_str().unwrap().to_string();
+    let no_plugins = empty_bin.to_str().unwrap();
     let system_path = "/usr/bin:/bin";
     let mark = cp.audit_events().unwrap().len();
+    let mut scenarios = Scenarios::default();
 
-    // Not installed: named as the kubeconfig writes it, with the context
-    // and user, and how to get it.
-    let config = kubeconfig(
-        home,
-        cp,
-        "      command: aws\n      args: [eks, get-token, --cluster-name, ci]\n      interactiveMode: Never",
-    );
-    let out = check(&config, home, &no_plugins, &[]);
-    assert_failure(
-        &out,
-        "the auth plugin `aws` of user ci-bot (context eks-ci) is not installed: no directory \
-         of PATH has it",
-        "`aws` is the AWS CLI (EKS): install version 2",
-    );
-    // The same through the kube flags alone (`delete`): said once, under
-    // what was being done.
-    let mut delete = cli::isolated(&config, home);
-    delete
-        .args(["delete", "--yes", "--kube-context-name", "eks-ci"])
-        .args(["--kube-namespace", "cfauth", "--keep-platform"])
-        .env("PATH", &no_plugins);
-    let out = bounded(delete);
-    let shown = text(&out);
-    assert_eq!(out.status.code(), Some(1), "{shown}");
-    assert_eq!(
-        shown.matches("is not installed").count(),
-        1,
-        "said more than once:\n{shown}"
-    );
-    assert_eq!(shown.matches("caused by:").count(), 1, "{shown}");
+    scenarios.run("not installed", || {
+        // Named as the kubeconfig writes it, with the context and user, and
+        // how to get it.
+        let config = kubeconfig(
+            home,
+            cp,
+            "      command: aws\n      args: [eks, get-token, --cluster-name, ci]\n      \
+             interactiveMode: Never",
+        );
+        let out = check(&config, home, no_plugins, &[]);
+        assert_failure(
+            &out,
+            "the auth plugin `aws` of user ci-bot (context eks-ci) is not installed: no \
+             directory of PATH has it",
+            "`aws` is the AWS CLI (EKS): install version 2",
+        );
+        // The same through the kube flags alone (`delete`): said once,
+        // under what was being done.
+        let mut delete = cli::isolated(&config, home);
+        delete
+            .args(["delete", "--yes", "--kube-context-name", "eks-ci"])
+            .args(["--kube-namespace", "cfauth", "--keep-platform"])
+            .env("PATH", no_plugins);
+        let out = bounded(delete);
+        let shown = text(&out);
+        assert_eq!(out.status.code(), Some(1), "{shown}");
+        assert_eq!(
+            shown.matches("is not installed").count(),
+            1,
+            "said more than once:\n{shown}"
+        );
+        assert_eq!(shown.matches("caused by:").count(), 1, "{shown}");
+    });
 
-    // The kubeconfig's installHint comes first.
-    let config = kubeconfig(
-        home,
-        cp,
-        "      command: corp-sso-token\n      interactiveMode: Never\n      \
-         installHint: \"corp-sso-token is on the IT portal: Software > Kubernetes\"",
-    );
-    let out = check(&config, home, &no_plugins, &[]);
-    assert_failure(
-        &out,
-        "the auth plugin `corp-sso-token` of user ci-bot (context eks-ci) is not installed",
-        "corp-sso-token is on the IT portal: Software > Kubernetes",
-    );
+    scenarios.run("not installed, with an installHint", || {
+        let config = kubeconfig(
+            home,
+            cp,
+            "      command: corp-sso-token\n      interactiveMode: Never\n      \
+             installHint: \"corp-sso-token is on the IT portal: Software > Kubernetes\"",
+        );
+        let out = check(&config, home, no_plugins, &[]);
+        assert_failure(
+            &out,
+            "the auth plugin `corp-sso-token` of user ci-bot (context eks-ci) is not installed",
+            "corp-sso-token is on the IT portal: Software > Kubernetes",
+        );
+    });
 
-    // Not executable.
-    let plain = script(&home.join("plain-file"), "echo never run", 0o644);
-    let config = kubeconfig(
-        home,
-        cp,
-        &format!(
-            "      command: {}\n      interactiveMode: Never",
-            plain.display()
-        ),
-    );
-    let out = check(&config, home, system_path, &[]);
-    assert_failure(
-        &out,
-        &format!(
-            "the auth plugin `{0}` of user ci-bot (context eks-ci) is not executable: {0} has \
-             mode 644",
-            plain.display()
-        ),
-        &format!("make it executable (chmod +x {})", plain.display()),
-    );
+    scenarios.run("not executable", || {
+        let plain = script(&home.join("plain-file"), "echo never run", 0o644);
+        let config = kubeconfig(
+            home,
+            cp,
+            &format!(
+                "      command: {}\n      interactiveMode: Never",
+                plain.display()
+            ),
+        );
+        let out = check(&config, home, system_path, &[]);
+        assert_failure(
+            &out,
+            &format!(
+                "the auth plugin `{0}` of user ci-bot (context eks-ci) is not executable: {0} \
+                 has mode 644",
+                plain.display()
+            ),
+            &format!("make it executable (chmod +x {})", plain.display()),
+        );
+    });
 
-    // Hangs: said while waited for, then stopped at the deadline, with
-    // what it started.
-    let pid_file = home.join("hung.pid");
-    let hang = script(
-        &home.join("hang"),
-        &format!("sleep 600 &\necho $! > {}\nwait", pid_file.display()),
-        0o755,
-    );
-    let config = kubeconfig(
-        home,
-        cp,
-        &format!(
-            "      command: {}\n      interactiveMode: Never",
-            hang.display()
-        ),
-    );
-    let started = Instant::now();
-    let out = check(
-        &config,
-        home,
-        system_path,
-        &[("CF_RUNNER_AUTH_PLUGIN_TIMEOUT", "7")],
-    );
-    let took = started.elapsed();
-    assert_failure(
-        &out,
-        &format!(
-            "the auth plugin `{}` of user ci-bot (context eks-ci) gave no credential within 7s \
-             and was stopped",
-            hang.display()
-        ),
-        "run `",
-    );
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains(&format!(
-            "note: waiting for the auth plugin `{}` of user ci-bot (context eks-ci) to give a \
-             credential (it is stopped after 7s)",
-            hang.display()
-        )),
-        "the wait was silent:\n{}",
-        text(&out)
-    );
-    assert!(took < Duration::from_secs(20), "took {took:?}");
-    let pid = std::fs::read_to_string(&pid_file).unwrap();
-    assert!(!alive(pid.trim()), "the plugin's sleep {pid} still runs");
+    scenarios.run("hangs", || {
+        // Said while waited for, then stopped at the deadline, with what it
+        // started.
+        let pid_file = home.join("hung.pid");
+        let hang = script(
+            &home.join("hang"),
+            &format!("sleep 600 &\necho $! > {}\nwait", pid_file.display()),
+            0o755,
+        );
+        let config = kubeconfig(
+            home,
+            cp,
+            &format!(
+                "      command: {}\n      interactiveMode: Never",
+                hang.display()
+            ),
+        );
+        let started = Instant::now();
+        let out = check(
+            &config,
+            home,
+            system_path,
+            &[("CF_RUNNER_AUTH_PLUGIN_TIMEOUT", "7")],
+        );
+        let took = started.elapsed();
+        let pid = std::fs::read_to_string(&pid_file).unwrap_or_default();
+        assert!(!alive(pid.trim()), "the plugin's sleep {pid} still runs");
+        assert_failure(
+            &out,
+            &format!(
+                "the auth plugin `{}` of user ci-bot (context eks-ci) gave no credential within \
+                 7s and was stopped",
+                hang.display()
+            ),
+            "run `",
+        );
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(&format!(
+                "note: waiting for the auth plugin `{}` of user ci-bot (context eks-ci) to give a \
+                 credential (it is stopped after 7s)",
+                hang.display()
+            )),
+            "the wait was silent:\n{}",
+            text(&out)
+        );
+        assert!(took < Duration::from_secs(20), "took {took:?}");
+    });
 
-    // Prints something that is not a credential: quoted, masked and cut.
-    let secret = "k8s-aws-v1.SECRET-TOKEN-THAT-MUST-NOT-SHOW";
-    let padding = "x".repeat(300);
-    let bad = script(
-        &home.join("bad-output"),
-        &format!(
-            "echo '{{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\",\
-             \"token\":\"{secret}\",\"note\":\"{padding}\"}}'"
-        ),
-        0o755,
-    );
-    let config = kubeconfig(
-        home,
-        cp,
-        &format!(
-            "      command: {}\n      interactiveMode: Never",
-            bad.display()
-        ),
-    );
-    let out = check(&config, home, system_path, &[]);
-    assert_failure(
-        &out,
-        &format!(
-            "the auth plugin `{}` of user ci-bot (context eks-ci) printed no valid \
-             ExecCredential: it has no status; it printed: \
-             {{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\",\
-             \"token\":\"<redacted>\",\"note\":\"xxx",
-            bad.display()
-        ),
-        &format!("`{}` must print an ExecCredential", bad.display()),
-    );
-    let shown = text(&out);
-    assert!(!shown.contains("SECRET-TOKEN"), "{shown}");
-    assert!(shown.contains("… (cut at 200 characters)"), "{shown}");
+    scenarios.run("bad output", || {
+        // Something that is not a credential: quoted, masked and cut.
+        let secret = "k8s-aws-v1.SECRET-TOKEN-THAT-MUST-NOT-SHOW";
+        let padding = "x".repeat(300);
+        let bad = script(
+            &home.join("bad-output"),
+            &format!(
+                "echo '{{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\",\
+                 \"token\":\"{secret}\",\"note\":\"{padding}\"}}'"
+            ),
+            0o755,
+        );
+        let config = kubeconfig(
+            home,
+            cp,
+            &format!(
+                "      command: {}\n      interactiveMode: Never",
+                bad.display()
+            ),
+        );
+        let out = check(&config, home, system_path, &[]);
+        let shown = text(&out);
+        assert!(!shown.contains("SECRET-TOKEN"), "{shown}");
+        assert_failure(
+            &out,
+            &format!(
+                "the auth plugin `{}` of user ci-bot (context eks-ci) printed no valid \
+                 ExecCredential: it has no status; it printed: \
+                 {{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\",\
+                 \"token\":\"<redacted>\",\"note\":\"xxx",
+                bad.display()
+            ),
+            &format!("`{}` must print an ExecCredential", bad.display()),
+        );
+        assert!(shown.contains("… (cut at 200 characters)"), "{shown}");
+    });
 
-    // Wants a terminal, and stdin is none: refused without running it
-    // (it would have given a good token).
-    let ran = home.join("interactive.ran");
+    // A plugin that would give a good token, and says when it ran.
+    let ran = home.join("good.ran");
     let token = admin_token(cp);
     let good = script(
         &home.join("good"),
@@ -315,47 +337,65 @@ fn an_auth_plugin_that_gives_no_credential_is_named_and_nothing_is_sent() {
         ),
         0o755,
     );
-    let config = kubeconfig(
-        home,
-        cp,
-        &format!(
-            "      command: {}\n      interactiveMode: Always",
-            good.display()
-        ),
-    );
-    let out = check(&config, home, system_path, &[]);
-    assert_failure(
-        &out,
-        &format!(
-            "the auth plugin `{}` of user ci-bot (context eks-ci) needs a terminal \
-             (interactiveMode: Always), and stdin is not one",
-            good.display()
-        ),
-        "run cf-runner in a terminal",
-    );
-    assert!(!ran.exists(), "the plugin ran");
+    scenarios.run("needs a terminal", || {
+        // Refused without running it.
+        let config = kubeconfig(
+            home,
+            cp,
+            &format!(
+                "      command: {}\n      interactiveMode: Always",
+                good.display()
+            ),
+        );
+        let out = check(&config, home, system_path, &[]);
+        assert!(!ran.exists(), "the plugin ran:\n{}", text(&out));
+        assert_failure(
+            &out,
+            &format!(
+                "the auth plugin `{}` of user ci-bot (context eks-ci) needs a terminal \
+                 (interactiveMode: Always), and stdin is not one",
+                good.display()
+            ),
+            "run cf-runner in a terminal",
+        );
+    });
 
-    let sent = sent_by_cf_runner(cp, mark);
-    assert!(sent.is_empty(), "requests were sent: {sent:?}");
+    scenarios.run("nothing sent", || {
+        let sent = sent_by_cf_runner(cp, mark);
+        assert!(
+            sent.is_empty(),
+            "{} requests were sent, the first: {:?}",
+            sent.len(),
+            &sent[..sent.len().min(3)]
+        );
+    });
 
-    // The same plugin where it may run without a terminal: it works, and
-    // its requests are seen (the audit check above can see them), with
-    // the token nowhere in the output.
-    let config = kubeconfig(
-        home,
-        cp,
-        &format!(
-            "      command: {}\n      interactiveMode: Never",
-            good.display()
-        ),
-    );
-    let out = check(&config, home, system_path, &[]);
-    let shown = text(&out);
-    assert!(ran.exists(), "{shown}");
-    assert!(!shown.contains(&token), "{shown}");
-    assert_eq!(out.status.code(), Some(0), "{shown}");
+    // The same plugin where it may run without a terminal: it works, its
+    // requests are seen (so the audit check above would see them), and the
+    // token is nowhere in the output.
+    scenarios.run("a working plugin", || {
+        let config = kubeconfig(
+            home,
+            cp,
+            &format!(
+                "      command: {}\n      interactiveMode: Never",
+                good.display()
+            ),
+        );
+        let out = check(&config, home, system_path, &[]);
+        let shown = text(&out);
+        assert!(ran.exists(), "{shown}");
+        assert!(!shown.contains(&token), "{shown}");
+        assert_eq!(out.status.code(), Some(0), "{shown}");
+        assert!(
+            !sent_by_cf_runner(cp, mark).is_empty(),
+            "the audit log shows no request of cf-runner:\n{shown}"
+        );
+    });
+
     assert!(
-        !sent_by_cf_runner(cp, mark).is_empty(),
-        "the audit log shows no request of cf-runner:\n{shown}"
+        scenarios.0.is_empty(),
+        "failed scenarios: {:?}",
+        scenarios.0
     );
 }
