@@ -208,21 +208,6 @@ pub const QUIET_AFTER: std::time::Duration = std::time::Duration::from_secs(5);
 
 type QuietHook = Box<dyn Fn(&str, &str) + Send + Sync>;
 static ON_QUIET: std::sync::OnceLock<QuietHook> = std::sync::OnceLock::new();
-type WaitingHook = Box<dyn Fn(&str) + Send + Sync>;
-static ON_AUTH_PLUGIN_WAIT: std::sync::OnceLock<WaitingHook> = std::sync::OnceLock::new();
-
-/// Who hears of an auth plugin that has given no credential after
-/// [`auth_plugin::QUIET_AFTER`]: the app, which says the line it gets
-/// through `output`. Set once per process.
-pub fn on_auth_plugin_wait(hook: impl Fn(&str) + Send + Sync + 'static) {
-    let _ = ON_AUTH_PLUGIN_WAIT.set(Box::new(hook));
-}
-
-fn auth_plugin_wait(line: &str) {
-    if let Some(hook) = ON_AUTH_PLUGIN_WAIT.get() {
-        hook(line);
-    }
-}
 static LAST_QUIET_NOTE: std::sync::Mutex<Option<std::time::Instant>> = std::sync::Mutex::new(None);
 
 /// Who hears of a request that has had no answer for [`QUIET_AFTER`]: the
@@ -243,6 +228,22 @@ fn quiet(action: &str, object: &str) {
     *last = Some(std::time::Instant::now());
     drop(last);
     hook(action, object);
+}
+
+type WaitingHook = Box<dyn Fn(&str) + Send + Sync>;
+static ON_AUTH_PLUGIN_WAIT: std::sync::OnceLock<WaitingHook> = std::sync::OnceLock::new();
+
+/// Who hears of an auth plugin that has given no credential after
+/// [`auth_plugin::QUIET_AFTER`]: the app, which says the line it gets
+/// through `output`. Set once per process.
+pub fn on_auth_plugin_wait(hook: impl Fn(&str) + Send + Sync + 'static) {
+    let _ = ON_AUTH_PLUGIN_WAIT.set(Box::new(hook));
+}
+
+fn auth_plugin_wait(line: &str) {
+    if let Some(hook) = ON_AUTH_PLUGIN_WAIT.get() {
+        hook(line);
+    }
 }
 
 /// Awaits one API request within [`REQUEST_TIMEOUT`], naming what it was
