@@ -377,7 +377,7 @@ fn a_secret_of_the_old_tool_whose_role_adopt_does_not_know_stops_the_move() {
         "metadata": {"name": "mystery", "namespace": "cf", "labels": {"app": "runner"}},
         "data": {"password": ""}}));
     let found = detect(&objects, "cf", "ctx").unwrap().unwrap();
-    let plan = plan(&found, &[], "cf");
+    let plan = plan(&found, &ours_for(&found), "cf");
     assert_eq!(plan.unclassified.len(), 1, "{plan:?}");
     assert_eq!(plan.unclassified[0].0.to_string(), "Secret/mystery");
     let problems = unclassified_refusal(&plan).unwrap();
