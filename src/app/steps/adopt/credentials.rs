@@ -234,7 +234,13 @@ pub fn read(mine: &[&Value], local: &[&Value], namespace: &str) -> Read {
             carried.insert(annotation.clone(), json!(value));
             out.credentials.push(Credential {
                 key: key.to_string(),
-                what: format!("the identity of {}", new.replace('-', " ")),
+                what: match new {
+                    "volume-provisioner" => "the volume provisioner's cloud identity",
+                    "codefresh-engine" => "the engine's cloud identity",
+                    "monitor" => "the monitor's cloud identity",
+                    _ => "the app-proxy's cloud identity",
+                }
+                .to_string(),
                 from: Source::Annotation {
                     service_account: sa.clone(),
                     annotation: annotation.clone(),
