@@ -150,6 +150,18 @@ pub fn generate(values: &Values, identity: &Identity) -> HelmValues {
                 ebs.insert("accessKeyId".into(), json!(id.expose()));
                 ebs.insert("secretAccessKey".into(), json!(secret.expose()));
             }
+            if let Some(r) = &creds.aws_access_key_id_ref {
+                ebs.insert(
+                    "accessKeyIdSecretKeyRef".into(),
+                    json!({"name": r.name, "key": r.key}),
+                );
+            }
+            if let Some(r) = &creds.aws_secret_access_key_ref {
+                ebs.insert(
+                    "secretAccessKeySecretKeyRef".into(),
+                    json!({"name": r.name, "key": r.key}),
+                );
+            }
             storage.insert("ebs".into(), Value::Object(ebs));
         }
         Backend::Gcedisk {
@@ -163,6 +175,12 @@ pub fn generate(values: &Values, identity: &Identity) -> HelmValues {
             gce.insert("availabilityZone".into(), json!(availability_zone));
             if let Some(sa) = &values.storage.credentials.google_service_account {
                 gce.insert("serviceAccountJson".into(), json!(sa.expose()));
+            }
+            if let Some(r) = &values.storage.credentials.google_service_account_ref {
+                gce.insert(
+                    "serviceAccountJsonSecretKeyRef".into(),
+                    json!({"name": r.name, "key": r.key}),
+                );
             }
             storage.insert("gcedisk".into(), Value::Object(gce));
         }

@@ -9,97 +9,15 @@
 
 mod support;
 
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::time::Duration;
 
-use base64::Engine;
 use serde_json::{json, Value};
+use support::adopt::*;
 use support::cli::{isolated, text};
 use support::controlplane::{self, ControlPlane};
 use support::fake_platform::FakePlatform;
-use support::helm;
-
-const ADMIN_USER: &str = "admin";
-const AGENT_TOKEN: &str = "agent-token-adopt-e2e-0123456789abcdef";
-const USER_TOKEN: &str = "user-api-token-adopt-e2e-fedcba9876543210";
-
-fn adopt(cp: &ControlPlane, home: &Path, args: &[&str]) -> Output {
-    let mut cmd = isolated(cp.admin_kubeconfig(), home);
-    cmd.arg("adopt").args(args);
-    cmd.output().unwrap()
-}
-
-/// Applies `objects` into `ns` with kubectl (server-side, like `helm install`
-/// writes them, under Helm's field manager).
-fn apply(cp: &ControlPlane, ns: &str, objects: &[Value]) {
-    let mut stream = String::new();
-    for o in objects {
-        stream.push_str("---\n");
-        stream.push_str(&serde_json::to_string(o).unwrap());
-        stream.push('\n');
-    }
-    let mut child = cp
-        .kubectl()
-        .args([
-            "apply",
-            "--server-side",
-            "--field-manager=helm",
-            "-n",
-            ns,
-            "-f",
-            "-",
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stream.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "kubectl apply failed: {}", text(&out));
-}
-
-/// The release record Helm 4 writes: a `helm.sh/release.v1` Secret whose
-/// `release` key holds the release as gzipped JSON, base64-encoded.
-fn release_secret(release: &str, ns: &str) -> Value {
-    let record = json!({
-        "name": release,
-        "namespace": ns,
-        "version": 1,
-        "info": {"status": "deployed"},
-        "chart": {"metadata": {"name": "cf-runtime", "version": helm::CHART_VERSION}},
-    });
-    let mut gzip = Command::new("gzip")
-        .arg("-c")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("gzip is needed to build a Helm release record");
-    gzip.stdin
-        .take()
-        .unwrap()
-        .write_all(record.to_string().as_bytes())
-        .unwrap();
-    let zipped = gzip.wait_with_output().unwrap().stdout;
-    let b64 = base64::engine::general_purpose::STANDARD;
-    json!({
-        "apiVersion": "v1",
-        "kind": "Secret",
-        "type": "helm.sh/release.v1",
-        "metadata": {
-            "name": format!("sh.helm.release.v1.{release}.v1"),
-            "labels": {"name": release, "owner": "helm", "status": "deployed", "version": "1"},
-        },
-        "data": {"release": b64.encode(b64.encode(zipped))},
-    })
-}
 
 /// Requests cf-runner made since audit event `since` (by its user agent:
 /// the controllers share the admin user), and those of them that wrote in
@@ -158,60 +76,6 @@ fn install_chart(cp: &ControlPlane, ns: &str, dir: &Path) {
         dir,
         "runner:\n  nodeSelector:\n    pool: ci\n  env:\n    HTTP_PROXY: http://proxy.internal:3128\n",
     );
-}
-
-/// [`install_chart`] with `runner` values of the caller's.
-fn install_chart_with(cp: &ControlPlane, ns: &str, dir: &Path, runner_values: &str) {
-    let values = dir.join("chart-values.yaml");
-    std::fs::write(
-        &values,
-        format!(
-            "global:\n  codefreshToken: {USER_TOKEN}\n  accountId: acc-1\n  agentName: adopt-agent\n  \
-             runtimeName: adopt-cluster/{ns}\n  context: adopt-cluster\n{runner_values}"
-        ),
-    )
-    .unwrap();
-    let mut objects: Vec<Value> = helm::template(ns, &[&values])
-        .unwrap()
-        .into_iter()
-        .filter(|o| {
-            !o["metadata"]["annotations"]["helm.sh/hook"]
-                .as_str()
-                .is_some_and(|h| h.contains("pre-delete"))
-        })
-        .collect();
-    for o in &mut objects {
-        o["metadata"]["annotations"]["meta.helm.sh/release-name"] = json!("cf-runtime");
-        o["metadata"]["annotations"]["meta.helm.sh/release-namespace"] = json!(ns);
-        o["metadata"]["labels"]["app.kubernetes.io/managed-by"] = json!("Helm");
-    }
-    objects.push(json!({
-        "apiVersion": "v1",
-        "kind": "Secret",
-        "metadata": {"name": "cf-runtime-runner", "labels": {"codefresh.io/internal": "true"}},
-        "stringData": {"agent-codefresh-token": AGENT_TOKEN},
-    }));
-    objects.push(release_secret("cf-runtime", ns));
-    objects.push(json!({
-        "apiVersion": "v1",
-        "kind": "PersistentVolumeClaim",
-        "metadata": {"name": "dind-vol-build-1"},
-        "spec": {
-            "accessModes": ["ReadWriteOnce"],
-            "storageClassName": format!("dind-local-volumes-runner-{ns}"),
-            "resources": {"requests": {"storage": "1Gi"}},
-        },
-    }));
-    apply(cp, ns, &objects);
-}
-
-fn section<'a>(out: &'a str, heading: &str) -> Vec<&'a str> {
-    out.lines()
-        .skip_while(|l| !l.trim_start().starts_with(heading))
-        .skip(1)
-        .take_while(|l| l.starts_with("    - ") || l.trim() == "(none)")
-        .map(|l| l.trim().trim_start_matches("- "))
-        .collect()
 }
 
 #[tokio::test]
@@ -579,51 +443,6 @@ async fn adopt_dry_run_reads_a_venonactl_install_and_writes_nothing() {
     let (requests, writes) = requests_since(cp, mark, &ns);
     assert!(requests > 0, "no request of cf-runner's in the audit log");
     assert_eq!(writes, Vec::<String>::new());
-}
-
-/// One request to the fake platform, as the platform's own tools would
-/// send it (the test seeds the agent and runtime an old installer made).
-fn platform_call(fake: &FakePlatform, method: &str, path: &str, body: &Value) -> Value {
-    use std::io::Read;
-    let address = fake.url().trim_start_matches("http://").to_string();
-    let mut stream = std::net::TcpStream::connect(&address).unwrap();
-    let body = body.to_string();
-    write!(
-        stream,
-        "{method} {path} HTTP/1.1\r\nHost: {address}\r\nAuthorization: {}\r\nContent-Type: application/json\r\n\
-         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        fake.token(),
-        body.len()
-    )
-    .unwrap();
-    let mut answer = String::new();
-    stream.read_to_string(&mut answer).unwrap();
-    let (head, rest) = answer.split_once("\r\n\r\n").unwrap();
-    assert!(
-        head.starts_with("HTTP/1.1 2"),
-        "{method} {path}: {head}\n{rest}"
-    );
-    serde_json::from_str(rest).unwrap_or(Value::Null)
-}
-
-/// The agent and runtime environment the chart's init container registered.
-fn register_like_the_chart(fake: &FakePlatform, ns: &str) {
-    let agent = platform_call(fake, "POST", "/api/agents", &json!({"name": "adopt-agent"}));
-    let runtime = format!("adopt-cluster/{ns}");
-    platform_call(
-        fake,
-        "POST",
-        "/api/custom_clusters/register",
-        &json!({"clusterName": "adopt-cluster", "namespace": ns, "runtimeEnvironmentName": runtime,
-                "storageClassName": format!("dind-local-volumes-runner-{ns}"), "agent": true,
-                "serviceAccount": "codefresh-engine", "dockerDaemonScheduler": {"userAccess": true}}),
-    );
-    platform_call(
-        fake,
-        "PUT",
-        &format!("/api/agent/{}", agent["id"].as_str().unwrap()),
-        &json!({"runtimes": [runtime]}),
-    );
 }
 
 /// What the chart's scripts leave at run time: the dind certificates (the
@@ -1024,24 +843,6 @@ async fn adopt_moves_a_helm_install_with_a_runner_always_ready_and_keeps_token_a
     delete_leaves_nothing(cp, home.path(), &ns, &fake);
     // The volumes stay (delete keeps them unless --purge-volumes).
     assert_eq!(volume_uids(cp, &ns), volumes_before);
-}
-
-/// One key of a Secret in `ns`, decoded.
-fn secret_text(cp: &ControlPlane, ns: &str, secret: &str, key: &str) -> String {
-    use base64::Engine;
-    let out = cp
-        .kubectl()
-        .args(["-n", ns, "get", "secret", secret, "-o"])
-        .arg(format!("jsonpath={{.data.{}}}", key.replace('.', "\\.")))
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", text(&out));
-    String::from_utf8(
-        base64::engine::general_purpose::STANDARD
-            .decode(String::from_utf8(out.stdout).unwrap().trim())
-            .unwrap(),
-    )
-    .unwrap()
 }
 
 #[tokio::test]

@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-use crate::values::{secrets, Arch, Backend, Scheduling, Secret, Values};
+use crate::values::{secrets, Arch, Backend, Scheduling, Secret, SecretKeyRef, Values};
 
 /// Label every object carries: who manages it.
 pub const LABEL_MANAGED_BY: &str = "app.kubernetes.io/managed-by";
@@ -804,7 +804,20 @@ fn build_context(values: &Values, identity: &Identity, record: &Value) -> Value 
             "lv_monitor_tolerations": lv_monitor_tolerations(values),
             "lv_monitor_resources": storage.lv_monitor_resources,
             "has_credentials": creds.any(),
-            "aws_keys": creds.aws_access_key_id.is_some(),
+            "aws_keys": creds.aws_access_key_id.is_some() || creds.aws_access_key_id_ref.is_some(),
+            "aws_access_key_id_ref": creds.aws_access_key_id_ref.clone().unwrap_or(SecretKeyRef {
+                name: PROVISIONER_SECRET.into(),
+                key: "aws_access_key_id".into(),
+            }),
+            "aws_secret_access_key_ref": creds.aws_secret_access_key_ref.clone().unwrap_or(SecretKeyRef {
+                name: PROVISIONER_SECRET.into(),
+                key: "aws_secret_access_key".into(),
+            }),
+            "google_credentials": creds.google_service_account.is_some() || creds.google_service_account_ref.is_some(),
+            "google_service_account_ref": creds.google_service_account_ref.clone().unwrap_or(SecretKeyRef {
+                name: PROVISIONER_SECRET.into(),
+                key: "google-service-account.json".into(),
+            }),
             "aws_access_key_id": creds.aws_access_key_id,
             "aws_secret_access_key": creds.aws_secret_access_key,
             "google_service_account": creds.google_service_account,
@@ -838,4 +851,22 @@ fn build_context(values: &Values, identity: &Identity, record: &Value) -> Value 
             "tolerations": values.runner.scheduling.tolerations,
         },
     })
+}
+
+#[cfg(test)]
+mod own_secrets {
+    #[test]
+    fn every_secret_cf_runner_writes_is_one_no_values_key_may_call_the_users() {
+        for name in [
+            super::PROVISIONER_SECRET,
+            super::CREDENTIALS_SECRET,
+            super::RUNNER_SECRET,
+            super::MONITOR_SECRET,
+            super::RECORD_SECRET,
+            super::DIND_CERTS_SECRET,
+            super::CLUSTER_READER_TOKEN_SECRET,
+        ] {
+            assert!(crate::values::OWN_SECRETS.contains(&name), "{name}");
+        }
+    }
 }

@@ -710,6 +710,18 @@ fn resolve_storage(r: &mut Reader, namespace: &str, global: &Scheduling) -> Stor
         ("Storage.AwsAccessKeyId", &["ebs", "ebs-csi"]),
         ("Storage.AwsSecretAccessKey", &["ebs", "ebs-csi"]),
         ("Storage.GoogleServiceAccount", &["gcedisk"]),
+        (
+            "Storage.AwsAccessKeyIdSecretKeyRef.Name",
+            &["ebs", "ebs-csi"],
+        ),
+        (
+            "Storage.AwsSecretAccessKeySecretKeyRef.Name",
+            &["ebs", "ebs-csi"],
+        ),
+        (
+            "Storage.GoogleServiceAccountSecretKeyRef.Name",
+            &["gcedisk"],
+        ),
         ("Storage.SkuName", &["azuredisk"]),
         ("Storage.CachingMode", &["azuredisk"]),
         ("Storage.AzureLocation", &["azuredisk"]),
@@ -741,7 +753,11 @@ fn resolve_storage(r: &mut Reader, namespace: &str, global: &Scheduling) -> Stor
 
     let aws_id = r.text("Storage.AwsAccessKeyId");
     let aws_secret = r.text("Storage.AwsSecretAccessKey");
-    if aws_id.is_some() != aws_secret.is_some() {
+    let aws_id_ref = secret_key_ref(r, "Storage.AwsAccessKeyId");
+    let aws_secret_ref = secret_key_ref(r, "Storage.AwsSecretAccessKey");
+    let google_ref = secret_key_ref(r, "Storage.GoogleServiceAccount");
+    if aws_id.is_some() != aws_secret.is_some() && aws_id_ref.is_none() && aws_secret_ref.is_none()
+    {
         let missing = if aws_id.is_some() {
             "Storage.AwsSecretAccessKey"
         } else {
@@ -752,6 +768,22 @@ fn resolve_storage(r: &mut Reader, namespace: &str, global: &Scheduling) -> Stor
             None,
             "is missing: AWS keys come in pairs",
             "set both Storage.AwsAccessKeyId and Storage.AwsSecretAccessKey, or neither (IRSA)",
+        ));
+    }
+    if (aws_id_ref.is_some() || aws_secret_ref.is_some())
+        && (aws_id.is_some() || aws_id_ref.is_some())
+            != (aws_secret.is_some() || aws_secret_ref.is_some())
+    {
+        let missing = if aws_id.is_some() || aws_id_ref.is_some() {
+            "Storage.AwsSecretAccessKey"
+        } else {
+            "Storage.AwsAccessKeyId"
+        };
+        r.problems.push(Problem::new(
+            missing,
+            None,
+            "is missing (as a value or a SecretKeyRef): AWS keys come in pairs",
+            format!("set {missing} or {missing}SecretKeyRef too, or neither key (IRSA)"),
         ));
     }
     let google = r.text("Storage.GoogleServiceAccount");
@@ -792,6 +824,9 @@ fn resolve_storage(r: &mut Reader, namespace: &str, global: &Scheduling) -> Stor
             aws_access_key_id: aws_id.map(Secret::new),
             aws_secret_access_key: aws_secret.map(Secret::new),
             google_service_account: google.map(Secret::new),
+            aws_access_key_id_ref: aws_id_ref,
+            aws_secret_access_key_ref: aws_secret_ref,
+            google_service_account_ref: google_ref,
         },
         provisioner_scheduling,
         provisioner_resources: r.resources("Storage.VolumeProvisioner.resources"),
@@ -803,6 +838,75 @@ fn resolve_storage(r: &mut Reader, namespace: &str, global: &Scheduling) -> Stor
         lv_monitor_resources: r.resources("Storage.LocalVolumeMonitor.resources"),
         cleaner_image: r.image("Storage.VolumeCleaner.Image"),
     }
+}
+
+/// `<key>SecretKeyRef`: a key of a Secret of the user's that holds the
+/// value of `key` instead. Both `Name` and `Key` are needed; the value
+/// itself and a reference are not both allowed; cf-runner's own Secrets
+/// cannot be named (it rewrites and deletes them).
+fn secret_key_ref(r: &mut Reader, key: &str) -> Option<SecretKeyRef> {
+    let ref_key = format!("{key}SecretKeyRef");
+    let name = r.text(&format!("{ref_key}.Name"));
+    let secret_key = r.text(&format!("{ref_key}.Key"));
+    let (name, secret_key) = match (name, secret_key) {
+        (None, None) => return None,
+        (Some(n), Some(k)) => (n, k),
+        (Some(_), None) | (None, Some(_)) => {
+            r.problems.push(Problem::new(
+                &ref_key,
+                None,
+                "needs both Name (the Secret) and Key (the key in it)",
+                format!("set {ref_key}.Name and {ref_key}.Key"),
+            ));
+            return None;
+        }
+    };
+    let mut ok = true;
+    if r.text(key).is_some() {
+        r.problems.push(Problem::new(
+            &ref_key,
+            None,
+            format!("is set together with {key}: the provisioner can read only one of them"),
+            format!("remove {key} (the value) or {ref_key} (the Secret of yours)"),
+        ));
+        ok = false;
+    }
+    if !is_dns_subdomain(&name) {
+        r.problems.push(Problem::new(
+            &format!("{ref_key}.Name"),
+            Some(&Value::String(name.clone())),
+            "is not a Secret name (lowercase letters, digits, '-' and '.')",
+            "write the name of the Secret in the runner's namespace that holds the value",
+        ));
+        ok = false;
+    }
+    if OWN_SECRETS.contains(&name.as_str()) {
+        r.problems.push(Problem::new(
+            &format!("{ref_key}.Name"),
+            Some(&Value::String(name.clone())),
+            "is a Secret cf-runner writes and deletes itself, not one of yours",
+            format!("set {key} to the value instead (cf-runner keeps it in a Secret of its own)"),
+        ));
+        ok = false;
+    }
+    let key_ok = !secret_key.is_empty()
+        && secret_key.len() <= 253
+        && secret_key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if !key_ok {
+        r.problems.push(Problem::new(
+            &format!("{ref_key}.Key"),
+            Some(&Value::String(secret_key.clone())),
+            "is not a Secret key (letters, digits, '-', '_' and '.')",
+            "write the key in the Secret that holds the value",
+        ));
+        ok = false;
+    }
+    ok.then_some(SecretKeyRef {
+        name,
+        key: secret_key,
+    })
 }
 
 fn resolve_runtime(r: &mut Reader, env_vars: &BTreeMap<String, String>) -> Runtime {
@@ -971,5 +1075,66 @@ fn resolve_app_proxy(r: &mut Reader, env_vars: &BTreeMap<String, String>) -> App
         tls_secret,
         path_prefix,
         annotations: r.annotation_map("AppProxy.Ingress.Annotations"),
+    }
+}
+
+#[cfg(test)]
+mod secret_key_ref_tests {
+    use super::*;
+
+    fn load_text(text: &str) -> Result<Loaded, Problems> {
+        load(&Input {
+            files: vec![ValuesFile {
+                origin: "v.yaml".into(),
+                text: text.into(),
+            }],
+            ..Default::default()
+        })
+    }
+
+    #[test]
+    fn a_key_in_a_secret_of_the_users_is_read_from_there_and_pairs_with_a_value() {
+        let loaded = load_text(
+            "Storage:\n  Backend: ebs\n  AvailabilityZone: us-east-1a\n  AwsAccessKeyId: AKIA1\n  \
+             AwsSecretAccessKeySecretKeyRef: {Name: my-keys, Key: secret}\n",
+        )
+        .unwrap();
+        let creds = &loaded.values.storage.credentials;
+        assert_eq!(creds.aws_access_key_id, Some(Secret::new("AKIA1")));
+        let r = creds.aws_secret_access_key_ref.as_ref().unwrap();
+        assert_eq!((r.name.as_str(), r.key.as_str()), ("my-keys", "secret"));
+    }
+
+    #[test]
+    fn a_reference_beside_its_value_to_cf_runners_own_secret_or_alone_is_refused() {
+        let err = load_text(
+            "Storage:\n  Backend: ebs\n  AvailabilityZone: us-east-1a\n  AwsAccessKeyId: AKIA1\n  \
+             AwsSecretAccessKey: s\n  AwsAccessKeyIdSecretKeyRef: {Name: dind-volume-provisioner, Key: id}\n",
+        )
+        .unwrap_err();
+        let keys: Vec<&str> = err.0.iter().map(|p| p.key.as_str()).collect();
+        assert!(
+            keys.contains(&"Storage.AwsAccessKeyIdSecretKeyRef"),
+            "{err}"
+        );
+        assert!(
+            keys.contains(&"Storage.AwsAccessKeyIdSecretKeyRef.Name"),
+            "{err}"
+        );
+        let err = load_text(
+            "Storage:\n  Backend: ebs\n  AvailabilityZone: us-east-1a\n  \
+             AwsAccessKeyIdSecretKeyRef: {Name: mine, Key: id}\n",
+        )
+        .unwrap_err();
+        assert_eq!(err.0[0].key, "Storage.AwsSecretAccessKey", "{err}");
+        let err = load_text(
+            "Storage:\n  Backend: gcedisk\n  AvailabilityZone: us-central1-a\n  \
+             GoogleServiceAccountSecretKeyRef: {Name: mine}\n",
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.0[0].key, "Storage.GoogleServiceAccountSecretKeyRef",
+            "{err}"
+        );
     }
 }

@@ -140,16 +140,42 @@ impl Backend {
     }
 }
 
-/// Cloud credentials handed to the volume provisioner, if any.
+/// The Secrets cf-runner writes and deletes itself (render names them):
+/// never one a values key may point at as the user's.
+pub const OWN_SECRETS: &[&str] = &[
+    "dind-volume-provisioner",
+    "cf-runner-credentials",
+    "runner",
+    "monitor",
+    "cf-runner-values",
+    "codefresh-certs-server",
+    "codefresh-cluster-reader-token",
+];
+
+/// One key of a Secret the user keeps (the chart's `…SecretKeyRef`):
+/// cf-runner points the provisioner at it, never writes or deletes it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SecretKeyRef {
+    pub name: String,
+    pub key: String,
+}
+
+/// Cloud credentials handed to the volume provisioner, if any: each one
+/// either a value cf-runner keeps in its own Secret, or a key of a Secret
+/// of the user's.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct ProvisionerCredentials {
     pub aws_access_key_id: Option<Secret>,
     pub aws_secret_access_key: Option<Secret>,
     pub google_service_account: Option<Secret>,
+    pub aws_access_key_id_ref: Option<SecretKeyRef>,
+    pub aws_secret_access_key_ref: Option<SecretKeyRef>,
+    pub google_service_account_ref: Option<SecretKeyRef>,
 }
 
 impl ProvisionerCredentials {
-    /// True when any credential is present (a Secret must be rendered).
+    /// True when any credential is a value of cf-runner's own (its Secret
+    /// must be rendered).
     pub fn any(&self) -> bool {
         self.aws_access_key_id.is_some()
             || self.aws_secret_access_key.is_some()

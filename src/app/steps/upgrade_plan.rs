@@ -63,7 +63,7 @@ fn section_mut<'a>(
 /// Puts the real secrets back into the stored (redacted) tree, from the
 /// Secrets that hold them. Gives the keys that were recorded but could not
 /// be restored (their Secret or key is gone); those are removed.
-async fn restore_secrets(
+pub(crate) async fn restore_secrets(
     cluster: &Cluster,
     namespace: &str,
     tree: &mut Value,

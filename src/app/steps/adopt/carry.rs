@@ -24,6 +24,7 @@ pub(super) struct OnPlatform {
 pub(super) async fn on_platform(
     args: &AdoptArgs,
     values: &values::Values,
+    runnerconf: &[String],
 ) -> Result<OnPlatform, Outcome> {
     use crate::platform::Need;
     let auth = match register::resolve(&args.platform, Some(&values.codefresh_host)) {
@@ -66,10 +67,17 @@ pub(super) async fn on_platform(
             "pass --token (and --url) for the account the runner was installed with; nothing was changed",
         ));
     };
+    let listed = agent.runtimes.as_slice();
     let runtime = match &values.runtime_name {
-        Some(r) => r.clone(),
-        None => match agent.runtimes.as_slice() {
+        Some(r) if listed.is_empty() || listed.contains(r) => r.clone(),
+        Some(r) => choose_runtime(args, &agent_name, r, listed)?,
+        None => match listed {
             [one] => one.clone(),
+            other if other.iter().filter(|r| runnerconf.contains(r)).count() == 1 => other
+                .iter()
+                .find(|r| runnerconf.contains(r))
+                .cloned()
+                .expect("counted one"),
             other => {
                 return Err(failed(
                     anyhow::anyhow!(
@@ -110,6 +118,43 @@ pub(super) async fn on_platform(
         runtime,
         spec,
     })
+}
+
+/// The install names runtime environment `from_install` and the
+/// platform's agent record lists others: asks which one on a terminal,
+/// otherwise refuses (exit 2) naming both.
+fn choose_runtime(
+    args: &AdoptArgs,
+    agent: &str,
+    from_install: &str,
+    listed: &[String],
+) -> Result<String, Outcome> {
+    if let ([platform], true) = (listed, !args.yes && output::stdin_is_tty()) {
+        output::say(&format!(
+            "the install names runtime environment {from_install} (runnerconf's name: entry), \
+             but the platform's agent {agent} serves {platform}"
+        ));
+        let prompt = format!("Move the runner as runtime environment {platform} (the platform's)?");
+        return match output::confirm(&prompt, false) {
+            Ok(true) => Ok(platform.clone()),
+            Ok(false) => Ok(from_install.to_string()),
+            Err(e) => Err(failed(
+                anyhow::Error::new(e).context("reading the answer failed"),
+                "nothing was changed",
+            )),
+        };
+    }
+    Err(Outcome::BadInput(Problems(vec![Problem::new(
+        "RuntimeEnvironmentName",
+        Some(&Value::String(from_install.to_string())),
+        format!(
+            "is the runtime environment the install names (runnerconf's name: entry), \
+             but the platform's agent {agent} serves {}; adopt cannot tell which one builds go to",
+            listed.join(", ")
+        ),
+        "attach the runtime environment to the agent on the platform (or fix runnerconf) so both agree, \
+         or run adopt on a terminal without --yes to choose; nothing was changed",
+    )])))
 }
 
 /// The agent token the old runner uses (or, on a re-run, cf-runner's copy).
@@ -364,20 +409,41 @@ pub(super) async fn move_runner(
         tool,
         resuming,
     } = start;
+    let mut tree = tree;
+    if resuming {
+        // The record holds the secrets redacted: back from cf-runner's
+        // Secrets, which the first run wrote.
+        upgrade_plan::restore_secrets(cluster, namespace, &mut tree)
+            .await
+            .map_err(|e| session::failed(e, "reading the installed secrets failed"))?;
+    }
+    // The credentials cf-runner keeps in its own Secret, read from where
+    // the old install keeps them: overrides, never in the saved file.
+    let carried = match &found {
+        Some(f) => credentials::carried_values(cluster, namespace, &f.credentials).await?,
+        None => Vec::new(),
+    };
     // The values: what the install is (or, on a re-run, what was recorded).
     let input = Input {
         files: vec![values::ValuesFile {
             origin: format!("the install in namespace {namespace}"),
             text: serde_yaml_ng::to_string(&tree).expect("a tree serializes"),
         }],
-        overrides: vec![
+        overrides: [
             ("Context".into(), Value::String(cluster.context.clone())),
             ("Namespace".into(), Value::String(namespace.to_string())),
-        ],
+        ]
+        .into_iter()
+        .chain(carried)
+        .collect(),
         ..Default::default()
     };
     let mut loaded = values::load(&input).map_err(Outcome::BadInput)?;
-    let platform = on_platform(args, &loaded.values).await?;
+    let runnerconf = found
+        .as_ref()
+        .map(|f| f.runnerconf_runtimes.clone())
+        .unwrap_or_default();
+    let platform = on_platform(args, &loaded.values, &runnerconf).await?;
     if loaded.values.monitor.enabled && loaded.values.token.is_none() {
         // The monitor reads the API token from its Secret, as after `init`.
         let mut input = input;
@@ -437,6 +503,9 @@ pub(super) async fn move_runner(
         Some(f) => plan(f, &ours, namespace),
         None => Plan::default(),
     };
+    if let Some(problems) = unclassified_refusal(&plan) {
+        return Err(Outcome::BadInput(problems));
+    }
     // A re-run continues a move: the values file was saved by the first run.
     if let Some(f) = found.as_ref().filter(|_| !resuming) {
         output::say(&format!(

@@ -57,6 +57,7 @@ pub(super) const VENONACTL_APPS: &[&str] = &[
     "venona",
     "dind",
     "dind-volume-provisioner",
+    "dind-volume-cleanup",
     "dind-lv-monitor",
     "app-proxy",
     "monitor",
@@ -272,6 +273,48 @@ pub fn detect(
         .filter(|o| made_by(o, &tool, namespace))
         .collect();
     mine.extend(cluster_mine.iter().copied());
+    // What the old tool's objects made at run time: Jobs of its CronJobs
+    // (owned by them), and the token Secrets of its service accounts
+    // (venonactl's attach makes `runner-token-*` for runnerconf).
+    let uids: BTreeSet<&str> = mine
+        .iter()
+        .filter_map(|o| o["metadata"]["uid"].as_str())
+        .collect();
+    let accounts: BTreeSet<&str> = mine
+        .iter()
+        .filter(|o| kind(o) == "ServiceAccount")
+        .map(|o| name(o))
+        .collect();
+    let made_at_run_time: Vec<&Value> = local
+        .iter()
+        .copied()
+        .filter(|o| {
+            !mine
+                .iter()
+                .any(|m| kind(m) == kind(o) && name(m) == name(o))
+        })
+        .filter(|o| label(o, LABEL_MANAGED_BY) != Some("cf-runner"))
+        .filter(|o| kind(o) != "PersistentVolumeClaim")
+        .filter(|o| {
+            let owned = o["metadata"]["ownerReferences"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|r| r["uid"].as_str().is_some_and(|u| uids.contains(u)));
+            let account_token = kind(o) == "Secret"
+                && o["type"].as_str() == Some(SERVICE_ACCOUNT_TOKEN_TYPE)
+                && o["metadata"]["annotations"]["kubernetes.io/service-account.name"]
+                    .as_str()
+                    .is_some_and(|a| accounts.contains(a));
+            owned || account_token
+        })
+        .collect();
+    let run_time: Vec<ObjectRef> = made_at_run_time.iter().map(|o| reference(o)).collect();
+    mine.extend(made_at_run_time);
+    let read = credentials::read(&mine, &local, namespace);
+    if !read.problems.is_empty() {
+        return Err(Problems(read.problems));
+    }
 
     let runner = mine.iter().find(|o| {
         kind(o) == "Deployment"
@@ -283,7 +326,11 @@ pub fn detect(
             o["provisioner"].as_str().unwrap_or_default().to_string(),
         )
     });
-    let (values, not_read) = read_values(namespace, context, runner.copied(), &mine, objects);
+    let (mut values, not_read) = read_values(namespace, context, runner.copied(), &mine, objects);
+    for (key, value) in &read.values {
+        let steps = values::tree::parse_path(key).expect("a plain key path");
+        values::tree::set_path(&mut values, &steps, value.clone());
+    }
     let volume_claims = local
         .iter()
         .filter(|o| kind(o) == "PersistentVolumeClaim")
@@ -306,6 +353,9 @@ pub fn detect(
         volume_claims,
         storage_class,
         selectors,
+        credentials: read.credentials,
+        runnerconf_runtimes: Vec::new(),
+        run_time,
     }))
 }
 
@@ -356,7 +406,7 @@ pub(super) fn read_values(
         match env.get("CODEFRESH_IN_CLUSTER_RUNTIME") {
             Some(r) => v["RuntimeEnvironmentName"] = json!(r),
             None => not_read.push(
-                "the runtime environment's name (venonactl keeps it only in Secret runnerconf): set RuntimeEnvironmentName in the values file"
+                "the runtime environment's name (no CODEFRESH_IN_CLUSTER_RUNTIME, no name: in Secret runnerconf): the move takes the one the platform's agent serves; set RuntimeEnvironmentName in the values file"
                     .to_string(),
             ),
         }
@@ -511,8 +561,35 @@ pub fn plan(found: &Found, ours: &[(ObjectRef, Value)], namespace: &str) -> Plan
             helm_records.push(old.clone());
             continue;
         }
+        if old.kind == "Secret"
+            && found
+                .credentials
+                .iter()
+                .any(|c| c.carried_secret() == Some(old.name.as_str()))
+        {
+            // Its keys go into cf-runner's credentials Secret; the old one
+            // goes once cf-runner's provisioner is up.
+            plan.replaced.push((
+                old.clone(),
+                ObjectRef {
+                    kind: "Secret".into(),
+                    name: render::PROVISIONER_SECRET.into(),
+                },
+            ));
+            continue;
+        }
+        if found.run_time.contains(old) {
+            // Made at run time by an object of the old install (a Job of
+            // its CronJob, a token of its ServiceAccount): removed with it.
+            plan.removed.push(old.clone());
+            continue;
+        }
+        if let Some(why) = unclassified(old) {
+            plan.unclassified.push((old.clone(), why));
+            continue;
+        }
         let counterpart = match old.kind.as_str() {
-            "Deployment" | "DaemonSet" => {
+            "Deployment" | "DaemonSet" | "CronJob" => {
                 let role = component_of(&old.name);
                 by_kind(&old.kind)
                     .into_iter()
@@ -526,6 +603,20 @@ pub fn plan(found: &Found, ours: &[(ObjectRef, Value)], namespace: &str) -> Plan
         }
     }
     plan.removed.extend(helm_records);
+    let mut users = BTreeSet::new();
+    for c in &found.credentials {
+        if let (
+            credentials::Source::SecretKey { secret, .. },
+            credentials::Destination::UsersSecret,
+        ) = (&c.from, &c.to)
+        {
+            if users.insert(secret.clone()) {
+                plan.left_alone.push(format!(
+                    "Secret/{secret} (yours: cf-runner's provisioner reads it where it is; cf-runner never deletes it)"
+                ));
+            }
+        }
+    }
     plan.left_alone.push(format!(
         "dind volume claims and their volumes ({})",
         if found.volume_claims.is_empty() {
@@ -542,12 +633,70 @@ pub fn plan(found: &Found, ours: &[(ObjectRef, Value)], namespace: &str) -> Plan
     plan
 }
 
+/// The type of the Secrets Kubernetes fills with a service account's token.
+pub(super) const SERVICE_ACCOUNT_TOKEN_TYPE: &str = "kubernetes.io/service-account-token";
+
+/// The kinds the move knows what to do with once no cf-runner object of
+/// the same name or role takes their place: it removes them.
+const REMOVABLE_KINDS: &[&str] = &[
+    "Deployment",
+    "DaemonSet",
+    "CronJob",
+    "Job",
+    "ConfigMap",
+    "ServiceAccount",
+    "Service",
+    "Role",
+    "RoleBinding",
+    "ClusterRole",
+    "ClusterRoleBinding",
+    "Ingress",
+];
+
+/// The Secrets of the old tools the move knows, by name (or name prefix):
+/// what each holds, and so why removing it loses nothing.
+const KNOWN_SECRETS: &[(&str, &str)] = &[
+    // venonactl: runtime kubeconfig fragments (a service-account token each).
+    ("runnerconf", "runnerconf"),
+    // The provisioner's keys (used ones are carried; an empty one is left
+    // by venonactl when there are none).
+    ("dind-volume-provisioner-", "provisioner credentials"),
+    // The chart: the user's API key, which cf-runner keeps out of the cluster.
+    (
+        "codefresh-user-token",
+        "the Codefresh API key the chart's hooks used",
+    ),
+];
+
+/// Why an old object the move has no rule for is not removed blindly, or
+/// `None` when a rule removes it.
+fn unclassified(old: &ObjectRef) -> Option<String> {
+    if REMOVABLE_KINDS.contains(&old.kind.as_str()) {
+        return None;
+    }
+    if old.kind == "Secret" {
+        let known = KNOWN_SECRETS
+            .iter()
+            .any(|(n, _)| old.name == *n || (n.ends_with('-') && old.name.starts_with(n)))
+            || old.name.ends_with("-volume-provisioner");
+        return (!known).then(|| {
+            "a Secret of the old tool's whose role adopt does not know: removing it could lose what it holds, keeping it could leave a credential behind".to_string()
+        });
+    }
+    Some(format!(
+        "adopt has no rule for a {} of the old tool's",
+        old.kind
+    ))
+}
+
 /// Which part of the runner a workload's name says it is.
 pub(super) fn component_of(name: &str) -> Option<&'static str> {
     if name.contains("lv-monitor") {
         Some("lv-monitor")
     } else if name.contains("volume-provisioner") {
         Some("volume-provisioner")
+    } else if name.contains("volume-cleanup") {
+        Some("volume-cleanup")
     } else if name.contains("app-proxy") {
         Some("app-proxy")
     } else if name.contains("monitor") {
@@ -572,10 +721,53 @@ pub fn values_text(found: &Found, namespace: &str) -> wizard::SavedValues {
     let rest = rest.split_once('\n').map(|(_, r)| r).unwrap_or_default();
     saved.text = format!(
         "{SAVED_MARK} from {} in namespace {namespace}.\n\
-         # It describes that install: `cf-runner init --values` with it would put a second runner beside the old one.\n{rest}",
-        found.tool.describe()
+         # It describes that install: `cf-runner init --values` with it would put a second runner beside the old one.\n{}{rest}",
+        found.tool.describe(),
+        credential_references(found),
     );
     saved
+}
+
+/// Comment lines naming where each credential cf-runner keeps in its own
+/// Secret comes from and goes: the values file holds references only,
+/// never a key's value.
+fn credential_references(found: &Found) -> String {
+    let mut out = String::new();
+    for c in &found.credentials {
+        if let credentials::Destination::OwnSecret { key } = &c.to {
+            out.push_str(&format!(
+                "# {}: not written here; adopt carries it from {} into cf-runner's Secret {} key {key}, where `cf-runner upgrade` reads it.\n",
+                c.key,
+                c.from,
+                render::PROVISIONER_SECRET
+            ));
+        }
+    }
+    out
+}
+
+/// Gives the runtime environment's name runnerconf holds to an install
+/// that names it nowhere else (venonactl's runner reads it from there).
+pub(crate) fn use_runnerconf(found: &mut Found, names: Vec<String>) {
+    if found.values.get("RuntimeEnvironmentName").is_none() {
+        if let [one] = names.as_slice() {
+            found.values["RuntimeEnvironmentName"] = json!(one);
+            found
+                .not_read
+                .retain(|n| !n.contains("RuntimeEnvironmentName"));
+        } else if names.len() > 1 {
+            for n in &mut found.not_read {
+                if n.contains("RuntimeEnvironmentName") {
+                    *n = format!(
+                        "the runtime environment's name: Secret runnerconf names {} ({}); the move takes the one the platform's agent serves",
+                        names.len(),
+                        names.join(", ")
+                    );
+                }
+            }
+        }
+    }
+    found.runnerconf_runtimes = names;
 }
 
 /// Annotation on the record Secret while a move is under way (its value

@@ -89,6 +89,13 @@ pub struct Found {
     /// The pod selector of each workload (`Kind/name`), which Kubernetes
     /// does not let an update change.
     pub selectors: BTreeMap<String, Value>,
+    /// The credentials the install gives its components, and where each goes.
+    pub credentials: Vec<credentials::Credential>,
+    /// The runtime environments Secret runnerconf names (venonactl).
+    pub runnerconf_runtimes: Vec<String>,
+    /// Objects the old install's objects made at run time (Jobs of its
+    /// CronJobs, token Secrets of its service accounts).
+    pub run_time: Vec<ObjectRef>,
 }
 
 /// What happens to each object of the old install.
@@ -107,6 +114,8 @@ pub struct Plan {
     pub removed: Vec<ObjectRef>,
     /// Never touched.
     pub left_alone: Vec<String>,
+    /// Objects of the old tool no rule places, with why: the move stops.
+    pub unclassified: Vec<(ObjectRef, String)>,
 }
 
 /// Moves the runner to cf-runner: checks everything, asks, then brings
@@ -202,7 +211,7 @@ pub(crate) fn adopt(args: &AdoptArgs, path: &Path) -> Result<Option<String>, Out
             ));
             return Ok(None);
         }
-        let found = match detect(&objects, &namespace, &cluster.context) {
+        let mut found = match detect(&objects, &namespace, &cluster.context) {
             Ok(Some(f)) => f,
             Ok(None) => {
                 output::say(&format!(
@@ -212,6 +221,8 @@ pub(crate) fn adopt(args: &AdoptArgs, path: &Path) -> Result<Option<String>, Out
             }
             Err(p) => return Err(Outcome::BadInput(p)),
         };
+        let names = credentials::runnerconf_runtimes(&cluster, &namespace, &objects).await?;
+        use_runnerconf(&mut found, names);
         if args.dry_run {
             return Err(report(&found, &namespace, path));
         }
@@ -259,6 +270,7 @@ fn token_needed(why: &str) -> Outcome {
 }
 
 mod carry;
+mod credentials;
 mod detect;
 mod report;
 

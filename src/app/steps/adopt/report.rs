@@ -36,6 +36,10 @@ pub(super) fn report(found: &Found, namespace: &str, path: &Path) -> Outcome {
             (reference, m.object["spec"]["selector"].clone())
         })
         .collect();
+    let plan = plan(found, &ours, namespace);
+    if let Some(problems) = unclassified_refusal(&plan) {
+        return Outcome::BadInput(problems);
+    }
     if let Err(e) = crate::export::write_file(path, &saved.text, saved.holds_secret) {
         return Outcome::Failed(e.into(), None);
     }
@@ -48,7 +52,6 @@ pub(super) fn report(found: &Found, namespace: &str, path: &Path) -> Outcome {
             ""
         }
     ));
-    let plan = plan(found, &ours, namespace);
     print_plan(Some(found), &plan, true);
     output::say("run `cf-runner adopt` without --dry-run to carry the plan out");
     Outcome::Ok
@@ -62,6 +65,20 @@ pub(super) fn print_plan(found: Option<&Found>, plan: &Plan, dry_run: bool) {
     });
     if let Some(t) = found.and_then(|f| f.token_secret.as_ref()) {
         output::say(&format!("  keep the agent token from Secret/{t}"));
+    }
+    if let Some(f) = found {
+        if let Some(name) = f.values["RuntimeEnvironmentName"].as_str() {
+            let from = if f.runnerconf_runtimes.iter().any(|r| r == name) {
+                "Secret runnerconf's name: entry"
+            } else {
+                "the runner's CODEFRESH_IN_CLUSTER_RUNTIME"
+            };
+            output::say(&format!(
+                "  runtime environment {name} (from {from}; the move checks it against the platform's agent record)"
+            ));
+        }
+        output::say("  credentials (where each comes from -> where it goes):");
+        list(f.credentials.iter().map(|c| c.line()));
     }
     output::say(
         "  taken over (same kind and name; applied by cf-runner, then labelled as cf-runner's):",
@@ -99,6 +116,29 @@ pub(super) fn list(items: impl Iterator<Item = String>) {
     if !any {
         output::say("    (none)");
     }
+}
+
+/// The refusal of a plan with objects no rule places (exit 2, before
+/// anything is written), naming each.
+pub(super) fn unclassified_refusal(plan: &Plan) -> Option<Problems> {
+    if plan.unclassified.is_empty() {
+        return None;
+    }
+    Some(Problems(
+        plan.unclassified
+            .iter()
+            .map(|(o, why)| {
+                Problem::new(
+                    "--kube-namespace",
+                    None,
+                    format!("holds {o} of the old install, which adopt cannot place: {why}"),
+                    format!(
+                        "move what {o} holds where you keep it and delete it, or keep the old install; then re-run adopt"
+                    ),
+                )
+            })
+            .collect(),
+    ))
 }
 
 /// Refuses to write over a file `adopt` did not write, unless `overwrite`.

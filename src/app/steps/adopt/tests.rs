@@ -196,3 +196,201 @@ fn the_interim_workload_has_its_own_name_and_a_selector_old_ones_do_not_match() 
         json!("cf-runner")
     );
 }
+
+/// venonactl's volume provisioner of an EBS install with AWS keys
+/// (`*.vp.yaml`): its Secret, its Deployment reading them, its account.
+fn venonactl_ebs_keys(env: Value) -> Vec<Value> {
+    let mut objects = venonactl_install();
+    objects.push(json!({"apiVersion": "v1", "kind": "Secret",
+        "metadata": {"name": "dind-volume-provisioner-runner", "namespace": "cf",
+                     "labels": {"app": "dind-volume-provisioner"}},
+        "data": {"aws_access_key_id": "", "aws_secret_access_key": ""}}));
+    objects.push(json!({"apiVersion": "v1", "kind": "ServiceAccount",
+        "metadata": {"name": "volume-provisioner-runner", "namespace": "cf",
+                     "labels": {"app": "dind-volume-provisioner"},
+                     "annotations": {"eks.amazonaws.com/role-arn": "arn:aws:iam::123456789012:role/volumes",
+                                     "kubectl.kubernetes.io/last-applied-configuration": "{}"}}}));
+    objects.push(json!({"apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "dind-volume-provisioner-runner", "namespace": "cf",
+                     "labels": {"app": "dind-volume-provisioner"}},
+        "spec": {"template": {"spec": {"serviceAccount": "volume-provisioner-runner",
+            "containers": [{"name": "dind-volume-provisioner", "env": env}]}}}}));
+    objects.push(json!({"apiVersion": "batch/v1", "kind": "CronJob",
+        "metadata": {"name": "dind-volume-cleanup-runner", "namespace": "cf", "uid": "cron-1",
+                     "labels": {"app": "dind-volume-cleanup"}}}));
+    objects.push(json!({"apiVersion": "batch/v1", "kind": "Job",
+        "metadata": {"name": "dind-volume-cleanup-runner-29000000", "namespace": "cf",
+                     "ownerReferences": [{"kind": "CronJob", "name": "dind-volume-cleanup-runner", "uid": "cron-1"}]}}));
+    objects.push(
+        json!({"apiVersion": "v1", "kind": "Secret", "type": SERVICE_ACCOUNT_TOKEN_TYPE,
+        "metadata": {"name": "runner-token-x7k2p", "namespace": "cf",
+                     "annotations": {"kubernetes.io/service-account.name": "runner"}},
+        "data": {"token": ""}}),
+    );
+    objects
+}
+
+fn aws_env(secret: &str) -> Value {
+    json!([
+        {"name": "AWS_ACCESS_KEY_ID", "valueFrom": {"secretKeyRef": {"name": secret, "key": "aws_access_key_id"}}},
+        {"name": "AWS_SECRET_ACCESS_KEY", "valueFrom": {"secretKeyRef": {"name": secret, "key": "aws_secret_access_key"}}},
+    ])
+}
+
+fn ours_for(found: &Found) -> Vec<(ObjectRef, Value)> {
+    rendered_for(
+        json!({"Namespace": "cf", "Storage": {"Backend": "ebs", "AvailabilityZone": "us-east-1a",
+                        "AwsAccessKeyId": "x", "AwsSecretAccessKey": "y"}}),
+    )
+    .into_iter()
+    .map(|m| {
+        (
+            ObjectRef {
+                kind: m.kind.clone(),
+                name: m.name.clone(),
+            },
+            m.object["spec"]["selector"].clone(),
+        )
+    })
+    .filter(|_| !found.objects.is_empty())
+    .collect()
+}
+
+#[test]
+fn the_aws_keys_of_venonactls_provisioner_go_to_cf_runners_secret_and_its_objects_are_all_placed() {
+    let found = detect(
+        &venonactl_ebs_keys(aws_env("dind-volume-provisioner-runner")),
+        "cf",
+        "ctx",
+    )
+    .unwrap()
+    .unwrap();
+    let lines: Vec<String> = found.credentials.iter().map(|c| c.line()).collect();
+    assert!(
+        lines.iter().any(|l| l.contains(
+            "Secret/dind-volume-provisioner-runner key aws_access_key_id -> cf-runner's Secret/dind-volume-provisioner key aws_access_key_id"
+        )),
+        "{lines:#?}"
+    );
+    // The IAM role on its account carries over; kubectl's record does not.
+    assert_eq!(
+        found.values["Storage"]["VolumeProvisioner"]["ServiceAccount"]["Annotations"],
+        json!({"eks.amazonaws.com/role-arn": "arn:aws:iam::123456789012:role/volumes"})
+    );
+    // No key value in the values (the saved file names where they are).
+    assert!(found.values["Storage"].get("AwsAccessKeyId").is_none());
+    let saved = values_text(&found, "cf");
+    assert!(
+        saved
+            .text
+            .contains("# Storage.AwsAccessKeyId: not written here"),
+        "{}",
+        saved.text
+    );
+
+    let plan = plan(&found, &ours_for(&found), "cf");
+    assert!(plan.unclassified.is_empty(), "{:?}", plan.unclassified);
+    let replaced: Vec<String> = plan
+        .replaced
+        .iter()
+        .map(|(o, n)| format!("{o} -> {n}"))
+        .collect();
+    for line in [
+        "Secret/dind-volume-provisioner-runner -> Secret/dind-volume-provisioner",
+        "CronJob/dind-volume-cleanup-runner -> CronJob/dind-volume-cleanup",
+        "Deployment/dind-volume-provisioner-runner -> Deployment/dind-volume-provisioner",
+    ] {
+        assert!(replaced.contains(&line.to_string()), "{replaced:#?}");
+    }
+    let removed: Vec<String> = plan.removed.iter().map(ToString::to_string).collect();
+    for gone in [
+        "Job/dind-volume-cleanup-runner-29000000",
+        "Secret/runner-token-x7k2p",
+    ] {
+        assert!(removed.contains(&gone.to_string()), "{removed:#?}");
+    }
+}
+
+#[test]
+fn a_key_in_a_secret_of_the_users_is_referenced_and_left_alone() {
+    let mut objects = venonactl_ebs_keys(aws_env("my-aws-keys"));
+    objects.push(json!({"apiVersion": "v1", "kind": "Secret",
+        "metadata": {"name": "my-aws-keys", "namespace": "cf"},
+        "data": {"aws_access_key_id": "", "aws_secret_access_key": ""}}));
+    let found = detect(&objects, "cf", "ctx").unwrap().unwrap();
+    assert_eq!(
+        found.values["Storage"]["AwsSecretAccessKeySecretKeyRef"],
+        json!({"Name": "my-aws-keys", "Key": "aws_secret_access_key"})
+    );
+    let names: Vec<String> = found.objects.iter().map(ToString::to_string).collect();
+    assert!(!names.contains(&"Secret/my-aws-keys".to_string()));
+    let plan = plan(&found, &ours_for(&found), "cf");
+    assert!(
+        plan.left_alone
+            .iter()
+            .any(|l| l.starts_with("Secret/my-aws-keys (yours")),
+        "{:?}",
+        plan.left_alone
+    );
+    // The values file it makes is valid input that points at the Secret.
+    let input = Input {
+        files: vec![values::ValuesFile {
+            origin: "adopted.yaml".into(),
+            text: values_text(&found, "cf").text,
+        }],
+        ..Default::default()
+    };
+    let loaded = values::load(&input).unwrap();
+    let r = loaded
+        .values
+        .storage
+        .credentials
+        .aws_secret_access_key_ref
+        .unwrap();
+    assert_eq!(
+        (r.name.as_str(), r.key.as_str()),
+        ("my-aws-keys", "aws_secret_access_key")
+    );
+}
+
+#[test]
+fn a_key_adopt_cannot_read_is_refused_naming_the_value_that_supplies_it() {
+    let err = detect(&venonactl_ebs_keys(aws_env("gone")), "cf", "ctx").unwrap_err();
+    assert_eq!(err.0[0].key, "Storage.AwsAccessKeyId");
+    assert!(err.0[0].why.contains("Secret/gone"), "{:?}", err.0);
+    assert!(
+        err.0[0].fix.contains("--set-value Storage.AwsAccessKeyId"),
+        "{:?}",
+        err.0
+    );
+    // A Google key pointed at a file no Secret provides.
+    let env = json!([{"name": "GOOGLE_APPLICATION_CREDENTIALS", "value": "/keys/sa.json"}]);
+    let err = detect(&venonactl_ebs_keys(env), "cf", "ctx").unwrap_err();
+    assert_eq!(err.0[0].key, "Storage.GoogleServiceAccount");
+    assert!(err.0[0].fix.contains("--set-file"), "{:?}", err.0);
+}
+
+#[test]
+fn a_secret_of_the_old_tool_whose_role_adopt_does_not_know_stops_the_move() {
+    let mut objects = venonactl_install();
+    objects.push(json!({"apiVersion": "v1", "kind": "Secret",
+        "metadata": {"name": "mystery", "namespace": "cf", "labels": {"app": "runner"}},
+        "data": {"password": ""}}));
+    let found = detect(&objects, "cf", "ctx").unwrap().unwrap();
+    let plan = plan(&found, &ours_for(&found), "cf");
+    assert_eq!(plan.unclassified.len(), 1, "{plan:?}");
+    assert_eq!(plan.unclassified[0].0.to_string(), "Secret/mystery");
+    let problems = unclassified_refusal(&plan).unwrap();
+    assert!(problems.0[0].why.contains("Secret/mystery"), "{problems:?}");
+}
+
+#[test]
+fn runnerconfs_name_entry_names_the_runtime_environment() {
+    let mut found = detect(&venonactl_install(), "cf", "ctx").unwrap().unwrap();
+    use_runnerconf(&mut found, vec!["ctx/cf".into()]);
+    assert_eq!(found.values["RuntimeEnvironmentName"], json!("ctx/cf"));
+    assert!(!found
+        .not_read
+        .iter()
+        .any(|n| n.contains("RuntimeEnvironmentName")));
+}
