@@ -63,7 +63,11 @@ async fn spec_diff(args: &DiffArgs, plan: &Plan) -> Option<SpecDiff> {
     let auth = match register::find_token(TokenFrom {
         flag: flag.as_ref(),
         values: values.token.as_ref(),
-        url: Some(&values.codefresh_host),
+        cli_url: None,
+        named: Some(crate::platform::auth::NamedUrl {
+            url: &values.codefresh_host,
+            origin: "CodefreshHost of the installation (its record, or --values)",
+        }),
     }) {
         Ok(Some(a)) => a,
         Ok(None) => {

@@ -51,7 +51,13 @@ pub fn run(args: &TestPipelineArgs) -> Outcome {
                 }
             }
         };
-        let auth = match register::resolve(&args.platform, host.as_deref()) {
+        let auth = match register::resolve(
+        &args.platform,
+        host.as_deref().map(|url| crate::platform::auth::NamedUrl {
+            url,
+            origin: register::RECORDED_HOST,
+        }),
+    ) {
             Ok(Some(a)) => a,
             Ok(None) => return register::token_needed("test-pipeline", "run a pipeline", ""),
             Err(e) => {
