@@ -144,10 +144,7 @@ async fn platform_for_delete(
                 ", or pass --keep-platform to leave them there",
             ))
         }
-        Err(e) => {
-            let hint = e.hint();
-            return Err(Outcome::Failed(e.into(), hint));
-        }
+        Err(e) => return Err(register::failed(e, "finding the Codefresh API token")),
     };
     let needs = [Need::Agents, Need::RuntimeEnvironments, Need::Clusters];
     let transport = register::transport(&args.platform);

@@ -60,10 +60,7 @@ pub fn run(args: &TestPipelineArgs) -> Outcome {
     ) {
             Ok(Some(a)) => a,
             Ok(None) => return register::token_needed("test-pipeline", "run a pipeline", ""),
-            Err(e) => {
-                let hint = e.hint();
-                return Outcome::Failed(e.into(), hint);
-            }
+            Err(e) => return register::failed(e, "finding the Codefresh API token"),
         };
         let client = match register::client(&auth, &args.platform) {
             Ok(c) => c,

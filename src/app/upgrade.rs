@@ -270,7 +270,7 @@ async fn platform_for_upgrade(
     let found = register::find_token(TokenFrom {
         flag: flag.as_ref(),
         values: values.token.as_ref(),
-        cli_url: None,
+        cli_url: args.url.as_deref(),
         named: Some(crate::platform::auth::NamedUrl {
             url: &values.codefresh_host,
             origin: "CodefreshHost of the installation (its record, or --values)",

@@ -231,8 +231,8 @@ impl PlatformError {
                 "remove the user:password@ part from --url (or CodefreshHost); the token goes in --token".into(),
             ),
             PlatformError::HostMismatch { named, .. } => Some(format!(
-                "if {named} is your platform, say so on the command line: --url {named} \
-                 (upgrade and diff: CF_URL={named}), or make it the current context of ~/.cfconfig"
+                "if {named} is your platform, say so on the command line: --url {named}, \
+                 or make it the current context of ~/.cfconfig (or CF_URL with CF_API_KEY)"
             )),
             PlatformError::Transport { .. } => Some(
                 "check the platform URL (--url) and your network or proxy (HTTPS_PROXY); use --insecure only for a self-signed on-prem platform".into(),
