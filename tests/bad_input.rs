@@ -502,6 +502,24 @@ catalogue! {
         bad(&["--url", "https://u:p?CFURLPASS7@cf.example.com"])
             .says(&["CodefreshHost", "credentials"])
             .hides(&["CFURLPASS7"]);
+    /// A shared values file's `CodefreshHost` used to receive the key of
+    /// the user's `~/.cfconfig`: now refused before any request, naming both.
+    values_file_host_never_gets_the_cfconfig_key =>
+        bad(&["--values", "@IN@/shared.yaml", "--kube-config-path", "@IN@/kubeconfig"])
+            .mode(Mode::Install)
+            .file("kubeconfig", "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: https://127.0.0.1:1\ncontexts:\n- name: ctx\n  context:\n    cluster: c\n    user: u\nusers:\n- name: u\n  user:\n    token: t\ncurrent-context: ctx\n")
+            .file(".cfconfig", "current-context: work\ncontexts:\n  work:\n    token: CFCONFIGKEY01\n    url: https://cf.example.test\n")
+            .file("shared.yaml", "Namespace: team\nCodefreshHost: http://127.0.0.1:9\n")
+            .says(&["http://127.0.0.1:9", "https://cf.example.test", "--url"])
+            .hides(&["CFCONFIGKEY01"]);
+    values_file_host_over_plain_http_never_gets_the_cfconfig_key =>
+        bad(&["--values", "@IN@/shared.yaml", "--kube-config-path", "@IN@/kubeconfig"])
+            .mode(Mode::Install)
+            .file("kubeconfig", "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: https://127.0.0.1:1\ncontexts:\n- name: ctx\n  context:\n    cluster: c\n    user: u\nusers:\n- name: u\n  user:\n    token: t\ncurrent-context: ctx\n")
+            .file(".cfconfig", "current-context: work\ncontexts:\n  work:\n    token: CFCONFIGKEY02\n    url: https://cf.example.test\n")
+            .file("shared.yaml", "CodefreshHost: http://cf.example.test\n")
+            .says(&["http://cf.example.test", "https://cf.example.test"])
+            .hides(&["CFCONFIGKEY02"]);
     token_beside_another_problem_is_not_echoed =>
         bad(&["--token", "CFTOKENSECRET0123", "--url", "g.codefresh.io"])
             .says(&["CodefreshHost = \"g.codefresh.io\""])
