@@ -241,7 +241,10 @@ fn check_never_prints_the_kubeconfig_servers_password() {
                 .unwrap();
             let shown = text(&out);
             assert!(shown.contains("127.0.0.1:1"), "{format}: {shown}");
-            assert!(!shown.contains("PASS9"), "{format} printed the password: {shown}");
+            assert!(
+                !shown.contains("PASS9"),
+                "{format} printed the password: {shown}"
+            );
         }
     }
     assert_eq!(cases, 9);
