@@ -383,8 +383,13 @@ fn check_folder(dir: &Path, planned: &[Planned], overwrite: bool) -> Result<Fold
         if name == EXPORT_RECORD_FILE || name == PENDING_RECORD_FILE || name == RECORD_KEY_FILE {
             if let Some(what) = kind_of(&meta) {
                 not_files.push(format!("{name} ({what})"));
-            } else if name == RECORD_KEY_FILE && !record_found && !overwrite {
-                // Without a record, a file by that name is not cf-runner's.
+            } else if name == RECORD_KEY_FILE
+                && !record_found
+                && !overwrite
+                && (read_record_key(dir).is_none() || !mode_fits(&meta, true))
+            {
+                // Without a record, only a key in cf-runner's own form (a
+                // first export that failed after making it) is cf-runner's.
                 in_the_way.push(name);
             }
             continue;

@@ -831,3 +831,39 @@ fn an_edited_helm_values_file_is_never_written_over() {
     assert_eq!(cases, 9);
     eprintln!("cases tried: {cases}");
 }
+
+/// The record's key is cf-runner's file only in cf-runner's form: a first
+/// export that failed after making it is continued, a user's file of that
+/// name in a folder without a record is refused and kept.
+#[cfg(unix)]
+#[test]
+fn a_key_file_without_a_record_is_cf_runners_only_in_its_own_form() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let key = |dir: &Path, text: &str, mode: u32| {
+        fs::create_dir(dir).unwrap();
+        fs::write(dir.join(".cf-runner-export.key"), text).unwrap();
+        fs::set_permissions(
+            dir.join(".cf-runner-export.key"),
+            fs::Permissions::from_mode(mode),
+        )
+        .unwrap();
+    };
+    let ours = tmp.path().join("ours");
+    key(&ours, &format!("{}\n", "ab".repeat(32)), 0o600);
+    let o = dry_run(tmp.path(), &example("local"), "ours", &[]);
+    assert!(o.status.success(), "{}", text(&o));
+    for (name, text_of, mode) in [
+        ("notes", "my notes\n".to_string(), 0o600),
+        ("wide", format!("{}\n", "ab".repeat(32)), 0o644),
+    ] {
+        let dir = tmp.path().join(name);
+        key(&dir, &text_of, mode);
+        let o = dry_run(tmp.path(), &example("local"), name, &[]);
+        assert_refused(&o, &[".cf-runner-export.key", "--overwrite"]);
+        assert_eq!(
+            fs::read_to_string(dir.join(".cf-runner-export.key")).unwrap(),
+            text_of
+        );
+    }
+}
