@@ -134,6 +134,7 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -s f -l val
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l set-value -d 'Set a value by dotted key, typed like Helm (repeatable): Monitor.Enabled=false' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l set-file -d 'Set a value to a file\'s contents (repeatable): Storage.GoogleServiceAccount=key.json' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l token -d 'Codefresh API token (for the monitor) [default: the one installed]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l url -d 'Codefresh platform URL; the only host other than the token\'s own (CF_URL, ~/.cfconfig) the token is sent to [default: the installation\'s, when it is the token\'s own]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l agent-token -d 'Agent token [default: the one installed]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l timeout -d 'How long to wait for the workloads to become ready (e.g. 90s, 5m)' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l kube-namespace -d 'Namespace of the runner [default: the only installation in the cluster]' -r
@@ -204,6 +205,7 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -s f -l values
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l set-value -d 'Set a value by dotted key, typed like Helm (repeatable): Monitor.Enabled=false' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l set-file -d 'Set a value to a file\'s contents (repeatable): Storage.GoogleServiceAccount=key.json' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l token -d 'Codefresh API token (for the monitor) [default: the one installed]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l url -d 'Codefresh platform URL; the only host other than the token\'s own (CF_URL, ~/.cfconfig) the token is sent to [default: the installation\'s, when it is the token\'s own]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l agent-token -d 'Agent token [default: the one installed]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''

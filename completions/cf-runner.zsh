@@ -140,6 +140,7 @@ _arguments "${_arguments_options[@]}" : \
 '*--set-value=[Set a value by dotted key, typed like Helm (repeatable)\: Monitor.Enabled=false]:KEY=VALUE:_default' \
 '*--set-file=[Set a value to a file'\''s contents (repeatable)\: Storage.GoogleServiceAccount=key.json]:KEY=PATH:_default' \
 '--token=[Codefresh API token (for the monitor) \[default\: the one installed\]]:TOKEN:_default' \
+'--url=[Codefresh platform URL; the only host other than the token'\''s own (CF_URL, ~/.cfconfig) the token is sent to \[default\: the installation'\''s, when it is the token'\''s own\]]:URL:_default' \
 '--agent-token=[Agent token \[default\: the one installed\]]:TOKEN:_default' \
 '--timeout=[How long to wait for the workloads to become ready (e.g. 90s, 5m)]:DURATION:_default' \
 '--kube-namespace=[Namespace of the runner \[default\: the only installation in the cluster\]]:NAMESPACE:_default' \
@@ -242,6 +243,7 @@ _arguments "${_arguments_options[@]}" : \
 '*--set-value=[Set a value by dotted key, typed like Helm (repeatable)\: Monitor.Enabled=false]:KEY=VALUE:_default' \
 '*--set-file=[Set a value to a file'\''s contents (repeatable)\: Storage.GoogleServiceAccount=key.json]:KEY=PATH:_default' \
 '--token=[Codefresh API token (for the monitor) \[default\: the one installed\]]:TOKEN:_default' \
+'--url=[Codefresh platform URL; the only host other than the token'\''s own (CF_URL, ~/.cfconfig) the token is sent to \[default\: the installation'\''s, when it is the token'\''s own\]]:URL:_default' \
 '--agent-token=[Agent token \[default\: the one installed\]]:TOKEN:_default' \
 '-o+[Output format]:OUTPUT:(table json yaml)' \
 '--output=[Output format]:OUTPUT:(table json yaml)' \

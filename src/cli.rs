@@ -278,6 +278,9 @@ pub struct UpgradeArgs {
     /// Codefresh API token (for the monitor) [default: the one installed]
     #[arg(long, value_name = "TOKEN")]
     pub token: Option<String>,
+    /// Codefresh platform URL; the only host other than the token's own (CF_URL, ~/.cfconfig) the token is sent to [default: the installation's, when it is the token's own]
+    #[arg(long, value_name = "URL")]
+    pub url: Option<String>,
     /// Agent token [default: the one installed]
     #[arg(long, value_name = "TOKEN")]
     pub agent_token: Option<String>,
@@ -342,6 +345,9 @@ pub struct DiffArgs {
     /// Codefresh API token (for the monitor) [default: the one installed]
     #[arg(long, value_name = "TOKEN")]
     pub token: Option<String>,
+    /// Codefresh platform URL; the only host other than the token's own (CF_URL, ~/.cfconfig) the token is sent to [default: the installation's, when it is the token's own]
+    #[arg(long, value_name = "URL")]
+    pub url: Option<String>,
     /// Agent token [default: the one installed]
     #[arg(long, value_name = "TOKEN")]
     pub agent_token: Option<String>,

@@ -135,9 +135,10 @@ fn sgr_len(text: &str) -> Option<usize> {
     (rest.as_bytes()[end] == b'm').then_some(2 + end + 1)
 }
 
-/// A line of normal output (stdout).
+/// A line of normal output (stdout), URL credentials masked like every
+/// other line.
 pub fn say(line: &str) {
-    emit(Stream::Out, &format!("{}\n", visible(line)));
+    emit(Stream::Out, &format!("{}\n", visible(&masked(line))));
 }
 
 /// Raw text to stdout (a YAML stream), without a trailing newline added.

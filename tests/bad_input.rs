@@ -462,6 +462,64 @@ catalogue! {
         ebs(&["--set-value", "Storage.AwsSecretAccessKey wJalrSECRETbPxRfiCY"])
             .says(&["--set-value", "has no `=`"])
             .hides(&["wJalrSECRETbPxRfiCY"]);
+    /// dockerd cannot log in to a mirror with URL credentials, and they
+    /// landed in clear in the dind ConfigMap.
+    registry_mirror_with_a_password_is_refused_unechoed =>
+        bad(&["--set-value", "Runtime.RegistryMirrors={https://m:MIRRORPASS0@mirror.example.com}"])
+            .says(&["Runtime.RegistryMirrors[0]", "dockerd cannot log in"])
+            .hides(&["MIRRORPASS0"]);
+    registry_mirror_with_a_reserved_character_in_its_password_is_refused_unechoed =>
+        bad(&["--values", "@IN@/v.yaml"])
+            .file("v.yaml", "Runtime:\n  RegistryMirrors:\n    - https://mirror.example.com\n    - \"https://m:MIR#RORPASS1@mirror.example.com\"\n")
+            .says(&["Runtime.RegistryMirrors[1]", "credentials"])
+            .hides(&["RORPASS1"]);
+    /// Annotations are written in clear on the StorageClass, the Ingress,
+    /// the service accounts.
+    storage_class_annotation_with_a_url_password_is_refused_unechoed =>
+        bad(&["--set-value", "Storage.Annotations.docs=https://u:ANNOPASS2@wiki.example.com"])
+            .says(&["Storage.Annotations.docs", "annotation"])
+            .hides(&["ANNOPASS2"]);
+    ingress_annotation_with_a_url_password_is_refused_unechoed =>
+        bad(&["--values", "@IN@/v.yaml"])
+            .file("v.yaml", "AppProxy:\n  Enabled: true\n  Ingress:\n    Host: ap.example.com\n    Annotations:\n      x/auth-url: \"https://u:p?ANNOPASS3@auth.example.com/check\"\n")
+            .says(&["AppProxy.Ingress.Annotations.x/auth-url", "annotation"])
+            .hides(&["ANNOPASS3"]);
+    service_account_annotation_with_a_url_password_is_refused_unechoed =>
+        bad(&["--set-value", "Runtime.ServiceAccount.Annotations.x/y=https://u:p/ANNOPASS4@h.example.com"])
+            .says(&["Runtime.ServiceAccount.Annotations.x/y", "annotation"])
+            .hides(&["ANNOPASS4"]);
+    volume_spec_with_a_url_password_is_refused_unechoed =>
+        bad(&["--values", "@IN@/v.yaml"])
+            .file("v.yaml", "Runtime:\n  userVolumes:\n    data:\n      name: data\n      csi:\n        driver: x\n        volumeAttributes:\n          source: \"smb://u:p#VOLPASS5@files.example.com/share\"\n")
+            .says(&["Runtime.userVolumes.data.csi.volumeAttributes.source", "environment variables"])
+            .hides(&["VOLPASS5"]);
+    /// A proxy password with `#` used to be printed whole in the refusal.
+    proxy_password_with_a_hash_is_not_echoed =>
+        bad(&["--https-proxy", "http://user:p#PROXYPASS6@proxy.example.com:3128"])
+            .says(&["--https-proxy"])
+            .hides(&["PROXYPASS6"]);
+    platform_url_password_with_a_question_mark_is_not_echoed =>
+        bad(&["--url", "https://u:p?CFURLPASS7@cf.example.com"])
+            .says(&["CodefreshHost", "credentials"])
+            .hides(&["CFURLPASS7"]);
+    /// A shared values file's `CodefreshHost` used to receive the key of
+    /// the user's `~/.cfconfig`: now refused before any request, naming both.
+    values_file_host_never_gets_the_cfconfig_key =>
+        bad(&["--values", "@IN@/shared.yaml", "--kube-config-path", "@IN@/kubeconfig"])
+            .mode(Mode::Install)
+            .file("kubeconfig", "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: https://127.0.0.1:1\ncontexts:\n- name: ctx\n  context:\n    cluster: c\n    user: u\nusers:\n- name: u\n  user:\n    token: t\ncurrent-context: ctx\n")
+            .file(".cfconfig", "current-context: work\ncontexts:\n  work:\n    token: CFCONFIGKEY01\n    url: https://cf.example.test\n")
+            .file("shared.yaml", "Namespace: team\nCodefreshHost: http://127.0.0.1:9\n")
+            .says(&["http://127.0.0.1:9", "https://cf.example.test", "--url"])
+            .hides(&["CFCONFIGKEY01"]);
+    values_file_host_over_plain_http_never_gets_the_cfconfig_key =>
+        bad(&["--values", "@IN@/shared.yaml", "--kube-config-path", "@IN@/kubeconfig"])
+            .mode(Mode::Install)
+            .file("kubeconfig", "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: https://127.0.0.1:1\ncontexts:\n- name: ctx\n  context:\n    cluster: c\n    user: u\nusers:\n- name: u\n  user:\n    token: t\ncurrent-context: ctx\n")
+            .file(".cfconfig", "current-context: work\ncontexts:\n  work:\n    token: CFCONFIGKEY02\n    url: https://cf.example.test\n")
+            .file("shared.yaml", "CodefreshHost: http://cf.example.test\n")
+            .says(&["http://cf.example.test", "https://cf.example.test"])
+            .hides(&["CFCONFIGKEY02"]);
     token_beside_another_problem_is_not_echoed =>
         bad(&["--token", "CFTOKENSECRET0123", "--url", "g.codefresh.io"])
             .says(&["CodefreshHost = \"g.codefresh.io\""])

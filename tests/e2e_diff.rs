@@ -243,7 +243,12 @@ fn the_runtime_spec_is_compared_with_the_platform_when_a_token_is_at_hand() {
         .unwrap();
     assert!(out.status.success(), "init: {}", text(&out));
 
-    let out = diff(cp, &ns, &["--token", API_TOKEN, "-o", "json"]);
+    let url = fake.url();
+    let out = diff(
+        cp,
+        &ns,
+        &["--token", API_TOKEN, "--url", &url, "-o", "json"],
+    );
     assert!(!text(&out).contains(API_TOKEN));
     let r = report(&out);
     assert_eq!(r["runtimeSpec"]["compared"], true, "{r}");
@@ -266,6 +271,8 @@ fn the_runtime_spec_is_compared_with_the_platform_when_a_token_is_at_hand() {
         &[
             "--token",
             API_TOKEN,
+            "--url",
+            &url,
             "--build-node-selector",
             "pool=builds",
             "-o",

@@ -945,7 +945,7 @@ async fn upgrade_sends_the_changed_runtime_spec_and_info_compares_it() {
 
     // With a token, the platform gets the new spec.
     let mut with_token = change.to_vec();
-    with_token.extend_from_slice(&["--token", USER_TOKEN]);
+    with_token.extend_from_slice(&["--token", USER_TOKEN, "--url", &url]);
     let run = upgrade(&with_token);
     assert_eq!(run.code(), Some(0), "{}", run.text());
     let spec = fake.runtimes()[&runtime].clone();
@@ -975,4 +975,101 @@ async fn upgrade_sends_the_changed_runtime_spec_and_info_compares_it() {
         said.contains("spec DIFFERS") && said.contains("volumeSize"),
         "{said}"
     );
+}
+
+/// A platform host written into the cluster (the record Secret, which
+/// anyone who may edit Secrets in the namespace can change) used to get the
+/// admin's key on the admin's next `info` or `upgrade`. The key from
+/// `CF_API_KEY`/`CF_URL` goes only to its own platform: `info` says why the
+/// platform is not shown, `upgrade` is refused (exit 2) naming both hosts,
+/// and the planted listener hears nothing. `--url` on the command line is
+/// the user's word.
+#[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
+async fn a_platform_host_planted_in_the_cluster_never_gets_the_token() {
+    let cp = controlplane::shared();
+    let fake = FakePlatform::start(USER_TOKEN);
+    let planted = FakePlatform::start(USER_TOKEN);
+    let ns = unique("cfplant");
+    registered_init(cp, &fake, &ns);
+    let (own, evil) = (fake.url(), planted.url());
+
+    let secrets: Api<Secret> = Api::namespaced(cp.client(), &ns);
+    let mut record = secrets.get("cf-runner-values").await.unwrap();
+    let data = record.data.as_mut().unwrap();
+    let values = String::from_utf8(data["values.yaml"].0.clone()).unwrap();
+    assert!(values.contains(&own), "{values}");
+    data.insert(
+        "values.yaml".into(),
+        k8s_openapi::ByteString(values.replace(&own, &evil).into_bytes()),
+    );
+    record.metadata.managed_fields = None;
+    secrets
+        .replace("cf-runner-values", &Default::default(), &record)
+        .await
+        .unwrap();
+
+    let home = tempfile::tempdir().unwrap();
+    let with_key = |args: &[&str]| {
+        let mut all = args.to_vec();
+        all.insert(1, "--kube-context-name");
+        all.insert(2, CONTEXT);
+        all.extend_from_slice(&["--kube-namespace", ns.as_str()]);
+        let mut cmd = command(cp, home.path(), &all);
+        cmd.env("CF_API_KEY", USER_TOKEN).env("CF_URL", &own);
+        let output = cmd.output().unwrap();
+        Run {
+            output,
+            home: tempfile::tempdir().unwrap(),
+        }
+    };
+    let mut cases = 0;
+    let info = with_key(&["info", "-o", "json"]);
+    assert_eq!(info.code(), Some(0), "{}", info.text());
+    let shown: serde_json::Value = serde_json::from_slice(&info.output.stdout).unwrap();
+    let platform = shown["installations"][0]["platform"].as_str().unwrap();
+    assert!(
+        platform.starts_with("not shown") && platform.contains(&evil) && platform.contains(&own),
+        "{platform}"
+    );
+    cases += 1;
+    let upgrade = with_key(&[
+        "upgrade",
+        "--yes",
+        "--no-wait",
+        "--set-value",
+        "Runtime.NodeSelector=disk=ssd",
+    ]);
+    assert_eq!(upgrade.code(), Some(2), "{}", upgrade.text());
+    assert!(
+        upgrade.text().contains(&evil) && upgrade.text().contains(&own),
+        "{}",
+        upgrade.text()
+    );
+    cases += 1;
+    let diff = with_key(&["diff", "-o", "json"]);
+    assert!(diff.text().contains(&evil), "{}", diff.text());
+    cases += 1;
+    let delete = with_key(&["delete", "--yes", "--timeout", "60s"]);
+    assert_eq!(delete.code(), Some(2), "{}", delete.text());
+    let deployments: Api<Deployment> = Api::namespaced(cp.client(), &ns);
+    assert!(
+        deployments.get_opt("runner").await.unwrap().is_some(),
+        "delete went ahead"
+    );
+    assert!(delete.text().contains(&evil), "{}", delete.text());
+    cases += 1;
+    assert_eq!(
+        planted.requests().len(),
+        0,
+        "the planted host heard: {:?}",
+        planted.calls()
+    );
+
+    // Named on the command line, a host is the user's word.
+    let info = with_key(&["info", "-o", "json", "--url", &evil]);
+    assert_eq!(info.code(), Some(0), "{}", info.text());
+    assert!(!planted.requests().is_empty());
+    cases += 1;
+    assert_eq!(cases, 5);
 }

@@ -436,6 +436,82 @@ fn url_credentials_and_the_licence_never_reach_stdout_stderr_or_non_secret_files
     }
 }
 
+/// A password holding `#`, `?`, `/`, `@` or a quote used to end the mask
+/// early: the env var went into the pods and the 0644 files as a literal,
+/// and the record showed its tail. Each character, in an env var of every
+/// env map and in `--https-proxy`: the password is only ever in a Secret
+/// other than the record, and never printed. Returns how many cases ran.
+#[test]
+fn a_url_password_with_reserved_characters_stays_in_the_credentials_secret() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut cases = 0;
+    for c in ['#', '?', '/', '@', '"', '`', '\'', '\\', '%', '&', ';', ' '] {
+        let password = format!("Pa{c}ssWORDX");
+        let db = format!("postgres://u:{password}@db.example.com/x");
+        let proxy = format!("http://user:{password}@proxy.example.com:3128");
+        for place in [
+            "EnvVars",
+            "AdditionalEnvVars",
+            "Monitor.AdditionalEnvVars",
+            "flag",
+        ] {
+            cases += 1;
+            let out = tmp.path().join(format!("out-{cases}"));
+            let mut values =
+                serde_json::json!({"Namespace": "codefresh", "Monitor": {"Enabled": true}});
+            let mut args = vec![
+                "init".to_string(),
+                "--dry-run".into(),
+                "--yes".into(),
+                "--output-dir".into(),
+                out.display().to_string(),
+            ];
+            match place {
+                "flag" => args.extend(["--https-proxy".to_string(), proxy.clone()]),
+                "EnvVars" => values["EnvVars"] = serde_json::json!({"DB_URL": db}),
+                "AdditionalEnvVars" => {
+                    values["AdditionalEnvVars"] = serde_json::json!({"DB_URL": db})
+                }
+                _ => values["Monitor"]["AdditionalEnvVars"] = serde_json::json!({"DB_URL": db}),
+            }
+            let file = tmp.path().join(format!("values-{cases}.json"));
+            fs::write(&file, values.to_string()).unwrap();
+            args.extend(["--values".to_string(), file.display().to_string()]);
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let output = cf_runner(tmp.path(), &args);
+            let printed = format!(
+                "{}{}",
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            );
+            assert!(
+                !printed.contains("ssWORDX"),
+                "{place} {c:?} printed: {printed}"
+            );
+            if output.status.code() == Some(2) {
+                // Not a URL a proxy client reads (`#` ends it): refused, unechoed.
+                assert_eq!(place, "flag", "{c:?}: {printed}");
+                assert!(printed.contains("--https-proxy"), "{printed}");
+                continue;
+            }
+            assert!(output.status.success(), "{place} {c:?}: {printed}");
+            let mut holders = Vec::new();
+            for (name, text) in read_folder(&out) {
+                if text.contains("ssWORDX") {
+                    holders.push(name);
+                }
+            }
+            assert_eq!(
+                holders,
+                ["1-secret-cf-runner-credentials.yaml"],
+                "{place} {c:?}: the password is in files other than the credentials Secret"
+            );
+        }
+    }
+    assert_eq!(cases, 12 * 4);
+    eprintln!("cases tried: {cases}");
+}
+
 #[test]
 fn a_bad_url_with_credentials_is_refused_without_echoing_them() {
     let tmp = tempfile::tempdir().unwrap();

@@ -215,3 +215,37 @@ fn skip_cluster_test_in_a_values_file_skips_the_preflight() {
     assert!(shown.contains("the API server went away"), "{shown}");
     assert_eq!(out.status.code(), Some(1), "{shown}");
 }
+
+/// `check` printed the kubeconfig server's `user:password` in its heading
+/// and its JSON/YAML report. Every output format, with a password holding
+/// reserved characters too.
+#[test]
+fn check_never_prints_the_kubeconfig_servers_password() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cases = 0;
+    for password in ["KUBEPASS9", "KUBE%23PASS9", "KUBE%3FPASS9"] {
+        let kubeconfig = write(
+            dir.path(),
+            "kubeconfig",
+            &format!(
+                "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: https://admin:{password}@127.0.0.1:1\n\
+                 contexts:\n- name: ctx\n  context:\n    cluster: c\n    user: u\nusers:\n- name: u\n  user:\n    token: t\n\
+                 current-context: ctx\n"
+            ),
+        );
+        for format in ["table", "json", "yaml"] {
+            cases += 1;
+            let out = support::cli::cf_runner(dir.path())
+                .args(["check", "-o", format, "--kube-config-path", &kubeconfig])
+                .output()
+                .unwrap();
+            let shown = text(&out);
+            assert!(shown.contains("127.0.0.1:1"), "{format}: {shown}");
+            assert!(
+                !shown.contains("PASS9"),
+                "{format} printed the password: {shown}"
+            );
+        }
+    }
+    assert_eq!(cases, 9);
+}

@@ -53,6 +53,25 @@ fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     out
 }
 
+/// An export folder's snapshot without what differs between two folders
+/// of the same render: the record's key, and the keyed checksums (of the
+/// Secret files) made with it. The record still lists every file.
+fn keyless(mut files: BTreeMap<String, Vec<u8>>) -> BTreeMap<String, Vec<u8>> {
+    files.remove(".cf-runner-export.key");
+    if let Some(record) = files.get_mut(".cf-runner-export") {
+        let text = String::from_utf8_lossy(record)
+            .lines()
+            .map(|l| match l.strip_prefix("hmac-sha256:") {
+                Some(rest) => format!("hmac-sha256:(keyed) {}", rest.split_once(' ').unwrap().1),
+                None => l.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        *record = text.into_bytes();
+    }
+    files
+}
+
 /// Runs `cmd`; one still running after a minute is stopped and reported
 /// (reading a named pipe, say, waits for a writer forever). A correct run
 /// takes milliseconds, so this never decides a passing test.
@@ -449,7 +468,7 @@ fn concurrent_dry_runs_never_leave_a_mixed_folder() {
         );
         snapshot(&dir)
     };
-    let (a, b) = (alone("local"), alone("app-proxy-monitor"));
+    let (a, b) = (keyless(alone("local")), keyless(alone("app-proxy-monitor")));
     for round in 0..20 {
         let out = tmp.path().join(format!("out-{round}"));
         let spawn = |name: &str| {
@@ -479,7 +498,7 @@ fn concurrent_dry_runs_never_leave_a_mixed_folder() {
                 "round {round}: {all}"
             );
         }
-        let got = snapshot(&out);
+        let got = keyless(snapshot(&out));
         assert!(
             got == a || got == b,
             "round {round}: a mixed folder: {:?}",
@@ -496,6 +515,18 @@ fn an_export_killed_while_moving_its_files_is_finished_by_the_next_run() {
     assert!(dry_run(tmp.path(), &example("local"), "out", &[])
         .status
         .success());
+    // `other` starts as a copy of `out`, so both share the key of the
+    // record's keyed checksums, as a run killed in `out` would have.
+    fs::create_dir(&other).unwrap();
+    for (name, bytes) in snapshot(&out) {
+        fs::write(other.join(&name), bytes).unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = fs::metadata(out.join(&name)).unwrap().permissions().mode();
+            fs::set_permissions(other.join(&name), fs::Permissions::from_mode(mode)).unwrap();
+        }
+    }
     assert!(
         dry_run(tmp.path(), &example("app-proxy-monitor"), "other", &[])
             .status
@@ -551,4 +582,288 @@ fn a_failed_helm_values_write_leaves_the_previous_file_intact() {
         before,
         "a failed write changed the folder"
     );
+}
+
+/// FNV-1a 64, the export record's checksum of a public file.
+fn fnv(bytes: &[u8]) -> String {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        hash ^= u64::from(*b);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("{hash:016x}")
+}
+
+/// The 0644 export record used to hold a plain checksum of each 0600
+/// Secret file: a weak password in one could be guessed offline against it.
+/// Each private file's line is now keyed (the key is 0600, beside them);
+/// public files keep their plain checksum. An edited Secret file is still
+/// noticed. Tries every file of two exports.
+#[cfg(unix)]
+#[test]
+fn the_export_record_lets_nobody_check_a_guess_of_a_secret_file() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let mut cases = 0;
+    for (example_name, out) in [("local", "a"), ("app-proxy-monitor", "b")] {
+        let o = dry_run(
+            tmp.path(),
+            &example(example_name),
+            out,
+            &["--https-proxy", "http://u:weakpw@proxy:3128"],
+        );
+        assert!(o.status.success(), "{}", text(&o));
+        let dir = tmp.path().join(out);
+        let record = fs::read_to_string(dir.join(".cf-runner-export")).unwrap();
+        let mut private = 0;
+        for (name, bytes) in snapshot(&dir) {
+            if name.starts_with('.') {
+                continue;
+            }
+            cases += 1;
+            let mode = fs::metadata(dir.join(&name)).unwrap().permissions().mode() & 0o777;
+            let line = record
+                .lines()
+                .find(|l| l.ends_with(&format!(" {name}")))
+                .unwrap_or_else(|| panic!("{name} is not in the record:\n{record}"));
+            if mode == 0o600 {
+                private += 1;
+                assert!(
+                    !record.contains(&fnv(&bytes)),
+                    "the record holds the plain checksum of {name}"
+                );
+                assert!(line.starts_with("hmac-sha256:"), "{line}");
+            } else {
+                assert!(line.starts_with(&fnv(&bytes)), "{line}");
+            }
+        }
+        assert!(private >= 2, "no Secret files in {out}");
+        let key = fs::metadata(dir.join(".cf-runner-export.key")).unwrap();
+        assert_eq!(
+            key.permissions().mode() & 0o777,
+            0o600,
+            "the key is readable"
+        );
+        // An edited Secret file is the user's now: refused, kept.
+        let secret = snapshot(&dir)
+            .into_keys()
+            .find(|n| n.contains("secret") && !n.starts_with('.'))
+            .unwrap();
+        fs::write(dir.join(&secret), "edited\n").unwrap();
+        let o = dry_run(
+            tmp.path(),
+            &example(example_name),
+            out,
+            &["--https-proxy", "http://u:weakpw@proxy:3128"],
+        );
+        assert_refused(&o, &[secret.as_str(), "changed since cf-runner wrote it"]);
+        assert_eq!(fs::read_to_string(dir.join(&secret)).unwrap(), "edited\n");
+    }
+    assert!(cases >= 20, "{cases}");
+    eprintln!("cases tried: {cases}");
+}
+
+/// A folder named like the export's staging folder used to be deleted
+/// before the export decided the output folder was not its own. Only a
+/// staging folder an earlier run left (named with a process id, holding
+/// the owner file naming it and nothing but files) in a folder holding the
+/// export's record is removed; every look-alike is left as it was.
+#[cfg(unix)]
+#[test]
+fn a_users_folder_named_like_the_staging_folder_is_never_deleted() {
+    let tmp = tempfile::tempdir().unwrap();
+    let owner = |pid: &str| format!("cf-runner export staging of process {pid}\n");
+    // Look-alikes: (name, owner file text or none, a sub-folder inside).
+    let look_alikes: Vec<(String, Option<String>, bool)> = vec![
+        (".cf-runner-export.staging-123".into(), None, false),
+        (".cf-runner-export.staging-notes".into(), None, false),
+        (".cf-runner-export.staging-".into(), None, false),
+        (
+            ".cf-runner-export.staging-0123".into(),
+            Some(owner("123")),
+            false,
+        ),
+        (
+            ".cf-runner-export.staging-77".into(),
+            Some(owner("78")),
+            false,
+        ),
+        (
+            ".cf-runner-export.staging-99".into(),
+            Some(owner("99")),
+            true,
+        ),
+    ];
+    let mut cases = 0;
+    for (i, (name, owned_by, nested)) in look_alikes.iter().enumerate() {
+        for with_record in [false, true] {
+            cases += 1;
+            let out = tmp.path().join(format!("out-{i}-{with_record}"));
+            if with_record {
+                let o = dry_run(tmp.path(), &example("local"), out.to_str().unwrap(), &[]);
+                assert!(o.status.success(), "{}", text(&o));
+            } else {
+                fs::create_dir(&out).unwrap();
+            }
+            let folder = out.join(name);
+            fs::create_dir(&folder).unwrap();
+            fs::write(folder.join("thesis.txt"), "years of work\n").unwrap();
+            if let Some(text) = owned_by {
+                fs::write(folder.join(".cf-runner-staging-of"), text).unwrap();
+            }
+            if *nested {
+                fs::create_dir(folder.join("chapters")).unwrap();
+            }
+            let o = dry_run(
+                tmp.path(),
+                &example("app-proxy-monitor"),
+                out.to_str().unwrap(),
+                &[],
+            );
+            if with_record {
+                assert!(o.status.success(), "{name}: {}", text(&o));
+            } else {
+                assert_refused(&o, &[name.as_str(), "--overwrite"]);
+            }
+            assert_eq!(
+                fs::read_to_string(folder.join("thesis.txt")).unwrap(),
+                "years of work\n",
+                "{name} (record: {with_record}) lost the user's file"
+            );
+        }
+    }
+    // What a killed run really leaves, in its own export folder, goes.
+    cases += 1;
+    let out = tmp.path().join("killed");
+    assert!(dry_run(tmp.path(), &example("local"), "killed", &[])
+        .status
+        .success());
+    let left = out.join(".cf-runner-export.staging-4242");
+    fs::create_dir(&left).unwrap();
+    fs::write(left.join(".cf-runner-staging-of"), owner("4242")).unwrap();
+    fs::write(left.join("2-deployment-runner.yaml"), "half\n").unwrap();
+    assert!(
+        dry_run(tmp.path(), &example("local"), "killed", &["--overwrite"])
+            .status
+            .success()
+    );
+    assert!(!left.exists(), "the killed run's staging folder stayed");
+    assert_eq!(cases, 13);
+    eprintln!("cases tried: {cases}");
+}
+
+/// Edits that keep the Helm values file's first line (as its header
+/// invites: "fill in…") used to be written over on the next run. Every
+/// edit is now noticed: refused (exit 2), the file kept; `--overwrite`
+/// replaces it; an unchanged file is replaced without a flag.
+#[test]
+fn an_edited_helm_values_file_is_never_written_over() {
+    let tmp = tempfile::tempdir().unwrap();
+    let helm = |extra: &[&str]| {
+        let mut args = vec![
+            "init",
+            "--dry-run",
+            "--yes",
+            "--generate-helm-values-file",
+            "gen.yaml",
+        ];
+        args.extend_from_slice(extra);
+        cf_runner(tmp.path(), &args)
+    };
+    let path = tmp.path().join("gen.yaml");
+    let o = helm(&[]);
+    assert!(o.status.success(), "{}", text(&o));
+    let generated = fs::read_to_string(&path).unwrap();
+    let (first, rest) = generated.split_once('\n').unwrap();
+    let lines: Vec<&str> = generated.lines().collect();
+    let last = *lines.last().unwrap();
+    let edits: Vec<(&str, String)> = vec![
+        ("a line added at the end", format!("{generated}extra: 1\n")),
+        (
+            "a line added after the header",
+            format!("{first}\naccountId: 5f1\n{rest}"),
+        ),
+        (
+            "a value changed",
+            generated.replacen(
+                "codefreshHost: https://g.codefresh.io",
+                "codefreshHost: https://cf.mine",
+                1,
+            ),
+        ),
+        (
+            "the checksum line removed",
+            generated.replace(&format!("{last}\n"), ""),
+        ),
+        (
+            "the checksum changed",
+            generated.replace(last, &format!("{last}0")),
+        ),
+        ("the last newline removed", generated.trim_end().to_string()),
+        ("emptied but for the header", format!("{first}\n")),
+        (
+            "the checksum copied under new text",
+            format!("{first}\nmine: 1\n{last}\n"),
+        ),
+    ];
+    let mut cases = 0;
+    for (what, edited) in &edits {
+        assert_ne!(edited, &generated, "{what}: no edit");
+        fs::write(&path, edited).unwrap();
+        cases += 1;
+        assert_refused(&helm(&[]), &["gen.yaml", "--overwrite"]);
+        assert_eq!(
+            &fs::read_to_string(&path).unwrap(),
+            edited,
+            "{what}: written over"
+        );
+    }
+    let o = helm(&["--overwrite"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(fs::read_to_string(&path).unwrap(), generated);
+    cases += 1;
+    let o = helm(&[]);
+    assert!(
+        o.status.success(),
+        "an unchanged file is cf-runner's: {}",
+        text(&o)
+    );
+    assert_eq!(cases, 9);
+    eprintln!("cases tried: {cases}");
+}
+
+/// The record's key is cf-runner's file only in cf-runner's form: a first
+/// export that failed after making it is continued, a user's file of that
+/// name in a folder without a record is refused and kept.
+#[cfg(unix)]
+#[test]
+fn a_key_file_without_a_record_is_cf_runners_only_in_its_own_form() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let key = |dir: &Path, text: &str, mode: u32| {
+        fs::create_dir(dir).unwrap();
+        fs::write(dir.join(".cf-runner-export.key"), text).unwrap();
+        fs::set_permissions(
+            dir.join(".cf-runner-export.key"),
+            fs::Permissions::from_mode(mode),
+        )
+        .unwrap();
+    };
+    let ours = tmp.path().join("ours");
+    key(&ours, &format!("{}\n", "ab".repeat(32)), 0o600);
+    let o = dry_run(tmp.path(), &example("local"), "ours", &[]);
+    assert!(o.status.success(), "{}", text(&o));
+    for (name, text_of, mode) in [
+        ("notes", "my notes\n".to_string(), 0o600),
+        ("wide", format!("{}\n", "ab".repeat(32)), 0o644),
+    ] {
+        let dir = tmp.path().join(name);
+        key(&dir, &text_of, mode);
+        let o = dry_run(tmp.path(), &example("local"), name, &[]);
+        assert_refused(&o, &[".cf-runner-export.key", "--overwrite"]);
+        assert_eq!(
+            fs::read_to_string(dir.join(".cf-runner-export.key")).unwrap(),
+            text_of
+        );
+    }
 }

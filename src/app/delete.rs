@@ -118,7 +118,13 @@ async fn platform_for_delete(
         return Ok(None);
     }
     let host = inst.values.as_ref().map(|v| v.codefresh_host.clone());
-    let auth = match register::resolve(&args.platform, host.as_deref()) {
+    let auth = match register::resolve(
+        &args.platform,
+        host.as_deref().map(|url| crate::platform::auth::NamedUrl {
+            url,
+            origin: register::RECORDED_HOST,
+        }),
+    ) {
         Ok(Some(a)) => a,
         Ok(None) if record.registered.is_none() => {
             // A record older than the platform client: it may have
@@ -138,10 +144,7 @@ async fn platform_for_delete(
                 ", or pass --keep-platform to leave them there",
             ))
         }
-        Err(e) => {
-            let hint = e.hint();
-            return Err(Outcome::Failed(e.into(), hint));
-        }
+        Err(e) => return Err(register::failed(e, "finding the Codefresh API token")),
     };
     let needs = [Need::Agents, Need::RuntimeEnvironments, Need::Clusters];
     let transport = register::transport(&args.platform);

@@ -63,7 +63,11 @@ async fn spec_diff(args: &DiffArgs, plan: &Plan) -> Option<SpecDiff> {
     let auth = match register::find_token(TokenFrom {
         flag: flag.as_ref(),
         values: values.token.as_ref(),
-        url: Some(&values.codefresh_host),
+        cli_url: args.url.as_deref(),
+        named: Some(crate::platform::auth::NamedUrl {
+            url: &values.codefresh_host,
+            origin: "CodefreshHost of the installation (its record, or --values)",
+        }),
     }) {
         Ok(Some(a)) => a,
         Ok(None) => {
@@ -120,6 +124,7 @@ fn as_upgrade(args: &DiffArgs) -> UpgradeArgs {
         set_value: args.set_value.clone(),
         set_file: args.set_file.clone(),
         token: args.token.clone(),
+        url: args.url.clone(),
         agent_token: args.agent_token.clone(),
         allow_http: false,
         force_conflicts: false,

@@ -125,16 +125,16 @@ impl Plan {
     }
 
     /// Whether the install registers, and with which token: the URL is the
-    /// flag's, else `CodefreshHost` when the input set it.
+    /// flag's, else `CodefreshHost` when the input set it and it is the
+    /// token's own platform.
     fn registration(&self, loaded: &values::Loaded) -> Result<Registration, Outcome> {
-        let explicit_url = self.url.clone().or_else(|| {
-            tree::lookup(&loaded.redacted_tree, "CodefreshHost")
-                .map(|_| loaded.values.codefresh_host.clone())
-        });
+        let values_url = tree::lookup(&loaded.redacted_tree, "CodefreshHost")
+            .map(|_| loaded.values.codefresh_host.as_str());
         install::registration(
             TokenPlaces {
                 flag_given: self.token_flag_given,
-                explicit_url: explicit_url.as_deref(),
+                cli_url: self.url.as_deref(),
+                values_url,
             },
             &loaded.values,
         )
@@ -484,7 +484,16 @@ fn ask(plan: &Plan, mut input: Input) -> Result<Asked, Outcome> {
     if let Some(path) = &plan.save_to {
         let merged = values::merge_layers(&input, &mut Vec::new());
         let saved = wizard::values_file(&merged);
-        if let Err(e) = export::write_file(path, &saved.text, saved.holds_secret) {
+        // The user agreed to replace a file there; it is written aside and
+        // renamed, so a failed write leaves the old one whole.
+        if let Err(e) = export::replace_file(path, &saved.text, saved.holds_secret) {
+            if e.is_refusal() {
+                return Err(Outcome::BadInput(Problems(vec![export_problem(
+                    "the wizard's values file",
+                    path,
+                    &e,
+                )])));
+            }
             return Err(Outcome::Failed(e.into(), None));
         }
         output::note(&format!(

@@ -51,13 +51,16 @@ pub fn run(args: &TestPipelineArgs) -> Outcome {
                 }
             }
         };
-        let auth = match register::resolve(&args.platform, host.as_deref()) {
+        let auth = match register::resolve(
+        &args.platform,
+        host.as_deref().map(|url| crate::platform::auth::NamedUrl {
+            url,
+            origin: register::RECORDED_HOST,
+        }),
+    ) {
             Ok(Some(a)) => a,
             Ok(None) => return register::token_needed("test-pipeline", "run a pipeline", ""),
-            Err(e) => {
-                let hint = e.hint();
-                return Outcome::Failed(e.into(), hint);
-            }
+            Err(e) => return register::failed(e, "finding the Codefresh API token"),
         };
         let client = match register::client(&auth, &args.platform) {
             Ok(c) => c,

@@ -271,7 +271,11 @@ async fn platform_for_upgrade(
     let found = register::find_token(TokenFrom {
         flag: flag.as_ref(),
         values: values.token.as_ref(),
-        url: Some(&values.codefresh_host),
+        cli_url: args.url.as_deref(),
+        named: Some(crate::platform::auth::NamedUrl {
+            url: &values.codefresh_host,
+            origin: "CodefreshHost of the installation (its record, or --values)",
+        }),
     })
     .map_err(|e| register::failed(e, "finding the Codefresh API token"))?;
     let Some(auth) = found else {

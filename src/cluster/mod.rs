@@ -444,7 +444,9 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Cluster, KubeError> {
         }
     }
     config.connect_timeout = Some(CONNECT_TIMEOUT);
-    let server = config.cluster_url.to_string();
+    // A kubeconfig may name the server as `https://user:password@host`:
+    // every message, report and record shows it without the password.
+    let server = crate::values::secrets::masked(&config.cluster_url.to_string());
     let client = match &plugin {
         None => Client::try_from(config),
         Some(plugin) => build_with_plugin(config, plugin).await?,

@@ -49,40 +49,93 @@ pub fn cfconfig_path() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(".cfconfig"))
 }
 
-/// Picks the token. `flag_token`/`values_token` are `--token` and `Token`
-/// (the caller knows which); `url` is `--url`/`CodefreshHost` when given
-/// explicitly, else the context's URL, else the public platform.
+/// A platform URL that the command line did not give: from a values file,
+/// the installation's record in the cluster, an old runner's
+/// `CODEFRESH_HOST`. Anyone who can edit those can write any host there,
+/// so a token goes to it only when it is the token's own platform.
+#[derive(Debug, Clone, Copy)]
+pub struct NamedUrl<'a> {
+    pub url: &'a str,
+    /// Where it was read, for the refusal ("CodefreshHost in the values").
+    pub origin: &'a str,
+}
+
+/// Picks the token, then the URL it may go to.
+///
+/// `flag_token`/`values_token` are `--token` and `Token` (the caller knows
+/// which). Each source has its own platform: the cfconfig context's URL,
+/// `CF_URL` (with `CF_API_KEY` or `--token`), else the public platform; a
+/// token in the values goes with the values' host. `cli_url` (`--url` on
+/// the command line) is the user's word and always wins. A `named` URL is
+/// used only when it is the token's own platform (same scheme, host and
+/// port); otherwise the token is not sent anywhere and the error names
+/// both hosts.
 pub fn resolve(
     flag_token: Option<&Secret>,
     values_token: Option<&Secret>,
-    explicit_url: Option<&str>,
+    cli_url: Option<&str>,
+    named: Option<NamedUrl<'_>>,
 ) -> Result<Auth, PlatformError> {
-    let url_or = |fallback: Option<String>| {
-        explicit_url
-            .map(str::to_string)
-            .or(fallback)
+    let (token, source, own) = token_and_own_url(flag_token, values_token)?;
+    let url = match (cli_url, named) {
+        (Some(url), _) => url.to_string(),
+        (None, None) => own,
+        (None, Some(n)) if source == TokenSource::Values || same_platform(n.url, &own) => {
+            n.url.to_string()
+        }
+        (None, Some(n)) => {
+            return Err(PlatformError::HostMismatch {
+                source_name: source.to_string(),
+                own: crate::values::secrets::masked(&own),
+                named: crate::values::secrets::masked(n.url),
+                origin: n.origin.to_string(),
+            })
+        }
+    };
+    Ok(Auth { token, source, url })
+}
+
+/// True when two platform URLs are the same origin: scheme, host and port.
+/// A plain `http://` URL is never the same as an `https://` one.
+pub fn same_platform(a: &str, b: &str) -> bool {
+    let origin = |u: &str| {
+        url::Url::parse(u.trim()).ok().and_then(|u| {
+            Some((
+                u.scheme().to_string(),
+                u.host_str()?.to_ascii_lowercase(),
+                u.port_or_known_default(),
+            ))
+        })
+    };
+    match (origin(a), origin(b)) {
+        (Some(x), Some(y)) => x == y,
+        _ => a.trim().trim_end_matches('/') == b.trim().trim_end_matches('/'),
+    }
+}
+
+/// The token, where it came from, and the platform URL of that source.
+fn token_and_own_url(
+    flag_token: Option<&Secret>,
+    values_token: Option<&Secret>,
+) -> Result<(Secret, TokenSource, String), PlatformError> {
+    let cf_url = || {
+        crate::env::var("CF_URL")
+            .filter(|u| !u.trim().is_empty())
+            .map(|u| u.trim().trim_end_matches('/').to_string())
             .unwrap_or_else(|| DEFAULT_CODEFRESH_HOST.to_string())
     };
     if let Some(t) = flag_token {
-        return Ok(Auth {
-            token: t.clone(),
-            source: TokenSource::Flag,
-            url: url_or(None),
-        });
+        return Ok((t.clone(), TokenSource::Flag, cf_url()));
     }
     if let Some(t) = values_token {
-        return Ok(Auth {
-            token: t.clone(),
-            source: TokenSource::Values,
-            url: url_or(None),
-        });
+        return Ok((
+            t.clone(),
+            TokenSource::Values,
+            DEFAULT_CODEFRESH_HOST.to_string(),
+        ));
     }
     if let Some(t) = crate::env::var("CF_API_KEY").filter(|t| !t.trim().is_empty()) {
-        return Ok(Auth {
-            token: Secret::new(t.trim()),
-            source: TokenSource::Env,
-            url: url_or(crate::env::var("CF_URL").filter(|u| !u.is_empty())),
-        });
+        return Ok((Secret::new(t.trim()), TokenSource::Env, cf_url()));
     }
     let path = cfconfig_path();
     let shown = path.display().to_string();
@@ -116,14 +169,14 @@ pub fn resolve(
         .get("url")
         .and_then(Value::as_str)
         .map(|u| u.trim_end_matches('/').to_string());
-    Ok(Auth {
-        token: Secret::new(token),
-        source: TokenSource::CfConfig {
+    Ok((
+        Secret::new(token),
+        TokenSource::CfConfig {
             path: shown,
             context: current.to_string(),
         },
-        url: url_or(context_url),
-    })
+        context_url.unwrap_or_else(|| DEFAULT_CODEFRESH_HOST.to_string()),
+    ))
 }
 
 #[cfg(test)]
@@ -153,12 +206,12 @@ mod tests {
             ("CFCONFIG", Some(path)),
         ];
         with_vars(&from_env, || {
-            let auth = resolve(Some(&flag), None, None).unwrap();
+            let auth = resolve(Some(&flag), None, None, None).unwrap();
             assert_eq!(
                 (auth.token.expose(), auth.source),
                 ("from-flag", TokenSource::Flag)
             );
-            let auth = resolve(None, None, None).unwrap();
+            let auth = resolve(None, None, None, None).unwrap();
             assert_eq!(auth.token.expose(), "from-env");
             assert_eq!(
                 (auth.source, auth.url.as_str()),
@@ -167,7 +220,7 @@ mod tests {
         });
         let from_cfconfig = [("CF_API_KEY", None), ("CFCONFIG", Some(path))];
         with_vars(&from_cfconfig, || {
-            let auth = resolve(None, None, None).unwrap();
+            let auth = resolve(None, None, None, None).unwrap();
             assert_eq!(auth.token.expose(), "from-cfconfig");
             assert_eq!(auth.url, "https://cf.example.test");
         });
@@ -177,8 +230,112 @@ mod tests {
             ("HOME", home.to_str()),
         ];
         with_vars(&nothing, || {
-            let err = resolve(None, None, None).unwrap_err();
+            let err = resolve(None, None, None, None).unwrap_err();
             assert!(err.to_string().contains(".cfconfig"), "{err}");
         });
+    }
+
+    /// A token goes only to its own platform or to `--url` from the command
+    /// line; a host from a values file or the cluster that differs is
+    /// refused, naming both, and nothing is sent. Every source against
+    /// hosts that match and hosts that do not.
+    #[test]
+    fn a_token_never_goes_to_a_host_that_a_file_or_the_cluster_names() {
+        let dir = tempfile::tempdir().unwrap();
+        let cfconfig = dir.path().join("cfconfig");
+        std::fs::write(
+            &cfconfig,
+            "current-context: work\ncontexts:\n  work:\n    token: from-cfconfig\n    url: https://cf.example.test/\n",
+        )
+        .unwrap();
+        let path = cfconfig.to_str().unwrap();
+        let named = |url| NamedUrl {
+            url,
+            origin: "CodefreshHost in the values",
+        };
+        let foreign = [
+            "http://127.0.0.1:8765",
+            "https://evil.example.test",
+            "http://cf.example.test",
+            "https://cf.example.test:8443",
+            "https://cf.example.test.evil.test",
+            "https://user:pw@evil.example.test",
+        ];
+        let own = [
+            "https://cf.example.test",
+            "https://cf.example.test/",
+            "https://CF.example.test:443",
+        ];
+        let mut cases = 0;
+        type Vars<'a> = &'a [(&'a str, Option<&'a str>)];
+        let sources: [(Vars, Option<Secret>); 3] = [
+            (
+                &[
+                    ("CF_API_KEY", None),
+                    ("CF_URL", None),
+                    ("CFCONFIG", Some(path)),
+                ],
+                None,
+            ),
+            (
+                &[
+                    ("CF_API_KEY", Some("from-env")),
+                    ("CF_URL", Some("https://cf.example.test")),
+                ],
+                None,
+            ),
+            (
+                &[
+                    ("CF_API_KEY", None),
+                    ("CF_URL", Some("https://cf.example.test")),
+                ],
+                Some(Secret::new("from-flag")),
+            ),
+        ];
+        for (vars, flag) in &sources {
+            with_vars(vars, || {
+                for host in foreign {
+                    cases += 1;
+                    let err = resolve(flag.as_ref(), None, None, Some(named(host))).unwrap_err();
+                    let text = err.to_string();
+                    assert!(matches!(err, PlatformError::HostMismatch { .. }), "{text}");
+                    assert!(err.is_bad_input());
+                    assert!(text.contains("https://cf.example.test"), "{text}");
+                    assert!(text.contains("CodefreshHost in the values"), "{text}");
+                    assert!(!text.contains("pw@") && !text.contains("from-"), "{text}");
+                    // `--url` on the command line is the user's word.
+                    cases += 1;
+                    let auth = resolve(flag.as_ref(), None, Some(host), Some(named(host))).unwrap();
+                    assert_eq!(auth.url, host);
+                }
+                for host in own {
+                    cases += 1;
+                    let auth = resolve(flag.as_ref(), None, None, Some(named(host))).unwrap();
+                    assert_eq!(auth.url, host);
+                }
+            });
+        }
+        // Without CF_URL, `--token` is for the public platform.
+        with_vars(&[("CF_URL", None)], || {
+            cases += 1;
+            let flag = Secret::new("from-flag");
+            let err = resolve(Some(&flag), None, None, Some(named("https://onprem.test")));
+            assert!(err
+                .unwrap_err()
+                .to_string()
+                .contains(DEFAULT_CODEFRESH_HOST));
+        });
+        // A token in the values goes with the values' host.
+        cases += 1;
+        let values = Secret::new("from-values");
+        let auth = resolve(
+            None,
+            Some(&values),
+            None,
+            Some(named("https://onprem.test")),
+        )
+        .unwrap();
+        assert_eq!(auth.url, "https://onprem.test");
+        assert_eq!(cases, 3 * (6 * 2 + 3) + 2);
     }
 }

@@ -137,6 +137,16 @@ pub enum PlatformError {
     UrlCredentials { url: String },
     #[error("--url {url} is not a URL cf-runner can use: {message}")]
     BadUrl { url: String, message: String },
+    #[error(
+        "{origin} names the platform {named}, but the token from {source_name} is for {own}: \
+         cf-runner sends a token only to its own platform or to a --url given on the command line"
+    )]
+    HostMismatch {
+        source_name: String,
+        own: String,
+        named: String,
+        origin: String,
+    },
     #[error("the token from {source_name} lacks the scope(s) {missing} ({calls} answered 403)")]
     MissingScopes {
         source_name: String,
@@ -155,6 +165,7 @@ impl PlatformError {
             PlatformError::PlainHttp { .. }
                 | PlatformError::UrlCredentials { .. }
                 | PlatformError::BadUrl { .. }
+                | PlatformError::HostMismatch { .. }
         )
     }
 
@@ -219,6 +230,10 @@ impl PlatformError {
             PlatformError::UrlCredentials { .. } => Some(
                 "remove the user:password@ part from --url (or CodefreshHost); the token goes in --token".into(),
             ),
+            PlatformError::HostMismatch { named, .. } => Some(format!(
+                "if {named} is your platform, say so on the command line: --url {named}, \
+                 or make it the current context of ~/.cfconfig (or CF_URL with CF_API_KEY)"
+            )),
             PlatformError::Transport { .. } => Some(
                 "check the platform URL (--url) and your network or proxy (HTTPS_PROXY); use --insecure only for a self-signed on-prem platform".into(),
             ),

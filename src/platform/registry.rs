@@ -339,6 +339,14 @@ impl Registry {
                 "the registry's token realm {realm:?} is not a URL"
             )));
         };
+        if creds.is_some() && !sends_credentials_safely(&token_url, target) {
+            return Err(Presence::Denied(format!(
+                "the registry {} names a token service over plain http:// on another host ({}): \
+                 cf-runner does not send the docker config's credentials there",
+                target.host,
+                crate::values::secrets::masked(realm)
+            )));
+        }
         let mut request = self.http.get(token_url.as_str());
         if let Some(c) = creds {
             request = request.header(AUTHORIZATION, basic(c));
@@ -373,6 +381,22 @@ impl Registry {
             .map(Secret::new)
             .ok_or_else(|| Presence::Failed(format!("the token service {realm} gave no token")))
     }
+}
+
+/// True when a registry's credentials may go to `realm`: over https, or
+/// over plain http only to the registry's own host (a loopback registry
+/// that itself speaks http). A realm is whatever the registry's 401 says,
+/// so a registry must not be able to send them in clear elsewhere.
+fn sends_credentials_safely(realm: &url::Url, target: &ImageRef) -> bool {
+    if realm.scheme() == "https" {
+        return true;
+    }
+    let registry = url::Url::parse(&target.api_base()).ok();
+    registry.is_some_and(|r| {
+        r.scheme() == "http"
+            && r.host_str().map(str::to_ascii_lowercase)
+                == realm.host_str().map(str::to_ascii_lowercase)
+    })
 }
 
 fn basic(c: &Credentials) -> String {
@@ -494,5 +518,52 @@ mod tests {
         assert_eq!(f["service"], "registry.example.com");
         assert_eq!(f["scope"], "repository:a/b:pull");
         assert_eq!(strip_scheme("bearer realm=x", "Bearer"), Some("realm=x"));
+    }
+
+    /// The token realm is whatever a registry's 401 names: the docker
+    /// config's credentials go there over https, or over plain http only to
+    /// the loopback registry's own host. Returns how many cases ran.
+    #[test]
+    fn registry_credentials_never_go_over_plain_http_to_another_host() {
+        let cases = [
+            ("localhost:5000/x", "http://localhost:5000/token", true),
+            ("127.0.0.1:5000/x", "http://127.0.0.1:5000/token", true),
+            ("127.0.0.1:5000/x", "http://127.0.0.1:6000/token", true),
+            ("127.0.0.1:5000/x", "https://auth.example.com/token", true),
+            (
+                "registry.example.com/x",
+                "https://auth.example.com/token",
+                true,
+            ),
+            ("alpine", "https://auth.docker.io/token", true),
+            ("127.0.0.1:5000/x", "http://127.0.0.2:5000/token", false),
+            ("127.0.0.1:5000/x", "http://evil.example.com/token", false),
+            ("localhost:5000/x", "http://127.0.0.1:5000/token", false),
+            (
+                "registry.example.com/x",
+                "http://registry.example.com/token",
+                false,
+            ),
+            (
+                "registry.example.com/x",
+                "http://evil.example.com/token",
+                false,
+            ),
+            ("alpine", "http://auth.docker.io/token", false),
+            (
+                "registry.example.com/x",
+                "ftp://registry.example.com/token",
+                false,
+            ),
+        ];
+        for (image, realm, safe) in cases {
+            let realm = url::Url::parse(realm).unwrap();
+            assert_eq!(
+                sends_credentials_safely(&realm, &ImageRef::parse(image)),
+                safe,
+                "{image} → {realm}"
+            );
+        }
+        assert_eq!(cases.len(), 13);
     }
 }

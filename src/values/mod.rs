@@ -47,8 +47,8 @@ impl Problem {
                 secrets::REDACTED.to_string()
             } else {
                 let text = match v {
-                    Value::String(s) => format!("{:?}", secrets::masked(s)),
-                    other => secrets::masked(&other.to_string()),
+                    Value::String(s) => format!("{:?}", secrets::masked_value(s)),
+                    other => secrets::masked_value(&other.to_string()),
                 };
                 if text.chars().count() > 80 {
                     format!("{}…", text.chars().take(77).collect::<String>())
@@ -144,6 +144,7 @@ pub fn load(input: &Input) -> Result<Loaded, Problems> {
         .into_iter()
         .map(|(k, v)| (k, Secret::new(v)))
         .collect();
+    problems.extend(credentials_outside_a_secret(&tree));
     problems.append(&mut reader.problems);
     if !problems.is_empty() {
         dedup(&mut problems);
@@ -156,6 +157,57 @@ pub fn load(input: &Input) -> Result<Loaded, Problems> {
         ignored_keys,
         warnings,
     })
+}
+
+/// The maps of environment variables: the only values whose URL
+/// credentials cf-runner carries, through the credentials Secret (pods
+/// read them with `secretKeyRef`).
+const ENV_MAPS: &[&str] = &[
+    "EnvVars",
+    "AdditionalEnvVars",
+    "Runtime.AdditionalEnvVars",
+    "Monitor.AdditionalEnvVars",
+    "AppProxy.AdditionalEnvVars",
+];
+
+/// A problem for each value outside the environment maps that carries URL
+/// credentials: a mirror, an annotation, a volume spec… would put them in
+/// clear into a ConfigMap, a StorageClass or a pod spec. The value is never
+/// shown. `CodefreshHost` and `KubernetesHost` have their own message.
+fn credentials_outside_a_secret(tree: &Value) -> Vec<Problem> {
+    secrets::keys_with_url_credentials(tree)
+        .into_iter()
+        .filter(|key| {
+            !ENV_MAPS.iter().any(|m| {
+                key.strip_prefix(m)
+                    .is_some_and(|rest| rest.starts_with('.'))
+            }) && !["CodefreshHost", "KubernetesHost"].contains(&key.as_str())
+        })
+        .map(|key| {
+            let (why, fix) = if key.starts_with("Runtime.RegistryMirrors") {
+                (
+                    "carries credentials in the URL (user:password@): dockerd cannot log in to a mirror with them, \
+                     and they would be written in clear into the dind daemon configuration (a ConfigMap)",
+                    "remove user:password@ from the mirror URL; give pipelines the registry's credentials \
+                     as a Codefresh registry integration",
+                )
+            } else if key.contains("Annotations") {
+                (
+                    "carries credentials in a URL (user:password@): an annotation is written in clear, \
+                     readable by anyone who can read the object",
+                    "remove user:password@ from the annotation's URL",
+                )
+            } else {
+                (
+                    "carries credentials in a URL (user:password@), which cf-runner would write in clear: \
+                     it keeps URL credentials in a Secret only for environment variables \
+                     (EnvVars, AdditionalEnvVars, Runtime/Monitor/AppProxy.AdditionalEnvVars)",
+                    "remove user:password@ from the URL, or pass it as an environment variable",
+                )
+            };
+            Problem::new(&key, None, why, fix)
+        })
+        .collect()
 }
 
 /// Warnings about settings that are valid but unsafe or surprising.

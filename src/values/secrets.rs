@@ -35,28 +35,55 @@ pub fn is_secret_key(key: &str) -> bool {
         .any(|s| key == *s || key.strip_prefix(s).is_some_and(|r| r.starts_with('.')))
 }
 
-/// Characters that end a URL's authority (`user:pass@host:port`).
-fn ends_authority(c: char) -> bool {
-    // Not the sub-delimiters a userinfo may hold (`,;'` …): a password
-    // cut short there would leak its tail.
-    matches!(c, '/' | '?' | '#' | '"' | '`') || c.is_whitespace()
+/// Where the part of a URL that can hold credentials ends in `tail` (the
+/// text after `://`): at white space or a control character, or where the
+/// next URL's `://` begins. Not at `/`, `?`, `#` or `@`: a password may
+/// hold any of them unescaped, and a mask that stopped there would show
+/// its tail.
+fn credentials_span(tail: &str, whole_value: bool) -> usize {
+    let blank = if whole_value {
+        tail.len()
+    } else {
+        tail.find(|c: char| c.is_whitespace() || c.is_control())
+            .unwrap_or(tail.len())
+    };
+    let next_url = tail.find("://").unwrap_or(tail.len());
+    blank.min(next_url)
 }
 
 /// `text` with the credentials of every URL in it replaced: the password
 /// (`user:<redacted>@`), or a lone user name, which is often a token
 /// (`<redacted>@`). `None` when there was nothing to hide.
+///
+/// The user part is read as a URL parser that trusts the last `@` reads
+/// it: everything from `://` to the LAST `@` before the host, so
+/// `http://u:p#ss@proxy` and `postgres://u:p?ss@db/x` hide `p#ss` and
+/// `p?ss` whole. An `@` later in a path or query hides more than needed,
+/// never less.
+///
+/// For one value rather than a text, see [`mask_value`].
 pub fn mask_text(text: &str) -> Option<String> {
+    mask(text, false)
+}
+
+/// [`mask_text`] for one value (a setting, an env var, an answer): its
+/// URLs' user parts run to the last `@` even across white space, which no
+/// URL holds but a mistyped password may (`http://u:p ss@proxy`).
+pub fn mask_value(value: &str) -> Option<String> {
+    mask(value, true)
+}
+
+fn mask(text: &str, whole_value: bool) -> Option<String> {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     let mut changed = false;
     while let Some(at) = rest.find("://") {
         let (head, tail) = rest.split_at(at + 3);
         out.push_str(head);
-        let end = tail.find(ends_authority).unwrap_or(tail.len());
-        let authority = &tail[..end];
-        match authority.rfind('@') {
-            Some(i) if i > 0 && !authority[..i].starts_with(REDACTED) => {
-                let userinfo = &authority[..i];
+        let span = &tail[..credentials_span(tail, whole_value)];
+        match span.rfind('@') {
+            Some(i) if i > 0 && &span[..i] != REDACTED => {
+                let userinfo = &span[..i];
                 match userinfo.split_once(':') {
                     Some((user, pass)) if pass != REDACTED => {
                         out.push_str(user);
@@ -70,11 +97,10 @@ pub fn mask_text(text: &str) -> Option<String> {
                         changed = true;
                     }
                 }
-                out.push_str(&authority[i..]);
+                rest = &tail[i..];
             }
-            _ => out.push_str(authority),
+            _ => rest = tail,
         }
-        rest = &tail[end..];
     }
     out.push_str(rest);
     changed.then_some(out)
@@ -179,15 +205,20 @@ pub fn masked_printout(text: &str) -> String {
     mask_credential_fields(&urls).unwrap_or(urls)
 }
 
-/// True when `text` holds a URL with credentials.
+/// [`mask_value`], giving the value back unchanged when there was nothing to hide.
+pub fn masked_value(value: &str) -> String {
+    mask_value(value).unwrap_or_else(|| value.to_string())
+}
+
+/// True when the value `text` holds a URL with credentials.
 pub fn has_url_credentials(text: &str) -> bool {
-    mask_text(text).is_some()
+    mask_value(text).is_some()
 }
 
 /// A copy of `value` with the URL credentials in every string masked.
 pub fn mask_urls_in(value: &Value) -> Value {
     match value {
-        Value::String(s) => match mask_text(s) {
+        Value::String(s) => match mask_value(s) {
             Some(m) => Value::String(m),
             None => value.clone(),
         },
@@ -296,6 +327,35 @@ pub fn url_credentials(tree: &Value) -> BTreeMap<String, String> {
     out
 }
 
+/// The keys (dotted, `[i]` for a list item) of the values outside the
+/// secret keys that carry URL credentials, in the tree's order.
+pub fn keys_with_url_credentials(tree: &Value) -> Vec<String> {
+    fn walk(value: &Value, key: String, out: &mut Vec<String>) {
+        match value {
+            Value::String(s) if !is_secret_key(&key) && has_url_credentials(s) => out.push(key),
+            Value::Array(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    walk(item, format!("{key}[{i}]"), out);
+                }
+            }
+            Value::Object(map) => {
+                for (k, v) in map {
+                    let child = if key.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{key}.{k}")
+                    };
+                    walk(v, child, out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(tree, String::new(), &mut out);
+    out
+}
+
 /// The credentials-Secret keys of the masked URLs in a redacted tree: what
 /// [`restore_url_credentials`] needs to read.
 pub fn masked_url_keys(tree: &Value) -> Vec<String> {
@@ -331,7 +391,7 @@ pub fn restore_url_credentials(tree: &mut Value, held: &BTreeMap<String, String>
         }
         match held.get(&secret_key_of(path)) {
             // Only a value whose masked form is what the record shows.
-            Some(real) if masked(real) == *s => *s = real.clone(),
+            Some(real) if masked_value(real) == *s => *s = real.clone(),
             _ => lost.push(dotted),
         }
     });
@@ -365,6 +425,72 @@ mod tests {
         assert_eq!(masked("no url here"), "no url here");
         // Idempotent: masking a masked URL changes nothing.
         assert_eq!(mask_text("http://user:<redacted>@proxy:3128"), None);
+    }
+
+    /// A password may hold every reserved character unescaped; the mask
+    /// used to stop at the first `/`, `?`, `#` or quote and show the rest.
+    /// Each character, in four schemes, bare, in a sentence, quoted the way
+    /// a message quotes a value, and as `KEY=URL`; with a password and as a
+    /// lone token. Returns how many cases ran.
+    #[test]
+    fn a_url_password_with_reserved_characters_is_masked_whole() {
+        let reserved = [
+            '#', '?', '/', '@', ':', '%', ';', ',', '"', '`', '\'', '[', ']', '\\', '=', '&', '!',
+            '$', '+', '*', '(', ')', '{', '}', '|', '^', '~', '<', '>',
+        ];
+        let mut cases = 0;
+        for c in reserved {
+            let password = format!("S3cr{c}etX");
+            for scheme in ["http", "https", "socks5", "postgres"] {
+                for userinfo in [format!("user:{password}"), password.clone()] {
+                    let url = format!("{scheme}://{userinfo}@db.example.com:5432/x");
+                    for text in [
+                        url.clone(),
+                        format!("proxy {url} is refused"),
+                        format!("value {url:?}: bad"),
+                        format!("DB_URL={url}"),
+                    ] {
+                        cases += 1;
+                        let shown = masked(&text);
+                        // A lone `S3cr:etX@` is user `S3cr`, password `etX`.
+                        let user_shown = c == ':' && !userinfo.starts_with("user:");
+                        assert!(
+                            !shown.contains("etX") && (user_shown || !shown.contains("S3cr")),
+                            "{text} shows as {shown}"
+                        );
+                        assert!(shown.contains("@db.example.com:5432"), "{shown}");
+                        assert!(has_url_credentials(&text), "{text}");
+                        assert_eq!(mask_text(&shown), None, "masking {shown} twice");
+                        let tree = json!({"EnvVars": {"DB_URL": text}});
+                        assert!(!redact(&tree).to_string().contains("etX"), "{text}");
+                        assert_eq!(url_credentials(&tree).len(), 1, "{text}");
+                    }
+                }
+            }
+        }
+        assert_eq!(cases, 29 * 4 * 2 * 4);
+        // A value: white space does not end its URL's user part either.
+        for value in [
+            "http://u:p ss@proxy:3128",
+            "http://u:p\tss@proxy:3128",
+            "http://p ss@proxy",
+        ] {
+            let shown = masked_value(value);
+            assert!(
+                !shown.contains("ss@") && shown.ends_with("@proxy:3128")
+                    || shown.ends_with("@proxy"),
+                "{shown}"
+            );
+            assert!(has_url_credentials(value), "{value}");
+            assert!(!redact(&json!({"EnvVars": {"P": value}}))
+                .to_string()
+                .contains("ss@"));
+        }
+        // Two URLs in one word are masked each, the host between them kept.
+        assert_eq!(
+            masked("http://a:b#1@h1,https://c:d?2@h2"),
+            "http://a:<redacted>@h1,https://c:<redacted>@h2"
+        );
     }
 
     #[test]

@@ -81,6 +81,13 @@ impl Session<'_> {
                 if path.is_dir() {
                     return Err(format!("{s} is a folder; name a file in it"));
                 }
+                // Only a regular file is ever replaced: not a link, a device
+                // or a pipe (writing there would hit whatever it stands for).
+                if path.symlink_metadata().is_ok_and(|m| !m.is_file()) {
+                    return Err(format!(
+                        "{s} is not a regular file (a link, a device or a pipe); name another file"
+                    ));
+                }
                 match path.parent() {
                     Some(parent) if !parent.as_os_str().is_empty() && !parent.is_dir() => {
                         Err(format!("the folder {} does not exist", parent.display()))

@@ -158,7 +158,7 @@ impl<'a> Session<'a> {
         // A proxy's password is not shown back, like every secret.
         self.rows.push(SummaryRow {
             topic: topic.to_string(),
-            value: crate::values::secrets::masked(&value.into()),
+            value: crate::values::secrets::masked_value(&value.into()),
             given,
         });
     }

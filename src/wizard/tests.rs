@@ -903,3 +903,51 @@ fn a_saved_values_file_parses_back_to_the_same_tree() {
     assert_eq!(back, tree);
     assert!(!saved.holds_secret);
 }
+
+/// The save path used to be taken when it was a device, a pipe or a link
+/// (`exists` and "Replace it?"), and the file written in place over it.
+/// Each non-regular kind is rejected at the question, before any answer
+/// to "replace"; a regular file is still offered for replacement.
+#[cfg(unix)]
+#[test]
+fn the_save_path_is_never_a_device_a_pipe_or_a_link() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("target.yaml");
+    std::fs::write(&target, "mine\n").unwrap();
+    let link = dir.path().join("link.yaml");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let fifo = dir.path().join("pipe.yaml");
+    let c_path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path; mkfifo only creates a file.
+    assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o644) }, 0);
+    let wanted = dir.path().join("mine.yaml");
+    let s = setup(
+        json!({"Context": "kind-dev", "Namespace": "cf", "Storage": {"Backend": "local"},
+        "EnvVars": {}, "Monitor": {"Enabled": false}, "AppProxy": {"Enabled": false},
+        "SetDefaultRuntime": false, "ExecDemoPipeline": false,
+        "Runtime": {"NodeSelector": {}}}),
+    );
+    let bad = ["/dev/null", link.to_str().unwrap(), fifo.to_str().unwrap()];
+    let mut script = vec![
+        ("Storage.LocalVolumeParentDir", Enter),
+        ("Runtime.tolerations", Enter),
+        ("save", Enter),
+    ];
+    for path in bad {
+        script.push(("save.path", text(path)));
+    }
+    script.push(("save.path", text(&wanted.display().to_string())));
+    script.push(("next", pick("Stop here")));
+    let mut p = Scripted::new(&script);
+    let plan = run_script(&mut p, &s, Facts::default());
+    assert_eq!(p.rejected.len(), bad.len(), "{:?}", p.rejected);
+    for (_, why) in &p.rejected {
+        assert!(why.contains("not a regular file"), "{why}");
+    }
+    assert!(
+        p.default_of("save.replace").is_none(),
+        "asked to replace one"
+    );
+    assert_eq!(plan.save_to, Some(wanted));
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "mine\n");
+}

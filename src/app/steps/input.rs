@@ -262,6 +262,7 @@ pub(crate) fn for_upgrade(args: &UpgradeArgs) -> Result<Input, Problems> {
     let mut out = Overrides::default();
     out.text("--kube-namespace", &args.kube.kube_namespace);
     out.text("--token", &args.token);
+    out.text("--url", &args.url);
     out.text("--agent-token", &args.agent_token);
     out.path("--kube-config-path", &args.kube.kube_config_path);
     settings_overrides(&args.settings, &mut out, &mut problems);

@@ -19,15 +19,18 @@ pub(crate) struct TokenFrom<'a> {
     pub flag: Option<&'a Secret>,
     /// `Token` of the values (a file, `--set-value`, an installed monitor).
     pub values: Option<&'a Secret>,
-    /// The platform URL, when the user or the installation named one.
-    pub url: Option<&'a str>,
+    /// `--url`, as the command line gave it: any token may go there.
+    pub cli_url: Option<&'a str>,
+    /// A platform URL from a values file or the cluster: used only when it
+    /// is the token's own platform (see [`platform::auth::resolve`]).
+    pub named: Option<platform::auth::NamedUrl<'a>>,
 }
 
 /// The one resolution of the platform token: the flag, the values, then
 /// `CF_API_KEY`, then the cfconfig's current context. `Ok(None)` when there
 /// is no token anywhere: each command says what that means for it.
 pub(crate) fn find_token(from: TokenFrom<'_>) -> Result<Option<Auth>, PlatformError> {
-    match platform::auth::resolve(from.flag, from.values, from.url) {
+    match platform::auth::resolve(from.flag, from.values, from.cli_url, from.named) {
         Ok(auth) => Ok(Some(auth)),
         Err(PlatformError::NoToken { .. }) => Ok(None),
         Err(e) => Err(e),
@@ -77,19 +80,25 @@ pub(crate) fn account_of_runtime(runtime: &Value) -> Option<String> {
 }
 
 /// The token and platform for a command: `--token`, `CF_API_KEY` or the
-/// cfconfig; the URL from `--url`, else the installation's `CodefreshHost`,
-/// else the token's context. `Ok(None)` when there is no token at all.
+/// cfconfig; the URL from `--url`, else the token's own. A host the
+/// installation names (`installed`: the URL and where it was read) must be
+/// that same platform, or the token is not sent. `Ok(None)` when there is
+/// no token at all.
 pub(crate) fn resolve(
     args: &PlatformArgs,
-    installed_host: Option<&str>,
+    installed: Option<platform::auth::NamedUrl<'_>>,
 ) -> Result<Option<Auth>, PlatformError> {
     let token = args.token.as_ref().map(Secret::new);
     find_token(TokenFrom {
         flag: token.as_ref(),
         values: None,
-        url: args.url.as_deref().or(installed_host),
+        cli_url: args.url.as_deref(),
+        named: installed,
     })
 }
+
+/// Where a host recorded in the cluster was read, for refusals.
+pub(crate) const RECORDED_HOST: &str = "the installation's record in the cluster (CodefreshHost)";
 
 /// How `args` say to reach the platform.
 pub(crate) fn transport(args: &PlatformArgs) -> Transport {
@@ -398,7 +407,8 @@ mod tests {
         let both = find_token(TokenFrom {
             flag: Some(&flag),
             values: Some(&values),
-            url: Some("https://cf.example.com"),
+            cli_url: Some("https://cf.example.com"),
+            named: None,
         })
         .unwrap()
         .unwrap();

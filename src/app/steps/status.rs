@@ -36,7 +36,13 @@ async fn platform_status(args: &InfoArgs, inst: &Installation, context: &str) ->
             .into();
     }
     let host = inst.values.as_ref().map(|v| v.codefresh_host.clone());
-    let auth = match register::resolve(&args.platform, host.as_deref()) {
+    let auth = match register::resolve(
+        &args.platform,
+        host.as_deref().map(|url| crate::platform::auth::NamedUrl {
+            url,
+            origin: register::RECORDED_HOST,
+        }),
+    ) {
         Ok(Some(a)) => a,
         Ok(None) => return PLATFORM_NO_TOKEN.into(),
         Err(e) => return format!("not shown: {e}"),
@@ -126,7 +132,7 @@ fn images(o: &LiveObject) -> Vec<String> {
 
 /// A proxy URL without the credentials it may carry.
 fn without_password(url: &str) -> String {
-    values::secrets::masked(url)
+    values::secrets::masked_value(url)
 }
 
 fn selector_text(selector: &BTreeMap<String, String>) -> String {

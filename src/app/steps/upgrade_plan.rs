@@ -314,7 +314,7 @@ pub(crate) fn credential_changes(
     new.iter()
         .filter_map(|(key, value)| {
             let before = old.get(key)?;
-            let masked = values::secrets::masked;
+            let masked = values::secrets::masked_value;
             (before != value.expose() && masked(before) == masked(value.expose()))
                 .then(|| format!("{key}: credentials changed"))
         })

@@ -27,7 +27,13 @@ pub(super) async fn on_platform(
     runnerconf: &[String],
 ) -> Result<OnPlatform, Outcome> {
     use crate::platform::Need;
-    let auth = match register::resolve(&args.platform, Some(&values.codefresh_host)) {
+    let auth = match register::resolve(
+        &args.platform,
+        Some(crate::platform::auth::NamedUrl {
+            url: &values.codefresh_host,
+            origin: "the old runner (its CODEFRESH_HOST)",
+        }),
+    ) {
         Ok(Some(a)) => a,
         Ok(None) => {
             return Err(token_needed(
@@ -513,8 +519,13 @@ pub(super) async fn move_runner(
             f.tool.describe()
         ));
         let saved = values_text(f, namespace);
-        crate::export::write_file(&args.values_file, &saved.text, saved.holds_secret)
-            .map_err(|e| Outcome::Failed(e.into(), None))?;
+        crate::export::write_owned(
+            &args.values_file,
+            &saved.text,
+            saved.holds_secret,
+            args.overwrite,
+        )
+        .map_err(|e| Outcome::Failed(e.into(), None))?;
         output::note(&format!(
             "saved what the install is to {} (tokens are not in it)",
             args.values_file.display()

@@ -40,7 +40,9 @@ pub(super) fn report(found: &Found, namespace: &str, path: &Path) -> Outcome {
     if let Some(problems) = unclassified_refusal(&plan) {
         return Outcome::BadInput(problems);
     }
-    if let Err(e) = crate::export::write_file(path, &saved.text, saved.holds_secret) {
+    // Checked by `check_save_path` before anything was read.
+    let stamped = crate::export::stamped(&saved.text);
+    if let Err(e) = crate::export::replace_file(path, &stamped, saved.holds_secret) {
         return Outcome::Failed(e.into(), None);
     }
     output::note(&format!(
@@ -141,32 +143,25 @@ pub(super) fn unclassified_refusal(plan: &Plan) -> Option<Problems> {
     ))
 }
 
-/// Refuses to write over a file `adopt` did not write, unless `overwrite`.
+/// Refuses to write over a file `adopt` did not write, or one changed
+/// since it did, unless `overwrite`; and anything that is not a regular
+/// file, always.
 pub(crate) fn check_save_path(path: &Path, overwrite: bool) -> Result<(), Problems> {
-    let Ok(meta) = path.symlink_metadata() else {
-        return Ok(());
-    };
     let flag = "--values-file";
     let shown = path.display().to_string();
-    if !meta.is_file() {
-        return Err(refuse(
+    match crate::export::check_owned_path(path, overwrite) {
+        Ok(()) => Ok(()),
+        Err(crate::export::ExportError::NotOurs { .. }) => Err(refuse(
             flag,
             Some(&shown),
-            "is not a regular file; adopt writes the values file there",
-            "pass --values-file with another path",
-        ));
-    }
-    let ours = std::fs::read_to_string(path)
-        .map(|t| t.starts_with(SAVED_MARK))
-        .unwrap_or(false);
-    if ours || overwrite {
-        Ok(())
-    } else {
-        Err(refuse(
-            flag,
-            Some(&shown),
-            "is a file cf-runner adopt did not write; writing over it could lose your data",
+            "is a file cf-runner adopt did not write, or one edited since it did; writing over it could lose your data",
             "pass --values-file with another path, or --overwrite to replace it",
-        ))
+        )),
+        Err(e) => Err(refuse(
+            flag,
+            Some(&shown),
+            format!("{e}; adopt writes the values file there"),
+            "pass --values-file with another path",
+        )),
     }
 }

@@ -394,3 +394,43 @@ fn runnerconfs_name_entry_names_the_runtime_environment() {
         .iter()
         .any(|n| n.contains("RuntimeEnvironmentName")));
 }
+
+/// adopt's values file used to be replaced whenever its first line was
+/// adopt's mark, edits below it lost. It is adopt's only while unchanged
+/// since adopt wrote it; anything but a regular file is refused even with
+/// --overwrite.
+#[cfg(unix)]
+#[test]
+fn an_edited_values_file_is_not_adopts_to_replace() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cf-runner-values.yaml");
+    let saved = format!("{SAVED_MARK} from x in namespace cf.\nNamespace: cf\n");
+    crate::export::replace_file(&path, &crate::export::stamped(&saved), false).unwrap();
+    assert!(check_save_path(&path, false).is_ok(), "adopt's own file");
+    let written = std::fs::read_to_string(&path).unwrap();
+    let edits = [
+        format!("{written}Monitor:\n  Enabled: true\n"),
+        written.replace("Namespace: cf", "Namespace: mine"),
+        format!("{SAVED_MARK} mine\n"),
+        saved.clone(),
+    ];
+    let mut cases = 1;
+    for edited in &edits {
+        cases += 1;
+        std::fs::write(&path, edited).unwrap();
+        let refused = check_save_path(&path, false).unwrap_err().to_string();
+        assert!(
+            refused.contains("--values-file") && refused.contains("--overwrite"),
+            "{refused}"
+        );
+        assert!(check_save_path(&path, true).is_ok());
+    }
+    let link = dir.path().join("link.yaml");
+    std::os::unix::fs::symlink(&path, &link).unwrap();
+    for odd in [link.as_path(), Path::new("/dev/null")] {
+        cases += 1;
+        let refused = check_save_path(odd, true).unwrap_err().to_string();
+        assert!(refused.contains("not a regular file"), "{refused}");
+    }
+    assert_eq!(cases, 7);
+}

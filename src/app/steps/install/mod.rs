@@ -53,8 +53,11 @@ pub(crate) enum Registration {
 pub(crate) struct TokenPlaces<'a> {
     /// True when `--token` was given (its value is the values' `Token`).
     pub flag_given: bool,
-    /// `--url`, else `CodefreshHost` when a values file or `--set-value` set it.
-    pub explicit_url: Option<&'a str>,
+    /// `--url` as the command line gave it.
+    pub cli_url: Option<&'a str>,
+    /// `CodefreshHost` when a values file or `--set-value` set it: the
+    /// token goes there only when it is the token's own platform.
+    pub values_url: Option<&'a str>,
 }
 
 /// Resolves the platform token the way an install does; no token is bad
@@ -71,7 +74,11 @@ pub(crate) fn registration(
     let found = register::find_token(register::TokenFrom {
         flag,
         values: in_values,
-        url: places.explicit_url,
+        cli_url: places.cli_url,
+        named: places.values_url.map(|url| platform::auth::NamedUrl {
+            url,
+            origin: "CodefreshHost in the values",
+        }),
     })
     .map_err(|e| register::failed(e, "finding the Codefresh API token"))?;
     match found {
