@@ -185,7 +185,7 @@ fn kubeconfig_that_is_a_device_is_refused_at_once() {
     let shown = text(&out);
     assert_ne!(out.status.code(), Some(0), "{shown}");
     assert!(
-        shown.contains("the kubeconfig /dev/zero is not a regular file"),
+        shown.contains("the kubeconfig /dev/zero is a character device, not a file"),
         "{shown}"
     );
 }

@@ -1,5 +1,6 @@
 //! Helpers shared by the integration tests (`mod support;` in a test file).
 
+pub mod ci;
 pub mod cli;
 pub mod controlplane;
 pub mod fake_platform;

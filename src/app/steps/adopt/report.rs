@@ -116,7 +116,7 @@ pub(crate) fn check_save_path(path: &Path, overwrite: bool) -> Result<(), Proble
             "pass --values-file with another path",
         ));
     }
-    let ours = std::fs::read_to_string(path)
+    let ours = crate::input_file::read_regular_text(path, crate::values::tree::MAX_INPUT_BYTES)
         .map(|t| t.starts_with(SAVED_MARK))
         .unwrap_or(false);
     if ours || overwrite {
