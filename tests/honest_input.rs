@@ -215,3 +215,44 @@ fn skip_cluster_test_in_a_values_file_skips_the_preflight() {
     assert!(shown.contains("the API server went away"), "{shown}");
     assert_eq!(out.status.code(), Some(1), "{shown}");
 }
+
+/// A setting that renders a ClusterRole reading every Secret of the cluster
+/// (the monitor's Helm-release view without its namespaced Role) used to
+/// pass `check` without a word. It is warned of, before the cluster is
+/// asked (here there is none), naming both keys and the fix; the settings
+/// that keep Secrets to the namespace say nothing.
+#[test]
+fn check_warns_of_a_cluster_wide_secret_reader() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: &[(&[&str], bool)] = &[
+        (
+            &["Monitor.UseNamespaceWithRole=false", "Monitor.Helm3=true"],
+            true,
+        ),
+        (&["Monitor.UseNamespaceWithRole=false"], false),
+        (&["Monitor.Helm3=true"], false),
+        (&[], false),
+    ];
+    for (settings, warns) in cases {
+        let mut args = vec!["check", "--values"];
+        let example = support::cli::example("local");
+        args.push(example.to_str().unwrap());
+        args.extend(["--set-value", "Monitor.Enabled=true"]);
+        for s in *settings {
+            args.extend(["--set-value", s]);
+        }
+        let out = cf_runner(&dir.path().join("no-kubeconfig"), &args);
+        let shown = text(&out);
+        let warned = shown.contains(
+            "ClusterRole/monitor-reader-codefresh lets its account read every Secret in the cluster",
+        );
+        assert_eq!(warned, *warns, "{settings:?}: {shown}");
+        if *warns {
+            assert!(
+                shown.contains("Monitor.UseNamespaceWithRole is false")
+                    && shown.contains("set Monitor.UseNamespaceWithRole: true"),
+                "{shown}"
+            );
+        }
+    }
+}

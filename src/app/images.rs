@@ -127,12 +127,14 @@ fn looks_like_image(s: &str) -> bool {
     !s.is_empty() && !s.contains(char::is_whitespace) && (s.contains('/') || s.contains(':'))
 }
 
-/// `name[:tag]@sha256:<64 hex digits>`, with nothing else around it.
+/// `repository:tag@sha256:<64 hex digits>` or `host/repository@sha256:…`,
+/// with nothing else around it. A bare `3.3.13@sha256:…` is a version (the
+/// engine's `CF_SERVICE_VERSION`), not an image.
 fn pinned_by_digest(s: &str) -> bool {
     let Some((name, digest)) = s.rsplit_once("@sha256:") else {
         return false;
     };
-    !name.is_empty()
+    (name.contains('/') || name.contains(':'))
         && !name.contains(char::is_whitespace)
         && digest.len() == 64
         && digest.bytes().all(|b| b.is_ascii_hexdigit())
@@ -355,6 +357,7 @@ mod tests {
                     "TRUSTED_QEMU_IMAGES": "tonistiigi/binfmt",
                     "LOGGER_LEVEL": "debug",
                     "NOT_PINNED": "quay.io/x/y:1@sha256:short",
+                    "CF_SERVICE_VERSION": pinned("3.3.13", 'f'),
                 },
             },
             "dockerDaemonScheduler": {"dindImage": pinned("quay.io/codefresh/dind:3", 'd')},
