@@ -256,3 +256,97 @@ fn check_warns_of_a_cluster_wide_secret_reader() {
         }
     }
 }
+
+/// The class of "a number the API server wants, written as text": every
+/// toleration list (the runner's, the builds', the provisioner's) with a
+/// quoted `tolerationSeconds`, and `Runtime.Mtu` quoted, reach every object,
+/// the runtime spec and the Helm values file as numbers, never as text.
+#[test]
+fn numbers_the_api_wants_are_written_as_numbers_wherever_they_go() {
+    let dir = tempfile::tempdir().unwrap();
+    let values = write(
+        dir.path(),
+        "v.yaml",
+        "Namespace: ns\nContext: c\n\
+         Tolerations: [{key: a, operator: Exists, effect: NoExecute, tolerationSeconds: \"60\"}]\n\
+         Runtime:\n  Mtu: \"1440\"\n  tolerations: [{key: b, operator: Exists, effect: NoExecute, tolerationSeconds: \" 61 \"}]\n\
+         Storage:\n  VolumeProvisioner:\n    Tolerations: [{key: c, operator: Exists, effect: NoExecute, tolerationSeconds: \"+62\"}]\n",
+    );
+    let out_dir = dir.path().join("out");
+    let out = cf_runner(
+        &dir.path().join("no-kubeconfig"),
+        &[
+            "init",
+            "--dry-run",
+            "--yes",
+            "--values",
+            &values,
+            "--output-dir",
+            out_dir.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let helm = dir.path().join("h.yaml");
+    let out = cf_runner(
+        &dir.path().join("no-kubeconfig"),
+        &[
+            "init",
+            "--dry-run",
+            "--values",
+            &values,
+            "--generate-helm-values-file",
+            helm.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    fn walk(v: &serde_json::Value, at: &str, seen: &mut Vec<(String, serde_json::Value)>) {
+        match v {
+            serde_json::Value::Object(m) => {
+                for (k, x) in m {
+                    if k == "tolerationSeconds" || k == "mtu" {
+                        seen.push((format!("{at}.{k}"), x.clone()));
+                    }
+                    walk(x, &format!("{at}.{k}"), seen);
+                }
+            }
+            serde_json::Value::Array(l) => l.iter().for_each(|x| walk(x, at, seen)),
+            serde_json::Value::String(s) if s.trim_start().starts_with('{') => {
+                // JSON held in a ConfigMap (the dind daemon config).
+                if let Ok(inner) = serde_json::from_str::<serde_json::Value>(s) {
+                    walk(&inner, at, seen);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut seen = Vec::new();
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(&out_dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            !p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .contains("cf-runner-values")
+        })
+        .collect();
+    files.push(helm);
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        for doc in text.split("\n---") {
+            if let Ok(v) = serde_yaml_ng::from_str::<serde_json::Value>(doc) {
+                walk(&v, &file.file_name().unwrap().to_string_lossy(), &mut seen);
+            }
+        }
+    }
+    assert!(seen.len() >= 8, "{seen:?}");
+    for (at, v) in &seen {
+        assert!(v.is_i64(), "{at} is {v}, not a number");
+    }
+    for n in [60, 61, 62, 1440] {
+        assert!(
+            seen.iter().any(|(_, v)| v == n),
+            "{n} not written: {seen:?}"
+        );
+    }
+}
