@@ -350,3 +350,31 @@ fn numbers_the_api_wants_are_written_as_numbers_wherever_they_go() {
         );
     }
 }
+
+/// A values file saved with a byte order mark (many Windows editors do):
+/// the mark used to become an invisible part of the first key
+/// (`\u{feff}Namespace` is not a known key). It is skipped; the file reads
+/// as written, with its CRLF line ends.
+#[test]
+fn a_leading_byte_order_mark_is_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in [
+        ("bom.yaml", "\u{feff}Namespace: bomns\nContext: c\n"),
+        (
+            "bom-crlf.yaml",
+            "\u{feff}Namespace: bomns\r\nContext: c\r\n",
+        ),
+    ] {
+        let values = write(dir.path(), name, text);
+        assert!(std::fs::read(&values)
+            .unwrap()
+            .starts_with(&[0xEF, 0xBB, 0xBF]));
+        let (out, shown) = dry_run(&["--values", &values]);
+        let docs = docs(&out.stdout);
+        assert!(
+            docs.iter()
+                .any(|d| d["kind"] == "Namespace" && d["metadata"]["name"] == "bomns"),
+            "{name}: {shown}"
+        );
+    }
+}
