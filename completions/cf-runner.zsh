@@ -72,8 +72,6 @@ _arguments "${_arguments_options[@]}" : \
 '--probe[After the install, try the build path\: a dind claim and a dind-like pod]' \
 '-y[Answer every question with its default; never prompt]' \
 '--yes[Answer every question with its default; never prompt]' \
-'-v[Print more detail about each step]' \
-'--verbose[Print more detail about each step]' \
 '-h[Print help]' \
 '--help[Print help]' \
 '-V[Print version]' \
@@ -149,8 +147,6 @@ _arguments "${_arguments_options[@]}" : \
 '--no-wait[Apply and return without waiting for the workloads]' \
 '-y[Do not ask for confirmation]' \
 '--yes[Do not ask for confirmation]' \
-'-v[Print more detail about each step]' \
-'--verbose[Print more detail about each step]' \
 '-h[Print help]' \
 '--help[Print help]' \
 '-V[Print version]' \

@@ -214,9 +214,6 @@ pub struct InitArgs {
     /// Answer every question with its default; never prompt
     #[arg(long, short = 'y')]
     pub yes: bool,
-    /// Print more detail about each step
-    #[arg(long, short = 'v')]
-    pub verbose: bool,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -300,9 +297,6 @@ pub struct UpgradeArgs {
     /// Do not ask for confirmation
     #[arg(long, short = 'y')]
     pub yes: bool,
-    /// Print more detail about each step
-    #[arg(long, short = 'v')]
-    pub verbose: bool,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -489,24 +483,47 @@ pub fn suggest_kubectl_habits(err: &mut clap::Error) {
     }
 }
 
-/// Parses `90s`, `5m`, `1h` or plain seconds.
+/// The longest wait a `--timeout` may ask for: a day. Longer is a typo (and
+/// a deadline past what a clock can hold would wrap or panic).
+pub const MAX_WAIT_SECS: u64 = 24 * 3600;
+
+/// Parses `90s`, `5m`, `1h` or plain seconds, up to [`MAX_WAIT_SECS`].
 pub fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
     let text = text.trim();
     let (number, unit) = match text.find(|c: char| !c.is_ascii_digit()) {
         Some(i) => text.split_at(i),
         None => (text, "s"),
     };
-    let n: u64 = number
-        .parse()
-        .map_err(|_| format!("{text:?} is not a duration; write e.g. 90s, 5m or 1h"))?;
-    let secs = match unit {
-        "s" => n,
-        "m" => n * 60,
-        "h" => n * 3600,
+    let too_long = || {
+        format!(
+            "{text:?} is longer than the {}h a wait may last; write e.g. 30m or 2h",
+            MAX_WAIT_SECS / 3600
+        )
+    };
+    // A number too large for u64 is a too-long wait, not a non-number.
+    let n: u64 = match number.parse() {
+        Ok(n) => n,
+        Err(_) if !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()) => {
+            return Err(too_long())
+        }
+        Err(_) => {
+            return Err(format!(
+                "{text:?} is not a duration; write e.g. 90s, 5m or 1h"
+            ))
+        }
+    };
+    let per_unit = match unit {
+        "s" => 1,
+        "m" => 60,
+        "h" => 3600,
         _ => return Err(format!("{text:?} has an unknown unit; use s, m or h")),
     };
+    let secs = n.checked_mul(per_unit).ok_or_else(too_long)?;
     if secs == 0 {
         return Err("the timeout must be more than 0".into());
+    }
+    if secs > MAX_WAIT_SECS {
+        return Err(too_long());
     }
     Ok(std::time::Duration::from_secs(secs))
 }

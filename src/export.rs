@@ -251,8 +251,24 @@ fn read_record(dir: &Path) -> Option<Vec<(String, String)>> {
     files
 }
 
+/// The most cf-runner reads of a file in an export folder: its record (a
+/// line per file) or a file it wrote there (a rendered manifest).
+const MAX_EXPORT_FILE_BYTES: u64 = 16 * 1024 * 1024;
+
+/// A file of the export folder, read with the bound and only if it is a
+/// regular file: a FIFO or a link to `/dev/zero` there (a cloned repository
+/// can carry either) is unreadable, never a hang.
+fn read_export_file(path: &Path) -> Option<Vec<u8>> {
+    crate::input_file::read_bytes(
+        path,
+        MAX_EXPORT_FILE_BYTES,
+        crate::input_file::Accept::RegularFile,
+    )
+    .ok()
+}
+
 fn read_list(dir: &Path, name: &str) -> Option<Vec<(String, String)>> {
-    let text = fs::read_to_string(dir.join(name)).ok()?;
+    let text = String::from_utf8(read_export_file(&dir.join(name))?).ok()?;
     let mut files = Vec::new();
     for line in text.lines() {
         if line.starts_with('#') || line.trim().is_empty() {
@@ -415,7 +431,7 @@ fn check_folder(dir: &Path, planned: &[Planned], overwrite: bool) -> Result<Fold
             .map(|(_, sum)| sum)
             .collect();
         if !sums.is_empty() {
-            let bytes = fs::read(dir.join(&name)).ok();
+            let bytes = read_export_file(&dir.join(&name));
             let key = read_record_key(dir);
             if bytes
                 .as_deref()
@@ -545,7 +561,8 @@ pub fn write_dir(
         .collect();
     if to_write.is_empty()
         && stale.is_empty()
-        && fs::read_to_string(dir.join(EXPORT_RECORD_FILE)).ok() == Some(record_text(&recorded))
+        && read_export_file(&dir.join(EXPORT_RECORD_FILE))
+            == Some(record_text(&recorded).into_bytes())
         && !dir.join(PENDING_RECORD_FILE).exists()
     {
         return Ok(all());

@@ -849,6 +849,73 @@ catalogue! {
             .file("bomb.yaml", &alias_bomb())
             .says(&["bomb.yaml", "more than 100000 values"]);
 
+    // ---- characters a YAML text may not hold (issue 21) -----------------------
+    // Each file holds the raw character (a real NUL byte, not an escape):
+    // the YAML reader took a NUL for the end of the text and rendered what
+    // came before it, exit 0.
+    /// `Namespace: prod<NUL>` and more keys: the rest used to vanish.
+    values_file_with_a_nul_byte_after_a_value =>
+        bad(&["--values", "@IN@/nul.yaml"])
+            .file("nul.yaml", "Namespace: prod\0\nNoSuchKey: 1\n")
+            .says(&["nul.yaml", "U+0000 (NUL)", "line 1, column 16"]);
+    values_file_that_is_utf16 =>
+        bad(&["--values", "@IN@/utf16.yaml"])
+            .file("utf16.yaml", "N\0a\0m\0e\0s\0p\0a\0c\0e\0:\0 \0x\0\n\0")
+            .says(&["utf16.yaml", "U+0000 (NUL)", "line 1, column 2", "UTF-16"]);
+    values_file_with_a_nul_on_a_later_line =>
+        bad(&["--values", "@IN@/nul.yaml"])
+            .file("nul.yaml", "Namespace: prod\nContext: c\nEnvVars:\n  A: \"x\0y\"\n")
+            .says(&["nul.yaml", "U+0000", "line 4, column 8"]);
+    values_file_with_a_byte_order_mark_inside =>
+        bad(&["--values", "@IN@/bom.yaml"])
+            .file("bom.yaml", "Namespace: prod\n\u{feff}Context: c\n")
+            .says(&["bom.yaml", "U+FEFF (a byte order mark)", "line 2, column 1"]);
+    values_file_with_a_control_character =>
+        bad(&["--values", "@IN@/bell.yaml"])
+            .file("bell.yaml", "Namespace: pro\u{7}d\n")
+            .says(&["bell.yaml", "U+0007 (a control character)", "line 1, column 15"]);
+    values_file_with_a_c1_control_character =>
+        bad(&["--values", "@IN@/c1.yaml"])
+            .file("c1.yaml", "Namespace: prod\nContext: \u{9b}31m\n")
+            .says(&["c1.yaml", "U+009B", "line 2, column 10"]);
+
+    // ---- crashes and wraps (issue 21) -----------------------------------------
+    /// A path thousands of keys deep overflowed the stack (exit 134).
+    set_value_path_thousands_of_keys_deep =>
+        bad(&["--set-value", &format!("{}B=1", "A.".repeat(5000))])
+            .says(&["--set-value", "more than 64 keys deep"]);
+    set_value_path_of_nested_lists_deep =>
+        bad(&["--set-value", &format!("A{}=1", "[0]".repeat(3000))])
+            .says(&["--set-value", "more than 64 keys deep"]);
+    set_value_path_one_past_the_bound =>
+        bad(&["--set-value", &format!("{}B=1", "A.".repeat(64))])
+            .says(&["--set-value", "more than 64 keys deep"]);
+    set_file_path_thousands_of_keys_deep =>
+        bad(&["--set-file", &format!("{}B=@IN@/f.txt", "A.".repeat(5000))])
+            .file("f.txt", "x")
+            .says(&["--set-file", "more than 64 keys deep"]);
+    /// `--timeout` in hours wrapped to a few seconds (or panicked).
+    timeout_hours_that_wrap_u64 =>
+        bad(&["--timeout", "5124095576030432h"])
+            .usage_error()
+            .says(&["--timeout", "longer than the 24h a wait may last"]);
+    timeout_seconds_past_u64 =>
+        bad(&["--timeout", "18446744073709551616"])
+            .usage_error()
+            .says(&["--timeout", "longer than the 24h a wait may last"]);
+    timeout_minutes_past_a_day =>
+        bad(&["--timeout", "1441m"])
+            .usage_error()
+            .says(&["--timeout", "longer than the 24h a wait may last"]);
+    timeout_hours_past_any_clock =>
+        bad(&["--timeout", "9999999999999999h"])
+            .usage_error()
+            .says(&["--timeout", "longer than the 24h a wait may last"]);
+    probe_timeout_past_a_day =>
+        bad(&["--probe-timeout", "25h"])
+            .usage_error()
+            .says(&["--probe-timeout", "longer than the 24h a wait may last"]);
+
     // ---- messages ----------------------------------------------------------------
     /// A key with escape sequences set the terminal title and forged an `error:` line.
     escape_sequences_in_a_key_are_shown_escaped =>

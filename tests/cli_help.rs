@@ -221,3 +221,28 @@ fn usage_errors_exit_2() {
         );
     }
 }
+
+/// `-v`/`--verbose` on `init` and `upgrade` was accepted and did nothing, so
+/// a user asking for detail got none and no word why. It is gone: asking
+/// for it is a usage error naming the flag (exit 2), and no command's help
+/// offers it.
+#[test]
+fn no_command_accepts_a_verbose_flag_that_does_nothing() {
+    let mut cases = 0;
+    for command in ["init", "upgrade"] {
+        for flag in ["-v", "--verbose"] {
+            let out = cf_runner(&[command, flag, "--help"]);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{command} {flag}: {stderr}");
+            assert!(
+                stderr.contains(&format!("unexpected argument '{flag}'")),
+                "{command} {flag}: {stderr}"
+            );
+            cases += 1;
+        }
+        let help = help_of(&[command, "--help"]);
+        assert!(!mentions(&help, "--verbose"), "{command}: {help}");
+        cases += 1;
+    }
+    assert_eq!(cases, 6);
+}

@@ -2,14 +2,16 @@
 //! subcommand's option must complete (`cf-runner init --out<TAB>` gave
 //! nothing in bash: clap_complete spells the subcommand two ways).
 //! `--kube-context-name <TAB>` lists the kubeconfig's contexts (through
-//! kubectl: the test control plane's). Shells come from the Debian
-//! packages `bash`, `zsh` and `fish` (`.ci/run` installs them). A missing
-//! shell fails the test under `CI=true`; elsewhere it is reported and
-//! skipped.
+//! kubectl: the test control plane's), and a hostile context name stays
+//! data. Shells come from the Debian packages `bash`, `zsh` and `fish`
+//! (`.ci/run` installs them). A shell missing from PATH makes its test
+//! ignored (`build.rs` sets `no_bash`, `no_zsh` or `no_fish`), reported as
+//! such by `cargo test`; under CI (any non-empty `CI`) it is never ignored,
+//! and the test fails.
 
 mod support;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn script(file: &str) -> PathBuf {
@@ -18,35 +20,50 @@ fn script(file: &str) -> PathBuf {
         .join(file)
 }
 
-/// True when `shell` can be run; under CI a missing shell is a failure.
-fn have(shell: &str) -> bool {
+/// Fails unless `shell` runs: an ignored test never gets here, so a shell
+/// missing here is a failure (under CI, or one removed since the build).
+fn require(shell: &str) {
     let found = Command::new(shell)
         .arg("-c")
         .arg("exit 0")
         .output()
         .is_ok_and(|o| o.status.success());
-    if !found {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "{shell} is not installed (Debian package {shell}); CI must run this test"
-        );
-        eprintln!("{shell} is not installed: skipping its completion test");
-    }
-    found
+    assert!(
+        found,
+        "{shell} is not installed (Debian package {shell}); the completion tests need it"
+    );
 }
 
 /// A kubeconfig with the contexts `alpha` and `beta`, and a PATH holding
 /// the test control plane's kubectl (which lists them): the environment a
 /// shell completes kube contexts in, and the folder to keep while it does.
 fn contexts_env() -> (tempfile::TempDir, [(&'static str, String); 2]) {
+    contexts_env_with(&["alpha", "beta"])
+}
+
+/// The same with the contexts `names` (the first one current).
+fn contexts_env_with(names: &[&str]) -> (tempfile::TempDir, [(&'static str, String); 2]) {
     let dir = tempfile::tempdir().unwrap();
+    // Names as JSON strings (JSON is YAML), so any text is one name.
+    let quoted = |n: &str| serde_json::to_string(n).unwrap();
+    let contexts: String = names
+        .iter()
+        .map(|n| {
+            format!(
+                "- name: {}\n  context: {{cluster: c, user: u}}\n",
+                quoted(n)
+            )
+        })
+        .collect();
     std::fs::write(
         dir.path().join("config"),
-        "apiVersion: v1\nkind: Config\ncurrent-context: beta\n\
-         clusters:\n- name: c\n  cluster: {server: \"https://127.0.0.1:1\"}\n\
-         users:\n- name: u\n  user: {token: t}\n\
-         contexts:\n- name: alpha\n  context: {cluster: c, user: u}\n\
-         - name: beta\n  context: {cluster: c, user: u}\n",
+        format!(
+            "apiVersion: v1\nkind: Config\ncurrent-context: {}\n\
+             clusters:\n- name: c\n  cluster: {{server: \"https://127.0.0.1:1\"}}\n\
+             users:\n- name: u\n  user: {{token: t}}\n\
+             contexts:\n{contexts}",
+            quoted(names[0])
+        ),
     )
     .unwrap();
     let kubectl_dir =
@@ -94,10 +111,9 @@ fn bash_complete_with(words: &[&str], env: &[(&str, String)]) -> Vec<String> {
 }
 
 #[test]
+#[cfg_attr(no_bash, ignore = "bash is not installed (Debian package bash)")]
 fn bash_completes_a_subcommands_options_and_values() {
-    if !have("bash") {
-        return;
-    }
+    require("bash");
     assert_eq!(
         bash_complete(&["cf-runner", "init", "--out"]),
         vec!["--output-dir".to_string()]
@@ -121,10 +137,9 @@ fn bash_completes_a_subcommands_options_and_values() {
 }
 
 #[test]
+#[cfg_attr(no_fish, ignore = "fish is not installed (Debian package fish)")]
 fn fish_completes_a_subcommands_options() {
-    if !have("fish") {
-        return;
-    }
+    require("fish");
     let (_kubeconfig, env) = contexts_env();
     let out = Command::new("fish")
         .arg("-c")
@@ -208,10 +223,9 @@ fn zsh_complete(line: &str, env: &[(&str, String)]) -> Vec<String> {
 /// completion was never driven. It now completes a subcommand's option, an
 /// option's values and the kubeconfig's contexts, as bash and fish do.
 #[test]
+#[cfg_attr(no_zsh, ignore = "zsh is not installed (Debian package zsh)")]
 fn zsh_completes_a_subcommands_options_and_values() {
-    if !have("zsh") {
-        return;
-    }
+    require("zsh");
     assert_eq!(
         zsh_complete("cf-runner init --out", &[]),
         vec!["--output-dir".to_string()]
@@ -237,4 +251,80 @@ fn zsh_completes_a_subcommands_options_and_values() {
         zsh_complete("cf-runner upgrade --kube-context-name al", &env),
         vec!["alpha".to_string()]
     );
+}
+
+/// Context names that are shell code, a glob, a variable and words: what a
+/// kubeconfig from someone else (a shared file, a cloud console's download)
+/// can hold. Each must be offered as the name it is, and nothing may run.
+const HOSTILE_CONTEXTS: &[&str] = &[
+    "$(touch pwned-dollar)",
+    "`touch pwned-backtick`",
+    "x;touch pwned-semicolon",
+    "*",
+    "$HOME",
+    "two words",
+    "ok-name",
+];
+
+/// `--kube-context-name <TAB>` with hostile context names, in a real bash,
+/// in a folder holding a decoy file (which a glob would list). The bash
+/// script used to expand each name again (`compgen -W "$(kubectl …)"`):
+/// `$(touch x)` ran on TAB. Each completion is then put on a command line
+/// as bash would insert it and read back by bash itself, so a completion
+/// that is not quoted for the command line runs its code there and fails
+/// the same check.
+#[test]
+#[cfg_attr(no_bash, ignore = "bash is not installed (Debian package bash)")]
+fn bash_completes_hostile_context_names_as_data() {
+    require("bash");
+    let (kubeconfig, env) = contexts_env_with(HOSTILE_CONTEXTS);
+    let work = tempfile::tempdir().unwrap();
+    std::fs::write(work.path().join("decoy"), "").unwrap();
+    let complete = |cur: &str| -> Vec<String> {
+        let program = format!(
+            "source '{}'\nCOMP_WORDS=(cf-runner init --kube-context-name \"$1\")\nCOMP_CWORD=3\n\
+             _cf__runner cf-runner \"$1\" --kube-context-name\n\
+             for reply in \"${{COMPREPLY[@]}}\"; do eval \"words=($reply)\"; printf '%s\\n' \"${{words[@]}}\"; done",
+            script("cf-runner.bash").display(),
+        );
+        let out = Command::new("bash")
+            .arg("-c")
+            .arg(program)
+            .arg("bash")
+            .arg(cur)
+            .current_dir(work.path())
+            .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(str::to_string)
+            .collect()
+    };
+    let mut all = complete("");
+    all.sort();
+    let mut want: Vec<String> = HOSTILE_CONTEXTS.iter().map(|s| s.to_string()).collect();
+    want.sort();
+    assert_eq!(all, want);
+    // A typed prefix is matched literally: `$(` is no command, `*` no glob.
+    assert_eq!(complete("$("), vec!["$(touch pwned-dollar)".to_string()]);
+    assert_eq!(complete("*"), vec!["*".to_string()]);
+    assert_eq!(complete("two"), vec!["two words".to_string()]);
+    for dir in [work.path(), kubeconfig.path(), Path::new(".")] {
+        let ran: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with("pwned"))
+            .collect();
+        assert!(
+            ran.is_empty(),
+            "TAB ran a context name's code in {}: {ran:?}",
+            dir.display()
+        );
+    }
 }

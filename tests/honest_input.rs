@@ -185,7 +185,7 @@ fn kubeconfig_that_is_a_device_is_refused_at_once() {
     let shown = text(&out);
     assert_ne!(out.status.code(), Some(0), "{shown}");
     assert!(
-        shown.contains("the kubeconfig /dev/zero is not a regular file"),
+        shown.contains("the kubeconfig /dev/zero is a character device, not a file"),
         "{shown}"
     );
 }
@@ -248,4 +248,167 @@ fn check_never_prints_the_kubeconfig_servers_password() {
         }
     }
     assert_eq!(cases, 9);
+}
+
+/// A setting that renders a ClusterRole reading every Secret of the cluster
+/// (the monitor's Helm-release view without its namespaced Role) used to
+/// pass `check` without a word. It is warned of, before the cluster is
+/// asked (here there is none), naming both keys and the fix; the settings
+/// that keep Secrets to the namespace say nothing.
+#[test]
+fn check_warns_of_a_cluster_wide_secret_reader() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: &[(&[&str], bool)] = &[
+        (
+            &["Monitor.UseNamespaceWithRole=false", "Monitor.Helm3=true"],
+            true,
+        ),
+        (&["Monitor.UseNamespaceWithRole=false"], false),
+        (&["Monitor.Helm3=true"], false),
+        (&[], false),
+    ];
+    for (settings, warns) in cases {
+        let mut args = vec!["check", "--values"];
+        let example = support::cli::example("local");
+        args.push(example.to_str().unwrap());
+        args.extend(["--set-value", "Monitor.Enabled=true"]);
+        for s in *settings {
+            args.extend(["--set-value", s]);
+        }
+        let out = cf_runner(&dir.path().join("no-kubeconfig"), &args);
+        let shown = text(&out);
+        let warned = shown.contains(
+            "ClusterRole/monitor-reader-codefresh lets its account read every Secret in the cluster",
+        );
+        assert_eq!(warned, *warns, "{settings:?}: {shown}");
+        if *warns {
+            assert!(
+                shown.contains("Monitor.UseNamespaceWithRole is false")
+                    && shown.contains("set Monitor.UseNamespaceWithRole: true"),
+                "{shown}"
+            );
+        }
+    }
+}
+
+/// The class of "a number the API server wants, written as text": every
+/// toleration list (the runner's, the builds', the provisioner's) with a
+/// quoted `tolerationSeconds`, and `Runtime.Mtu` quoted, reach every object,
+/// the runtime spec and the Helm values file as numbers, never as text.
+#[test]
+fn numbers_the_api_wants_are_written_as_numbers_wherever_they_go() {
+    let dir = tempfile::tempdir().unwrap();
+    let values = write(
+        dir.path(),
+        "v.yaml",
+        "Namespace: ns\nContext: c\n\
+         Tolerations: [{key: a, operator: Exists, effect: NoExecute, tolerationSeconds: \"60\"}]\n\
+         Runtime:\n  Mtu: \"1440\"\n  tolerations: [{key: b, operator: Exists, effect: NoExecute, tolerationSeconds: \" 61 \"}]\n\
+         Storage:\n  VolumeProvisioner:\n    Tolerations: [{key: c, operator: Exists, effect: NoExecute, tolerationSeconds: \"+62\"}]\n",
+    );
+    let out_dir = dir.path().join("out");
+    let out = cf_runner(
+        &dir.path().join("no-kubeconfig"),
+        &[
+            "init",
+            "--dry-run",
+            "--yes",
+            "--values",
+            &values,
+            "--output-dir",
+            out_dir.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let helm = dir.path().join("h.yaml");
+    let out = cf_runner(
+        &dir.path().join("no-kubeconfig"),
+        &[
+            "init",
+            "--dry-run",
+            "--values",
+            &values,
+            "--generate-helm-values-file",
+            helm.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    fn walk(v: &serde_json::Value, at: &str, seen: &mut Vec<(String, serde_json::Value)>) {
+        match v {
+            serde_json::Value::Object(m) => {
+                for (k, x) in m {
+                    if k == "tolerationSeconds" || k == "mtu" {
+                        seen.push((format!("{at}.{k}"), x.clone()));
+                    }
+                    walk(x, &format!("{at}.{k}"), seen);
+                }
+            }
+            serde_json::Value::Array(l) => l.iter().for_each(|x| walk(x, at, seen)),
+            serde_json::Value::String(s) if s.trim_start().starts_with('{') => {
+                // JSON held in a ConfigMap (the dind daemon config).
+                if let Ok(inner) = serde_json::from_str::<serde_json::Value>(s) {
+                    walk(&inner, at, seen);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut seen = Vec::new();
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(&out_dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            !p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .contains("cf-runner-values")
+        })
+        .collect();
+    files.push(helm);
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        for doc in text.split("\n---") {
+            if let Ok(v) = serde_yaml_ng::from_str::<serde_json::Value>(doc) {
+                walk(&v, &file.file_name().unwrap().to_string_lossy(), &mut seen);
+            }
+        }
+    }
+    assert!(seen.len() >= 8, "{seen:?}");
+    for (at, v) in &seen {
+        assert!(v.is_i64(), "{at} is {v}, not a number");
+    }
+    for n in [60, 61, 62, 1440] {
+        assert!(
+            seen.iter().any(|(_, v)| v == n),
+            "{n} not written: {seen:?}"
+        );
+    }
+}
+
+/// A values file saved with a byte order mark (many Windows editors do):
+/// the mark used to become an invisible part of the first key
+/// (`\u{feff}Namespace` is not a known key). It is skipped; the file reads
+/// as written, with its CRLF line ends.
+#[test]
+fn a_leading_byte_order_mark_is_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in [
+        ("bom.yaml", "\u{feff}Namespace: bomns\nContext: c\n"),
+        (
+            "bom-crlf.yaml",
+            "\u{feff}Namespace: bomns\r\nContext: c\r\n",
+        ),
+    ] {
+        let values = write(dir.path(), name, text);
+        assert!(std::fs::read(&values)
+            .unwrap()
+            .starts_with(&[0xEF, 0xBB, 0xBF]));
+        let (out, shown) = dry_run(&["--values", &values]);
+        let docs = docs(&out.stdout);
+        assert!(
+            docs.iter()
+                .any(|d| d["kind"] == "Namespace" && d["metadata"]["name"] == "bomns"),
+            "{name}: {shown}"
+        );
+    }
 }

@@ -118,6 +118,64 @@ fn every_component_and_runtime_image_is_listed_pinned_by_digest() {
     assert_eq!(listed, in_manifests);
 }
 
+/// `CR_6177_FIXER` (alpine) is started by builds from the runtime spec, and
+/// was missing from the list: an air-gapped mirror filled from it lacked
+/// it. The list is read from the rendered install, so every digest-pinned
+/// reference of the runtime spec the dry-run writes is in it, with and
+/// without a mirror.
+#[test]
+fn every_image_of_the_runtime_spec_is_listed_cr_6177_fixer_included() {
+    let home = tempfile::tempdir().unwrap();
+    let example = root().join("values-examples/local.yaml");
+    let example = example.to_str().unwrap();
+    let mut cases = 0;
+    for mirror in [None, Some("mirror.example.com/cf")] {
+        let mut args = vec!["images", "-f", example, "-o", "json"];
+        let mut dry = vec![
+            "init",
+            "--yes",
+            "--dry-run",
+            "--output-dir",
+            "out",
+            "-f",
+            example,
+        ];
+        if let Some(m) = mirror {
+            args.extend(["--docker-registry", m]);
+            dry.extend(["--docker-registry", m]);
+        }
+        let listed = images_of(&json_of(&cf_runner(&args, home.path())));
+        let fixer = listed
+            .iter()
+            .find(|i| i.contains("/alpine:latest@sha256:"))
+            .unwrap_or_else(|| panic!("no alpine (CR_6177_FIXER) in {listed:?}"));
+        if let Some(m) = mirror {
+            assert!(fixer.starts_with(m), "{fixer}");
+        }
+        let out = cf_runner(&dry, home.path());
+        assert!(out.status.success(), "{}", cli::text(&out));
+        let spec =
+            std::fs::read_to_string(home.path().join("out/runtime-environment.txt")).unwrap();
+        let spec: Value = serde_yaml_ng::from_str(&spec).unwrap();
+        let env = spec["runtimeScheduler"]["envVars"].as_object().unwrap();
+        let mut pinned = 0;
+        for (name, value) in env {
+            let value = value.as_str().unwrap_or_default();
+            if value.contains('/') && value.contains("@sha256:") && !value.contains(',') {
+                assert!(
+                    listed.iter().any(|i| i == value),
+                    "{name}={value} is not listed"
+                );
+                pinned += 1;
+            }
+        }
+        assert!(pinned >= 14, "{pinned}");
+        std::fs::remove_dir_all(home.path().join("out")).unwrap();
+        cases += 1;
+    }
+    assert_eq!(cases, 2);
+}
+
 #[test]
 fn with_a_mirror_every_image_is_under_it() {
     let home = tempfile::tempdir().unwrap();

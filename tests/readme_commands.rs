@@ -1,9 +1,12 @@
 //! Every `cf-runner` command line of the README, run as a new user would
 //! type it (in a folder with the repository's `values-examples/`), so the
-//! README cannot drift from the binary again. Without a cluster or a
-//! platform (both point at an address nothing listens on), a command may
-//! fail to connect, but none may be a usage error or bad input (exit 2),
-//! and every `--dry-run` must succeed.
+//! README cannot drift from the binary again. There is no cluster and no
+//! platform: the kubeconfig, `CF_URL` and a proxy for everything else point
+//! at an address nothing listens on, so nothing leaves the machine. Each
+//! line has its expected outcome in [`expected`]: the exit code and what the
+//! user reads, so a line that fails another way (bad input, a usage error,
+//! a crash, a failure before the step it should reach) fails the test, and
+//! a README line without an expectation fails it too.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -54,8 +57,80 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// What running a README line here must do: its exit code, and texts its
+/// output (stdout and stderr) holds.
+struct Expect {
+    code: i32,
+    says: &'static [&'static str],
+}
+
+/// The outcome of each README line without a cluster or a platform. Lines
+/// that render succeed; lines that need the platform stop at the token
+/// check; lines that need the cluster stop at their first call to it, each
+/// with the words it says there.
+fn expected(command: &str) -> Option<Expect> {
+    let no_platform = &[
+        "error: checking the Codefresh API token",
+        "GET /api/user did not answer",
+    ][..];
+    let no_record = &[
+        "reading the installation record failed",
+        "reading Secret/cf-runner-values in namespace codefresh failed",
+    ][..];
+    let no_installation = &[
+        "reading the installation in namespace codefresh failed",
+        "reading Secret/cf-runner-values in namespace codefresh failed",
+    ][..];
+    let e = |code: i32, says: &'static [&'static str]| Some(Expect { code, says });
+    match command {
+        "cf-runner init --dry-run --yes --values values-examples/local.yaml"
+        | "cf-runner init --values values-examples/local.yaml --yes --dry-run --output-dir ./manifests" => {
+            e(0, &["wrote ", " manifests and runtime-environment.txt to "])
+        }
+        "cf-runner init --dry-run --yes  --set-value Storage.Backend=gcedisk --set-value Storage.AvailabilityZone=us-central1-a  --set-file Storage.GoogleServiceAccount=key.json" => {
+            e(0, &["wrote ", " manifests and runtime-environment.txt to "])
+        }
+        "cf-runner init --values values-examples/local.yaml --dry-run --generate-helm-values-file generated_values.yaml" => {
+            e(0, &["generated_values.yaml"])
+        }
+        "cf-runner init --values values-examples/local.yaml --yes"
+        | "cf-runner init --values values-examples/local.yaml --yes --token \"$CF_API_KEY\"" => {
+            e(1, no_platform)
+        }
+        "cf-runner check --values values-examples/local.yaml -o json" => e(3, &["\"passed\": false"]),
+        "cf-runner check --values values-examples/local.yaml --probe" => {
+            e(
+                3,
+                &[
+                    "the probe did not run: the preflight failed first",
+                    "preflight failed: 5 of 5 checks failed",
+                ],
+            )
+        }
+        "cf-runner info" => e(1, &["looking for installations at https://127.0.0.1:1/ failed"]),
+        "cf-runner info --kube-namespace codefresh -o json" => e(1, no_installation),
+        "cf-runner delete --kube-namespace codefresh --yes" => e(1, no_installation),
+        // `diff` exits 2 on any failure, as `kubectl diff` does.
+        "cf-runner diff --kube-namespace codefresh --install-monitor false"
+        | "cf-runner diff --kube-namespace codefresh --build-node-selector pool=builds"
+        | "cf-runner diff --kube-namespace codefresh -o json   # objects[].action: create|change|same|prune|skip" => {
+            e(2, no_record)
+        }
+        "cf-runner upgrade --kube-namespace codefresh --install-monitor false --yes" => e(1, no_record),
+        "cf-runner images --values values-examples/local.yaml --docker-registry registry.example.com/cf"
+        | "cf-runner images -f values-examples/local.yaml --docker-registry registry.example.com/cf" => {
+            e(0, &["registry.example.com/cf/alpine:latest@sha256:", "pinned by digest, under registry.example.com/cf"])
+        }
+        "cf-runner images -f values-examples/local.yaml --docker-registry registry.example.com/cf --check" => {
+            e(1, &["images are not available", "copy the missing images into the registry"])
+        }
+        "cf-runner schema > values.schema.json" => e(0, &[]),
+        _ => None,
+    }
+}
+
 #[test]
-fn every_readme_command_line_runs() {
+fn every_readme_command_line_does_what_it_does_without_a_cluster() {
     let commands = readme_commands();
     assert!(
         commands.len() >= 10,
@@ -68,7 +143,12 @@ fn every_readme_command_line_runs() {
         bin.parent().unwrap().display(),
         std::env::var("PATH").unwrap_or_default()
     );
+    let mut unknown = Vec::new();
     for command in &commands {
+        let Some(expect) = expected(command) else {
+            unknown.push(command.clone());
+            continue;
+        };
         let work = tempfile::tempdir().unwrap();
         copy_dir(
             &repo().join("values-examples"),
@@ -89,6 +169,10 @@ fn every_readme_command_line_runs() {
              contexts:\n- name: my-cluster\n  context: {cluster: c, user: u}\n",
         )
         .unwrap();
+        // Nothing may leave the machine: a line that sends the token to the
+        // default platform (`--token` without `--url`) meets a proxy that is
+        // not there. A platform call gives up after 2 s.
+        let nowhere = "http://127.0.0.1:1";
         let out = Command::new("bash")
             .arg("-c")
             .arg(command)
@@ -98,33 +182,48 @@ fn every_readme_command_line_runs() {
             .env("KUBECONFIG", &kubeconfig)
             .env("CF_API_KEY", "readme-test-token")
             .env("CF_URL", "https://127.0.0.1:1")
+            .env("CF_RUNNER_REQUEST_TIMEOUT", "2")
             .env("NO_COLOR", "1")
-            .env_remove("HTTPS_PROXY")
-            .env_remove("https_proxy")
-            .env_remove("HTTP_PROXY")
-            .env_remove("http_proxy")
+            .env("HTTPS_PROXY", nowhere)
+            .env("https_proxy", nowhere)
+            .env("HTTP_PROXY", nowhere)
+            .env("http_proxy", nowhere)
+            .env_remove("NO_PROXY")
+            .env_remove("no_proxy")
+            .env_remove("CFCONFIG")
+            .env_remove("DOCKER_CONFIG")
             .stdin(Stdio::null())
             .output()
             .unwrap();
+        let both = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
         let shown = format!(
             "{command}\n--- stdout\n{}--- stderr\n{}",
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         );
-        if command.starts_with("cf-runner diff") {
-            // `diff` exits 2 on any error, as `kubectl diff` does: here a
-            // connection error; bad input or usage must still not be one.
-            let stderr = String::from_utf8_lossy(&out.stderr);
-            assert!(
-                !stderr.contains("the input has") && !stderr.contains("Usage:"),
-                "bad input or usage: {shown}"
-            );
-        } else {
-            assert_ne!(out.status.code(), Some(2), "bad input or usage: {shown}");
+        assert_eq!(out.status.code(), Some(expect.code), "exit code: {shown}");
+        for text in expect.says {
+            assert!(both.contains(text), "lacks `{text}`: {shown}");
         }
-        assert_ne!(out.status.code(), Some(127), "not found: {shown}");
-        if command.contains("--dry-run") || command.contains("completions") {
-            assert_eq!(out.status.code(), Some(0), "{shown}");
+        assert!(!both.contains("panicked"), "{shown}");
+        if command.contains("schema >") {
+            let schema = std::fs::read_to_string(work.path().join("values.schema.json")).unwrap();
+            let parsed: serde_json::Value = serde_json::from_str(&schema).unwrap();
+            assert!(parsed["$schema"].is_string(), "{shown}");
+        }
+        if command.contains("--dry-run --output-dir ./manifests") {
+            assert!(
+                work.path().join("manifests/.cf-runner-export").is_file(),
+                "{shown}"
+            );
         }
     }
+    assert!(
+        unknown.is_empty(),
+        "README lines without an expected outcome (add them to `expected`): {unknown:#?}"
+    );
 }

@@ -133,45 +133,139 @@ fn images_are_pinned_and_no_token_is_an_env_literal() {
     }
 }
 
+/// Settings beyond the examples that change RBAC: the monitor's views
+/// (namespaced or not, with or without Helm releases), the app-proxy, the
+/// cluster integration, each storage backend by flag-like values.
+const RBAC_SETTINGS: &[&str] = &[
+    "",
+    "Monitor:\n  Enabled: true\n",
+    "Monitor:\n  Enabled: true\n  Helm3: true\n",
+    "Monitor:\n  Enabled: true\n  UseNamespaceWithRole: false\n",
+    "Monitor:\n  Enabled: true\n  UseNamespaceWithRole: false\n  Helm3: true\n",
+    "AppProxy:\n  Enabled: true\n  Ingress:\n    Host: ap.example.com\n",
+    "SkipClusterIntegration: true\n",
+    "Storage:\n  Backend: ebs\n  AvailabilityZone: us-east-1a\n",
+    "Storage:\n  Backend: gcedisk\n  AvailabilityZone: us-central1-a\n",
+    "Storage:\n  Backend: local\nMonitor:\n  Enabled: true\n  UseNamespaceWithRole: false\n  Helm3: true\nAppProxy:\n  Enabled: true\n  Ingress:\n    Host: ap.example.com\n",
+    "StorageClass: fast-ssd\n",
+];
+
+fn render_settings(extra: &str) -> (Rendered, values::Values) {
+    let input = Input {
+        files: vec![ValuesFile {
+            origin: "test.yaml".into(),
+            text: format!("Context: c\nNamespace: ns\n{extra}"),
+        }],
+        ..Default::default()
+    };
+    let loaded = values::load(&input).unwrap_or_else(|p| panic!("{extra}: {p}"));
+    let identity = Identity {
+        context: Some("c".into()),
+        ..Default::default()
+    };
+    let r = render::render(&loaded.values, &identity, &loaded.redacted_tree).unwrap();
+    (r, loaded.values)
+}
+
+/// Every render to check: the examples and [`RBAC_SETTINGS`], each with the
+/// values it came from.
+fn rbac_renders() -> Vec<(String, Rendered, values::Values)> {
+    let mut out: Vec<(String, Rendered, values::Values)> = EXAMPLES
+        .iter()
+        .map(|ex| (ex.to_string(), render_example(ex), load_example(ex).values))
+        .collect();
+    for extra in RBAC_SETTINGS {
+        let (r, v) = render_settings(extra);
+        out.push((format!("settings {extra:?}"), r, v));
+    }
+    out
+}
+
+/// Resources whose `create` starts a pod (under any account of the
+/// namespace): cluster-wide, that is every account of the cluster.
+const STARTS_PODS: &[(&str, &str)] = &[
+    ("", "pods"),
+    ("", "replicationcontrollers"),
+    ("apps", "deployments"),
+    ("apps", "replicasets"),
+    ("apps", "statefulsets"),
+    ("apps", "daemonsets"),
+    ("batch", "jobs"),
+    ("batch", "cronjobs"),
+];
+
 #[test]
 fn rbac_is_least_privilege() {
-    for ex in EXAMPLES {
-        let r = render_example(ex);
+    let renders = rbac_renders();
+    assert!(renders.len() >= 20, "{}", renders.len());
+    for (case, r, v) in &renders {
         for m in &r.manifests {
             if m.kind.ends_with("Binding") {
                 let role = m.object["roleRef"]["name"].as_str().unwrap();
-                assert_ne!(role, "cluster-admin", "{ex} {}", m.display_name());
-                assert_ne!(role, "admin");
-                assert_ne!(role, "edit");
+                for broad in ["cluster-admin", "admin", "edit", "view"] {
+                    assert_ne!(role, broad, "{case} {}", m.display_name());
+                }
             }
             if m.kind == "ClusterRole" || m.kind == "Role" {
                 for rule in m.object["rules"].as_array().unwrap() {
                     for field in ["verbs", "resources", "apiGroups"] {
                         assert!(
                             !rule[field].as_array().unwrap().iter().any(|v| v == "*"),
-                            "{ex} {} grants * in {field}",
-                            m.display_name()
-                        );
-                    }
-                    // No cluster-wide Secret access, except the volume
-                    // provisioner's, which is the chart's (docs/chart-parity.md).
-                    if m.kind == "ClusterRole"
-                        && m.component != render::Component::VolumeProvisioner
-                    {
-                        assert!(
-                            !rule["resources"]
-                                .as_array()
-                                .unwrap()
-                                .iter()
-                                .any(|v| v == "secrets"),
-                            "{ex} {} reads Secrets cluster-wide",
+                            "{case} {} grants * in {field}",
                             m.display_name()
                         );
                     }
                 }
             }
+            if m.kind == "ClusterRole" {
+                // Nothing may start a pod in every namespace.
+                for rule in m.object["rules"].as_array().unwrap() {
+                    let has = |field: &str, want: &str| {
+                        rule[field].as_array().unwrap().iter().any(|x| x == want)
+                    };
+                    for (group, resource) in STARTS_PODS {
+                        assert!(
+                            !(has("apiGroups", group)
+                                && has("resources", resource)
+                                && has("verbs", "create")),
+                            "{case} {} may create {resource} in every namespace",
+                            m.display_name()
+                        );
+                    }
+                    assert!(
+                        !has("resources", "serviceaccounts/token"),
+                        "{case} {} may mint tokens in every namespace",
+                        m.display_name()
+                    );
+                }
+            }
         }
-        let runner = find(&r, "Role", "runner");
+        // Secrets are read cluster-wide only where the one setting that
+        // asks for it is on (the monitor's Helm-release view without its
+        // namespaced Role), and `check` warns of exactly those.
+        let readers: Vec<String> = render::cluster_wide_secret_readers(r)
+            .iter()
+            .map(|m| m.display_name())
+            .collect();
+        let asked = v.monitor.enabled && v.monitor.helm_releases && !v.monitor.namespaced;
+        let expected: Vec<String> = if asked {
+            vec![format!("ClusterRole/monitor-reader-{}", v.namespace)]
+        } else {
+            Vec::new()
+        };
+        assert_eq!(readers, expected, "{case}");
+        if r.manifests
+            .iter()
+            .any(|m| m.component == render::Component::VolumeProvisioner && m.kind == "ClusterRole")
+        {
+            // The provisioner's Secrets, pods and locks are this namespace's.
+            let role = find(r, "Role", "volume-provisioner");
+            let rules = role.object["rules"].to_string();
+            for resource in ["secrets", "pods", "endpoints", "leases"] {
+                assert!(rules.contains(resource), "{case}: {rules}");
+            }
+        }
+        let runner = find(r, "Role", "runner");
         assert_eq!(
             runner.object["rules"][0]["verbs"],
             serde_json::json!(["get", "create", "delete", "patch"])

@@ -6,8 +6,12 @@
 //! end-to-end tests at once; this keeps a forgotten attribute from turning a
 //! skipped test into a passing one.
 
+use std::ffi::OsStr;
 use std::fs;
 use std::path::Path;
+
+#[path = "support/ci.rs"]
+mod ci;
 
 const ATTR: &str = "#[cfg_attr(skip_e2e, ignore";
 
@@ -78,4 +82,73 @@ fn a_test_without_the_attribute_is_found() {
     let text = "#[test]\n#[cfg_attr(skip_e2e, ignore = \"x\")]\nfn marked() {}\n\
                 #[tokio::test(flavor = \"multi_thread\")]\nasync fn unmarked() {}\n";
     assert_eq!(unmarked_tests(text), vec!["unmarked".to_string()]);
+}
+
+/// `CI=1`, `CI=yes` or any other non-empty value is CI, not only `CI=true`:
+/// under it a missing shell failed nothing and `UPDATE_*` rewrote the
+/// snapshots it should compare.
+#[test]
+fn any_non_empty_ci_is_ci() {
+    let cases: &[(Option<&str>, bool)] = &[
+        (None, false),
+        (Some(""), false),
+        (Some("true"), true),
+        (Some("1"), true),
+        (Some("yes"), true),
+        (Some("TRUE"), true),
+        (Some("woodpecker"), true),
+    ];
+    for (value, want) in cases {
+        assert_eq!(ci::is_ci(value.map(OsStr::new)), *want, "CI={value:?}");
+    }
+}
+
+/// Every test reads `CI` through `tests/support/ci.rs` (and `build.rs`
+/// through its one function), so no file keeps its own, narrower rule.
+#[test]
+fn ci_is_read_in_one_place() {
+    let needle = ["\"", "C", "I", "\""].concat();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = vec![root.join("build.rs")];
+    for dir in [root.join("tests"), root.join("tests/support")] {
+        for entry in fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "rs") {
+                files.push(path);
+            }
+        }
+    }
+    let mut offences = Vec::new();
+    for path in &files {
+        let text = fs::read_to_string(path).unwrap();
+        let reads = text.matches(&needle).count();
+        let allowed = match path.strip_prefix(root).unwrap().to_str().unwrap() {
+            "tests/support/ci.rs" => usize::MAX,
+            "build.rs" => 1,
+            _ => 0,
+        };
+        if reads > allowed {
+            offences.push(format!("{} reads CI {reads} times", path.display()));
+        }
+    }
+    assert!(files.len() > 20, "{files:?}");
+    assert!(offences.is_empty(), "{offences:#?}");
+}
+
+/// Under CI no completion test is built ignored: `build.rs` sets `no_bash`,
+/// `no_zsh` or `no_fish` only outside CI, so there a missing shell fails.
+#[test]
+fn under_ci_no_shell_test_is_ignored() {
+    let ignored: Vec<&str> = [
+        ("bash", cfg!(no_bash)),
+        ("zsh", cfg!(no_zsh)),
+        ("fish", cfg!(no_fish)),
+    ]
+    .into_iter()
+    .filter(|(_, ignored)| *ignored)
+    .map(|(shell, _)| shell)
+    .collect();
+    if ci::under_ci() {
+        assert!(ignored.is_empty(), "ignored under CI: {ignored:?}");
+    }
 }

@@ -11,7 +11,7 @@
 //!   word outside them is not.
 //!
 //! Regenerate the file with: `UPDATE_SCHEMA=1 cargo test --test values_schema`
-//! (never under CI=true).
+//! (refused under CI: any non-empty `CI`).
 
 mod support;
 
@@ -79,7 +79,7 @@ fn the_checked_in_schema_is_what_the_binary_prints() {
     );
     jsonschema::meta::validate(&parsed).expect("the schema is a valid 2020-12 schema");
     let path = root().join("values.schema.json");
-    if std::env::var_os("UPDATE_SCHEMA").is_some() && std::env::var("CI").as_deref() != Ok("true") {
+    if support::ci::updating("UPDATE_SCHEMA") {
         std::fs::write(&path, &printed).unwrap();
         return;
     }
@@ -469,4 +469,47 @@ fn every_word_the_validator_suggests_is_in_the_schema() {
         }
     }
     assert!(checked >= 20, "only {checked} words were compared");
+}
+
+/// `tolerationSeconds: "60"`: cf-runner reads it as 60 and writes the number
+/// (see `honest_input.rs`), but the schema allowed only a number, so an
+/// editor flagged a file cf-runner takes. Both now agree on each case:
+/// whole seconds as a number or as their text are taken, anything else is
+/// refused by both, at the same key.
+#[test]
+fn schema_and_validator_agree_on_toleration_seconds() {
+    let validator = validator();
+    let cases: &[(&str, bool)] = &[
+        ("60", true),
+        ("\"60\"", true),
+        ("\" 60 \"", true),
+        ("\"+60\"", true),
+        ("-1", true),
+        ("~", true),
+        ("\"sixty\"", false),
+        ("60.5", false),
+        ("\"1m\"", false),
+        ("[60]", false),
+    ];
+    for (written, taken) in cases {
+        let yaml = format!(
+            "Namespace: ns\nTolerations:\n  - key: a\n    operator: Exists\n    effect: NoExecute\n    tolerationSeconds: {written}\n"
+        );
+        let by_cf_runner = validator_problems(&yaml);
+        let by_schema = validator.is_valid(&as_json(&yaml));
+        assert_eq!(
+            by_cf_runner.is_empty(),
+            *taken,
+            "cf-runner, {written}: {by_cf_runner:?}"
+        );
+        assert_eq!(by_schema, *taken, "schema, {written}");
+        if !taken {
+            assert!(
+                by_cf_runner
+                    .iter()
+                    .any(|k| k == "Tolerations[0].tolerationSeconds"),
+                "{written}: {by_cf_runner:?}"
+            );
+        }
+    }
 }

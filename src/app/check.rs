@@ -50,6 +50,15 @@ pub fn run(args: &CheckArgs) -> Outcome {
     };
     input::warn_loaded(&loaded);
     let values = &loaded.values;
+    // What the RBAC grants does not depend on the cluster: said before
+    // connecting, so it shows even when the cluster cannot be reached.
+    if let Ok(preview) = render::render(
+        values,
+        &identity::seed(values, values.context.clone()),
+        &loaded.redacted_tree,
+    ) {
+        input::warn_cluster_wide_secret_readers(&preview, &values.namespace);
+    }
     runtime().block_on(async {
         let cluster = match connect(values).await {
             Ok(c) => c,

@@ -32,11 +32,26 @@ pub fn script(shell: Shell) -> String {
 const LIST_CONTEXTS: &str = "kubectl config get-contexts -o name 2>/dev/null";
 
 /// `--kube-context-name <TAB>` offers the kubeconfig's contexts, not files.
+///
+/// A context name is data, never shell text: `compgen -W "$(kubectl …)"`
+/// expanded each name again, so a context named `$(touch x)` ran when the
+/// user pressed TAB, and `COMPREPLY=($(…))` split and globbed the names.
+/// Each line kubectl prints is read as it is, kept when it starts with what
+/// was typed (a quoted, literal prefix match), and offered quoted for the
+/// command line (`printf %q`), so accepting it inserts the name, not code.
 fn contexts_in_bash(script: &str) -> String {
     script.replace(
         "                --kube-context-name)\n                    COMPREPLY=($(compgen -f \"${cur}\"))",
         &format!(
-            "                --kube-context-name)\n                    COMPREPLY=($(compgen -W \"$({LIST_CONTEXTS})\" -- \"${{cur}}\"))"
+            "                --kube-context-name)\n\
+             {i}local context\n\
+             {i}COMPREPLY=()\n\
+             {i}while IFS= read -r context; do\n\
+             {i}    if [[ \"${{context}}\" == \"${{cur}}\"* ]]; then\n\
+             {i}        COMPREPLY+=(\"$(printf '%q' \"${{context}}\")\")\n\
+             {i}    fi\n\
+             {i}done < <({LIST_CONTEXTS})",
+            i = "                    "
         ),
     )
 }

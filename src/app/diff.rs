@@ -131,7 +131,6 @@ fn as_upgrade(args: &DiffArgs) -> UpgradeArgs {
         timeout: std::time::Duration::from_secs(300),
         no_wait: true,
         yes: true,
-        verbose: false,
     }
 }
 

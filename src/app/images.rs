@@ -30,9 +30,6 @@ pub struct ImageUse {
     pub used_by: Vec<String>,
 }
 
-/// Keys of the runtime spec's env maps that name a pipeline step image.
-const STEP_IMAGE_KEYS: &[&str] = &["KUBE_DEPLOY", "TEMPLATE_ENGINE"];
-
 /// Every image of `rendered`, in first-seen order.
 pub fn list(rendered: &render::Rendered) -> Vec<ImageUse> {
     let mut found: Vec<(String, String)> = Vec::new();
@@ -69,13 +66,14 @@ pub fn list(rendered: &render::Rendered) -> Vec<ImageUse> {
         .collect()
 }
 
-/// The `image` of every container and init container of an object.
+/// The `image` of every container and init container of an object, and any
+/// other value in it that is an image pinned by digest.
 fn object_images(node: &Value, out: &mut Vec<String>) {
     match node {
         Value::Object(map) => {
             for (key, value) in map {
-                match (key.as_str(), value) {
-                    ("image", Value::String(s)) => out.push(s.clone()),
+                match value {
+                    Value::String(s) if names_image(key, s) => out.push(s.clone()),
                     _ => object_images(value, out),
                 }
             }
@@ -86,8 +84,11 @@ fn object_images(node: &Value, out: &mut Vec<String>) {
 }
 
 /// Images the runtime spec names: `runtimeScheduler.image`,
-/// `dockerDaemonScheduler.dindImage`, and env entries such as
-/// `COMPOSE_IMAGE` or `KUBE_DEPLOY` wherever the spec puts them.
+/// `dockerDaemonScheduler.dindImage`, and every value that is an image
+/// pinned by digest wherever the spec puts it (the step images of the
+/// engine's env, `CR_6177_FIXER` among them). The rule reads the rendered
+/// spec, not a list of names, so an image the renderer adds is listed
+/// without anyone updating this file.
 fn spec_images(node: &Value, at: &str, out: &mut Vec<(String, String)>) {
     match node {
         Value::Object(map) => {
@@ -97,19 +98,13 @@ fn spec_images(node: &Value, at: &str, out: &mut Vec<(String, String)>) {
                 } else {
                     format!("{at}.{key}")
                 };
-                let names_image = key == "image"
-                    || key == "dindImage"
-                    || key.ends_with("_IMAGE")
-                    || STEP_IMAGE_KEYS.contains(&key.as_str());
                 match value {
-                    Value::String(s) if names_image && looks_like_image(s) => {
-                        let label =
-                            if key.ends_with("_IMAGE") || STEP_IMAGE_KEYS.contains(&key.as_str()) {
-                                key.clone()
-                            } else {
-                                path
-                            };
-                        out.push((s.clone(), label));
+                    Value::String(s) if names_image(key, s) => {
+                        // An env variable is named by itself; a field by its path.
+                        let env_name = key
+                            .chars()
+                            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+                        out.push((s.clone(), if env_name { key.clone() } else { path }));
                     }
                     _ => spec_images(value, &path, out),
                 }
@@ -120,8 +115,29 @@ fn spec_images(node: &Value, at: &str, out: &mut Vec<(String, String)>) {
     }
 }
 
+/// True when `value`, found under `key`, is an image reference: under a
+/// key that holds one (`image`, `dindImage`, `…_IMAGE`), or pinned by a
+/// digest whatever its key.
+fn names_image(key: &str, value: &str) -> bool {
+    let image_key = key == "image" || key == "dindImage" || key.ends_with("_IMAGE");
+    (image_key && looks_like_image(value)) || pinned_by_digest(value)
+}
+
 fn looks_like_image(s: &str) -> bool {
     !s.is_empty() && !s.contains(char::is_whitespace) && (s.contains('/') || s.contains(':'))
+}
+
+/// `repository:tag@sha256:<64 hex digits>` or `host/repository@sha256:…`,
+/// with nothing else around it. A bare `3.3.13@sha256:…` is a version (the
+/// engine's `CF_SERVICE_VERSION`), not an image.
+fn pinned_by_digest(s: &str) -> bool {
+    let Some((name, digest)) = s.rsplit_once("@sha256:") else {
+        return false;
+    };
+    (name.contains('/') || name.contains(':'))
+        && !name.contains(char::is_whitespace)
+        && digest.len() == 64
+        && digest.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
 /// What `images -o json|yaml` prints.
@@ -325,19 +341,26 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    fn pinned(name: &str, hex: char) -> String {
+        format!("{name}@sha256:{}", hex.to_string().repeat(64))
+    }
+
     #[test]
     fn step_images_of_the_runtime_spec_are_listed_wherever_they_sit() {
         let spec = json!({
             "runtimeScheduler": {
-                "image": "quay.io/codefresh/engine:3.3.13@sha256:aa",
+                "image": pinned("quay.io/codefresh/engine:3.3.13", 'a'),
                 "envVars": {
-                    "COMPOSE_IMAGE": "quay.io/codefresh/compose:v2@sha256:bb",
-                    "KUBE_DEPLOY": "quay.io/codefresh/cf-deploy-kubernetes:16@sha256:cc",
+                    "COMPOSE_IMAGE": pinned("quay.io/codefresh/compose:v2", 'b'),
+                    "KUBE_DEPLOY": pinned("quay.io/codefresh/cf-deploy-kubernetes:16", 'c'),
+                    "CR_6177_FIXER": pinned("docker.io/alpine:latest", 'e'),
                     "TRUSTED_QEMU_IMAGES": "tonistiigi/binfmt",
                     "LOGGER_LEVEL": "debug",
+                    "NOT_PINNED": "quay.io/x/y:1@sha256:short",
+                    "CF_SERVICE_VERSION": pinned("3.3.13", 'f'),
                 },
             },
-            "dockerDaemonScheduler": {"dindImage": "quay.io/codefresh/dind:3@sha256:dd"},
+            "dockerDaemonScheduler": {"dindImage": pinned("quay.io/codefresh/dind:3", 'd')},
         });
         let mut out = Vec::new();
         spec_images(&spec, "", &mut out);
@@ -348,8 +371,58 @@ mod tests {
                 "runtimeScheduler.image",
                 "COMPOSE_IMAGE",
                 "KUBE_DEPLOY",
+                "CR_6177_FIXER",
                 "dockerDaemonScheduler.dindImage"
             ]
         );
+    }
+
+    /// The list is read from what the renderer wrote: every digest-pinned
+    /// reference anywhere in the manifests or the runtime spec is listed,
+    /// every step image of the engine's env among them.
+    #[test]
+    fn every_pinned_reference_the_render_holds_is_listed() {
+        let input = values::Input {
+            files: vec![values::ValuesFile {
+                origin: "test.yaml".into(),
+                text: "Namespace: ns\nContext: c\nMonitor:\n  Enabled: true\nAppProxy:\n  Enabled: true\n  Ingress:\n    Host: ap.example.com\n"
+                    .into(),
+            }],
+            ..Default::default()
+        };
+        let loaded = values::load(&input).unwrap();
+        let identity = render::Identity {
+            context: Some("c".into()),
+            ..Default::default()
+        };
+        let rendered = render::render(&loaded.values, &identity, &loaded.redacted_tree).unwrap();
+        let listed: Vec<String> = list(&rendered).into_iter().map(|i| i.image).collect();
+        let mut held = Vec::new();
+        let mut strings = |v: &Value| collect_strings(v, &mut held);
+        for m in &rendered.manifests {
+            strings(&m.object);
+        }
+        strings(&rendered.runtime_environment);
+        let pinned: Vec<&String> = held.iter().filter(|s| pinned_by_digest(s)).collect();
+        assert!(pinned.len() >= 20, "{pinned:?}");
+        for image in pinned {
+            assert!(listed.contains(image), "{image} is rendered but not listed");
+        }
+        for (name, step) in render::images::STEP_IMAGES {
+            assert!(
+                listed.iter().any(|i| i.contains(step.digest)),
+                "{name} ({}) is not listed",
+                step.repository
+            );
+        }
+    }
+
+    fn collect_strings(v: &Value, out: &mut Vec<String>) {
+        match v {
+            Value::String(s) => out.push(s.clone()),
+            Value::Array(items) => items.iter().for_each(|i| collect_strings(i, out)),
+            Value::Object(map) => map.values().for_each(|i| collect_strings(i, out)),
+            _ => {}
+        }
     }
 }

@@ -318,14 +318,21 @@ pub fn read_kubeconfig(
     let mut merged: Option<Kubeconfig> = None;
     for path in &paths {
         let shown = crate::output::one_line(&path.display().to_string());
-        check_kubeconfig_file(path).map_err(|why| KubeError::KubeconfigFile {
-            path: shown.clone(),
-            why,
-        })?;
-        let config = Kubeconfig::read_from(path).map_err(|source| KubeError::ReadKubeconfig {
-            path: shown.clone(),
-            source,
-        })?;
+        let text =
+            crate::input_file::read_regular_text(path, MAX_KUBECONFIG_BYTES).map_err(|why| {
+                KubeError::KubeconfigFile {
+                    path: shown.clone(),
+                    why: why.to_string(),
+                }
+            })?;
+        let mut config =
+            Kubeconfig::from_yaml(&text).map_err(|source| KubeError::ReadKubeconfig {
+                path: shown.clone(),
+                source,
+            })?;
+        if let Some(dir) = path.parent() {
+            files_relative_to(&mut config, dir);
+        }
         merged = Some(match merged {
             None => config,
             Some(m) => m
@@ -353,20 +360,41 @@ pub fn current_context(explicit: Option<&PathBuf>) -> Option<String> {
     config.current_context
 }
 
-/// Refuses a kubeconfig that is not a regular file or is too large, before
-/// reading it (`KUBECONFIG=/dev/zero` must not fill the memory).
-fn check_kubeconfig_file(path: &std::path::Path) -> Result<(), String> {
-    let meta = std::fs::metadata(path).map_err(|e| format!("could not be read: {e}"))?;
-    if !meta.is_file() {
-        return Err("is not a regular file".into());
+/// Makes the files a kubeconfig names relative to itself absolute, as
+/// kubectl (and kube-rs reading a file) does: certificate authority, client
+/// certificate and key, token file, and an exec plugin named by a path.
+fn files_relative_to(config: &mut Kubeconfig, dir: &std::path::Path) {
+    let absolute = |file: &mut Option<String>| {
+        if let Some(f) = file.as_deref() {
+            if std::path::Path::new(f).is_relative() {
+                if let Some(joined) = dir.join(f).to_str() {
+                    *file = Some(joined.to_string());
+                }
+            }
+        }
+    };
+    for named in &mut config.clusters {
+        if let Some(cluster) = &mut named.cluster {
+            absolute(&mut cluster.certificate_authority);
+        }
     }
-    if meta.len() > MAX_KUBECONFIG_BYTES {
-        return Err(format!(
-            "is {} bytes, over the {MAX_KUBECONFIG_BYTES} bytes cf-runner reads from a kubeconfig",
-            meta.len()
-        ));
+    for named in &mut config.auth_infos {
+        if let Some(auth) = &mut named.auth_info {
+            absolute(&mut auth.client_certificate);
+            absolute(&mut auth.client_key);
+            absolute(&mut auth.token_file);
+            if let Some(exec) = &mut auth.exec {
+                // A bare command (`aws`) is looked up on PATH, as kubectl does.
+                if exec
+                    .command
+                    .as_deref()
+                    .is_some_and(|c| c.contains(std::path::MAIN_SEPARATOR))
+                {
+                    absolute(&mut exec.command);
+                }
+            }
+        }
     }
-    Ok(())
 }
 
 /// Reads the kubeconfig, picks the context, and builds a client. An exec

@@ -39,6 +39,10 @@ pub struct Auth {
     pub url: String,
 }
 
+/// The largest `~/.cfconfig` read (a real one, with a few contexts, is well
+/// under a kilobyte).
+pub const MAX_CFCONFIG_BYTES: u64 = 1024 * 1024;
+
 /// The cfconfig path: `$CFCONFIG`, else `~/.cfconfig`.
 pub fn cfconfig_path() -> PathBuf {
     if let Some(p) = crate::env::var_os("CFCONFIG").filter(|p| !p.is_empty()) {
@@ -139,9 +143,15 @@ fn token_and_own_url(
     }
     let path = cfconfig_path();
     let shown = path.display().to_string();
-    let text = match std::fs::read_to_string(&path) {
-        Ok(t) => t,
-        Err(_) => return Err(PlatformError::NoToken { cfconfig: shown }),
+    let text = match crate::input_file::read_regular_text_if_exists(&path, MAX_CFCONFIG_BYTES) {
+        Ok(Some(t)) => t,
+        Ok(None) => return Err(PlatformError::NoToken { cfconfig: shown }),
+        Err(why) => {
+            return Err(PlatformError::CfConfig {
+                path: shown,
+                message: why.to_string(),
+            })
+        }
     };
     let config: Value = serde_yaml_ng::from_str(&text).map_err(|e| PlatformError::CfConfig {
         path: shown.clone(),

@@ -55,6 +55,9 @@ pub fn generate(namespace: &str) -> Result<KeyAndCsr, PlatformError> {
     })
 }
 
+/// The most read of one certificate file in the platform's zip.
+const MAX_CERT_BYTES: u64 = 1024 * 1024;
+
 /// Reads `cf-ca.pem` and `cf-server-cert.pem` out of the platform's zip.
 pub fn unzip_signed(bytes: &[u8]) -> Result<(String, String), String> {
     let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes))
@@ -63,9 +66,16 @@ pub fn unzip_signed(bytes: &[u8]) -> Result<(String, String), String> {
         let mut file = archive
             .by_name(name)
             .map_err(|_| format!("the archive has no {name}"))?;
+        // A certificate chain is a few kilobytes; an entry that inflates
+        // past the bound is refused, not unpacked into memory.
         let mut text = String::new();
-        file.read_to_string(&mut text)
+        (&mut file)
+            .take(MAX_CERT_BYTES + 1)
+            .read_to_string(&mut text)
             .map_err(|e| format!("{name} is not text ({e})"))?;
+        if text.len() as u64 > MAX_CERT_BYTES {
+            return Err(format!("{name} is larger than {MAX_CERT_BYTES} bytes"));
+        }
         if !text.contains("-----BEGIN CERTIFICATE-----") {
             return Err(format!("{name} is not a PEM certificate"));
         }

@@ -131,6 +131,10 @@ impl std::fmt::Debug for Credentials {
     }
 }
 
+/// The largest docker `config.json` read (one with dozens of registries is a
+/// few kilobytes).
+pub const MAX_DOCKER_CONFIG_BYTES: u64 = 4 * 1024 * 1024;
+
 /// The credentials of a docker config file, by registry host.
 #[derive(Debug, Clone, Default)]
 pub struct DockerConfig {
@@ -152,13 +156,12 @@ impl DockerConfig {
     /// Reads `path`; a missing file is no credentials. The error names the
     /// file and why, never its content.
     pub fn load(path: &Path) -> Result<DockerConfig, String> {
-        let text = match std::fs::read_to_string(path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Ok(DockerConfig::default())
-            }
-            Err(e) => return Err(format!("{} could not be read: {e}", path.display())),
-        };
+        let text =
+            match crate::input_file::read_regular_text_if_exists(path, MAX_DOCKER_CONFIG_BYTES) {
+                Ok(Some(t)) => t,
+                Ok(None) => return Ok(DockerConfig::default()),
+                Err(why) => return Err(format!("{} {why}", path.display())),
+            };
         let json: Value = serde_json::from_str(&text)
             .map_err(|e| format!("{} is not JSON (line {})", path.display(), e.line()))?;
         Ok(DockerConfig::from_json(&json))

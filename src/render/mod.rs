@@ -140,6 +140,26 @@ pub struct Manifest {
 }
 
 impl Manifest {
+    /// True when this is a ClusterRole whose rules grant `verb` on the core
+    /// `resource` (a `*` in a rule counts), i.e. in every namespace.
+    pub fn grants_cluster_wide(&self, resource: &str, verb: &str) -> bool {
+        if self.kind != "ClusterRole" {
+            return false;
+        }
+        let has = |rule: &Value, field: &str, want: &str| {
+            rule[field]
+                .as_array()
+                .is_some_and(|l| l.iter().any(|v| v == want || v == "*"))
+        };
+        self.object["rules"].as_array().is_some_and(|rules| {
+            rules.iter().any(|rule| {
+                has(rule, "apiGroups", "")
+                    && has(rule, "resources", resource)
+                    && has(rule, "verbs", verb)
+            })
+        })
+    }
+
     /// True for Secrets (their files are written 0600).
     pub fn is_secret(&self) -> bool {
         self.kind == "Secret"
@@ -258,6 +278,22 @@ fn engine() -> Result<minijinja::Environment<'static>, RenderError> {
             })?;
     }
     Ok(env)
+}
+
+/// The ClusterRoles of `rendered` that let their subject read Secrets
+/// (get, list or watch) in every namespace, for a warning: no default
+/// renders one; a setting can (the monitor's Helm-release view without its
+/// namespaced Role).
+pub fn cluster_wide_secret_readers(rendered: &Rendered) -> Vec<&Manifest> {
+    rendered
+        .manifests
+        .iter()
+        .filter(|m| {
+            ["get", "list", "watch"]
+                .iter()
+                .any(|verb| m.grants_cluster_wide("secrets", verb))
+        })
+        .collect()
 }
 
 /// Renders every object and the runtime-environment spec.

@@ -352,7 +352,14 @@ fn toleration_schema() -> Value {
             "operator": {"enum": ["Equal", "Exists", "", null]},
             "value": scalar_or_null(),
             "effect": {"enum": ["NoSchedule", "PreferNoSchedule", "NoExecute", "", null]},
-            "tolerationSeconds": {"type": "integer"},
+            // Whole seconds, as a number or its text (`"60"`): cf-runner
+            // writes the number either way, as the API server wants.
+            "tolerationSeconds": {
+                "anyOf": [
+                    {"type": ["integer", "null"]},
+                    {"type": "string", "pattern": r"^\s*[+-]?[0-9]{1,18}\s*$"},
+                ],
+            },
         },
         "additionalProperties": false,
         // A key is needed unless the operator is Exists; Exists takes no value.

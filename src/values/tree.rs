@@ -25,6 +25,13 @@ pub fn parse_path(path: &str) -> Result<Vec<Step>, String> {
     let mut chars = path.chars().peekable();
     let mut after_index = false;
     while let Some(c) = chars.next() {
+        // A path deeper than a values file may nest would build a tree that
+        // later code walks recursively (a stack overflow, not a message).
+        if steps.len() > MAX_DEPTH {
+            return Err(format!(
+                "is more than {MAX_DEPTH} keys deep, deeper than a values tree may nest"
+            ));
+        }
         match c {
             '\\' => match chars.next() {
                 Some(escaped) => current.push(escaped),
@@ -74,6 +81,11 @@ pub fn parse_path(path: &str) -> Result<Vec<Step>, String> {
         steps.push(Step::Key(current));
     } else if !after_index {
         return Err("is empty or ends with a dot".into());
+    }
+    if steps.len() > MAX_DEPTH {
+        return Err(format!(
+            "is more than {MAX_DEPTH} keys deep, deeper than a values tree may nest"
+        ));
     }
     Ok(steps)
 }
@@ -216,6 +228,14 @@ pub fn parse_yaml(text: &str, origin: &str) -> Result<Value, Vec<Problem>> {
     };
     if text.len() as u64 > MAX_INPUT_BYTES {
         return Err(vec![too_big(origin, text.len() as u64)]);
+    }
+    // A byte order mark opens many files saved on Windows; it is no part of
+    // the first key. Anywhere else it, like a NUL (which the YAML reader
+    // takes for the end of the text) or another control character, is
+    // refused by name and line instead of being read silently.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if let Some(problem) = not_yaml_text(text, origin) {
+        return Err(vec![problem]);
     }
     let mut parser = Parser::new_from_str(text);
     let mut stack: Vec<Frame> = Vec::new();
@@ -447,6 +467,42 @@ fn too_deep(origin: &str, line: usize) -> Problem {
         format!("nests maps and lists more than {MAX_DEPTH} levels deep (at line {line})"),
         "a values file nests a few levels; check for unclosed `[` or `{`",
     )
+}
+
+/// True for the characters YAML allows in a stream (its `c-printable`).
+fn yaml_printable(c: char) -> bool {
+    matches!(c,
+        '\t' | '\n' | '\r' | ' '..='~' | '\u{85}' | '\u{a0}'..='\u{d7ff}'
+        | '\u{e000}'..='\u{fffd}' | '\u{10000}'..='\u{10ffff}')
+        && c != '\u{feff}'
+}
+
+/// The problem for the first character of `text` that YAML does not allow
+/// (a NUL, a byte order mark inside the text, a control character), naming
+/// it, its line and column.
+fn not_yaml_text(text: &str, origin: &str) -> Option<Problem> {
+    let (at, c) = text.char_indices().find(|(_, c)| !yaml_printable(*c))?;
+    let before = &text[..at];
+    let line = before.matches('\n').count() + 1;
+    let column = before[before.rfind('\n').map_or(0, |i| i + 1)..]
+        .chars()
+        .count()
+        + 1;
+    let name = match c {
+        '\0' => " (NUL)".to_string(),
+        '\u{feff}' => " (a byte order mark)".to_string(),
+        c if c.is_control() => " (a control character)".to_string(),
+        _ => String::new(),
+    };
+    Some(Problem::new(
+        origin,
+        None,
+        format!(
+            "holds the character U+{:04X}{name} at line {line}, column {column}, which a YAML text may not hold",
+            c as u32
+        ),
+        "remove it: a values file is plain UTF-8 text (a file saved as UTF-16 or as binary shows NUL bytes)",
+    ))
 }
 
 /// The problem for an input over [`MAX_INPUT_BYTES`].

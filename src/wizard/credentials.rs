@@ -167,10 +167,18 @@ impl Session<'_> {
             1 => {
                 let key = "Storage.GoogleServiceAccount";
                 let checker = self.checker();
+                // The text validated is the text kept: the file is read once
+                // per answer, bounded and only if it is a regular file.
+                let read = std::cell::RefCell::new(String::new());
                 let validate = |s: &str| {
-                    let text = std::fs::read_to_string(expand_home(s))
-                        .map_err(|e| format!("{s} could not be read: {e}"))?;
-                    checker.check(key, Value::String(text))
+                    let text = crate::input_file::read_regular_text(
+                        &expand_home(s),
+                        crate::values::tree::MAX_INPUT_BYTES,
+                    )
+                    .map_err(|e| format!("{s} {e}"))?;
+                    checker.check(key, Value::String(text.clone()))?;
+                    *read.borrow_mut() = text;
+                    Ok(())
                 };
                 let path = self.input(
                     Question::new(
@@ -181,7 +189,7 @@ impl Session<'_> {
                     "",
                     &validate,
                 )?;
-                let text = std::fs::read_to_string(expand_home(&path)).unwrap_or_default();
+                let text = read.take();
                 self.set(key, Value::String(text));
                 self.row("Provisioner credentials", format!("key file {path}"), false);
             }

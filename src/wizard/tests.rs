@@ -365,6 +365,72 @@ fn gcedisk_with_a_key_file_typed_zone_and_rejected_paths() {
     assert!(values_file(&merged(&s, &plan)).holds_secret);
 }
 
+/// The key file's path used to be read whole, whatever it named: a FIFO
+/// blocked the wizard for good, `/dev/zero` filled the memory. Both are
+/// refused at once and asked again; the wizard runs on a thread with a
+/// deadline, so a regression fails instead of hanging.
+#[cfg(unix)]
+#[test]
+fn a_key_file_that_is_a_fifo_or_dev_zero_is_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("key.fifo");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo on a NUL-terminated path this test owns.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let zero = dir.path().join("key.json");
+    std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+    let key = dir.path().join("real.json");
+    std::fs::write(&key, r#"{"type": "service_account", "project_id": "p"}"#).unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let (fifo_s, zero_s, key_s) = (
+        fifo.display().to_string(),
+        zero.display().to_string(),
+        key.display().to_string(),
+    );
+    std::thread::spawn(move || {
+        let s = setup(json!({"Context": "gke"}));
+        let mut p = script(&[
+            &[
+                ("Namespace", Enter),
+                ("Storage.Backend", pick("gcedisk")),
+                ("Storage.AvailabilityZone", text("us-central1-c")),
+                ("Storage.VolumeType", pick("pd-balanced")),
+                ("storage.credentials", pick("A service-account key file")),
+                ("storage.key-file", text(&fifo_s)),
+                ("storage.key-file", text(&zero_s)),
+                ("storage.key-file", text(&key_s)),
+            ],
+            &rest_with_defaults(),
+        ]);
+        let facts = Facts {
+            unreachable: Some("Connection refused".into()),
+            ..Default::default()
+        };
+        let plan = run_script(&mut p, &s, facts);
+        let _ = tx.send((p.rejected.clone(), loads(&s, &plan)));
+    });
+    let (rejected, v) = rx
+        .recv_timeout(std::time::Duration::from_secs(20))
+        .expect("the wizard finishes within 20 s");
+    let on_key: Vec<&String> = rejected
+        .iter()
+        .filter(|(id, _)| id == "storage.key-file")
+        .map(|(_, why)| why)
+        .collect();
+    assert_eq!(on_key.len(), 2, "{rejected:?}");
+    assert!(
+        on_key[0].contains("named pipe (FIFO), not a file"),
+        "{}",
+        on_key[0]
+    );
+    assert!(
+        on_key[1].contains("character device, not a file"),
+        "{}",
+        on_key[1]
+    );
+    assert!(v.storage.credentials.google_service_account.is_some());
+}
+
 #[test]
 fn gcedisk_with_workload_identity() {
     let s = setup(json!({}));

@@ -23,7 +23,7 @@
 //! Binaries: taken from the directory in `CF_RUNNER_CP_BIN`, or else built (or
 //! reused from the cache) by `tests/controlplane/build.sh`. If they are missing
 //! and cannot be built the tests fail. `CF_RUNNER_SKIP_E2E=1` (refused under
-//! `CI=true`) builds them as ignored tests instead (see [`skip_e2e`]). `CF_RUNNER_CP_KEEP=1` keeps the temp dir (logs, audit log,
+//! CI: any non-empty `CI`) builds them as ignored tests instead (see [`skip_e2e`]). `CF_RUNNER_CP_KEEP=1` keeps the temp dir (logs, audit log,
 //! kubeconfigs) for a post-mortem; its path is printed at start-up.
 
 #![allow(dead_code)]

@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests (`mod support;` in a test file).
 
 pub mod adopt;
+pub mod ci;
 pub mod cli;
 pub mod controlplane;
 pub mod fake_platform;

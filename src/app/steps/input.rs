@@ -287,6 +287,28 @@ pub(crate) fn warn_loaded(loaded: &values::Loaded) {
     }
 }
 
+/// Warns of each ClusterRole the render holds that reads Secrets in every
+/// namespace, naming the setting that asked for it and the fix.
+pub(crate) fn warn_cluster_wide_secret_readers(
+    rendered: &crate::render::Rendered,
+    namespace: &str,
+) {
+    for m in crate::render::cluster_wide_secret_readers(rendered) {
+        let why = match m.component {
+            crate::render::Component::Monitor => format!(
+                "Monitor.Helm3 is true (Helm keeps its releases in Secrets) and \
+                 Monitor.UseNamespaceWithRole is false; set Monitor.UseNamespaceWithRole: true \
+                 to keep it to namespace {namespace}"
+            ),
+            other => format!("the {} asks for it", other.as_str()),
+        };
+        output::warn(&format!(
+            "{} lets its account read every Secret in the cluster: {why}",
+            m.display_name()
+        ));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
