@@ -530,6 +530,31 @@ pub(super) async fn move_runner(
     let mut moving = record.clone();
     moving.object["metadata"]["annotations"][ADOPTING_ANNOTATION] = json!(tool);
 
+    // What is taken over in place is cf-runner's from now on: marked with
+    // its own uid before the first apply, which refuses any object that is
+    // someone else's (`cluster::ownership`).
+    for r in &plan.taken_over {
+        let Some(o) = by_ref(r) else { continue };
+        let Some(uid) = o["metadata"]["uid"].as_str() else {
+            continue;
+        };
+        cluster::ownership::mark_adopted(
+            &cluster.client,
+            o["apiVersion"].as_str().unwrap_or_default(),
+            kind(o),
+            o["metadata"]["namespace"].as_str(),
+            name(o),
+            uid,
+        )
+        .await
+        .map_err(|e| {
+            session::failed(
+                e,
+                "marking the old installer's objects as taken over failed",
+            )
+        })?;
+    }
+
     // 0. The record first, marked: a re-run continues from here.
     adopt_apply(cluster, std::slice::from_ref(&moving), namespace).await?;
 

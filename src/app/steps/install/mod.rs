@@ -197,10 +197,10 @@ async fn preflight(
     identity: &Identity,
     record: &Value,
 ) -> Result<(), Outcome> {
-    if values.skip_cluster_test {
-        return Ok(());
-    }
     let prelim = render_or_fail(values, identity, record)?;
+    if values.skip_cluster_test {
+        return cluster.ownership(&prelim, &values.namespace).await;
+    }
     cluster.preflight(&prelim, &values.namespace).await
 }
 
@@ -235,7 +235,9 @@ async fn offline_steps<C: Target>(
     ));
     let identity = identity::seed(values, Some(cluster.context().to_string()));
     let rendered = render_or_fail(values, &identity, &loaded.redacted_tree)?;
-    if !values.skip_cluster_test {
+    if values.skip_cluster_test {
+        cluster.ownership(&rendered, &values.namespace).await?;
+    } else {
         cluster.preflight(&rendered, &values.namespace).await?;
     }
     cluster
