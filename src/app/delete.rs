@@ -96,6 +96,9 @@ async fn delete_installation(args: &DeleteArgs) -> Result<(), Outcome> {
     {
         output::note(note);
     }
+    if let Some(warning) = &targets.contents_warning {
+        output::warn(warning);
+    }
     if !args.yes && !confirm(total)? {
         output::say("Nothing was deleted.");
         return Ok(());
@@ -173,6 +176,9 @@ struct Targets {
     /// Why the namespace cf-runner created stays although it was asked to
     /// go (what else is in it): the delete then exits 1.
     namespace_kept: Option<(String, String)>,
+    /// What `--delete-namespace-with-contents` deletes besides cf-runner's
+    /// objects, shown with the plan.
+    contents_warning: Option<String>,
 }
 
 /// The labelled objects to delete: only those cf-runner created
@@ -246,6 +252,7 @@ fn targets(args: &DeleteArgs, inst: &Installation, namespace: &str) -> Targets {
         namespace_note,
         volume_note,
         namespace_kept: None,
+        contents_warning: None,
     }
 }
 
@@ -313,17 +320,24 @@ async fn check_namespace(
                 contents.unlisted.join(", ")
             ));
         }
-        output::warn(&text);
+        targets.contents_warning = Some(text);
         return Ok(());
     }
     targets.objects.retain(|o| o.kind != "Namespace");
+    targets.namespace_note = Some(format!(
+        "the namespace {namespace} stays: {} (named at the end)",
+        if contents.others.is_empty() {
+            "some resource types in it could not be listed"
+        } else {
+            "it holds objects cf-runner did not create"
+        }
+    ));
     let message = format!("the namespace {namespace} stays: {}", why.join("; "));
     let hint = format!(
         "cf-runner's own objects are deleted; once you have decided about the rest, remove the namespace \
          by hand (`kubectl delete namespace {namespace}` deletes everything in it), or re-run \
          `cf-runner delete --kube-namespace {namespace} --delete-namespace-with-contents`"
     );
-    targets.namespace_note = Some(message.clone());
     targets.namespace_kept = Some((message, hint));
     Ok(())
 }

@@ -121,6 +121,11 @@ impl Foreign {
         if !self.marks.is_empty() {
             out.push_str(&format!("; labelled {}", self.marks.join(", ")));
         }
+        if self.managers.is_empty() && self.marks.is_empty() {
+            // `kubectl create serviceaccount x` sets no field, so the API
+            // server records no manager.
+            out.push_str("; its managedFields name no writer (made with no fields of its own)");
+        }
         out
     }
 }
