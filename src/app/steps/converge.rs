@@ -283,7 +283,7 @@ pub(crate) fn refuse_foreign(
 ) -> Outcome {
     output::error(
         &anyhow::anyhow!(
-            "the {command} stopped before writing anything: {} object(s) it would write exist and are not cf-runner's\n  {}",
+            "the {command} stopped before applying: {} object(s) it would write exist and are not cf-runner's\n  {}",
             foreign.len(),
             foreign
                 .iter()

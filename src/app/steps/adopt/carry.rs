@@ -533,7 +533,22 @@ pub(super) async fn move_runner(
     // What is taken over in place is cf-runner's from now on: marked with
     // its own uid before the first apply, which refuses any object that is
     // someone else's (`cluster::ownership`).
-    for r in &plan.taken_over {
+    // The runner's StorageClass stays (same name and provisioner) and gets
+    // cf-runner's labels: it is taken over too.
+    let class = found
+        .as_ref()
+        .and_then(|f| f.storage_class.as_ref())
+        .map(|(name, _)| ObjectRef {
+            kind: "StorageClass".into(),
+            name: name.clone(),
+        });
+    let rendered_class = class.as_ref().filter(|c| {
+        rendered
+            .manifests
+            .iter()
+            .any(|m| m.kind == c.kind && m.name == c.name)
+    });
+    for r in plan.taken_over.iter().chain(rendered_class) {
         let Some(o) = by_ref(r) else { continue };
         let Some(uid) = o["metadata"]["uid"].as_str() else {
             continue;
