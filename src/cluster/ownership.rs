@@ -21,26 +21,34 @@
 //!
 //! - cf-runner's field manager ([`super::FIELD_MANAGER`]) holds an `Apply`
 //!   entry (every object cf-runner renders is written by server-side apply);
-//! - no other manager holds an entry that dates from the object's creation:
-//!   an entry (not on a subresource such as `status` or `scale`) whose time
-//!   is within [`CREATION_WINDOW_SECS`] of `metadata.creationTimestamp`.
-//!   The creator's entry is stamped in the request that created the object,
-//!   so a `kubectl create`, `kubectl apply`, Helm or a team's tooling shows
-//!   there. cf-runner's own managers (`cf-runner`, `cf-runner-restart`,
-//!   `cf-runner-adopt`) and the control plane's controllers
-//!   ([`SYSTEM_MANAGERS`], which fill a Deployment's revision or a token
-//!   Secret within a second of creation) never count as creators.
+//! - and either that entry still dates from the object's creation (its time
+//!   within [`CREATION_WINDOW_SECS`] of `metadata.creationTimestamp`), or no
+//!   other manager holds an entry that does: an entry (not on a subresource
+//!   such as `status` or `scale`) stamped at most [`CREATION_WINDOW_SECS`]
+//!   before the creation time, and not after it. The creator's entry is
+//!   stamped in the request that created the object, just before the
+//!   object's own creation time, so a `kubectl create`, `kubectl apply`,
+//!   Helm or a team's tooling shows there. cf-runner's own managers
+//!   (`cf-runner`, `cf-runner-restart`, `cf-runner-adopt`) and the control
+//!   plane's controllers ([`SYSTEM_MANAGERS`], which fill a Deployment's
+//!   revision or a token Secret right after creation) never count as
+//!   creators.
 //!
 //! Later writes by anyone (a `kubectl rollout restart`, an edit, a
 //! controller) come after creation and do not make an object foreign, so
 //! installs made by any earlier cf-runner version, which also created
 //! everything with manager `cf-runner` and `Apply`, stay cf-runner's.
 //!
-//! What the rule cannot see: a creator that wrote no field at all (the API
-//! server keeps no entry for it) and, later, an object whose creator has
-//! written it again since (its entry moved past the creation time). Both
-//! still need our labels to count as ours, which only a hand-relabelling or
-//! a cf-runner before this rule could have put there.
+//! What the rule cannot see, since `managedFields` keep one time per
+//! manager (its last write) with a one-second grain: a creator that wrote
+//! no field at all (the API server keeps no entry for it); a creator that
+//! has written the object again since (its entry moved past the creation
+//! time); and, the other way round, another manager's write in the very
+//! second cf-runner created the object, once cf-runner has re-applied it
+//! since (that write then looks like the creation). The first two still
+//! need our labels to count as ours, which only a hand-relabelling or a
+//! cf-runner before this rule could have put there; the last is left alone
+//! and named, never deleted.
 //!
 //! Objects taken over with `--force-conflicts` by an earlier version carry
 //! [`super::apply::ADOPTED_ANNOTATION`]: they stay applied as before, and
@@ -217,7 +225,9 @@ pub fn other_creators(object: &Value) -> Vec<String> {
             continue;
         }
         let at_creation = match (created, text(e, "/time").and_then(epoch_seconds)) {
-            (Some(c), Some(t)) => (t - c).abs() <= CREATION_WINDOW_SECS,
+            // The creator's entry is stamped before the object's creation
+            // time, in the same request: never after it.
+            (Some(c), Some(t)) => t <= c && c - t <= CREATION_WINDOW_SECS,
             // Without times, any other writer may be the creator.
             _ => true,
         };
@@ -226,6 +236,21 @@ pub fn other_creators(object: &Value) -> Vec<String> {
         }
     }
     out
+}
+
+/// True when cf-runner's `Apply` entry still dates from the object's
+/// creation: cf-runner created it, whoever wrote it in the same second.
+fn applied_at_creation(object: &Value) -> bool {
+    let Some(created) = text(object, "/metadata/creationTimestamp").and_then(epoch_seconds) else {
+        return false;
+    };
+    main_entries(object).iter().any(|e| {
+        manager(e) == FIELD_MANAGER
+            && text(e, "/operation") == Some("Apply")
+            && text(e, "/time")
+                .and_then(epoch_seconds)
+                .is_some_and(|t| (t - created).abs() <= CREATION_WINDOW_SECS)
+    })
 }
 
 /// True when cf-runner's field manager applied the object (server-side).
@@ -292,6 +317,9 @@ pub fn ownership(object: &Value, instance: &str) -> Ownership {
         .is_some();
     if force_adopted {
         return Ownership::ForceAdopted;
+    }
+    if applied_at_creation(object) {
+        return Ownership::Ours;
     }
     let creators = other_creators(object);
     if !creators.is_empty() {
@@ -641,6 +669,27 @@ mod tests {
                 json!({"manager": "kube-controller-manager", "operation": "Update",
                        "subresource": "status", "time": "2026-01-02T03:04:05Z"}),
                 entry("cf-runner-restart", "Update", "2026-01-02T03:04:05Z"),
+            ],
+        );
+        assert_eq!(ownership(&o, "ci"), Ownership::Ours);
+    }
+
+    #[test]
+    fn a_write_in_the_second_cf_runner_created_the_object_does_not_make_it_foreign() {
+        let o = object(
+            ours_labels(),
+            vec![
+                entry("cf-runner", "Apply", "2026-01-02T03:04:05Z"),
+                entry("someone-else", "Apply", "2026-01-02T03:04:05Z"),
+            ],
+        );
+        assert_eq!(ownership(&o, "ci"), Ownership::Ours);
+        // A write a second after the creation is not the creation.
+        let o = object(
+            ours_labels(),
+            vec![
+                entry("cf-runner", "Apply", "2026-02-01T00:00:00Z"),
+                entry("someone-else", "Update", "2026-01-02T03:04:06Z"),
             ],
         );
         assert_eq!(ownership(&o, "ci"), Ownership::Ours);
