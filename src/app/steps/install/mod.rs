@@ -198,6 +198,9 @@ async fn preflight(
     record: &Value,
 ) -> Result<(), Outcome> {
     let prelim = render_or_fail(values, identity, record)?;
+    // The Namespace, runner Secret and record are saved before the apply:
+    // without the preflight, what the install would write is still read
+    // first.
     if values.skip_cluster_test {
         return cluster.ownership(&prelim, &values.namespace).await;
     }
@@ -235,9 +238,9 @@ async fn offline_steps<C: Target>(
     ));
     let identity = identity::seed(values, Some(cluster.context().to_string()));
     let rendered = render_or_fail(values, &identity, &loaded.redacted_tree)?;
-    if values.skip_cluster_test {
-        cluster.ownership(&rendered, &values.namespace).await?;
-    } else {
+    // Without the preflight, the apply is the first write, and it reads
+    // every object it would write before it (`cluster::ownership`).
+    if !values.skip_cluster_test {
         cluster.preflight(&rendered, &values.namespace).await?;
     }
     cluster
