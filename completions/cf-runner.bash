@@ -227,7 +227,7 @@ _cf__runner() {
             return 0
             ;;
         cf__runner__subcmd__delete)
-            opts="-y -h -V --kube-context-name --kube-config-path --token --url --insecure --allow-http --yes --delete-namespace --purge-volumes --keep-platform --delete-adopted --timeout --kube-namespace --help --version"
+            opts="-y -h -V --kube-context-name --kube-config-path --token --url --insecure --allow-http --yes --delete-namespace --delete-namespace-with-contents --purge-volumes --keep-platform --delete-adopted --timeout --kube-namespace --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -107,7 +107,8 @@ _arguments "${_arguments_options[@]}" : \
 '--allow-http[Send the API key over a plain http\:// platform URL (other than localhost)]' \
 '-y[Do not ask for confirmation]' \
 '--yes[Do not ask for confirmation]' \
-'--delete-namespace[Also delete the namespace, if cf-runner created it]' \
+'--delete-namespace[Also delete the namespace, if cf-runner created it and nothing else is in it]' \
+'--delete-namespace-with-contents[Also delete the namespace cf-runner created with everything still in it (lists it first)]' \
 '--purge-volumes[Also delete dind volumes (PVs and PVCs)]' \
 '--keep-platform[Leave the agent and runtime environment on the platform]' \
 '--delete-adopted[Also delete objects that existed before the install and were taken over with --force-conflicts]' \

@@ -236,9 +236,12 @@ pub struct DeleteArgs {
     /// Do not ask for confirmation
     #[arg(long, short = 'y')]
     pub yes: bool,
-    /// Also delete the namespace, if cf-runner created it
+    /// Also delete the namespace, if cf-runner created it and nothing else is in it
     #[arg(long)]
     pub delete_namespace: bool,
+    /// Also delete the namespace cf-runner created with everything still in it (lists it first)
+    #[arg(long)]
+    pub delete_namespace_with_contents: bool,
     /// Also delete dind volumes (PVs and PVCs)
     #[arg(long)]
     pub purge_volumes: bool,

@@ -143,7 +143,12 @@ fn every_subcommand_has_help() {
         ("info", &["--kube-namespace", "--output", "json", "yaml"]),
         (
             "delete",
-            &["--kube-namespace", "--yes", "--delete-namespace"],
+            &[
+                "--kube-namespace",
+                "--yes",
+                "--delete-namespace",
+                "--delete-namespace-with-contents",
+            ],
         ),
         ("upgrade", &["--values", "--set-value", "--kube-namespace"]),
         (

@@ -9,7 +9,7 @@ mod support;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::Secret;
 use kube::api::{Api, ListParams, PostParams};
-use support::cli::{self, run as cf_runner, text};
+use support::cli::{self, text};
 use support::controlplane;
 
 const ADMIN: &str = "admin@cf-runner-test";
@@ -108,10 +108,11 @@ async fn init_stops_before_writing_next_to_a_helm_installed_runner() {
 }
 
 /// `--force-conflicts` took over a user's pre-existing object, and a later
-/// `delete` removed it. Taken over by force, it stays the user's.
+/// `delete` removed it. Now no flag takes over an object cf-runner did not
+/// create: the install stops before writing, and the object stays as it was.
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
-async fn an_object_taken_over_with_force_conflicts_survives_delete() {
+async fn force_conflicts_does_not_take_over_a_users_object() {
     use k8s_openapi::api::core::v1::ConfigMap;
     let cp = controlplane::shared();
     let ns = cp.create_namespace("cfadopt").await.unwrap();
@@ -133,6 +134,7 @@ async fn an_object_taken_over_with_force_conflicts_survives_delete() {
         )
         .await
         .unwrap();
+    let before = config_maps.get("codefresh-dind-config").await.unwrap();
     let init = |extra: &[&str]| {
         let home = tempfile::tempdir().unwrap();
         cli::init(cp.admin_kubeconfig(), home.path(), "local", &ns, ADMIN)
@@ -146,40 +148,22 @@ async fn an_object_taken_over_with_force_conflicts_survives_delete() {
             .output()
             .unwrap()
     };
-    let out = init(&[]);
-    let shown = text(&out);
-    assert_ne!(out.status.code(), Some(0), "{shown}");
-    assert!(shown.contains("the-user"), "{shown}");
-    let out = init(&["--force-conflicts"]);
-    assert!(out.status.success(), "{}", text(&out));
-    // A second run keeps the mark.
-    let out = init(&[]);
-    assert!(out.status.success(), "{}", text(&out));
-
-    let out = cf_runner(
-        cp.admin_kubeconfig(),
-        &[
-            "delete",
-            "--yes",
-            "--keep-platform",
-            "--kube-namespace",
-            &ns,
-            "--kube-context-name",
-            ADMIN,
-        ],
+    for extra in [&[][..], &["--force-conflicts"]] {
+        let out = init(extra);
+        let shown = text(&out);
+        assert_eq!(out.status.code(), Some(3), "{extra:?}: {shown}");
+        assert!(shown.contains("the-user"), "{shown}");
+        assert!(
+            shown.contains(&format!(
+                "ConfigMap/codefresh-dind-config in namespace {ns}: carries no cf-runner labels"
+            )),
+            "{shown}"
+        );
+    }
+    let after = config_maps.get("codefresh-dind-config").await.unwrap();
+    assert_eq!(
+        after.metadata.resource_version,
+        before.metadata.resource_version
     );
-    let shown = text(&out);
-    assert!(out.status.success(), "{shown}");
-    assert!(
-        shown.contains("ConfigMap/codefresh-dind-config stays: it existed before the install"),
-        "{shown}"
-    );
-    assert!(
-        config_maps
-            .get_opt("codefresh-dind-config")
-            .await
-            .unwrap()
-            .is_some(),
-        "the user's ConfigMap was deleted\n{shown}"
-    );
+    assert_eq!(after.data, before.data);
 }

@@ -630,12 +630,15 @@ async fn an_older_record_upgrades_cleanly() {
         "stringData": {"cf-runner-version": "0.0.1", "values.yaml": old_values},
         "data": {"record-format": null}
     });
+    // Written as the older cf-runner wrote it: with its field manager (a
+    // write by another manager in the second the record was created would
+    // pass for its creation, see cluster::ownership).
+    let as_cf_runner = PatchParams {
+        field_manager: Some("cf-runner".into()),
+        ..PatchParams::default()
+    };
     secrets
-        .patch(
-            "cf-runner-values",
-            &PatchParams::default(),
-            &Patch::Merge(&patch),
-        )
+        .patch("cf-runner-values", &as_cf_runner, &Patch::Merge(&patch))
         .await
         .unwrap();
     let out = cf_runner(

@@ -1,7 +1,10 @@
 //! `cf-runner delete`: removes exactly what cf-runner installed. The objects
 //! come from the labels (`cluster::inventory`), never from a list in this
 //! version's templates, so whatever an older or newer version installed goes
-//! too and a user's own objects next to them stay. Shows the plan, asks (or
+//! too and a user's own objects next to them stay; of the labelled ones,
+//! only those cf-runner created go (`cluster::ownership`). The namespace
+//! goes only when nothing but cf-runner's objects is in it, or with
+//! `--delete-namespace-with-contents`. Shows the plan, asks (or
 //! takes `--yes`), deletes in reverse dependency order and waits until
 //! everything is gone (`cluster::delete`). Re-running is safe: it picks up
 //! whatever is left, and says so when nothing is.
@@ -9,15 +12,17 @@
 use super::steps::converge::delete_failed;
 use super::steps::installation::{names, pick_installation, read_installation, Installation};
 use super::steps::register;
+use std::collections::BTreeSet;
+
 use super::steps::session::{connect_flags, failed, need_yes, runtime};
 use super::Outcome;
 use crate::cli::DeleteArgs;
 use crate::cluster::delete::{self, Event};
 use crate::cluster::inventory::{LiveObject, Record};
+use crate::cluster::ownership::{self, Ownership};
 use crate::cluster::Cluster;
 use crate::output;
 use crate::platform::{Need, Platform};
-use crate::render::LABEL_MANAGED_BY;
 
 /// Runs `delete`: find the installation, check the platform token, work
 /// out what goes, show it and ask, clean the platform, delete, wait.
@@ -53,10 +58,11 @@ async fn delete_installation(args: &DeleteArgs) -> Result<(), Outcome> {
     // The platform first: checked before anything is deleted, cleaned
     // before the cluster (whose record names what to clean).
     let platform = platform_for_delete(args, &inst, &record).await?;
-    let targets = targets(args, &inst, &namespace);
+    let mut targets = targets(args, &inst, &namespace);
+    check_namespace(args, &cluster, &inst, &namespace, &mut targets).await?;
     if targets.objects.is_empty() {
         output::done(&format!(
-            "nothing to delete: no object in namespace {namespace} or cluster-wide carries cf-runner's labels for it"
+            "nothing to delete: no object in namespace {namespace} or cluster-wide is cf-runner's for it"
         ));
         for note in [targets.namespace_note, targets.volume_note]
             .into_iter()
@@ -64,7 +70,7 @@ async fn delete_installation(args: &DeleteArgs) -> Result<(), Outcome> {
         {
             output::note(&note);
         }
-        return Ok(());
+        return namespace_kept(targets.namespace_kept);
     }
     let total = targets.objects.len();
     let phases = delete::plan(targets.objects);
@@ -90,6 +96,9 @@ async fn delete_installation(args: &DeleteArgs) -> Result<(), Outcome> {
     {
         output::note(note);
     }
+    if let Some(warning) = &targets.contents_warning {
+        output::warn(warning);
+    }
     if !args.yes && !confirm(total)? {
         output::say("Nothing was deleted.");
         return Ok(());
@@ -97,7 +106,17 @@ async fn delete_installation(args: &DeleteArgs) -> Result<(), Outcome> {
     if let Some(client) = &platform {
         clean_platform(client, &record, &cluster).await?;
     }
-    delete_objects(args, &cluster, &namespace, &phases).await
+    delete_objects(args, &cluster, &namespace, &phases).await?;
+    namespace_kept(targets.namespace_kept)
+}
+
+/// Exit 1 when the namespace was asked to go and stays: the user's
+/// objects in it are not cf-runner's to delete.
+fn namespace_kept(kept: Option<(String, String)>) -> Result<(), Outcome> {
+    match kept {
+        Some((message, hint)) => Err(Outcome::Failed(anyhow::anyhow!(message), Some(hint))),
+        None => Ok(()),
+    }
 }
 
 /// A client for cleaning the platform, with its token and scopes checked;
@@ -157,35 +176,54 @@ struct Targets {
     objects: Vec<LiveObject>,
     namespace_note: Option<String>,
     volume_note: Option<String>,
+    /// Why the namespace cf-runner created stays although it was asked to
+    /// go (what else is in it): the delete then exits 1.
+    namespace_kept: Option<(String, String)>,
+    /// What `--delete-namespace-with-contents` deletes besides cf-runner's
+    /// objects, shown with the plan.
+    contents_warning: Option<String>,
 }
 
-/// The labelled objects to delete: adopted ones, the namespace and the
-/// dind volumes only when their flags say so.
+/// The labelled objects to delete: only those cf-runner created
+/// (`cluster::ownership`); adopted ones, the namespace and the dind
+/// volumes only when their flags say so.
 fn targets(args: &DeleteArgs, inst: &Installation, namespace: &str) -> Targets {
     let mut objects: Vec<LiveObject> = Vec::new();
     let mut namespace_note = None;
     let mut adopted = Vec::new();
+    let mut not_ours = Vec::new();
+    let delete_namespace = args.delete_namespace || args.delete_namespace_with_contents;
     for o in &inst.objects {
-        let was_users = o
-            .object
-            .pointer("/metadata/annotations")
-            .and_then(|a| a.get(crate::cluster::apply::ADOPTED_ANNOTATION))
-            .is_some();
-        if was_users && !args.delete_adopted {
-            adopted.push(o.display_name());
-            continue;
+        match ownership::ownership(&o.object, namespace) {
+            Ownership::Ours => {}
+            Ownership::ForceAdopted if args.delete_adopted => {}
+            Ownership::ForceAdopted => {
+                adopted.push(o.display_name());
+                continue;
+            }
+            Ownership::Foreign(f) => {
+                not_ours.push(format!("{} ({})", o.display_name(), f.describe()));
+                continue;
+            }
         }
-        if o.kind != "Namespace" || args.delete_namespace {
+        if o.kind != "Namespace" || delete_namespace {
             objects.push(o.clone());
         } else {
             namespace_note = Some(format!(
-                "the namespace {namespace} stays (cf-runner created it: --delete-namespace removes it and everything in it)"
+                "the namespace {namespace} stays (cf-runner created it: --delete-namespace removes it when nothing else is in it)"
             ));
         }
     }
-    if args.delete_namespace && !inst.objects.iter().any(|o| o.kind == "Namespace") {
+    if delete_namespace && !objects.iter().any(|o| o.kind == "Namespace") {
         namespace_note = Some(format!(
-            "the namespace {namespace} stays: cf-runner did not create it (it carries no {LABEL_MANAGED_BY}=cf-runner label)"
+            "the namespace {namespace} stays: cf-runner did not create it"
+        ));
+    }
+    if !not_ours.is_empty() {
+        output::note(&format!(
+            "left alone, not deleted: {} object(s) carry cf-runner's labels, but cf-runner did not create them:\n  {}",
+            not_ours.len(),
+            not_ours.join("\n  ")
         ));
     }
     if !adopted.is_empty() {
@@ -216,7 +254,95 @@ fn targets(args: &DeleteArgs, inst: &Installation, namespace: &str) -> Targets {
         objects,
         namespace_note,
         volume_note,
+        namespace_kept: None,
+        contents_warning: None,
     }
+}
+
+/// How many objects a message names before it gives a count.
+const NAMED_AT_MOST: usize = 10;
+
+/// Before the namespace goes: what else is in it. Anything cf-runner did
+/// not create (or anything that cannot be listed) keeps the namespace,
+/// unless `--delete-namespace-with-contents`, which lists it first.
+async fn check_namespace(
+    args: &DeleteArgs,
+    cluster: &Cluster,
+    inst: &Installation,
+    namespace: &str,
+    targets: &mut Targets,
+) -> Result<(), Outcome> {
+    if !targets.objects.iter().any(|o| o.kind == "Namespace") {
+        return Ok(());
+    }
+    let ours: BTreeSet<String> = targets
+        .objects
+        .iter()
+        .chain(inst.volumes.iter())
+        .filter_map(|o| o.uid().map(str::to_string))
+        .collect();
+    let contents = ownership::namespace_contents(&cluster.client, namespace, &ours)
+        .await
+        .map_err(|e| {
+            failed(
+                e,
+                &format!("listing what is in namespace {namespace} failed; nothing was deleted"),
+            )
+        })?;
+    if contents.is_empty() {
+        return Ok(());
+    }
+    let mut why = Vec::new();
+    if !contents.others.is_empty() {
+        why.push(format!(
+            "it holds {} object(s) cf-runner did not create: {}",
+            contents.others.len(),
+            contents.first(NAMED_AT_MOST)
+        ));
+    }
+    if !contents.unlisted.is_empty() {
+        why.push(format!(
+            "what else is in it cannot be told: these resource types could not be listed: {}",
+            contents.unlisted.join(", ")
+        ));
+    }
+    if args.delete_namespace_with_contents {
+        let mut text = format!(
+            "--delete-namespace-with-contents: the namespace {namespace} goes with everything in it"
+        );
+        if !contents.others.is_empty() {
+            text.push_str(&format!(
+                ", including {} object(s) cf-runner did not create:\n  {}",
+                contents.others.len(),
+                contents.others.join("\n  ")
+            ));
+        }
+        if !contents.unlisted.is_empty() {
+            text.push_str(&format!(
+                "\n  and whatever is in the resource types that could not be listed: {}",
+                contents.unlisted.join(", ")
+            ));
+        }
+        targets.contents_warning = Some(text);
+        return Ok(());
+    }
+    targets.objects.retain(|o| o.kind != "Namespace");
+    targets.namespace_note = Some(format!(
+        "the namespace {namespace} stays: {} (named at the end)",
+        if contents.others.is_empty() {
+            "some resource types in it could not be listed"
+        } else {
+            "it holds objects cf-runner did not create"
+        }
+    ));
+    let message = format!("the namespace {namespace} stays: {}", why.join("; "));
+    let hint = format!(
+        "cf-runner's own objects are deleted; once you have decided about the rest, remove the namespace \
+         by hand (`kubectl delete namespace {namespace}` deletes everything in it), or re-run \
+         `cf-runner delete --kube-namespace {namespace} --delete-namespace-with-contents`"
+    );
+    targets.namespace_kept = Some((message, hint));
+    Ok(())
 }
 
 /// Asks before deleting `total` objects; `true` to go ahead.

@@ -104,12 +104,15 @@ pub struct Report {
     pub failed: Vec<Failure>,
     /// Objects of later stages, not attempted because an earlier one failed.
     pub not_attempted: Vec<String>,
+    /// Objects the apply would write that exist and are not cf-runner's
+    /// (`ownership`): when there is any, nothing is written at all.
+    pub foreign: Vec<super::ownership::Collision>,
 }
 
 impl Report {
     /// True when every object was applied (or left unchanged).
     pub fn ok(&self) -> bool {
-        self.failed.is_empty() && self.not_attempted.is_empty()
+        self.failed.is_empty() && self.not_attempted.is_empty() && self.foreign.is_empty()
     }
     /// How many objects had each kind of change.
     pub fn counts(&self) -> BTreeMap<String, usize> {
@@ -124,7 +127,8 @@ impl Report {
 /// Options of an apply.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Options {
-    /// Take over fields owned by another manager (`--force-conflicts`).
+    /// Take over fields owned by another manager (`--force-conflicts`), in
+    /// objects that are cf-runner's; never an object someone else made.
     pub force_conflicts: bool,
 }
 
@@ -351,8 +355,7 @@ pub async fn apply_all(
         let api = api_for(client, "v1", "Namespace", None);
         match request("reading", &ns.display_name(), api.get_opt(&ns.name)).await {
             Ok(Some(live)) => {
-                let ours = super::managed_by_us(live.metadata.labels.as_ref());
-                if !ours {
+                if !super::namespace_is_ours(&live) {
                     let applied = Applied {
                         object: ns.display_name(),
                         namespace: None,
@@ -394,6 +397,30 @@ pub async fn apply_all(
         }
     };
 
+    // Before the first write: every object that exists must be cf-runner's
+    // (the labelled ones were listed above; the others are read now).
+    let known = |m: &Manifest| {
+        live.get(&(key_of(m), m.name.clone()))
+            .map(|o| serde_json::to_value(o).unwrap_or(Value::Null))
+    };
+    match super::ownership::collisions(client, &manifests, instance, &known).await {
+        Ok(foreign) if foreign.is_empty() => {}
+        Ok(foreign) => {
+            report.foreign = foreign;
+            report.not_attempted = manifests.iter().map(|m| m.display_name()).collect();
+            return report;
+        }
+        Err(e) => {
+            report.failed.push(Failure {
+                object: "the objects to apply (reading them first)".into(),
+                namespace: None,
+                cause: classify(e, "get"),
+            });
+            report.not_attempted = manifests.iter().map(|m| m.display_name()).collect();
+            return report;
+        }
+    }
+
     let params = {
         let p = PatchParams::apply(FIELD_MANAGER).validation(ValidationDirective::Strict);
         if options.force_conflicts {
@@ -414,14 +441,7 @@ pub async fn apply_all(
             .collect();
         let results = join_all(in_stage.iter().map(|m| {
             let existing = live.get(&(key_of(m), m.name.clone()));
-            apply_one(
-                client,
-                m,
-                existing,
-                &params,
-                options.force_conflicts,
-                on_applied,
-            )
+            apply_one(client, m, existing, &params, on_applied)
         }))
         .await;
         for result in results {
@@ -456,8 +476,9 @@ fn needs_peers_first(m: &Manifest) -> bool {
 }
 
 /// Marks an object that existed before cf-runner and was taken over with
-/// `--force-conflicts`: it is the user's, so `delete` leaves it in place
-/// unless told otherwise.
+/// `--force-conflicts` by a version before the ownership rule (which no
+/// longer lets anything take a foreign object over): it is the user's, so
+/// `delete` leaves it in place unless told otherwise.
 pub const ADOPTED_ANNOTATION: &str = "cf-runner.codefresh.io/adopted";
 
 async fn apply_one(
@@ -465,36 +486,16 @@ async fn apply_one(
     manifest: &Manifest,
     existing: Option<&DynamicObject>,
     params: &PatchParams,
-    force: bool,
     on_applied: &(dyn Fn(&Applied) + Sync),
 ) -> Result<Applied, Failure> {
     let mut desired = with_hash(&manifest.object);
     // Adopted once, adopted for good: the mark stays on every later apply.
-    let mut adopted = existing.is_some_and(|live| {
+    let adopted = existing.is_some_and(|live| {
         live.metadata
             .annotations
             .as_ref()
             .is_some_and(|a| a.contains_key(ADOPTED_ANNOTATION))
     });
-    if force && existing.is_none() {
-        // Not ours (no cf-runner label), yet maybe there: a forced apply
-        // would take it over.
-        let api = api_for(
-            client,
-            &manifest.api_version,
-            &manifest.kind,
-            manifest.namespace.as_deref(),
-        );
-        if let Ok(Some(_)) = request(
-            "reading",
-            &manifest.display_name(),
-            api.get_opt(&manifest.name),
-        )
-        .await
-        {
-            adopted = true;
-        }
-    }
     if adopted {
         if let Some(meta) = desired.get_mut("metadata").and_then(Value::as_object_mut) {
             let annotations = meta
@@ -559,7 +560,7 @@ async fn apply_one(
 pub const RESTARTED_AT_ANNOTATION: &str = "cf-runner.codefresh.io/restarted-at";
 /// Field manager of restarts, apart from [`FIELD_MANAGER`]'s applied fields,
 /// so a later apply neither owns nor removes the annotation.
-const RESTART_FIELD_MANAGER: &str = "cf-runner-restart";
+pub const RESTART_FIELD_MANAGER: &str = "cf-runner-restart";
 
 /// Rolls a workload's pods, as `kubectl rollout restart` does: for a change
 /// its pods only read when they start (the values of a Secret they take env

@@ -108,7 +108,7 @@ async fn diff_one(client: &Client, manifest: &Manifest) -> Result<ObjectDiff, Ku
             ),
         ));
     };
-    let ours = super::managed_by_us(live.metadata.labels.as_ref());
+    let ours = super::namespace_is_ours(&live);
     if manifest.kind == "Namespace" && !ours {
         return Ok(result(Action::Skip, String::new()));
     }

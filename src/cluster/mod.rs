@@ -14,6 +14,7 @@ pub mod delete;
 pub mod diff;
 pub mod discover;
 pub mod inventory;
+pub mod ownership;
 pub mod preflight;
 pub mod probe;
 pub mod secrets;
@@ -524,11 +525,17 @@ async fn build_with_plugin(
     }
 }
 
-/// True when an object's labels say cf-runner manages it.
-pub fn managed_by_us(labels: Option<&std::collections::BTreeMap<String, String>>) -> bool {
-    labels
-        .and_then(|l| l.get(crate::render::LABEL_MANAGED_BY))
-        .is_some_and(|v| v == "cf-runner")
+/// True when the namespace `live` is cf-runner's by the ownership rule
+/// (`ownership::ownership`): one that is not is used, never written or
+/// deleted.
+pub fn namespace_is_ours(live: &impl serde::Serialize) -> bool {
+    let live = serde_json::to_value(live).unwrap_or(serde_json::Value::Null);
+    let name = live
+        .pointer("/metadata/name")
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    ownership::is_ours(&live, &name)
 }
 
 /// The API resource of a kind cf-runner renders (no discovery round-trip).

@@ -57,6 +57,9 @@ pub(crate) async fn apply_with_progress(
     watchdog.abort();
     // From here on a signal ends the process at once, saying where it was.
     exit_on_signal();
+    if !report.foreign.is_empty() {
+        return Err(refuse_foreign(&report.foreign, namespace, command));
+    }
     if !report.ok() {
         return Err(apply_failed(&report, command));
     }
@@ -269,6 +272,28 @@ pub(crate) async fn wait_with_progress(
             ))
         }
     }
+}
+
+/// The refusal of an apply that would write over objects cf-runner did not
+/// create: a preflight failure (exit 3), nothing written.
+pub(crate) fn refuse_foreign(
+    foreign: &[cluster::ownership::Collision],
+    namespace: &str,
+    command: &str,
+) -> Outcome {
+    output::error(
+        &anyhow::anyhow!(
+            "the {command} stopped before applying: {} object(s) it would write exist and are not cf-runner's\n  {}",
+            foreign.len(),
+            foreign
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("\n  ")
+        ),
+        Some(&cluster::ownership::collision_fix(namespace)),
+    );
+    Outcome::PreflightFailed
 }
 
 /// True for the field managers of other runner installers.

@@ -330,10 +330,12 @@ fn holds(manifests: &[Manifest], secret: &str, key: &str) -> bool {
         .any(|v| v.as_str().is_some_and(|t| !is_placeholder(t)))
 }
 
-/// Labelled objects that the new render no longer has (never the namespace).
-fn to_prune(live: &[LiveObject], rendered: &[Manifest]) -> Vec<LiveObject> {
+/// Labelled objects that the new render no longer has (never the
+/// namespace), of those cf-runner created (`cluster::ownership`).
+fn to_prune(live: &[LiveObject], rendered: &[Manifest], namespace: &str) -> Vec<LiveObject> {
     live.iter()
         .filter(|o| o.kind != "Namespace")
+        .filter(|o| crate::cluster::ownership::is_ours(&o.object, namespace))
         .filter(|o| {
             !rendered
                 .iter()
@@ -425,7 +427,7 @@ pub(crate) async fn plan(
     let live = inventory::labelled(&cluster.client, namespace)
         .await
         .map_err(|e| failed(e, "listing the installed objects failed"))?;
-    let prune = to_prune(&live, &rendered.manifests);
+    let prune = to_prune(&live, &rendered.manifests, namespace);
     Ok(Plan {
         version,
         loaded,

@@ -1,6 +1,8 @@
 //! An installation already in the namespace, cf-runner's or another
 //! tool's (the cf-runtime Helm chart, venonactl, `codefresh runner init`),
-//! is found and named; another tool's stops the install.
+//! is found and named; another tool's stops the install. So does any object
+//! the install would write that exists and is not cf-runner's
+//! (`cluster::ownership`), namespaced or cluster-wide.
 
 use std::collections::BTreeMap;
 
@@ -9,8 +11,9 @@ use kube::api::{Api, ListParams};
 use kube::Client;
 
 use super::{api_message, names, Check};
+use crate::cluster::ownership::{self, Collision};
 use crate::cluster::{inventory, KubeError};
-use crate::render::{LABEL_MANAGED_BY, RECORD_SECRET};
+use crate::render::{Manifest, LABEL_MANAGED_BY, RECORD_SECRET};
 
 /// The `app` label values the older installers (venonactl, `codefresh runner
 /// init`) put on their objects.
@@ -41,10 +44,11 @@ pub fn existing_installation(
     record: Option<&inventory::Record>,
     old: &[String],
     helm: &HelmInstall,
+    collisions: &[Collision],
 ) -> Check {
     let mut details = Vec::new();
     let mut reasons = Vec::new();
-    let mut fixes = Vec::new();
+    let mut fixes: Vec<String> = Vec::new();
     if let Some(r) = record {
         let unknown = || "unknown".to_string();
         reasons.push(format!(
@@ -56,7 +60,8 @@ pub fn existing_installation(
             details.push(format!("runtime environment: {runtime}"));
         }
         fixes.push(
-            "nothing to do to update it; to install a second runner, choose another --kube-namespace",
+            "nothing to do to update it; to install a second runner, choose another --kube-namespace"
+                .into(),
         );
     }
     // Another tool's runner: installing beside it would half-install over
@@ -72,7 +77,8 @@ pub fn existing_installation(
         details.extend(helm.releases.iter().cloned());
         fixes.push(
             "keep managing it with Helm (`helm upgrade`), or remove it (`helm uninstall`) before \
-             installing with cf-runner, or install into another --kube-namespace",
+             installing with cf-runner, or install into another --kube-namespace"
+                .into(),
         );
     }
     if !old.is_empty() {
@@ -83,8 +89,18 @@ pub fn existing_installation(
         details.extend(old.iter().cloned());
         fixes.push(
             "remove the old runner first (`codefresh runner delete`, or kubectl delete the objects listed), \
-             or install into another --kube-namespace: two runners would take the same builds",
+             or install into another --kube-namespace: two runners would take the same builds"
+                .into(),
         );
+    }
+    if !collisions.is_empty() {
+        foreign = true;
+        reasons.push(format!(
+            "{} object(s) the install would write exist and are not cf-runner's",
+            collisions.len()
+        ));
+        details.extend(collisions.iter().map(ToString::to_string));
+        fixes.push(ownership::collision_fix(namespace));
     }
     if reasons.is_empty() {
         return Check::pass(
@@ -172,7 +188,11 @@ async fn helm_install(client: &Client, namespace: &str) -> Result<HelmInstall, K
     Ok(found)
 }
 
-pub(super) async fn check_existing(client: &Client, namespace: &str) -> Check {
+pub(super) async fn check_existing(
+    client: &Client,
+    manifests: &[Manifest],
+    namespace: &str,
+) -> Check {
     let old_selector = format!(
         "app in ({}),{LABEL_MANAGED_BY}!=cf-runner,{LABEL_MANAGED_BY}!=Helm",
         OLD_INSTALLER_APPS.join(",")
@@ -180,11 +200,13 @@ pub(super) async fn check_existing(client: &Client, namespace: &str) -> Check {
     let lp = ListParams::default().labels(&old_selector);
     let deployments: Api<Deployment> = Api::namespaced(client.clone(), namespace);
     let daemonsets: Api<DaemonSet> = Api::namespaced(client.clone(), namespace);
-    let (record, deployments, daemonsets, helm) = futures::join!(
+    let written: Vec<&Manifest> = manifests.iter().collect();
+    let (record, deployments, daemonsets, helm, collisions) = futures::join!(
         inventory::record(client, namespace),
         deployments.list_metadata(&lp),
         daemonsets.list_metadata(&lp),
         helm_install(client, namespace),
+        ownership::collisions(client, &written, namespace, &|_| None),
     );
     let unreadable = |what: &str, err: KubeError| {
         let reason = if err.code() == Some(403) {
@@ -203,6 +225,10 @@ pub(super) async fn check_existing(client: &Client, namespace: &str) -> Check {
             "if a runner is installed there already, init updates it in place; to have it checked, \
              ask for get on secrets and list on deployments and daemonsets in the namespace",
         )
+    };
+    let collisions = match collisions {
+        Ok(c) => c,
+        Err(e) => return unreadable("the objects the install would write", e),
     };
     let record = match record {
         Ok(r) => r,
@@ -243,7 +269,7 @@ pub(super) async fn check_existing(client: &Client, namespace: &str) -> Check {
         Ok(h) => h,
         Err(e) => return unreadable("Deployments and DaemonSets", e),
     };
-    existing_installation(namespace, record.as_ref(), &old, &helm)
+    existing_installation(namespace, record.as_ref(), &old, &helm, &collisions)
 }
 
 #[cfg(test)]
@@ -260,7 +286,7 @@ mod tests {
             ..Default::default()
         };
         let none = HelmInstall::default();
-        let c = existing_installation("ci", Some(&record), &[], &none);
+        let c = existing_installation("ci", Some(&record), &[], &none, &[]);
         assert_eq!(c.status, Status::Warn);
         assert!(
             c.reason.contains("made by cf-runner 0.1.0, agent ctx_ci"),
@@ -268,11 +294,11 @@ mod tests {
             c.reason
         );
         // Another tool's runner stops the install, naming what is there.
-        let c = existing_installation("ci", None, &["Deployment/venona".into()], &none);
+        let c = existing_installation("ci", None, &["Deployment/venona".into()], &none, &[]);
         assert_eq!(c.status, Status::Fail);
         assert_eq!(c.details, vec!["Deployment/venona".to_string()]);
         assert_eq!(
-            existing_installation("ci", None, &[], &none).status,
+            existing_installation("ci", None, &[], &none, &[]).status,
             Status::Pass
         );
     }
@@ -287,7 +313,7 @@ mod tests {
                 "Secret/sh.helm.release.v1.cf-runtime.v1 (Helm release cf-runtime)".into(),
             ],
         };
-        let c = existing_installation("ci", None, &[], &helm);
+        let c = existing_installation("ci", None, &[], &helm, &[]);
         assert_eq!(c.status, Status::Fail);
         assert!(c.reason.contains("cf-runtime Helm chart"), "{}", c.reason);
         assert_eq!(c.details.len(), 2);

@@ -9,7 +9,8 @@
 //! - the API server accepts the cluster-scoped objects (strict dry-run);
 //! - every component has a node that takes it (selector, taints, requests);
 //! - an installation already in the namespace (ours or an older installer's)
-//!   is found and named.
+//!   is found and named, and so is every object the install would write
+//!   that exists and is not cf-runner's (`cluster::ownership`).
 //!
 //! Each check ends as pass, warn or fail with a reason and, unless it passed,
 //! a fix. The deciding logic is kept in pure functions so it is unit-tested
@@ -26,7 +27,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::{api_for, KubeError};
-use crate::render::{Manifest, LABEL_MANAGED_BY};
+use crate::render::Manifest;
 
 pub use existing::{existing_installation, HelmInstall, OLD_INSTALLER_APPS};
 pub use nodes::{components, node_check, Component, NodeInfo, Requests, Taint, Toleration};
@@ -151,7 +152,7 @@ pub async fn run(
     let ((permissions, dry_run), nodes, existing) = futures::join!(
         rbac_and_dry_run,
         nodes::check_nodes(client, manifests, runtime_environment),
-        existing::check_existing(client, namespace),
+        existing::check_existing(client, manifests, namespace),
     );
     vec![version, permissions, dry_run, nodes, existing]
 }
@@ -189,12 +190,10 @@ async fn namespace_state(client: &Client, manifests: &[Manifest]) -> NamespaceSt
     }
 }
 
-/// The reason a namespace that exists is left alone, if it is not ours.
+/// True when a namespace that exists is left alone: it is not cf-runner's
+/// by the ownership rule.
 fn foreign_namespace(live: &Value) -> bool {
-    live.pointer("/metadata/labels")
-        .and_then(|l| l.get(LABEL_MANAGED_BY))
-        .and_then(Value::as_str)
-        != Some("cf-runner")
+    !crate::cluster::namespace_is_ours(live)
 }
 
 // ----------------------------------------------------------------- errors
@@ -210,13 +209,22 @@ fn api_message(err: &KubeError) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::render::LABEL_MANAGED_BY;
     use serde_json::json;
 
     #[test]
     fn a_namespace_is_foreign_unless_labelled_ours() {
         assert!(foreign_namespace(&json!({"metadata": {"name": "x"}})));
-        assert!(!foreign_namespace(
-            &json!({"metadata": {"labels": {LABEL_MANAGED_BY: "cf-runner"}}})
-        ));
+        // Labelled by hand: still not ours.
+        assert!(foreign_namespace(&json!({"metadata": {
+            "name": "ci",
+            "labels": {LABEL_MANAGED_BY: "cf-runner", "app.kubernetes.io/instance": "ci"},
+            "managedFields": [{"manager": "kubectl-label", "operation": "Update"}]
+        }})));
+        assert!(!foreign_namespace(&json!({"metadata": {
+            "name": "ci",
+            "labels": {LABEL_MANAGED_BY: "cf-runner", "app.kubernetes.io/instance": "ci"},
+            "managedFields": [{"manager": "cf-runner", "operation": "Apply"}]
+        }})));
     }
 }

@@ -610,6 +610,46 @@ pub(super) async fn move_runner(
     let mut moving = record.clone();
     moving.object["metadata"]["annotations"][ADOPTING_ANNOTATION] = json!(tool);
 
+    // What is taken over in place is cf-runner's from now on: marked with
+    // its own uid before the first apply, which refuses any object that is
+    // someone else's (`cluster::ownership`).
+    // The runner's StorageClass stays (same name and provisioner) and gets
+    // cf-runner's labels: it is taken over too.
+    let class = found
+        .as_ref()
+        .and_then(|f| f.storage_class.as_ref())
+        .map(|(name, _)| ObjectRef {
+            kind: "StorageClass".into(),
+            name: name.clone(),
+        });
+    let rendered_class = class.as_ref().filter(|c| {
+        rendered
+            .manifests
+            .iter()
+            .any(|m| m.kind == c.kind && m.name == c.name)
+    });
+    for r in plan.taken_over.iter().chain(rendered_class) {
+        let Some(o) = by_ref(r) else { continue };
+        let Some(uid) = o["metadata"]["uid"].as_str() else {
+            continue;
+        };
+        cluster::ownership::mark_adopted(
+            &cluster.client,
+            o["apiVersion"].as_str().unwrap_or_default(),
+            kind(o),
+            o["metadata"]["namespace"].as_str(),
+            name(o),
+            uid,
+        )
+        .await
+        .map_err(|e| {
+            session::failed(
+                e,
+                "marking the old installer's objects as taken over failed",
+            )
+        })?;
+    }
+
     // 0. The record first, marked: a re-run continues from here.
     adopt_apply(cluster, std::slice::from_ref(&moving), namespace).await?;
 

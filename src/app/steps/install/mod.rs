@@ -204,10 +204,13 @@ async fn preflight(
     identity: &Identity,
     record: &Value,
 ) -> Result<(), Outcome> {
-    if values.skip_cluster_test {
-        return Ok(());
-    }
     let prelim = render_or_fail(values, identity, record)?;
+    // The Namespace, runner Secret and record are saved before the apply:
+    // without the preflight, what the install would write is still read
+    // first.
+    if values.skip_cluster_test {
+        return cluster.ownership(&prelim, &values.namespace).await;
+    }
     cluster.preflight(&prelim, &values.namespace).await
 }
 
@@ -242,6 +245,8 @@ async fn offline_steps<C: Target>(
     ));
     let identity = identity::seed(values, Some(cluster.context().to_string()));
     let rendered = render_or_fail(values, &identity, &loaded.redacted_tree)?;
+    // Without the preflight, the apply is the first write, and it reads
+    // every object it would write before it (`cluster::ownership`).
     if !values.skip_cluster_test {
         cluster.preflight(&rendered, &values.namespace).await?;
     }

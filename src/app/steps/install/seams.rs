@@ -104,6 +104,15 @@ pub(crate) trait Target {
     fn server(&self) -> &str;
     /// The preflight checks against what the install will apply.
     async fn preflight(&self, rendered: &render::Rendered, namespace: &str) -> Result<(), Outcome>;
+    /// The one check `--skip-cluster-test` does not skip: no object the
+    /// install writes may be someone else's (`cluster::ownership`).
+    async fn ownership(
+        &self,
+        _rendered: &render::Rendered,
+        _namespace: &str,
+    ) -> Result<(), Outcome> {
+        Ok(())
+    }
     /// What an earlier install left in `namespace`.
     async fn left_behind(&self, namespace: &str) -> Result<LeftBehind, Outcome>;
     /// Applies a few objects without a progress line each (the record and
@@ -155,6 +164,28 @@ impl Target for cluster::Cluster {
         )
         .await
     }
+    async fn ownership(&self, rendered: &render::Rendered, namespace: &str) -> Result<(), Outcome> {
+        let manifests: Vec<&Manifest> = rendered.manifests.iter().collect();
+        let found =
+            match cluster::ownership::collisions(&self.client, &manifests, namespace, &|_| None)
+                .await
+            {
+                Ok(found) => found,
+                // The apply reads them again before its first write and
+                // names the object and the verb refused.
+                Err(e) if e.code() == Some(403) => return Ok(()),
+                Err(e) => {
+                    return Err(cluster_failed(
+                        e,
+                        "reading the objects the install would write",
+                    ))
+                }
+            };
+        if found.is_empty() {
+            return Ok(());
+        }
+        Err(converge::refuse_foreign(&found, namespace, "install"))
+    }
     async fn left_behind(&self, namespace: &str) -> Result<LeftBehind, Outcome> {
         left_behind(self, namespace)
             .await
@@ -174,6 +205,13 @@ impl Target for cluster::Cluster {
             &|_| {},
         )
         .await;
+        if !report.foreign.is_empty() {
+            return Err(converge::refuse_foreign(
+                &report.foreign,
+                namespace,
+                "install",
+            ));
+        }
         if !report.ok() {
             return Err(converge::apply_failed(&report, "install"));
         }

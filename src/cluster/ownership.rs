@@ -1,0 +1,794 @@
+//! Ownership: which objects in the cluster are cf-runner's. The one rule
+//! that the preflight, apply, `delete`, `upgrade`'s prune and the namespace
+//! check all use, so that cf-runner never writes over, nor deletes, an
+//! object someone else made that merely shares a name with one of its own.
+//!
+//! An object is cf-runner's for the installation in namespace `instance`
+//! when either
+//!
+//! 1. `cf-runner adopt` took it over from another runner installer: it
+//!    carries [`ADOPTED_UID_ANNOTATION`] with its own uid (a mark copied
+//!    from another object does not match), or
+//! 2. it carries cf-runner's labels for this installation
+//!    (`app.kubernetes.io/managed-by=cf-runner`,
+//!    `app.kubernetes.io/instance=<instance>`) **and** cf-runner created it.
+//!
+//! Labels alone prove nothing: a user can put them on by hand, and
+//! server-side apply merges into an object someone else created without
+//! any conflict when the fields differ. So "created by cf-runner" is read
+//! from `metadata.managedFields`, which the API server keeps and a client
+//! cannot forge without rewriting them on purpose:
+//!
+//! - cf-runner's field manager ([`super::FIELD_MANAGER`]) holds an `Apply`
+//!   entry (every object cf-runner renders is written by server-side apply);
+//! - and either that entry still dates from the object's creation (its time
+//!   within [`CREATION_WINDOW_SECS`] of `metadata.creationTimestamp`), or no
+//!   other manager holds an entry that does: an entry (not on a subresource
+//!   such as `status` or `scale`) stamped at most [`CREATION_WINDOW_SECS`]
+//!   before the creation time, and not after it. The creator's entry is
+//!   stamped in the request that created the object, just before the
+//!   object's own creation time, so a `kubectl create`, `kubectl apply`,
+//!   Helm or a team's tooling shows there. cf-runner's own managers
+//!   (`cf-runner`, `cf-runner-restart`, `cf-runner-adopt`) and the control
+//!   plane's controllers ([`SYSTEM_MANAGERS`], which fill a Deployment's
+//!   revision or a token Secret right after creation) never count as
+//!   creators.
+//!
+//! Later writes by anyone (a `kubectl rollout restart`, an edit, a
+//! controller) come after creation and do not make an object foreign, so
+//! installs made by any earlier cf-runner version, which also created
+//! everything with manager `cf-runner` and `Apply`, stay cf-runner's.
+//!
+//! What the rule cannot see, since `managedFields` keep one time per
+//! manager (its last write) with a one-second grain: a creator that wrote
+//! no field at all (the API server keeps no entry for it); a creator that
+//! has written the object again since (its entry moved past the creation
+//! time); and, the other way round, another manager's write in the very
+//! second cf-runner created the object, once cf-runner has re-applied it
+//! since (that write then looks like the creation). The first two still
+//! need our labels to count as ours, which only a hand-relabelling or a
+//! cf-runner before this rule could have put there; the last is left alone
+//! and named, never deleted.
+//!
+//! Objects taken over with `--force-conflicts` by an earlier version carry
+//! [`super::apply::ADOPTED_ANNOTATION`]: they stay applied as before, and
+//! `delete` removes them only with `--delete-adopted`.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use futures::future::join_all;
+use kube::api::{Api, DynamicObject, ListParams, Patch, PatchParams};
+use kube::discovery::{verbs, Discovery, Scope};
+use kube::Client;
+use serde_json::Value;
+
+use super::{api_for, request, KubeError, FIELD_MANAGER};
+use crate::render::{Manifest, LABEL_INSTANCE, LABEL_MANAGED_BY};
+
+/// Set by `cf-runner adopt` on each object it takes over from another
+/// runner installer, to that object's own uid.
+pub const ADOPTED_UID_ANNOTATION: &str = "cf-runner.codefresh.io/adopted-uid";
+
+/// The field manager of `adopt`'s marks, apart from the applied fields.
+pub const ADOPT_FIELD_MANAGER: &str = "cf-runner-adopt";
+
+/// cf-runner's own field managers: never another creator.
+const OUR_MANAGERS: [&str; 3] = [
+    FIELD_MANAGER,
+    super::apply::RESTART_FIELD_MANAGER,
+    ADOPT_FIELD_MANAGER,
+];
+
+/// The control plane's controllers: they write into objects right after
+/// someone else created them, and never create one of cf-runner's names.
+pub const SYSTEM_MANAGERS: [&str; 4] = [
+    "kube-controller-manager",
+    "kube-scheduler",
+    "kube-apiserver",
+    "kubelet",
+];
+
+/// How far from `creationTimestamp` (both have a one-second grain) a
+/// manager's entry counts as the creation.
+pub const CREATION_WINDOW_SECS: i64 = 1;
+
+/// Whose an object is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ownership {
+    /// cf-runner's: it may apply and delete it.
+    Ours,
+    /// Existed before an earlier cf-runner took it over with
+    /// `--force-conflicts`: applied as before, deleted only on request.
+    ForceAdopted,
+    /// Someone else's: never written, never deleted.
+    Foreign(Foreign),
+}
+
+/// Why an object is not cf-runner's, and who made it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Foreign {
+    /// In words: "carries no cf-runner labels", …
+    pub why: String,
+    /// The field managers that wrote it (`kubectl-create`, `helm`, …),
+    /// subresources and cf-runner's own left out.
+    pub managers: Vec<String>,
+    /// Other tools' labels on it (`app.kubernetes.io/managed-by=Helm`, …).
+    pub marks: Vec<String>,
+}
+
+impl Foreign {
+    /// `why; made by …; labels …`, for messages.
+    pub fn describe(&self) -> String {
+        let mut out = self.why.clone();
+        if !self.managers.is_empty() {
+            out.push_str(&format!(
+                "; written by field manager(s) {}",
+                self.managers.join(", ")
+            ));
+        }
+        if !self.marks.is_empty() {
+            out.push_str(&format!("; labelled {}", self.marks.join(", ")));
+        }
+        if self.managers.is_empty() && self.marks.is_empty() {
+            // `kubectl create serviceaccount x` sets no field, so the API
+            // server records no manager.
+            out.push_str("; its managedFields name no writer (made with no fields of its own)");
+        }
+        out
+    }
+}
+
+fn text<'a>(object: &'a Value, pointer: &str) -> Option<&'a str> {
+    object.pointer(pointer).and_then(Value::as_str)
+}
+
+fn label<'a>(object: &'a Value, key: &str) -> Option<&'a str> {
+    object
+        .pointer("/metadata/labels")
+        .and_then(|l| l.get(key))
+        .and_then(Value::as_str)
+}
+
+/// Seconds since the epoch of an RFC 3339 time as the API server writes
+/// it (`2024-05-01T10:20:30Z`, maybe with a fraction or an offset).
+fn epoch_seconds(time: &str) -> Option<i64> {
+    let b = time.as_bytes();
+    if b.len() < 19 || b[4] != b'-' || b[10] != b'T' {
+        return None;
+    }
+    let num = |r: std::ops::Range<usize>| time.get(r)?.parse::<i64>().ok();
+    let (y, m, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (hh, mm, ss) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    // Days from the civil date (Howard Hinnant's algorithm).
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146097 + doe - 719468;
+    let mut secs = days * 86400 + hh * 3600 + mm * 60 + ss;
+    // An offset other than Z: `+02:00` means two hours ahead of UTC.
+    let rest = time[19..].trim_start_matches(|c: char| c == '.' || c.is_ascii_digit());
+    if let Some(sign) = rest.chars().next().filter(|c| *c == '+' || *c == '-') {
+        let oh = rest.get(1..3)?.parse::<i64>().ok()?;
+        let om = rest.get(4..6)?.parse::<i64>().ok()?;
+        let offset = oh * 3600 + om * 60;
+        secs += if sign == '+' { -offset } else { offset };
+    }
+    Some(secs)
+}
+
+/// The entries of `metadata.managedFields` that are writes of the object
+/// itself (not of a subresource).
+fn main_entries(object: &Value) -> Vec<&Value> {
+    object
+        .pointer("/metadata/managedFields")
+        .and_then(Value::as_array)
+        .map(|entries| {
+            entries
+                .iter()
+                .filter(|e| text(e, "/subresource").unwrap_or("").is_empty())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn manager(entry: &Value) -> &str {
+    text(entry, "/manager").unwrap_or("(unnamed)")
+}
+
+/// The managers other than cf-runner's and the control plane's that wrote
+/// the object, in the order the API server lists them.
+fn other_managers(object: &Value) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for e in main_entries(object) {
+        let m = manager(e);
+        if !OUR_MANAGERS.contains(&m)
+            && !SYSTEM_MANAGERS.contains(&m)
+            && !out.iter().any(|o| o == m)
+        {
+            out.push(m.to_string());
+        }
+    }
+    out
+}
+
+/// The managers other than cf-runner's whose entry dates from the object's
+/// creation: who created it, when it was not cf-runner.
+pub fn other_creators(object: &Value) -> Vec<String> {
+    let created = text(object, "/metadata/creationTimestamp").and_then(epoch_seconds);
+    let mut out: Vec<String> = Vec::new();
+    for e in main_entries(object) {
+        let m = manager(e);
+        if OUR_MANAGERS.contains(&m) || SYSTEM_MANAGERS.contains(&m) {
+            continue;
+        }
+        let at_creation = match (created, text(e, "/time").and_then(epoch_seconds)) {
+            // The creator's entry is stamped before the object's creation
+            // time, in the same request: never after it.
+            (Some(c), Some(t)) => t <= c && c - t <= CREATION_WINDOW_SECS,
+            // Without times, any other writer may be the creator.
+            _ => true,
+        };
+        if at_creation && !out.iter().any(|o| o == m) {
+            out.push(m.to_string());
+        }
+    }
+    out
+}
+
+/// True when cf-runner's `Apply` entry still dates from the object's
+/// creation: cf-runner created it, whoever wrote it in the same second.
+fn applied_at_creation(object: &Value) -> bool {
+    let Some(created) = text(object, "/metadata/creationTimestamp").and_then(epoch_seconds) else {
+        return false;
+    };
+    main_entries(object).iter().any(|e| {
+        manager(e) == FIELD_MANAGER
+            && text(e, "/operation") == Some("Apply")
+            && text(e, "/time")
+                .and_then(epoch_seconds)
+                .is_some_and(|t| (t - created).abs() <= CREATION_WINDOW_SECS)
+    })
+}
+
+/// True when cf-runner's field manager applied the object (server-side).
+fn applied_by_us(object: &Value) -> bool {
+    main_entries(object)
+        .iter()
+        .any(|e| manager(e) == FIELD_MANAGER && text(e, "/operation") == Some("Apply"))
+}
+
+/// Other tools' labels on an object: who else claims it.
+fn other_marks(object: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    let Some(labels) = object
+        .pointer("/metadata/labels")
+        .and_then(Value::as_object)
+    else {
+        return out;
+    };
+    for (k, v) in labels {
+        let v = v.as_str().unwrap_or_default();
+        let claims = (k == LABEL_MANAGED_BY && v != "cf-runner")
+            || k.starts_with("helm.sh/")
+            || (k == "app" && crate::cluster::preflight::OLD_INSTALLER_APPS.contains(&v));
+        if claims {
+            out.push(format!("{k}={v}"));
+        }
+    }
+    out
+}
+
+/// The rule (see the module's comment): whose `object` (as JSON, with its
+/// `metadata`) is, for the installation in namespace `instance`.
+pub fn ownership(object: &Value, instance: &str) -> Ownership {
+    let uid = text(object, "/metadata/uid");
+    let adopt_mark = text(
+        object,
+        "/metadata/annotations/cf-runner.codefresh.io~1adopted-uid",
+    );
+    if uid.is_some() && adopt_mark == uid {
+        return Ownership::Ours;
+    }
+    let foreign = |why: String| {
+        Ownership::Foreign(Foreign {
+            why,
+            managers: other_managers(object),
+            marks: other_marks(object),
+        })
+    };
+    if label(object, LABEL_MANAGED_BY) != Some("cf-runner") {
+        return foreign("carries no cf-runner labels".into());
+    }
+    match label(object, LABEL_INSTANCE) {
+        Some(i) if i == instance => {}
+        Some(other) => {
+            return foreign(format!(
+                "belongs to the cf-runner installation in namespace {other}"
+            ))
+        }
+        None => return foreign("carries no cf-runner instance label".into()),
+    }
+    let force_adopted = object
+        .pointer("/metadata/annotations")
+        .and_then(|a| a.get(super::apply::ADOPTED_ANNOTATION))
+        .is_some();
+    if force_adopted {
+        return Ownership::ForceAdopted;
+    }
+    if applied_at_creation(object) {
+        return Ownership::Ours;
+    }
+    let creators = other_creators(object);
+    if !creators.is_empty() {
+        return Ownership::Foreign(Foreign {
+            why: format!(
+                "carries cf-runner's labels, but cf-runner did not create it ({} did)",
+                creators.join(", ")
+            ),
+            managers: other_managers(object),
+            marks: other_marks(object),
+        });
+    }
+    if !applied_by_us(object) {
+        return foreign(
+            "carries cf-runner's labels, but cf-runner never applied it (its managedFields hold no \
+             `cf-runner` Apply entry)"
+                .into(),
+        );
+    }
+    Ownership::Ours
+}
+
+/// True when the rule says cf-runner may delete `object` without being
+/// asked for more (not force-adopted, not foreign).
+pub fn is_ours(object: &Value, instance: &str) -> bool {
+    ownership(object, instance) == Ownership::Ours
+}
+
+/// One object the install would write that is someone else's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Collision {
+    /// `Kind/name`.
+    pub object: String,
+    /// `None` for cluster-scoped objects.
+    pub namespace: Option<String>,
+    pub foreign: Foreign,
+}
+
+impl std::fmt::Display for Collision {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.namespace {
+            Some(ns) => write!(
+                f,
+                "{} in namespace {ns}: {}",
+                self.object,
+                self.foreign.describe()
+            ),
+            None => write!(
+                f,
+                "{} (cluster-wide): {}",
+                self.object,
+                self.foreign.describe()
+            ),
+        }
+    }
+}
+
+/// What to do about collisions, in one sentence.
+pub fn collision_fix(namespace: &str) -> String {
+    format!(
+        "cf-runner never writes over an object it did not create, not even with --force-conflicts: \
+         install into another --kube-namespace (cf-runner's object names are fixed; the cluster-wide \
+         ones end in the namespace, and the StorageClass can be named with Storage.StorageClassName); \
+         if they belong to a runner made by the cf-runtime Helm chart or venonactl, run \
+         `cf-runner adopt --kube-namespace {namespace}`; otherwise delete or rename them yourself \
+         once you know nobody needs them"
+    )
+}
+
+/// Reads every object `manifests` would write (the Namespace aside: one
+/// that exists and is not ours is used, never written) and gives those that
+/// exist and are not cf-runner's. `known` gives an object already read
+/// (e.g. by a labelled LIST), so it is not read again.
+pub async fn collisions(
+    client: &Client,
+    manifests: &[&Manifest],
+    instance: &str,
+    known: &(dyn Fn(&Manifest) -> Option<Value> + Sync),
+) -> Result<Vec<Collision>, KubeError> {
+    let targets: Vec<&Manifest> = manifests
+        .iter()
+        .copied()
+        .filter(|m| m.kind != "Namespace")
+        .collect();
+    let read = join_all(targets.iter().map(|m| async move {
+        if let Some(live) = known(m) {
+            return Ok(Some(live));
+        }
+        let api = api_for(client, &m.api_version, &m.kind, m.namespace.as_deref());
+        let live = request("reading", &m.display_name(), api.get_metadata_opt(&m.name)).await?;
+        Ok::<_, KubeError>(live.map(|l| serde_json::to_value(&l).unwrap_or(Value::Null)))
+    }))
+    .await;
+    let mut out = Vec::new();
+    for (m, live) in targets.into_iter().zip(read) {
+        let Some(live) = live? else { continue };
+        if let Ownership::Foreign(foreign) = ownership(&live, instance) {
+            out.push(Collision {
+                object: m.display_name(),
+                namespace: m.namespace.clone(),
+                foreign,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Marks an object `adopt` takes over from another runner installer as
+/// cf-runner's from now on (see [`ADOPTED_UID_ANNOTATION`]).
+pub async fn mark_adopted(
+    client: &Client,
+    api_version: &str,
+    kind: &str,
+    namespace: Option<&str>,
+    name: &str,
+    uid: &str,
+) -> Result<(), KubeError> {
+    let api = api_for(client, api_version, kind, namespace);
+    let patch = serde_json::json!({"metadata": {
+        "annotations": {ADOPTED_UID_ANNOTATION: uid},
+    }});
+    let params = PatchParams {
+        field_manager: Some(ADOPT_FIELD_MANAGER.into()),
+        ..PatchParams::default()
+    };
+    request(
+        "marking as taken over",
+        &format!("{kind}/{name}"),
+        api.patch(name, &params, &Patch::Merge(&patch)),
+    )
+    .await
+    .map(|_| ())
+}
+
+// ------------------------------------------------------- namespace contents
+
+/// What a namespace holds besides cf-runner's objects and what Kubernetes
+/// puts in every namespace.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Contents {
+    /// `Kind/name` of every other object, sorted.
+    pub others: Vec<String>,
+    /// Resource types that could not be listed, with why
+    /// (`secrets: forbidden`).
+    pub unlisted: Vec<String>,
+}
+
+impl Contents {
+    /// True when the namespace holds nothing else, as far as could be seen.
+    pub fn is_empty(&self) -> bool {
+        self.others.is_empty() && self.unlisted.is_empty()
+    }
+
+    /// The first `max` objects, then how many more.
+    pub fn first(&self, max: usize) -> String {
+        let mut out = self
+            .others
+            .iter()
+            .take(max)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", ");
+        if self.others.len() > max {
+            out.push_str(&format!(" and {} more", self.others.len() - max));
+        }
+        out
+    }
+}
+
+/// True for what Kubernetes itself keeps in every namespace, and for
+/// events, which are records of what happened rather than workloads.
+fn is_kubernetes_own(group: &str, kind: &str, object: &Value) -> bool {
+    let name = text(object, "/metadata/name").unwrap_or_default();
+    (group.is_empty() || group == "events.k8s.io") && kind == "Event"
+        || group.is_empty() && kind == "ConfigMap" && name == "kube-root-ca.crt"
+        || group.is_empty() && kind == "ServiceAccount" && name == "default"
+}
+
+/// Lists every namespaced resource type the user may list (found by
+/// discovery) in `namespace`, and gives what is not cf-runner's:
+/// `ours` are the uids of the objects cf-runner deletes with the
+/// namespace; their dependents (pods of their ReplicaSets, EndpointSlices
+/// and Endpoints of their Services, …) go with them. A type that cannot be
+/// listed is named in [`Contents::unlisted`].
+pub async fn namespace_contents(
+    client: &Client,
+    namespace: &str,
+    ours: &BTreeSet<String>,
+) -> Result<Contents, KubeError> {
+    let discovery = match Discovery::new(client.clone()).run_aggregated().await {
+        Ok(d) => d,
+        Err(_) => Discovery::new(client.clone())
+            .run()
+            .await
+            .map_err(|e| KubeError::from_kube("discovering", "the cluster's resource types", e))?,
+    };
+    let mut types = Vec::new();
+    for group in discovery.groups() {
+        // Metrics are views of pods, not objects of their own.
+        if group.name() == "metrics.k8s.io" {
+            continue;
+        }
+        for (ar, caps) in group.recommended_resources() {
+            if caps.scope == Scope::Namespaced && caps.supports_operation(verbs::LIST) {
+                types.push(ar);
+            }
+        }
+    }
+    let lists = join_all(types.iter().map(|ar| async move {
+        let api: Api<DynamicObject> = Api::namespaced_with(client.clone(), namespace, ar);
+        let what = format!("{} in namespace {namespace}", ar.plural);
+        request("listing", &what, api.list_metadata(&ListParams::default())).await
+    }))
+    .await;
+    let mut contents = Contents::default();
+    let mut items: Vec<(String, String, Value)> = Vec::new();
+    for (ar, list) in types.iter().zip(lists) {
+        match list {
+            Ok(list) => {
+                for item in list.items {
+                    let value = serde_json::to_value(&item).unwrap_or(Value::Null);
+                    if !is_kubernetes_own(&ar.group, &ar.kind, &value) {
+                        items.push((ar.group.clone(), ar.kind.clone(), value));
+                    }
+                }
+            }
+            Err(e) => {
+                let why = match e.code() {
+                    Some(403) => "your user may not list them".to_string(),
+                    _ => crate::cluster::root_cause(&e),
+                };
+                let name = if ar.group.is_empty() {
+                    ar.plural.clone()
+                } else {
+                    format!("{}.{}", ar.plural, ar.group)
+                };
+                contents.unlisted.push(format!("{name} ({why})"));
+            }
+        }
+    }
+    // What cf-runner deletes takes its dependents along: anything owned
+    // (through ownerReferences, however deep) by one of them, the Endpoints
+    // named after its Services, and the token Secrets of its accounts.
+    let mut gone: BTreeSet<String> = ours.clone();
+    let mut service_names: BTreeSet<String> = BTreeSet::new();
+    let mut account_names: BTreeSet<String> = ["default".to_string()].into();
+    let uid = |v: &Value| text(v, "/metadata/uid").unwrap_or_default().to_string();
+    let name = |v: &Value| text(v, "/metadata/name").unwrap_or_default().to_string();
+    for (group, kind, v) in &items {
+        if gone.contains(&uid(v)) && group.is_empty() {
+            match kind.as_str() {
+                "Service" => {
+                    service_names.insert(name(v));
+                }
+                "ServiceAccount" => {
+                    account_names.insert(name(v));
+                }
+                _ => {}
+            }
+        }
+    }
+    loop {
+        let before = gone.len();
+        for (group, kind, v) in &items {
+            if gone.contains(&uid(v)) {
+                continue;
+            }
+            let owned = v
+                .pointer("/metadata/ownerReferences")
+                .and_then(Value::as_array)
+                .is_some_and(|refs| {
+                    refs.iter()
+                        .any(|r| text(r, "/uid").is_some_and(|u| gone.contains(u)))
+                });
+            let endpoints =
+                group.is_empty() && kind == "Endpoints" && service_names.contains(&name(v));
+            let token = group.is_empty()
+                && kind == "Secret"
+                && text(
+                    v,
+                    "/metadata/annotations/kubernetes.io~1service-account.name",
+                )
+                .is_some_and(|a| account_names.contains(a))
+                && other_managers(v).is_empty();
+            if owned || endpoints || token {
+                gone.insert(uid(v));
+            }
+        }
+        if gone.len() == before {
+            break;
+        }
+    }
+    let mut others: BTreeMap<String, ()> = BTreeMap::new();
+    for (_, kind, v) in &items {
+        if !gone.contains(&uid(v)) {
+            others.insert(format!("{kind}/{}", name(v)), ());
+        }
+    }
+    contents.others = others.into_keys().collect();
+    contents.unlisted.sort();
+    Ok(contents)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn entry(manager: &str, operation: &str, time: &str) -> Value {
+        json!({"manager": manager, "operation": operation, "time": time, "apiVersion": "v1"})
+    }
+
+    fn object(labels: Value, entries: Vec<Value>) -> Value {
+        json!({"metadata": {
+            "name": "runner", "uid": "u-1",
+            "creationTimestamp": "2026-01-02T03:04:05Z",
+            "labels": labels,
+            "managedFields": entries,
+        }})
+    }
+
+    fn ours_labels() -> Value {
+        json!({LABEL_MANAGED_BY: "cf-runner", LABEL_INSTANCE: "ci"})
+    }
+
+    #[test]
+    fn times_are_read_as_the_api_server_writes_them() {
+        assert_eq!(epoch_seconds("1970-01-01T00:00:00Z"), Some(0));
+        assert_eq!(epoch_seconds("2026-01-02T03:04:05Z"), Some(1_767_323_045));
+        assert_eq!(
+            epoch_seconds("2026-01-02T05:04:05.5+02:00"),
+            Some(1_767_323_045)
+        );
+        assert_eq!(epoch_seconds("yesterday"), None);
+    }
+
+    #[test]
+    fn an_object_cf_runner_created_is_ours_whoever_wrote_it_later() {
+        let o = object(
+            ours_labels(),
+            vec![
+                entry("cf-runner", "Apply", "2026-03-01T00:00:00Z"),
+                // The deployment controller, in the second of creation.
+                entry("kube-controller-manager", "Update", "2026-01-02T03:04:06Z"),
+                // A user's rollout restart, days later.
+                entry("kubectl-rollout", "Update", "2026-02-01T00:00:00Z"),
+                json!({"manager": "kube-controller-manager", "operation": "Update",
+                       "subresource": "status", "time": "2026-01-02T03:04:05Z"}),
+                entry("cf-runner-restart", "Update", "2026-01-02T03:04:05Z"),
+            ],
+        );
+        assert_eq!(ownership(&o, "ci"), Ownership::Ours);
+    }
+
+    #[test]
+    fn a_write_in_the_second_cf_runner_created_the_object_does_not_make_it_foreign() {
+        let o = object(
+            ours_labels(),
+            vec![
+                entry("cf-runner", "Apply", "2026-01-02T03:04:05Z"),
+                entry("someone-else", "Apply", "2026-01-02T03:04:05Z"),
+            ],
+        );
+        assert_eq!(ownership(&o, "ci"), Ownership::Ours);
+        // A write a second after the creation is not the creation.
+        let o = object(
+            ours_labels(),
+            vec![
+                entry("cf-runner", "Apply", "2026-02-01T00:00:00Z"),
+                entry("someone-else", "Update", "2026-01-02T03:04:06Z"),
+            ],
+        );
+        assert_eq!(ownership(&o, "ci"), Ownership::Ours);
+    }
+
+    #[test]
+    fn an_object_someone_else_created_is_not_ours_even_with_our_labels() {
+        let o = object(
+            ours_labels(),
+            vec![
+                entry("kubectl-create", "Update", "2026-01-02T03:04:05Z"),
+                entry("cf-runner", "Apply", "2026-01-02T03:09:00Z"),
+            ],
+        );
+        let Ownership::Foreign(f) = ownership(&o, "ci") else {
+            panic!("ours")
+        };
+        assert!(f.why.contains("kubectl-create did"), "{}", f.why);
+        assert_eq!(f.managers, vec!["kubectl-create".to_string()]);
+        // Relabelled by hand, never applied by cf-runner.
+        let o = object(
+            ours_labels(),
+            vec![entry("kubectl-label", "Update", "2026-01-05T00:00:00Z")],
+        );
+        assert!(matches!(ownership(&o, "ci"), Ownership::Foreign(_)));
+    }
+
+    #[test]
+    fn labels_of_another_installation_or_none_are_foreign() {
+        let applied = vec![entry("cf-runner", "Apply", "2026-01-02T03:04:05Z")];
+        let o = object(
+            json!({LABEL_MANAGED_BY: "cf-runner", LABEL_INSTANCE: "other"}),
+            applied.clone(),
+        );
+        let Ownership::Foreign(f) = ownership(&o, "ci") else {
+            panic!("ours")
+        };
+        assert!(f.why.contains("namespace other"), "{}", f.why);
+        let o = object(
+            json!({LABEL_MANAGED_BY: "Helm", "helm.sh/chart": "x-1"}),
+            vec![entry("helm", "Update", "2026-01-02T03:04:05Z")],
+        );
+        let Ownership::Foreign(f) = ownership(&o, "ci") else {
+            panic!("ours")
+        };
+        assert_eq!(
+            f.marks,
+            vec![
+                format!("{LABEL_MANAGED_BY}=Helm"),
+                "helm.sh/chart=x-1".into()
+            ]
+        );
+        assert!(f.describe().contains("helm"), "{}", f.describe());
+    }
+
+    #[test]
+    fn adopts_mark_counts_only_with_the_objects_own_uid() {
+        let mut o = object(
+            json!({}),
+            vec![entry("helm", "Update", "2026-01-02T03:04:05Z")],
+        );
+        o["metadata"]["annotations"] = json!({ADOPTED_UID_ANNOTATION: "u-1"});
+        assert_eq!(ownership(&o, "ci"), Ownership::Ours);
+        o["metadata"]["annotations"] = json!({ADOPTED_UID_ANNOTATION: "u-other"});
+        assert!(matches!(ownership(&o, "ci"), Ownership::Foreign(_)));
+    }
+
+    #[test]
+    fn force_adopted_objects_of_earlier_versions_are_told_apart() {
+        let mut o = object(
+            ours_labels(),
+            vec![
+                entry("the-user", "Update", "2026-01-02T03:04:05Z"),
+                entry("cf-runner", "Apply", "2026-01-03T00:00:00Z"),
+            ],
+        );
+        o["metadata"]["annotations"] = json!({crate::cluster::apply::ADOPTED_ANNOTATION: "true"});
+        assert_eq!(ownership(&o, "ci"), Ownership::ForceAdopted);
+    }
+
+    #[test]
+    fn kubernetes_own_objects_are_not_contents() {
+        let named = |n: &str| json!({"metadata": {"name": n}});
+        assert!(is_kubernetes_own(
+            "",
+            "ConfigMap",
+            &named("kube-root-ca.crt")
+        ));
+        assert!(is_kubernetes_own("", "ServiceAccount", &named("default")));
+        assert!(is_kubernetes_own("events.k8s.io", "Event", &named("x.1")));
+        assert!(!is_kubernetes_own("", "ServiceAccount", &named("team")));
+        let c = Contents {
+            others: (0..12).map(|i| format!("Secret/s{i:02}")).collect(),
+            unlisted: vec![],
+        };
+        assert_eq!(
+            c.first(10),
+            "Secret/s00, Secret/s01, Secret/s02, Secret/s03, Secret/s04, Secret/s05, Secret/s06, \
+             Secret/s07, Secret/s08, Secret/s09 and 2 more"
+        );
+    }
+}
