@@ -4,7 +4,8 @@
 //! refuse the runner's pods or a build's dind pod and claim, naming the
 //! component, admission's message and the fix; namespaces that let them in
 //! pass as before; and a wait for a workload whose pods are refused says
-//! why, from the `FailedCreate` event.
+//! why, from the `FailedCreate` event. A webhook that refuses privileged
+//! pods and one that injects a sidecar are served by the test on loopback.
 
 mod support;
 
@@ -214,7 +215,10 @@ async fn pod_security_is_named_before_anything_is_written() {
         shown.contains("every build (its dind pod) needs `privileged`"),
         "{shown}"
     );
-    assert!(shown.contains("may not create Pod"), "{shown}");
+    assert!(
+        shown.contains("may not create PersistentVolumeClaim or Pod"),
+        "{shown}"
+    );
 }
 
 #[tokio::test]
@@ -297,7 +301,7 @@ async fn quotas_limit_ranges_and_policy_webhooks_are_named() {
             "cf-admission-test=deny-privileged",
         ],
     );
-    let (port, ca) = serve_webhook(DENIAL);
+    let (port, ca) = serve_webhook(deny_privileged);
     kubectl_apply(
         cp,
         serde_json::json!({
@@ -340,6 +344,53 @@ async fn quotas_limit_ranges_and_policy_webhooks_are_named() {
             "delete",
             "validatingwebhookconfiguration",
             "cf-admission-test",
+        ],
+    );
+    // A mutating webhook that injects a sidecar: a warning naming it.
+    let ns = namespace(cp, "mutating", None).await;
+    kubectl(cp, &["label", "namespace", &ns, "cf-admission-test=inject"]);
+    let (port, ca) = serve_webhook(inject_sidecar);
+    kubectl_apply(
+        cp,
+        serde_json::json!({
+            "apiVersion": "admissionregistration.k8s.io/v1",
+            "kind": "MutatingWebhookConfiguration",
+            "metadata": {"name": "cf-admission-test-inject"},
+            "webhooks": [{
+                "name": "inject.cf-runner.test",
+                "admissionReviewVersions": ["v1"],
+                "sideEffects": "None",
+                "failurePolicy": "Fail",
+                "timeoutSeconds": 5,
+                "clientConfig": {"url": format!("https://127.0.0.1:{port}/mutate"), "caBundle": ca},
+                "namespaceSelector": {"matchLabels": {"cf-admission-test": "inject"}},
+                "rules": [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["pods"]}],
+            }],
+        }),
+    );
+    let mut shown = String::new();
+    for _ in 0..20 {
+        let out = check(cp, &ns);
+        shown = text(&out);
+        if shown.contains("mesh-proxy") {
+            assert_eq!(out.status.code(), Some(0), "{shown}");
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(500));
+    }
+    assert!(shown.contains("! pod admission"), "{shown}");
+    assert!(
+        shown.contains(
+            "every build (its dind pod): admission changed the pod: spec.containers[mesh-proxy] added"
+        ),
+        "{shown}"
+    );
+    kubectl(
+        cp,
+        &[
+            "delete",
+            "mutatingwebhookconfiguration",
+            "cf-admission-test-inject",
         ],
     );
 }
@@ -390,10 +441,39 @@ fn wait_quota_status(cp: &ControlPlane, ns: &str, name: &str) {
 
 const DENIAL: &str = "privileged pods are not allowed here (cf-runner admission test)";
 
-/// Serves a validating webhook on loopback with TLS: it refuses every pod
-/// with a privileged container, with `message`. Gives the port and the
-/// CA bundle (its self-signed certificate, base64).
-fn serve_webhook(message: &'static str) -> (u16, String) {
+/// What a test webhook answers to one AdmissionReview's request.
+type Decide = fn(&serde_json::Value) -> serde_json::Value;
+
+/// Refuses every pod with a privileged container, with [`DENIAL`].
+fn deny_privileged(request: &serde_json::Value) -> serde_json::Value {
+    let privileged = request
+        .pointer("/object/spec/containers")
+        .and_then(|c| c.as_array())
+        .is_some_and(|cs| {
+            cs.iter()
+                .any(|c| c.pointer("/securityContext/privileged") == Some(&true.into()))
+        });
+    if privileged {
+        serde_json::json!({"allowed": false, "status": {"code": 403, "message": DENIAL}})
+    } else {
+        serde_json::json!({"allowed": true})
+    }
+}
+
+/// Injects a sidecar into every pod, as a service mesh does.
+fn inject_sidecar(_: &serde_json::Value) -> serde_json::Value {
+    let patch = serde_json::json!([{"op": "add", "path": "/spec/containers/-",
+        "value": {"name": "mesh-proxy", "image": "mesh/proxy:1"}}]);
+    serde_json::json!({
+        "allowed": true,
+        "patchType": "JSONPatch",
+        "patch": base64_encode(patch.to_string().as_bytes()),
+    })
+}
+
+/// Serves a webhook on loopback with TLS that answers with `decide`.
+/// Gives the port and the CA bundle (its self-signed certificate, base64).
+fn serve_webhook(decide: Decide) -> (u16, String) {
     controlplane::ensure_crypto_provider();
     let key = rcgen::KeyPair::generate().unwrap();
     let params = rcgen::CertificateParams::new(vec!["127.0.0.1".to_string()]).unwrap();
@@ -414,7 +494,7 @@ fn serve_webhook(message: &'static str) -> (u16, String) {
             std::thread::spawn(move || {
                 let conn = rustls::ServerConnection::new(config).unwrap();
                 let tls = rustls::StreamOwned::new(conn, stream);
-                let _ = answer_reviews(tls, message);
+                let _ = answer_reviews(tls, decide);
             });
         }
     });
@@ -423,7 +503,7 @@ fn serve_webhook(message: &'static str) -> (u16, String) {
 }
 
 /// Answers AdmissionReviews on one connection until it closes.
-fn answer_reviews(stream: impl Read + Write, message: &str) -> std::io::Result<()> {
+fn answer_reviews(stream: impl Read + Write, decide: Decide) -> std::io::Result<()> {
     let mut reader = BufReader::new(stream);
     loop {
         let mut length = 0usize;
@@ -446,20 +526,9 @@ fn answer_reviews(stream: impl Read + Write, message: &str) -> std::io::Result<(
         let mut body = vec![0; length];
         reader.read_exact(&mut body)?;
         let review: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
-        let privileged = review
-            .pointer("/request/object/spec/containers")
-            .and_then(|c| c.as_array())
-            .is_some_and(|cs| {
-                cs.iter()
-                    .any(|c| c.pointer("/securityContext/privileged") == Some(&true.into()))
-            });
-        let mut response = serde_json::json!({
-            "uid": review.pointer("/request/uid").cloned().unwrap_or_default(),
-            "allowed": !privileged,
-        });
-        if privileged {
-            response["status"] = serde_json::json!({"code": 403, "message": message});
-        }
+        let request = review.get("request").cloned().unwrap_or_default();
+        let mut response = decide(&request);
+        response["uid"] = request.get("uid").cloned().unwrap_or_default();
         let answer = serde_json::json!({
             "apiVersion": "admission.k8s.io/v1",
             "kind": "AdmissionReview",

@@ -628,6 +628,15 @@ fn quoted_after<'a>(message: &'a str, after: &str) -> Option<&'a str> {
     Some(&rest[start..end])
 }
 
+/// Where the values set a component's resources, for fixes.
+fn resources_key(component: &str) -> String {
+    if component.starts_with(EVERY_BUILD) {
+        "the builds' dind resources (Runtime.resources)".into()
+    } else {
+        format!("the resources of {component}")
+    }
+}
+
 /// What to do about one refusal of `component`. `level` is the Pod
 /// Security level the refused pod needs; `limit_ranges` the names of the
 /// namespace's LimitRanges when they are known.
@@ -651,11 +660,20 @@ pub fn fix_for(
                 .map(str::trim);
             match quota {
                 Some(q) => format!(
-                    "raise ResourceQuota {q} (`kubectl edit resourcequota {q} -n {namespace}`) by what {component} requests, or lower its requests in the values"
+                    "raise ResourceQuota {q} (`kubectl edit resourcequota {q} -n {namespace}`) by what {component} asks, or lower {} in the values",
+                    resources_key(component)
                 ),
-                None => format!(
-                    "a ResourceQuota of namespace {namespace} requires every container to set what the message names: set it for {component} in the values, or ask for a LimitRange that gives a default"
-                ),
+                None => {
+                    let quota = message
+                        .split("failed quota: ")
+                        .nth(1)
+                        .and_then(|r| r.split(':').next())
+                        .map(|q| format!("ResourceQuota {} of namespace {namespace}", q.trim()))
+                        .unwrap_or_else(|| format!("a ResourceQuota of namespace {namespace}"));
+                    format!(
+                        "{quota} only admits containers that set what the message names: set it in the values for each component named, or ask for a LimitRange that gives a default"
+                    )
+                }
             }
         }
         Refuser::LimitRange => {
@@ -664,7 +682,8 @@ pub fn fix_for(
                 names => format!("LimitRange {}", names.join(", ")),
             };
             format!(
-                "ask for {which} of namespace {namespace} to allow it (`kubectl edit limitrange -n {namespace}`), or change {component}'s resources in the values to fit"
+                "ask for {which} of namespace {namespace} to allow it (`kubectl edit limitrange -n {namespace}`), or change {} in the values to fit",
+                resources_key(component)
             )
         }
         Refuser::Webhook => {
@@ -694,7 +713,9 @@ pub fn mutations(sent: &Value, got: &Value) -> Vec<String> {
         let after = got
             .pointer(&format!("/metadata/{key}"))
             .and_then(Value::as_object);
-        for (k, v) in after.into_iter().flatten() {
+        // The LimitRanger's note of the defaults it set is no webhook's.
+        let built_in = |k: &str| k == "kubernetes.io/limit-ranger";
+        for (k, v) in after.into_iter().flatten().filter(|(k, _)| !built_in(k)) {
             match before.and_then(|b| b.get(k)) {
                 None => out.push(format!("metadata.{key}[{k}] added ({})", short(v))),
                 Some(b) if b != v => {
@@ -894,13 +915,19 @@ pub fn quota_needs(candidates: &[Candidate]) -> BTreeMap<String, f64> {
 /// A pod's `requests` or `limits` of one resource: the sum over its
 /// containers, or its largest init container's when that is more.
 fn pod_amount(spec: &Value, kind: &str, resource: &str) -> f64 {
-    let amount = |c: &Value| {
+    let read = |c: &Value, kind: &str| {
         c.pointer(&format!("/resources/{kind}/{resource}"))
             .and_then(|v| match v {
                 Value::String(s) => quantity_value(s),
                 Value::Number(n) => n.as_f64(),
                 _ => None,
             })
+    };
+    // A container with a limit and no request requests its limit (the API
+    // server's default), and that is what a quota counts.
+    let amount = |c: &Value| {
+        read(c, kind)
+            .or_else(|| (kind == "requests").then(|| read(c, "limits")).flatten())
             .unwrap_or(0.0)
     };
     let list = |k: &str| -> Vec<f64> {
@@ -1435,7 +1462,8 @@ fn finish(
     mut fixes: Vec<String>,
     unanswered: bool,
 ) -> Check {
-    fixes.dedup();
+    let mut seen = std::collections::HashSet::new();
+    fixes.retain(|f| seen.insert(f.clone()));
     if !findings.is_empty() {
         let pod_security = findings
             .iter()
@@ -1582,7 +1610,8 @@ mod tests {
             "volumes": [{"name": "dind", "persistentVolumeClaim": {"claimName": "c"}}],
             "tolerations": [{"key": "k", "operator": "Exists"}],
         }});
-        let defaulted = json!({"metadata": {"labels": {"app": "dind"}}, "spec": {
+        let defaulted = json!({"metadata": {"labels": {"app": "dind"},
+            "annotations": {"kubernetes.io/limit-ranger": "LimitRanger plugin set: cpu request"}}, "spec": {
             "containers": [{"name": "dind", "image": "a/dind:1", "imagePullPolicy": "IfNotPresent",
                 "resources": {"limits": {"cpu": "1"}, "requests": {"cpu": "1"}}, "env": [{"name": "E"}],
                 "volumeMounts": [{"name": "kube-api-access-x", "mountPath": "/var/run/secrets"}]}],
