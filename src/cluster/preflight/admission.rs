@@ -1175,36 +1175,42 @@ pub(super) async fn check_admission(
         .collect();
 
     if !exists {
-        let why = match ns.state {
-            NamespaceState::Missing => format!(
+        let missing = ns.state == NamespaceState::Missing;
+        notes.push(if missing {
+            format!(
                 "namespace {} does not exist yet, so no pod could be dry-run in it; reasoned from Pod Security levels instead",
                 ns.name
-            ),
-            _ => format!(
-                "namespace {} could not be read, so no pod was dry-run in it; reasoned from Pod Security levels instead",
+            )
+        } else {
+            format!(
+                "namespace {} could not be read, so neither its Pod Security label nor a dry-run was checked",
                 ns.name
-            ),
-        };
-        notes.push(why);
+            )
+        });
         let strictest = needs.iter().flatten().map(|(l, _)| *l).min();
         if let Some(level) = strictest {
-            let labels = manifests
+            // The labels it will have: those of the rendered Namespace.
+            let will_have = manifests
                 .iter()
                 .find(|m| m.kind == "Namespace")
                 .and_then(|m| m.object.pointer("/metadata/labels"))
                 .and_then(|l| l.get(ENFORCE_LABEL))
                 .and_then(Value::as_str)
                 .and_then(Level::parse);
-            match labels {
-                Some(will) if will > level => {
+            let who = who_needs(&candidates, &needs, level);
+            match will_have {
+                Some(will) if missing && will > level => {
                     findings.push(format!(
-                        "the namespace will be created enforcing Pod Security `{will}`; the runner needs `{level}`"
+                        "namespace {} will enforce Pod Security `{will}`; the runner needs `{level}`{who}",
+                        ns.name
                     ));
                     fixes.push(label_command(ns.name, level));
                 }
+                _ if missing => notes.push(format!(
+                    "cf-runner makes it with no Pod Security label, so the cluster's default level applies (`privileged` unless the API server's admission configuration sets another); the runner needs `{level}`{who}"
+                )),
                 _ => notes.push(format!(
-                    "it will be created with no Pod Security label, so the cluster's default level applies (`privileged` unless the API server's admission configuration sets another); the runner needs `{level}`{}",
-                    who_needs(&candidates, &needs, level)
+                    "the runner needs Pod Security `{level}`{who}: make sure the namespace allows it"
                 )),
             }
         }
