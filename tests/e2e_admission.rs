@@ -565,3 +565,86 @@ fn base64_encode(bytes: &[u8]) -> String {
     }
     out
 }
+
+/// Refuses privileged pods, but only when they are really created: a
+/// policy the preflight's dry-run cannot see.
+fn deny_privileged_for_real(request: &serde_json::Value) -> serde_json::Value {
+    if request.get("dryRun") == Some(&true.into()) {
+        return serde_json::json!({"allowed": true});
+    }
+    deny_privileged(request)
+}
+
+#[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
+async fn the_probe_names_admissions_refusal_of_its_dind_pod() {
+    let cp = controlplane::shared();
+    let ns = namespace(cp, "probe-refused", None).await;
+    // The probe runs on an installed namespace (the engine's ServiceAccount).
+    let out = init(cp, &ns, &["--no-wait"]);
+    assert!(out.status.success(), "{}", text(&out));
+    kubectl(
+        cp,
+        &["label", "namespace", &ns, "cf-admission-test=deny-real"],
+    );
+    let (port, ca) = serve_webhook(deny_privileged_for_real);
+    kubectl_apply(
+        cp,
+        serde_json::json!({
+            "apiVersion": "admissionregistration.k8s.io/v1",
+            "kind": "ValidatingWebhookConfiguration",
+            "metadata": {"name": "cf-admission-test-real"},
+            "webhooks": [{
+                "name": "deny-real.cf-runner.test",
+                "admissionReviewVersions": ["v1"],
+                "sideEffects": "None",
+                "failurePolicy": "Fail",
+                "timeoutSeconds": 5,
+                "clientConfig": {"url": format!("https://127.0.0.1:{port}/validate"), "caBundle": ca},
+                "namespaceSelector": {"matchLabels": {"cf-admission-test": "deny-real"}},
+                "rules": [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["pods"]}],
+            }],
+        }),
+    );
+    let ex = example("local");
+    let args = [
+        "check",
+        "--values",
+        ex.to_str().unwrap(),
+        "--kube-namespace",
+        &ns,
+        "--kube-context-name",
+        ADMIN,
+        "--probe",
+        "--probe-timeout",
+        "20s",
+    ];
+    let mut shown = String::new();
+    for _ in 0..20 {
+        let out = cf_runner(cp.admin_kubeconfig(), &args);
+        shown = text(&out);
+        if shown.contains(DENIAL) {
+            assert_eq!(out.status.code(), Some(3), "{shown}");
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(500));
+    }
+    assert!(shown.contains("✗ probe: admitted"), "{shown}");
+    assert!(
+        shown.contains("admission refused the dind-like pod")
+            && shown.contains("admission webhook \"deny-real.cf-runner.test\" denied the request"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("for an exception for every build in namespace"),
+        "{shown}"
+    );
+    kubectl(
+        cp,
+        &[
+            "delete",
+            "validatingwebhookconfiguration",
+            "cf-admission-test-real",
+        ],
+    );
+}

@@ -596,6 +596,8 @@ pub enum Refuser {
     LimitRange,
     Webhook,
     Policy,
+    /// The pod's ServiceAccount does not exist (yet).
+    ServiceAccount,
     Other,
 }
 
@@ -615,6 +617,8 @@ pub fn refuser(message: &str) -> Refuser {
         Refuser::Webhook
     } else if message.contains("ValidatingAdmissionPolicy") {
         Refuser::Policy
+    } else if message.contains("error looking up service account") {
+        Refuser::ServiceAccount
     } else {
         Refuser::Other
     }
@@ -694,6 +698,9 @@ pub fn fix_for(
         }
         Refuser::Policy => format!(
             "ask the owner of the ValidatingAdmissionPolicy for an exception for {component} in namespace {namespace}"
+        ),
+        Refuser::ServiceAccount => format!(
+            "the ServiceAccount comes with the install: run `cf-runner init` into namespace {namespace} first"
         ),
         Refuser::Other => "read the API server's message; fix the cluster or the values and re-run".into(),
     }
