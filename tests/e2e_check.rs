@@ -20,12 +20,13 @@ use support::namespace::unique;
 const ADMIN: &str = "admin@cf-runner-test";
 const LIMITED: &str = "limited@cf-runner-test";
 const AGENT_TOKEN: &str = "agent-token-for-e2e-check-0123456789";
-const CHECKS: [&str; 5] = [
+const CHECKS: [&str; 6] = [
     "server version",
     "permissions",
     "cluster-scoped objects",
     "node capacity",
     "existing installation",
+    "pod admission",
 ];
 
 /// `cf-runner check` of the `local` example into `ns`.
@@ -366,7 +367,7 @@ async fn check_after_an_install_names_the_installation() {
     assert!(again.status.success(), "{shown}");
     assert!(shown.contains("an installation exists"), "{shown}");
     assert!(
-        shown.contains("preflight passed (5 checks, 1 warning(s))"),
+        shown.contains("preflight passed (6 checks, 1 warning(s))"),
         "{shown}"
     );
 }

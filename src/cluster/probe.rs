@@ -13,6 +13,7 @@ use kube::Client;
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use super::preflight::{dind_pod, explain_refusal, EVERY_BUILD};
 use super::{api_for, request, KubeError};
 use crate::render::{common_labels, Component};
 
@@ -34,6 +35,9 @@ pub struct ProbeSpec {
     pub env: Value,
     /// The platform to reach from inside the cluster, if any.
     pub platform_url: Option<String>,
+    /// A build's dind pod as the preflight dry-runs it (privileged, the
+    /// dind image, its resources and placement), mounting only the claim.
+    pub dind_pod: Value,
 }
 
 impl ProbeSpec {
@@ -57,6 +61,7 @@ impl ProbeSpec {
             tolerations: dind.get("tolerations").cloned().unwrap_or(json!([])),
             env: dind.get("envVars").cloned().unwrap_or(json!({})),
             platform_url: None,
+            dind_pod: dind_pod(spec, PROBE_NAME, PROBE_NAME, false)?,
         })
     }
 }
@@ -87,6 +92,8 @@ pub struct Stage {
 
 /// The stages, in the order a build meets them.
 pub const STAGES: [&str; 4] = ["volume bound", "scheduled", "image pulled", "started"];
+/// The stage that fails when admission refuses the claim or the pod.
+pub const ADMITTED_STAGE: &str = "admitted";
 /// The stage after them, when a platform URL is given.
 pub const PLATFORM_STAGE: &str = "platform reached";
 
@@ -170,40 +177,56 @@ async fn stages(
         },
     }))
     .expect("a claim");
-    request(
+    let mut done: Vec<Stage> = Vec::new();
+    // Admission refusing the claim or the pod is where a build would stop
+    // too: a failed stage with the preflight's fix, not a broken command.
+    let refused = |done: &mut Vec<Stage>, what: &str, err: &KubeError, pod: Option<&Value>| {
+        let Some(fix) = explain_refusal(err, EVERY_BUILD, &spec.namespace, pod) else {
+            return false;
+        };
+        let stage = Stage {
+            name: ADMITTED_STAGE,
+            passed: false,
+            after_ms: started.elapsed().as_millis(),
+            detail: format!("admission refused the {what}: {err}"),
+            fix: Some(fix),
+        };
+        on_stage(&stage);
+        done.push(stage);
+        true
+    };
+    if let Err(e) = request(
         "creating",
         "PersistentVolumeClaim/cf-runner-probe",
         pvcs.create(&PostParams::default(), &claim),
     )
-    .await?;
-    let pod: kube::api::DynamicObject = serde_json::from_value(json!({
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {"name": PROBE_NAME, "labels": labels(&spec.namespace)},
-        "spec": {
-            "serviceAccountName": spec.service_account,
-            "nodeSelector": spec.node_selector,
-            "tolerations": spec.tolerations,
-            "restartPolicy": "Never",
-            "terminationGracePeriodSeconds": 0,
-            "containers": [{
-                "name": "probe",
-                "image": spec.image,
-                "command": ["sh", "-c", "sleep 60"],
-                "volumeMounts": [{"name": "dind", "mountPath": "/var/lib/docker"}],
-            }],
-            "volumes": [{"name": "dind", "persistentVolumeClaim": {"claimName": PROBE_NAME}}],
-        },
-    }))
-    .expect("a pod");
-    request(
+    .await
+    {
+        if refused(&mut done, "dind volume claim", &e, None) {
+            return Ok(done);
+        }
+        return Err(e);
+    }
+    let mut pod = spec.dind_pod.clone();
+    pod["metadata"]["labels"] = labels(&spec.namespace);
+    pod["spec"]["restartPolicy"] = json!("Never");
+    pod["spec"]["terminationGracePeriodSeconds"] = json!(0);
+    pod["spec"]["containers"][0]["command"] = json!(["sh", "-c", "sleep 60"]);
+    let sent = pod.clone();
+    let pod: kube::api::DynamicObject = serde_json::from_value(pod).expect("a pod");
+    if let Err(e) = request(
         "creating",
         "Pod/cf-runner-probe",
         pods.create(&PostParams::default(), &pod),
     )
-    .await?;
+    .await
+    {
+        if refused(&mut done, "dind-like pod", &e, Some(&sent)) {
+            return Ok(done);
+        }
+        return Err(e);
+    }
 
-    let mut done: Vec<Stage> = Vec::new();
     let pass = |done: &mut Vec<Stage>, name: &'static str, detail: String| {
         if done.iter().any(|s| s.name == name) {
             return;

@@ -1,12 +1,14 @@
 //! Waiting for workloads: Deployments until Available with every replica
 //! updated, DaemonSets until rolled out on every node they select. On a
 //! timeout, the reason a pod is stuck (Pending: unschedulable,
-//! ImagePullBackOff, …) is read from the pods, so the user learns why.
+//! ImagePullBackOff, …) is read from the pods, so the user learns why; when
+//! there is no pod at all, admission's refusal is read from the
+//! `FailedCreate` event of the ReplicaSet or DaemonSet.
 
 use std::time::{Duration, Instant};
 
-use k8s_openapi::api::apps::v1::{DaemonSet, Deployment};
-use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, ReplicaSet};
+use k8s_openapi::api::core::v1::{Event, Pod};
 use kube::api::{Api, ListParams};
 use kube::Client;
 use serde_json::Value;
@@ -242,6 +244,76 @@ async fn status_of(client: &Client, m: &Manifest, ns: &str) -> Result<Status, Ku
     })
 }
 
+/// Why a workload has no pod: the newest `FailedCreate` event of the
+/// object that creates its pods (the Deployment's newest ReplicaSet, or
+/// the DaemonSet itself), which carries admission's own message (Pod
+/// Security, a quota, a LimitRange, a webhook). Gives that object and the
+/// message.
+async fn failed_create(
+    client: &Client,
+    m: &Manifest,
+    ns: &str,
+) -> Result<Option<(String, String)>, KubeError> {
+    let owner = if m.kind == "Deployment" {
+        let api = Api::<ReplicaSet>::namespaced(client.clone(), ns);
+        let selector: Vec<String> = m
+            .object
+            .pointer("/spec/selector/matchLabels")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+            .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default()))
+            .collect();
+        let sets = request(
+            "listing ReplicaSets of",
+            &m.display_name(),
+            api.list(&ListParams::default().labels(&selector.join(","))),
+        )
+        .await?;
+        let newest = sets
+            .items
+            .into_iter()
+            .filter(|rs| {
+                rs.metadata
+                    .owner_references
+                    .iter()
+                    .flatten()
+                    .any(|o| o.kind == "Deployment" && o.name == m.name)
+            })
+            .max_by_key(|rs| {
+                rs.metadata
+                    .annotations
+                    .as_ref()
+                    .and_then(|a| a.get("deployment.kubernetes.io/revision"))
+                    .and_then(|r| r.parse::<i64>().ok())
+                    .unwrap_or(0)
+            });
+        match newest.and_then(|rs| rs.metadata.name) {
+            Some(name) => ("ReplicaSet", name),
+            None => return Ok(None),
+        }
+    } else {
+        ("DaemonSet", m.name.clone())
+    };
+    let api = Api::<Event>::namespaced(client.clone(), ns);
+    let params = ListParams::default().fields(&format!(
+        "involvedObject.kind={},involvedObject.name={},reason=FailedCreate",
+        owner.0, owner.1
+    ));
+    let shown = format!("{}/{}", owner.0, owner.1);
+    let events = request("listing events of", &shown, api.list(&params)).await?;
+    let newest = events.items.into_iter().max_by_key(|e| {
+        e.last_timestamp
+            .as_ref()
+            .map(|t| t.0)
+            .or_else(|| e.event_time.as_ref().map(|t| t.0))
+            .or_else(|| e.metadata.creation_timestamp.as_ref().map(|t| t.0))
+    });
+    Ok(newest
+        .and_then(|e| e.message)
+        .map(|message| (shown, message)))
+}
+
 /// Why the workload's pods are not ready, from the first stuck pod.
 async fn stuck_reason(
     client: &Client,
@@ -263,9 +335,15 @@ async fn stuck_reason(
     let params = ListParams::default().labels(&selector.join(","));
     let pods = request("listing pods of", &m.display_name(), api.list(&params)).await?;
     if pods.items.is_empty() {
-        return Ok(Some(
-            "no pod was created (check the ReplicaSet events and quotas)".into(),
-        ));
+        let why = failed_create(client, m, ns).await?;
+        return Ok(Some(match why {
+            Some((owner, message)) => {
+                format!("no pod was created: {owner} could not create one: {message}")
+            }
+            None => format!(
+                "no pod was created, and no FailedCreate event says why (see `kubectl -n {ns} get events`)"
+            ),
+        }));
     }
     for pod in pods.items {
         let name = pod.metadata.name.clone().unwrap_or_default();

@@ -298,6 +298,14 @@ impl ControlPlane {
             flag("audit-log-format", "json".into()),
             flag("audit-log-mode", "blocking".into()),
             flag("allow-privileged", "true".into()),
+            // On by default in every supported release; named so the
+            // admission tests (tests/e2e_admission.rs) never run against a
+            // server that lets every pod in. Pod Security enforces the
+            // namespaces' `pod-security.kubernetes.io/*` labels.
+            flag(
+                "enable-admission-plugins",
+                "PodSecurity,ResourceQuota,LimitRanger,ValidatingAdmissionWebhook,MutatingAdmissionWebhook".into(),
+            ),
             flag("profiling", "false".into()),
         ];
 

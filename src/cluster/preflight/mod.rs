@@ -10,12 +10,15 @@
 //! - every component has a node that takes it (selector, taints, requests);
 //! - an installation already in the namespace (ours or an older installer's)
 //!   is found and named, and so is every object the install would write
-//!   that exists and is not cf-runner's (`cluster::ownership`).
+//!   that exists and is not cf-runner's (`cluster::ownership`);
+//! - admission lets the pods in: Pod Security, quotas, LimitRanges and
+//!   policy webhooks, asked by dry-run and read from the namespace.
 //!
 //! Each check ends as pass, warn or fail with a reason and, unless it passed,
 //! a fix. The deciding logic is kept in pure functions so it is unit-tested
 //! without a cluster.
 
+mod admission;
 mod dry_run;
 mod existing;
 mod nodes;
@@ -29,6 +32,7 @@ use serde_json::Value;
 use super::{api_for, KubeError};
 use crate::render::Manifest;
 
+pub use admission::{dind_claim, dind_pod, explain_refusal, Level, ENFORCE_LABEL, EVERY_BUILD};
 pub use existing::{existing_installation, HelmInstall, OLD_INSTALLER_APPS};
 pub use nodes::{components, node_check, Component, NodeInfo, Requests, Taint, Toleration};
 pub use permissions::{
@@ -109,6 +113,7 @@ pub mod names {
     pub const DRY_RUN: &str = "cluster-scoped objects";
     pub const NODES: &str = "node capacity";
     pub const EXISTING: &str = "existing installation";
+    pub const ADMISSION: &str = "pod admission";
     /// Not one of the install's checks: `diff` runs it alone.
     pub const DIFF_PERMISSIONS: &str = "diff permissions";
 }
@@ -138,23 +143,31 @@ pub async fn run(
             not_run(names::DRY_RUN),
             not_run(names::NODES),
             not_run(names::EXISTING),
+            not_run(names::ADMISSION),
         ];
     }
     // Whether the namespace is someone else's changes what the install does
     // with it (only reads it), so both of these checks wait for the answer.
+    // Admission reads the namespace's labels from the same answer.
     let rbac_and_dry_run = async {
-        let state = namespace_state(client, manifests).await;
+        let (state, live) = namespace_state(client, manifests).await;
+        let view = admission::NamespaceView {
+            name: namespace,
+            state,
+            live: live.as_ref(),
+        };
         futures::join!(
             permissions::check_permissions(client, manifests, state),
             dry_run::check_dry_run(client, manifests, state),
+            admission::check_admission(client, manifests, runtime_environment, view),
         )
     };
-    let ((permissions, dry_run), nodes, existing) = futures::join!(
+    let ((permissions, dry_run, admission), nodes, existing) = futures::join!(
         rbac_and_dry_run,
         nodes::check_nodes(client, manifests, runtime_environment),
         existing::check_existing(client, manifests, namespace),
     );
-    vec![version, permissions, dry_run, nodes, existing]
+    vec![version, permissions, dry_run, nodes, existing, admission]
 }
 
 /// The runner's namespace as it is before the install.
@@ -169,24 +182,29 @@ pub enum NamespaceState {
     Unknown,
 }
 
-async fn namespace_state(client: &Client, manifests: &[Manifest]) -> NamespaceState {
+/// The namespace's state, and the namespace as read when it exists.
+async fn namespace_state(
+    client: &Client,
+    manifests: &[Manifest],
+) -> (NamespaceState, Option<Value>) {
     let Some(ns) = manifests.iter().find(|m| m.kind == "Namespace") else {
-        return NamespaceState::Unknown;
+        return (NamespaceState::Unknown, None);
     };
     match api_for(client, "v1", "Namespace", None)
         .get_opt(&ns.name)
         .await
     {
-        Ok(None) => NamespaceState::Missing,
+        Ok(None) => (NamespaceState::Missing, None),
         Ok(Some(live)) => {
             let live = serde_json::to_value(&live).unwrap_or(Value::Null);
-            if foreign_namespace(&live) {
+            let state = if foreign_namespace(&live) {
                 NamespaceState::Foreign
             } else {
                 NamespaceState::Ours
-            }
+            };
+            (state, Some(live))
         }
-        Err(_) => NamespaceState::Unknown,
+        Err(_) => (NamespaceState::Unknown, None),
     }
 }
 
