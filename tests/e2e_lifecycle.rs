@@ -562,7 +562,10 @@ async fn upgrade_without_the_monitor_removes_it_and_changes_nothing_else() {
     let out = upgrade(&["--install-monitor"]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(text(&out).contains("--token"), "{}", text(&out));
-    let out = upgrade(&["--install-monitor", "--token", API_TOKEN]);
+    // The record names the fake platform: the token goes there only when
+    // the command line says so.
+    let url = fake.url();
+    let out = upgrade(&["--install-monitor", "--token", API_TOKEN, "--url", &url]);
     assert!(out.status.success(), "{}", text(&out));
     let monitor = secrets.get("monitor").await.unwrap();
     assert_eq!(
