@@ -138,14 +138,33 @@ fn every_subcommand_has_help() {
     let expected: &[(&str, &[&str])] = &[
         (
             "init",
-            &["--dry-run", "--values", "--set-value", "--kube-namespace"],
+            &[
+                "--dry-run",
+                "--values",
+                "--set-value",
+                "--kube-namespace",
+                "--no-wait-for-lock",
+            ],
         ),
         ("info", &["--kube-namespace", "--output", "json", "yaml"]),
         (
             "delete",
-            &["--kube-namespace", "--yes", "--delete-namespace"],
+            &[
+                "--kube-namespace",
+                "--yes",
+                "--delete-namespace",
+                "--no-wait-for-lock",
+            ],
         ),
-        ("upgrade", &["--values", "--set-value", "--kube-namespace"]),
+        (
+            "upgrade",
+            &[
+                "--values",
+                "--set-value",
+                "--kube-namespace",
+                "--no-wait-for-lock",
+            ],
+        ),
         (
             "check",
             &["--kube-namespace", "--values", "--set-value", "--output"],

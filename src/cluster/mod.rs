@@ -13,6 +13,7 @@ pub mod delete;
 pub mod diff;
 pub mod discover;
 pub mod inventory;
+pub mod lock;
 pub mod preflight;
 pub mod probe;
 pub mod secrets;

@@ -157,7 +157,28 @@ pub(crate) fn adopt(args: &AdoptArgs, path: &Path) -> Result<Option<String>, Out
             .kube_namespace
             .clone()
             .unwrap_or_else(|| "codefresh".into());
-        let objects = cluster::adopt::scan(&cluster, &namespace)
+        if args.dry_run {
+            // Reads only: no lock, but a run that holds it is named.
+            super::lock::note_holder(&cluster, &namespace).await;
+            return adopt_in(args, path, &cluster, namespace).await;
+        }
+        let how = super::lock::LockWait::of(args.no_wait_for_lock, args.timeout);
+        let held = super::lock::take(&cluster, &namespace, "adopt", how, None).await?;
+        let moved = adopt_in(args, path, &cluster, namespace.clone()).await;
+        super::lock::release(held, &namespace).await;
+        moved
+    })
+}
+
+/// [`adopt`] once connected (under the lock, unless `--dry-run`).
+async fn adopt_in(
+    args: &AdoptArgs,
+    path: &Path,
+    cluster: &cluster::Cluster,
+    namespace: String,
+) -> Result<Option<String>, Outcome> {
+    {
+        let objects = cluster::adopt::scan(cluster, &namespace)
             .await
             .map_err(|e| session::failed(e, "reading the namespace failed"))?;
         let resuming = objects
@@ -175,9 +196,7 @@ pub(crate) fn adopt(args: &AdoptArgs, path: &Path) -> Result<Option<String>, Out
                 .filter(|o| label(o, LABEL_MANAGED_BY) != Some("cf-runner"))
                 .cloned()
                 .collect();
-            let found = detect(&others, &namespace, &cluster.context)
-                .ok()
-                .flatten();
+            let found = detect(&others, &namespace, &cluster.context).ok().flatten();
             let record = cluster::inventory::record(&cluster.client, &namespace)
                 .await
                 .map_err(|e| session::failed(e, "reading the installation record failed"))?
@@ -191,7 +210,7 @@ pub(crate) fn adopt(args: &AdoptArgs, path: &Path) -> Result<Option<String>, Out
                 tool: tool.clone(),
                 resuming: true,
             };
-            return move_runner(args, &cluster, &namespace, &objects, start)
+            return move_runner(args, cluster, &namespace, &objects, start)
                 .await
                 .map(|()| Some(namespace));
         }
@@ -223,10 +242,10 @@ pub(crate) fn adopt(args: &AdoptArgs, path: &Path) -> Result<Option<String>, Out
             tool,
             resuming: false,
         };
-        move_runner(args, &cluster, &namespace, &objects, start)
+        move_runner(args, cluster, &namespace, &objects, start)
             .await
             .map(|()| Some(namespace))
-    })
+    }
 }
 
 /// Applies with force: adopt takes over the old tool's objects of the same
