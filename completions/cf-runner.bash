@@ -109,7 +109,7 @@ _cf__runner() {
             return 0
             ;;
         cf__runner__subcmd__adopt)
-            opts="-y -h -V --kube-context-name --kube-namespace --kube-config-path --token --url --insecure --allow-http --dry-run --yes --timeout --values-file --overwrite --help --version"
+            opts="-y -h -V --kube-context-name --kube-namespace --kube-config-path --token --url --insecure --allow-http --dry-run --yes --timeout --no-wait-for-lock --values-file --overwrite --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -215,7 +215,7 @@ _cf__runner() {
             return 0
             ;;
         cf__runner__subcmd__delete)
-            opts="-y -h -V --kube-context-name --kube-config-path --token --url --insecure --allow-http --yes --delete-namespace --purge-volumes --keep-platform --delete-adopted --timeout --kube-namespace --help --version"
+            opts="-y -h -V --kube-context-name --kube-config-path --token --url --insecure --allow-http --yes --delete-namespace --purge-volumes --keep-platform --delete-adopted --timeout --no-wait-for-lock --kube-namespace --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -673,7 +673,7 @@ _cf__runner() {
             return 0
             ;;
         cf__runner__subcmd__init)
-            opts="-f -y -v -h -V --kube-context-name --kube-namespace --kube-config-path --kube-node-selector --build-node-selector --docker-registry --env-vars --http-proxy --https-proxy --no-proxy --install-monitor --app-proxy --app-proxy-host --app-proxy-ingress-class --docker-daemon-access --values --set-value --set-file --name --token --agent-token --url --insecure --allow-http --tolerations --storage-class-name --set-default-runtime --exec-demo-pipeline --skip-cluster-test --skip-cluster-integration --dry-run --output-dir --generate-helm-values-file --overwrite --force-conflicts --timeout --no-wait --probe --probe-timeout --yes --verbose --help --version"
+            opts="-f -y -v -h -V --kube-context-name --kube-namespace --kube-config-path --kube-node-selector --build-node-selector --docker-registry --env-vars --http-proxy --https-proxy --no-proxy --install-monitor --app-proxy --app-proxy-host --app-proxy-ingress-class --docker-daemon-access --values --set-value --set-file --name --token --agent-token --url --insecure --allow-http --tolerations --storage-class-name --set-default-runtime --exec-demo-pipeline --skip-cluster-test --skip-cluster-integration --dry-run --output-dir --generate-helm-values-file --overwrite --force-conflicts --timeout --no-wait --no-wait-for-lock --probe --probe-timeout --yes --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -863,7 +863,7 @@ _cf__runner() {
             return 0
             ;;
         cf__runner__subcmd__upgrade)
-            opts="-f -y -v -h -V --kube-context-name --kube-config-path --kube-node-selector --build-node-selector --docker-registry --env-vars --http-proxy --https-proxy --no-proxy --install-monitor --app-proxy --app-proxy-host --app-proxy-ingress-class --docker-daemon-access --values --set-value --set-file --token --agent-token --allow-http --force-conflicts --timeout --no-wait --yes --verbose --kube-namespace --help --version"
+            opts="-f -y -v -h -V --kube-context-name --kube-config-path --kube-node-selector --build-node-selector --docker-registry --env-vars --http-proxy --https-proxy --no-proxy --install-monitor --app-proxy --app-proxy-host --app-proxy-ingress-class --docker-daemon-access --values --set-value --set-file --token --agent-token --allow-http --force-conflicts --timeout --no-wait --no-wait-for-lock --yes --verbose --kube-namespace --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
