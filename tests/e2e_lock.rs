@@ -323,9 +323,13 @@ async fn a_lock_left_by_a_killed_run_is_taken_over_once_it_expires() {
     until_locked(cp, &ns).await;
     let secrets: Api<Secret> = Api::namespaced(cp.client(), &ns);
     poll_until(
-        "the first run's agent, saved",
+        "the first run's agent saved, and its signing asked for",
         Duration::from_secs(60),
-        || async { Ok(!fake.agents().is_empty() && secrets.get_opt("runner").await?.is_some()) },
+        || async {
+            Ok(!fake.agents().is_empty()
+                && secrets.get_opt("runner").await?.is_some()
+                && fake.faults_left("POST /api/custom_clusters/signServerCerts") == 0)
+        },
     )
     .await
     .unwrap();

@@ -88,7 +88,7 @@ impl Holder {
         let user = ["USER", "LOGNAME", "USERNAME"]
             .iter()
             .find_map(|v| crate::env::var(v).filter(|u| !u.is_empty()))
-            .unwrap_or_else(|| format!("uid {}", unsafe { libc::getuid() }));
+            .unwrap_or_else(user_of_uid);
         Holder {
             user,
             host: host_name(),
@@ -114,6 +114,30 @@ impl std::fmt::Display for Holder {
             self.command, self.user, self.host, self.pid
         )
     }
+}
+
+/// The name of this process's user in the system's records, else `uid N`.
+fn user_of_uid() -> String {
+    // SAFETY: getuid cannot fail; getpwuid_r writes only into the buffers
+    // passed, with their lengths, and `found` points into `record` or is null.
+    let uid = unsafe { libc::getuid() };
+    let mut record: libc::passwd = unsafe { std::mem::zeroed() };
+    let mut buffer = vec![0 as libc::c_char; 4096];
+    let mut found: *mut libc::passwd = std::ptr::null_mut();
+    let rc = unsafe {
+        libc::getpwuid_r(
+            uid,
+            &mut record,
+            buffer.as_mut_ptr(),
+            buffer.len(),
+            &mut found,
+        )
+    };
+    if rc == 0 && !found.is_null() && !record.pw_name.is_null() {
+        let name = unsafe { std::ffi::CStr::from_ptr(record.pw_name) };
+        return name.to_string_lossy().into_owned();
+    }
+    format!("uid {uid}")
 }
 
 /// The machine's host name, or `unknown host`.
