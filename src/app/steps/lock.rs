@@ -55,14 +55,22 @@ pub(crate) async fn take(
         if let (true, Some(manifest)) = (ensure, create_namespace) {
             lock::ensure_namespace(&cluster.client, manifest)
                 .await
-                .map_err(|e| lock_failed(e, namespace, "creating the namespace for the lock"))?;
+                .map_err(|e| {
+                    lock_failed(
+                        e,
+                        namespace,
+                        format!("making namespace {namespace} for the install's lock"),
+                    )
+                })?;
             ensure = false;
         }
-        let why_wait = match taker
-            .attempt()
-            .await
-            .map_err(|e| lock_failed(e, namespace, "taking the lock"))?
-        {
+        let why_wait = match taker.attempt().await.map_err(|e| {
+            lock_failed(
+                e,
+                namespace,
+                format!("taking the lock of namespace {namespace}"),
+            )
+        })? {
             Attempt::Taken(lock, taken_over) => {
                 drop(shown);
                 if let Some(dead) = taken_over {
@@ -161,8 +169,9 @@ fn stopped(what: &str, how: LockWait, duration: Duration) -> Outcome {
     )
 }
 
-fn lock_failed(e: KubeError, namespace: &str, doing: &str) -> Outcome {
-    let hint = if e.code() == Some(403) {
+fn lock_failed(e: KubeError, namespace: &str, doing: String) -> Outcome {
+    let on_lease = e.to_string().contains(lock::LEASE_NAME);
+    let hint = if e.code() == Some(403) && on_lease {
         Some(format!(
             "cf-runner locks the install with a Lease in its namespace: ask for get, create, update \
              and delete on leases (coordination.k8s.io) in namespace {namespace}"
@@ -171,7 +180,7 @@ fn lock_failed(e: KubeError, namespace: &str, doing: &str) -> Outcome {
         e.hint()
     };
     Outcome::Failed(
-        anyhow::Error::new(e).context(format!("{doing} of namespace {namespace} failed")),
+        anyhow::Error::new(e).context(format!("{doing} failed")),
         hint,
     )
 }
