@@ -323,7 +323,7 @@ async fn a_lock_left_by_a_killed_run_is_taken_over_once_it_expires() {
     );
     let home = tempfile::tempdir().unwrap();
     let mut first = init_command(cp, &fake, home.path(), &ns);
-    first.env("CF_RUNNER_LOCK_LEASE_SECONDS", "3");
+    first.env("CF_RUNNER_LOCK_LEASE_SECONDS", "6");
     let mut first = started(first);
     let secrets: Api<Secret> = Api::namespaced(cp.client(), &ns);
     poll_until(
@@ -339,19 +339,43 @@ async fn a_lock_left_by_a_killed_run_is_taken_over_once_it_expires() {
     .unwrap();
     unsafe { libc::kill(first.id() as i32, libc::SIGKILL) };
     first.wait().unwrap();
+    // As if that run had been on another machine: this one cannot see its
+    // process, so only the lease's expiry tells it is gone.
+    let leases: Api<Lease> = Api::namespaced(cp.client(), &ns);
+    let elsewhere = serde_json::json!({"metadata": {"annotations": {
+        "cf-runner.codefresh.io/lock-process-space": "another-machine"}}});
+    leases
+        .patch(
+            LEASE,
+            &kube::api::PatchParams::default(),
+            &kube::api::Patch::Merge(&elsewhere),
+        )
+        .await
+        .unwrap();
+
+    // Before it expires, a run without a terminal stops, naming the holder.
+    let mut early = init_command(cp, &fake, home.path(), &ns);
+    early.env("CF_RUNNER_LOCK_LEASE_SECONDS", "6");
+    let early = early.output().unwrap();
+    assert_eq!(early.status.code(), Some(1), "{}", text(&early));
+    assert!(
+        text(&early).contains("`cf-runner init` of"),
+        "{}",
+        text(&early)
+    );
 
     // Once the lease has gone unrenewed for its duration, the next run
     // takes it over, says so, and finishes the install with the same agent.
-    tokio::time::sleep(Duration::from_secs(4)).await;
+    tokio::time::sleep(Duration::from_secs(7)).await;
     let mut next = init_command(cp, &fake, home.path(), &ns);
-    next.env("CF_RUNNER_LOCK_LEASE_SECONDS", "3");
+    next.env("CF_RUNNER_LOCK_LEASE_SECONDS", "6");
     let next = next.output().unwrap();
     let said = text(&next);
     assert_eq!(next.status.code(), Some(0), "{said}");
     assert!(
         said.contains(&format!(
             "took over the lock of namespace {ns} from `cf-runner init` of"
-        )) && said.contains("so that run is gone"),
+        )) && said.contains("that run is gone"),
         "{said}"
     );
     assert!(said.contains("reused from the earlier install"), "{said}");

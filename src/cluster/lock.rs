@@ -59,6 +59,7 @@ const ANNOTATION_USER: &str = "cf-runner.codefresh.io/lock-user";
 const ANNOTATION_HOST: &str = "cf-runner.codefresh.io/lock-host";
 const ANNOTATION_PID: &str = "cf-runner.codefresh.io/lock-pid";
 const ANNOTATION_COMMAND: &str = "cf-runner.codefresh.io/lock-command";
+const ANNOTATION_PROCESS_SPACE: &str = "cf-runner.codefresh.io/lock-process-space";
 
 /// The lease duration: [`LEASE_SECONDS_VAR`] when it holds a number of
 /// seconds above 0, else [`LEASE_DURATION`].
@@ -80,6 +81,10 @@ pub struct Holder {
     pub pid: u32,
     /// The cf-runner command (`init`, `delete` …).
     pub command: String,
+    /// Where `pid` means this process: the kernel's boot id and the pid
+    /// namespace (empty when unknown). Two runs with the same one share
+    /// their process table, so one sees whether the other is still alive.
+    pub process_space: String,
 }
 
 impl Holder {
@@ -94,7 +99,20 @@ impl Holder {
             host: host_name(),
             pid: std::process::id(),
             command: command.to_string(),
+            process_space: process_space(),
         }
+    }
+
+    /// True when this run can tell that `other` has ended: it ran in this
+    /// process space and its pid is gone (a run killed a moment ago on this
+    /// machine need not wait for its lock to expire).
+    fn sees_ended(&self, other: &Holder) -> bool {
+        if self.process_space.is_empty() || self.process_space != other.process_space {
+            return false;
+        }
+        // SAFETY: signal 0 only checks that the process exists.
+        let rc = unsafe { libc::kill(other.pid as libc::pid_t, 0) };
+        rc != 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
     }
 
     /// The Lease's `holderIdentity`: one line that names this run.
@@ -140,6 +158,18 @@ fn user_of_uid() -> String {
     format!("uid {uid}")
 }
 
+/// The boot id and the pid namespace of this process, or empty.
+fn process_space() -> String {
+    let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").unwrap_or_default();
+    let pid_ns = std::fs::read_link("/proc/self/ns/pid")
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
+    if boot.trim().is_empty() || pid_ns.is_empty() {
+        return String::new();
+    }
+    format!("{}/{pid_ns}", boot.trim())
+}
+
 /// The machine's host name, or `unknown host`.
 fn host_name() -> String {
     let mut buffer = [0u8; 256];
@@ -180,6 +210,7 @@ impl Seen {
                 .and_then(|p| p.parse().ok())
                 .unwrap_or_default(),
             command: field(ANNOTATION_COMMAND).unwrap_or_else(|| "(unknown command)".into()),
+            process_space: field(ANNOTATION_PROCESS_SPACE).unwrap_or_default(),
         };
         Seen {
             holder,
@@ -371,7 +402,7 @@ impl Taker {
 
     /// Expired by the clock, or unchanged for a whole duration while watched.
     fn expired(&mut self, seen: &Seen, now: Timestamp) -> bool {
-        if seen.expired_at(now) {
+        if seen.expired_at(now) || self.me.sees_ended(&seen.holder) {
             return true;
         }
         let version = seen.version().unwrap_or_default();
@@ -406,6 +437,10 @@ impl Taker {
         annotations.insert(ANNOTATION_HOST.into(), self.me.host.clone());
         annotations.insert(ANNOTATION_PID.into(), self.me.pid.to_string());
         annotations.insert(ANNOTATION_COMMAND.into(), self.me.command.clone());
+        annotations.insert(
+            ANNOTATION_PROCESS_SPACE.into(),
+            self.me.process_space.clone(),
+        );
         let transitions = previous
             .and_then(|s| s.lease.spec.as_ref())
             .and_then(|s| s.lease_transitions)

@@ -79,9 +79,11 @@ pub(crate) async fn take(
                         .map(|s| format!("{s}s"))
                         .unwrap_or_else(|| "long".into());
                     output::warn(&format!(
-                        "took over the lock of namespace {namespace} from {}: it was last renewed {ago} ago, \
-                         so that run is gone (killed, or cut off); this run continues where it stopped",
-                        dead.describe()
+                        "took over the lock of namespace {namespace} from {}: that run is gone (its process \
+                         ended, or it went unrenewed for the lock's {}s; last renewed {ago} ago); this run \
+                         continues where it stopped",
+                        dead.describe(),
+                        dead.duration.as_secs()
                     ));
                 }
                 return Ok(Some(lock));
@@ -179,6 +181,27 @@ fn lock_failed(e: KubeError, namespace: &str, doing: String) -> Outcome {
     } else {
         e.hint()
     };
+    // A refusal names the object and the verb, as the apply's do.
+    if let KubeError::Api {
+        code: 403,
+        action,
+        object,
+        message,
+        ..
+    } = &e
+    {
+        let verb = match action.as_str() {
+            "reading" => "get",
+            "creating" => "create",
+            "taking over" => "update",
+            "releasing" => "delete",
+            other => other,
+        };
+        return Outcome::Failed(
+            anyhow::anyhow!("{doing} failed: {object}: forbidden to {verb}: {message}"),
+            hint,
+        );
+    }
     Outcome::Failed(
         anyhow::Error::new(e).context(format!("{doing} failed")),
         hint,
