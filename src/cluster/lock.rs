@@ -668,6 +668,24 @@ mod tests {
     }
 
     #[test]
+    fn an_ended_holder_is_seen_only_from_its_own_process_space() {
+        let me = Holder::me("init");
+        let mut ended = std::process::Command::new("true").spawn().unwrap();
+        ended.wait().unwrap();
+        let gone = Holder {
+            pid: ended.id(),
+            ..me.clone()
+        };
+        assert!(me.sees_ended(&gone) || me.process_space.is_empty());
+        assert!(!me.sees_ended(&me), "this process is alive");
+        let elsewhere = Holder {
+            process_space: "another-machine".into(),
+            ..gone
+        };
+        assert!(!me.sees_ended(&elsewhere));
+    }
+
+    #[test]
     fn the_lease_duration_can_be_set_for_tests_and_ignores_nonsense() {
         crate::env::with_vars(&[(LEASE_SECONDS_VAR, Some("4"))], || {
             assert_eq!(lease_duration(), Duration::from_secs(4));
