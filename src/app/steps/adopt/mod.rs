@@ -157,20 +157,14 @@ pub(crate) fn adopt(args: &AdoptArgs, path: &Path) -> Result<Option<String>, Out
             .kube_namespace
             .clone()
             .unwrap_or_else(|| "codefresh".into());
-        if args.dry_run {
-            // Reads only: no lock, but a run that holds it is named.
-            super::lock::note_holder(&cluster, &namespace).await;
-            return adopt_in(args, path, &cluster, namespace).await;
-        }
-        let how = super::lock::LockWait::of(args.no_wait_for_lock, args.timeout);
-        let held = super::lock::take(&cluster, &namespace, "adopt", how, None).await?;
-        let moved = adopt_in(args, path, &cluster, namespace.clone()).await;
-        super::lock::release(held, &namespace).await;
-        moved
+        // The move takes the install's lock once confirmed (`move_runner`);
+        // until then it only reads, and names a run that holds the lock.
+        super::lock::note_holder(&cluster, &namespace).await;
+        adopt_in(args, path, &cluster, namespace).await
     })
 }
 
-/// [`adopt`] once connected (under the lock, unless `--dry-run`).
+/// [`adopt`] once connected.
 async fn adopt_in(
     args: &AdoptArgs,
     path: &Path,
