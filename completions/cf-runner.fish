@@ -71,7 +71,7 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l exec-demo-p
 false\t''"
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l output-dir -d 'Where --dry-run writes: a directory, or - for one YAML stream on stdout' -r -F
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l generate-helm-values-file -d 'Write a values file for the cf-runtime Helm chart instead of installing' -r -F
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l timeout -d 'How long to wait for the workloads to become ready (e.g. 90s, 5m)' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l timeout -d 'How long to wait for the workloads to become ready, and for another run\'s lock (e.g. 90s, 5m)' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l probe-timeout -d 'How long the probe may take (e.g. 90s, 5m)' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l insecure -d 'Skip TLS verification towards the platform (self-signed on-prem only)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l allow-http -d 'Send the API key over a plain http:// platform URL (other than localhost)'
@@ -81,6 +81,7 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l dry-run -d 
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l overwrite -d 'Write over files cf-runner did not write (in the --output-dir folder, or at the Helm values path)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l force-conflicts -d 'Take over fields that another field manager owns'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l no-wait -d 'Apply and return without waiting for the workloads'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l no-wait-for-lock -d 'Stop at once (exit 1) when another run holds the install\'s lock, instead of waiting up to --timeout'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l probe -d 'After the install, try the build path: a dind claim and a dind-like pod'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -s y -l yes -d 'Answer every question with its default; never prompt'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -s h -l help -d 'Print help'
@@ -101,7 +102,7 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l kube-cont
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l kube-config-path -d 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]' -r -F
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l token -d 'Codefresh API token [default: $CF_API_KEY, then the current context of ~/.cfconfig]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l url -d 'Codefresh platform URL [default: the installation\'s, else https://g.codefresh.io]' -r
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l timeout -d 'How long to wait for the objects to be gone (e.g. 90s, 5m)' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l timeout -d 'How long to wait for the objects to be gone, and for another run\'s lock (e.g. 90s, 5m)' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l kube-namespace -d 'Namespace of the runner [default: the only installation in the cluster]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l insecure -d 'Skip TLS verification towards the platform (self-signed on-prem only)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l allow-http -d 'Send the API key over a plain http:// platform URL (other than localhost)'
@@ -111,6 +112,7 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l delete-na
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l purge-volumes -d 'Also delete dind volumes (PVs and PVCs)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l keep-platform -d 'Leave the agent and runtime environment on the platform'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l delete-adopted -d 'Also delete objects that existed before the install and were taken over with --force-conflicts'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l no-wait-for-lock -d 'Stop at once (exit 1) when another run holds the install\'s lock, instead of waiting up to --timeout'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -s h -l help -d 'Print help'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -s V -l version -d 'Print version'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r -f -a "(kubectl config get-contexts -o name 2>/dev/null)"
@@ -136,11 +138,12 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l set-file
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l token -d 'Codefresh API token (for the monitor) [default: the one installed]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l url -d 'Codefresh platform URL; the only host other than the token\'s own (CF_URL, ~/.cfconfig) the token is sent to [default: the installation\'s, when it is the token\'s own]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l agent-token -d 'Agent token [default: the one installed]' -r
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l timeout -d 'How long to wait for the workloads to become ready (e.g. 90s, 5m)' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l timeout -d 'How long to wait for the workloads to become ready, and for another run\'s lock (e.g. 90s, 5m)' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l kube-namespace -d 'Namespace of the runner [default: the only installation in the cluster]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l allow-http -d 'Send the API key over a plain http:// platform URL (other than localhost)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l force-conflicts -d 'Take over fields that another field manager owns'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l no-wait -d 'Apply and return without waiting for the workloads'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l no-wait-for-lock -d 'Stop at once (exit 1) when another run holds the install\'s lock, instead of waiting up to --timeout'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -s y -l yes -d 'Do not ask for confirmation'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -s h -l help -d 'Print help'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -s V -l version -d 'Print version'
@@ -171,12 +174,13 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand adopt" -l kube-names
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand adopt" -l kube-config-path -d 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]' -r -F
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand adopt" -l token -d 'Codefresh API token [default: $CF_API_KEY, then the current context of ~/.cfconfig]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand adopt" -l url -d 'Codefresh platform URL [default: the installation\'s, else https://g.codefresh.io]' -r
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand adopt" -l timeout -d 'How long to wait for each step of the move (e.g. 90s, 5m)' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand adopt" -l timeout -d 'How long to wait for each step of the move, and for another run\'s lock (e.g. 90s, 5m)' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand adopt" -l values-file -d 'Where to save what the install is, as a cf-runner values file' -r -F
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand adopt" -l insecure -d 'Skip TLS verification towards the platform (self-signed on-prem only)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand adopt" -l allow-http -d 'Send the API key over a plain http:// platform URL (other than localhost)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand adopt" -l dry-run -d 'Read the install, save the values file and print the plan; change nothing in the cluster'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand adopt" -s y -l yes -d 'Do not ask for confirmation before moving the runner'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand adopt" -l no-wait-for-lock -d 'Stop at once (exit 1) when another run holds the install\'s lock, instead of waiting up to --timeout'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand adopt" -l overwrite -d 'Write over a file at --values-file that cf-runner adopt did not write'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand adopt" -s h -l help -d 'Print help'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand adopt" -s V -l version -d 'Print version'

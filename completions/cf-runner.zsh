@@ -59,7 +59,7 @@ _arguments "${_arguments_options[@]}" : \
 '--exec-demo-pipeline=[Create and run the demo pipeline after install]::BOOL:(true false)' \
 '--output-dir=[Where --dry-run writes\: a directory, or - for one YAML stream on stdout]:DIR:_files' \
 '--generate-helm-values-file=[Write a values file for the cf-runtime Helm chart instead of installing]::PATH:_files' \
-'--timeout=[How long to wait for the workloads to become ready (e.g. 90s, 5m)]:DURATION:_default' \
+'--timeout=[How long to wait for the workloads to become ready, and for another run'\''s lock (e.g. 90s, 5m)]:DURATION:_default' \
 '--probe-timeout=[How long the probe may take (e.g. 90s, 5m)]:DURATION:_default' \
 '--insecure[Skip TLS verification towards the platform (self-signed on-prem only)]' \
 '--allow-http[Send the API key over a plain http\:// platform URL (other than localhost)]' \
@@ -69,6 +69,7 @@ _arguments "${_arguments_options[@]}" : \
 '--overwrite[Write over files cf-runner did not write (in the --output-dir folder, or at the Helm values path)]' \
 '--force-conflicts[Take over fields that another field manager owns]' \
 '--no-wait[Apply and return without waiting for the workloads]' \
+'--no-wait-for-lock[Stop at once (exit 1) when another run holds the install'\''s lock, instead of waiting up to --timeout]' \
 '--probe[After the install, try the build path\: a dind claim and a dind-like pod]' \
 '-y[Answer every question with its default; never prompt]' \
 '--yes[Answer every question with its default; never prompt]' \
@@ -101,7 +102,7 @@ _arguments "${_arguments_options[@]}" : \
 '--kube-config-path=[Path to the kubeconfig \[default\: \$KUBECONFIG or ~/.kube/config\]]:PATH:_files' \
 '--token=[Codefresh API token \[default\: \$CF_API_KEY, then the current context of ~/.cfconfig\]]:TOKEN:_default' \
 '--url=[Codefresh platform URL \[default\: the installation'\''s, else https\://g.codefresh.io\]]:URL:_default' \
-'--timeout=[How long to wait for the objects to be gone (e.g. 90s, 5m)]:DURATION:_default' \
+'--timeout=[How long to wait for the objects to be gone, and for another run'\''s lock (e.g. 90s, 5m)]:DURATION:_default' \
 '--kube-namespace=[Namespace of the runner \[default\: the only installation in the cluster\]]:NAMESPACE:_default' \
 '--insecure[Skip TLS verification towards the platform (self-signed on-prem only)]' \
 '--allow-http[Send the API key over a plain http\:// platform URL (other than localhost)]' \
@@ -112,6 +113,7 @@ _arguments "${_arguments_options[@]}" : \
 '--purge-volumes[Also delete dind volumes (PVs and PVCs)]' \
 '--keep-platform[Leave the agent and runtime environment on the platform]' \
 '--delete-adopted[Also delete objects that existed before the install and were taken over with --force-conflicts]' \
+'--no-wait-for-lock[Stop at once (exit 1) when another run holds the install'\''s lock, instead of waiting up to --timeout]' \
 '-h[Print help]' \
 '--help[Print help]' \
 '-V[Print version]' \
@@ -141,11 +143,12 @@ _arguments "${_arguments_options[@]}" : \
 '--token=[Codefresh API token (for the monitor) \[default\: the one installed\]]:TOKEN:_default' \
 '--url=[Codefresh platform URL; the only host other than the token'\''s own (CF_URL, ~/.cfconfig) the token is sent to \[default\: the installation'\''s, when it is the token'\''s own\]]:URL:_default' \
 '--agent-token=[Agent token \[default\: the one installed\]]:TOKEN:_default' \
-'--timeout=[How long to wait for the workloads to become ready (e.g. 90s, 5m)]:DURATION:_default' \
+'--timeout=[How long to wait for the workloads to become ready, and for another run'\''s lock (e.g. 90s, 5m)]:DURATION:_default' \
 '--kube-namespace=[Namespace of the runner \[default\: the only installation in the cluster\]]:NAMESPACE:_default' \
 '--allow-http[Send the API key over a plain http\:// platform URL (other than localhost)]' \
 '--force-conflicts[Take over fields that another field manager owns]' \
 '--no-wait[Apply and return without waiting for the workloads]' \
+'--no-wait-for-lock[Stop at once (exit 1) when another run holds the install'\''s lock, instead of waiting up to --timeout]' \
 '-y[Do not ask for confirmation]' \
 '--yes[Do not ask for confirmation]' \
 '-h[Print help]' \
@@ -195,13 +198,14 @@ _arguments "${_arguments_options[@]}" : \
 '--kube-config-path=[Path to the kubeconfig \[default\: \$KUBECONFIG or ~/.kube/config\]]:PATH:_files' \
 '--token=[Codefresh API token \[default\: \$CF_API_KEY, then the current context of ~/.cfconfig\]]:TOKEN:_default' \
 '--url=[Codefresh platform URL \[default\: the installation'\''s, else https\://g.codefresh.io\]]:URL:_default' \
-'--timeout=[How long to wait for each step of the move (e.g. 90s, 5m)]:DURATION:_default' \
+'--timeout=[How long to wait for each step of the move, and for another run'\''s lock (e.g. 90s, 5m)]:DURATION:_default' \
 '--values-file=[Where to save what the install is, as a cf-runner values file]:PATH:_files' \
 '--insecure[Skip TLS verification towards the platform (self-signed on-prem only)]' \
 '--allow-http[Send the API key over a plain http\:// platform URL (other than localhost)]' \
 '--dry-run[Read the install, save the values file and print the plan; change nothing in the cluster]' \
 '-y[Do not ask for confirmation before moving the runner]' \
 '--yes[Do not ask for confirmation before moving the runner]' \
+'--no-wait-for-lock[Stop at once (exit 1) when another run holds the install'\''s lock, instead of waiting up to --timeout]' \
 '--overwrite[Write over a file at --values-file that cf-runner adopt did not write]' \
 '-h[Print help]' \
 '--help[Print help]' \

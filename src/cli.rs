@@ -198,12 +198,15 @@ pub struct InitArgs {
     /// Take over fields that another field manager owns
     #[arg(long)]
     pub force_conflicts: bool,
-    /// How long to wait for the workloads to become ready (e.g. 90s, 5m)
+    /// How long to wait for the workloads to become ready, and for another run's lock (e.g. 90s, 5m)
     #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
     pub timeout: std::time::Duration,
     /// Apply and return without waiting for the workloads
     #[arg(long)]
     pub no_wait: bool,
+    /// Stop at once (exit 1) when another run holds the install's lock, instead of waiting up to --timeout
+    #[arg(long)]
+    pub no_wait_for_lock: bool,
     /// After the install, try the build path: a dind claim and a dind-like pod
     #[arg(long)]
     pub probe: bool,
@@ -251,9 +254,12 @@ pub struct DeleteArgs {
     /// Also delete objects that existed before the install and were taken over with --force-conflicts
     #[arg(long)]
     pub delete_adopted: bool,
-    /// How long to wait for the objects to be gone (e.g. 90s, 5m)
+    /// How long to wait for the objects to be gone, and for another run's lock (e.g. 90s, 5m)
     #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
     pub timeout: std::time::Duration,
+    /// Stop at once (exit 1) when another run holds the install's lock, instead of waiting up to --timeout
+    #[arg(long)]
+    pub no_wait_for_lock: bool,
 }
 
 /// Flags of `upgrade`: which installation, and what to change. Everything
@@ -291,12 +297,15 @@ pub struct UpgradeArgs {
     /// Take over fields that another field manager owns
     #[arg(long)]
     pub force_conflicts: bool,
-    /// How long to wait for the workloads to become ready (e.g. 90s, 5m)
+    /// How long to wait for the workloads to become ready, and for another run's lock (e.g. 90s, 5m)
     #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
     pub timeout: std::time::Duration,
     /// Apply and return without waiting for the workloads
     #[arg(long)]
     pub no_wait: bool,
+    /// Stop at once (exit 1) when another run holds the install's lock, instead of waiting up to --timeout
+    #[arg(long)]
+    pub no_wait_for_lock: bool,
     /// Do not ask for confirmation
     #[arg(long, short = 'y')]
     pub yes: bool,
@@ -419,9 +428,12 @@ pub struct AdoptArgs {
     /// Do not ask for confirmation before moving the runner
     #[arg(long, short = 'y')]
     pub yes: bool,
-    /// How long to wait for each step of the move (e.g. 90s, 5m)
+    /// How long to wait for each step of the move, and for another run's lock (e.g. 90s, 5m)
     #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
     pub timeout: std::time::Duration,
+    /// Stop at once (exit 1) when another run holds the install's lock, instead of waiting up to --timeout
+    #[arg(long)]
+    pub no_wait_for_lock: bool,
     /// Where to save what the install is, as a cf-runner values file
     #[arg(long, value_name = "PATH", default_value = "cf-runner-values.yaml")]
     pub values_file: PathBuf,

@@ -72,6 +72,11 @@ pub fn init_terminal() {
     }
 }
 
+/// True when stderr is a terminal, where a live line (a countdown) shows.
+pub fn stderr_is_tty() -> bool {
+    std::io::stderr().is_terminal()
+}
+
 /// True when stdin is a terminal a prompt could be answered on.
 pub fn stdin_is_tty() -> bool {
     std::io::stdin().is_terminal()
@@ -338,6 +343,32 @@ pub fn waiting(line: &str) -> Waiting {
     bar.set_message(one_line(&masked(line)));
     bar.enable_steady_tick(std::time::Duration::from_millis(120));
     Waiting { bar: Some(bar) }
+}
+
+/// Starts a line that counts down (see [`Waiting::set`]): a spinner and
+/// `line` on stderr when it is a terminal, else `line` as one note.
+pub fn countdown(line: &str) -> Waiting {
+    if !std::io::stderr().is_terminal() {
+        note(line);
+        return Waiting { bar: None };
+    }
+    let bar = indicatif::ProgressBar::new_spinner();
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{spinner} {msg}").expect("a valid template"),
+    );
+    bar.set_message(one_line(&masked(line)));
+    bar.enable_steady_tick(std::time::Duration::from_millis(120));
+    Waiting { bar: Some(bar) }
+}
+
+impl Waiting {
+    /// Says `line` instead, on a terminal (the time left, say); without one
+    /// the first line stays the only one.
+    pub fn set(&self, line: &str) {
+        if let Some(bar) = &self.bar {
+            bar.set_message(one_line(&masked(line)));
+        }
+    }
 }
 
 impl Drop for Waiting {

@@ -138,7 +138,13 @@ fn every_subcommand_has_help() {
     let expected: &[(&str, &[&str])] = &[
         (
             "init",
-            &["--dry-run", "--values", "--set-value", "--kube-namespace"],
+            &[
+                "--dry-run",
+                "--values",
+                "--set-value",
+                "--kube-namespace",
+                "--no-wait-for-lock",
+            ],
         ),
         ("info", &["--kube-namespace", "--output", "json", "yaml"]),
         (
@@ -148,9 +154,18 @@ fn every_subcommand_has_help() {
                 "--yes",
                 "--delete-namespace",
                 "--delete-namespace-with-contents",
+                "--no-wait-for-lock",
             ],
         ),
-        ("upgrade", &["--values", "--set-value", "--kube-namespace"]),
+        (
+            "upgrade",
+            &[
+                "--values",
+                "--set-value",
+                "--kube-namespace",
+                "--no-wait-for-lock",
+            ],
+        ),
         (
             "check",
             &["--kube-namespace", "--values", "--set-value", "--output"],

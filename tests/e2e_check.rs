@@ -320,10 +320,12 @@ async fn skip_cluster_test_in_a_values_file_skips_the_preflight() {
         .unwrap();
     let shown = text(&out);
     assert!(!shown.contains("preflight"), "{shown}");
-    // The apply ran and met the missing permission on its first object.
+    // The install went straight to its first write, the namespace (made
+    // first for the install's lock), and met the missing permission there.
     assert!(
-        shown.contains("the install stopped")
-            && shown.contains(&format!("failed: Namespace/{ns}: forbidden")),
+        shown.contains(&format!(
+            "making namespace {ns} for the install's lock failed"
+        )) && shown.contains(&format!("Namespace/{ns}: forbidden to get")),
         "{shown}"
     );
     assert_eq!(out.status.code(), Some(1), "{shown}");

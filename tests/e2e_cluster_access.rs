@@ -304,15 +304,20 @@ async fn an_apiserver_lost_mid_apply_is_reported_and_a_rerun_converges() {
     .stderr(Stdio::piped())
     .spawn()
     .unwrap();
-    // Pause cf-runner as soon as its first object exists, take the API
-    // server away, then let it continue into the outage.
-    let nss: Api<Namespace> = Api::all(client.clone());
+    // Pause cf-runner as soon as it holds the install's lock (taken right
+    // before the apply), take the API server away, then let it continue
+    // into the outage.
+    let leases: Api<k8s_openapi::api::coordination::v1::Lease> =
+        Api::namespaced(client.clone(), ns);
     let deadline = Instant::now() + Duration::from_secs(30);
-    while nss.get_opt(ns).await.ok().flatten().is_none() {
-        assert!(
-            Instant::now() < deadline,
-            "cf-runner never created its namespace"
-        );
+    while leases
+        .get_opt("cf-runner-lock")
+        .await
+        .ok()
+        .flatten()
+        .is_none()
+    {
+        assert!(Instant::now() < deadline, "cf-runner never took its lock");
         tokio::time::sleep(Duration::from_millis(1)).await;
     }
     let pid = child.id() as i32;

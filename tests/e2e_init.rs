@@ -81,8 +81,9 @@ fn mutating_requests_since(cp: &ControlPlane, since: usize, ns: &str) -> Vec<Str
         })
         .filter(|e| {
             let uri = e["requestURI"].as_str().unwrap_or_default();
-            // The preflight's server-side dry-runs persist nothing.
-            uri.contains(ns) && !uri.contains("dryRun=All")
+            // The preflight's server-side dry-runs persist nothing; the
+            // install's lock (its Lease) is the run's, not the install's.
+            uri.contains(ns) && !uri.contains("dryRun=All") && !uri.contains("/leases")
         })
         .map(|e| format!("{} {}", e["verb"], e["requestURI"]))
         .collect()

@@ -6,6 +6,7 @@
 use serde::Serialize;
 
 use super::steps::input::{self, Overrides};
+use super::steps::lock;
 use super::steps::preflight::{print_checks, report_failure, waiting_for};
 use super::steps::session::{connect, runtime};
 use super::steps::{identity, probe};
@@ -74,6 +75,7 @@ pub fn run(args: &CheckArgs) -> Outcome {
                 )
             }
         };
+        lock::note_holder(&cluster, &values.namespace).await;
         waiting_for(&cluster);
         let checks = preflight::run(
             &cluster.client,

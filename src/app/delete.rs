@@ -11,6 +11,7 @@
 
 use super::steps::converge::delete_failed;
 use super::steps::installation::{names, pick_installation, read_installation, Installation};
+use super::steps::lock::{self, LockWait};
 use super::steps::register;
 use std::collections::BTreeSet;
 
@@ -48,7 +49,22 @@ async fn delete_installation(args: &DeleteArgs) -> Result<(), Outcome> {
         ));
         return Ok(());
     };
-    let inst = read_installation(&cluster, &namespace).await.map_err(|e| {
+    // Under the lock, from reading the installation to the last deletion:
+    // a run that changes it meanwhile would leave half an install.
+    let how = LockWait::of(args.no_wait_for_lock, args.timeout);
+    let held = lock::take(&cluster, &namespace, "delete", how, None).await?;
+    let deleted = delete_locked(args, &cluster, &namespace).await;
+    lock::release(held, &namespace).await;
+    deleted
+}
+
+/// The steps of `delete` under the install's lock.
+async fn delete_locked(
+    args: &DeleteArgs,
+    cluster: &Cluster,
+    namespace: &str,
+) -> Result<(), Outcome> {
+    let inst = read_installation(cluster, namespace).await.map_err(|e| {
         failed(
             e,
             &format!("reading the installation in namespace {namespace} failed"),
@@ -58,8 +74,20 @@ async fn delete_installation(args: &DeleteArgs) -> Result<(), Outcome> {
     // The platform first: checked before anything is deleted, cleaned
     // before the cluster (whose record names what to clean).
     let platform = platform_for_delete(args, &inst, &record).await?;
-    let mut targets = targets(args, &inst, &namespace);
-    check_namespace(args, &cluster, &inst, &namespace, &mut targets).await?;
+    let strays = match &platform {
+        Some(client) => register::stray_agents(
+            client,
+            record.agent_name.as_deref(),
+            record.runtime_name.as_deref(),
+            &cluster.context,
+            namespace,
+        )
+        .await
+        .map_err(|e| register::failed(e, "listing the agents on the Codefresh platform"))?,
+        None => Vec::new(),
+    };
+    let mut targets = targets(args, &inst, namespace);
+    check_namespace(args, cluster, &inst, namespace, &mut targets).await?;
     if targets.objects.is_empty() {
         output::done(&format!(
             "nothing to delete: no object in namespace {namespace} or cluster-wide is cf-runner's for it"
@@ -89,6 +117,14 @@ async fn delete_installation(args: &DeleteArgs) -> Result<(), Outcome> {
             record.agent_name.as_deref().unwrap_or("(none)"),
             cluster.context
         ));
+        if !strays.is_empty() {
+            output::say(&format!(
+                "  also on the platform: agent(s) {} (named like this install's agent and listed with its \
+                 runtime environment {}, left by runs that raced: no runner serves them)",
+                strays.join(", "),
+                record.runtime_name.as_deref().unwrap_or("(none)")
+            ));
+        }
     }
     for note in [&targets.namespace_note, &targets.volume_note]
         .into_iter()
@@ -104,9 +140,9 @@ async fn delete_installation(args: &DeleteArgs) -> Result<(), Outcome> {
         return Ok(());
     }
     if let Some(client) = &platform {
-        clean_platform(client, &record, &cluster).await?;
+        clean_platform(client, &record, &strays, cluster).await?;
     }
-    delete_objects(args, &cluster, &namespace, &phases).await?;
+    delete_objects(args, cluster, namespace, &phases).await?;
     namespace_kept(targets.namespace_kept)
 }
 
@@ -359,11 +395,13 @@ fn confirm(total: usize) -> Result<bool, Outcome> {
 async fn clean_platform(
     client: &Platform,
     record: &Record,
+    strays: &[String],
     cluster: &Cluster,
 ) -> Result<(), Outcome> {
     register::clean_up(
         client,
         record.agent_name.as_deref(),
+        strays,
         record.runtime_name.as_deref(),
         &cluster.context,
     )

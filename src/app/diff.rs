@@ -9,6 +9,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::steps::installation::pick_installation;
+use super::steps::lock;
 use super::steps::register::{self, TokenFrom};
 use super::steps::session::{connect_flags, failed, runtime};
 use super::steps::upgrade_plan::{self, print_diffs, Plan};
@@ -130,6 +131,7 @@ fn as_upgrade(args: &DiffArgs) -> UpgradeArgs {
         force_conflicts: false,
         timeout: std::time::Duration::from_secs(300),
         no_wait: true,
+        no_wait_for_lock: true,
         yes: true,
     }
 }
@@ -161,6 +163,7 @@ fn diff(args: &DiffArgs) -> Outcome {
                 .unwrap_or_else(|| values::DEFAULT_NAMESPACE.to_string()),
             Err(outcome) => return outcome,
         };
+        lock::note_holder(&cluster, &namespace).await;
         let installed = match inventory::record(&cluster.client, &namespace).await {
             Ok(r) => r.is_some(),
             Err(e) => return failed(e, "reading the installation record failed"),

@@ -89,6 +89,8 @@ pub(crate) struct Plan {
     /// How an install applies and waits.
     pub force_conflicts: bool,
     pub wait: Option<Duration>,
+    /// How a lock another run holds is waited for.
+    pub lock_wait: install::LockWait,
 }
 
 impl Plan {
@@ -104,6 +106,7 @@ impl Plan {
             allow_http: args.allow_http,
             force_conflicts: args.force_conflicts,
             wait: (!args.no_wait).then_some(args.timeout),
+            lock_wait: install::LockWait::of(args.no_wait_for_lock, args.timeout),
         }
     }
 
@@ -121,6 +124,7 @@ impl Plan {
             force_conflicts: self.force_conflicts,
             wait: self.wait,
             transport: self.transport(values),
+            lock_wait: self.lock_wait,
         }
     }
 

@@ -11,6 +11,7 @@
 //! the way to do it instead. The plan itself is `steps::upgrade_plan`.
 
 use super::steps::installation::{names, pick_installation};
+use super::steps::lock::{self, LockWait};
 use super::steps::register::{self, TokenFrom};
 use super::steps::session::{connect_flags, need_yes, runtime};
 use super::steps::upgrade_plan::{self, Plan};
@@ -50,14 +51,21 @@ pub fn run(args: &UpgradeArgs) -> Outcome {
             }
             Err(outcome) => return outcome,
         };
-        let plan = match upgrade_plan::plan(new_input, &cluster, &namespace).await {
-            Ok(p) => p,
+        // Under the lock from reading the installation to the end.
+        let how = LockWait::of(args.no_wait_for_lock, args.timeout);
+        let held = match lock::take(&cluster, &namespace, "upgrade", how, None).await {
+            Ok(h) => h,
             Err(outcome) => return outcome,
         };
-        match upgrade(args, plan, &cluster, &namespace).await {
-            Ok(()) => Outcome::Ok,
+        let outcome = match upgrade_plan::plan(new_input, &cluster, &namespace).await {
+            Ok(plan) => match upgrade(args, plan, &cluster, &namespace).await {
+                Ok(()) => Outcome::Ok,
+                Err(outcome) => outcome,
+            },
             Err(outcome) => outcome,
-        }
+        };
+        lock::release(held, &namespace).await;
+        outcome
     })
 }
 

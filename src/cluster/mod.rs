@@ -14,6 +14,7 @@ pub mod delete;
 pub mod diff;
 pub mod discover;
 pub mod inventory;
+pub mod lock;
 pub mod ownership;
 pub mod preflight;
 pub mod probe;

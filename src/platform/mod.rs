@@ -675,6 +675,12 @@ impl Platform {
         })
     }
 
+    /// `GET /api/agents`: every agent of the account (as the old CLI's
+    /// install and delete wizards list them).
+    pub async fn agents(&self) -> Result<Vec<Agent>, PlatformError> {
+        self.json(Method::GET, "/api/agents", None).await
+    }
+
     /// `GET /api/agents?name=`, filtered here for exactly `name`: the
     /// server's filter may match loosely, or not at all.
     pub async fn agents_named(&self, name: &str) -> Result<Vec<Agent>, PlatformError> {

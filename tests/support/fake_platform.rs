@@ -230,6 +230,19 @@ impl FakePlatform {
         });
     }
 
+    /// How many more requests matching `prefix` an injected failure or
+    /// delay will still meet (0: the last one has arrived).
+    pub fn faults_left(&self, prefix: &str) -> usize {
+        self.state
+            .lock()
+            .unwrap()
+            .faults
+            .iter()
+            .filter(|f| f.prefix == prefix)
+            .map(|f| f.times)
+            .sum()
+    }
+
     /// The agents the fake holds.
     pub fn agents(&self) -> Vec<Value> {
         self.state.lock().unwrap().agents.clone()

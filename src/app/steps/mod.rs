@@ -10,6 +10,7 @@ pub mod identity;
 pub mod input;
 pub mod install;
 pub mod installation;
+pub mod lock;
 pub mod preflight;
 pub mod probe;
 pub mod register;

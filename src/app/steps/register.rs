@@ -330,18 +330,59 @@ pub(crate) fn spec_differences(ours: &Value, theirs: &Value) -> Vec<String> {
     out
 }
 
+/// Agents the platform lists with this install's runtime whose names
+/// follow the install's pattern (`<context>_<namespace>` or the recorded
+/// agent's name, then `_1` … `_19`), besides the recorded agent: left by
+/// runs that raced before the install had a lock, each one holds a
+/// runtime that no runner serves. Sorted by name.
+pub(crate) async fn stray_agents(
+    platform: &Platform,
+    recorded_agent: Option<&str>,
+    runtime: Option<&str>,
+    context: &str,
+    namespace: &str,
+) -> Result<Vec<String>, PlatformError> {
+    let Some(runtime) = runtime else {
+        return Ok(Vec::new());
+    };
+    let default = format!("{context}_{namespace}");
+    let mut pattern: Vec<String> = super::install::candidates(&default).collect();
+    if let Some(name) = recorded_agent {
+        pattern.extend(super::install::candidates(name));
+    }
+    let mut found: Vec<String> = platform
+        .agents()
+        .await?
+        .into_iter()
+        .filter(|a| Some(a.name.as_str()) != recorded_agent)
+        .filter(|a| pattern.contains(&a.name))
+        .filter(|a| a.runtimes.iter().any(|r| r == runtime))
+        .map(|a| a.name)
+        .collect();
+    found.sort();
+    found.dedup();
+    Ok(found)
+}
+
 /// Removes what `init` registered: detaches and deletes the runtime
-/// environment, deletes the agent when it has no other runtime, and the
-/// cluster integration of `context` when no runtime uses that cluster any
-/// more. Anything already gone is fine, so it can run again.
+/// environment, deletes each agent (the recorded one, and `strays` of
+/// [`stray_agents`]) when it has no other runtime, and the cluster
+/// integration of `context` when no runtime uses that cluster any more.
+/// Anything already gone is fine, so it can run again.
 pub(crate) async fn clean_up(
     platform: &Platform,
     agent: Option<&str>,
+    strays: &[String],
     runtime: Option<&str>,
     context: &str,
 ) -> Result<(), PlatformError> {
     let mut remaining_runtimes = Vec::new();
-    if let Some(agent_name) = agent {
+    let names = agent
+        .map(str::to_string)
+        .into_iter()
+        .chain(strays.iter().cloned());
+    for agent_name in names {
+        let agent_name = agent_name.as_str();
         for a in platform.agents_named(agent_name).await? {
             let keep: Vec<String> = a
                 .runtimes
@@ -361,7 +402,7 @@ pub(crate) async fn clean_up(
                     keep.join(", ")
                 ));
             }
-            remaining_runtimes = keep;
+            remaining_runtimes.extend(keep);
         }
     }
     if let Some(name) = runtime {

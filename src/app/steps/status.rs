@@ -397,6 +397,7 @@ pub(crate) fn show(args: &InfoArgs) -> Outcome {
         };
         let mut installations = Vec::new();
         for ns in &namespaces {
+            super::lock::note_holder(&cluster, ns).await;
             let inst = match read_installation(&cluster, ns).await {
                 Ok(i) => i,
                 Err(e) => return failed(e, &format!("reading the installation in namespace {ns} failed")),

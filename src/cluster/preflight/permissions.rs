@@ -107,6 +107,12 @@ pub fn install_permissions(manifests: &[Manifest], namespace: NamespaceState) ->
     {
         push(Permission::new("list", "", "pods", Some(ns)));
     }
+    // The install's lock (`cluster::lock`): a Lease in the namespace.
+    if let Some(ns) = manifests.iter().find_map(|m| m.namespace.as_deref()) {
+        for (verb, group, resource) in crate::cluster::lock::PERMISSIONS {
+            push(Permission::new(verb, group, resource, Some(ns)));
+        }
+    }
     out
 }
 
@@ -470,13 +476,17 @@ mod tests {
             "create roles (rbac.authorization.k8s.io) in namespace ci",
             "create clusterroles (rbac.authorization.k8s.io) cluster-wide",
             "list pods in namespace ci",
+            "create leases (coordination.k8s.io) in namespace ci",
+            "update leases (coordination.k8s.io) in namespace ci",
+            "delete leases (coordination.k8s.io) in namespace ci",
         ] {
             assert!(
                 shown.contains(&line.to_string()),
                 "{line} not in {shown:#?}"
             );
         }
-        assert_eq!(shown.len(), 4 * 4 + 1, "no repeats: {shown:#?}");
+        // Four kinds, the pods, and the lock's Lease.
+        assert_eq!(shown.len(), 4 * 4 + 1 + 4, "no repeats: {shown:#?}");
     }
 
     #[test]
@@ -491,7 +501,7 @@ mod tests {
             !shown.iter().any(|l| l.contains("namespaces cluster-wide")),
             "{shown:#?}"
         );
-        assert_eq!(shown.len(), 3 * 4 + 1 + 1);
+        assert_eq!(shown.len(), 3 * 4 + 1 + 1 + 4);
     }
 
     #[test]

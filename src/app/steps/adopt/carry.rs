@@ -574,6 +574,12 @@ pub(super) async fn move_runner(
         }
     }
 
+    // The install's lock from the first write (on the platform or in the
+    // cluster) to the end: after the question, so that a refusal or a
+    // "no" writes nothing at all.
+    let how = crate::app::steps::lock::LockWait::of(args.no_wait_for_lock, args.timeout);
+    let held = crate::app::steps::lock::take(cluster, namespace, "adopt", how, None).await?;
+    let moved: Result<(), Outcome> = async {
     if kept.is_none() {
         // Signed only now, once the move is confirmed.
         let (ca, cert, key) = signed_certs(namespace, &platform).await?;
@@ -789,6 +795,10 @@ pub(super) async fn move_runner(
         "the runner in namespace {namespace} is cf-runner's now: `cf-runner upgrade`, `info` and `delete` work on it"
     ));
     Ok(())
+    }
+    .await;
+    crate::app::steps::lock::release(held, namespace).await;
+    moved
 }
 
 pub(super) fn is_cluster_scoped_value(o: &Value, namespace: &str) -> bool {

@@ -166,7 +166,22 @@ pub(crate) fn adopt(args: &AdoptArgs, path: &Path) -> Result<Option<String>, Out
             .kube_namespace
             .clone()
             .unwrap_or_else(|| "codefresh".into());
-        let objects = cluster::adopt::scan(&cluster, &namespace)
+        // The move takes the install's lock once confirmed (`move_runner`);
+        // until then it only reads, and names a run that holds the lock.
+        super::lock::note_holder(&cluster, &namespace).await;
+        adopt_in(args, path, &cluster, namespace).await
+    })
+}
+
+/// [`adopt`] once connected.
+async fn adopt_in(
+    args: &AdoptArgs,
+    path: &Path,
+    cluster: &cluster::Cluster,
+    namespace: String,
+) -> Result<Option<String>, Outcome> {
+    {
+        let objects = cluster::adopt::scan(cluster, &namespace)
             .await
             .map_err(|e| session::failed(e, "reading the namespace failed"))?;
         let resuming = objects
@@ -184,9 +199,7 @@ pub(crate) fn adopt(args: &AdoptArgs, path: &Path) -> Result<Option<String>, Out
                 .filter(|o| label(o, LABEL_MANAGED_BY) != Some("cf-runner"))
                 .cloned()
                 .collect();
-            let found = detect(&others, &namespace, &cluster.context)
-                .ok()
-                .flatten();
+            let found = detect(&others, &namespace, &cluster.context).ok().flatten();
             let record = cluster::inventory::record(&cluster.client, &namespace)
                 .await
                 .map_err(|e| session::failed(e, "reading the installation record failed"))?
@@ -200,7 +213,7 @@ pub(crate) fn adopt(args: &AdoptArgs, path: &Path) -> Result<Option<String>, Out
                 tool: tool.clone(),
                 resuming: true,
             };
-            return move_runner(args, &cluster, &namespace, &objects, start)
+            return move_runner(args, cluster, &namespace, &objects, start)
                 .await
                 .map(|()| Some(namespace));
         }
@@ -234,10 +247,10 @@ pub(crate) fn adopt(args: &AdoptArgs, path: &Path) -> Result<Option<String>, Out
             tool,
             resuming: false,
         };
-        move_runner(args, &cluster, &namespace, &objects, start)
+        move_runner(args, cluster, &namespace, &objects, start)
             .await
             .map(|()| Some(namespace))
-    })
+    }
 }
 
 /// Applies with force: adopt takes over the old tool's objects of the same

@@ -6,7 +6,7 @@ use super::*;
 /// Candidate names: the wanted one, then `_1`, `_2`, … (as the old wizard
 /// did on a clash), each cut before its suffix so that none is longer than
 /// the platform allows.
-pub(super) fn candidates(wanted: &str) -> impl Iterator<Item = String> + '_ {
+pub(crate) fn candidates(wanted: &str) -> impl Iterator<Item = String> + '_ {
     let cut = move |max: usize| wanted.chars().take(max).collect::<String>();
     std::iter::once(cut(platform::MAX_NAME_LEN)).chain((1..20).map(move |n| {
         let suffix = format!("_{n}");
@@ -148,6 +148,7 @@ pub(super) async fn ensure_agent(
     platform: &impl Registrar,
     values: &values::Values,
     wanted: &str,
+    context: &str,
     left: &LeftBehind,
     verified: Option<Agent>,
 ) -> Result<(Agent, Secret, AgentSource), Outcome> {
@@ -183,7 +184,7 @@ pub(super) async fn ensure_agent(
             return Ok((agent, token.clone(), AgentSource::EarlierInstall));
         }
     }
-    let Some(name) = free_agent_name(platform, wanted, doing).await? else {
+    let Some(name) = agent_name_for_install(platform, values, wanted, context, left).await? else {
         return Err(failed(
             anyhow::anyhow!("agent names {wanted} and {wanted}_1…_19 are all taken"),
             Some("pass --name with a free agent name".into()),
@@ -200,6 +201,77 @@ pub(super) async fn ensure_agent(
         )
     })?;
     Ok((agent, token, AgentSource::Created))
+}
+
+/// The name of this install's new agent: the first of the [`candidates`]
+/// for `wanted` that names no agent, skipping agents of other installs.
+/// An agent that the platform lists with this install's runtime
+/// environment is this install's, and is never doubled: without its token
+/// (the cluster lost it) the run stops, naming it.
+async fn agent_name_for_install(
+    platform: &impl Registrar,
+    values: &values::Values,
+    wanted: &str,
+    context: &str,
+    left: &LeftBehind,
+) -> Result<Option<String>, Outcome> {
+    let doing = "looking up agent names";
+    for name in candidates(wanted) {
+        let agents = platform
+            .agents_named(&name)
+            .await
+            .map_err(|e| register::failed(e, doing))?;
+        let Some(agent) = agents.into_iter().next() else {
+            return Ok(Some(name));
+        };
+        if let Some(runtime) = serves_this_install(platform, values, context, &agent, left).await? {
+            return Err(failed(
+                anyhow::anyhow!(
+                    "agent {name} on the Codefresh platform serves runtime environment {runtime} of this install, \
+                     but its token is not in namespace {}: a second agent would leave one of the two serving builds nobody runs",
+                    values.namespace
+                ),
+                Some(format!(
+                    "pass --agent-token with agent {name}'s token, or remove agent {name} in Codefresh \
+                     (Account settings → Runners) and re-run `cf-runner init`"
+                )),
+            ));
+        }
+    }
+    Ok(None)
+}
+
+/// The runtime environment of this install that `agent` serves, if any:
+/// the recorded one, or one registered for this cluster and namespace.
+async fn serves_this_install(
+    platform: &impl Registrar,
+    values: &values::Values,
+    context: &str,
+    agent: &Agent,
+    left: &LeftBehind,
+) -> Result<Option<String>, Outcome> {
+    for runtime in &agent.runtimes {
+        if left.runtime_name.as_ref() == Some(runtime) {
+            return Ok(Some(runtime.clone()));
+        }
+        let found = platform
+            .runtime(runtime)
+            .await
+            .map_err(|e| register::failed(e, "looking up the agent's runtime environments"))?;
+        let here = found.as_ref().is_some_and(|re| {
+            re.pointer("/runtimeScheduler/cluster/namespace")
+                .and_then(Value::as_str)
+                == Some(values.namespace.as_str())
+                && re
+                    .pointer("/runtimeScheduler/cluster/clusterProvider/selector")
+                    .and_then(Value::as_str)
+                    == Some(context)
+        });
+        if here {
+            return Ok(Some(runtime.clone()));
+        }
+    }
+    Ok(None)
 }
 
 /// The first of the [`candidates`] for `wanted` that names no agent on the

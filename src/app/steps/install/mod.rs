@@ -16,6 +16,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use super::installation::{left_behind, LeftBehind};
+pub(crate) use super::lock::LockWait;
 use super::session::{connect, runtime};
 use super::{converge, identity, preflight, register};
 use crate::app::Outcome;
@@ -36,6 +37,8 @@ pub(crate) struct Options {
     pub wait: Option<Duration>,
     /// How the platform is reached (`--insecure`, `--allow-http`).
     pub transport: Transport,
+    /// How a lock another run holds is waited for.
+    pub lock_wait: LockWait,
 }
 
 /// Whether the install registers on the platform, and with which token.
@@ -250,14 +253,31 @@ async fn offline_steps<C: Target>(
     if !values.skip_cluster_test {
         cluster.preflight(&rendered, &values.namespace).await?;
     }
-    cluster
+    let lock = cluster
+        .lock(
+            &values.namespace,
+            namespace_manifest(&rendered),
+            options.lock_wait,
+        )
+        .await?;
+    let applied = cluster
         .apply(
             &rendered.manifests,
             &values.namespace,
             options.force_conflicts,
         )
-        .await?;
-    wait_for_install(&cluster, &rendered.manifests, &values.namespace, options).await
+        .await;
+    let outcome = match applied {
+        Ok(()) => wait_for_install(&cluster, &rendered.manifests, &values.namespace, options).await,
+        Err(o) => Err(o),
+    };
+    cluster.unlock(lock, &values.namespace).await;
+    outcome
+}
+
+/// The Namespace the install renders, if it renders one.
+fn namespace_manifest(rendered: &render::Rendered) -> Option<&Manifest> {
+    rendered.manifests.iter().find(|m| m.kind == "Namespace")
 }
 
 /// Waits after an install (unless `--no-wait`), and says the runner is running.
@@ -279,6 +299,7 @@ mod agent;
 mod registered;
 mod seams;
 
+pub(crate) use agent::candidates;
 use agent::*;
 use registered::*;
 pub(crate) use seams::{Registrar, Target};

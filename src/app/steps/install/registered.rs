@@ -162,12 +162,48 @@ pub(super) async fn install_registered<C: Target>(
     identity.account_id = account_id;
     identity.registered = true;
     preflight(&cluster, values, &identity, record).await?;
+    // Under the lock from here to the end: what an earlier (or a
+    // concurrent, finished) run left is read once nobody else writes.
+    let prelim = render_or_fail(values, &identity, record)?;
+    let lock = cluster
+        .lock(
+            &values.namespace,
+            namespace_manifest(&prelim),
+            options.lock_wait,
+        )
+        .await?;
+    let outcome = install_locked(
+        options,
+        loaded,
+        platform,
+        &cluster,
+        identity,
+        verified_agent,
+        made,
+    )
+    .await;
+    cluster.unlock(lock, &values.namespace).await;
+    outcome
+}
+
+/// The steps of a registered install that run under the install's lock.
+pub(super) async fn install_locked(
+    options: &Options,
+    loaded: &values::Loaded,
+    platform: &impl Registrar,
+    cluster: &impl Target,
+    mut identity: Identity,
+    verified_agent: Option<Agent>,
+    made: &mut OnPlatform,
+) -> Result<(), Outcome> {
+    let values = &loaded.values;
+    let record = &loaded.redacted_tree;
     let left = cluster.left_behind(&values.namespace).await?;
     let agent = agent_step(
         options,
         loaded,
         platform,
-        &cluster,
+        cluster,
         &left,
         verified_agent,
         &mut identity,
@@ -186,7 +222,7 @@ pub(super) async fn install_registered<C: Target>(
     .await?;
     account_step(platform, &runtime_name, &mut identity).await?;
     // The record now names the runtime, suffix and all.
-    save_record(&cluster, values, &identity, record, options.force_conflicts).await?;
+    save_record(cluster, values, &identity, record, options.force_conflicts).await?;
 
     let rendered = render_or_fail(values, &identity, record)?;
     cluster
@@ -206,14 +242,14 @@ pub(super) async fn install_registered<C: Target>(
     )
     .await?;
     if !values.skip_cluster_integration {
-        cluster_integration(platform, &cluster, values).await?;
+        cluster_integration(platform, cluster, values).await?;
     }
     let build_note = if values.exec_demo_pipeline {
         Some(demo_pipeline(platform, &runtime_name).await?)
     } else {
         None
     };
-    let waited = wait_for_install(&cluster, &rendered.manifests, &values.namespace, options).await;
+    let waited = wait_for_install(cluster, &rendered.manifests, &values.namespace, options).await;
     if let Some(url) = build_note {
         output::say(&format!("Demo pipeline build: {url}"));
     }
@@ -239,8 +275,15 @@ pub(super) async fn agent_step(
 ) -> Result<Agent, Outcome> {
     let values = &loaded.values;
     let wanted_agent = identity.agent_name(values);
-    let (agent, agent_token, source) =
-        ensure_agent(platform, values, &wanted_agent, left, verified_agent).await?;
+    let (agent, agent_token, source) = ensure_agent(
+        platform,
+        values,
+        &wanted_agent,
+        cluster.context(),
+        left,
+        verified_agent,
+    )
+    .await?;
     output::done(&format!("agent {} {}", agent.name, source.word()));
     made.agent = Some((agent.name.clone(), source));
     made.agent_saved = source != AgentSource::Created;
@@ -365,10 +408,18 @@ pub(super) async fn attach_step(
         &rendered.runtime_environment,
         identity.account_id.as_deref(),
     );
-    platform
-        .put_runtime(runtime_name, &spec)
+    // A re-run (or the second of two runs) that would send the spec the
+    // platform holds already writes nothing.
+    let current = platform
+        .runtime(runtime_name)
         .await
-        .map_err(|e| register::failed(e, "sending the runtime environment's spec"))?;
+        .map_err(|e| register::failed(e, "reading the runtime environment's spec"))?;
+    if current.is_none_or(|c| !register::spec_differences(&spec, &c).is_empty()) {
+        platform
+            .put_runtime(runtime_name, &spec)
+            .await
+            .map_err(|e| register::failed(e, "sending the runtime environment's spec"))?;
+    }
     output::done(&format!(
         "runtime environment {runtime_name} attached to agent {}",
         agent.name

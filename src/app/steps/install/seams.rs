@@ -5,6 +5,7 @@
 //! suite runs the real ones against a real control plane.
 
 use super::*;
+use crate::cluster::lock::Lock;
 use crate::platform::KeySubject;
 
 /// What an install asks of the platform.
@@ -113,6 +114,16 @@ pub(crate) trait Target {
     ) -> Result<(), Outcome> {
         Ok(())
     }
+    /// Takes the install's lock, creating the namespace from
+    /// `namespace_manifest` first when it does not exist yet.
+    async fn lock(
+        &self,
+        namespace: &str,
+        namespace_manifest: Option<&Manifest>,
+        how: LockWait,
+    ) -> Result<Option<Lock>, Outcome>;
+    /// Releases what [`Target::lock`] took.
+    async fn unlock(&self, lock: Option<Lock>, namespace: &str);
     /// What an earlier install left in `namespace`.
     async fn left_behind(&self, namespace: &str) -> Result<LeftBehind, Outcome>;
     /// Applies a few objects without a progress line each (the record and
@@ -185,6 +196,17 @@ impl Target for cluster::Cluster {
             return Ok(());
         }
         Err(converge::refuse_foreign(&found, namespace, "install"))
+    }
+    async fn lock(
+        &self,
+        namespace: &str,
+        namespace_manifest: Option<&Manifest>,
+        how: LockWait,
+    ) -> Result<Option<Lock>, Outcome> {
+        super::super::lock::take(self, namespace, "init", how, namespace_manifest).await
+    }
+    async fn unlock(&self, lock: Option<Lock>, namespace: &str) {
+        super::super::lock::release(lock, namespace).await
     }
     async fn left_behind(&self, namespace: &str) -> Result<LeftBehind, Outcome> {
         left_behind(self, namespace)

@@ -219,6 +219,15 @@ impl Target for FakeCluster {
         assert!(!rendered.manifests.is_empty());
         self.step("preflight", format!("preflight {namespace}"))
     }
+    async fn lock(
+        &self,
+        _namespace: &str,
+        _namespace_manifest: Option<&Manifest>,
+        _how: LockWait,
+    ) -> Result<Option<crate::cluster::lock::Lock>, Outcome> {
+        Ok(None)
+    }
+    async fn unlock(&self, _lock: Option<crate::cluster::lock::Lock>, _namespace: &str) {}
     async fn left_behind(&self, namespace: &str) -> Result<LeftBehind, Outcome> {
         self.step("left_behind", format!("left_behind {namespace}"))?;
         Ok(self.left.borrow_mut().take().unwrap_or_default())
@@ -273,6 +282,10 @@ fn options() -> Options {
         force_conflicts: false,
         wait: Some(Duration::from_secs(300)),
         transport: Transport::default(),
+        lock_wait: LockWait {
+            wait: None,
+            by_flag: true,
+        },
     }
 }
 
@@ -389,6 +402,7 @@ fn a_first_install_runs_every_step_in_order() {
             SAVE_RECORD,
             "cluster: apply into ci, all objects: true",
             "platform: update_agent ctx_ci runtimes=ctx/ci",
+            "platform: runtime ctx/ci",
             "platform: put_runtime ctx/ci account=acc-1",
             "platform: clusters",
             "cluster: token codefresh-cluster-reader-token",
@@ -436,6 +450,7 @@ fn a_rerun_creates_nothing_twice() {
             "platform: runtime ctx/ci",
             SAVE_RECORD,
             "cluster: apply into ci, all objects: true",
+            "platform: runtime ctx/ci",
             "platform: put_runtime ctx/ci account=acc-1",
             "platform: clusters",
             "cluster: wait 300s",
@@ -571,6 +586,7 @@ fn values_leave_out_or_add_their_steps_and_no_others() {
         [
             "cluster: apply into ci, all objects: true",
             "platform: update_agent ctx_ci runtimes=ctx/ci",
+            "platform: runtime ctx/ci",
             "platform: put_runtime ctx/ci account=acc-1",
             "platform: set_default_runtime ctx/ci",
             "platform: ensure_demo_pipeline ctx/ci",
@@ -645,9 +661,15 @@ fn a_rerun_reuses_the_saved_agent_and_creates_none() {
         agent_token: Some(Secret::new("saved-token")),
         ..Default::default()
     };
-    let (agent, token, source) =
-        futures::executor::block_on(ensure_agent(&fake, &values("ci"), "ctx_ci", &left, None))
-            .unwrap_or_else(|o| panic!("{o:?}"));
+    let (agent, token, source) = futures::executor::block_on(ensure_agent(
+        &fake,
+        &values("ci"),
+        "ctx_ci",
+        "ctx",
+        &left,
+        None,
+    ))
+    .unwrap_or_else(|o| panic!("{o:?}"));
     assert_eq!(source, AgentSource::EarlierInstall);
     assert_eq!(
         (agent.name.as_str(), token.expose()),
@@ -668,6 +690,7 @@ fn a_new_agent_is_created_under_the_first_free_name_after_looking() {
         &fake,
         &values("ci"),
         "ctx_ci",
+        "ctx",
         &LeftBehind::default(),
         None,
     ))
@@ -684,6 +707,60 @@ fn a_new_agent_is_created_under_the_first_free_name_after_looking() {
             "platform: agents_named ctx_ci_1",
             "platform: create_agent ctx_ci_1"
         ]
+    );
+}
+
+/// An agent the platform lists with this install's runtime is this
+/// install's: without its token the run stops naming it, and never makes
+/// a second agent (`ctx_ci_1`) for the same runtime. One serving another
+/// install's runtime is skipped, as before.
+#[test]
+fn an_agent_serving_this_installs_runtime_is_never_doubled() {
+    let fake = FakePlatform {
+        agents: RefCell::new(vec![agent("ctx_ci", &["ctx/ci"])]),
+        runtimes: RefCell::new(vec![("ctx/ci".into(), runtime_of("ctx", "ci"))]),
+        ..Default::default()
+    };
+    let refused = futures::executor::block_on(ensure_agent(
+        &fake,
+        &values("ci"),
+        "ctx_ci",
+        "ctx",
+        &LeftBehind::default(),
+        None,
+    ));
+    let Err(Outcome::Failed(err, Some(hint))) = refused else {
+        panic!("not refused: {:?}", refused.map(|(a, _, s)| (a.name, s)));
+    };
+    assert!(
+        err.to_string()
+            .contains("agent ctx_ci on the Codefresh platform serves runtime environment ctx/ci of this install"),
+        "{err}"
+    );
+    assert!(hint.contains("--agent-token"), "{hint}");
+    assert!(
+        !fake.log.borrow().iter().any(|l| l.contains("create_agent")),
+        "{:?}",
+        fake.log.borrow()
+    );
+
+    let elsewhere = FakePlatform {
+        agents: RefCell::new(vec![agent("ctx_ci", &["ctx/other"])]),
+        runtimes: RefCell::new(vec![("ctx/other".into(), runtime_of("ctx", "other"))]),
+        ..Default::default()
+    };
+    let (made, _, source) = futures::executor::block_on(ensure_agent(
+        &elsewhere,
+        &values("ci"),
+        "ctx_ci",
+        "ctx",
+        &LeftBehind::default(),
+        None,
+    ))
+    .unwrap_or_else(|o| panic!("{o:?}"));
+    assert_eq!(
+        (made.name.as_str(), source),
+        ("ctx_ci_1", AgentSource::Created)
     );
 }
 
