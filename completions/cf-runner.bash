@@ -227,11 +227,7 @@ _cf__runner() {
             return 0
             ;;
         cf__runner__subcmd__delete)
-<<<<<<< HEAD
-            opts="-y -h -V --kube-context-name --kube-config-path --token --url --insecure --allow-http --yes --delete-namespace --delete-namespace-with-contents --purge-volumes --keep-platform --delete-adopted --timeout --kube-namespace --help --version"
-=======
-            opts="-y -h -V --kube-context-name --kube-config-path --token --url --insecure --allow-http --yes --delete-namespace --purge-volumes --keep-platform --delete-adopted --timeout --no-wait-for-lock --kube-namespace --help --version"
->>>>>>> wip-lock
+            opts="-y -h -V --kube-context-name --kube-config-path --token --url --insecure --allow-http --yes --delete-namespace --delete-namespace-with-contents --purge-volumes --keep-platform --delete-adopted --timeout --no-wait-for-lock --kube-namespace --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -711,11 +707,7 @@ _cf__runner() {
             return 0
             ;;
         cf__runner__subcmd__init)
-<<<<<<< HEAD
-            opts="-f -y -h -V --kube-context-name --kube-namespace --kube-config-path --kube-node-selector --build-node-selector --docker-registry --env-vars --http-proxy --https-proxy --no-proxy --install-monitor --app-proxy --app-proxy-host --app-proxy-ingress-class --docker-daemon-access --values --set-value --set-file --name --token --agent-token --url --insecure --allow-http --tolerations --storage-class-name --set-default-runtime --exec-demo-pipeline --skip-cluster-test --skip-cluster-integration --dry-run --output-dir --generate-helm-values-file --overwrite --force-conflicts --timeout --no-wait --probe --probe-timeout --yes --help --version"
-=======
-            opts="-f -y -v -h -V --kube-context-name --kube-namespace --kube-config-path --kube-node-selector --build-node-selector --docker-registry --env-vars --http-proxy --https-proxy --no-proxy --install-monitor --app-proxy --app-proxy-host --app-proxy-ingress-class --docker-daemon-access --values --set-value --set-file --name --token --agent-token --url --insecure --allow-http --tolerations --storage-class-name --set-default-runtime --exec-demo-pipeline --skip-cluster-test --skip-cluster-integration --dry-run --output-dir --generate-helm-values-file --overwrite --force-conflicts --timeout --no-wait --no-wait-for-lock --probe --probe-timeout --yes --verbose --help --version"
->>>>>>> wip-lock
+            opts="-f -y -h -V --kube-context-name --kube-namespace --kube-config-path --kube-node-selector --build-node-selector --docker-registry --env-vars --http-proxy --https-proxy --no-proxy --install-monitor --app-proxy --app-proxy-host --app-proxy-ingress-class --docker-daemon-access --values --set-value --set-file --name --token --agent-token --url --insecure --allow-http --tolerations --storage-class-name --set-default-runtime --exec-demo-pipeline --skip-cluster-test --skip-cluster-integration --dry-run --output-dir --generate-helm-values-file --overwrite --force-conflicts --timeout --no-wait --no-wait-for-lock --probe --probe-timeout --yes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -917,11 +909,7 @@ _cf__runner() {
             return 0
             ;;
         cf__runner__subcmd__upgrade)
-<<<<<<< HEAD
-            opts="-f -y -h -V --kube-context-name --kube-config-path --kube-node-selector --build-node-selector --docker-registry --env-vars --http-proxy --https-proxy --no-proxy --install-monitor --app-proxy --app-proxy-host --app-proxy-ingress-class --docker-daemon-access --values --set-value --set-file --token --url --agent-token --allow-http --force-conflicts --timeout --no-wait --yes --kube-namespace --help --version"
-=======
-            opts="-f -y -v -h -V --kube-context-name --kube-config-path --kube-node-selector --build-node-selector --docker-registry --env-vars --http-proxy --https-proxy --no-proxy --install-monitor --app-proxy --app-proxy-host --app-proxy-ingress-class --docker-daemon-access --values --set-value --set-file --token --agent-token --allow-http --force-conflicts --timeout --no-wait --no-wait-for-lock --yes --verbose --kube-namespace --help --version"
->>>>>>> wip-lock
+            opts="-f -y -h -V --kube-context-name --kube-config-path --kube-node-selector --build-node-selector --docker-registry --env-vars --http-proxy --https-proxy --no-proxy --install-monitor --app-proxy --app-proxy-host --app-proxy-ingress-class --docker-daemon-access --values --set-value --set-file --token --url --agent-token --allow-http --force-conflicts --timeout --no-wait --no-wait-for-lock --yes --kube-namespace --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
