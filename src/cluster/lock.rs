@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
 use k8s_openapi::jiff::Timestamp;
-use kube::api::{Api, DeleteParams, PostParams, Preconditions};
+use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams, Preconditions};
 use kube::core::ObjectMeta;
 use kube::Client;
 
@@ -275,9 +275,13 @@ pub async fn read(client: &Client, namespace: &str) -> Result<Option<Seen>, Kube
 /// Creates the namespace for the lock when it does not exist, from the
 /// rendered Namespace manifest (so it carries cf-runner's labels, as the
 /// install would have made it). An existing namespace, cf-runner's or
-/// another's, is left as it is. Two runs at once are fine: the one whose
-/// create comes second gets "already exists". Gives true when this call
-/// created it.
+/// another's, is left as it is. It is made by server-side apply with
+/// cf-runner's field manager, as the install's apply would have made it:
+/// the ownership rule (`cluster::ownership`) knows cf-runner's objects by
+/// that `Apply` entry, and a plain create would leave only an `Update` one,
+/// so that the install would take its own namespace for someone else's.
+/// Two runs at once are fine: both apply the same labels. Gives true when
+/// this call made it.
 pub async fn ensure_namespace(client: &Client, manifest: &Manifest) -> Result<bool, KubeError> {
     use k8s_openapi::api::core::v1::Namespace;
     let api: Api<Namespace> = Api::all(client.clone());
@@ -293,15 +297,14 @@ pub async fn ensure_namespace(client: &Client, manifest: &Manifest) -> Result<bo
             context: String::new(),
             source: Box::new(e),
         })?;
-    let params = PostParams {
-        field_manager: Some(FIELD_MANAGER.into()),
-        ..Default::default()
-    };
-    match request("creating", &object, api.create(&params, &namespace)).await {
-        Ok(_) => Ok(true),
-        Err(e) if e.code() == Some(409) => Ok(false),
-        Err(e) => Err(e),
-    }
+    let params = PatchParams::apply(FIELD_MANAGER);
+    request(
+        "creating",
+        &object,
+        api.patch(&manifest.name, &params, &Patch::Apply(&namespace)),
+    )
+    .await?;
+    Ok(true)
 }
 
 /// What one attempt to take the lock found.

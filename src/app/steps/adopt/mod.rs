@@ -234,7 +234,7 @@ async fn adopt_in(
             }
             Err(p) => return Err(Outcome::BadInput(p)),
         };
-        let names = credentials::runnerconf_runtimes(&cluster, &namespace, &objects).await?;
+        let names = credentials::runnerconf_runtimes(cluster, &namespace, &objects).await?;
         use_runnerconf(&mut found, names);
         if args.dry_run {
             return Err(report(&found, &namespace, path));
