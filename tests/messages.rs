@@ -181,21 +181,23 @@ fn check_says_what_it_waits_for_and_names_the_silent_server() {
         shown
             .matches("not run: the API server did not answer")
             .count(),
-        4,
+        5,
         "{shown}"
     );
 }
 
 /// SIGINT or SIGTERM during the apply used to end the process without a
-/// word while requests in flight still landed.
+/// word while requests in flight still landed. Since the install's lock
+/// (issue 30) the first request of an install is the lock's, before any
+/// object is applied: a signal there ends the run by the signal itself,
+/// and nothing claims an object applied. (The apply's own report of a
+/// signal needs a server that answers the lock and then goes quiet; that
+/// test is still to be written.)
 #[test]
-fn a_signal_during_the_apply_reports_what_was_applied() {
+fn a_signal_before_the_apply_claims_nothing_applied() {
     use std::io::BufRead;
-    for (signal, code, name) in [
-        (libc::SIGTERM, 143, "SIGTERM"),
-        (libc::SIGINT, 130, "SIGINT"),
-    ] {
-        // The apply waits on its first request.
+    use std::os::unix::process::ExitStatusExt;
+    for (signal, name) in [(libc::SIGTERM, "SIGTERM"), (libc::SIGINT, "SIGINT")] {
         let port = silent_api_server();
         let dir = tempfile::tempdir().unwrap();
         let kubeconfig = kubeconfig_for(dir.path(), &format!("https://127.0.0.1:{port}"));
@@ -205,7 +207,6 @@ fn a_signal_during_the_apply_reports_what_was_applied() {
             .stderr(std::process::Stdio::piped())
             .spawn()
             .unwrap();
-        // The first stdout line comes just before the render and the apply.
         let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
         let mut first = String::new();
         stdout.read_line(&mut first).unwrap();
@@ -213,31 +214,24 @@ fn a_signal_during_the_apply_reports_what_was_applied() {
             first.starts_with("Installing the Codefresh Runner"),
             "{first}"
         );
-        // Let it reach the apply's first request (it cannot get further).
+        // Let it reach the lock's first request (it cannot get further).
         std::thread::sleep(std::time::Duration::from_millis(1500));
         unsafe { libc::kill(child.id() as i32, signal) };
         let out = child.wait_with_output().unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(code), "{name}\n{stderr}");
-        assert!(
-            stderr.contains(&format!(
-                "the install stopped: {name} came during the apply; 0 of "
-            )),
-            "{stderr}"
-        );
-        assert!(stderr.contains("applied: none"), "{stderr}");
-        assert!(
-            stderr.contains("not applied or not confirmed (a request already sent may still land): Namespace/codefresh"),
-            "{stderr}"
-        );
-        assert!(stderr.contains("re-run the same command"), "{stderr}");
+        assert_eq!(out.status.signal(), Some(signal), "{name}\n{stderr}");
+        assert!(!stderr.contains("applied:"), "{name}\n{stderr}");
+        assert!(!stderr.contains("error:"), "{name}\n{stderr}");
     }
 }
 
 /// After a lost server, what the API server may have stored was listed as
-/// "not applied" (the Namespace twice).
+/// "not applied" (the Namespace twice). Since the install's lock (issue
+/// 30) the first request is the lock's read of the namespace: a server
+/// that accepts no connection stops the run there, naming the namespace,
+/// the lock and the cause once, with nothing listed as applied.
 #[test]
-fn a_lost_server_lists_each_object_once_and_what_may_be_stored() {
+fn a_lost_server_stops_the_install_at_its_first_request() {
     let dir = tempfile::tempdir().unwrap();
     let kubeconfig = kubeconfig_for(dir.path(), NOBODY);
     let out = cf_runner(
@@ -252,18 +246,20 @@ fn a_lost_server_lists_each_object_once_and_what_may_be_stored() {
     );
     let shown = text(&out);
     assert_eq!(out.status.code(), Some(1), "{shown}");
-    assert_eq!(shown.matches("Namespace/codefresh").count(), 1, "{shown}");
-    let unconfirmed = shown
-        .lines()
-        .find(|l| l.trim_start().starts_with("not confirmed"))
-        .unwrap_or_else(|| panic!("no `not confirmed` line:\n{shown}"));
-    assert!(unconfirmed.contains("Namespace/codefresh"), "{shown}");
-    let not_applied = shown
-        .lines()
-        .find(|l| l.trim_start().starts_with("not applied:"))
-        .unwrap();
-    assert!(!not_applied.contains("Namespace/codefresh"), "{shown}");
-    assert!(not_applied.contains("Deployment/runner"), "{shown}");
+    assert!(
+        shown.contains("making namespace codefresh for the install's lock failed"),
+        "{shown}"
+    );
+    assert_eq!(
+        shown.matches("Connection refused").count(),
+        1,
+        "the cause once: {shown}"
+    );
+    assert!(
+        shown.contains("nothing accepts connections at the API server's address"),
+        "{shown}"
+    );
+    assert!(!shown.contains("applied:"), "{shown}");
 }
 
 /// `info` against a server that never answers was silent for 30 s, then
@@ -334,8 +330,10 @@ fn any_quiet_cluster_request_is_said_with_the_server_and_its_deadline() {
 }
 
 /// A frozen API server mid-install kept the apply silent for a fixed 60 s.
+/// Since the install's lock (issue 30) its first request is the lock's read
+/// of the namespace: that wait is said, with the server and the deadline.
 #[test]
-fn a_quiet_apply_says_what_it_waits_for() {
+fn a_quiet_install_says_what_it_waits_for() {
     let port = silent_api_server();
     let dir = tempfile::tempdir().unwrap();
     let kubeconfig = kubeconfig_for(dir.path(), &format!("https://127.0.0.1:{port}"));
@@ -345,20 +343,18 @@ fn a_quiet_apply_says_what_it_waits_for() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    // Read stderr until the note, then stop the command.
-    let seen = stderr_until(&mut child, |line| {
-        line.starts_with("note: waiting for the API server")
-    });
+    let wanted = format!(
+        "still no answer from the API server at https://127.0.0.1:{port}/ after 5s \
+         (a request with no answer fails after 60s)"
+    );
+    let seen = stderr_until(&mut child, |line| line.contains(&wanted));
     unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
-    let status = child.wait().unwrap();
+    child.wait().unwrap();
+    let said = seen.lines().find(|l| l.contains(&wanted));
     assert!(
-        seen.contains(&format!(
-            "note: waiting for the API server at https://127.0.0.1:{port}/ to answer the apply \
-             (0 object(s) confirmed so far; a request with no answer fails after 60s)"
-        )),
+        said.is_some_and(|l| l.starts_with("note: reading Namespace/codefresh")),
         "{seen}"
     );
-    assert_eq!(status.code(), Some(143), "{seen}");
 }
 
 /// A platform that accepts connections and never answers kept `init`

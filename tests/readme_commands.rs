@@ -77,6 +77,11 @@ fn expected(command: &str) -> Option<Expect> {
         "reading the installation record failed",
         "reading Secret/cf-runner-values in namespace codefresh failed",
     ][..];
+    // `upgrade` and `delete` take the install's lock before they read it.
+    let no_lock = &[
+        "taking the lock of namespace codefresh failed",
+        "reading Lease/cf-runner-lock failed",
+    ][..];
     let no_installation = &[
         "reading the installation in namespace codefresh failed",
         "reading Secret/cf-runner-values in namespace codefresh failed",
@@ -103,20 +108,20 @@ fn expected(command: &str) -> Option<Expect> {
                 3,
                 &[
                     "the probe did not run: the preflight failed first",
-                    "preflight failed: 5 of 5 checks failed",
+                    "preflight failed: 6 of 6 checks failed",
                 ],
             )
         }
         "cf-runner info" => e(1, &["looking for installations at https://127.0.0.1:1/ failed"]),
         "cf-runner info --kube-namespace codefresh -o json" => e(1, no_installation),
-        "cf-runner delete --kube-namespace codefresh --yes" => e(1, no_installation),
+        "cf-runner delete --kube-namespace codefresh --yes" => e(1, no_lock),
         // `diff` exits 2 on any failure, as `kubectl diff` does.
         "cf-runner diff --kube-namespace codefresh --install-monitor false"
         | "cf-runner diff --kube-namespace codefresh --build-node-selector pool=builds"
         | "cf-runner diff --kube-namespace codefresh -o json   # objects[].action: create|change|same|prune|skip" => {
             e(2, no_record)
         }
-        "cf-runner upgrade --kube-namespace codefresh --install-monitor false --yes" => e(1, no_record),
+        "cf-runner upgrade --kube-namespace codefresh --install-monitor false --yes" => e(1, no_lock),
         "cf-runner images --values values-examples/local.yaml --docker-registry registry.example.com/cf"
         | "cf-runner images -f values-examples/local.yaml --docker-registry registry.example.com/cf" => {
             e(0, &["registry.example.com/cf/alpine:latest@sha256:", "pinned by digest, under registry.example.com/cf"])

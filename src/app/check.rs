@@ -75,7 +75,6 @@ pub fn run(args: &CheckArgs) -> Outcome {
                 )
             }
         };
-        lock::note_holder(&cluster, &values.namespace).await;
         waiting_for(&cluster);
         let checks = preflight::run(
             &cluster.client,
@@ -84,6 +83,11 @@ pub fn run(args: &CheckArgs) -> Outcome {
             &values.namespace,
         )
         .await;
+        // After the preflight, and only from a server that answered it: a
+        // silent one is named once, by the preflight, with its deadline.
+        if !checks.iter().any(|c| c.unreachable) {
+            lock::note_holder(&cluster, &values.namespace).await;
+        }
         let mut passed = !preflight::failed(&checks);
         // The build path, after the preflight passed (`--probe`).
         let probe = if args.probe && passed {

@@ -498,6 +498,23 @@ fn is_kubernetes_own(group: &str, kind: &str, object: &Value) -> bool {
         || group.is_empty() && kind == "ServiceAccount" && name == "default"
 }
 
+/// True for the install's lock (`cluster::lock`): the Lease the deleting
+/// run itself holds, or one a run of cf-runner left. It is made by a plain
+/// create (two runs must not both win it), so it has no `Apply` entry, and
+/// it goes with the namespace.
+fn is_install_lock(group: &str, kind: &str, object: &Value) -> bool {
+    group == "coordination.k8s.io"
+        && kind == "Lease"
+        && text(object, "/metadata/name") == Some(super::lock::LEASE_NAME)
+        && text(
+            object,
+            &format!(
+                "/metadata/labels/{}",
+                crate::render::LABEL_MANAGED_BY.replace('/', "~1")
+            ),
+        ) == Some("cf-runner")
+}
+
 /// Lists every namespaced resource type the user may list (found by
 /// discovery) in `namespace`, and gives what is not cf-runner's:
 /// `ours` are the uids of the objects cf-runner deletes with the
@@ -541,7 +558,9 @@ pub async fn namespace_contents(
             Ok(list) => {
                 for item in list.items {
                     let value = serde_json::to_value(&item).unwrap_or(Value::Null);
-                    if !is_kubernetes_own(&ar.group, &ar.kind, &value) {
+                    if !is_kubernetes_own(&ar.group, &ar.kind, &value)
+                        && !is_install_lock(&ar.group, &ar.kind, &value)
+                    {
                         items.push((ar.group.clone(), ar.kind.clone(), value));
                     }
                 }
