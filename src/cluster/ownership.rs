@@ -506,13 +506,7 @@ fn is_install_lock(group: &str, kind: &str, object: &Value) -> bool {
     group == "coordination.k8s.io"
         && kind == "Lease"
         && text(object, "/metadata/name") == Some(super::lock::LEASE_NAME)
-        && text(
-            object,
-            &format!(
-                "/metadata/labels/{}",
-                crate::render::LABEL_MANAGED_BY.replace('/', "~1")
-            ),
-        ) == Some("cf-runner")
+        && label(object, crate::render::LABEL_MANAGED_BY) == Some("cf-runner")
 }
 
 /// Lists every namespaced resource type the user may list (found by
@@ -787,6 +781,37 @@ mod tests {
         );
         o["metadata"]["annotations"] = json!({crate::cluster::apply::ADOPTED_ANNOTATION: "true"});
         assert_eq!(ownership(&o, "ci"), Ownership::ForceAdopted);
+    }
+
+    /// `delete --delete-namespace` kept every namespace "for
+    /// Lease/cf-runner-lock": the lock of the deleting run itself.
+    #[test]
+    fn the_installs_lock_goes_with_the_namespace_and_nothing_else_does() {
+        let lease = |name: &str, managed_by: &str| {
+            json!({"metadata": {"name": name,
+                "labels": {crate::render::LABEL_MANAGED_BY: managed_by}}})
+        };
+        let group = "coordination.k8s.io";
+        assert!(is_install_lock(
+            group,
+            "Lease",
+            &lease(super::super::lock::LEASE_NAME, "cf-runner")
+        ));
+        assert!(!is_install_lock(
+            group,
+            "Lease",
+            &lease(super::super::lock::LEASE_NAME, "team")
+        ));
+        assert!(!is_install_lock(
+            group,
+            "Lease",
+            &lease("team-leader", "cf-runner")
+        ));
+        assert!(!is_install_lock(
+            "",
+            "ConfigMap",
+            &lease(super::super::lock::LEASE_NAME, "cf-runner")
+        ));
     }
 
     #[test]
