@@ -261,6 +261,116 @@ async fn the_real_agent_runs_a_build_with_the_runner_rights_only() {
         .map(|e| e["responseStatus"]["code"].as_i64().unwrap_or_default())
         .collect::<Vec<_>>();
     assert_eq!(refused, vec![403], "the stray create in default");
-
     agent.stop();
+
+    // The harness in config-dir mode (what an agent with several runtimes
+    // runs): a copy of the runner Deployment that reads its runtime from a
+    // mounted Secret, `<runtime>.runtime.yaml` with a token of the runner's
+    // service account. The agent finds the file in the mounted folder and
+    // creates the pod with that token.
+    let dir_agent = config_dir_copy(cp, &ns, &runtime).await;
+    let agent = Agent::start(cp, &ns, &dir_agent).await.unwrap();
+    assert_eq!(agent.env("CODEFRESH_IN_CLUSTER_RUNTIME"), None);
+    let conf = agent.mount("/etc/runnerconf").unwrap().to_path_buf();
+    assert_eq!(agent.env("VENONA_CONFIG_DIR"), Some(conf.to_str().unwrap()));
+    let task = fake.create_pod_task(&runtime, BuildPod::Engine, "wf-0003");
+    fake.queue_task(&agent_name, task.clone());
+    let status = reported(&fake, &task).await;
+    assert_eq!(
+        status["status"],
+        "Success",
+        "{status}\n--- agent log:\n{}",
+        agent.log()
+    );
+    assert!(pods.get_opt("engine-wf-0003").await.unwrap().is_some());
+    let creator: Vec<String> = requests_by(cp, &user)
+        .into_iter()
+        .filter(|e| e["verb"] == "create" && e["objectRef"]["name"] == "engine-wf-0003")
+        .map(|e| e["responseStatus"]["code"].to_string())
+        .collect();
+    assert_eq!(
+        creator,
+        vec!["201"],
+        "the create of engine-wf-0003 by {user}"
+    );
+}
+
+/// A copy of Deployment `runner` named `runner-config-dir`, in config-dir
+/// mode: `VENONA_CONFIG_DIR=/etc/runnerconf`, a mount of Secret
+/// `runnerconf-test` holding `runtime` as venonactl wrote it (key: the
+/// name with `/`, `@`, `:` as `.`, plus `.runtime.yaml`).
+async fn config_dir_copy(cp: &controlplane::ControlPlane, ns: &str, runtime: &str) -> String {
+    use k8s_openapi::api::apps::v1::Deployment;
+    use k8s_openapi::api::authentication::v1::{TokenRequest, TokenRequestSpec};
+    use k8s_openapi::api::core::v1::{Secret, ServiceAccount};
+    use kube::api::PostParams;
+
+    let client = cp.client();
+    let token = Api::<ServiceAccount>::namespaced(client.clone(), ns)
+        .create_token_request(
+            "runner",
+            &PostParams::default(),
+            &TokenRequest {
+                spec: Some(TokenRequestSpec {
+                    expiration_seconds: Some(3600),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap()
+        .status
+        .and_then(|s| s.token)
+        .unwrap();
+    let key = format!("{}.runtime.yaml", runtime.replace(['/', '@', ':'], "."));
+    let file = serde_yaml_ng::to_string(&json!({
+        "type": "runtime",
+        "name": runtime,
+        "host": cp.server(),
+        "token": token,
+        "crt": std::fs::read_to_string(cp.ca_file()).unwrap(),
+    }))
+    .unwrap();
+    let secret: Secret = serde_json::from_value(json!({
+        "apiVersion": "v1", "kind": "Secret",
+        "metadata": {"name": "runnerconf-test"},
+        "stringData": {key: file},
+    }))
+    .unwrap();
+    Api::<Secret>::namespaced(client.clone(), ns)
+        .create(&PostParams::default(), &secret)
+        .await
+        .unwrap();
+
+    let deployments: Api<Deployment> = Api::namespaced(client, ns);
+    let mut copy = serde_json::to_value(deployments.get("runner").await.unwrap()).unwrap();
+    let name = "runner-config-dir";
+    copy["metadata"] = json!({"name": name});
+    copy.as_object_mut().unwrap().remove("status");
+    copy["spec"]["selector"]["matchLabels"]["app.kubernetes.io/name"] = json!(name);
+    let template = &mut copy["spec"]["template"];
+    template["metadata"]["labels"]["app.kubernetes.io/name"] = json!(name);
+    let container = &mut template["spec"]["containers"][0];
+    let env: Vec<Value> = container["env"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["name"] != "CODEFRESH_IN_CLUSTER_RUNTIME")
+        .cloned()
+        .chain([json!({"name": "VENONA_CONFIG_DIR", "value": "/etc/runnerconf"})])
+        .collect();
+    container["env"] = json!(env);
+    container["volumeMounts"] =
+        json!([{"name": "runnerconf", "mountPath": "/etc/runnerconf", "readOnly": true}]);
+    template["spec"]["volumes"] =
+        json!([{"name": "runnerconf", "secret": {"secretName": "runnerconf-test"}}]);
+    deployments
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(copy).unwrap(),
+        )
+        .await
+        .unwrap();
+    name.to_string()
 }
