@@ -114,6 +114,30 @@ async fn the_real_agent_runs_a_build_with_the_runner_rights_only() {
         Some(json!("All good"))
     );
 
+    // What the user sees: `info` shows the agent's own report.
+    let info = cli::isolated(cp.admin_kubeconfig(), home.path())
+        .args([
+            "info",
+            "-o",
+            "json",
+            "--token",
+            USER_TOKEN,
+            "--url",
+            &fake.url(),
+        ])
+        .args(["--kube-namespace", &ns, "--kube-context-name", CONTEXT])
+        .output()
+        .unwrap();
+    assert!(info.status.success(), "{}", cli::text(&info));
+    let info: Value = serde_json::from_slice(&info.stdout).unwrap();
+    let platform = info["installations"][0]["platform"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        platform.contains(&format!("agent {agent_name}: healthy, last seen")),
+        "{platform}"
+    );
+
     // A build: the dind claim, then the engine and dind pods, as the
     // platform hands them out, built from the runtime spec init registered.
     let audit_mark = cp.audit_events().unwrap().len();
@@ -185,6 +209,7 @@ async fn the_real_agent_runs_a_build_with_the_runner_rights_only() {
     let user = agent.username();
     let by_agent = requests_by(cp, &user);
     let all = describe(&by_agent);
+    eprintln!("requests by {user}:\n{all}");
     let writes: Vec<&Value> = by_agent
         .iter()
         .filter(|e| e["verb"] != "get" && e["verb"] != "list" && e["verb"] != "watch")

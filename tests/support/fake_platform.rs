@@ -938,7 +938,7 @@ fn route(
                 Some(a) => {
                     a["status"] = json!({
                         "message": message,
-                        "healthStatus": "HEALTHY",
+                        "healthStatus": "healthy",
                         "reportedAt": k8s_openapi::jiff::Timestamp::now().to_string(),
                     });
                     (200, json!({}))
