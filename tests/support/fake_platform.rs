@@ -5,6 +5,14 @@
 //! every request, and can be told to fail (status codes, slow answers).
 //! cf-runner talks to it exactly as to the real one: only `--url` differs.
 //!
+//! It also serves the agent's own calls (venona `pkg/codefresh/codefresh.go`):
+//! `GET /api/agent/{name}/tasks` hands out the tasks a test queued
+//! ([`FakePlatform::queue_task`], built from the registered runtime spec by
+//! [`FakePlatform::create_pod_task`]), `PUT /api/agent/{name}/status` sets
+//! the status `info` reads, and `POST .../tasks/{task}/statuses` records the
+//! outcome. These take only that agent's token (from `POST /api/agents`),
+//! with the agent's name (the chart's `AGENT_ID`) or id in the path.
+//!
 //! Paths, payloads and the fields it answers with follow the audit of the
 //! real clients (`../shared/reference/platform-contract-audit.md`), not
 //! cf-runner's code. Where the audit says the real server's behaviour is
