@@ -20,6 +20,8 @@
 //!   namespace, where a tmpfs hides the host's `/run` and a read-only bind
 //!   mount puts the temp folder at that path. Nothing is written on the
 //!   host's own `/run`. `KUBERNETES_SERVICE_HOST`/`PORT` name the API server.
+//!   `automountServiceAccountToken: false` (pod, or else service account)
+//!   leaves that folder empty, as in the pod.
 //!
 //! Two things differ from a pod, both because the agent shares the host's
 //! network: `PORT` (the agent's health/metrics server, 8080 in a pod) is a
@@ -164,13 +166,25 @@ impl Agent {
             );
         }
 
-        // The service account's identity, as the kubelet projects it.
+        // The service account's identity, as the kubelet projects it,
+        // unless the pod (or else its service account) turns that off: then
+        // the folder stays empty, as the path would be in the pod.
         let sa_dir = dir.path().join("serviceaccount");
         fs::create_dir(&sa_dir)?;
-        let token = pod_token(&client, namespace, &service_account, &pod).await?;
-        write_private(&sa_dir.join("token"), token.as_bytes())?;
-        fs::copy(cp.ca_file(), sa_dir.join("ca.crt")).context("copying the CA")?;
-        fs::write(sa_dir.join("namespace"), namespace)?;
+        let automount = match pod_spec.automount_service_account_token {
+            Some(on) => on,
+            None => Api::<ServiceAccount>::namespaced(client.clone(), namespace)
+                .get_opt(&service_account)
+                .await?
+                .and_then(|sa| sa.automount_service_account_token)
+                .unwrap_or(true),
+        };
+        if automount {
+            let token = pod_token(&client, namespace, &service_account, &pod).await?;
+            write_private(&sa_dir.join("token"), token.as_bytes())?;
+            fs::copy(cp.ca_file(), sa_dir.join("ca.crt")).context("copying the CA")?;
+            fs::write(sa_dir.join("namespace"), namespace)?;
+        }
 
         let mounts = materialise_volumes(
             &client,
