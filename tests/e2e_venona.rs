@@ -98,6 +98,14 @@ async fn the_real_agent_runs_a_build_with_the_runner_rights_only() {
     .await
     .unwrap_or_else(|e| panic!("{e:#}\n--- agent log:\n{}", agent.log()));
     for r in agent_calls(&fake, &agent_name) {
+        // The agent names itself and the chart version from RUNTIME_CHART_VERSION.
+        assert_eq!(
+            r.user_agent.as_deref(),
+            Some("cf-classic-runner/2.0.10 cf-classic-runtime/10.5.2"),
+            "{} {}",
+            r.method,
+            r.path
+        );
         assert!(
             r.authorized && r.agent.as_deref() == Some(agent_id.as_str()),
             "{} {} was not made with the agent's own token (answered {})",

@@ -53,6 +53,8 @@ pub struct Recorded {
     /// The id of the agent whose token (from `POST /api/agents`) the
     /// `Authorization` header held, if any.
     pub agent: Option<String>,
+    /// The `User-Agent` header, if sent.
+    pub user_agent: Option<String>,
 }
 
 /// How `GET /api/agents?name=` filters (the real semantics are unknown).
@@ -661,6 +663,11 @@ async fn handle(
         .get("accept")
         .and_then(|h| h.to_str().ok())
         .map(str::to_string);
+    let user_agent = req
+        .headers()
+        .get("user-agent")
+        .and_then(|h| h.to_str().ok())
+        .map(str::to_string);
     let scopes = presented
         .as_ref()
         .and_then(|p| state.lock().unwrap().scoped_keys.get(p).cloned());
@@ -736,6 +743,7 @@ async fn handle(
         status,
         accept,
         agent: agent_of_token,
+        user_agent,
     });
     let body_2xx = s.body_2xx;
     drop(s);
