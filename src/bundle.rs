@@ -99,18 +99,15 @@ impl Redactor {
     }
 
     /// A JSON tree made safe: every string through [`Redactor::text`]; the
-    /// value of an environment variable (`{name, value}`) or of an
-    /// annotation whose name is a credential's, replaced whole.
+    /// string value of a credential-named field (`Token`, an annotation
+    /// `example.com/api-token`, an env map's `DB_PASSWORD`) and of an
+    /// environment variable (`{name, value}`) whose name is a credential's,
+    /// replaced whole. A field that names a key or an object (`key`,
+    /// `secretName`) is kept: it is a reference, and what support needs.
     pub fn tree(&self, value: &Value) -> Value {
-        self.walk(value, false)
-    }
-
-    fn walk(&self, value: &Value, in_annotations: bool) -> Value {
         match value {
             Value::String(s) => Value::String(self.text(s)),
-            Value::Array(items) => {
-                Value::Array(items.iter().map(|v| self.walk(v, false)).collect())
-            }
+            Value::Array(items) => Value::Array(items.iter().map(|v| self.tree(v)).collect()),
             Value::Object(map) => {
                 let env_name = map
                     .get("name")
@@ -118,12 +115,13 @@ impl Redactor {
                     .filter(|n| map.contains_key("value") && is_credential_name(n));
                 let mut out = Map::new();
                 for (k, v) in map {
-                    let hide = (in_annotations && v.is_string() && is_credential_name(k))
-                        || (k == "value" && env_name.is_some() && v.is_string());
+                    let hide = v.is_string()
+                        && ((k == "value" && env_name.is_some())
+                            || (is_credential_name(k) && !is_reference(k)));
                     let v = if hide {
                         Value::String(REDACTED.into())
                     } else {
-                        self.walk(v, k == "annotations")
+                        self.tree(v)
                     };
                     out.insert(k.clone(), v);
                 }
@@ -132,6 +130,12 @@ impl Redactor {
             other => other.clone(),
         }
     }
+}
+
+/// True for a field that names a key or an object rather than holding a
+/// value: `key` (a toleration's, a `secretKeyRef`'s), `secretName`.
+fn is_reference(field: &str) -> bool {
+    field == "key" || field.to_ascii_lowercase().ends_with("name")
 }
 
 /// The forms a known value is searched for in: as it is, and base64.
@@ -208,9 +212,6 @@ impl Bundle {
                 serde_json::to_string_pretty(&safe).unwrap_or_default()
             )
         };
-        // Strings were redacted one by one; the whole text once more, for
-        // what only shows once joined (a key and its value on one line).
-        let text = self.redactor.text(&text);
         self.put(name, text.into_bytes());
     }
 
@@ -583,7 +584,10 @@ mod tests {
         let mut b = Bundle::new(redactor(), 1 << 20);
         let pod = json!({
             "metadata": {"annotations": {"my-api-token": "abc123secretvalue", "note": "ok"}},
-            "spec": {"containers": [{
+            "spec": {
+                "volumes": [{"name": "t", "secret": {"secretName": "runner"}}],
+                "tolerations": [{"key": "dedicated", "value": "builds"}],
+                "containers": [{
                 "args": ["--token=flagsecret123", "--url=https://u:urlpass123@host"],
                 "env": [
                     {"name": "REGISTRY_PASSWORD", "value": "envsecret123"},
@@ -614,7 +618,16 @@ mod tests {
         ] {
             assert!(!all.contains(secret), "{secret} in:\n{all}");
         }
-        assert!(all.contains("debug") && all.contains("note: ok"), "{all}");
+        // What names a key or an object is kept: support needs it.
+        for kept in [
+            "debug",
+            "note: ok",
+            "secretName: runner",
+            "key: dedicated",
+            "value: builds",
+        ] {
+            assert!(all.contains(kept), "{kept} not in:\n{all}");
+        }
         assert!(scan(&entries, redactor().known()).is_ok());
     }
 
