@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 
 use base64::Engine;
 use k8s_openapi::api::core::v1::{Event, PersistentVolumeClaim, Pod, Secret};
+use k8s_openapi::api::rbac::v1::{Role, RoleBinding};
 use kube::api::{Api, ListParams, PostParams};
 use serde_json::json;
 use support::cli::{self, isolated, text};
@@ -117,6 +118,17 @@ async fn a_bundle_of_a_broken_install_shows_why_and_holds_no_seeded_secret() {
     )
     .await
     .unwrap();
+    // A pod that runs (kwok reports it Running), whose log is asked for.
+    pods.create(
+        &PostParams::default(),
+        &from_json(json!({
+            "metadata": {"name": "user-job"},
+            "spec": {"containers": [{"name": "job", "image": "registry.example/job:1",
+                "env": [{"name": "SERVICE_TOKEN", "value": pod_env}]}]},
+        })),
+    )
+    .await
+    .unwrap();
     let events: Api<Event> = Api::namespaced(client.clone(), &ns);
     events
         .create(
@@ -180,6 +192,15 @@ async fn a_bundle_of_a_broken_install_shows_why_and_holds_no_seeded_secret() {
     .await
     .unwrap();
 
+    poll_until("the user's job runs", Duration::from_secs(60), || {
+        let pods = pods.clone();
+        async move {
+            let p = pods.get("user-job").await?;
+            Ok(p.status.and_then(|s| s.phase).as_deref() == Some("Running"))
+        }
+    })
+    .await
+    .unwrap();
     let agent_token = support::adopt::secret_text(cp, &ns, "runner", "codefresh.token");
     let dind_key = support::adopt::secret_text(cp, &ns, "codefresh-certs-server", "server-key.pem");
 
@@ -334,7 +355,13 @@ async fn a_bundle_of_a_broken_install_shows_why_and_holds_no_seeded_secret() {
         readme.contains("never started (ErrImagePull): no log"),
         "{readme}"
     );
-    assert!(readme.contains("Could not be collected"), "{readme}");
+    // kwok serves no logs: the log of the running pod is named as not collected.
+    assert!(
+        readme.contains(
+            "Could not be collected:\n  - pods/user-job/job.log: reading the log of container job"
+        ),
+        "{readme}"
+    );
     // Redaction keeps what names things: tolerations' keys, Secret names.
     assert!(
         runner_pod.contains("secretName: runner") || runner_pod.contains("name: runner"),
@@ -370,6 +397,72 @@ async fn a_bundle_of_a_broken_install_shows_why_and_holds_no_seeded_secret() {
         std::fs::read_to_string(home.path().join("notes.tar.gz")).unwrap(),
         "my notes"
     );
+
+    // A partly broken API server, as a user who may read the namespace but
+    // nothing cluster-wide sees it: what answered is in, what did not is
+    // named with the API server's reason.
+    let roles: Api<Role> = Api::namespaced(client.clone(), &ns);
+    roles
+        .create(
+            &PostParams::default(),
+            &from_json(json!({
+                "metadata": {"name": "bundle-reader"},
+                "rules": [{"apiGroups": [""], "verbs": ["get", "list"],
+                    "resources": ["pods", "pods/log", "events", "secrets", "persistentvolumeclaims"]}],
+            })),
+        )
+        .await
+        .unwrap();
+    let bindings: Api<RoleBinding> = Api::namespaced(client.clone(), &ns);
+    bindings
+        .create(
+            &PostParams::default(),
+            &from_json(json!({
+                "metadata": {"name": "bundle-reader"},
+                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "bundle-reader"},
+                "subjects": [{"kind": "User", "name": controlplane::LIMITED_USER}],
+            })),
+        )
+        .await
+        .unwrap();
+    let out = isolated(cp.limited_kubeconfig(), home.path())
+        .args([
+            "support-bundle",
+            "--kube-namespace",
+            &ns,
+            "-o",
+            "limited.tar.gz",
+        ])
+        .output()
+        .unwrap();
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    assert!(said.contains("could not be collected"), "{said}");
+    let files = unpack(&home.path().join("limited.tar.gz"));
+    let readme = &files["README.txt"];
+    eprintln!("{readme}");
+    for failed in [
+        "  - nodes.yaml: listing Nodes",
+        "  - info.json: ",
+        "the PersistentVolumes of storage.yaml: listing PersistentVolumes",
+    ] {
+        assert!(readme.contains(failed), "{failed} not in:\n{readme}");
+    }
+    assert!(
+        files.contains_key("events.yaml") && files.contains_key("secrets.yaml"),
+        "{readme}"
+    );
+    assert!(
+        files.keys().any(|n| n.starts_with("pods/runner-")),
+        "{readme}"
+    );
+    let all: String = files.values().cloned().collect();
+    for (what, value) in &seeded {
+        assert!(
+            !all.contains(value.as_str()),
+            "{what} in the limited bundle"
+        );
+    }
 }
 
 /// A bad value exits 2 naming the flag, before the cluster is reached.

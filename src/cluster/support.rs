@@ -28,9 +28,14 @@ pub async fn list(
         "Secret payloads are never listed for a bundle"
     );
     let api = api_for(client, api_version, kind, namespace);
+    let plural = if kind.ends_with('s') {
+        format!("{kind}es")
+    } else {
+        format!("{kind}s")
+    };
     let what = match namespace {
-        Some(ns) => format!("{kind}s in namespace {ns}"),
-        None => format!("{kind}s"),
+        Some(ns) => format!("{plural} in namespace {ns}"),
+        None => plural,
     };
     let items = request("listing", &what, api.list(&ListParams::default())).await?;
     Ok(items
