@@ -4,8 +4,10 @@
 //! the API key, the agent token and the dind key) are none of them in the
 //! unpacked bundle; a broken install (a runner pod whose image cannot be
 //! pulled, a claim that cannot bind) shows why from the bundle alone; a
-//! bad flag exits 2 naming it, and a file cf-runner did not write is never
-//! written over.
+//! file cf-runner did not write is never written over; a user who may not
+//! read cluster-wide (an API server that refuses part of the reads) gets
+//! what could be read, and the rest named (bad flags:
+//! tests/support_bundle_flags.rs).
 //!
 //! Pod logs: kwok runs no containers and serves no logs on this control
 //! plane, so no log can be seeded; the bundle names each log it could not
@@ -461,32 +463,6 @@ async fn a_bundle_of_a_broken_install_shows_why_and_holds_no_seeded_secret() {
         assert!(
             !all.contains(value.as_str()),
             "{what} in the limited bundle"
-        );
-    }
-}
-
-/// A bad value exits 2 naming the flag, before the cluster is reached.
-#[test]
-fn a_bad_flag_value_exits_2_naming_it() {
-    let home = tempfile::tempdir().unwrap();
-    for (flag, value) in [
-        ("--max-size", "10x"),
-        ("--max-size", "1Ki"),
-        ("--max-log-bytes", "lots"),
-        ("--since", "0"),
-        ("--since", "90d"),
-    ] {
-        let out = support::cli::cf_runner(home.path())
-            .args(["support-bundle", flag, value])
-            .output()
-            .unwrap();
-        let said = text(&out);
-        assert_eq!(out.status.code(), Some(2), "{flag} {value}: {said}");
-        assert!(said.contains(flag), "{flag} {value}: {said}");
-        assert_eq!(
-            std::fs::read_dir(home.path()).unwrap().count(),
-            0,
-            "nothing written"
         );
     }
 }

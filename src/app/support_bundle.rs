@@ -11,7 +11,7 @@ use serde_json::json;
 
 use super::steps::bundle::{collect, Request};
 use super::steps::installation::pick_installation;
-use super::steps::session::{connect_flags, runtime};
+use super::steps::session::{connect_flags, failed, runtime};
 use super::steps::status;
 use super::Outcome;
 use crate::bundle::{self, WriteError};
@@ -108,6 +108,12 @@ pub fn run(args: &SupportBundleArgs) -> Outcome {
 
     let bundle = rt.block_on(async {
         let record = inventory::record(&cluster.client, &ns).await;
+        // No answer at all (no HTTP status): there is nothing to collect. A
+        // server that answers, even with errors, gets a bundle.
+        let record = match record {
+            Err(e) if e.code().is_none() => return Err(e),
+            other => other,
+        };
         let req = Request {
             namespace: &ns,
             platform: &args.platform,
@@ -126,9 +132,21 @@ pub fn run(args: &SupportBundleArgs) -> Outcome {
         if let Err(e) = record {
             bundle.failed("the installation record", e.chain_text());
         }
-        bundle
+        Ok(bundle)
     });
     drop(progress);
+    let bundle = match bundle {
+        Ok(b) => b,
+        Err(e) => {
+            return failed(
+                e,
+                &format!(
+                    "the API server at {} did not answer; no bundle was written",
+                    cluster.server
+                ),
+            )
+        }
+    };
     let failed = bundle.failed.len();
     let over_cap = bundle.over_cap();
     let known = bundle.redactor().known().to_vec();
