@@ -237,11 +237,6 @@ async fn a_bundle_of_a_broken_install_shows_why_and_holds_no_seeded_secret() {
         0o600
     );
     let files = unpack(&path);
-    if std::env::var_os("SHOW_BUNDLE").is_some() {
-        for (name, body) in &files {
-            eprintln!("==== {name}\n{body}");
-        }
-    }
 
     // No seeded secret, in any form, in any file; nor in what it printed.
     let b64 = base64::engine::general_purpose::STANDARD;
@@ -370,8 +365,9 @@ async fn a_bundle_of_a_broken_install_shows_why_and_holds_no_seeded_secret() {
         "{runner_pod}"
     );
 
-    // Written over: its own bundle, yes; a user's file, no (exit 2, names
-    // the flag that overrides, the file untouched).
+    // Written over: its own bundle, yes (here under a size cap that leaves
+    // files out, each named); a user's file, no (exit 2, names the flag
+    // that overrides, the file untouched).
     let again = |out: &str| {
         isolated(cp.admin_kubeconfig(), home.path())
             .args([
@@ -381,12 +377,24 @@ async fn a_bundle_of_a_broken_install_shows_why_and_holds_no_seeded_secret() {
                 "--kube-context-name",
                 CONTEXT,
             ])
-            .args(["--max-log-bytes", "4Ki", "-o", out])
+            .args(["--max-log-bytes", "4Ki", "--max-size", "128Ki", "-o", out])
             .output()
             .unwrap()
     };
     let out = again("bundle.tar.gz");
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    assert!(
+        said.contains("were left out to stay under --max-size 131072"),
+        "{said}"
+    );
+    assert!(std::fs::metadata(&path).unwrap().len() <= 128 * 1024);
+    let capped = unpack(&path);
+    assert!(
+        capped["README.txt"].contains("bytes would take the bundle past --max-size 131072"),
+        "{}",
+        capped["README.txt"]
+    );
     std::fs::write(home.path().join("notes.tar.gz"), "my notes").unwrap();
     let out = again("notes.tar.gz");
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
@@ -428,21 +436,21 @@ async fn a_bundle_of_a_broken_install_shows_why_and_holds_no_seeded_secret() {
         .await
         .unwrap();
     let out = isolated(cp.limited_kubeconfig(), home.path())
-        .args([
-            "support-bundle",
-            "--kube-namespace",
-            &ns,
-            "-o",
-            "limited.tar.gz",
-        ])
+        .args(["support-bundle", "--kube-namespace", &ns])
         .output()
         .unwrap();
     let said = text(&out);
     assert_eq!(out.status.code(), Some(0), "{said}");
     assert!(said.contains("could not be collected"), "{said}");
-    let files = unpack(&home.path().join("limited.tar.gz"));
+    // The default name: the namespace and the time, in the current folder.
+    let written: Vec<_> = std::fs::read_dir(home.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .filter(|n| n.starts_with(&format!("cf-runner-support-{ns}-")) && n.ends_with(".tar.gz"))
+        .collect();
+    assert_eq!(written.len(), 1, "{written:?}");
+    let files = unpack(&home.path().join(&written[0]));
     let readme = &files["README.txt"];
-    eprintln!("{readme}");
     for failed in [
         "  - nodes.yaml: listing Nodes",
         "  - info.json: ",
