@@ -46,6 +46,9 @@ _cf__runner() {
             cf__runner,schema)
                 cmd="cf__runner__subcmd__schema"
                 ;;
+            cf__runner,support-bundle)
+                cmd="cf__runner__subcmd__support__subcmd__bundle"
+                ;;
             cf__runner,test-pipeline)
                 cmd="cf__runner__subcmd__test__subcmd__pipeline"
                 ;;
@@ -82,6 +85,9 @@ _cf__runner() {
             cf__runner__subcmd__help,schema)
                 cmd="cf__runner__subcmd__help__subcmd__schema"
                 ;;
+            cf__runner__subcmd__help,support-bundle)
+                cmd="cf__runner__subcmd__help__subcmd__support__subcmd__bundle"
+                ;;
             cf__runner__subcmd__help,test-pipeline)
                 cmd="cf__runner__subcmd__help__subcmd__test__subcmd__pipeline"
                 ;;
@@ -95,7 +101,7 @@ _cf__runner() {
 
     case "${cmd}" in
         cf__runner)
-            opts="-h -V --help --version init info delete upgrade check test-pipeline adopt completions diff schema images help"
+            opts="-h -V --help --version init info delete upgrade check test-pipeline adopt completions diff schema images support-bundle help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -387,7 +393,7 @@ _cf__runner() {
             return 0
             ;;
         cf__runner__subcmd__help)
-            opts="init info delete upgrade check test-pipeline adopt completions diff schema images help"
+            opts="init info delete upgrade check test-pipeline adopt completions diff schema images support-bundle help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -527,6 +533,20 @@ _cf__runner() {
             return 0
             ;;
         cf__runner__subcmd__help__subcmd__schema)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cf__runner__subcmd__help__subcmd__support__subcmd__bundle)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -857,6 +877,66 @@ _cf__runner() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cf__runner__subcmd__support__subcmd__bundle)
+            opts="-o -h -V --kube-context-name --kube-config-path --token --url --insecure --allow-http --output --overwrite --since --max-log-bytes --max-size --kube-namespace --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --kube-context-name)
+                    local context
+                    COMPREPLY=()
+                    while IFS= read -r context; do
+                        if [[ "${context}" == "${cur}"* ]]; then
+                            COMPREPLY+=("$(printf '%q' "${context}")")
+                        fi
+                    done < <(kubectl config get-contexts -o name 2>/dev/null)
+                    return 0
+                    ;;
+                --kube-config-path)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-log-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kube-namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

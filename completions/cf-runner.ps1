@@ -36,6 +36,7 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Show what upgrade (or init) with these flags would change; changes nothing')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print the JSON Schema of a values file, for editors and linters')
             [CompletionResult]::new('images', 'images', [CompletionResultType]::ParameterValue, 'List every image an install with these values runs; --check asks the registry')
+            [CompletionResult]::new('support-bundle', 'support-bundle', [CompletionResultType]::ParameterValue, 'Write a redacted .tar.gz of what support needs to look into a runner')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -289,6 +290,26 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'cf-runner;support-bundle' {
+            [CompletionResult]::new('--kube-context-name', '--kube-context-name', [CompletionResultType]::ParameterName, 'Kubernetes context to use [default: the kubeconfig''s current context]')
+            [CompletionResult]::new('--kube-config-path', '--kube-config-path', [CompletionResultType]::ParameterName, 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'Codefresh API token [default: $CF_API_KEY, then the current context of ~/.cfconfig]')
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Codefresh platform URL [default: the installation''s, else https://g.codefresh.io]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Where to write the bundle [default: cf-runner-support-<namespace>-<UTC time>.tar.gz here]')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Where to write the bundle [default: cf-runner-support-<namespace>-<UTC time>.tar.gz here]')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only log lines newer than this (e.g. 30m, 6h, 2d)')
+            [CompletionResult]::new('--max-log-bytes', '--max-log-bytes', [CompletionResultType]::ParameterName, 'Most bytes kept of each container log, the newest (e.g. 512Ki, 2Mi)')
+            [CompletionResult]::new('--max-size', '--max-size', [CompletionResultType]::ParameterName, 'Largest bundle to write; what would pass it is left out and listed (e.g. 20Mi)')
+            [CompletionResult]::new('--kube-namespace', '--kube-namespace', [CompletionResultType]::ParameterName, 'Namespace of the runner [default: the only installation in the cluster]')
+            [CompletionResult]::new('--insecure', '--insecure', [CompletionResultType]::ParameterName, 'Skip TLS verification towards the platform (self-signed on-prem only)')
+            [CompletionResult]::new('--allow-http', '--allow-http', [CompletionResultType]::ParameterName, 'Send the API key over a plain http:// platform URL (other than localhost)')
+            [CompletionResult]::new('--overwrite', '--overwrite', [CompletionResultType]::ParameterName, 'Write over a file at --output that is not a bundle cf-runner wrote')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'cf-runner;help' {
             [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Install the runner: wizard, or non-interactive with --values/--yes')
             [CompletionResult]::new('info', 'info', [CompletionResultType]::ParameterValue, 'Show what is installed and whether it is healthy')
@@ -301,6 +322,7 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Show what upgrade (or init) with these flags would change; changes nothing')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print the JSON Schema of a values file, for editors and linters')
             [CompletionResult]::new('images', 'images', [CompletionResultType]::ParameterValue, 'List every image an install with these values runs; --check asks the registry')
+            [CompletionResult]::new('support-bundle', 'support-bundle', [CompletionResultType]::ParameterValue, 'Write a redacted .tar.gz of what support needs to look into a runner')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -335,6 +357,9 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
             break
         }
         'cf-runner;help;images' {
+            break
+        }
+        'cf-runner;help;support-bundle' {
             break
         }
         'cf-runner;help;help' {

@@ -290,6 +290,27 @@ _arguments "${_arguments_options[@]}" : \
 '--version[Print version]' \
 && ret=0
 ;;
+(support-bundle)
+_arguments "${_arguments_options[@]}" : \
+'--kube-context-name=[Kubernetes context to use \[default\: the kubeconfig'\''s current context\]]:NAME:{compadd -- ${(f)"$(kubectl config get-contexts -o name 2>/dev/null)"}}' \
+'--kube-config-path=[Path to the kubeconfig \[default\: \$KUBECONFIG or ~/.kube/config\]]:PATH:_files' \
+'--token=[Codefresh API token \[default\: \$CF_API_KEY, then the current context of ~/.cfconfig\]]:TOKEN:_default' \
+'--url=[Codefresh platform URL \[default\: the installation'\''s, else https\://g.codefresh.io\]]:URL:_default' \
+'-o+[Where to write the bundle \[default\: cf-runner-support-<namespace>-<UTC time>.tar.gz here\]]:FILE:_files' \
+'--output=[Where to write the bundle \[default\: cf-runner-support-<namespace>-<UTC time>.tar.gz here\]]:FILE:_files' \
+'--since=[Only log lines newer than this (e.g. 30m, 6h, 2d)]:AGE:_default' \
+'--max-log-bytes=[Most bytes kept of each container log, the newest (e.g. 512Ki, 2Mi)]:BYTES:_default' \
+'--max-size=[Largest bundle to write; what would pass it is left out and listed (e.g. 20Mi)]:BYTES:_default' \
+'--kube-namespace=[Namespace of the runner \[default\: the only installation in the cluster\]]:NAMESPACE:_default' \
+'--insecure[Skip TLS verification towards the platform (self-signed on-prem only)]' \
+'--allow-http[Send the API key over a plain http\:// platform URL (other than localhost)]' \
+'--overwrite[Write over a file at --output that is not a bundle cf-runner wrote]' \
+'-h[Print help]' \
+'--help[Print help]' \
+'-V[Print version]' \
+'--version[Print version]' \
+&& ret=0
+;;
 (help)
 _arguments "${_arguments_options[@]}" : \
 ":: :_cf-runner__subcmd__help_commands" \
@@ -346,6 +367,10 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
+(support-bundle)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
 (help)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -373,6 +398,7 @@ _cf-runner_commands() {
 'diff:Show what upgrade (or init) with these flags would change; changes nothing' \
 'schema:Print the JSON Schema of a values file, for editors and linters' \
 'images:List every image an install with these values runs; --check asks the registry' \
+'support-bundle:Write a redacted .tar.gz of what support needs to look into a runner' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
     _describe -t commands 'cf-runner commands' commands "$@"
@@ -416,6 +442,7 @@ _cf-runner__subcmd__help_commands() {
 'diff:Show what upgrade (or init) with these flags would change; changes nothing' \
 'schema:Print the JSON Schema of a values file, for editors and linters' \
 'images:List every image an install with these values runs; --check asks the registry' \
+'support-bundle:Write a redacted .tar.gz of what support needs to look into a runner' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
     _describe -t commands 'cf-runner help commands' commands "$@"
@@ -470,6 +497,11 @@ _cf-runner__subcmd__help__subcmd__schema_commands() {
     local commands; commands=()
     _describe -t commands 'cf-runner help schema commands' commands "$@"
 }
+(( $+functions[_cf-runner__subcmd__help__subcmd__support-bundle_commands] )) ||
+_cf-runner__subcmd__help__subcmd__support-bundle_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner help support-bundle commands' commands "$@"
+}
 (( $+functions[_cf-runner__subcmd__help__subcmd__test-pipeline_commands] )) ||
 _cf-runner__subcmd__help__subcmd__test-pipeline_commands() {
     local commands; commands=()
@@ -499,6 +531,11 @@ _cf-runner__subcmd__init_commands() {
 _cf-runner__subcmd__schema_commands() {
     local commands; commands=()
     _describe -t commands 'cf-runner schema commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__support-bundle_commands] )) ||
+_cf-runner__subcmd__support-bundle_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner support-bundle commands' commands "$@"
 }
 (( $+functions[_cf-runner__subcmd__test-pipeline_commands] )) ||
 _cf-runner__subcmd__test-pipeline_commands() {

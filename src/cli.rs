@@ -59,6 +59,11 @@ pub enum Command {
     Schema,
     /// List every image an install with these values runs; --check asks the registry
     Images(Box<ImagesArgs>),
+    /// Write a redacted .tar.gz of what support needs to look into a runner
+    #[command(mut_arg("kube_namespace", |a| a.help(
+        "Namespace of the runner [default: the only installation in the cluster]"
+    )))]
+    SupportBundle(SupportBundleArgs),
 }
 
 /// Output format of inspection commands.
@@ -387,6 +392,30 @@ pub struct ImagesArgs {
     pub output: OutputFormat,
 }
 
+/// Flags of `support-bundle`.
+#[derive(Debug, Clone, Args)]
+pub struct SupportBundleArgs {
+    #[command(flatten)]
+    pub kube: KubeArgs,
+    #[command(flatten)]
+    pub platform: PlatformArgs,
+    /// Where to write the bundle [default: cf-runner-support-<namespace>-<UTC time>.tar.gz here]
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Write over a file at --output that is not a bundle cf-runner wrote
+    #[arg(long)]
+    pub overwrite: bool,
+    /// Only log lines newer than this (e.g. 30m, 6h, 2d)
+    #[arg(long, value_name = "AGE", default_value = "6h", value_parser = parse_since)]
+    pub since: std::time::Duration,
+    /// Most bytes kept of each container log, the newest (e.g. 512Ki, 2Mi)
+    #[arg(long, value_name = "BYTES", default_value = "1Mi", value_parser = parse_size)]
+    pub max_log_bytes: u64,
+    /// Largest bundle to write; what would pass it is left out and listed (e.g. 20Mi)
+    #[arg(long, value_name = "BYTES", default_value = "50Mi", value_parser = parse_size)]
+    pub max_size: u64,
+}
+
 /// How to reach the Codefresh platform (commands other than `init`).
 #[derive(Debug, Clone, Args)]
 pub struct PlatformArgs {
@@ -501,6 +530,70 @@ pub fn suggest_kubectl_habits(err: &mut clap::Error) {
 /// The longest wait a `--timeout` may ask for: a day. Longer is a typo (and
 /// a deadline past what a clock can hold would wrap or panic).
 pub const MAX_WAIT_SECS: u64 = 24 * 3600;
+
+/// The oldest log line `--since` may ask for, in days.
+pub const MAX_SINCE_DAYS: u64 = 30;
+
+/// Parses a log age: `90s`, `30m`, `6h`, `2d` or plain seconds, up to
+/// [`MAX_SINCE_DAYS`].
+pub fn parse_since(text: &str) -> Result<std::time::Duration, String> {
+    let text = text.trim();
+    let (number, unit) = match text.find(|c: char| !c.is_ascii_digit()) {
+        Some(i) => text.split_at(i),
+        None => (text, "s"),
+    };
+    let per_unit = match unit {
+        "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        "d" => 86_400,
+        _ => return Err(format!("{text:?} is not an age; write e.g. 30m, 6h or 2d")),
+    };
+    let n: u64 = number
+        .parse()
+        .map_err(|_| format!("{text:?} is not an age; write e.g. 30m, 6h or 2d"))?;
+    match n.checked_mul(per_unit) {
+        Some(0) => Err(format!("{text:?} keeps no log line; write e.g. 30m, 6h or 2d")),
+        Some(secs) if secs <= MAX_SINCE_DAYS * 86_400 => Ok(std::time::Duration::from_secs(secs)),
+        _ => Err(format!(
+            "{text:?} is older than the {MAX_SINCE_DAYS}d a node keeps logs for at most; write e.g. 7d"
+        )),
+    }
+}
+
+/// Parses a size in bytes: `1048576`, `512Ki`, `20Mi`, `1Gi` (or `K`, `M`,
+/// `G` for powers of 1000).
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let text = text.trim();
+    let (number, unit) = match text.find(|c: char| !c.is_ascii_digit()) {
+        Some(i) => text.split_at(i),
+        None => (text, ""),
+    };
+    let per_unit: u64 = match unit {
+        "" => 1,
+        "K" | "k" => 1000,
+        "M" => 1000 * 1000,
+        "G" => 1000 * 1000 * 1000,
+        "Ki" => 1 << 10,
+        "Mi" => 1 << 20,
+        "Gi" => 1 << 30,
+        _ => {
+            return Err(format!(
+                "{text:?} is not a size; write e.g. 512Ki, 20Mi or 1Gi"
+            ))
+        }
+    };
+    let n: u64 = number
+        .parse()
+        .map_err(|_| format!("{text:?} is not a size; write e.g. 512Ki, 20Mi or 1Gi"))?;
+    match n.checked_mul(per_unit) {
+        Some(0) => Err(format!(
+            "{text:?} is no room at all; write e.g. 512Ki or 20Mi"
+        )),
+        Some(bytes) => Ok(bytes),
+        None => Err(format!("{text:?} is too large; write e.g. 20Mi or 1Gi")),
+    }
+}
 
 /// Parses `90s`, `5m`, `1h` or plain seconds, up to [`MAX_WAIT_SECS`].
 pub fn parse_duration(text: &str) -> Result<std::time::Duration, String> {

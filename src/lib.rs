@@ -9,6 +9,7 @@
 #![recursion_limit = "256"]
 
 pub mod app;
+pub mod bundle;
 pub mod cli;
 pub mod cluster;
 pub mod env;

@@ -79,6 +79,7 @@ const SUBCOMMANDS: &[&str] = &[
     "check",
     "test-pipeline",
     "completions",
+    "support-bundle",
 ];
 
 #[test]
@@ -172,6 +173,17 @@ fn every_subcommand_has_help() {
         ),
         ("test-pipeline", &["--runtime-name", "--token"]),
         ("completions", &["bash", "zsh", "fish", "powershell"]),
+        (
+            "support-bundle",
+            &[
+                "--kube-namespace",
+                "--output",
+                "--since",
+                "--max-log-bytes",
+                "--max-size",
+                "--overwrite",
+            ],
+        ),
     ];
     assert_eq!(
         expected.iter().map(|(c, _)| *c).collect::<Vec<_>>(),

@@ -115,6 +115,13 @@ fn expected(command: &str) -> Option<Expect> {
         "cf-runner info" => e(1, &["looking for installations at https://127.0.0.1:1/ failed"]),
         "cf-runner info --kube-namespace codefresh -o json" => e(1, no_installation),
         "cf-runner delete --kube-namespace codefresh --yes" => e(1, no_lock),
+        "cf-runner support-bundle --kube-namespace codefresh" => e(
+            1,
+            &[
+                "the API server at https://127.0.0.1:1/ did not answer; no bundle was written",
+                "reading Secret/cf-runner-values in namespace codefresh failed",
+            ],
+        ),
         // `diff` exits 2 on any failure, as `kubectl diff` does.
         "cf-runner diff --kube-namespace codefresh --install-monitor false"
         | "cf-runner diff --kube-namespace codefresh --build-node-selector pool=builds"

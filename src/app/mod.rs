@@ -13,6 +13,7 @@ pub mod init;
 pub mod outcome;
 pub mod schema;
 pub mod steps;
+pub mod support_bundle;
 pub mod test_pipeline;
 pub mod upgrade;
 
@@ -38,6 +39,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Schema => schema::run(),
         Command::Images(args) => images::run(&args),
         Command::Diff(args) => diff::run(&args),
+        Command::SupportBundle(args) => support_bundle::run(&args),
     };
     outcome.finish()
 }

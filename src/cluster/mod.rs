@@ -19,6 +19,7 @@ pub mod ownership;
 pub mod preflight;
 pub mod probe;
 pub mod secrets;
+pub mod support;
 pub mod wait;
 
 use std::path::PathBuf;

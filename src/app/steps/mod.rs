@@ -4,6 +4,7 @@
 //!
 //! [`Outcome`]: crate::app::Outcome
 
+pub mod bundle;
 pub mod converge;
 pub mod identity;
 pub mod input;

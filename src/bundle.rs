@@ -1,0 +1,691 @@
+//! The support bundle as a file: its entries, the redaction every entry
+//! passes through on the way in, the index of what was left out or could
+//! not be collected, the size cap, the last scan for known secrets, and the
+//! one `.tar.gz` written 0600 in one rename. What goes in is gathered by
+//! `app::steps::bundle`; this module owns the guarantee that no secret
+//! value cf-runner knows of comes out.
+//!
+//! Redaction is the one mechanism of [`crate::values::secrets`] (URL
+//! credentials, credential-named fields), applied to every string, plus
+//! the values of the tokens and Secrets cf-runner knows, replaced wherever
+//! they appear. The last scan looks for those same values (and their
+//! base64 form) in the bytes about to be written, and refuses the file if
+//! one is there: a bug in the redaction then costs a bundle, never a token.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use base64::Engine;
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::values::secrets::{mask_credential_fields, masked_printout, REDACTED};
+use crate::values::Secret;
+
+/// The comment in the gzip header of every bundle: how cf-runner tells its
+/// own bundle (which it may write over) from any other file (which it
+/// never does without `--overwrite`).
+pub const GZIP_MARK: &str = "cf-runner support-bundle";
+
+/// What the index and the progress line reserve of `--max-size`.
+pub const INDEX_RESERVE: u64 = 64 * 1024;
+
+/// The smallest `--max-size` that leaves room for anything but the index.
+pub const MIN_MAX_SIZE: u64 = 2 * INDEX_RESERVE;
+
+/// Known secret values shorter than this are not searched for: a short
+/// placeholder would match everywhere, and no token is that short.
+const MIN_KNOWN_LEN: usize = 8;
+
+/// A secret value cf-runner knows, with what it is (never the value) for
+/// messages.
+#[derive(Debug, Clone)]
+pub struct Known {
+    /// What the value is: "the agent token", "Secret runner, key codefresh.token".
+    pub kind: String,
+    pub value: Secret,
+}
+
+/// Replaces secrets in what goes into a bundle.
+#[derive(Debug, Default, Clone)]
+pub struct Redactor {
+    known: Vec<Known>,
+}
+
+/// True when a field or variable named `name` holds a credential, by the
+/// same words [`mask_credential_fields`] uses.
+fn is_credential_name(name: &str) -> bool {
+    mask_credential_fields(&format!("{name}: x")).is_some()
+}
+
+impl Redactor {
+    /// Adds a value to replace and to scan for (too short a value is ignored).
+    pub fn know(&mut self, kind: impl Into<String>, value: Secret) {
+        let trimmed = value.expose().trim();
+        if trimmed.len() < MIN_KNOWN_LEN {
+            return;
+        }
+        let value = Secret::new(trimmed);
+        if self
+            .known
+            .iter()
+            .any(|k| k.value.expose() == value.expose())
+        {
+            return;
+        }
+        self.known.push(Known {
+            kind: kind.into(),
+            value,
+        });
+    }
+
+    /// The values known, for the last scan.
+    pub fn known(&self) -> &[Known] {
+        &self.known
+    }
+
+    /// A text made safe: URL credentials and credential-named fields
+    /// masked, and every known value (and its base64 form) replaced.
+    pub fn text(&self, text: &str) -> String {
+        let mut out = masked_printout(text);
+        for k in &self.known {
+            for form in forms(k.value.expose()) {
+                if out.contains(&form) {
+                    out = out.replace(&form, REDACTED);
+                }
+            }
+        }
+        out
+    }
+
+    /// A JSON tree made safe: every string through [`Redactor::text`]; the
+    /// string value of a credential-named field (`Token`, an annotation
+    /// `example.com/api-token`, an env map's `DB_PASSWORD`) and of an
+    /// environment variable (`{name, value}`) whose name is a credential's,
+    /// replaced whole. A field that names a key or an object (`key`,
+    /// `secretName`) is kept: it is a reference, and what support needs.
+    pub fn tree(&self, value: &Value) -> Value {
+        match value {
+            Value::String(s) => Value::String(self.text(s)),
+            Value::Array(items) => Value::Array(items.iter().map(|v| self.tree(v)).collect()),
+            Value::Object(map) => {
+                let env_name = map
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .filter(|n| map.contains_key("value") && is_credential_name(n));
+                let mut out = Map::new();
+                for (k, v) in map {
+                    let hide = v.is_string()
+                        && ((k == "value" && env_name.is_some())
+                            || (is_credential_name(k) && !is_reference(k)));
+                    let v = if hide {
+                        Value::String(REDACTED.into())
+                    } else {
+                        self.tree(v)
+                    };
+                    out.insert(k.clone(), v);
+                }
+                Value::Object(out)
+            }
+            other => other.clone(),
+        }
+    }
+}
+
+/// True for a field that names a key or an object rather than holding a
+/// value: `key` (a toleration's, a `secretKeyRef`'s), `secretName`.
+fn is_reference(field: &str) -> bool {
+    field == "key" || field.to_ascii_lowercase().ends_with("name")
+}
+
+/// The forms a known value is searched for in: as it is, and base64.
+fn forms(value: &str) -> Vec<String> {
+    let b64 = base64::engine::general_purpose::STANDARD;
+    vec![value.to_string(), b64.encode(value.as_bytes())]
+}
+
+/// Something the bundle does not hold, and why.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Gap {
+    pub what: String,
+    pub why: String,
+}
+
+/// One file of the bundle.
+#[derive(Debug, Clone, Serialize)]
+pub struct EntryInfo {
+    pub name: String,
+    pub bytes: u64,
+}
+
+/// The bundle being built: redacted entries, and the index of gaps.
+#[derive(Debug)]
+pub struct Bundle {
+    redactor: Redactor,
+    entries: Vec<(String, Vec<u8>)>,
+    /// Left out on purpose (secret values, over the size cap, no token).
+    pub left_out: Vec<Gap>,
+    /// Could not be collected (an API error, a timeout).
+    pub failed: Vec<Gap>,
+    max_size: u64,
+    used: u64,
+}
+
+/// The space an entry takes in the tar stream: a header and whole blocks.
+fn tar_size(bytes: usize) -> u64 {
+    512 + (bytes as u64).div_ceil(512) * 512
+}
+
+impl Bundle {
+    /// An empty bundle of at most `max_size` bytes (before compression).
+    pub fn new(redactor: Redactor, max_size: u64) -> Bundle {
+        Bundle {
+            redactor,
+            entries: Vec::new(),
+            left_out: Vec::new(),
+            failed: Vec::new(),
+            max_size,
+            used: 0,
+        }
+    }
+
+    /// The redactor every entry goes through.
+    pub fn redactor(&self) -> &Redactor {
+        &self.redactor
+    }
+
+    /// Adds a text entry, redacted; left out (and listed) when it would
+    /// take the bundle past its size cap.
+    pub fn add_text(&mut self, name: &str, text: &str) {
+        let safe = self.redactor.text(text);
+        self.put(name, safe.into_bytes());
+    }
+
+    /// Adds a JSON value as YAML (`.yaml`) or JSON (any other name), redacted.
+    pub fn add_value(&mut self, name: &str, value: &Value) {
+        let safe = self.redactor.tree(value);
+        let text = if name.ends_with(".yaml") {
+            serde_yaml_ng::to_string(&safe).unwrap_or_default()
+        } else {
+            format!(
+                "{}\n",
+                serde_json::to_string_pretty(&safe).unwrap_or_default()
+            )
+        };
+        self.put(name, text.into_bytes());
+    }
+
+    /// Names something that could not be collected.
+    pub fn failed(&mut self, what: impl Into<String>, why: impl std::fmt::Display) {
+        let why = self
+            .redactor
+            .text(&crate::output::one_line(&why.to_string()));
+        self.failed.push(Gap {
+            what: what.into(),
+            why,
+        });
+    }
+
+    /// Names something left out on purpose.
+    pub fn left_out(&mut self, what: impl Into<String>, why: impl Into<String>) {
+        self.left_out.push(Gap {
+            what: what.into(),
+            why: why.into(),
+        });
+    }
+
+    fn put(&mut self, name: &str, bytes: Vec<u8>) {
+        let size = tar_size(bytes.len());
+        let budget = self.max_size.saturating_sub(INDEX_RESERVE);
+        if self.used + size > budget {
+            self.left_out.push(Gap {
+                what: name.to_string(),
+                why: format!(
+                    "{} bytes would take the bundle past --max-size {}",
+                    bytes.len(),
+                    self.max_size
+                ),
+            });
+            return;
+        }
+        self.used += size;
+        self.entries.push((name.to_string(), bytes));
+    }
+
+    /// The entries so far, by name and size.
+    pub fn entries(&self) -> Vec<EntryInfo> {
+        self.entries
+            .iter()
+            .map(|(name, bytes)| EntryInfo {
+                name: name.clone(),
+                bytes: bytes.len() as u64,
+            })
+            .collect()
+    }
+
+    /// How many entries were left out for the size cap.
+    pub fn over_cap(&self) -> usize {
+        self.left_out
+            .iter()
+            .filter(|g| g.why.contains("--max-size"))
+            .count()
+    }
+
+    /// Adds the index (`index.json`, and `README.txt` for people) and gives
+    /// the finished entries. The index goes in whatever its size: it is what
+    /// says what is missing.
+    pub fn finish(mut self, about: &Value) -> Vec<(String, Vec<u8>)> {
+        let index = serde_json::json!({
+            "about": about,
+            "entries": self.entries(),
+            "left_out": self.left_out,
+            "failed": self.failed,
+        });
+        let readme = readme(about, &self.entries(), &self.left_out, &self.failed);
+        let index = self.redactor.text(&format!(
+            "{}\n",
+            serde_json::to_string_pretty(&index).unwrap_or_default()
+        ));
+        let readme = self.redactor.text(&readme);
+        self.entries
+            .insert(0, ("index.json".into(), index.into_bytes()));
+        self.entries
+            .insert(0, ("README.txt".into(), readme.into_bytes()));
+        self.entries
+    }
+}
+
+fn readme(about: &Value, entries: &[EntryInfo], left_out: &[Gap], failed: &[Gap]) -> String {
+    let mut out = String::from(
+        "cf-runner support bundle\n\
+         ========================\n\n\
+         Made by `cf-runner support-bundle`. Secret values were never read into it: Secrets\n\
+         appear by name, key and size only, and every text passed through cf-runner's\n\
+         redaction (URL credentials, credential-named fields, the tokens cf-runner knows).\n\
+         A last scan of these files for the agent token, the API key and the values of the\n\
+         Secrets cf-runner wrote found none of them.\n\n",
+    );
+    if let Some(map) = about.as_object() {
+        for (k, v) in map {
+            out.push_str(&format!(
+                "{k}: {}\n",
+                v.as_str()
+                    .map(str::to_string)
+                    .unwrap_or_else(|| v.to_string())
+            ));
+        }
+        out.push('\n');
+    }
+    out.push_str("Files:\n");
+    for e in entries {
+        out.push_str(&format!("  {:50} {:>10} bytes\n", e.name, e.bytes));
+    }
+    let mut section = |title: &str, gaps: &[Gap]| {
+        out.push_str(&format!("\n{title}:\n"));
+        if gaps.is_empty() {
+            out.push_str("  (none)\n");
+        }
+        for g in gaps {
+            out.push_str(&format!("  - {}: {}\n", g.what, g.why));
+        }
+    };
+    section("Left out on purpose", left_out);
+    section("Could not be collected", failed);
+    out
+}
+
+/// A known secret found in an entry by the last scan.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{kind} was found in {entry} of the bundle; the bundle was not written")]
+pub struct Leak {
+    /// What the secret is (never its value).
+    pub kind: String,
+    /// The entry it was found in.
+    pub entry: String,
+}
+
+/// The last scan: the first known value (as it is, or base64) found in
+/// any entry's bytes.
+pub fn scan(entries: &[(String, Vec<u8>)], known: &[Known]) -> Result<(), Leak> {
+    for (name, bytes) in entries {
+        for k in known {
+            for form in forms(k.value.expose()) {
+                if contains(bytes, form.as_bytes()) {
+                    return Err(Leak {
+                        kind: k.kind.clone(),
+                        entry: name.clone(),
+                    });
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    if needle.is_empty() {
+        return false;
+    }
+    // Every entry cf-runner makes is text: the string search is fast on
+    // a bundle of tens of megabytes; bytes only for anything else.
+    match (std::str::from_utf8(hay), std::str::from_utf8(needle)) {
+        (Ok(h), Ok(n)) => h.contains(n),
+        _ => hay.windows(needle.len()).any(|w| w == needle),
+    }
+}
+
+/// Why a bundle could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    #[error(transparent)]
+    Leak(#[from] Leak),
+    #[error("{path} is {what}, not a file cf-runner can replace")]
+    NotRegular { path: PathBuf, what: &'static str },
+    #[error("{path} exists and is not a support bundle cf-runner wrote; writing over it could lose your data")]
+    NotOurs { path: PathBuf },
+    #[error("the bundle is {size} bytes compressed, over --max-size {max}")]
+    TooBig { size: u64, max: u64 },
+    #[error("could not write {path}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// True when `path` holds a bundle cf-runner wrote (its gzip header has
+/// [`GZIP_MARK`]).
+fn is_our_bundle(path: &Path) -> bool {
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let decoder = flate2::read::GzDecoder::new(file.take(64 * 1024));
+    decoder
+        .header()
+        .and_then(|h| h.comment())
+        .is_some_and(|c| c == GZIP_MARK.as_bytes())
+}
+
+/// Refuses `path` when something is there that cf-runner may not replace:
+/// anything but a regular file always, a file that is not one of its
+/// bundles unless `overwrite`.
+pub fn check_path(path: &Path, overwrite: bool) -> Result<(), WriteError> {
+    let Ok(meta) = path.symlink_metadata() else {
+        return Ok(());
+    };
+    let what = if meta.file_type().is_symlink() {
+        Some("a symbolic link")
+    } else if meta.is_dir() {
+        Some("a folder")
+    } else if !meta.is_file() {
+        Some("not a regular file")
+    } else {
+        None
+    };
+    if let Some(what) = what {
+        return Err(WriteError::NotRegular {
+            path: path.into(),
+            what,
+        });
+    }
+    if overwrite || is_our_bundle(path) {
+        Ok(())
+    } else {
+        Err(WriteError::NotOurs { path: path.into() })
+    }
+}
+
+/// The `.tar.gz` of `entries` (each 0600, dated `mtime`), in memory.
+pub fn archive(entries: &[(String, Vec<u8>)], mtime: u64) -> std::io::Result<Vec<u8>> {
+    let gz = flate2::GzBuilder::new()
+        .comment(GZIP_MARK)
+        .write(Vec::new(), flate2::Compression::default());
+    let mut tar = tar::Builder::new(gz);
+    for (name, bytes) in entries {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(bytes.len() as u64);
+        header.set_mode(0o600);
+        header.set_mtime(mtime);
+        header.set_entry_type(tar::EntryType::Regular);
+        header.set_cksum();
+        tar.append_data(&mut header, name, bytes.as_slice())?;
+    }
+    tar.into_inner()?.finish()
+}
+
+/// Scans, archives and writes the bundle at `path`: refused when a known
+/// secret is in it, or when the archive is over `max_size`; written 0600
+/// beside `path` then renamed over it, so a failed write leaves nothing
+/// half-made. Gives the archive's size.
+pub fn write(
+    path: &Path,
+    entries: &[(String, Vec<u8>)],
+    known: &[Known],
+    max_size: u64,
+    overwrite: bool,
+) -> Result<u64, WriteError> {
+    scan(entries, known)?;
+    check_path(path, overwrite)?;
+    let mtime = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or_default();
+    let io = |source| WriteError::Io {
+        path: path.into(),
+        source,
+    };
+    let bytes = archive(entries, mtime).map_err(io)?;
+    let size = bytes.len() as u64;
+    if size > max_size {
+        return Err(WriteError::TooBig {
+            size,
+            max: max_size,
+        });
+    }
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "support-bundle.tar.gz".into());
+    let aside = path.with_file_name(format!(".{name}.cf-runner-{}", std::process::id()));
+    let written = (|| {
+        use std::os::unix::fs::OpenOptionsExt;
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&aside)?;
+        file.write_all(&bytes)?;
+        file.sync_all()?;
+        std::fs::rename(&aside, path)
+    })();
+    if let Err(source) = written {
+        let _ = std::fs::remove_file(&aside);
+        return Err(io(source));
+    }
+    Ok(size)
+}
+
+/// `YYYYMMDD-HHMMSS` (UTC) of a time in seconds since the epoch, for the
+/// default file name.
+pub fn stamp(secs: u64) -> String {
+    let days = (secs / 86_400) as i64;
+    let rest = secs % 86_400;
+    // Civil date from days (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}{month:02}{day:02}-{:02}{:02}{:02}",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const TOKEN: &str = "agent-token-0123456789abcdef";
+
+    fn redactor() -> Redactor {
+        let mut r = Redactor::default();
+        r.know("the agent token", Secret::new(TOKEN));
+        r
+    }
+
+    fn unpack(bytes: &[u8]) -> Vec<(String, String)> {
+        let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(bytes));
+        archive
+            .entries()
+            .unwrap()
+            .map(|e| {
+                let mut e = e.unwrap();
+                let name = e.path().unwrap().display().to_string();
+                let mut text = String::new();
+                e.read_to_string(&mut text).unwrap();
+                (name, text)
+            })
+            .collect()
+    }
+
+    /// The last scan is the net under the redaction: a token planted in an
+    /// entry after redaction (as a bug would leave it) stops the write, and
+    /// the error names the secret's kind and the entry, never the value.
+    #[test]
+    fn a_planted_token_stops_the_bundle_and_is_named_by_kind_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("b.tar.gz");
+        let r = redactor();
+        for planted in [
+            TOKEN.to_string(),
+            base64::engine::general_purpose::STANDARD.encode(TOKEN),
+        ] {
+            let entries = vec![
+                ("events.yaml".to_string(), b"nothing here".to_vec()),
+                (
+                    "pods/runner.log".to_string(),
+                    format!("line\ncalling with {planted} now\n").into_bytes(),
+                ),
+            ];
+            let err = write(&path, &entries, r.known(), 1 << 20, false).unwrap_err();
+            let text = err.to_string();
+            assert_eq!(
+                text,
+                "the agent token was found in pods/runner.log of the bundle; the bundle was not written"
+            );
+            assert!(!text.contains(TOKEN));
+            assert!(!path.exists(), "nothing is written");
+            assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+        }
+    }
+
+    #[test]
+    fn every_string_is_redacted_on_the_way_in() {
+        let mut b = Bundle::new(redactor(), 1 << 20);
+        let pod = json!({
+            "metadata": {"annotations": {"my-api-token": "abc123secretvalue", "note": "ok"}},
+            "spec": {
+                "volumes": [{"name": "t", "secret": {"secretName": "runner"}}],
+                "tolerations": [{"key": "dedicated", "value": "builds"}],
+                "containers": [{
+                "args": ["--token=flagsecret123", "--url=https://u:urlpass123@host"],
+                "env": [
+                    {"name": "REGISTRY_PASSWORD", "value": "envsecret123"},
+                    {"name": "HTTPS_PROXY", "value": "http://p:proxypass123@proxy:3128"},
+                    {"name": "LOG_LEVEL", "value": "debug"},
+                    {"name": "X", "value": format!("prefix {TOKEN} suffix")},
+                ]
+            }]}
+        });
+        b.add_value("pods/p.yaml", &pod);
+        b.add_text(
+            "pods/p/c.log",
+            &format!("token: logsecret123\nbearer {TOKEN}\n"),
+        );
+        let entries = b.finish(&json!({}));
+        let all: String = entries
+            .iter()
+            .map(|(_, b)| String::from_utf8_lossy(b).to_string())
+            .collect();
+        for secret in [
+            "abc123secretvalue",
+            "flagsecret123",
+            "urlpass123",
+            "envsecret123",
+            "proxypass123",
+            "logsecret123",
+            TOKEN,
+        ] {
+            assert!(!all.contains(secret), "{secret} in:\n{all}");
+        }
+        // What names a key or an object is kept: support needs it.
+        for kept in [
+            "debug",
+            "note: ok",
+            "secretName: runner",
+            "key: dedicated",
+            "value: builds",
+        ] {
+            assert!(all.contains(kept), "{kept} not in:\n{all}");
+        }
+        assert!(scan(&entries, redactor().known()).is_ok());
+    }
+
+    #[test]
+    fn entries_past_the_cap_are_left_out_and_listed() {
+        let mut b = Bundle::new(Redactor::default(), MIN_MAX_SIZE);
+        b.add_text("small.txt", "hello");
+        b.add_text("big.log", &"x".repeat(INDEX_RESERVE as usize));
+        assert_eq!(b.over_cap(), 1);
+        let entries = b.finish(&json!({}));
+        let names: Vec<&str> = entries.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["README.txt", "index.json", "small.txt"]);
+        let readme = String::from_utf8_lossy(&entries[0].1);
+        assert!(
+            readme.contains("big.log: 65536 bytes would take the bundle past --max-size"),
+            "{readme}"
+        );
+    }
+
+    #[test]
+    fn a_bundle_is_written_0600_and_only_over_its_own_kind() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("b.tar.gz");
+        let entries = vec![("a.txt".to_string(), b"hello".to_vec())];
+        write(&path, &entries, &[], 1 << 20, false).unwrap();
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        assert_eq!(
+            unpack(&std::fs::read(&path).unwrap()),
+            [("a.txt".to_string(), "hello".to_string())]
+        );
+        // Its own bundle: written over.
+        write(&path, &entries, &[], 1 << 20, false).unwrap();
+        // Someone else's file: refused, untouched; --overwrite replaces it.
+        std::fs::write(&path, "my notes").unwrap();
+        let err = write(&path, &entries, &[], 1 << 20, false).unwrap_err();
+        assert!(matches!(err, WriteError::NotOurs { .. }), "{err}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "my notes");
+        write(&path, &entries, &[], 1 << 20, true).unwrap();
+        // Too big: refused, nothing written.
+        let other = dir.path().join("c.tar.gz");
+        let err = write(&other, &entries, &[], 10, false).unwrap_err();
+        assert!(matches!(err, WriteError::TooBig { max: 10, .. }), "{err}");
+        assert!(!other.exists());
+    }
+
+    #[test]
+    fn the_stamp_is_utc_civil_time() {
+        assert_eq!(stamp(0), "19700101-000000");
+        assert_eq!(stamp(1_764_091_425), "20251125-172345");
+    }
+}
