@@ -151,6 +151,28 @@ pub fn print_raw(text: &str) {
     emit(Stream::Out, text);
 }
 
+/// How a report is printed for scripts (`-o json|yaml`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Structured {
+    /// Pretty JSON, ending in a newline.
+    Json,
+    /// YAML.
+    Yaml,
+}
+
+/// Prints a report for scripts on stdout: the one way every command
+/// prints JSON or YAML.
+pub fn print_structured(report: &impl serde::Serialize, format: Structured) {
+    let text = match format {
+        Structured::Json => format!(
+            "{}\n",
+            serde_json::to_string_pretty(report).expect("the report serializes")
+        ),
+        Structured::Yaml => serde_yaml_ng::to_string(report).expect("the report serializes"),
+    };
+    print_raw(&text);
+}
+
 /// A step that finished (stdout).
 pub fn done(line: &str) {
     say(&format!("{} {line}", style("✓").green()));

@@ -17,13 +17,12 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::app::steps::{lock, session, status};
+use crate::app::steps::{lock, record, session, status};
 use crate::app::Outcome;
 use crate::cli::AdoptArgs;
 use crate::cluster;
 use crate::output;
 use crate::render::{self, LABEL_MANAGED_BY};
-use crate::values::{self, Problems};
 
 /// The chart version whose layout `adopt` knows (the one cf-runner follows).
 pub const COVERED_CHART: &str = "cf-runtime-10.5.2";
@@ -32,7 +31,7 @@ pub(super) const HELM_CHART_LABEL: &str = "helm.sh/chart";
 /// The Secret type Helm stores a release in.
 pub(super) const HELM_RELEASE_TYPE: &str = "helm.sh/release.v1";
 /// The Secret cf-runner keeps the agent token in (templates/runner.yaml).
-pub(super) const RUNNER_TOKEN_SECRET: &str = "runner";
+pub(super) const RUNNER_TOKEN_SECRET: &str = render::RUNNER_SECRET;
 /// The first line of a values file `adopt` wrote (and may write over).
 pub(super) const SAVED_MARK: &str = "# cf-runner values, read by `cf-runner adopt`";
 
@@ -160,16 +159,15 @@ pub fn run(args: &AdoptArgs) -> Outcome {
         return session::need_yes("adopt", "the move of the runner");
     }
     if let Err(problems) = check_save_path(&args.values_file, args.overwrite) {
-        return Outcome::BadInput(problems);
+        return problems.into();
     }
-    match adopt(args).and_then(|moved| match moved {
-        // `info`'s view opens its own runtime: after the move's is done.
-        Some(namespace) => show_installed(args, namespace),
-        None => Ok(()),
-    }) {
-        Ok(()) => Outcome::Ok,
-        Err(outcome) => outcome,
-    }
+    adopt(args)
+        .and_then(|moved| match moved {
+            // `info`'s view opens its own runtime: after the move's is done.
+            Some(namespace) => show_installed(args, namespace),
+            None => Ok(()),
+        })
+        .into()
 }
 
 /// Reads the namespace `args` names and, unless `--dry-run`, moves the
@@ -228,13 +226,14 @@ async fn adopt_in(
                 .cloned()
                 .collect();
             let found = detect(&others, &namespace, &cluster.context).ok().flatten();
-            let record = cluster::inventory::record(&cluster.client, &namespace)
+            let record = record::read(cluster, &namespace)
                 .await
                 .map_err(|e| session::failed(e, "reading the installation record failed"))?
-                .and_then(|r| r.values_yaml)
-                .unwrap_or_default();
-            let tree = values::tree::parse_values_text(&record, "the installation record")
-                .map_err(|p| Outcome::BadInput(Problems(vec![p])))?;
+                .unwrap_or_else(|| record::Record {
+                    namespace: namespace.clone(),
+                    ..Default::default()
+                });
+            let tree = record::values_tree(&record)?;
             let start = Start {
                 found,
                 tree,

@@ -13,8 +13,9 @@ use super::steps::{identity, probe};
 use super::Outcome;
 use crate::cli::{CheckArgs, OutputFormat};
 use crate::cluster::preflight::{self, Check};
+use crate::output::{self, Structured};
+use crate::render;
 use crate::values::{self, Input, Problems};
-use crate::{output, render};
 
 /// Reads the values files and turns the flags into the highest-precedence
 /// overrides, as `init` does for the flags `check` shares with it.
@@ -60,110 +61,94 @@ pub fn run(args: &CheckArgs) -> Outcome {
     ) {
         input::warn_cluster_wide_secret_readers(&preview, &values.namespace);
     }
-    runtime().block_on(async {
-        let cluster = match connect(values).await {
-            Ok(c) => c,
-            Err(outcome) => return outcome,
-        };
-        let identity = identity::seed(values, Some(cluster.context.clone()));
-        let rendered = match render::render(values, &identity, &loaded.redacted_tree) {
-            Ok(r) => r,
-            Err(e) => {
-                return Outcome::Failed(
-                    anyhow::Error::new(e).context("rendering failed (a bug in cf-runner)"),
-                    Some("please report it with the values file (secrets removed)".into()),
-                )
-            }
-        };
-        waiting_for(&cluster);
-        let checks = preflight::run(
-            &cluster.client,
-            &rendered.manifests,
-            Some(&rendered.runtime_environment),
-            &values.namespace,
-        )
-        .await;
-        // After the preflight, and only from a server that answered it: a
-        // silent one is named once, by the preflight, with its deadline.
-        if !checks.iter().any(|c| c.unreachable) {
-            lock::note_holder(&cluster, &values.namespace).await;
-        }
-        let mut passed = !preflight::failed(&checks);
-        // The build path, after the preflight passed (`--probe`).
-        let probe = if args.probe && passed {
-            let url = Some(values.codefresh_host.clone());
-            match probe::run(
-                &cluster,
-                &rendered,
+    runtime()
+        .block_on(async {
+            let cluster = connect(values).await?;
+            let identity = identity::seed(values, Some(cluster.context.clone()));
+            let rendered = render::render(values, &identity, &loaded.redacted_tree)?;
+            waiting_for(&cluster);
+            let checks = preflight::run(
+                &cluster.client,
+                &rendered.manifests,
+                Some(&rendered.runtime_environment),
                 &values.namespace,
-                args.probe_timeout,
-                url,
             )
-            .await
-            {
-                Ok(stages) => Some(stages),
-                Err(outcome) => return outcome,
+            .await;
+            // After the preflight, and only from a server that answered it: a
+            // silent one is named once, by the preflight, with its deadline.
+            if !checks.iter().any(|c| c.unreachable) {
+                lock::note_holder(&cluster, &values.namespace).await;
             }
-        } else {
-            None
-        };
-        if let Some(stages) = &probe {
-            passed &= stages.iter().all(|s| s.passed);
-        }
-        let report = Report {
-            context: &cluster.context,
-            server: &cluster.server,
-            namespace: &values.namespace,
-            passed,
-            checks: &checks,
-            probe: probe.as_deref(),
-        };
-        match args.output {
-            OutputFormat::Table => {
-                output::say(&format!(
-                    "Preflight for namespace {} of context {} ({})",
-                    values.namespace, cluster.context, cluster.server
-                ));
-                print_checks(&checks);
-                if let Some(stages) = &probe {
-                    probe::print_stages(stages);
-                }
-                if passed {
-                    output::done(&format!(
-                        "the cluster can take the runner in namespace {}",
-                        values.namespace
+            let mut passed = !preflight::failed(&checks);
+            // The build path, after the preflight passed (`--probe`).
+            let probe = if args.probe && passed {
+                let url = Some(values.codefresh_host.clone());
+                Some(
+                    probe::run(
+                        &cluster,
+                        &rendered,
+                        &values.namespace,
+                        args.probe_timeout,
+                        url,
+                    )
+                    .await?,
+                )
+            } else {
+                None
+            };
+            if let Some(stages) = &probe {
+                passed &= stages.iter().all(|s| s.passed);
+            }
+            let report = Report {
+                context: &cluster.context,
+                server: &cluster.server,
+                namespace: &values.namespace,
+                passed,
+                checks: &checks,
+                probe: probe.as_deref(),
+            };
+            match args.output {
+                OutputFormat::Table => {
+                    output::say(&format!(
+                        "Preflight for namespace {} of context {} ({})",
+                        values.namespace, cluster.context, cluster.server
                     ));
-                } else if let Some(stage) = probe.iter().flatten().find(|s| !s.passed) {
-                    output::error(
-                        &anyhow::anyhow!(
-                            "the build path probe failed at \"{}\": {}",
-                            stage.name,
-                            stage.detail
-                        ),
-                        stage.fix.as_deref(),
-                    );
-                } else {
-                    if args.probe {
-                        output::note("the probe did not run: the preflight failed first");
+                    print_checks(&checks);
+                    if let Some(stages) = &probe {
+                        probe::print_stages(stages);
                     }
-                    report_failure(
-                        &checks,
-                        "fix what is listed above and re-run `cf-runner check`",
-                    );
+                    if passed {
+                        output::done(&format!(
+                            "the cluster can take the runner in namespace {}",
+                            values.namespace
+                        ));
+                    } else if let Some(stage) = probe.iter().flatten().find(|s| !s.passed) {
+                        output::error(
+                            &anyhow::anyhow!(
+                                "the build path probe failed at \"{}\": {}",
+                                stage.name,
+                                stage.detail
+                            ),
+                            stage.fix.as_deref(),
+                        );
+                    } else {
+                        if args.probe {
+                            output::note("the probe did not run: the preflight failed first");
+                        }
+                        report_failure(
+                            &checks,
+                            "fix what is listed above and re-run `cf-runner check`",
+                        );
+                    }
                 }
+                OutputFormat::Json => output::print_structured(&report, Structured::Json),
+                OutputFormat::Yaml => output::print_structured(&report, Structured::Yaml),
             }
-            OutputFormat::Json => output::print_raw(&format!(
-                "{}\n",
-                serde_json::to_string_pretty(&report).expect("the report serializes")
-            )),
-            OutputFormat::Yaml => output::print_raw(
-                &serde_yaml_ng::to_string(&report).expect("the report serializes"),
-            ),
-        }
-        if passed {
-            Outcome::Ok
-        } else {
-            Outcome::PreflightFailed
-        }
-    })
+            Ok::<_, Outcome>(if passed {
+                Outcome::Ok
+            } else {
+                Outcome::PreflightFailed
+            })
+        })
+        .unwrap_or_else(|outcome| outcome)
 }

@@ -13,13 +13,14 @@ use super::steps::lock;
 use super::steps::register::{self, TokenFrom};
 use super::steps::session::{connect_flags, failed, runtime};
 use super::steps::upgrade_plan::{self, print_diffs, Plan};
-use super::steps::{identity, input};
+use super::steps::{identity, input, record};
 use super::Outcome;
 use crate::cli::{DiffArgs, OutputFormat};
 use crate::cluster::diff::{self, Action, ObjectDiff};
-use crate::cluster::{inventory, preflight};
+use crate::cluster::{preflight, Cluster};
+use crate::output::{self, Structured};
 use crate::platform::{Platform, Transport};
-use crate::{output, render, values};
+use crate::{render, values};
 
 /// What `diff -o json|yaml` prints.
 #[derive(Serialize)]
@@ -132,128 +133,105 @@ fn upgrade_flags(args: &DiffArgs) -> input::UpgradeFlags<'_> {
 
 /// Runs `diff`; any failure exits 2, as `kubectl diff` exits above 1.
 pub fn run(args: &DiffArgs) -> Outcome {
-    match diff(args) {
-        Outcome::Failed(err, hint) => Outcome::FailedWithCode(err, hint, 2),
-        other => other,
+    let ended = input::for_upgrade(upgrade_flags(args))
+        .map_err(Outcome::from)
+        .and_then(|input| runtime().block_on(diff(args, input)));
+    match ended {
+        Ok(true) => Outcome::Differs,
+        Ok(false) => Outcome::Ok,
+        Err(Outcome::Failed(err, hint)) => Outcome::FailedWithCode(err, hint, 2),
+        Err(other) => other,
     }
 }
 
-fn diff(args: &DiffArgs) -> Outcome {
-    let input = match input::for_upgrade(upgrade_flags(args)) {
-        Ok(i) => i,
-        Err(problems) => return Outcome::BadInput(problems),
+/// Shows what an apply would change; true when it would change something.
+async fn diff(args: &DiffArgs, input: values::Input) -> Result<bool, Outcome> {
+    let cluster = connect_flags(&args.kube).await?;
+    let namespace = pick_installation(&cluster, &args.kube, "diff")
+        .await?
+        .or_else(|| args.kube.kube_namespace.clone())
+        .unwrap_or_else(|| values::DEFAULT_NAMESPACE.to_string());
+    lock::note_holder(&cluster, &namespace).await;
+    let installed = record::read(&cluster, &namespace)
+        .await
+        .map_err(|e| failed(e, "reading the installation record failed"))?
+        .is_some();
+    let (manifests, prune, spec) = if installed {
+        let plan = upgrade_plan::plan(input, &cluster, &namespace).await?;
+        let spec = spec_diff(args, &plan).await;
+        (plan.rendered.manifests, plan.prune, spec)
+    } else {
+        (would_init(input, &cluster, &namespace)?, Vec::new(), None)
     };
-    runtime().block_on(async {
-        let cluster = match connect_flags(&args.kube).await {
-            Ok(c) => c,
-            Err(outcome) => return outcome,
-        };
-        let namespace = match pick_installation(&cluster, &args.kube, "diff").await {
-            Ok(Some(ns)) => ns,
-            Ok(None) => args
-                .kube
-                .kube_namespace
-                .clone()
-                .unwrap_or_else(|| values::DEFAULT_NAMESPACE.to_string()),
-            Err(outcome) => return outcome,
-        };
-        lock::note_holder(&cluster, &namespace).await;
-        let installed = match inventory::record(&cluster.client, &namespace).await {
-            Ok(r) => r.is_some(),
-            Err(e) => return failed(e, "reading the installation record failed"),
-        };
-        let mut spec = None;
-        let (manifests, prune) = if installed {
-            match upgrade_plan::plan(input, &cluster, &namespace).await {
-                Ok(plan) => {
-                    spec = spec_diff(args, &plan).await;
-                    (plan.rendered.manifests, plan.prune)
-                }
-                Err(outcome) => return outcome,
-            }
-        } else {
-            // What init would create: its values, in this context and namespace.
-            let mut input = input;
-            input.overrides.insert(
-                0,
-                ("Context".into(), Value::String(cluster.context.clone())),
-            );
-            input
-                .overrides
-                .push(("Namespace".into(), Value::String(namespace.clone())));
-            let loaded = match values::load(&input) {
-                Ok(l) => l,
-                Err(problems) => return Outcome::BadInput(problems),
-            };
-            let identity = identity::seed(&loaded.values, Some(cluster.context.clone()));
-            match render::render(&loaded.values, &identity, &loaded.redacted_tree) {
-                Ok(r) => (r.manifests, Vec::new()),
-                Err(e) => {
-                    return Outcome::Failed(
-                        anyhow::Error::new(e).context("rendering failed (a bug in cf-runner)"),
-                        None,
-                    )
-                }
-            }
-        };
-        // Read and dry-run rights first: a 403 half-way names one object.
-        let rights = preflight::check_diff_permissions(&cluster.client, &manifests, installed).await;
-        if preflight::failed(std::slice::from_ref(&rights)) {
-            let mut message = rights.reason.clone();
-            for d in &rights.details {
-                message.push_str(&format!("\n  - {d}"));
-            }
-            return Outcome::Failed(anyhow::anyhow!(message), rights.fix.clone());
+    // Read and dry-run rights first: a 403 half-way names one object.
+    let rights = preflight::check_diff_permissions(&cluster.client, &manifests, installed).await;
+    if preflight::failed(std::slice::from_ref(&rights)) {
+        let mut message = rights.reason.clone();
+        for d in &rights.details {
+            message.push_str(&format!("\n  - {d}"));
         }
-        let objects = match diff::diff_all(&cluster.client, &manifests, &prune).await {
-            Ok(o) => o,
-            Err(e) => return failed(e, "the server-side dry-run failed"),
-        };
-        let changes = objects
-            .iter()
-            .any(|o| !matches!(o.action, Action::Same | Action::Skip))
-            || spec.as_ref().is_some_and(|s| !s.differences.is_empty());
-        match args.output {
-            OutputFormat::Json | OutputFormat::Yaml => {
-                let report = Report {
-                    context: &cluster.context,
-                    namespace: &namespace,
-                    changes,
-                    objects: &objects,
-                    runtime_spec: spec.as_ref(),
+        return Err(Outcome::failed(
+            anyhow::anyhow!(message),
+            rights.fix.clone(),
+        ));
+    }
+    let objects = diff::diff_all(&cluster.client, &manifests, &prune)
+        .await
+        .map_err(|e| failed(e, "the server-side dry-run failed"))?;
+    let changes = objects
+        .iter()
+        .any(|o| !matches!(o.action, Action::Same | Action::Skip))
+        || spec.as_ref().is_some_and(|s| !s.differences.is_empty());
+    let report = Report {
+        context: &cluster.context,
+        namespace: &namespace,
+        changes,
+        objects: &objects,
+        runtime_spec: spec.as_ref(),
+    };
+    print_report(args.output, &report, installed);
+    Ok(changes)
+}
+
+/// What init would create: its values, in this context and namespace.
+fn would_init(
+    mut input: values::Input,
+    cluster: &Cluster,
+    namespace: &str,
+) -> Result<Vec<render::Manifest>, Outcome> {
+    input.overrides.insert(
+        0,
+        ("Context".into(), Value::String(cluster.context.clone())),
+    );
+    input
+        .overrides
+        .push(("Namespace".into(), Value::String(namespace.to_string())));
+    let loaded = values::load(&input)?;
+    let identity = identity::seed(&loaded.values, Some(cluster.context.clone()));
+    Ok(render::render(&loaded.values, &identity, &loaded.redacted_tree)?.manifests)
+}
+
+fn print_report(format: OutputFormat, report: &Report<'_>, installed: bool) {
+    match format {
+        OutputFormat::Json => output::print_structured(report, Structured::Json),
+        OutputFormat::Yaml => output::print_structured(report, Structured::Yaml),
+        OutputFormat::Table => {
+            print_diffs(report.objects, report.namespace, report.context, installed);
+            if let Some(s) = report.runtime_spec {
+                let line = match (&s.note, s.differences.is_empty()) {
+                    (Some(note), _) => format!("runtime environment {}: {note}", s.runtime),
+                    (None, true) => format!(
+                        "runtime environment {}: the platform's spec is what cf-runner would send",
+                        s.runtime
+                    ),
+                    (None, false) => format!(
+                        "runtime environment {}: the platform's spec differs in {}",
+                        s.runtime,
+                        s.differences.join(", ")
+                    ),
                 };
-                let text = if args.output == OutputFormat::Json {
-                    let mut t = serde_json::to_string_pretty(&report).expect("serializes");
-                    t.push('\n');
-                    t
-                } else {
-                    serde_yaml_ng::to_string(&report).expect("serializes")
-                };
-                output::print_raw(&text);
-            }
-            OutputFormat::Table => {
-                print_diffs(&objects, &namespace, &cluster.context, installed);
-                if let Some(s) = &spec {
-                    let line = match (&s.note, s.differences.is_empty()) {
-                        (Some(note), _) => format!("runtime environment {}: {note}", s.runtime),
-                        (None, true) => format!(
-                            "runtime environment {}: the platform's spec is what cf-runner would send",
-                            s.runtime
-                        ),
-                        (None, false) => format!(
-                            "runtime environment {}: the platform's spec differs in {}",
-                            s.runtime,
-                            s.differences.join(", ")
-                        ),
-                    };
-                    output::say(&line);
-                }
+                output::say(&line);
             }
         }
-        if changes {
-            Outcome::Differs
-        } else {
-            Outcome::Ok
-        }
-    })
+    }
 }

@@ -14,9 +14,10 @@ use serde_json::Value;
 use super::steps::input;
 use super::Outcome;
 use crate::cli::{ImagesArgs, OutputFormat};
+use crate::output::{self, Structured};
 use crate::platform::registry::{DockerConfig, Presence, Registry};
+use crate::render;
 use crate::values::{self, Problem, Problems};
-use crate::{output, render};
 
 /// One image and what runs it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -263,14 +264,12 @@ pub fn run(args: &ImagesArgs) -> Outcome {
                     })
                     .collect(),
             };
-            let text = if args.output == OutputFormat::Json {
-                let mut t = serde_json::to_string_pretty(&report).expect("serializes");
-                t.push('\n');
-                t
+            let format = if args.output == OutputFormat::Json {
+                Structured::Json
             } else {
-                serde_yaml_ng::to_string(&report).expect("serializes")
+                Structured::Yaml
             };
-            output::print_raw(&text);
+            output::print_structured(&report, format);
         }
         OutputFormat::Table => {
             let mut headers = vec!["IMAGE", "USED BY"];

@@ -8,40 +8,28 @@ use super::steps::status;
 use super::Outcome;
 use crate::cli::{InfoArgs, OutputFormat};
 use crate::cluster::{inventory, Cluster};
-use crate::output::{self, info as info_table};
+use crate::output::{self, info as info_table, Structured};
 
 /// Runs `info`.
 pub fn run(args: &InfoArgs) -> Outcome {
-    runtime().block_on(async {
-        let cluster = match connect_flags(&args.kube).await {
-            Ok(c) => c,
-            Err(outcome) => return outcome,
-        };
-        let namespaces = match &args.kube.kube_namespace {
-            Some(ns) => vec![ns.clone()],
-            None => match installed_namespaces(&cluster).await {
-                Ok(found) => found,
-                Err(outcome) => return outcome,
-            },
-        };
-        let report = match status::report(&cluster, &namespaces, &args.platform).await {
-            Ok(r) => r,
-            Err(outcome) => return outcome,
-        };
-        match args.output {
-            OutputFormat::Json => output::print_raw(&format!(
-                "{}\n",
-                serde_json::to_string_pretty(&report).expect("the report serializes")
-            )),
-            OutputFormat::Yaml => output::print_raw(
-                &serde_yaml_ng::to_string(&report).expect("the report serializes"),
-            ),
-            OutputFormat::Table => {
-                info_table::print_table(&report, args.kube.kube_namespace.as_deref())
-            }
+    runtime().block_on(info(args)).into()
+}
+
+async fn info(args: &InfoArgs) -> Result<(), Outcome> {
+    let cluster = connect_flags(&args.kube).await?;
+    let namespaces = match &args.kube.kube_namespace {
+        Some(ns) => vec![ns.clone()],
+        None => installed_namespaces(&cluster).await?,
+    };
+    let report = status::report(&cluster, &namespaces, &args.platform).await?;
+    match args.output {
+        OutputFormat::Json => output::print_structured(&report, Structured::Json),
+        OutputFormat::Yaml => output::print_structured(&report, Structured::Yaml),
+        OutputFormat::Table => {
+            info_table::print_table(&report, args.kube.kube_namespace.as_deref())
         }
-        Outcome::Ok
-    })
+    }
+    Ok(())
 }
 
 /// Every namespace holding an installation, found by its labels.

@@ -246,51 +246,34 @@ fn context_name(values: &values::Values) -> Option<String> {
 
 /// Runs `init`: input → (wizard) → load → the mode's steps.
 pub fn run(args: &InitArgs) -> Outcome {
-    let (input, plan) = match gather_input(args) {
-        Ok(gathered) => gathered,
-        Err(problems) => return Outcome::BadInput(problems),
+    init(args).unwrap_or_else(|outcome| outcome)
+}
+
+/// [`run`]; `Err` is an outcome that stopped it before its mode's steps.
+fn init(args: &InitArgs) -> Result<Outcome, Outcome> {
+    let (input, plan) = gather_input(args)?;
+    let Asked::Proceed(input) = ask(&plan, input)? else {
+        return Ok(Outcome::Ok);
     };
-    let input = match ask(&plan, input) {
-        Ok(Asked::Proceed(input)) => input,
-        Ok(Asked::Stopped) => return Outcome::Ok,
-        Err(outcome) => return outcome,
-    };
-    let loaded = match load_input(&plan, &input) {
-        Ok(l) => l,
-        Err(problems) => return Outcome::BadInput(problems),
-    };
+    let loaded = load_input(&plan, &input)?;
     input::warn_loaded(&loaded);
     let values = &loaded.values;
     let identity = identity::seed(values, context_name(values));
-    match &plan.mode {
+    Ok(match &plan.mode {
         Mode::Helm {
             path,
             from_platform,
         } => {
             let identity = if *from_platform {
-                let registration = match plan.registration(&loaded) {
-                    Ok(r) => r,
-                    Err(outcome) => return outcome,
-                };
-                match install::helm_identity(
-                    &registration,
-                    plan.transport(values),
-                    values,
-                    identity,
-                ) {
-                    Ok(i) => i,
-                    Err(outcome) => return outcome,
-                }
+                let registration = plan.registration(&loaded)?;
+                install::helm_identity(&registration, plan.transport(values), values, identity)?
             } else {
                 identity
             };
             write_helm_values(path, values, &identity, plan.overwrite)
         }
         Mode::Install { probe } => {
-            let registration = match plan.registration(&loaded) {
-                Ok(r) => r,
-                Err(outcome) => return outcome,
-            };
+            let registration = plan.registration(&loaded)?;
             let outcome = install::run(&plan.install_options(values), &registration, &loaded);
             match (probe, &outcome) {
                 (Some(timeout), Outcome::Ok) => probe::after_install(values, *timeout),
@@ -298,13 +281,10 @@ pub fn run(args: &InitArgs) -> Outcome {
             }
         }
         Mode::DryRun { output_dir } => {
-            let rendered = match render::render(values, &identity, &loaded.redacted_tree) {
-                Ok(r) => r,
-                Err(e) => return Outcome::render_failed(e),
-            };
+            let rendered = render::render(values, &identity, &loaded.redacted_tree)?;
             write_dry_run(output_dir, &rendered, plan.overwrite)
         }
-    }
+    })
 }
 
 /// Writes the cf-runtime chart's values (to stdout for `-`, secrets withheld).

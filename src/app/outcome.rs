@@ -1,10 +1,14 @@
 //! How a command ended, and the exit code that says it (PRODUCT.md §6).
-//! Every command and step returns one; `finish` reports it.
+//! Every command and step returns one; `finish` reports it. Steps return
+//! `Result<_, Outcome>`, and the errors that always end the same way
+//! (bad input, a render that failed) convert with `From`, so that a
+//! command body is a straight line of `?`.
 
 use std::process::ExitCode;
 
 use crate::output;
-use crate::values::Problems;
+use crate::render::RenderError;
+use crate::values::{Problem, Problems};
 
 /// How a command ended, mapped to the exit codes of PRODUCT.md §6.
 #[derive(Debug)]
@@ -27,13 +31,43 @@ pub enum Outcome {
     Signalled(u8, anyhow::Error, Option<String>),
 }
 
+/// The hint of a failure: what to do about it, when anything.
+pub trait Hint {
+    /// The hint as [`Outcome::Failed`] carries it.
+    fn into_hint(self) -> Option<String>;
+}
+
+impl Hint for &str {
+    fn into_hint(self) -> Option<String> {
+        Some(self.to_string())
+    }
+}
+
+impl Hint for String {
+    fn into_hint(self) -> Option<String> {
+        Some(self)
+    }
+}
+
+impl Hint for Option<String> {
+    fn into_hint(self) -> Option<String> {
+        self
+    }
+}
+
 impl Outcome {
     /// A render that failed: the values were valid, so it is cf-runner's bug.
-    pub fn render_failed(err: crate::render::RenderError) -> Outcome {
+    /// The one text for it, whichever command rendered.
+    pub fn render_failed(err: RenderError) -> Outcome {
         Outcome::Failed(
             anyhow::Error::new(err).context("rendering the manifests failed (a bug in cf-runner)"),
             Some("please report it with the values file (secrets removed)".into()),
         )
+    }
+
+    /// Something failed (exit 1): the error, with what to do about it.
+    pub fn failed(err: impl Into<anyhow::Error>, hint: impl Hint) -> Outcome {
+        Outcome::Failed(err.into(), hint.into_hint())
     }
 
     /// Reports the outcome and gives the process exit code.
@@ -59,5 +93,30 @@ impl Outcome {
                 ExitCode::from(crate::wizard::terminal::INTERRUPTED_EXIT_CODE as u8)
             }
         }
+    }
+}
+
+impl From<Problems> for Outcome {
+    fn from(problems: Problems) -> Outcome {
+        Outcome::BadInput(problems)
+    }
+}
+
+impl From<Problem> for Outcome {
+    fn from(problem: Problem) -> Outcome {
+        Outcome::BadInput(Problems(vec![problem]))
+    }
+}
+
+impl From<RenderError> for Outcome {
+    fn from(err: RenderError) -> Outcome {
+        Outcome::render_failed(err)
+    }
+}
+
+/// A command body that ends with `?`: `Ok` is [`Outcome::Ok`].
+impl From<Result<(), Outcome>> for Outcome {
+    fn from(result: Result<(), Outcome>) -> Outcome {
+        result.err().unwrap_or(Outcome::Ok)
     }
 }

@@ -10,78 +10,78 @@ use super::Outcome;
 use crate::cli::TestPipelineArgs;
 use crate::output;
 use crate::platform;
+use crate::values::Problem;
 
 /// Runs `test-pipeline`.
 pub fn run(args: &TestPipelineArgs) -> Outcome {
-    runtime().block_on(async {
-        let (runtime, host) = match &args.runtime_name {
-            Some(name) => (name.clone(), None),
-            None => {
-                let cluster = match connect_flags(&args.kube).await {
-                    Ok(c) => c,
-                    Err(outcome) => return outcome,
-                };
-                let namespace = match pick_installation(&cluster, &args.kube, "test-pipeline").await {
-                    Ok(Some(ns)) => ns,
-                    Ok(None) => {
-                        return Outcome::BadInput(crate::values::Problems(vec![crate::values::Problem::new(
-                            "--runtime-name",
-                            None,
-                            format!("is needed: no Codefresh Runner is installed in context {}", cluster.context),
-                            "pass --runtime-name with the runtime environment to run the demo pipeline on",
-                        )]))
-                    }
-                    Err(outcome) => return outcome,
-                };
-                let inst = match read_installation(&cluster, &namespace).await {
-                    Ok(i) => i,
-                    Err(e) => return failed(e, "reading the installation failed"),
-                };
-                let host = inst.values.as_ref().map(|v| v.codefresh_host.clone());
-                match inst.record.and_then(|r| r.runtime_name) {
-                    Some(name) => (name, host),
-                    None => {
-                        return Outcome::BadInput(crate::values::Problems(vec![crate::values::Problem::new(
-                            "--runtime-name",
-                            None,
-                            format!("is needed: the installation in namespace {namespace} records no runtime environment"),
-                            "pass --runtime-name",
-                        )]))
-                    }
-                }
-            }
-        };
-        let auth = match register::resolve(
-        &args.platform,
-        host.as_deref().map(|url| crate::platform::auth::NamedUrl {
-            url,
-            origin: register::RECORDED_HOST,
-        }),
-    ) {
-            Ok(Some(a)) => a,
-            Ok(None) => return register::token_needed("test-pipeline", "run a pipeline", ""),
-            Err(e) => return register::failed(e, "finding the Codefresh API token"),
-        };
-        let client = match register::client(&auth, &args.platform) {
-            Ok(c) => c,
-            Err(o) => return o,
-        };
-        let result = async {
-            let name = client.ensure_demo_pipeline(&runtime).await?;
-            let build = client.run_pipeline(&name, &runtime).await?;
-            Ok::<_, platform::PlatformError>((name, build))
-        }
-        .await;
-        match result {
-            Ok((name, build)) => {
-                output::done(&format!("{name} started on runtime environment {runtime}"));
-                output::say(&format!("Build: {}/build/{}", client.url(), platform::segment(&build)));
-                Outcome::Ok
-            }
-            Err(e) => {
-                let hint = e.hint();
-                Outcome::Failed(anyhow::Error::new(e).context("running the demo pipeline failed"), hint)
-            }
-        }
-    })
+    runtime().block_on(test_pipeline(args)).into()
+}
+
+async fn test_pipeline(args: &TestPipelineArgs) -> Result<(), Outcome> {
+    let (runtime, host) = match &args.runtime_name {
+        Some(name) => (name.clone(), None),
+        None => recorded_runtime(args).await?,
+    };
+    let named = host.as_deref().map(|url| platform::auth::NamedUrl {
+        url,
+        origin: register::RECORDED_HOST,
+    });
+    let auth = register::resolve(&args.platform, named)
+        .map_err(|e| register::failed(e, "finding the Codefresh API token"))?
+        .ok_or_else(|| register::token_needed("test-pipeline", "run a pipeline", ""))?;
+    let client = register::client(&auth, &args.platform)?;
+    let result = async {
+        let name = client.ensure_demo_pipeline(&runtime).await?;
+        let build = client.run_pipeline(&name, &runtime).await?;
+        Ok::<_, platform::PlatformError>((name, build))
+    }
+    .await;
+    let (name, build) = result.map_err(|e| {
+        let hint = e.hint();
+        Outcome::failed(
+            anyhow::Error::new(e).context("running the demo pipeline failed"),
+            hint,
+        )
+    })?;
+    output::done(&format!("{name} started on runtime environment {runtime}"));
+    output::say(&format!(
+        "Build: {}/build/{}",
+        client.url(),
+        platform::segment(&build)
+    ));
+    Ok(())
+}
+
+/// The runtime environment the installation in the kube context recorded,
+/// and its platform host.
+async fn recorded_runtime(args: &TestPipelineArgs) -> Result<(String, Option<String>), Outcome> {
+    let cluster = connect_flags(&args.kube).await?;
+    let Some(namespace) = pick_installation(&cluster, &args.kube, "test-pipeline").await? else {
+        return Err(Problem::new(
+            "--runtime-name",
+            None,
+            format!(
+                "is needed: no Codefresh Runner is installed in context {}",
+                cluster.context
+            ),
+            "pass --runtime-name with the runtime environment to run the demo pipeline on",
+        )
+        .into());
+    };
+    let inst = read_installation(&cluster, &namespace)
+        .await
+        .map_err(|e| failed(e, "reading the installation failed"))?;
+    let host = inst.values.as_ref().map(|v| v.codefresh_host.clone());
+    match inst.record.and_then(|r| r.runtime_name) {
+        Some(name) => Ok((name, host)),
+        None => Err(Problem::new(
+            "--runtime-name",
+            None,
+            format!(
+                "is needed: the installation in namespace {namespace} records no runtime environment"
+            ),
+            "pass --runtime-name",
+        )
+        .into()),
+    }
 }

@@ -29,7 +29,7 @@ pub fn run(args: &UpgradeArgs) -> Outcome {
     if !args.yes && !output::stdin_is_tty() {
         return need_yes("upgrade", "the upgrade");
     }
-    let new_input = match input::for_upgrade(input::UpgradeFlags {
+    input::for_upgrade(input::UpgradeFlags {
         kube: &args.kube,
         settings: &args.settings,
         values: &args.values,
@@ -38,44 +38,33 @@ pub fn run(args: &UpgradeArgs) -> Outcome {
         token: &args.token,
         url: &args.url,
         agent_token: &args.agent_token,
-    }) {
-        Ok(i) => i,
-        Err(problems) => return Outcome::BadInput(problems),
-    };
-    runtime().block_on(async {
-        let cluster = match connect_flags(&args.kube).await {
-            Ok(c) => c,
-            Err(outcome) => return outcome,
-        };
-        let namespace = match pick_installation(&cluster, &args.kube, "upgrade").await {
-            Ok(Some(ns)) => ns,
-            Ok(None) => {
-                return Outcome::Failed(
-                    anyhow::anyhow!(
-                        "no Codefresh Runner is installed in context {}",
-                        cluster.context
-                    ),
-                    Some("install one with `cf-runner init`".into()),
-                )
-            }
-            Err(outcome) => return outcome,
-        };
-        // Under the lock from reading the installation to the end.
-        let how = LockWait::of(args.no_wait_for_lock, args.timeout);
-        let held = match lock::take(&cluster, &namespace, "upgrade", how, None).await {
-            Ok(h) => h,
-            Err(outcome) => return outcome,
-        };
-        let outcome = match upgrade_plan::plan(new_input, &cluster, &namespace).await {
-            Ok(plan) => match upgrade(args, plan, &cluster, &namespace).await {
-                Ok(()) => Outcome::Ok,
-                Err(outcome) => outcome,
-            },
-            Err(outcome) => outcome,
-        };
-        lock::release(held, &namespace).await;
-        outcome
     })
+    .map_err(Outcome::from)
+    .and_then(|new_input| runtime().block_on(locked(args, new_input)))
+    .into()
+}
+
+/// Finds the installation and upgrades it under its lock, from reading it
+/// to the end.
+async fn locked(args: &UpgradeArgs, new_input: values::Input) -> Result<(), Outcome> {
+    let cluster = connect_flags(&args.kube).await?;
+    let Some(namespace) = pick_installation(&cluster, &args.kube, "upgrade").await? else {
+        return Err(Outcome::failed(
+            anyhow::anyhow!(
+                "no Codefresh Runner is installed in context {}",
+                cluster.context
+            ),
+            "install one with `cf-runner init`",
+        ));
+    };
+    let how = LockWait::of(args.no_wait_for_lock, args.timeout);
+    let held = lock::take(&cluster, &namespace, "upgrade", how, None).await?;
+    let upgraded = match upgrade_plan::plan(new_input, &cluster, &namespace).await {
+        Ok(plan) => upgrade(args, plan, &cluster, &namespace).await,
+        Err(outcome) => Err(outcome),
+    };
+    lock::release(held, &namespace).await;
+    upgraded
 }
 
 /// What the user answered when asked to go ahead.
@@ -255,12 +244,7 @@ async fn send_spec(
     identity.account_id = account_id.map(str::to_string);
     let spec = match render::render(&plan.loaded.values, &identity, &plan.record_tree) {
         Ok(r) => register::spec_to_send(&r.runtime_environment, account_id),
-        Err(e) => {
-            return Err(Outcome::Failed(
-                anyhow::Error::new(e).context("rendering failed (a bug in cf-runner)"),
-                None,
-            ))
-        }
+        Err(e) => return Err(Outcome::render_failed(e)),
     };
     if let Err(e) = client.put_runtime(name, &spec).await {
         return Err(register::failed(

@@ -19,7 +19,9 @@ use kube::Client;
 use serde_json::Value;
 
 use super::{api_for, request, KubeError};
-use crate::render::{LABEL_COMPONENT, LABEL_INSTANCE, LABEL_MANAGED_BY, RECORD_SECRET};
+use crate::render::{
+    record_keys, LABEL_COMPONENT, LABEL_INSTANCE, LABEL_MANAGED_BY, RECORD_SECRET,
+};
 
 /// Label the Codefresh runtime puts on dind PVCs and PVs.
 pub const DIND_VOLUME_LABEL: (&str, &str) = ("codefresh-app", "dind");
@@ -209,12 +211,12 @@ pub async fn record(client: &Client, namespace: &str) -> Result<Option<Record>, 
         let field = |k: &str| data.get(k).cloned();
         Record {
             namespace: namespace.to_string(),
-            cf_runner_version: field("cf-runner-version"),
-            record_format: field("record-format"),
-            agent_name: field("agent-name"),
-            runtime_name: field("runtime-name"),
-            registered: field("registered-on-platform").map(|v| v == "true"),
-            values_yaml: field("values.yaml"),
+            cf_runner_version: field(record_keys::VERSION),
+            record_format: field(record_keys::FORMAT),
+            agent_name: field(record_keys::AGENT_NAME),
+            runtime_name: field(record_keys::RUNTIME_NAME),
+            registered: field(record_keys::REGISTERED).map(|v| v == "true"),
+            values_yaml: field(record_keys::VALUES),
         }
     }))
 }

@@ -34,6 +34,35 @@ pub const RECORD_SECRET: &str = "cf-runner-values";
 pub const CREDENTIALS_SECRET: &str = "cf-runner-credentials";
 /// Version of the record's layout, so later versions can read older ones.
 pub const RECORD_FORMAT: &str = "1";
+/// The keys of the record Secret, as `templates/record.yaml` writes them.
+pub mod record_keys {
+    /// The cf-runner version that last installed or upgraded.
+    pub const VERSION: &str = "cf-runner-version";
+    /// [`RECORD_FORMAT`](super::RECORD_FORMAT).
+    pub const FORMAT: &str = "record-format";
+    /// The agent's name on the platform.
+    pub const AGENT_NAME: &str = "agent-name";
+    /// The runtime environment's name on the platform.
+    pub const RUNTIME_NAME: &str = "runtime-name";
+    /// `true` when the install registered on the platform.
+    pub const REGISTERED: &str = "registered-on-platform";
+    /// The merged values as YAML, secrets redacted.
+    pub const VALUES: &str = "values.yaml";
+    /// Every key, in the template's order.
+    pub const ALL: [&str; 6] = [
+        VERSION,
+        FORMAT,
+        AGENT_NAME,
+        RUNTIME_NAME,
+        REGISTERED,
+        VALUES,
+    ];
+}
+/// The key of the API token in [`RUNNER_SECRET`] (the agent's) and
+/// [`MONITOR_SECRET`] (the platform's).
+pub const TOKEN_KEY: &str = "codefresh.token";
+/// The keys of [`DIND_CERTS_SECRET`]: CA, certificate, key.
+pub const DIND_CERT_KEYS: [&str; 3] = ["ca.pem", "server-cert.pem", "server-key.pem"];
 
 /// The Secret holding the agent token (`templates/runner.yaml`).
 pub const RUNNER_SECRET: &str = "runner";
@@ -904,5 +933,41 @@ mod own_secrets {
         ] {
             assert!(crate::values::OWN_SECRETS.contains(&name), "{name}");
         }
+    }
+}
+
+#[cfg(test)]
+mod record_layout {
+    /// The readers of the record (`app::steps::record`) go by
+    /// [`super::record_keys`]: the template must write exactly those keys.
+    #[test]
+    fn the_record_template_writes_the_keys_its_readers_read() {
+        let input = crate::values::Input {
+            files: vec![crate::values::ValuesFile {
+                origin: "test".into(),
+                text: "Namespace: ci\nAgentToken: t\n".into(),
+            }],
+            ..Default::default()
+        };
+        let loaded = crate::values::load(&input).expect("the values load");
+        let identity = super::Identity::default();
+        let rendered =
+            super::render(&loaded.values, &identity, &loaded.redacted_tree).expect("it renders");
+        let record = rendered
+            .manifests
+            .iter()
+            .find(|m| m.kind == "Secret" && m.name == super::RECORD_SECRET)
+            .expect("the record is rendered");
+        let keys: Vec<&str> = record.object["stringData"]
+            .as_object()
+            .expect("stringData")
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let mut want = super::record_keys::ALL.to_vec();
+        want.sort();
+        let mut got = keys.clone();
+        got.sort();
+        assert_eq!(got, want);
     }
 }

@@ -10,17 +10,13 @@ use super::credentials;
 use super::detect::{plan, values_text, ADOPTING_ANNOTATION, INTERIM_SUFFIX};
 use super::report::{print_plan, unclassified_refusal};
 use super::{in_namespace, kind, name, Found, ObjectRef, Plan, Start, RUNNER_TOKEN_SECRET};
-use crate::app::steps::{converge, identity, lock, register, session, upgrade_plan};
+use crate::app::steps::{converge, identity, lock, record, register, session, upgrade_plan};
 use crate::app::Outcome;
 use crate::cli::AdoptArgs;
 use crate::cluster;
 use crate::output;
 use crate::render::{self, Identity, Manifest, Rendered};
 use crate::values::{self, Input, Problem, Problems};
-
-pub(super) fn failed(err: anyhow::Error, hint: impl Into<String>) -> Outcome {
-    Outcome::Failed(err, Some(hint.into()))
-}
 
 /// Applies with force: adopt takes over the old tool's objects of the same
 /// name.
@@ -108,7 +104,7 @@ pub(super) async fn on_platform(
         .await
         .map_err(|e| register::failed(e, "looking up the agent"))?;
     let Some(agent) = agents.into_iter().next() else {
-        return Err(failed(
+        return Err(Outcome::failed(
             anyhow::anyhow!(
                 "agent {agent_name}, which the runner runs as, is not on the Codefresh platform {}",
                 client.url()
@@ -128,7 +124,7 @@ pub(super) async fn on_platform(
                 .cloned()
                 .expect("counted one"),
             other => {
-                return Err(failed(
+                return Err(Outcome::failed(
                     anyhow::anyhow!(
                         "the install does not name its runtime environment, and agent {agent_name} serves {} ({})",
                         other.len(),
@@ -144,7 +140,7 @@ pub(super) async fn on_platform(
         .await
         .map_err(|e| register::failed(e, "reading the runtime environment"))?
         .ok_or_else(|| {
-            failed(
+            Outcome::failed(
                 anyhow::anyhow!("runtime environment {runtime} is not on the Codefresh platform"),
                 "pass --token for the account the runner was installed with; nothing was changed",
             )
@@ -187,7 +183,7 @@ fn choose_runtime(
         return match output::confirm(&prompt, false) {
             Ok(true) => Ok(platform.clone()),
             Ok(false) => Ok(from_install.to_string()),
-            Err(e) => Err(failed(
+            Err(e) => Err(Outcome::failed(
                 anyhow::Error::new(e).context("reading the answer failed"),
                 "nothing was changed",
             )),
@@ -215,18 +211,18 @@ pub(super) async fn agent_token(
     let mut places: Vec<(String, &str)> = Vec::new();
     if let Some(secret) = found.and_then(|f| f.token_secret.clone()) {
         places.push((secret.clone(), "agent-codefresh-token"));
-        places.push((secret, "codefresh.token"));
+        places.push((secret, render::TOKEN_KEY));
     }
-    places.push((RUNNER_TOKEN_SECRET.to_string(), "codefresh.token"));
+    places.push((RUNNER_TOKEN_SECRET.to_string(), render::TOKEN_KEY));
     for (secret, key) in &places {
-        let value = cluster::secrets::read_key(&cluster.client, namespace, secret, key)
+        let value = record::read_kept(cluster, namespace, secret, key)
             .await
             .map_err(|e| session::failed(e, "reading the agent token failed"))?;
-        if let Some(v) = value.filter(|v| !v.is_empty() && !v.starts_with("<placeholder")) {
+        if let Some(v) = value {
             return Ok(values::Secret::new(v));
         }
     }
-    Err(failed(
+    Err(Outcome::failed(
         anyhow::anyhow!(
             "no agent token found in namespace {namespace} (looked in {})",
             places
@@ -245,12 +241,11 @@ pub(super) async fn kept_certs(
     namespace: &str,
 ) -> Result<Option<(values::Secret, values::Secret, values::Secret)>, Outcome> {
     let mut got = Vec::new();
-    for key in ["ca.pem", "server-cert.pem", "server-key.pem"] {
-        let value =
-            cluster::secrets::read_key(&cluster.client, namespace, "codefresh-certs-server", key)
-                .await
-                .map_err(|e| session::failed(e, "reading the dind certificates failed"))?;
-        got.push(value.filter(|v| !v.starts_with("<placeholder") && !v.is_empty()));
+    for key in render::DIND_CERT_KEYS {
+        let value = record::read_kept(cluster, namespace, render::DIND_CERTS_SECRET, key)
+            .await
+            .map_err(|e| session::failed(e, "reading the dind certificates failed"))?;
+        got.push(value);
     }
     Ok(match got.as_slice() {
         [Some(ca), Some(cert), Some(key)] => Some((
@@ -476,7 +471,7 @@ pub(super) async fn move_runner(
             "Token".into(),
             Value::String(platform.token.expose().to_string()),
         ));
-        loaded = values::load(&input).map_err(Outcome::BadInput)?;
+        loaded = values::load(&input)?;
     }
     // The runtime's name is now known for sure: the record keeps it.
     loaded.redacted_tree["RuntimeEnvironmentName"] = json!(platform.runtime);
@@ -612,7 +607,7 @@ async fn load_values(
         .collect(),
         ..Default::default()
     };
-    let loaded = values::load(&input).map_err(Outcome::BadInput)?;
+    let loaded = values::load(&input)?;
     Ok((input, loaded))
 }
 
@@ -640,12 +635,11 @@ fn kept_identity(
 }
 
 fn render_move(loaded: &values::Loaded, identity: &Identity) -> Result<Rendered, Outcome> {
-    render::render(&loaded.values, identity, &loaded.redacted_tree).map_err(|e| {
-        failed(
-            anyhow::Error::new(e).context("rendering failed (a bug in cf-runner)"),
-            "please report it; nothing was changed",
-        )
-    })
+    Ok(render::render(
+        &loaded.values,
+        identity,
+        &loaded.redacted_tree,
+    )?)
 }
 
 /// Saves what the install is as a values file (tokens left out).
@@ -689,7 +683,7 @@ async fn confirmed(
             output::say("Nothing was changed.");
             Ok(false)
         }
-        Err(e) => Err(failed(
+        Err(e) => Err(Outcome::failed(
             anyhow::Error::new(e).context("reading the answer failed"),
             "re-run with --yes to skip the question",
         )),

@@ -11,10 +11,6 @@ use crate::cluster::{self, apply, delete, wait};
 use crate::output;
 use crate::render::{self, Manifest};
 
-fn failed(err: impl Into<anyhow::Error>, hint: Option<String>) -> Outcome {
-    Outcome::Failed(err.into(), hint)
-}
-
 /// Applies with a line per object; on failure, the outcome to return.
 /// `command` names the command in messages ("install", "upgrade").
 pub(crate) async fn apply_with_progress(
@@ -212,7 +208,7 @@ async fn restart_for_new_credentials(
             continue;
         }
         if let Err(e) = apply::restart(&cluster.client, m, &stamp).await {
-            return Err(failed(
+            return Err(Outcome::failed(
                 anyhow::Error::new(e),
                 Some(format!(
                     "the new credentials are in the Secret {}; restart {} yourself, or re-run {command}",
@@ -257,7 +253,7 @@ pub(crate) async fn wait_with_progress(
                 .filter(|s| !s.ready)
                 .map(|s| format!("{}: {}", s.object, s.detail))
                 .collect();
-            Err(failed(
+            Err(Outcome::failed(
                 anyhow::anyhow!("timed out after {}s waiting for: {}", timeout.as_secs(), stuck.join("; ")),
                 Some(format!(
                     "the objects are applied; fix the cause above and re-run {command} (it converges), or raise --timeout"
@@ -266,7 +262,7 @@ pub(crate) async fn wait_with_progress(
         }
         Err(e) => {
             let hint = e.hint();
-            Err(failed(
+            Err(Outcome::failed(
                 anyhow::Error::new(e).context("waiting for the workloads failed"),
                 hint,
             ))

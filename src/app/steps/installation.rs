@@ -5,14 +5,15 @@
 
 use futures::join;
 
+use super::record::{self, Record};
 use super::session::{failed, SlowNote};
 use crate::app::Outcome;
 use crate::cli::KubeArgs;
-use crate::cluster::inventory::{self, LiveObject, Record, VolumeScope};
+use crate::cluster::inventory::{self, LiveObject, VolumeScope};
 use crate::cluster::{secrets, Cluster, KubeError};
 use crate::output;
-use crate::render::{self, RECORD_SECRET};
-use crate::values::{self, Input, Problem, Problems, Secret, ValuesFile};
+use crate::render;
+use crate::values::{self, Problem, Problems, Secret};
 
 /// The namespace of the installation a command works on: the one named by
 /// `--kube-namespace`, else the only one in the cluster. `Ok(None)` when
@@ -82,19 +83,6 @@ impl Installation {
     }
 }
 
-/// The values a record holds, validated as a values file.
-pub(crate) fn record_values(record: &Record) -> Option<values::Loaded> {
-    let text = record.values_yaml.as_ref()?;
-    let input = Input {
-        files: vec![ValuesFile {
-            origin: format!("the installation record (Secret {RECORD_SECRET})"),
-            text: text.clone(),
-        }],
-        ..Input::default()
-    };
-    values::load(&input).ok()
-}
-
 /// StorageClass names whose every volume is a dind volume of `namespace`:
 /// ours by label, the one the record names when we provisioned it, and the
 /// default name (which still finds the volumes after the class is gone).
@@ -124,12 +112,12 @@ pub(crate) async fn read_installation(
 ) -> Result<Installation, KubeError> {
     let client = &cluster.client;
     let (record, objects) = futures::join!(
-        inventory::record(client, namespace),
+        record::read(cluster, namespace),
         inventory::labelled(client, namespace)
     );
     let record = record?;
     let objects = objects?;
-    let values = record.as_ref().and_then(record_values).map(|l| l.values);
+    let values = record.as_ref().and_then(record::loaded).map(|l| l.values);
     let scope = VolumeScope {
         namespace: namespace.to_string(),
         own_classes: own_classes(namespace, values.as_ref(), &objects),
@@ -191,32 +179,30 @@ pub(crate) struct LeftBehind {
 }
 
 /// Reads what an install left in `namespace`: the record's names, the agent
-/// token and the dind certificates, all through `cluster::secrets::read_text`.
+/// token and the dind certificates, each through [`record::kept`].
 pub(crate) async fn left_behind(
     cluster: &Cluster,
     namespace: &str,
 ) -> Result<LeftBehind, KubeError> {
     let client = &cluster.client;
     let (record, runner, certs) = join!(
-        secrets::read_text(client, namespace, RECORD_SECRET),
+        record::read(cluster, namespace),
         secrets::read_text(client, namespace, render::RUNNER_SECRET),
         secrets::read_text(client, namespace, render::DIND_CERTS_SECRET),
     );
     let (record, runner, certs) = (record?, runner?, certs?);
     let real = |map: &Option<std::collections::BTreeMap<String, String>>, key: &str| {
-        map.as_ref()
-            .and_then(|m| m.get(key))
-            .filter(|t| !render::is_placeholder(t))
-            .cloned()
+        record::kept(map.as_ref().and_then(|m| m.get(key)))
     };
+    let [ca, cert, key] = render::DIND_CERT_KEYS;
     Ok(LeftBehind {
-        agent_name: real(&record, "agent-name"),
-        runtime_name: real(&record, "runtime-name"),
-        agent_token: real(&runner, "codefresh.token").map(Secret::new),
+        agent_name: record::kept(record.as_ref().and_then(|r| r.agent_name.as_ref())),
+        runtime_name: record::kept(record.as_ref().and_then(|r| r.runtime_name.as_ref())),
+        agent_token: real(&runner, render::TOKEN_KEY).map(Secret::new),
         dind: DindCerts {
-            ca: real(&certs, "ca.pem").map(Secret::new),
-            cert: real(&certs, "server-cert.pem").map(Secret::new),
-            key: real(&certs, "server-key.pem").map(Secret::new),
+            ca: real(&certs, ca).map(Secret::new),
+            cert: real(&certs, cert).map(Secret::new),
+            key: real(&certs, key).map(Secret::new),
         },
     })
 }

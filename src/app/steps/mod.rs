@@ -13,6 +13,7 @@ pub mod installation;
 pub mod lock;
 pub mod preflight;
 pub mod probe;
+pub mod record;
 pub mod register;
 pub mod session;
 pub mod status;

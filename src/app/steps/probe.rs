@@ -63,41 +63,28 @@ pub(crate) fn print_stages(stages: &[Stage]) {
 
 /// `init --probe`: the probe right after an install that went well.
 pub(crate) fn after_install(values: &values::Values, timeout: Duration) -> Outcome {
-    super::session::runtime().block_on(async {
-        let cluster = match super::session::connect(values).await {
-            Ok(c) => c,
-            Err(outcome) => return outcome,
-        };
+    let probed: Result<(), Outcome> = super::session::runtime().block_on(async {
+        let cluster = super::session::connect(values).await?;
         let identity = super::identity::seed(values, Some(cluster.context.clone()));
-        let rendered = match render::render(values, &identity, &serde_json::Value::Null) {
-            Ok(r) => r,
-            Err(e) => {
-                return Outcome::Failed(
-                    anyhow::Error::new(e).context("rendering failed (a bug in cf-runner)"),
-                    None,
-                )
-            }
-        };
+        let rendered = render::render(values, &identity, &serde_json::Value::Null)?;
         output::say("Probing the build path (a dind claim and a dind-like pod):");
         let url = Some(values.codefresh_host.clone());
-        let stages = match run(&cluster, &rendered, &values.namespace, timeout, url).await {
-            Ok(s) => s,
-            Err(outcome) => return outcome,
-        };
+        let stages = run(&cluster, &rendered, &values.namespace, timeout, url).await?;
         print_stages(&stages);
         match stages.iter().find(|s| !s.passed) {
             None => {
                 output::done("the build path works: a build can get its volume, node and image");
-                Outcome::Ok
+                Ok(())
             }
-            Some(stage) => Outcome::Failed(
+            Some(stage) => Err(Outcome::failed(
                 anyhow::anyhow!(
                     "the runner is installed, but a build would fail at \"{}\": {}",
                     stage.name,
                     stage.detail
                 ),
                 stage.fix.clone(),
-            ),
+            )),
         }
-    })
+    });
+    probed.into()
 }

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use super::installation::{read_installation, Installation};
 use super::session::failed;
-use super::{identity, register};
+use super::{identity, record, register};
 use crate::app::Outcome;
 use crate::cli::PlatformArgs;
 use crate::cluster::inventory::{self, LiveObject};
@@ -252,12 +252,7 @@ async fn describe(cluster: &Cluster, inst: &Installation) -> Result<Installation
                 .into(),
         );
     }
-    let recorded: Value = record
-        .values_yaml
-        .as_deref()
-        .and_then(|t| serde_yaml_ng::from_str(t).ok())
-        .map(|t| values::redact(&t))
-        .unwrap_or(Value::Null);
+    let recorded = record::shown_values(&record);
 
     let mut by_component: BTreeMap<String, Vec<ObjectInfo>> = BTreeMap::new();
     let mut healthy = true;

@@ -10,10 +10,11 @@ use serde_json::{Map, Value};
 
 use super::identity;
 use super::installation::left_behind;
+use super::record::{self, Record};
 use super::session::failed;
 use crate::app::Outcome;
 use crate::cluster::diff::{Action, ObjectDiff};
-use crate::cluster::inventory::{self, LiveObject, Record};
+use crate::cluster::inventory::{self, LiveObject};
 use crate::cluster::{secrets, Cluster};
 use crate::output;
 use crate::render::{self, is_placeholder, Manifest, RECORD_SECRET};
@@ -26,8 +27,8 @@ const READABLE_RECORD_FORMATS: &[&str] = &["1"];
 /// Where each secret value of the values lives in the cluster: key path,
 /// Secret, key in the Secret.
 const SECRET_HOMES: &[(&str, &str, &str)] = &[
-    ("Token", render::MONITOR_SECRET, "codefresh.token"),
-    ("AgentToken", render::RUNNER_SECRET, "codefresh.token"),
+    ("Token", render::MONITOR_SECRET, render::TOKEN_KEY),
+    ("AgentToken", render::RUNNER_SECRET, render::TOKEN_KEY),
     (
         "Storage.AwsAccessKeyId",
         render::PROVISIONER_SECRET,
@@ -75,9 +76,7 @@ pub(crate) async fn restore_secrets(
         if !redacted {
             continue;
         }
-        let live = secrets::read_key(&cluster.client, namespace, secret, key)
-            .await?
-            .filter(|v| !is_placeholder(v));
+        let live = record::read_kept(cluster, namespace, secret, key).await?;
         match live {
             Some(v) => {
                 let steps = values::tree::parse_path(path).expect("a plain key path");
@@ -399,7 +398,7 @@ pub(crate) async fn plan(
     if !refused.is_empty() {
         return Err(Outcome::BadInput(Problems(refused)));
     }
-    let loaded = values::load(&input).map_err(Outcome::BadInput)?;
+    let loaded = values::load(&input)?;
     let values = &loaded.values;
     let identity = restore_identity(cluster, namespace, &record, values)
         .await
@@ -445,7 +444,7 @@ pub(crate) async fn plan(
 /// The record of the installation in `namespace`, in a format this
 /// version reads.
 async fn read_record(cluster: &Cluster, namespace: &str) -> Result<Record, Outcome> {
-    let record = match inventory::record(&cluster.client, namespace).await {
+    let record = match record::read(cluster, namespace).await {
         Ok(Some(r)) => r,
         Ok(None) => {
             return Err(Outcome::Failed(
@@ -494,14 +493,8 @@ async fn read_stored(
     namespace: &str,
     record: &Record,
 ) -> Result<Stored, Outcome> {
-    let stored_text = record.values_yaml.clone().unwrap_or_default();
-    let origin =
-        format!("the installation record (Secret {RECORD_SECRET} in namespace {namespace})");
-    let mut tree: Value = match values::tree::parse_values_text(&stored_text, &origin) {
-        Ok(Value::Null) => Value::Object(Map::new()),
-        Ok(v) => v,
-        Err(p) => return Err(Outcome::BadInput(Problems(vec![p]))),
-    };
+    let origin = record::origin(namespace);
+    let mut tree = record::values_tree(record)?;
     let redacted = values::redact(&tree);
     let lost = restore_secrets(cluster, namespace, &mut tree)
         .await
@@ -550,12 +543,7 @@ fn render_and_record(
     lost: &[String],
 ) -> Result<(Value, render::Rendered), Outcome> {
     let render_with = |record_tree: &Value| {
-        render::render(&loaded.values, identity, record_tree).map_err(|e| {
-            Outcome::Failed(
-                anyhow::Error::new(e).context("rendering failed (a bug in cf-runner)"),
-                None,
-            )
-        })
+        render::render(&loaded.values, identity, record_tree).map_err(Outcome::render_failed)
     };
     let first = render_with(&loaded.redacted_tree)?;
     let mut record_tree = loaded.redacted_tree.clone();

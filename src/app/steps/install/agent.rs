@@ -3,7 +3,6 @@
 
 use serde_json::{json, Value};
 
-use super::failed;
 use super::seams::Registrar;
 use crate::app::steps::installation::LeftBehind;
 use crate::app::steps::register;
@@ -194,7 +193,7 @@ pub(super) async fn ensure_agent(
         }
     }
     let Some(name) = agent_name_for_install(platform, values, wanted, context, left).await? else {
-        return Err(failed(
+        return Err(Outcome::failed(
             anyhow::anyhow!("agent names {wanted} and {wanted}_1…_19 are all taken"),
             Some("pass --name with a free agent name".into()),
         ));
@@ -204,7 +203,7 @@ pub(super) async fn ensure_agent(
         .await
         .map_err(|e| register::failed(e, "creating the agent"))?;
     let token = agent.token.clone().map(Secret::new).ok_or_else(|| {
-        failed(
+        Outcome::failed(
             anyhow::anyhow!("the platform created agent {name} but sent no token"),
             Some("delete the agent in Codefresh and re-run".into()),
         )
@@ -234,7 +233,7 @@ async fn agent_name_for_install(
             return Ok(Some(name));
         };
         if let Some(runtime) = serves_this_install(platform, values, context, &agent, left).await? {
-            return Err(failed(
+            return Err(Outcome::failed(
                 anyhow::anyhow!(
                     "agent {name} on the Codefresh platform serves runtime environment {runtime} of this install, \
                      but its token is not in namespace {}: a second agent would leave one of the two serving builds nobody runs",
@@ -366,7 +365,7 @@ pub(super) async fn ensure_runtime(
             }
         }
     }
-    Err(failed(
+    Err(Outcome::failed(
         anyhow::anyhow!("runtime environment names {wanted} and {wanted}_1…_19 are all taken"),
         Some("pass --set-value RuntimeEnvironmentName=<a free name>".into()),
     ))

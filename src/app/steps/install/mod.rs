@@ -164,21 +164,12 @@ pub(crate) fn helm_identity(
     })
 }
 
-fn failed(err: impl Into<anyhow::Error>, hint: Option<String>) -> Outcome {
-    Outcome::Failed(err.into(), hint)
-}
-
 fn render_or_fail(
     values: &values::Values,
     identity: &Identity,
     record: &Value,
 ) -> Result<render::Rendered, Outcome> {
-    render::render(values, identity, record).map_err(|e| {
-        failed(
-            anyhow::Error::new(e).context("rendering failed (a bug in cf-runner)"),
-            Some("please report it with the values file (secrets removed)".into()),
-        )
-    })
+    Ok(render::render(values, identity, record)?)
 }
 
 /// Connects and says where the runner goes.

@@ -8,8 +8,8 @@ use serde_json::Value;
 use super::agent::{agent_of_token, ensure_agent, ensure_runtime, AgentSource, RuntimeSource};
 use super::seams::{Registrar, Target};
 use super::{
-    connect_and_announce, failed, namespace_manifest, needs, preflight, render_or_fail,
-    wait_for_install, Options,
+    connect_and_announce, namespace_manifest, needs, preflight, render_or_fail, wait_for_install,
+    Options,
 };
 use crate::app::steps::installation::LeftBehind;
 use crate::app::steps::{identity, register};
@@ -392,7 +392,7 @@ pub(super) async fn account_step(
         identity.account_id = register::account_of_runtime(&re);
     }
     if identity.account_id.is_none() {
-        return Err(failed(
+        return Err(Outcome::failed(
             anyhow::anyhow!(
                 "the platform did not say which account the token is for (GET /api/user was refused, and the runtime environment names none)"
             ),
@@ -481,7 +481,7 @@ pub(super) async fn cluster_integration(
         )
         .await?;
     let Some((token, ca)) = token else {
-        return Err(failed(
+        return Err(Outcome::failed(
             anyhow::anyhow!("Kubernetes did not fill Secret/codefresh-cluster-reader-token within 30s"),
             Some("check that kube-controller-manager runs its token controller, or re-run with --skip-cluster-integration".into()),
         ));

@@ -8,7 +8,6 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::failed;
 use crate::app::steps::installation::{left_behind, LeftBehind};
 use crate::app::steps::lock::LockWait;
 use crate::app::steps::{converge, preflight};
@@ -168,7 +167,7 @@ pub(crate) trait Target {
 /// A cluster error as the outcome to return, `doing` naming the step.
 fn cluster_failed(e: cluster::KubeError, doing: &str) -> Outcome {
     let hint = e.hint();
-    failed(anyhow::Error::new(e).context(doing.to_string()), hint)
+    Outcome::failed(anyhow::Error::new(e).context(doing.to_string()), hint)
 }
 
 impl Target for cluster::Cluster {

@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 use super::agent::{candidates, ensure_agent, ensure_runtime, AgentSource, RuntimeSource};
 use super::registered::registered;
 use super::seams::{Registrar, Target};
-use super::{failed, offline, Options};
+use super::{offline, Options};
 use crate::app::steps::installation::{DindCerts, LeftBehind};
 use crate::app::steps::lock::LockWait;
 use crate::app::Outcome;
@@ -205,7 +205,7 @@ impl FakeCluster {
         note(&self.log, format!("cluster: {line}"));
         match self.fail {
             Some("preflight") if what == "preflight" => Err(Outcome::PreflightFailed),
-            Some(f) if f == what => Err(failed(
+            Some(f) if f == what => Err(Outcome::failed(
                 anyhow::anyhow!("{what} refused by the test"),
                 Some(format!("fix {what}")),
             )),
