@@ -12,11 +12,10 @@ use serde_json::json;
 use super::steps::bundle::{collect, Request};
 use super::steps::installation::pick_installation;
 use super::steps::session::{connect_flags, failed, runtime};
-use super::steps::status;
+use super::steps::{record, status};
 use super::Outcome;
 use crate::bundle::{self, WriteError};
 use crate::cli::SupportBundleArgs;
-use crate::cluster::inventory;
 use crate::output;
 use crate::values::{Problem, Problems};
 
@@ -100,7 +99,7 @@ pub fn run(args: &SupportBundleArgs) -> Outcome {
             Err(Outcome::Failed(e, _)) => Err(output::chain_text(e.as_ref())),
             Err(_) => Err("info did not produce a report".to_string()),
         };
-        let record = inventory::record(&cluster.client, &ns).await;
+        let record = record::read(&cluster, &ns).await;
         // No answer at all (no HTTP status): there is nothing to collect. A
         // server that answers, even with errors, gets a bundle.
         let record = match record {

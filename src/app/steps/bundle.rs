@@ -11,7 +11,8 @@ use std::collections::BTreeMap;
 use serde_json::{json, Map, Value};
 
 use super::identity;
-use super::installation::{own_classes, record_values};
+use super::installation::own_classes;
+use super::record;
 use super::register;
 use crate::bundle::{Bundle, Redactor};
 use crate::cli::PlatformArgs;
@@ -243,7 +244,7 @@ pub(crate) async fn collect(
 ) -> Bundle {
     let ns = req.namespace;
     let client = &cluster.client;
-    let loaded = record.and_then(record_values);
+    let loaded = record.and_then(record::loaded);
     let values = loaded.as_ref().map(|l| &l.values);
 
     // The platform first: its key is a secret the redactor must know.
