@@ -132,6 +132,11 @@ async fn permissions_are_read_from_rules_reviews_with_what_access_reviews_find()
     // Two rules reviews (the namespace, and cluster scope), no access
     // review: the ~124 reviews of before are gone.
     let requests = requests_by(cp, &admin, mark);
+    println!(
+        "admin's check: {} requests, {} access reviews",
+        requests.len(),
+        access_reviews(&requests)
+    );
     assert_eq!(access_reviews(&requests), 0, "{requests:#?}");
     assert_eq!(
         requests
@@ -213,6 +218,11 @@ async fn permissions_are_read_from_rules_reviews_with_what_access_reviews_find()
         "{shown}"
     );
     let requests = requests_by(cp, node, mark);
+    println!(
+        "a node's check (rules incomplete): {} requests, {} access reviews",
+        requests.len(),
+        access_reviews(&requests)
+    );
     assert!(
         access_reviews(&requests) > 50,
         "an incomplete rules review was trusted: {requests:#?}"
