@@ -7,9 +7,16 @@ generates for the same example. Reports median, p90 and min wall time, median
 CPU time (user + system, mean over runs) and peak RSS per run (from wait4), for the release
 binary, and the binary's size.
 
-Usage: python3 bench/startup_and_dry_run.py [--runs N] [--binary PATH] [--helm PATH]
+Then, paired (helm, the stdout dry-run, a first export into a new folder,
+in turn, --pairs times), helm's CPU time over each dry-run's, pair by pair,
+so that a change in the machine's load hits both sides of a ratio alike.
+
+Usage: python3 bench/startup_and_dry_run.py [--runs N] [--pairs N] [--binary PATH] [--helm PATH]
 Targets: `--version` median under 20 ms and 20 MB (issue 2); the dry-run
-median under 10 ms, 20 MB, and at most 1/50 of helm's CPU time (issue 11).
+median under 10 ms, 20 MB, and at most 1/50 of helm's CPU time (issue 11);
+a first export into a new folder under 10 ms median and at most 1/50 of
+helm's CPU, and the stdout dry-run at least 60 times below helm's CPU in
+every pair (issue 26).
 helm comes from --helm, $CF_RUNNER_HELM_BIN/helm, or tests/helm/build.sh.
 """
 import argparse
@@ -23,22 +30,28 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+def run_once(argv, cwd):
+    """One whole-process run: (wall ms, CPU ms as user + system, peak RSS MiB)."""
+    env = dict(os.environ, KUBECONFIG=os.path.join(cwd, "none"), NO_COLOR="1")
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        sys.exit(f"{argv} failed: {proc.stderr.read().decode()}")
+    proc.stderr.close()
+    return elapsed * 1000, (usage.ru_utime + usage.ru_stime) * 1000, usage.ru_maxrss / 1024
+
+
 def measure(argv, cwd, runs):
     times, peaks, cpus = [], [], []
-    env = dict(os.environ, KUBECONFIG=os.path.join(cwd, "none"), NO_COLOR="1")
     for run in range(runs):
-        start = time.perf_counter()
-        proc = subprocess.Popen(argv(run) if callable(argv) else argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
-        _, status, usage = os.wait4(proc.pid, 0)
-        elapsed = time.perf_counter() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        if proc.returncode != 0:
-            sys.exit(f"{argv} failed: {proc.stderr.read().decode()}")
-        proc.stderr.close()
-        times.append(elapsed * 1000)
-        cpus.append((usage.ru_utime + usage.ru_stime) * 1000)
-        peaks.append(usage.ru_maxrss / 1024)  # KiB -> MiB on Linux
+        wall, cpu, peak = run_once(argv(run) if callable(argv) else argv, cwd)
+        times.append(wall)
+        cpus.append(cpu)
+        peaks.append(peak)
     times.sort()
     return {
         "median_ms": statistics.median(times),
@@ -65,6 +78,7 @@ def find_helm(explicit):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=50)
+    ap.add_argument("--pairs", type=int, default=7)
     ap.add_argument("--binary", default=os.path.join(ROOT, "target", "release", "cf-runner"))
     ap.add_argument("--helm", default=None)
     args = ap.parse_args()
@@ -99,6 +113,7 @@ def main():
             helm_case: ([helm, "template", "cf-runtime", chart, "--namespace", "codefresh",
                          "--values", values, "--values", fill], None),
         }
+        print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         print(f"{'case':52} {'median':>9} {'p90':>9} {'min':>9} {'CPU':>9} {'peak RSS':>10}")
         failed = False
         results = {}
@@ -116,6 +131,37 @@ def main():
         failed |= not ok
         print(f"helm / cf-runner dry-run: CPU x{ratio:.1f} (target >= 50: {'ok' if ok else 'MISSED'}), "
               f"wall x{wall:.1f}")
+
+        # Paired: helm, then each dry-run, in turn; the ratio of CPU times
+        # pair by pair (issue 26: the stdout dry-run at least 60x below
+        # helm's CPU in every pair; a first export into a new folder at most
+        # 1/50 of it and under 10 ms median).
+        stdout_argv = [args.binary, "init", "--dry-run", "--yes", "--values", example, "--output-dir", "-"]
+        helm_argv = cases[helm_case][0]
+        rows = []
+        for pair in range(args.pairs):
+            helm_wall, helm_cpu, _ = run_once(helm_argv, tmp)
+            out_wall, out_cpu, _ = run_once(stdout_argv, tmp)
+            new_wall, new_cpu, _ = run_once(cases[fresh][0](f"pair-{pair}"), tmp)
+            rows.append((helm_wall, helm_cpu, out_wall, out_cpu, new_wall, new_cpu))
+        print(f"\npaired, {args.pairs} pairs (ms; x = helm CPU / cf-runner CPU):")
+        print(f"{'pair':>4} {'helm wall':>10} {'helm CPU':>9} {'stdout wall':>12} {'stdout CPU':>11} {'x':>6}"
+              f" {'new-folder wall':>16} {'new-folder CPU':>15} {'x':>6}")
+        for i, (hw, hc, ow, oc, nw, nc) in enumerate(rows):
+            print(f"{i:>4} {hw:10.2f} {hc:9.2f} {ow:12.2f} {oc:11.2f} {hc / max(oc, 0.001):6.1f}"
+                  f" {nw:16.2f} {nc:15.2f} {hc / max(nc, 0.001):6.1f}")
+        stdout_x = [hc / max(oc, 0.001) for _, hc, _, oc, _, _ in rows]
+        new_x = statistics.median([hc / max(nc, 0.001) for _, hc, _, _, _, nc in rows])
+        new_wall = statistics.median([nw for *_, nw, _ in rows])
+        ok_stdout = min(stdout_x) >= 60
+        ok_new = new_x >= 50 and new_wall < 10
+        failed |= not (ok_stdout and ok_new)
+        print(f"stdout dry-run: helm/cf-runner CPU x{min(stdout_x):.1f} in the worst pair, "
+              f"x{statistics.median(stdout_x):.1f} median (target >= 60 in every pair: "
+              f"{'ok' if ok_stdout else 'MISSED'})")
+        print(f"first export into a new folder: {new_wall:.2f} ms median, helm/cf-runner CPU "
+              f"x{new_x:.1f} median (target < 10 ms and >= 50: {'ok' if ok_new else 'MISSED'})")
+        print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         size = os.path.getsize(args.binary)
         print(f"binary: {args.binary} {size / 2**20:.1f} MiB ({size} bytes)")
     return 1 if failed else 0

@@ -13,6 +13,24 @@
 //! folder inside the target) and moved into place only once every file is
 //! complete, so a failed export leaves the previous one as it was. A lock on
 //! the folder keeps two runs from mixing their files.
+//!
+//! Power loss. Every staged file, the new record and its key are made
+//! durable before the first one is moved into place: written without
+//! syncing, their write-back started together (`sync_file_range`), then one
+//! fsync each, run concurrently, so the file system serves the batch with
+//! one journal commit rather than one per file in turn. Moves are renames
+//! within the folder, after the new record's. So after a power loss every
+//! file in the folder is wholly the old export's or wholly the new one's
+//! (never torn, never empty), and every one is listed in the records: the
+//! next run recognises them all as its own and completes the export. Two
+//! cheaper schemes were measured and not taken (numbers in the issue's
+//! closing note): `syncfs` of the staging folder's file system makes
+//! everything durable with one call, but also waits for every other
+//! process's unwritten data on that file system (seconds behind a build);
+//! and `sync_file_range` for all plus an fsync of the folder and the record
+//! only promises the names: `sync_file_range` writes no metadata and
+//! flushes no disk cache, so on anything but ext4's ordered journal a moved
+//! file may come back empty.
 
 use std::fs;
 use std::io::Write;
@@ -192,10 +210,15 @@ fn read_record_key(dir: &Path) -> Option<Vec<u8>> {
         .collect()
 }
 
-/// The record's key of `dir`: the one there, else a new one written 0600.
-fn record_key(dir: &Path) -> Result<Vec<u8>, ExportError> {
+/// A file written but not yet synced, with its path for messages.
+type Unsynced = (PathBuf, fs::File);
+
+/// The record's key of `dir`: the one there, else a new one written 0600
+/// (returned unsynced: it is synced with the staged files, before the
+/// record that depends on it can be in place).
+fn record_key(dir: &Path) -> Result<(Vec<u8>, Option<Unsynced>), ExportError> {
     if let Some(key) = read_record_key(dir) {
-        return Ok(key);
+        return Ok((key, None));
     }
     let mut key = vec![0u8; 32];
     aws_lc_rs::rand::fill(&mut key).map_err(|_| ExportError::Write {
@@ -203,8 +226,9 @@ fn record_key(dir: &Path) -> Result<Vec<u8>, ExportError> {
         source: std::io::Error::other("no random bytes from the system"),
     })?;
     let hex: String = key.iter().map(|b| format!("{b:02x}")).collect();
-    write_file(&dir.join(RECORD_KEY_FILE), &format!("{hex}\n"), true)?;
-    Ok(key)
+    let path = dir.join(RECORD_KEY_FILE);
+    let file = create_file(&path, &format!("{hex}\n"), true)?;
+    Ok((key, Some((path, file))))
 }
 
 /// The record's checksum of a file: keyed (HMAC-SHA256) for a private file,
@@ -539,7 +563,7 @@ pub fn write_dir(
     let _lock = lock_folder(dir)?;
     let planned = plan(rendered);
     let Folder { stale, unchanged } = check_folder(dir, &planned, overwrite)?;
-    let key = record_key(dir)?;
+    let (key, new_key) = record_key(dir)?;
     let mut recorded: Vec<(String, String)> = planned
         .iter()
         .map(|p| {
@@ -566,18 +590,18 @@ pub fn write_dir(
         return Ok(all());
     }
 
-    // Everything is written aside first; a failure here leaves `dir` as it was.
+    // Everything is written aside first, and made durable together; a
+    // failure here leaves `dir` as it was.
     let staging = dir.join(format!("{STAGING_PREFIX}{}", std::process::id()));
-    stage(&staging, &to_write)?;
+    stage(&staging, &to_write, &record_text(&recorded), new_key)?;
     // The new list goes in first: were the run killed while moving, the next
     // one finds every file listed, old or new, and finishes the job.
     let pending = staging.join(PENDING_RECORD_FILE);
-    let listed = write_file(&pending, &record_text(&recorded), false).and_then(|()| {
+    let listed =
         fs::rename(&pending, dir.join(PENDING_RECORD_FILE)).map_err(|source| ExportError::Write {
             path: dir.join(PENDING_RECORD_FILE),
             source,
-        })
-    });
+        });
     if let Err(e) = listed {
         let _ = fs::remove_dir_all(&staging);
         return Err(e);
@@ -609,26 +633,33 @@ pub fn write_dir(
     Ok(all())
 }
 
-/// Writes the given files into a new `staging` folder, which this process
-/// creates (something already there by that name is never removed: it is
-/// not this run's). On failure the folder this run made is removed.
-fn stage(staging: &Path, planned: &[&Planned]) -> Result<(), ExportError> {
+/// Writes the given files, and the new record (as [`PENDING_RECORD_FILE`]),
+/// into a new `staging` folder, which this process creates (something
+/// already there by that name is never removed: it is not this run's), then
+/// makes them and `also` (the record's new key) durable in one batch. On
+/// failure the folder this run made is removed.
+fn stage(
+    staging: &Path,
+    planned: &[&Planned],
+    record: &str,
+    also: Option<Unsynced>,
+) -> Result<(), ExportError> {
     fs::create_dir(staging).map_err(|source| ExportError::Write {
         path: staging.into(),
         source,
     })?;
     let filled = (|| {
-        write_file(
-            &staging.join(STAGING_OWNER_FILE),
-            &staging_owner_text(std::process::id()),
-            false,
-        )?;
-        let mut files = Vec::new();
+        let mut files: Vec<Unsynced> = also.into_iter().collect();
+        let owner = staging.join(STAGING_OWNER_FILE);
+        let text = staging_owner_text(std::process::id());
+        files.push((owner.clone(), create_file(&owner, &text, false)?));
         for p in planned {
             let path = staging.join(&p.name);
             let file = create_file(&path, &p.text, p.private)?;
             files.push((path, file));
         }
+        let pending = staging.join(PENDING_RECORD_FILE);
+        files.push((pending.clone(), create_file(&pending, record, false)?));
         sync_all(&files)
     })();
     if filled.is_err() {
@@ -637,12 +668,15 @@ fn stage(staging: &Path, planned: &[&Planned]) -> Result<(), ExportError> {
     filled
 }
 
+/// How many fsyncs are in flight at once when a batch is made durable.
+const SYNC_THREADS: usize = 8;
+
 /// Makes every staged file durable before any is moved into place, each
 /// with its own fsync. On Linux the write-back of all of them is started
-/// first, so their blocks are allocated together and the first fsync's
-/// journal commit covers them all, instead of one commit per file (the
-/// other files' fsyncs then only wait for their data).
-fn sync_all(files: &[(PathBuf, fs::File)]) -> Result<(), ExportError> {
+/// first, so their blocks are allocated together; the fsyncs then run
+/// concurrently, so the file system serves them with one journal commit
+/// and one cache flush instead of one (or two) per file in turn.
+fn sync_all(files: &[Unsynced]) -> Result<(), ExportError> {
     #[cfg(target_os = "linux")]
     for (_, file) in files {
         use std::os::fd::AsRawFd;
@@ -652,13 +686,29 @@ fn sync_all(files: &[(PathBuf, fs::File)]) -> Result<(), ExportError> {
             libc::sync_file_range(file.as_raw_fd(), 0, 0, libc::SYNC_FILE_RANGE_WRITE);
         }
     }
-    for (path, file) in files {
-        file.sync_all().map_err(|source| ExportError::Write {
-            path: path.clone(),
-            source,
-        })?;
+    let sync = |batch: &[Unsynced]| -> Result<(), ExportError> {
+        for (path, file) in batch {
+            file.sync_all().map_err(|source| ExportError::Write {
+                path: path.clone(),
+                source,
+            })?;
+        }
+        Ok(())
+    };
+    if files.len() < 2 {
+        return sync(files);
     }
-    Ok(())
+    let per_thread = files.len().div_ceil(SYNC_THREADS);
+    std::thread::scope(|scope| {
+        let running: Vec<_> = files
+            .chunks(per_thread)
+            .map(|batch| scope.spawn(move || sync(batch)))
+            .collect();
+        // The scope joins every thread even when one failed early.
+        running
+            .into_iter()
+            .try_for_each(|t| t.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+    })
 }
 
 /// Writes `text` to a new file at `path`; private files are created with

@@ -20,13 +20,15 @@ struct Sample {
     millis: f64,
     requests: usize,
     writes: usize,
+    /// SelfSubjectAccessReviews and SelfSubjectRulesReviews among the requests.
+    reviews: (usize, usize),
 }
 
 fn cf_runner(kubeconfig: &Path, args: &[&str]) -> std::process::Output {
     cli::run(kubeconfig, args)
 }
 
-fn count_requests(cp: &ControlPlane, since: usize, agent: &str) -> (usize, usize) {
+fn count_requests(cp: &ControlPlane, since: usize, agent: &str) -> (usize, usize, (usize, usize)) {
     let events: Vec<serde_json::Value> = cp
         .audit_events()
         .unwrap()
@@ -50,7 +52,12 @@ fn count_requests(cp: &ControlPlane, since: usize, agent: &str) -> (usize, usize
                 Some("create" | "update" | "patch" | "delete")
             )
         })
-        .filter(|e| e["objectRef"]["resource"] != "selfsubjectaccessreviews")
+        .filter(|e| {
+            !matches!(
+                e["objectRef"]["resource"].as_str(),
+                Some("selfsubjectaccessreviews" | "selfsubjectrulesreviews")
+            )
+        })
         .filter(|e| {
             !e["requestURI"]
                 .as_str()
@@ -58,7 +65,17 @@ fn count_requests(cp: &ControlPlane, since: usize, agent: &str) -> (usize, usize
                 .contains("dryRun=All")
         })
         .count();
-    (events.len(), writes)
+    let of = |resource: &str| {
+        events
+            .iter()
+            .filter(|e| e["objectRef"]["resource"] == resource)
+            .count()
+    };
+    let reviews = (
+        of("selfsubjectaccessreviews"),
+        of("selfsubjectrulesreviews"),
+    );
+    (events.len(), writes, reviews)
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -116,11 +133,12 @@ fn apply_cf_runner_vs_kubectl() {
                 "{}",
                 String::from_utf8_lossy(&out.stderr)
             );
-            let (requests, writes) = count_requests(&cp, mark, "cf-runner");
+            let (requests, writes, reviews) = count_requests(&cp, mark, "cf-runner");
             target.push(Sample {
                 millis,
                 requests,
                 writes,
+                reviews,
             });
         }
         // cf-runner with its preflight checks, into another fresh namespace.
@@ -136,11 +154,12 @@ fn apply_cf_runner_vs_kubectl() {
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );
-        let (requests, writes) = count_requests(&cp, mark, "cf-runner");
+        let (requests, writes, reviews) = count_requests(&cp, mark, "cf-runner");
         with_check.push(Sample {
             millis,
             requests,
             writes,
+            reviews,
         });
 
         // kubectl, the same objects from a dry-run folder (Kubernetes objects only).
@@ -189,15 +208,17 @@ fn apply_cf_runner_vs_kubectl() {
                 "{}",
                 String::from_utf8_lossy(&out.stderr)
             );
-            let (requests, writes) = count_requests(&cp, mark, "kubectl");
+            let (requests, writes, reviews) = count_requests(&cp, mark, "kubectl");
             target.push(Sample {
                 millis,
                 requests,
                 writes,
+                reviews,
             });
         }
     }
     println!("\n{objects} objects (values-examples/local.yaml), {RUNS} runs each, median:");
+    println!("load average: {}", load_average());
     summarize(
         "cf-runner init --skip-cluster-test --no-wait (fresh)",
         &first,
@@ -213,6 +234,30 @@ fn apply_cf_runner_vs_kubectl() {
         &kubectl,
         objects,
     );
+    // The preflight's own requests: the same install with and without it,
+    // run by run; and the install with the preflight over kubectl's apply,
+    // pair by pair (both in the same iteration of the loop).
+    let preflight = median(
+        with_check
+            .iter()
+            .zip(&first)
+            .map(|(c, f)| c.requests as f64 - f.requests as f64)
+            .collect(),
+    );
+    let access = median(with_check.iter().map(|c| c.reviews.0 as f64).collect());
+    let rules = median(with_check.iter().map(|c| c.reviews.1 as f64).collect());
+    let ratios: Vec<f64> = with_check
+        .iter()
+        .zip(&kubectl)
+        .map(|(c, k)| c.millis / k.millis)
+        .collect();
+    println!(
+        "preflight: {preflight:.0} requests (of which {access:.0} access reviews, {rules:.0} rules reviews); \
+         cf-runner with preflight / kubectl: x{:.2} median, x{:.2}..x{:.2} over pairs",
+        median(ratios.clone()),
+        ratios.iter().cloned().fold(f64::INFINITY, f64::min),
+        ratios.iter().cloned().fold(0.0, f64::max),
+    );
     summarize(
         "cf-runner init --skip-cluster-test --no-wait (re-run)",
         &rerun,
@@ -223,4 +268,10 @@ fn apply_cf_runner_vs_kubectl() {
         &kubectl_rerun,
         objects,
     );
+}
+
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "unknown".into())
 }

@@ -46,7 +46,12 @@ fn requests_since(cp: &ControlPlane, since: usize, ns: &str) -> (usize, Vec<Stri
                 Some("create" | "update" | "patch" | "delete" | "deletecollection")
             )
         })
-        .filter(|e| e["objectRef"]["resource"] != "selfsubjectaccessreviews")
+        .filter(|e| {
+            !matches!(
+                e["objectRef"]["resource"].as_str(),
+                Some("selfsubjectaccessreviews" | "selfsubjectrulesreviews")
+            )
+        })
         // A server-side dry-run (the diff shown before asking) stores nothing.
         .filter(|e| {
             !e["requestURI"]

@@ -92,7 +92,7 @@ fn line<'a>(out: &'a str, name: &str) -> &'a str {
 }
 
 /// Requests of `user` since `since` that changed something: a mutating verb
-/// that succeeded, other than a SelfSubjectAccessReview or a dry-run.
+/// that succeeded, other than a self-review (access or rules) or a dry-run.
 fn writes_by(cp: &ControlPlane, user: &str, since: usize) -> Vec<String> {
     cp.audit_events()
         .unwrap()
@@ -105,7 +105,12 @@ fn writes_by(cp: &ControlPlane, user: &str, since: usize) -> Vec<String> {
                 Some("create" | "update" | "patch" | "delete" | "deletecollection")
             )
         })
-        .filter(|e| e["objectRef"]["resource"] != "selfsubjectaccessreviews")
+        .filter(|e| {
+            !matches!(
+                e["objectRef"]["resource"].as_str(),
+                Some("selfsubjectaccessreviews" | "selfsubjectrulesreviews")
+            )
+        })
         .filter(|e| {
             !e["requestURI"]
                 .as_str()

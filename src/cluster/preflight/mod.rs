@@ -1,11 +1,13 @@
 //! Preflight: can this cluster, with this user, take the install? Five
 //! checks, one file each, run concurrently and read-only (the only writes are
-//! SelfSubjectAccessReviews and server-side dry-runs, which persist nothing):
+//! self-reviews of access and rules, and server-side dry-runs, which
+//! persist nothing):
 //!
 //! - the server version is one the rendered objects work on;
 //! - the user holds every permission the install uses, including every rule
 //!   of the Roles and ClusterRoles it creates (RBAC refuses to grant what the
-//!   granter does not hold, unless they hold `escalate` and `bind`);
+//!   granter does not hold, unless they hold `escalate` and `bind`), read
+//!   from one rules review per namespace where that is exact (`rules_review`);
 //! - the API server accepts the cluster-scoped objects (strict dry-run);
 //! - every component has a node that takes it (selector, taints, requests);
 //! - an installation already in the namespace (ours or an older installer's)
@@ -23,6 +25,7 @@ mod dry_run;
 mod existing;
 mod nodes;
 mod permissions;
+mod rules_review;
 mod version;
 
 use kube::Client;

@@ -1,27 +1,18 @@
 //! Permissions: the user holds every right the install uses, including
 //! every rule of the Roles and ClusterRoles it creates (RBAC refuses to
 //! grant what the granter does not hold, unless they hold `escalate` and
-//! `bind`). Asked with SelfSubjectAccessReviews.
+//! `bind`). Asked with a SelfSubjectRulesReview per namespace and
+//! SelfSubjectAccessReviews where the rules cannot answer (`rules_review`).
 
 use std::collections::HashMap;
 use std::fmt;
 
-use futures::stream::{self, StreamExt};
-use k8s_openapi::api::authorization::v1::{
-    ResourceAttributes, SelfSubjectAccessReview, SelfSubjectAccessReviewSpec,
-};
-use kube::api::{Api, PostParams};
 use kube::Client;
 use serde_json::Value;
 
 use super::{api_message, names, Check, NamespaceState};
-use crate::cluster::{resource_for, KubeError};
+use crate::cluster::resource_for;
 use crate::render::Manifest;
-
-/// How many SelfSubjectAccessReviews are in flight at once: enough to finish
-/// ~100 reviews in a few round-trips, few enough not to open a connection
-/// per review against a small API server.
-const REVIEW_CONCURRENCY: usize = 16;
 
 const RBAC_GROUP: &str = "rbac.authorization.k8s.io";
 
@@ -252,29 +243,6 @@ pub fn missing_permissions(
     out
 }
 
-async fn review(client: &Client, p: &Permission) -> Result<bool, KubeError> {
-    let api: Api<SelfSubjectAccessReview> = Api::all(client.clone());
-    let ssar = SelfSubjectAccessReview {
-        spec: SelfSubjectAccessReviewSpec {
-            resource_attributes: Some(ResourceAttributes {
-                verb: Some(p.verb.clone()),
-                group: Some(p.group.clone()),
-                resource: Some(p.resource.clone()),
-                name: p.name.clone(),
-                namespace: p.namespace.clone(),
-                ..Default::default()
-            }),
-            ..Default::default()
-        },
-        ..Default::default()
-    };
-    let answer = api
-        .create(&PostParams::default(), &ssar)
-        .await
-        .map_err(|e| KubeError::from_kube("asking", "for a SelfSubjectAccessReview", e))?;
-    Ok(answer.status.is_some_and(|s| s.allowed))
-}
-
 /// Asks the API server about every permission; `Err` is the check to
 /// return when it could not answer.
 async fn review_all(
@@ -282,29 +250,16 @@ async fn review_all(
     to_review: &[Permission],
     check_name: &str,
 ) -> Result<HashMap<Permission, bool>, Check> {
-    let answers: Vec<Result<bool, KubeError>> = stream::iter(to_review.iter())
-        .map(|p| review(client, p))
-        .buffered(REVIEW_CONCURRENCY)
-        .collect()
-        .await;
-    let mut allowed = HashMap::new();
-    for (p, answer) in to_review.iter().zip(answers) {
-        match answer {
-            Ok(yes) => {
-                allowed.insert(p.clone(), yes);
-            }
-            Err(e) => {
-                return Err(Check::fail(
-                    check_name,
-                    format!("could not review your permissions: {}", api_message(&e)),
-                    e.hint().unwrap_or_else(|| {
-                        "SelfSubjectAccessReview is open to every signed-in user; check the connection and re-run".into()
-                    }),
-                ))
-            }
-        }
+    match super::rules_review::allowed(client, to_review).await {
+        Ok(allowed) => Ok(allowed),
+        Err(e) => Err(Check::fail(
+            check_name,
+            format!("could not review your permissions: {}", api_message(&e)),
+            e.hint().unwrap_or_else(|| {
+                "SelfSubjectAccessReview is open to every signed-in user; check the connection and re-run".into()
+            }),
+        )),
     }
-    Ok(allowed)
 }
 
 pub(super) async fn check_permissions(
