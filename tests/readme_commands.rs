@@ -115,6 +115,17 @@ fn expected(command: &str) -> Option<Expect> {
         "cf-runner info" => e(1, &["looking for installations at https://127.0.0.1:1/ failed"]),
         "cf-runner info --kube-namespace codefresh -o json" => e(1, no_installation),
         "cf-runner delete --kube-namespace codefresh --yes" => e(1, no_lock),
+        "cf-runner runtime attach --agent-namespace codefresh --kube-namespace builds-eu"
+        | "cf-runner runtime detach --agent-namespace codefresh --kube-namespace builds-eu" => {
+            e(1, no_lock)
+        }
+        "cf-runner runtime attach --agent-namespace codefresh --agent-context hub  --kube-context-name build-cluster --kube-namespace builds" => {
+            e(2, &["hub"])
+        }
+        // The README's runtimes file is not in the folder.
+        "cf-runner runtime attach --agent-namespace codefresh -f runtimes.yaml" => {
+            e(2, &["--values", "runtimes.yaml", "cannot be read"])
+        }
         // `diff` exits 2 on any failure, as `kubectl diff` does.
         "cf-runner diff --kube-namespace codefresh --install-monitor false"
         | "cf-runner diff --kube-namespace codefresh --build-node-selector pool=builds"

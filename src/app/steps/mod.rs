@@ -5,6 +5,7 @@
 //! [`Outcome`]: crate::app::Outcome
 
 pub mod adopt;
+pub mod attach;
 pub mod converge;
 pub mod identity;
 pub mod input;
