@@ -290,6 +290,11 @@ struct AgentState {
     codefresh_host: String,
     deployment: Manifest,
     files: BTreeMap<String, String>,
+    /// The agent's values, identity and record: a runtime's own objects
+    /// are rendered from them, for its namespace.
+    values: crate::values::Values,
+    identity: crate::render::Identity,
+    record_tree: Value,
 }
 
 async fn read_agent(
@@ -345,6 +350,9 @@ async fn read_agent(
         files,
         namespace: namespace.to_string(),
         cluster,
+        values: plan.loaded.values.clone(),
+        identity: plan.identity.clone(),
+        record_tree: plan.record_tree.clone(),
     })
 }
 
@@ -448,7 +456,7 @@ async fn agent_on_platform(platform: &Platform, name: &str) -> Result<Agent, Out
 /// they are there) and reads its token once Kubernetes has filled it.
 async fn ensure_access(
     r: &Resolved,
-    state: &AgentState,
+    extra: Vec<Manifest>,
     timeout: Duration,
     command: &str,
 ) -> Result<RuntimeAccess, Outcome> {
@@ -467,7 +475,8 @@ async fn ensure_access(
         }
         Err(e) => return Err(failed(e, "reading the runtime's namespace failed")),
     }
-    let manifests = access_manifests(&r.namespace);
+    let mut manifests = access_manifests(&r.namespace);
+    manifests.extend(extra);
     converge::apply_with_progress(&r.cluster, &manifests, &r.namespace, false, command).await?;
     let wait = timeout.min(Duration::from_secs(60));
     let shown = output::waiting(&format!(
@@ -503,13 +512,75 @@ async fn ensure_access(
             r.cluster.server.trim_end_matches('/').to_string()
         }
     });
-    let _ = state;
     Ok(RuntimeAccess {
         name: r.name.clone(),
         host,
         token,
         ca_pem,
     })
+}
+
+/// The runtime's own objects in its namespace, rendered from the agent's
+/// values for that namespace: the engine's ServiceAccount and Role, the dind
+/// TLS Secret, daemon config and Service (what a build's pods mount and
+/// run as). The dind certificate names the runtime's namespace: the one
+/// there is kept, else the platform signs a new one (the key never leaves).
+async fn runtime_objects(
+    state: &AgentState,
+    r: &Resolved,
+    platform: &Platform,
+) -> Result<Vec<Manifest>, Outcome> {
+    let mut values = state.values.clone();
+    values.namespace = r.namespace.clone();
+    values.context = Some(r.cluster.context.clone());
+    let mut identity = state.identity.clone();
+    identity.context = Some(r.cluster.context.clone());
+    identity.runtime_name = Some(r.name.clone());
+    let held = crate::cluster::secrets::read_text(
+        &r.cluster.client,
+        &r.namespace,
+        crate::render::DIND_CERTS_SECRET,
+    )
+    .await
+    .map_err(|e| failed(e, "reading the runtime's dind certificate failed"))?
+    .unwrap_or_default();
+    let (ca, cert, key) = match (
+        held.get("ca.pem"),
+        held.get("server-cert.pem"),
+        held.get("server-key.pem"),
+    ) {
+        (Some(ca), Some(cert), Some(key)) if !ca.is_empty() && !key.is_empty() => (
+            crate::values::Secret::new(ca.clone()),
+            crate::values::Secret::new(cert.clone()),
+            crate::values::Secret::new(key.clone()),
+        ),
+        _ => {
+            let generated = crate::platform::certs::generate(&r.namespace)
+                .map_err(|e| register::failed(e, "preparing the dind TLS certificate"))?;
+            let sans = crate::platform::certs::subject_alt_names(&r.namespace);
+            let (ca, cert) = platform
+                .sign_server_certs(&generated.csr_pem, &sans)
+                .await
+                .map_err(|e| {
+                    register::failed(e, "having the platform sign the dind certificate")
+                })?;
+            (
+                crate::values::Secret::new(ca),
+                crate::values::Secret::new(cert),
+                generated.key_pem,
+            )
+        }
+    };
+    identity.dind_ca = Some(ca);
+    identity.dind_cert = Some(cert);
+    identity.dind_key = Some(key);
+    let rendered = crate::render::render(&values, &identity, &state.record_tree)
+        .map_err(Outcome::render_failed)?;
+    Ok(rendered
+        .manifests
+        .into_iter()
+        .filter(|m| m.component == Component::Runtime && m.namespace.is_some())
+        .collect())
 }
 
 /// Writes the files (0 writes when unchanged), then rolls the agent to
@@ -651,8 +722,14 @@ async fn attach(
         }
     }
     let mut files = state.files.clone();
-    for r in &resolved {
-        let access = ensure_access(r, &state, timeout, command).await?;
+    for (i, r) in resolved.iter().enumerate() {
+        // The agent's own namespace has its runtime's objects from `init`.
+        let objects = if i == 0 {
+            Vec::new()
+        } else {
+            runtime_objects(&state, r, platform).await?
+        };
+        let access = ensure_access(r, objects, timeout, command).await?;
         files.insert(r.key.clone(), access.file_text());
     }
     roll_agent(&state, &files, timeout, command).await?;
