@@ -4,7 +4,6 @@
 //!
 //! [`Outcome`]: crate::app::Outcome
 
-pub mod adopt;
 pub mod attach;
 pub mod converge;
 pub mod identity;
