@@ -43,6 +43,9 @@ _cf__runner() {
             cf__runner,init)
                 cmd="cf__runner__subcmd__init"
                 ;;
+            cf__runner,runtime)
+                cmd="cf__runner__subcmd__runtime"
+                ;;
             cf__runner,schema)
                 cmd="cf__runner__subcmd__schema"
                 ;;
@@ -82,6 +85,9 @@ _cf__runner() {
             cf__runner__subcmd__help,init)
                 cmd="cf__runner__subcmd__help__subcmd__init"
                 ;;
+            cf__runner__subcmd__help,runtime)
+                cmd="cf__runner__subcmd__help__subcmd__runtime"
+                ;;
             cf__runner__subcmd__help,schema)
                 cmd="cf__runner__subcmd__help__subcmd__schema"
                 ;;
@@ -94,6 +100,30 @@ _cf__runner() {
             cf__runner__subcmd__help,upgrade)
                 cmd="cf__runner__subcmd__help__subcmd__upgrade"
                 ;;
+            cf__runner__subcmd__help__subcmd__runtime,attach)
+                cmd="cf__runner__subcmd__help__subcmd__runtime__subcmd__attach"
+                ;;
+            cf__runner__subcmd__help__subcmd__runtime,detach)
+                cmd="cf__runner__subcmd__help__subcmd__runtime__subcmd__detach"
+                ;;
+            cf__runner__subcmd__runtime,attach)
+                cmd="cf__runner__subcmd__runtime__subcmd__attach"
+                ;;
+            cf__runner__subcmd__runtime,detach)
+                cmd="cf__runner__subcmd__runtime__subcmd__detach"
+                ;;
+            cf__runner__subcmd__runtime,help)
+                cmd="cf__runner__subcmd__runtime__subcmd__help"
+                ;;
+            cf__runner__subcmd__runtime__subcmd__help,attach)
+                cmd="cf__runner__subcmd__runtime__subcmd__help__subcmd__attach"
+                ;;
+            cf__runner__subcmd__runtime__subcmd__help,detach)
+                cmd="cf__runner__subcmd__runtime__subcmd__help__subcmd__detach"
+                ;;
+            cf__runner__subcmd__runtime__subcmd__help,help)
+                cmd="cf__runner__subcmd__runtime__subcmd__help__subcmd__help"
+                ;;
             *)
                 ;;
         esac
@@ -101,7 +131,7 @@ _cf__runner() {
 
     case "${cmd}" in
         cf__runner)
-            opts="-h -V --help --version init info delete upgrade check test-pipeline adopt completions diff schema images support-bundle help"
+            opts="-h -V --help --version init info delete upgrade check test-pipeline adopt completions diff schema images support-bundle runtime help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -393,7 +423,7 @@ _cf__runner() {
             return 0
             ;;
         cf__runner__subcmd__help)
-            opts="init info delete upgrade check test-pipeline adopt completions diff schema images support-bundle help"
+            opts="init info delete upgrade check test-pipeline adopt completions diff schema images support-bundle runtime help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -521,6 +551,48 @@ _cf__runner() {
         cf__runner__subcmd__help__subcmd__init)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cf__runner__subcmd__help__subcmd__runtime)
+            opts="attach detach"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cf__runner__subcmd__help__subcmd__runtime__subcmd__attach)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cf__runner__subcmd__help__subcmd__runtime__subcmd__detach)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -863,6 +935,200 @@ _cf__runner() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cf__runner__subcmd__runtime)
+            opts="-h -V --help --version attach detach help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cf__runner__subcmd__runtime__subcmd__attach)
+            opts="-f -h -V --kube-config-path --agent-namespace --agent-context --token --url --insecure --allow-http --runtime-name --kube-host --values --timeout --kube-namespace --kube-context-name --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --kube-config-path)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent-namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent-context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --runtime-name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kube-host)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --values)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kube-namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kube-context-name)
+                    local context
+                    COMPREPLY=()
+                    while IFS= read -r context; do
+                        if [[ "${context}" == "${cur}"* ]]; then
+                            COMPREPLY+=("$(printf '%q' "${context}")")
+                        fi
+                    done < <(kubectl config get-contexts -o name 2>/dev/null)
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cf__runner__subcmd__runtime__subcmd__detach)
+            opts="-h -V --kube-config-path --agent-namespace --agent-context --token --url --insecure --allow-http --runtime-name --timeout --kube-namespace --kube-context-name --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --kube-config-path)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent-namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent-context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --runtime-name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kube-namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kube-context-name)
+                    local context
+                    COMPREPLY=()
+                    while IFS= read -r context; do
+                        if [[ "${context}" == "${cur}"* ]]; then
+                            COMPREPLY+=("$(printf '%q' "${context}")")
+                        fi
+                    done < <(kubectl config get-contexts -o name 2>/dev/null)
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cf__runner__subcmd__runtime__subcmd__help)
+            opts="attach detach help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cf__runner__subcmd__runtime__subcmd__help__subcmd__attach)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cf__runner__subcmd__runtime__subcmd__help__subcmd__detach)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cf__runner__subcmd__runtime__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 *)
                     COMPREPLY=()
                     ;;

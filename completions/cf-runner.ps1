@@ -37,6 +37,7 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print the JSON Schema of a values file, for editors and linters')
             [CompletionResult]::new('images', 'images', [CompletionResultType]::ParameterValue, 'List every image an install with these values runs; --check asks the registry')
             [CompletionResult]::new('support-bundle', 'support-bundle', [CompletionResultType]::ParameterValue, 'Write a redacted .tar.gz of what support needs to look into a runner')
+            [CompletionResult]::new('runtime', 'runtime', [CompletionResultType]::ParameterValue, 'Attach a runtime in another namespace or cluster to an installed agent, or detach it')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -310,6 +311,70 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'cf-runner;runtime' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('attach', 'attach', [CompletionResultType]::ParameterValue, 'Let an installed agent serve the runtime in another namespace or cluster')
+            [CompletionResult]::new('detach', 'detach', [CompletionResultType]::ParameterValue, 'Stop the agent serving a runtime, and remove its credentials there')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'cf-runner;runtime;attach' {
+            [CompletionResult]::new('--kube-config-path', '--kube-config-path', [CompletionResultType]::ParameterName, 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]')
+            [CompletionResult]::new('--agent-namespace', '--agent-namespace', [CompletionResultType]::ParameterName, 'Namespace of the installed agent (made by `cf-runner init`)')
+            [CompletionResult]::new('--agent-context', '--agent-context', [CompletionResultType]::ParameterName, 'Context of the agent''s cluster [default: the kubeconfig''s current context]')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'Codefresh API token [default: $CF_API_KEY, then the current context of ~/.cfconfig]')
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Codefresh platform URL [default: the installation''s, else https://g.codefresh.io]')
+            [CompletionResult]::new('--runtime-name', '--runtime-name', [CompletionResultType]::ParameterName, 'Name of the runtime environment on the platform [default: <context>/<namespace>]')
+            [CompletionResult]::new('--kube-host', '--kube-host', [CompletionResultType]::ParameterName, 'API server URL the agent reaches the runtime''s cluster at [default: in-cluster for the agent''s own cluster, else the kubeconfig''s]')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Runtimes file listing several runtimes to attach (see README: "One agent, many runtimes")')
+            [CompletionResult]::new('--values', '--values', [CompletionResultType]::ParameterName, 'Runtimes file listing several runtimes to attach (see README: "One agent, many runtimes")')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for each token and for the agent''s rollout, and for another run''s lock (e.g. 90s, 5m)')
+            [CompletionResult]::new('--kube-namespace', '--kube-namespace', [CompletionResultType]::ParameterName, 'Namespace of the runtime (builds run there) [default: the agent''s namespace]')
+            [CompletionResult]::new('--kube-context-name', '--kube-context-name', [CompletionResultType]::ParameterName, 'Context of the runtime''s cluster [default: the agent''s context]')
+            [CompletionResult]::new('--insecure', '--insecure', [CompletionResultType]::ParameterName, 'Skip TLS verification towards the platform (self-signed on-prem only)')
+            [CompletionResult]::new('--allow-http', '--allow-http', [CompletionResultType]::ParameterName, 'Send the API key over a plain http:// platform URL (other than localhost)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'cf-runner;runtime;detach' {
+            [CompletionResult]::new('--kube-config-path', '--kube-config-path', [CompletionResultType]::ParameterName, 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]')
+            [CompletionResult]::new('--agent-namespace', '--agent-namespace', [CompletionResultType]::ParameterName, 'Namespace of the installed agent (made by `cf-runner init`)')
+            [CompletionResult]::new('--agent-context', '--agent-context', [CompletionResultType]::ParameterName, 'Context of the agent''s cluster [default: the kubeconfig''s current context]')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'Codefresh API token [default: $CF_API_KEY, then the current context of ~/.cfconfig]')
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Codefresh platform URL [default: the installation''s, else https://g.codefresh.io]')
+            [CompletionResult]::new('--runtime-name', '--runtime-name', [CompletionResultType]::ParameterName, 'Name of the runtime environment to detach [default: <context>/<namespace>]')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for the agent''s rollout and the removals, and for another run''s lock (e.g. 90s, 5m)')
+            [CompletionResult]::new('--kube-namespace', '--kube-namespace', [CompletionResultType]::ParameterName, 'Namespace of the runtime to detach')
+            [CompletionResult]::new('--kube-context-name', '--kube-context-name', [CompletionResultType]::ParameterName, 'Context of the runtime''s cluster [default: the agent''s context]')
+            [CompletionResult]::new('--insecure', '--insecure', [CompletionResultType]::ParameterName, 'Skip TLS verification towards the platform (self-signed on-prem only)')
+            [CompletionResult]::new('--allow-http', '--allow-http', [CompletionResultType]::ParameterName, 'Send the API key over a plain http:// platform URL (other than localhost)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'cf-runner;runtime;help' {
+            [CompletionResult]::new('attach', 'attach', [CompletionResultType]::ParameterValue, 'Let an installed agent serve the runtime in another namespace or cluster')
+            [CompletionResult]::new('detach', 'detach', [CompletionResultType]::ParameterValue, 'Stop the agent serving a runtime, and remove its credentials there')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'cf-runner;runtime;help;attach' {
+            break
+        }
+        'cf-runner;runtime;help;detach' {
+            break
+        }
+        'cf-runner;runtime;help;help' {
+            break
+        }
         'cf-runner;help' {
             [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Install the runner: wizard, or non-interactive with --values/--yes')
             [CompletionResult]::new('info', 'info', [CompletionResultType]::ParameterValue, 'Show what is installed and whether it is healthy')
@@ -323,6 +388,7 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print the JSON Schema of a values file, for editors and linters')
             [CompletionResult]::new('images', 'images', [CompletionResultType]::ParameterValue, 'List every image an install with these values runs; --check asks the registry')
             [CompletionResult]::new('support-bundle', 'support-bundle', [CompletionResultType]::ParameterValue, 'Write a redacted .tar.gz of what support needs to look into a runner')
+            [CompletionResult]::new('runtime', 'runtime', [CompletionResultType]::ParameterValue, 'Attach a runtime in another namespace or cluster to an installed agent, or detach it')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -360,6 +426,17 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
             break
         }
         'cf-runner;help;support-bundle' {
+            break
+        }
+        'cf-runner;help;runtime' {
+            [CompletionResult]::new('attach', 'attach', [CompletionResultType]::ParameterValue, 'Let an installed agent serve the runtime in another namespace or cluster')
+            [CompletionResult]::new('detach', 'detach', [CompletionResultType]::ParameterValue, 'Stop the agent serving a runtime, and remove its credentials there')
+            break
+        }
+        'cf-runner;help;runtime;attach' {
+            break
+        }
+        'cf-runner;help;runtime;detach' {
             break
         }
         'cf-runner;help;help' {

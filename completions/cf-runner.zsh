@@ -311,6 +311,95 @@ _arguments "${_arguments_options[@]}" : \
 '--version[Print version]' \
 && ret=0
 ;;
+(runtime)
+_arguments "${_arguments_options[@]}" : \
+'-h[Print help]' \
+'--help[Print help]' \
+'-V[Print version]' \
+'--version[Print version]' \
+":: :_cf-runner__subcmd__runtime_commands" \
+"*::: :->runtime" \
+&& ret=0
+
+    case $state in
+    (runtime)
+        words=($line[1] "${words[@]}")
+        (( CURRENT += 1 ))
+        curcontext="${curcontext%:*:*}:cf-runner-runtime-command-$line[1]:"
+        case $line[1] in
+            (attach)
+_arguments "${_arguments_options[@]}" : \
+'--kube-config-path=[Path to the kubeconfig \[default\: \$KUBECONFIG or ~/.kube/config\]]:PATH:_files' \
+'--agent-namespace=[Namespace of the installed agent (made by \`cf-runner init\`)]:NAMESPACE:_default' \
+'--agent-context=[Context of the agent'\''s cluster \[default\: the kubeconfig'\''s current context\]]:NAME:_default' \
+'--token=[Codefresh API token \[default\: \$CF_API_KEY, then the current context of ~/.cfconfig\]]:TOKEN:_default' \
+'--url=[Codefresh platform URL \[default\: the installation'\''s, else https\://g.codefresh.io\]]:URL:_default' \
+'--runtime-name=[Name of the runtime environment on the platform \[default\: <context>/<namespace>\]]:NAME:_default' \
+'--kube-host=[API server URL the agent reaches the runtime'\''s cluster at \[default\: in-cluster for the agent'\''s own cluster, else the kubeconfig'\''s\]]:URL:_default' \
+'-f+[Runtimes file listing several runtimes to attach (see README\: "One agent, many runtimes")]:FILE:_files' \
+'--values=[Runtimes file listing several runtimes to attach (see README\: "One agent, many runtimes")]:FILE:_files' \
+'--timeout=[How long to wait for each token and for the agent'\''s rollout, and for another run'\''s lock (e.g. 90s, 5m)]:DURATION:_default' \
+'--kube-namespace=[Namespace of the runtime (builds run there) \[default\: the agent'\''s namespace\]]:NAMESPACE:_default' \
+'--kube-context-name=[Context of the runtime'\''s cluster \[default\: the agent'\''s context\]]:NAME:{compadd -- ${(f)"$(kubectl config get-contexts -o name 2>/dev/null)"}}' \
+'--insecure[Skip TLS verification towards the platform (self-signed on-prem only)]' \
+'--allow-http[Send the API key over a plain http\:// platform URL (other than localhost)]' \
+'-h[Print help]' \
+'--help[Print help]' \
+'-V[Print version]' \
+'--version[Print version]' \
+&& ret=0
+;;
+(detach)
+_arguments "${_arguments_options[@]}" : \
+'--kube-config-path=[Path to the kubeconfig \[default\: \$KUBECONFIG or ~/.kube/config\]]:PATH:_files' \
+'--agent-namespace=[Namespace of the installed agent (made by \`cf-runner init\`)]:NAMESPACE:_default' \
+'--agent-context=[Context of the agent'\''s cluster \[default\: the kubeconfig'\''s current context\]]:NAME:_default' \
+'--token=[Codefresh API token \[default\: \$CF_API_KEY, then the current context of ~/.cfconfig\]]:TOKEN:_default' \
+'--url=[Codefresh platform URL \[default\: the installation'\''s, else https\://g.codefresh.io\]]:URL:_default' \
+'--runtime-name=[Name of the runtime environment to detach \[default\: <context>/<namespace>\]]:NAME:_default' \
+'--timeout=[How long to wait for the agent'\''s rollout and the removals, and for another run'\''s lock (e.g. 90s, 5m)]:DURATION:_default' \
+'--kube-namespace=[Namespace of the runtime to detach]:NAMESPACE:_default' \
+'--kube-context-name=[Context of the runtime'\''s cluster \[default\: the agent'\''s context\]]:NAME:{compadd -- ${(f)"$(kubectl config get-contexts -o name 2>/dev/null)"}}' \
+'--insecure[Skip TLS verification towards the platform (self-signed on-prem only)]' \
+'--allow-http[Send the API key over a plain http\:// platform URL (other than localhost)]' \
+'-h[Print help]' \
+'--help[Print help]' \
+'-V[Print version]' \
+'--version[Print version]' \
+&& ret=0
+;;
+(help)
+_arguments "${_arguments_options[@]}" : \
+":: :_cf-runner__subcmd__runtime__subcmd__help_commands" \
+"*::: :->help" \
+&& ret=0
+
+    case $state in
+    (help)
+        words=($line[1] "${words[@]}")
+        (( CURRENT += 1 ))
+        curcontext="${curcontext%:*:*}:cf-runner-runtime-help-command-$line[1]:"
+        case $line[1] in
+            (attach)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(detach)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(help)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+        esac
+    ;;
+esac
+;;
+        esac
+    ;;
+esac
+;;
 (help)
 _arguments "${_arguments_options[@]}" : \
 ":: :_cf-runner__subcmd__help_commands" \
@@ -371,6 +460,30 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
+(runtime)
+_arguments "${_arguments_options[@]}" : \
+":: :_cf-runner__subcmd__help__subcmd__runtime_commands" \
+"*::: :->runtime" \
+&& ret=0
+
+    case $state in
+    (runtime)
+        words=($line[1] "${words[@]}")
+        (( CURRENT += 1 ))
+        curcontext="${curcontext%:*:*}:cf-runner-help-runtime-command-$line[1]:"
+        case $line[1] in
+            (attach)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(detach)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+        esac
+    ;;
+esac
+;;
 (help)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -399,6 +512,7 @@ _cf-runner_commands() {
 'schema:Print the JSON Schema of a values file, for editors and linters' \
 'images:List every image an install with these values runs; --check asks the registry' \
 'support-bundle:Write a redacted .tar.gz of what support needs to look into a runner' \
+'runtime:Attach a runtime in another namespace or cluster to an installed agent, or detach it' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
     _describe -t commands 'cf-runner commands' commands "$@"
@@ -443,6 +557,7 @@ _cf-runner__subcmd__help_commands() {
 'schema:Print the JSON Schema of a values file, for editors and linters' \
 'images:List every image an install with these values runs; --check asks the registry' \
 'support-bundle:Write a redacted .tar.gz of what support needs to look into a runner' \
+'runtime:Attach a runtime in another namespace or cluster to an installed agent, or detach it' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
     _describe -t commands 'cf-runner help commands' commands "$@"
@@ -492,6 +607,24 @@ _cf-runner__subcmd__help__subcmd__init_commands() {
     local commands; commands=()
     _describe -t commands 'cf-runner help init commands' commands "$@"
 }
+(( $+functions[_cf-runner__subcmd__help__subcmd__runtime_commands] )) ||
+_cf-runner__subcmd__help__subcmd__runtime_commands() {
+    local commands; commands=(
+'attach:Let an installed agent serve the runtime in another namespace or cluster' \
+'detach:Stop the agent serving a runtime, and remove its credentials there' \
+    )
+    _describe -t commands 'cf-runner help runtime commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__help__subcmd__runtime__subcmd__attach_commands] )) ||
+_cf-runner__subcmd__help__subcmd__runtime__subcmd__attach_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner help runtime attach commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__help__subcmd__runtime__subcmd__detach_commands] )) ||
+_cf-runner__subcmd__help__subcmd__runtime__subcmd__detach_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner help runtime detach commands' commands "$@"
+}
 (( $+functions[_cf-runner__subcmd__help__subcmd__schema_commands] )) ||
 _cf-runner__subcmd__help__subcmd__schema_commands() {
     local commands; commands=()
@@ -526,6 +659,49 @@ _cf-runner__subcmd__info_commands() {
 _cf-runner__subcmd__init_commands() {
     local commands; commands=()
     _describe -t commands 'cf-runner init commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__runtime_commands] )) ||
+_cf-runner__subcmd__runtime_commands() {
+    local commands; commands=(
+'attach:Let an installed agent serve the runtime in another namespace or cluster' \
+'detach:Stop the agent serving a runtime, and remove its credentials there' \
+'help:Print this message or the help of the given subcommand(s)' \
+    )
+    _describe -t commands 'cf-runner runtime commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__runtime__subcmd__attach_commands] )) ||
+_cf-runner__subcmd__runtime__subcmd__attach_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner runtime attach commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__runtime__subcmd__detach_commands] )) ||
+_cf-runner__subcmd__runtime__subcmd__detach_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner runtime detach commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__runtime__subcmd__help_commands] )) ||
+_cf-runner__subcmd__runtime__subcmd__help_commands() {
+    local commands; commands=(
+'attach:Let an installed agent serve the runtime in another namespace or cluster' \
+'detach:Stop the agent serving a runtime, and remove its credentials there' \
+'help:Print this message or the help of the given subcommand(s)' \
+    )
+    _describe -t commands 'cf-runner runtime help commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__runtime__subcmd__help__subcmd__attach_commands] )) ||
+_cf-runner__subcmd__runtime__subcmd__help__subcmd__attach_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner runtime help attach commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__runtime__subcmd__help__subcmd__detach_commands] )) ||
+_cf-runner__subcmd__runtime__subcmd__help__subcmd__detach_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner runtime help detach commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__runtime__subcmd__help__subcmd__help_commands] )) ||
+_cf-runner__subcmd__runtime__subcmd__help__subcmd__help_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner runtime help help commands' commands "$@"
 }
 (( $+functions[_cf-runner__subcmd__schema_commands] )) ||
 _cf-runner__subcmd__schema_commands() {

@@ -10,6 +10,9 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+mod runtime;
+pub use runtime::*;
+
 /// Installs, inspects, upgrades and removes the Codefresh Runner on a Kubernetes cluster.
 #[derive(Debug, Parser)]
 #[command(
@@ -64,6 +67,8 @@ pub enum Command {
         "Namespace of the runner [default: the only installation in the cluster]"
     )))]
     SupportBundle(SupportBundleArgs),
+    /// Attach a runtime in another namespace or cluster to an installed agent, or detach it
+    Runtime(Box<RuntimeArgs>),
 }
 
 /// Output format of inspection commands.

@@ -122,6 +122,17 @@ fn expected(command: &str) -> Option<Expect> {
                 "reading Secret/cf-runner-values in namespace codefresh failed",
             ],
         ),
+        "cf-runner runtime attach --agent-namespace codefresh --kube-namespace builds-eu"
+        | "cf-runner runtime detach --agent-namespace codefresh --kube-namespace builds-eu" => {
+            e(1, no_lock)
+        }
+        "cf-runner runtime attach --agent-namespace codefresh --agent-context hub  --kube-context-name build-cluster --kube-namespace builds" => {
+            e(2, &["hub"])
+        }
+        // The README's runtimes file is not in the folder.
+        "cf-runner runtime attach --agent-namespace codefresh -f runtimes.yaml" => {
+            e(2, &["--values", "runtimes.yaml", "cannot be read"])
+        }
         // `diff` exits 2 on any failure, as `kubectl diff` does.
         "cf-runner diff --kube-namespace codefresh --install-monitor false"
         | "cf-runner diff --kube-namespace codefresh --build-node-selector pool=builds"

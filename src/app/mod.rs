@@ -11,6 +11,7 @@ pub mod images;
 pub mod info;
 pub mod init;
 pub mod outcome;
+pub mod runtime;
 pub mod schema;
 pub mod steps;
 pub mod support_bundle;
@@ -40,6 +41,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Images(args) => images::run(&args),
         Command::Diff(args) => diff::run(&args),
         Command::SupportBundle(args) => support_bundle::run(&args),
+        Command::Runtime(args) => runtime::run(&args),
     };
     outcome.finish()
 }

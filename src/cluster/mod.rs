@@ -18,6 +18,7 @@ pub mod lock;
 pub mod ownership;
 pub mod preflight;
 pub mod probe;
+pub mod runtimes;
 pub mod secrets;
 pub mod support;
 pub mod wait;

@@ -8,6 +8,7 @@
 
 pub mod images;
 pub mod runtime_spec;
+pub mod runtimes;
 pub mod yaml;
 
 pub use runtime_spec::runtime_environment_spec;
@@ -137,6 +138,8 @@ pub enum Component {
     AppProxy,
     ClusterIntegration,
     Record,
+    /// What an agent acts as in an attached runtime's namespace, and its runtimes' files.
+    RuntimeAccess,
 }
 
 impl Component {
@@ -151,6 +154,7 @@ impl Component {
             Component::AppProxy => "app-proxy",
             Component::ClusterIntegration => "cluster-integration",
             Component::Record => "record",
+            Component::RuntimeAccess => "runtime-access",
         }
     }
 }

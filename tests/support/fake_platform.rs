@@ -272,6 +272,43 @@ impl FakePlatform {
         self.state.lock().unwrap().runtimes.clone()
     }
 
+    /// Registers runtime environment `name` for `namespace` of cluster
+    /// `cluster`, as `POST /api/custom_clusters/register` would (a runtime
+    /// that another install registered).
+    pub fn add_runtime(&self, name: &str, cluster: &str, namespace: &str) {
+        let re = json!({
+            "metadata": {"name": name, "agent": true},
+            "accountId": ACCOUNT_ID,
+            "runtimeScheduler": {"cluster": {"clusterProvider": {"accountId": ACCOUNT_ID, "selector": cluster},
+                                              "namespace": namespace, "serviceAccount": "codefresh-engine"}},
+            "dockerDaemonScheduler": {"cluster": {"clusterProvider": {"accountId": ACCOUNT_ID, "selector": cluster},
+                                                   "namespace": namespace}},
+            "status": {"message": "registered", "updated_at": null},
+        });
+        self.state
+            .lock()
+            .unwrap()
+            .runtimes
+            .insert(name.to_string(), re);
+    }
+
+    /// Registers runtime environment `name` as a copy of runtime `like`
+    /// (the same images and pods) whose builds run in `namespace` of
+    /// cluster `cluster`: a runtime another install registered.
+    pub fn add_runtime_like(&self, name: &str, cluster: &str, namespace: &str, like: &str) {
+        let mut re = self.runtime_spec(like);
+        re["metadata"]["name"] = json!(name);
+        for scheduler in ["runtimeScheduler", "dockerDaemonScheduler"] {
+            re[scheduler]["cluster"]["namespace"] = json!(namespace);
+            re[scheduler]["cluster"]["clusterProvider"]["selector"] = json!(cluster);
+        }
+        self.state
+            .lock()
+            .unwrap()
+            .runtimes
+            .insert(name.to_string(), re);
+    }
+
     /// The account's default runtime, if set.
     pub fn default_runtime(&self) -> Option<String> {
         self.state.lock().unwrap().default_runtime.clone()

@@ -4,6 +4,7 @@
 //!
 //! [`Outcome`]: crate::app::Outcome
 
+pub mod attach;
 pub mod bundle;
 pub mod converge;
 pub mod identity;

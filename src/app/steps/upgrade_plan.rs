@@ -409,7 +409,7 @@ pub(crate) async fn plan(
         return Err(Outcome::BadInput(Problems(problems)));
     }
     super::input::warn_loaded(&loaded);
-    let (record_tree, rendered) = render_and_record(&loaded, &identity, &stored.lost)?;
+    let (record_tree, mut rendered) = render_and_record(&loaded, &identity, &stored.lost)?;
     // A registered install keeps the platform's runtime spec in step, as the
     // chart's post-upgrade hook does: the token is checked before anything
     // is applied, and without one a change to the spec is refused.
@@ -426,7 +426,8 @@ pub(crate) async fn plan(
     let live = inventory::labelled(&cluster.client, namespace)
         .await
         .map_err(|e| failed(e, "listing the installed objects failed"))?;
-    let prune = to_prune(&live, &rendered.manifests, namespace);
+    let mut prune = to_prune(&live, &rendered.manifests, namespace);
+    super::attach::keep_attached(cluster, namespace, &mut rendered.manifests, &mut prune).await?;
     Ok(Plan {
         version,
         loaded,

@@ -1,0 +1,61 @@
+//! `cf-runner runtime attach|detach`: one agent serving runtimes in other
+//! namespaces or clusters. The steps are `steps::attach`.
+
+use super::steps::attach::{self, AgentSide, Change, Target};
+use super::steps::session::runtime;
+use super::Outcome;
+use crate::cli::{AgentPlace, KubeArgs, RuntimeArgs, RuntimeCommand};
+use crate::cluster::ConnectOptions;
+
+fn agent_side(agent: &AgentPlace, kube: &KubeArgs) -> AgentSide {
+    AgentSide {
+        connect: ConnectOptions {
+            kubeconfig: kube.kube_config_path.clone(),
+            context: agent.agent_context.clone(),
+        },
+        namespace: agent.agent_namespace.clone(),
+    }
+}
+
+fn target_of(kube: &KubeArgs, name: &Option<String>, kube_host: Option<String>) -> Target {
+    Target {
+        context: kube.kube_context_name.clone(),
+        kubeconfig: None,
+        namespace: kube.kube_namespace.clone(),
+        name: name.clone(),
+        kube_host,
+        origin: String::new(),
+    }
+}
+
+/// Runs `runtime attach` or `runtime detach`.
+pub fn run(args: &RuntimeArgs) -> Outcome {
+    match &args.command {
+        RuntimeCommand::Attach(a) => {
+            let targets = match &a.values {
+                Some(path) => match attach::read_runtimes_file(path) {
+                    Ok(list) => list,
+                    Err(problems) => return Outcome::BadInput(problems),
+                },
+                None => vec![target_of(&a.kube, &a.runtime_name, a.kube_host.clone())],
+            };
+            let agent = agent_side(&a.agent, &a.kube);
+            runtime().block_on(attach::run(
+                agent,
+                Change::Attach(targets),
+                &a.platform,
+                a.timeout,
+            ))
+        }
+        RuntimeCommand::Detach(d) => {
+            let target = target_of(&d.kube, &d.runtime_name, None);
+            let agent = agent_side(&d.agent, &d.kube);
+            runtime().block_on(attach::run(
+                agent,
+                Change::Detach(target),
+                &d.platform,
+                d.timeout,
+            ))
+        }
+    }
+}

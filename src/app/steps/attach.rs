@@ -1,0 +1,893 @@
+//! Attaching a runtime in another namespace or cluster to an installed
+//! agent, and detaching it: the agent's credentials in the runtime's
+//! namespace, the runtime's file in the agent's [`CONFIG_SECRET`], the
+//! agent's runtime list on the platform, and a rollout of the agent that
+//! adds a pod before it removes one. Everything is compared before it is
+//! written, so a re-run writes nothing, and a run stopped half-way
+//! converges on the next (the agent's pod template carries a hash of the
+//! files: the rollout happens until it has happened).
+//!
+//! Order. Attach: credentials → files → rollout → platform (the platform
+//! sends the runtime's builds only once the agent can create their pods).
+//! Detach: platform → files → rollout → credentials removed (no build is
+//! sent that the agent could no longer start; the old token dies last).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::lock::{self, LockWait};
+use super::session::{connect_with, failed, ContextFrom};
+use super::{converge, register, upgrade_plan};
+use crate::app::Outcome;
+use crate::cli::PlatformArgs;
+use crate::cluster::inventory::{self, LiveObject};
+use crate::cluster::{delete, runtimes as live, Cluster, ConnectOptions};
+use crate::output;
+use crate::platform::{Agent, Platform};
+use crate::render::runtimes::{
+    access_manifests, config_dir_mode, config_key, config_manifest, file_runtime_name, files_hash,
+    RuntimeAccess, ACCESS_NAME, ACCESS_TOKEN_SECRET, AGENT_DEPLOYMENT, CONFIG_SECRET,
+};
+use crate::render::{Component, Manifest, LABEL_COMPONENT};
+use crate::values::{is_dns_label, Input, Problem, Problems};
+
+/// The API server address a pod reaches in its own cluster.
+pub const IN_CLUSTER_HOST: &str = "https://kubernetes.default.svc";
+
+/// Where the agent is.
+pub(crate) struct AgentSide {
+    pub connect: ConnectOptions,
+    pub namespace: String,
+}
+
+/// One runtime, as the flags or the runtimes file name it.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Target {
+    /// Context of the runtime's cluster (`None`: the agent's).
+    pub context: Option<String>,
+    pub kubeconfig: Option<PathBuf>,
+    /// `None`: the agent's namespace.
+    pub namespace: Option<String>,
+    /// The runtime environment's name (`None`: `<context>/<namespace>`).
+    pub name: Option<String>,
+    /// API server URL the agent uses (`None`: see [`IN_CLUSTER_HOST`]).
+    pub kube_host: Option<String>,
+    /// How the user named this runtime, for problems: a flag prefix
+    /// (`--`) or a key of the runtimes file (`Runtimes[1].`).
+    pub origin: String,
+}
+
+impl Target {
+    fn key(&self, field: &str) -> String {
+        if self.origin.is_empty() {
+            match field {
+                "Namespace" => "--kube-namespace".into(),
+                "Name" => "--runtime-name".into(),
+                "KubeHost" => "--kube-host".into(),
+                _ => "--kube-context-name".into(),
+            }
+        } else {
+            format!("{}{field}", self.origin)
+        }
+    }
+}
+
+/// What the run changes.
+pub(crate) enum Change {
+    Attach(Vec<Target>),
+    Detach(Target),
+}
+
+impl Change {
+    fn command(&self) -> &'static str {
+        match self {
+            Change::Attach(_) => "runtime attach",
+            Change::Detach(_) => "runtime detach",
+        }
+    }
+}
+
+/// Reads a runtimes file: `Runtimes:`, a list of `{Namespace, Context,
+/// Name, KubeHost}`. Problems name the key as written (`Runtimes[1].Namespace`).
+pub(crate) fn read_runtimes_file(path: &Path) -> Result<Vec<Target>, Problems> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        Problems(vec![Problem::new(
+            "--values",
+            Some(&Value::String(file.clone())),
+            format!("cannot be read: {e}"),
+            "name a readable runtimes file",
+        )])
+    })?;
+    let tree: Value = serde_yaml_ng::from_str(&text).map_err(|e| {
+        Problems(vec![Problem::new(
+            "--values",
+            Some(&Value::String(file.clone())),
+            format!("is not YAML: {e}"),
+            "fix the file (see README: One agent, many runtimes)",
+        )])
+    })?;
+    let mut problems = Vec::new();
+    let mut targets = Vec::new();
+    let Some(list) = tree.get("Runtimes").and_then(Value::as_array) else {
+        return Err(Problems(vec![Problem::new(
+            "Runtimes",
+            tree.get("Runtimes"),
+            format!("must be a list of runtimes in {file}"),
+            "write Runtimes:\n  - Namespace: builds\n    Context: my-cluster",
+        )]));
+    };
+    if let Some(map) = tree.as_object() {
+        for k in map.keys().filter(|k| *k != "Runtimes") {
+            problems.push(Problem::new(
+                k,
+                None,
+                "is not a key of a runtimes file",
+                "remove it; a runtimes file holds only Runtimes",
+            ));
+        }
+    }
+    for (i, entry) in list.iter().enumerate() {
+        let origin = format!("Runtimes[{i}].");
+        let Some(map) = entry.as_object() else {
+            problems.push(Problem::new(
+                &format!("Runtimes[{i}]"),
+                Some(entry),
+                "must be a map",
+                "write - Namespace: builds",
+            ));
+            continue;
+        };
+        let mut target = Target {
+            origin: origin.clone(),
+            ..Target::default()
+        };
+        for (k, v) in map {
+            let key = format!("{origin}{k}");
+            let Some(text) = v.as_str().filter(|s| !s.is_empty()) else {
+                problems.push(Problem::new(
+                    &key,
+                    Some(v),
+                    "must be a non-empty text",
+                    "quote it",
+                ));
+                continue;
+            };
+            match k.as_str() {
+                "Namespace" => target.namespace = Some(text.into()),
+                "Context" => target.context = Some(text.into()),
+                "Name" => target.name = Some(text.into()),
+                "KubeHost" => target.kube_host = Some(text.into()),
+                "ConfigPath" => target.kubeconfig = Some(PathBuf::from(text)),
+                _ => problems.push(Problem::new(
+                    &key,
+                    None,
+                    "is not a key of a runtime",
+                    "use Namespace, Context, Name, KubeHost or ConfigPath",
+                )),
+            }
+        }
+        if target.namespace.is_none() {
+            problems.push(Problem::new(
+                &format!("{origin}Namespace"),
+                None,
+                "is missing",
+                "name the namespace the runtime's builds run in",
+            ));
+        }
+        targets.push(target);
+    }
+    if targets.is_empty() && problems.is_empty() {
+        problems.push(Problem::new(
+            "Runtimes",
+            None,
+            "is empty",
+            "list at least one runtime",
+        ));
+    }
+    if problems.is_empty() {
+        Ok(targets)
+    } else {
+        Err(Problems(problems))
+    }
+}
+
+/// A runtime resolved against the clusters.
+struct Resolved {
+    target: Target,
+    cluster: Cluster,
+    namespace: String,
+    name: String,
+    key: String,
+    /// Same API server as the agent's.
+    same_cluster: bool,
+}
+
+/// Checks the names a target gives (before anything is read).
+fn target_problems(t: &Target) -> Vec<Problem> {
+    let mut out = Vec::new();
+    if let Some(ns) = &t.namespace {
+        if !is_dns_label(ns) {
+            out.push(Problem::new(
+                &t.key("Namespace"),
+                Some(&Value::String(ns.clone())),
+                "is not a valid namespace name (lower-case letters, digits and -, at most 63)",
+                "name an existing namespace",
+            ));
+        }
+    }
+    if let Some(name) = &t.name {
+        if config_key(name).is_none() {
+            out.push(Problem::new(
+                &t.key("Name"),
+                Some(&Value::String(name.clone())),
+                "cannot name a runtime file: only letters, digits, -, _, ., /, @ and : may appear",
+                "pick a runtime name made of those",
+            ));
+        }
+    }
+    if let Some(host) = &t.kube_host {
+        if !host.starts_with("https://") {
+            out.push(Problem::new(
+                &t.key("KubeHost"),
+                Some(&Value::String(host.clone())),
+                "must be an https:// URL",
+                "give the API server URL the agent's pod reaches, e.g. https://10.0.0.1:6443",
+            ));
+        }
+    }
+    out
+}
+
+async fn resolve(agent: &Cluster, agent_ns: &str, t: &Target) -> Result<Resolved, Outcome> {
+    let same_context = t.context.is_none() && t.kubeconfig.is_none();
+    let cluster = if same_context {
+        agent.clone()
+    } else {
+        connect_with(
+            &ConnectOptions {
+                kubeconfig: t.kubeconfig.clone(),
+                context: t.context.clone().or_else(|| Some(agent.context.clone())),
+            },
+            ContextFrom::Flags,
+        )
+        .await?
+    };
+    let namespace = t.namespace.clone().unwrap_or_else(|| agent_ns.to_string());
+    let name = t
+        .name
+        .clone()
+        .unwrap_or_else(|| format!("{}/{}", cluster.context, namespace));
+    let Some(key) = config_key(&name) else {
+        return Err(Outcome::BadInput(Problems(vec![Problem::new(
+            &t.key("Name"),
+            Some(&Value::String(name.clone())),
+            "cannot name a runtime file: only letters, digits, -, _, ., /, @ and : may appear",
+            "pass --runtime-name with a name made of those",
+        )])));
+    };
+    Ok(Resolved {
+        same_cluster: cluster.server == agent.server,
+        target: t.clone(),
+        cluster,
+        namespace,
+        name,
+        key,
+    })
+}
+
+/// The agent's installation as attach needs it.
+struct AgentState {
+    cluster: Cluster,
+    namespace: String,
+    agent_name: String,
+    own_runtime: String,
+    codefresh_host: String,
+    deployment: Manifest,
+    files: BTreeMap<String, String>,
+    /// The agent's values, identity and record: a runtime's own objects
+    /// are rendered from them, for its namespace.
+    values: crate::values::Values,
+    identity: crate::render::Identity,
+    record_tree: Value,
+}
+
+async fn read_agent(
+    cluster: Cluster,
+    namespace: &str,
+    command: &str,
+) -> Result<AgentState, Outcome> {
+    let plan = upgrade_plan::plan(Input::default(), &cluster, namespace).await?;
+    if plan.runtime_name.is_none() {
+        return Err(Outcome::Failed(
+            anyhow::anyhow!(
+                "the agent in namespace {namespace} is not registered on the Codefresh platform (an offline install)"
+            ),
+            Some(format!(
+                "`cf-runner {command}` sets the agent's runtimes on the platform: re-install the agent with `cf-runner init` online first"
+            )),
+        ));
+    }
+    let values = &plan.loaded.values;
+    let deployment = plan
+        .rendered
+        .manifests
+        .iter()
+        .find(|m| m.kind == "Deployment" && m.name == AGENT_DEPLOYMENT)
+        .cloned()
+        .ok_or_else(|| {
+            Outcome::Failed(
+                anyhow::anyhow!("the render of namespace {namespace} holds no agent Deployment"),
+                None,
+            )
+        })?;
+    let files = match live::read_config(&cluster.client, namespace, CONFIG_SECRET).await {
+        Ok(Some(c)) if c.ours => c.files,
+        Ok(Some(_)) => {
+            output::error(
+                &anyhow::anyhow!(
+                    "Secret {CONFIG_SECRET} in namespace {namespace} exists and is not cf-runner's"
+                ),
+                Some(
+                    "it may be venonactl's: move that install with `cf-runner adopt` first, or remove the Secret if nothing uses it",
+                ),
+            );
+            return Err(Outcome::PreflightFailed);
+        }
+        Ok(None) => BTreeMap::new(),
+        Err(e) => return Err(failed(e, "reading the agent's runtimes failed")),
+    };
+    Ok(AgentState {
+        agent_name: plan.identity.agent_name(values),
+        own_runtime: plan.identity.runtime_name(values),
+        codefresh_host: values.codefresh_host.clone(),
+        deployment,
+        files,
+        namespace: namespace.to_string(),
+        cluster,
+        values: plan.loaded.values.clone(),
+        identity: plan.identity.clone(),
+        record_tree: plan.record_tree.clone(),
+    })
+}
+
+/// Runs an attach or a detach of the agent in `agent`.
+pub(crate) async fn run(
+    agent: AgentSide,
+    change: Change,
+    platform_args: &PlatformArgs,
+    timeout: Duration,
+) -> Outcome {
+    let command = change.command();
+    let problems: Vec<Problem> = match &change {
+        Change::Attach(list) => list.iter().flat_map(target_problems).collect(),
+        Change::Detach(t) => {
+            let mut p = target_problems(t);
+            if t.namespace.is_none() {
+                p.push(Problem::new(
+                    "--kube-namespace",
+                    None,
+                    "is needed: it names the runtime to detach",
+                    "pass --kube-namespace <runtime namespace> (and --kube-context-name for another cluster)",
+                ));
+            }
+            p
+        }
+    };
+    if !problems.is_empty() {
+        return Outcome::BadInput(Problems(problems));
+    }
+    let cluster = match connect_with(&agent.connect, ContextFrom::Flags).await {
+        Ok(c) => c,
+        Err(o) => return o,
+    };
+    let ns = agent.namespace.clone();
+    let held = match lock::take(&cluster, &ns, command, LockWait::of(false, timeout), None).await {
+        Ok(h) => h,
+        Err(o) => return o,
+    };
+    let outcome = match under_lock(cluster, &ns, change, platform_args, timeout).await {
+        Ok(()) => Outcome::Ok,
+        Err(o) => o,
+    };
+    lock::release(held, &ns).await;
+    outcome
+}
+
+async fn under_lock(
+    cluster: Cluster,
+    ns: &str,
+    change: Change,
+    platform_args: &PlatformArgs,
+    timeout: Duration,
+) -> Result<(), Outcome> {
+    let command = change.command();
+    let state = read_agent(cluster, ns, command).await?;
+    let platform = platform_client(platform_args, &state, command)?;
+    let agent = agent_on_platform(&platform, &state.agent_name).await?;
+    match change {
+        Change::Attach(targets) => attach(state, targets, &platform, agent, timeout).await,
+        Change::Detach(target) => detach(state, target, &platform, agent, timeout).await,
+    }
+}
+
+fn platform_client(
+    args: &PlatformArgs,
+    state: &AgentState,
+    command: &str,
+) -> Result<Platform, Outcome> {
+    let auth = register::resolve(
+        args,
+        Some(crate::platform::auth::NamedUrl {
+            url: &state.codefresh_host,
+            origin: register::RECORDED_HOST,
+        }),
+    )
+    .map_err(|e| register::failed(e, "finding the Codefresh API token"))?
+    .ok_or_else(|| {
+        register::token_needed(
+            command,
+            "set the agent's runtimes on the Codefresh platform",
+            "",
+        )
+    })?;
+    register::client(&auth, args)
+}
+
+async fn agent_on_platform(platform: &Platform, name: &str) -> Result<Agent, Outcome> {
+    let list = platform
+        .agents_named(name)
+        .await
+        .map_err(|e| register::failed(e, "reading the agent on the Codefresh platform"))?;
+    list.into_iter().find(|a| a.name == name).ok_or_else(|| {
+        Outcome::Failed(
+            anyhow::anyhow!("the Codefresh platform has no agent named {name}"),
+            Some("re-install the agent with `cf-runner init` to register it again".into()),
+        )
+    })
+}
+
+/// Makes the agent's credentials in one runtime namespace (0 writes when
+/// they are there) and reads its token once Kubernetes has filled it.
+async fn ensure_access(
+    r: &Resolved,
+    extra: Vec<Manifest>,
+    timeout: Duration,
+    command: &str,
+) -> Result<RuntimeAccess, Outcome> {
+    match live::namespace_exists(&r.cluster.client, &r.namespace).await {
+        Ok(true) => {}
+        Ok(false) => {
+            output::error(
+                &anyhow::anyhow!(
+                    "namespace {} does not exist in context {}",
+                    r.namespace,
+                    r.cluster.context
+                ),
+                Some("create it (kubectl create namespace ...) or name another with --kube-namespace"),
+            );
+            return Err(Outcome::PreflightFailed);
+        }
+        Err(e) => return Err(failed(e, "reading the runtime's namespace failed")),
+    }
+    let mut manifests = access_manifests(&r.namespace);
+    manifests.extend(extra);
+    converge::apply_with_progress(&r.cluster, &manifests, &r.namespace, false, command).await?;
+    let wait = timeout.min(Duration::from_secs(60));
+    let shown = output::waiting(&format!(
+        "waiting up to {}s for Kubernetes to fill the token of Secret {ACCESS_TOKEN_SECRET} in namespace {} (context {})",
+        wait.as_secs(),
+        r.namespace,
+        r.cluster.context
+    ));
+    let token =
+        live::filled_token(&r.cluster.client, &r.namespace, ACCESS_TOKEN_SECRET, wait).await;
+    drop(shown);
+    let (token, ca_pem) = match token {
+        Ok(Some(t)) => t,
+        Ok(None) => {
+            return Err(Outcome::Failed(
+                anyhow::anyhow!(
+                    "Kubernetes did not fill the token of Secret {ACCESS_TOKEN_SECRET} in namespace {} within {}s",
+                    r.namespace,
+                    wait.as_secs()
+                ),
+                Some(
+                    "the cluster's token controller (kube-controller-manager) fills it: check that it runs, then re-run"
+                        .into(),
+                ),
+            ))
+        }
+        Err(e) => return Err(failed(e, "reading the runtime's token failed")),
+    };
+    let host = r.target.kube_host.clone().unwrap_or_else(|| {
+        if r.same_cluster {
+            IN_CLUSTER_HOST.to_string()
+        } else {
+            r.cluster.server.trim_end_matches('/').to_string()
+        }
+    });
+    Ok(RuntimeAccess {
+        name: r.name.clone(),
+        host,
+        token,
+        ca_pem,
+    })
+}
+
+/// The runtime's own objects in its namespace, rendered from the agent's
+/// values for that namespace: the engine's ServiceAccount and Role, the dind
+/// TLS Secret, daemon config and Service (what a build's pods mount and
+/// run as). The dind certificate names the runtime's namespace: the one
+/// there is kept, else the platform signs a new one (the key never leaves).
+async fn runtime_objects(
+    state: &AgentState,
+    r: &Resolved,
+    platform: &Platform,
+) -> Result<Vec<Manifest>, Outcome> {
+    let mut values = state.values.clone();
+    values.namespace = r.namespace.clone();
+    values.context = Some(r.cluster.context.clone());
+    let mut identity = state.identity.clone();
+    identity.context = Some(r.cluster.context.clone());
+    identity.runtime_name = Some(r.name.clone());
+    let held = crate::cluster::secrets::read_text(
+        &r.cluster.client,
+        &r.namespace,
+        crate::render::DIND_CERTS_SECRET,
+    )
+    .await
+    .map_err(|e| failed(e, "reading the runtime's dind certificate failed"))?
+    .unwrap_or_default();
+    let (ca, cert, key) = match (
+        held.get("ca.pem"),
+        held.get("server-cert.pem"),
+        held.get("server-key.pem"),
+    ) {
+        (Some(ca), Some(cert), Some(key)) if !ca.is_empty() && !key.is_empty() => (
+            crate::values::Secret::new(ca.clone()),
+            crate::values::Secret::new(cert.clone()),
+            crate::values::Secret::new(key.clone()),
+        ),
+        _ => {
+            let generated = crate::platform::certs::generate(&r.namespace)
+                .map_err(|e| register::failed(e, "preparing the dind TLS certificate"))?;
+            let sans = crate::platform::certs::subject_alt_names(&r.namespace);
+            let (ca, cert) = platform
+                .sign_server_certs(&generated.csr_pem, &sans)
+                .await
+                .map_err(|e| {
+                    register::failed(e, "having the platform sign the dind certificate")
+                })?;
+            (
+                crate::values::Secret::new(ca),
+                crate::values::Secret::new(cert),
+                generated.key_pem,
+            )
+        }
+    };
+    identity.dind_ca = Some(ca);
+    identity.dind_cert = Some(cert);
+    identity.dind_key = Some(key);
+    let rendered = crate::render::render(&values, &identity, &state.record_tree)
+        .map_err(Outcome::render_failed)?;
+    Ok(rendered
+        .manifests
+        .into_iter()
+        .filter(|m| m.component == Component::Runtime && m.namespace.is_some())
+        .collect())
+}
+
+/// Writes the files (0 writes when unchanged), then rolls the agent to
+/// them and waits for the rollout, saying the fewest ready replicas seen.
+async fn roll_agent(
+    state: &AgentState,
+    files: &BTreeMap<String, String>,
+    timeout: Duration,
+    command: &str,
+) -> Result<(), Outcome> {
+    let config = config_manifest(&state.namespace, files);
+    let mut deployment = state.deployment.clone();
+    config_dir_mode(&mut deployment, &files_hash(files));
+    converge::apply_with_progress(
+        &state.cluster,
+        &[config, deployment.clone()],
+        &state.namespace,
+        false,
+        command,
+    )
+    .await?;
+    let fewest = Arc::new(AtomicI32::new(i32::MAX));
+    let watcher = {
+        let fewest = fewest.clone();
+        let client = state.cluster.client.clone();
+        let ns = state.namespace.clone();
+        tokio::spawn(async move {
+            loop {
+                if let Ok(Some(n)) = live::ready_replicas(&client, &ns, AGENT_DEPLOYMENT).await {
+                    fewest.fetch_min(n, Ordering::Relaxed);
+                }
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+        })
+    };
+    let waited = converge::wait_with_progress(
+        &state.cluster,
+        std::slice::from_ref(&deployment),
+        timeout,
+        command,
+    )
+    .await;
+    watcher.abort();
+    waited?;
+    let fewest = fewest.load(Ordering::Relaxed);
+    if fewest != i32::MAX {
+        output::note(&format!(
+            "the agent (Deployment {AGENT_DEPLOYMENT} in namespace {}) had at least {fewest} ready replica(s) throughout",
+            state.namespace
+        ));
+    }
+    Ok(())
+}
+
+async fn set_platform_runtimes(
+    platform: &Platform,
+    agent: &Agent,
+    wanted: Vec<String>,
+) -> Result<(), Outcome> {
+    let mut have = agent.runtimes.clone();
+    have.sort();
+    let mut sorted = wanted.clone();
+    sorted.sort();
+    sorted.dedup();
+    if have == sorted {
+        output::applied(
+            "unchanged",
+            &format!("agent {}'s runtimes on the platform", agent.name),
+            None,
+        );
+        return Ok(());
+    }
+    platform.update_agent(agent, &sorted).await.map_err(|e| {
+        register::failed(e, "setting the agent's runtimes on the Codefresh platform")
+    })?;
+    output::applied(
+        "configured",
+        &format!(
+            "agent {}'s runtimes on the platform: {}",
+            agent.name,
+            sorted.join(", ")
+        ),
+        None,
+    );
+    Ok(())
+}
+
+async fn attach(
+    state: AgentState,
+    targets: Vec<Target>,
+    platform: &Platform,
+    agent: Agent,
+    timeout: Duration,
+) -> Result<(), Outcome> {
+    let command = "runtime attach";
+    let mut resolved = Vec::new();
+    // The agent's own runtime has a file too: config-dir mode excludes in-cluster mode.
+    let own = Target {
+        name: Some(state.own_runtime.clone()),
+        ..Target::default()
+    };
+    resolved.push(resolve(&state.cluster, &state.namespace, &own).await?);
+    for t in &targets {
+        let r = resolve(&state.cluster, &state.namespace, t).await?;
+        if resolved.iter().any(|o| o.key == r.key) {
+            return Err(Outcome::BadInput(Problems(vec![Problem::new(
+                &t.key("Name"),
+                Some(&Value::String(r.name.clone())),
+                "names a runtime given twice (or the agent's own)",
+                "give each runtime once; the agent's own runtime is always served",
+            )])));
+        }
+        resolved.push(r);
+    }
+    // Before any write: every runtime must be registered on the platform.
+    for r in resolved.iter().skip(1) {
+        match platform.runtime(&r.name).await {
+            Ok(Some(_)) => {}
+            Ok(None) => {
+                output::error(
+                    &anyhow::anyhow!(
+                        "the Codefresh platform has no runtime environment {} to attach",
+                        r.name
+                    ),
+                    Some(&format!(
+                        "register the runtime environment of namespace {} first (or name the registered one with {})",
+                        r.namespace,
+                        r.target.key("Name")
+                    )),
+                );
+                return Err(Outcome::PreflightFailed);
+            }
+            Err(e) => {
+                return Err(register::failed(
+                    e,
+                    "reading the runtime environment on the Codefresh platform",
+                ))
+            }
+        }
+    }
+    let mut files = state.files.clone();
+    for (i, r) in resolved.iter().enumerate() {
+        // The agent's own namespace has its runtime's objects from `init`.
+        let objects = if i == 0 {
+            Vec::new()
+        } else {
+            runtime_objects(&state, r, platform).await?
+        };
+        let access = ensure_access(r, objects, timeout, command).await?;
+        files.insert(r.key.clone(), access.file_text());
+    }
+    roll_agent(&state, &files, timeout, command).await?;
+    let mut wanted = agent.runtimes.clone();
+    wanted.extend(resolved.iter().map(|r| r.name.clone()));
+    set_platform_runtimes(platform, &agent, wanted).await?;
+    let names: Vec<&str> = resolved.iter().skip(1).map(|r| r.name.as_str()).collect();
+    output::done(&format!(
+        "agent {} in namespace {} serves {} (and its own runtime {})",
+        state.agent_name,
+        state.namespace,
+        names.join(", "),
+        state.own_runtime
+    ));
+    Ok(())
+}
+
+async fn detach(
+    state: AgentState,
+    target: Target,
+    platform: &Platform,
+    agent: Agent,
+    timeout: Duration,
+) -> Result<(), Outcome> {
+    let command = "runtime detach";
+    let r = resolve(&state.cluster, &state.namespace, &target).await?;
+    if r.name == state.own_runtime || (r.same_cluster && r.namespace == state.namespace) {
+        return Err(Outcome::BadInput(Problems(vec![Problem::new(
+            "--kube-namespace",
+            Some(&Value::String(r.namespace.clone())),
+            format!(
+                "is the agent's own runtime {}: an agent always serves its own namespace",
+                state.own_runtime
+            ),
+            format!(
+                "to remove the agent, run `cf-runner delete --kube-namespace {}`",
+                state.namespace
+            ),
+        )])));
+    }
+    let wanted: Vec<String> = agent
+        .runtimes
+        .iter()
+        .filter(|n| **n != r.name)
+        .cloned()
+        .collect();
+    set_platform_runtimes(platform, &agent, wanted).await?;
+    let mut files = state.files.clone();
+    // By key, and by the name a file holds (a key written by another rule).
+    files.retain(|k, text| *k != r.key && file_runtime_name(text).as_deref() != Some(&r.name));
+    if !files.is_empty() {
+        roll_agent(&state, &files, timeout, command).await?;
+    }
+    remove_access(&r, timeout).await?;
+    output::done(&format!(
+        "agent {} in namespace {} no longer serves {}",
+        state.agent_name, state.namespace, r.name
+    ));
+    Ok(())
+}
+
+/// Removes the agent's credentials from the runtime's namespace: only the
+/// objects cf-runner labelled as such.
+async fn remove_access(r: &Resolved, timeout: Duration) -> Result<(), Outcome> {
+    let listed = inventory::labelled(&r.cluster.client, &r.namespace)
+        .await
+        .map_err(|e| {
+            failed(
+                e,
+                "listing the agent's credentials in the runtime's namespace failed",
+            )
+        })?;
+    let ours: Vec<LiveObject> = listed
+        .into_iter()
+        .filter(|o| o.label(LABEL_COMPONENT) == Some(Component::RuntimeAccess.as_str()))
+        .filter(|o| o.name == ACCESS_NAME || o.name == ACCESS_TOKEN_SECRET)
+        .collect();
+    if ours.is_empty() {
+        return Ok(());
+    }
+    let phases = delete::plan(ours);
+    let report = delete::delete_all(&r.cluster.client, &phases, timeout, &|e| {
+        if let delete::Event::Gone(o) = e {
+            output::removed(&format!("{}/{}", o.kind, o.name), o.namespace.as_deref());
+        }
+    })
+    .await;
+    if !report.ok() {
+        return Err(converge::delete_failed(&report, timeout));
+    }
+    Ok(())
+}
+
+/// For `upgrade` and `diff` of an agent that serves attached runtimes:
+/// keep it in config-dir mode (with the files' hash, so nothing rolls
+/// without a change), and never prune its runtimes' files or credentials.
+pub(crate) async fn keep_attached(
+    cluster: &Cluster,
+    namespace: &str,
+    manifests: &mut [Manifest],
+    prune: &mut Vec<LiveObject>,
+) -> Result<(), Outcome> {
+    prune.retain(|o| o.label(LABEL_COMPONENT) != Some(Component::RuntimeAccess.as_str()));
+    let files = match live::read_config(&cluster.client, namespace, CONFIG_SECRET).await {
+        Ok(Some(c)) if c.ours && !c.files.is_empty() => c.files,
+        Ok(_) => return Ok(()),
+        Err(e) => return Err(failed(e, "reading the agent's runtimes failed")),
+    };
+    if let Some(d) = manifests
+        .iter_mut()
+        .find(|m| m.kind == "Deployment" && m.name == AGENT_DEPLOYMENT)
+    {
+        config_dir_mode(d, &files_hash(&files));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(text: &str) -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("runtimes.yaml");
+        std::fs::write(&path, text).unwrap();
+        (dir, path)
+    }
+
+    #[test]
+    fn a_runtimes_file_names_the_key_of_each_problem() {
+        let (_d, path) = write(
+            "Runtimes:\n  - Namespace: b\n    Context: c2\n  - Context: c3\n    Colour: red\n",
+        );
+        let Problems(p) = read_runtimes_file(&path).unwrap_err();
+        let keys: Vec<&str> = p.iter().map(|p| p.key.as_str()).collect();
+        assert_eq!(keys, ["Runtimes[1].Colour", "Runtimes[1].Namespace"]);
+    }
+
+    #[test]
+    fn a_runtimes_file_gives_each_runtime_its_cluster_and_namespace() {
+        let (_d, path) = write(
+            "Runtimes:\n  - Namespace: b\n  - Namespace: c\n    Context: other\n    Name: eu/c\n",
+        );
+        let t = read_runtimes_file(&path).unwrap();
+        assert_eq!(t.len(), 2);
+        assert_eq!(t[1].context.as_deref(), Some("other"));
+        assert_eq!(t[1].name.as_deref(), Some("eu/c"));
+        assert!(target_problems(&t[1]).is_empty());
+    }
+
+    #[test]
+    fn a_bad_namespace_or_name_is_named_by_the_flag() {
+        let t = Target {
+            namespace: Some("Not_Valid".into()),
+            name: Some("a b".into()),
+            ..Target::default()
+        };
+        let keys: Vec<String> = target_problems(&t).into_iter().map(|p| p.key).collect();
+        assert_eq!(keys, ["--kube-namespace", "--runtime-name"]);
+    }
+}

@@ -1,0 +1,87 @@
+//! Flags of `cf-runner runtime`: runtimes in other namespaces or clusters
+//! served by one installed agent.
+
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+
+use super::{parse_duration, KubeArgs, PlatformArgs};
+
+/// `cf-runner runtime <attach|detach>`.
+#[derive(Debug, Clone, Args)]
+pub struct RuntimeArgs {
+    #[command(subcommand)]
+    pub command: RuntimeCommand,
+}
+
+/// What to do with a runtime.
+#[derive(Debug, Clone, Subcommand)]
+pub enum RuntimeCommand {
+    /// Let an installed agent serve the runtime in another namespace or cluster
+    #[command(mut_arg("kube_namespace", |a| a.help(
+        "Namespace of the runtime (builds run there) [default: the agent's namespace]"
+    )))]
+    #[command(mut_arg("kube_context_name", |a| a.help(
+        "Context of the runtime's cluster [default: the agent's context]"
+    )))]
+    Attach(AttachArgs),
+    /// Stop the agent serving a runtime, and remove its credentials there
+    #[command(mut_arg("kube_namespace", |a| a.help(
+        "Namespace of the runtime to detach"
+    )))]
+    #[command(mut_arg("kube_context_name", |a| a.help(
+        "Context of the runtime's cluster [default: the agent's context]"
+    )))]
+    Detach(DetachArgs),
+}
+
+/// Where the agent is: a cf-runner installation.
+#[derive(Debug, Clone, Args)]
+pub struct AgentPlace {
+    /// Namespace of the installed agent (made by `cf-runner init`)
+    #[arg(long, value_name = "NAMESPACE")]
+    pub agent_namespace: String,
+    /// Context of the agent's cluster [default: the kubeconfig's current context]
+    #[arg(long, value_name = "NAME")]
+    pub agent_context: Option<String>,
+}
+
+/// Flags of `runtime attach`.
+#[derive(Debug, Clone, Args)]
+pub struct AttachArgs {
+    #[command(flatten)]
+    pub kube: KubeArgs,
+    #[command(flatten)]
+    pub agent: AgentPlace,
+    #[command(flatten)]
+    pub platform: PlatformArgs,
+    /// Name of the runtime environment on the platform [default: <context>/<namespace>]
+    #[arg(long, value_name = "NAME")]
+    pub runtime_name: Option<String>,
+    /// API server URL the agent reaches the runtime's cluster at [default: in-cluster for the agent's own cluster, else the kubeconfig's]
+    #[arg(long, value_name = "URL")]
+    pub kube_host: Option<String>,
+    /// Runtimes file listing several runtimes to attach (see README: "One agent, many runtimes")
+    #[arg(long = "values", short = 'f', value_name = "FILE")]
+    pub values: Option<PathBuf>,
+    /// How long to wait for each token and for the agent's rollout, and for another run's lock (e.g. 90s, 5m)
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
+    pub timeout: std::time::Duration,
+}
+
+/// Flags of `runtime detach`.
+#[derive(Debug, Clone, Args)]
+pub struct DetachArgs {
+    #[command(flatten)]
+    pub kube: KubeArgs,
+    #[command(flatten)]
+    pub agent: AgentPlace,
+    #[command(flatten)]
+    pub platform: PlatformArgs,
+    /// Name of the runtime environment to detach [default: <context>/<namespace>]
+    #[arg(long, value_name = "NAME")]
+    pub runtime_name: Option<String>,
+    /// How long to wait for the agent's rollout and the removals, and for another run's lock (e.g. 90s, 5m)
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
+    pub timeout: std::time::Duration,
+}

@@ -1,0 +1,570 @@
+//! One agent, many runtimes, against real control planes and the fake
+//! platform: `cf-runner runtime attach` of a runtime in a second namespace
+//! and of one in a second cluster, a re-run that writes nothing, an
+//! interrupted attach that the next run finishes, an upgrade of the agent
+//! that keeps its runtimes, and `runtime detach`. The agent's ready
+//! replicas are watched throughout: they never drop to zero.
+
+mod support;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::{Pod, Secret, ServiceAccount};
+use kube::api::{Api, Patch, PatchParams, PostParams};
+use kube::{Client, Config};
+use serde_json::{json, Value};
+use support::cli::{self, isolated, text};
+use support::controlplane::{self, ControlPlane};
+use support::fake_platform::FakePlatform;
+
+const CONTEXT: &str = "admin@cf-runner-test";
+const SECOND: &str = "admin2@second-cp";
+const API_TOKEN: &str = "api-token-for-attach-0123456789abcdef";
+
+/// A kubeconfig holding the shared control plane (context [`CONTEXT`]) and
+/// a second one (context [`SECOND`]).
+fn merged_kubeconfig(first: &ControlPlane, second: &ControlPlane, dir: &Path) -> PathBuf {
+    let read = |p: &Path| std::fs::read_to_string(p).unwrap();
+    let other = read(second.admin_kubeconfig())
+        .replace("cf-runner-test", "second-cp")
+        .replace("- name: admin\n", "- name: admin2\n")
+        .replace("user: admin\n", "user: admin2\n")
+        .replace("admin@second-cp", SECOND);
+    let mut a: Value = serde_yaml_ng::from_str(&read(first.admin_kubeconfig())).unwrap();
+    let b: Value = serde_yaml_ng::from_str(&other).unwrap();
+    for list in ["clusters", "users", "contexts"] {
+        let extra = b[list].as_array().unwrap().clone();
+        a[list].as_array_mut().unwrap().extend(extra);
+    }
+    let path = dir.join("kubeconfig");
+    std::fs::write(&path, serde_yaml_ng::to_string(&a).unwrap()).unwrap();
+    path
+}
+
+/// Writes to namespaces `namespaces` since audit event `since`, by
+/// cf-runner (its user agent), without the run's lock (its Lease).
+fn writes_since(cp: &ControlPlane, since: usize, namespaces: &[&str]) -> Vec<String> {
+    cp.audit_events()
+        .unwrap()
+        .into_iter()
+        .skip(since)
+        .filter(|e| e["stage"] == "ResponseComplete")
+        .filter(|e| {
+            e["userAgent"]
+                .as_str()
+                .unwrap_or_default()
+                .to_ascii_lowercase()
+                .starts_with("cf-runner")
+        })
+        .filter(|e| {
+            matches!(
+                e["verb"].as_str(),
+                Some("create" | "update" | "patch" | "delete" | "deletecollection")
+            )
+        })
+        .filter(|e| {
+            let uri = e["requestURI"].as_str().unwrap_or_default();
+            namespaces
+                .iter()
+                .any(|ns| uri.contains(&format!("/namespaces/{ns}/")))
+                && !uri.contains("dryRun=All")
+                && !uri.contains("/leases")
+        })
+        .map(|e| format!("{} {}", e["verb"], e["requestURI"]))
+        .collect()
+}
+
+/// Watches the ready replicas of the agent until stopped; gives the fewest seen.
+struct ReadyWatch {
+    fewest: Arc<AtomicI32>,
+    stop: Arc<AtomicBool>,
+    handle: tokio::task::JoinHandle<()>,
+}
+
+impl ReadyWatch {
+    fn start(client: Client, ns: &str) -> ReadyWatch {
+        let fewest = Arc::new(AtomicI32::new(i32::MAX));
+        let stop = Arc::new(AtomicBool::new(false));
+        let api: Api<Deployment> = Api::namespaced(client, ns);
+        let (f, s) = (fewest.clone(), stop.clone());
+        let handle = tokio::spawn(async move {
+            while !s.load(Ordering::Relaxed) {
+                if let Ok(d) = api.get("runner").await {
+                    let ready = d.status.and_then(|s| s.ready_replicas).unwrap_or(0);
+                    f.fetch_min(ready, Ordering::Relaxed);
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        });
+        ReadyWatch {
+            fewest,
+            stop,
+            handle,
+        }
+    }
+
+    async fn fewest(self) -> i32 {
+        self.stop.store(true, Ordering::Relaxed);
+        self.handle.await.unwrap();
+        self.fewest.load(Ordering::Relaxed)
+    }
+}
+
+/// Runs the binary off the test's runtime thread.
+async fn run(kubeconfig: &Path, home: &Path, args: Vec<String>) -> Output {
+    let (k, h) = (kubeconfig.to_path_buf(), home.to_path_buf());
+    tokio::task::spawn_blocking(move || isolated(&k, &h).args(&args).output().unwrap())
+        .await
+        .unwrap()
+}
+
+fn args(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| s.to_string()).collect()
+}
+
+async fn runtime_files(client: &Client, ns: &str) -> BTreeMap<String, Value> {
+    let secrets: Api<Secret> = Api::namespaced(client.clone(), ns);
+    let s = secrets.get("runnerconf").await.unwrap();
+    s.data
+        .unwrap()
+        .into_iter()
+        .map(|(k, v)| (k, serde_yaml_ng::from_slice(&v.0).unwrap()))
+        .collect()
+}
+
+fn env_names(d: &Deployment) -> Vec<String> {
+    d.spec
+        .as_ref()
+        .unwrap()
+        .template
+        .spec
+        .as_ref()
+        .unwrap()
+        .containers[0]
+        .env
+        .as_ref()
+        .unwrap()
+        .iter()
+        .map(|e| e.name.clone())
+        .collect()
+}
+
+fn key(name: &str) -> String {
+    format!("{}.runtime.yaml", name.replace(['/', '@', ':'], "."))
+}
+
+/// A client of `cp` that authenticates with `token` alone.
+fn client_with_token(cp: &ControlPlane, token: &str) -> Client {
+    let mut config: Config = cp.admin_config().clone();
+    config.auth_info = kube::config::AuthInfo {
+        token: Some(token.to_string().into()),
+        ..Default::default()
+    };
+    Client::try_from(config).unwrap()
+}
+
+fn pod(name: &str) -> Pod {
+    serde_json::from_value(json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": name},
+        "spec": {"containers": [{"name": "c", "image": "busybox"}]}}))
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
+async fn one_agent_serves_runtimes_in_another_namespace_and_another_cluster() {
+    controlplane::ensure_crypto_provider();
+    let cp = controlplane::shared();
+    let cp2 = tokio::task::spawn_blocking(ControlPlane::start)
+        .await
+        .unwrap()
+        .expect("a second control plane starts");
+    let home = tempfile::tempdir().unwrap();
+    let kubeconfig = merged_kubeconfig(cp, &cp2, home.path());
+    let client = cp.client();
+    let client2 = cp2.client();
+    let fake = FakePlatform::start(API_TOKEN);
+    let agent_ns = cp.create_namespace("attach-agent").await.unwrap();
+    let builds = cp.create_namespace("attach-builds").await.unwrap();
+    let far = cp2.create_namespace("far-builds").await.unwrap();
+    let platform = ["--token", API_TOKEN, "--url"];
+    let url = fake.url();
+    let mut printed = String::new();
+
+    // The agent, installed as today: one runtime, in-cluster mode.
+    let k = kubeconfig.clone();
+    let h = home.path().to_path_buf();
+    let (ans, u) = (agent_ns.clone(), url.clone());
+    let out = tokio::task::spawn_blocking(move || {
+        cli::init(&k, &h, "local", &ans, CONTEXT)
+            .args([
+                "--skip-cluster-test",
+                "--timeout=90s",
+                "--token",
+                API_TOKEN,
+                "--url",
+                &u,
+            ])
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    assert!(out.status.success(), "init: {}", text(&out));
+    let deployments: Api<Deployment> = Api::namespaced(client.clone(), &agent_ns);
+    let before = deployments.get("runner").await.unwrap();
+    assert!(env_names(&before).contains(&"CODEFRESH_IN_CLUSTER_RUNTIME".to_string()));
+    let own = format!("{CONTEXT}/{agent_ns}");
+    let near = format!("{CONTEXT}/{builds}");
+    let remote = format!("{SECOND}/{far}");
+    fake.add_runtime(&near, CONTEXT, &builds);
+    fake.add_runtime(&remote, SECOND, &far);
+
+    // Attach the runtime of a second namespace.
+    let mark = cp.audit_events().unwrap().len();
+    let watch = ReadyWatch::start(client.clone(), &agent_ns);
+    let mut attach = args(&["runtime", "attach", "--agent-namespace", &agent_ns]);
+    attach.extend(args(&[
+        "--agent-context",
+        CONTEXT,
+        "--kube-namespace",
+        &builds,
+    ]));
+    attach.extend(args(&platform));
+    attach.push(url.clone());
+    let out = run(&kubeconfig, home.path(), attach.clone()).await;
+    printed.push_str(&text(&out));
+    assert!(out.status.success(), "attach: {}", text(&out));
+    let fewest = watch.fewest().await;
+    let attach_writes = writes_since(cp, mark, &[&agent_ns, &builds]);
+    eprintln!(
+        "attach: {} writes, fewest ready agent replicas {fewest}: {attach_writes:#?}",
+        attach_writes.len()
+    );
+    assert!(
+        fewest >= 1,
+        "the agent had {fewest} ready replicas during attach"
+    );
+    assert!(
+        text(&out).contains("ready replica(s) throughout"),
+        "{}",
+        text(&out)
+    );
+
+    // Config-dir mode, its own runtime included, with one file per runtime.
+    let d = deployments.get("runner").await.unwrap();
+    let env = env_names(&d);
+    assert!(env.contains(&"VENONA_CONFIG_DIR".to_string()), "{env:?}");
+    assert!(
+        !env.contains(&"CODEFRESH_IN_CLUSTER_RUNTIME".to_string()),
+        "{env:?}"
+    );
+    let strategy = d.spec.as_ref().unwrap().strategy.clone().unwrap();
+    assert_eq!(
+        serde_json::to_value(strategy.rolling_update.unwrap().max_unavailable).unwrap(),
+        json!(0)
+    );
+    let files = runtime_files(&client, &agent_ns).await;
+    assert_eq!(files.keys().cloned().collect::<Vec<_>>(), {
+        let mut k = vec![key(&own), key(&near)];
+        k.sort();
+        k
+    });
+    assert_eq!(files[&key(&near)]["type"], "runtime");
+    assert_eq!(files[&key(&near)]["name"], near.as_str());
+    assert_eq!(files[&key(&near)]["host"], "https://kubernetes.default.svc");
+    let near_token = files[&key(&near)]["token"].as_str().unwrap().to_string();
+    // The token is the runtime namespace's own ServiceAccount's, in a
+    // service-account-token Secret labelled as cf-runner's.
+    let secrets: Api<Secret> = Api::namespaced(client.clone(), &builds);
+    let token_secret = secrets.get("cf-runner-agent-token").await.unwrap();
+    assert_eq!(
+        token_secret.type_.as_deref(),
+        Some("kubernetes.io/service-account-token")
+    );
+    let labels = token_secret.metadata.labels.clone().unwrap();
+    assert_eq!(labels["app.kubernetes.io/managed-by"], "cf-runner");
+    assert_eq!(
+        String::from_utf8(token_secret.data.unwrap()["token"].0.clone()).unwrap(),
+        near_token
+    );
+    let mut on_platform = fake.agents()[0]["runtimes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect::<Vec<_>>();
+    on_platform.sort();
+    let mut want = vec![own.clone(), near.clone()];
+    want.sort();
+    assert_eq!(on_platform, want);
+
+    // The token is scoped to that namespace's Role: pods there, nothing elsewhere.
+    let as_agent = client_with_token(cp, &near_token);
+    Api::<Pod>::namespaced(as_agent.clone(), &builds)
+        .create(&PostParams::default(), &pod("engine-probe"))
+        .await
+        .expect("the runtime token creates pods in its namespace");
+    let elsewhere = Api::<Pod>::namespaced(as_agent.clone(), &agent_ns)
+        .create(&PostParams::default(), &pod("engine-probe"))
+        .await;
+    assert!(
+        elsewhere.is_err(),
+        "the runtime token reached another namespace"
+    );
+    let audit = cp.audit_events().unwrap();
+    let created_by = audit
+        .iter()
+        .rev()
+        .find(|e| {
+            e["verb"] == "create"
+                && e["objectRef"]["resource"] == "pods"
+                && e["objectRef"]["namespace"] == builds.as_str()
+                && e["objectRef"]["name"] == "engine-probe"
+                && e["objectRef"]["subresource"].is_null()
+        })
+        .map(|e| {
+            e["user"]["username"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        });
+    assert_eq!(
+        created_by.as_deref(),
+        Some(format!("system:serviceaccount:{builds}:cf-runner-agent").as_str())
+    );
+
+    // A re-run writes nothing, in the cluster or on the platform.
+    fake.clear_requests();
+    let mark = cp.audit_events().unwrap().len();
+    let out = run(&kubeconfig, home.path(), attach.clone()).await;
+    printed.push_str(&text(&out));
+    assert!(out.status.success(), "re-run: {}", text(&out));
+    let rerun_writes = writes_since(cp, mark, &[&agent_ns, &builds]);
+    eprintln!("attach re-run: {} writes", rerun_writes.len());
+    assert_eq!(rerun_writes, Vec::<String>::new());
+    let platform_writes: Vec<String> = fake
+        .calls()
+        .into_iter()
+        .filter(|c| !c.starts_with("GET "))
+        .collect();
+    assert_eq!(platform_writes, Vec::<String>::new());
+
+    // An attach stopped after its files, before the agent's rollout and
+    // the platform: the Deployment as it was (no files hash), the agent
+    // without the runtime on the platform. The next run finishes it.
+    let before_run = json!({"spec": {"template": {"metadata": {"annotations": {
+        "cf-runner.codefresh.io/runtimes-hash": null}}}}});
+    deployments
+        .patch(
+            "runner",
+            &PatchParams::default(),
+            &Patch::Merge(&before_run),
+        )
+        .await
+        .unwrap();
+    let agent_id = fake.agents()[0]["id"].as_str().unwrap().to_string();
+    let put = reqwest_put(&fake, &agent_id, std::slice::from_ref(&own)).await;
+    assert!(put, "the fake took the runtime off the agent");
+    let out = run(&kubeconfig, home.path(), attach.clone()).await;
+    printed.push_str(&text(&out));
+    assert!(out.status.success(), "converging run: {}", text(&out));
+    let d = deployments.get("runner").await.unwrap();
+    let hash = d
+        .spec
+        .unwrap()
+        .template
+        .metadata
+        .unwrap()
+        .annotations
+        .unwrap()["cf-runner.codefresh.io/runtimes-hash"]
+        .clone();
+    assert!(
+        !hash.is_empty(),
+        "the converging run left the Deployment unrolled"
+    );
+    assert_eq!(runtime_files(&client, &agent_ns).await.len(), 2);
+    assert_eq!(fake.agents()[0]["runtimes"].as_array().unwrap().len(), 2);
+
+    // P1: a runtimes file adds a runtime in another cluster.
+    let file = home.path().join("runtimes.yaml");
+    std::fs::write(
+        &file,
+        format!("Runtimes:\n  - Namespace: {far}\n    Context: {SECOND}\n"),
+    )
+    .unwrap();
+    let mark2 = cp2.audit_events().unwrap().len();
+    let watch = ReadyWatch::start(client.clone(), &agent_ns);
+    let mut by_file = args(&["runtime", "attach", "--agent-namespace", &agent_ns]);
+    by_file.extend(args(&["--agent-context", CONTEXT, "-f"]));
+    by_file.push(file.display().to_string());
+    by_file.extend(args(&platform));
+    by_file.push(url.clone());
+    let out = run(&kubeconfig, home.path(), by_file.clone()).await;
+    printed.push_str(&text(&out));
+    assert!(out.status.success(), "attach by file: {}", text(&out));
+    let fewest_far = watch.fewest().await;
+    assert!(fewest_far >= 1, "{fewest_far}");
+    let files = runtime_files(&client, &agent_ns).await;
+    assert_eq!(files.len(), 3, "{:?}", files.keys());
+    let far_file = &files[&key(&remote)];
+    assert_eq!(far_file["host"], cp2.server());
+    let far_token = far_file["token"].as_str().unwrap().to_string();
+    let far_writes = writes_since(&cp2, mark2, &[&far]);
+    assert!(
+        far_writes.iter().any(|w| w.contains("/serviceaccounts")),
+        "{far_writes:?}"
+    );
+    Api::<Pod>::namespaced(client_with_token(&cp2, &far_token), &far)
+        .create(&PostParams::default(), &pod("far-engine"))
+        .await
+        .expect("the far runtime's token creates pods in its namespace");
+    let far_user = cp2
+        .audit_events()
+        .unwrap()
+        .iter()
+        .rev()
+        .find(|e| {
+            e["verb"] == "create"
+                && e["objectRef"]["name"] == "far-engine"
+                && e["objectRef"]["subresource"].is_null()
+        })
+        .map(|e| {
+            e["user"]["username"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        });
+    assert_eq!(
+        far_user.as_deref(),
+        Some(format!("system:serviceaccount:{far}:cf-runner-agent").as_str())
+    );
+    assert!(Api::<ServiceAccount>::namespaced(client2.clone(), &far)
+        .get_opt("cf-runner-agent")
+        .await
+        .unwrap()
+        .is_some());
+
+    // An upgrade of the agent keeps config-dir mode and its runtimes.
+    let k = kubeconfig.clone();
+    let h = home.path().to_path_buf();
+    let (ans, u) = (agent_ns.clone(), url.clone());
+    let out = tokio::task::spawn_blocking(move || {
+        isolated(&k, &h)
+            .args([
+                "upgrade",
+                "--yes",
+                "--kube-namespace",
+                &ans,
+                "--kube-context-name",
+                CONTEXT,
+            ])
+            .args(["--timeout=90s", "--token", API_TOKEN, "--url", &u])
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    printed.push_str(&text(&out));
+    assert!(out.status.success(), "upgrade: {}", text(&out));
+    let env = env_names(&deployments.get("runner").await.unwrap());
+    assert!(env.contains(&"VENONA_CONFIG_DIR".to_string()), "{env:?}");
+    assert_eq!(runtime_files(&client, &agent_ns).await.len(), 3);
+    assert!(secrets
+        .get_opt("cf-runner-agent-token")
+        .await
+        .unwrap()
+        .is_some());
+
+    // Detach the second namespace's runtime; the far one stays.
+    let mark = cp.audit_events().unwrap().len();
+    let watch = ReadyWatch::start(client.clone(), &agent_ns);
+    let mut detach = args(&["runtime", "detach", "--agent-namespace", &agent_ns]);
+    detach.extend(args(&[
+        "--agent-context",
+        CONTEXT,
+        "--kube-namespace",
+        &builds,
+    ]));
+    detach.extend(args(&platform));
+    detach.push(url.clone());
+    let out = run(&kubeconfig, home.path(), detach.clone()).await;
+    printed.push_str(&text(&out));
+    assert!(out.status.success(), "detach: {}", text(&out));
+    let fewest_detach = watch.fewest().await;
+    eprintln!(
+        "detach: {} writes, fewest ready agent replicas {fewest_detach}",
+        writes_since(cp, mark, &[&agent_ns, &builds]).len()
+    );
+    assert!(fewest_detach >= 1, "{fewest_detach}");
+    let files = runtime_files(&client, &agent_ns).await;
+    assert!(!files.contains_key(&key(&near)), "{:?}", files.keys());
+    assert!(files.contains_key(&key(&remote)));
+    assert!(secrets
+        .get_opt("cf-runner-agent-token")
+        .await
+        .unwrap()
+        .is_none());
+    let runtimes = fake.agents()[0]["runtimes"].clone();
+    assert!(
+        !runtimes.as_array().unwrap().contains(&json!(near)),
+        "{runtimes}"
+    );
+    assert!(
+        runtimes.as_array().unwrap().contains(&json!(remote)),
+        "{runtimes}"
+    );
+    // The detached token no longer works.
+    let gone = Api::<Pod>::namespaced(as_agent, &builds)
+        .create(&PostParams::default(), &pod("after-detach"))
+        .await;
+    assert!(gone.is_err(), "the detached runtime's token still works");
+    // And a detach re-run writes nothing.
+    let mark = cp.audit_events().unwrap().len();
+    let out = run(&kubeconfig, home.path(), detach).await;
+    printed.push_str(&text(&out));
+    assert!(out.status.success(), "detach re-run: {}", text(&out));
+    assert_eq!(
+        writes_since(cp, mark, &[&agent_ns, &builds]),
+        Vec::<String>::new()
+    );
+
+    // The agent's own runtime cannot be detached (exit 2, naming the flag).
+    let mut own_detach = args(&["runtime", "detach", "--agent-namespace", &agent_ns]);
+    own_detach.extend(args(&[
+        "--agent-context",
+        CONTEXT,
+        "--kube-namespace",
+        &agent_ns,
+    ]));
+    own_detach.extend(args(&platform));
+    own_detach.push(url.clone());
+    let out = run(&kubeconfig, home.path(), own_detach).await;
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("--kube-namespace"), "{}", text(&out));
+
+    // No token was ever printed.
+    for token in [&near_token, &far_token] {
+        assert!(
+            !printed.contains(token.as_str()),
+            "a runtime token was printed"
+        );
+    }
+}
+
+/// `PUT /api/agent/{id}` on the fake, as the platform's UI would.
+async fn reqwest_put(fake: &FakePlatform, id: &str, runtimes: &[String]) -> bool {
+    reqwest::Client::new()
+        .put(format!("{}/api/agent/{id}", fake.url()))
+        .header("Authorization", fake.token())
+        .json(&json!({"runtimes": runtimes}))
+        .send()
+        .await
+        .is_ok_and(|r| r.status().is_success())
+}
