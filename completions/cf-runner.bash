@@ -43,6 +43,9 @@ _cf__runner() {
             cf__runner,init)
                 cmd="cf__runner__subcmd__init"
                 ;;
+            cf__runner,renew)
+                cmd="cf__runner__subcmd__renew"
+                ;;
             cf__runner,schema)
                 cmd="cf__runner__subcmd__schema"
                 ;;
@@ -79,6 +82,9 @@ _cf__runner() {
             cf__runner__subcmd__help,init)
                 cmd="cf__runner__subcmd__help__subcmd__init"
                 ;;
+            cf__runner__subcmd__help,renew)
+                cmd="cf__runner__subcmd__help__subcmd__renew"
+                ;;
             cf__runner__subcmd__help,schema)
                 cmd="cf__runner__subcmd__help__subcmd__schema"
                 ;;
@@ -95,7 +101,7 @@ _cf__runner() {
 
     case "${cmd}" in
         cf__runner)
-            opts="-h -V --help --version init info delete upgrade check test-pipeline adopt completions diff schema images help"
+            opts="-h -V --help --version init info delete upgrade check test-pipeline adopt completions diff schema images renew help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -387,7 +393,7 @@ _cf__runner() {
             return 0
             ;;
         cf__runner__subcmd__help)
-            opts="init info delete upgrade check test-pipeline adopt completions diff schema images help"
+            opts="init info delete upgrade check test-pipeline adopt completions diff schema images renew help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -513,6 +519,20 @@ _cf__runner() {
             return 0
             ;;
         cf__runner__subcmd__help__subcmd__init)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cf__runner__subcmd__help__subcmd__renew)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -659,7 +679,7 @@ _cf__runner() {
             return 0
             ;;
         cf__runner__subcmd__info)
-            opts="-o -h -V --kube-context-name --kube-config-path --token --url --insecure --allow-http --output --kube-namespace --help --version"
+            opts="-o -h -V --kube-context-name --kube-config-path --token --url --insecure --allow-http --output --wait --timeout --kube-namespace --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -693,6 +713,10 @@ _cf__runner() {
                     ;;
                 -o)
                     COMPREPLY=($(compgen -W "table json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --kube-namespace)
@@ -840,6 +864,50 @@ _cf__runner() {
                     return 0
                     ;;
                 --probe-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cf__runner__subcmd__renew)
+            opts="-h -V --kube-context-name --kube-config-path --token --url --insecure --allow-http --timeout --no-wait-for-lock --kube-namespace --help --version certificate"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --kube-context-name)
+                    local context
+                    COMPREPLY=()
+                    while IFS= read -r context; do
+                        if [[ "${context}" == "${cur}"* ]]; then
+                            COMPREPLY+=("$(printf '%q' "${context}")")
+                        fi
+                    done < <(kubectl config get-contexts -o name 2>/dev/null)
+                    return 0
+                    ;;
+                --kube-config-path)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kube-namespace)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

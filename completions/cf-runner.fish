@@ -37,6 +37,7 @@ complete -c cf-runner -n "__fish_cf_runner_needs_command" -f -a "completions" -d
 complete -c cf-runner -n "__fish_cf_runner_needs_command" -f -a "diff" -d 'Show what upgrade (or init) with these flags would change; changes nothing'
 complete -c cf-runner -n "__fish_cf_runner_needs_command" -f -a "schema" -d 'Print the JSON Schema of a values file, for editors and linters'
 complete -c cf-runner -n "__fish_cf_runner_needs_command" -f -a "images" -d 'List every image an install with these values runs; --check asks the registry'
+complete -c cf-runner -n "__fish_cf_runner_needs_command" -f -a "renew" -d 'Renew what the platform issued: the dind certificate, or the agent token'
 complete -c cf-runner -n "__fish_cf_runner_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r -f -a "(kubectl config get-contexts -o name 2>/dev/null)"
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l kube-namespace -d 'Namespace of the runner [default: codefresh]' -r
@@ -93,9 +94,11 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -l url -d 'Cod
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
 yaml\t''"
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -l timeout -d 'How long --wait waits (e.g. 90s, 5m)' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -l kube-namespace -d 'Namespace of the runner [default: every installation in the cluster]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -l insecure -d 'Skip TLS verification towards the platform (self-signed on-prem only)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -l allow-http -d 'Send the API key over a plain http:// platform URL (other than localhost)'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -l wait -d 'Wait until the install is healthy (runner ready, runtime registered, certificate valid); exit 1 at --timeout'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -s h -l help -d 'Print help'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -s V -l version -d 'Print version'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r -f -a "(kubectl config get-contexts -o name 2>/dev/null)"
@@ -242,15 +245,27 @@ yaml\t''"
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -l check -d 'Ask each image\'s registry whether it holds it; exit 1 when one is missing'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -s h -l help -d 'Print help'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -s V -l version -d 'Print version'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions diff schema images help" -f -a "init" -d 'Install the runner: wizard, or non-interactive with --values/--yes'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions diff schema images help" -f -a "info" -d 'Show what is installed and whether it is healthy'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions diff schema images help" -f -a "delete" -d 'Remove exactly what cf-runner installed'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions diff schema images help" -f -a "upgrade" -d 'Re-render from the stored values (plus new flags) and apply'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions diff schema images help" -f -a "check" -d 'Preflight: check that the cluster and your permissions can take an install'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions diff schema images help" -f -a "test-pipeline" -d 'Run the demo pipeline on a runtime environment'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions diff schema images help" -f -a "adopt" -d 'Move a runner made by the Helm chart or venonactl to cf-runner, keeping its agent and volumes'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions diff schema images help" -f -a "completions" -d 'Print a shell completion script'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions diff schema images help" -f -a "diff" -d 'Show what upgrade (or init) with these flags would change; changes nothing'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions diff schema images help" -f -a "schema" -d 'Print the JSON Schema of a values file, for editors and linters'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions diff schema images help" -f -a "images" -d 'List every image an install with these values runs; --check asks the registry'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions diff schema images help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand renew" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r -f -a "(kubectl config get-contexts -o name 2>/dev/null)"
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand renew" -l kube-config-path -d 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]' -r -F
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand renew" -l token -d 'Codefresh API token [default: $CF_API_KEY, then the current context of ~/.cfconfig]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand renew" -l url -d 'Codefresh platform URL [default: the installation\'s, else https://g.codefresh.io]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand renew" -l timeout -d 'How long to wait for another run\'s lock (e.g. 90s, 5m)' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand renew" -l kube-namespace -d 'Namespace of the runner [default: the only installation in the cluster]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand renew" -l insecure -d 'Skip TLS verification towards the platform (self-signed on-prem only)'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand renew" -l allow-http -d 'Send the API key over a plain http:// platform URL (other than localhost)'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand renew" -l no-wait-for-lock -d 'Stop at once (exit 1) when another run holds the install\'s lock, instead of waiting up to --timeout'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand renew" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand renew" -s V -l version -d 'Print version'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions diff schema images renew help" -f -a "init" -d 'Install the runner: wizard, or non-interactive with --values/--yes'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions diff schema images renew help" -f -a "info" -d 'Show what is installed and whether it is healthy'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions diff schema images renew help" -f -a "delete" -d 'Remove exactly what cf-runner installed'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions diff schema images renew help" -f -a "upgrade" -d 'Re-render from the stored values (plus new flags) and apply'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions diff schema images renew help" -f -a "check" -d 'Preflight: check that the cluster and your permissions can take an install'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions diff schema images renew help" -f -a "test-pipeline" -d 'Run the demo pipeline on a runtime environment'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions diff schema images renew help" -f -a "adopt" -d 'Move a runner made by the Helm chart or venonactl to cf-runner, keeping its agent and volumes'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions diff schema images renew help" -f -a "completions" -d 'Print a shell completion script'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions diff schema images renew help" -f -a "diff" -d 'Show what upgrade (or init) with these flags would change; changes nothing'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions diff schema images renew help" -f -a "schema" -d 'Print the JSON Schema of a values file, for editors and linters'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions diff schema images renew help" -f -a "images" -d 'List every image an install with these values runs; --check asks the registry'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions diff schema images renew help" -f -a "renew" -d 'Renew what the platform issued: the dind certificate, or the agent token'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and not __fish_seen_subcommand_from init info delete upgrade check test-pipeline adopt completions diff schema images renew help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -23,6 +23,8 @@ pub fn run(args: &AdoptArgs) -> Outcome {
                 kube,
                 platform: args.platform.clone(),
                 output: OutputFormat::Table,
+                wait: false,
+                timeout: std::time::Duration::ZERO,
             })
         }
         Ok(None) => Outcome::Ok,

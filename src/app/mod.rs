@@ -11,6 +11,7 @@ pub mod images;
 pub mod info;
 pub mod init;
 pub mod outcome;
+pub mod renew;
 pub mod schema;
 pub mod steps;
 pub mod test_pipeline;
@@ -38,6 +39,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Schema => schema::run(),
         Command::Images(args) => images::run(&args),
         Command::Diff(args) => diff::run(&args),
+        Command::Renew(args) => renew::run(&args),
     };
     outcome.finish()
 }

@@ -5,7 +5,9 @@
 //! [`Outcome`]: crate::app::Outcome
 
 pub mod adopt;
+pub mod certificate;
 pub mod converge;
+pub mod health;
 pub mod identity;
 pub mod input;
 pub mod install;

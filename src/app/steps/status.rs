@@ -395,6 +395,11 @@ pub(crate) fn show(args: &InfoArgs) -> Outcome {
                 }
             },
         };
+        if args.wait {
+            if let Err(outcome) = super::health::wait_healthy(&cluster, &namespaces, args).await {
+                return outcome;
+            }
+        }
         let mut installations = Vec::new();
         for ns in &namespaces {
             super::lock::note_holder(&cluster, ns).await;
@@ -408,6 +413,7 @@ pub(crate) fn show(args: &InfoArgs) -> Outcome {
             match describe(&cluster, &inst).await {
                 Ok(mut info) => {
                     info.platform = platform_status(args, &inst, &cluster.context).await;
+                    super::certificate::annotate(&cluster, &mut info).await;
                     installations.push(info)
                 }
                 Err(e) => return failed(e, &format!("reading the installation in namespace {ns} failed")),
