@@ -20,6 +20,15 @@ const USER_TOKEN: &str = "user-api-key.day2-0123456789abcdef";
 const CONTEXT: &str = "admin@cf-runner-test";
 const DAY: u64 = 86_400;
 
+/// The bridge test adds a node whose pod CIDR overlaps docker's bridge:
+/// it runs alone (write), the others side by side (read), so no install
+/// of theirs sees that node.
+static NODES: std::sync::RwLock<()> = std::sync::RwLock::new(());
+
+fn shared_nodes() -> std::sync::RwLockReadGuard<'static, ()> {
+    NODES.read().unwrap_or_else(|e| e.into_inner())
+}
+
 fn now() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -147,6 +156,7 @@ fn check_entry(out: &Output, name: &str) -> Value {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn an_expired_dind_certificate_is_reported_gates_info_wait_and_is_renewed_in_one_write() {
+    let _nodes = shared_nodes();
     let cp = controlplane::shared();
     let fake = FakePlatform::start(USER_TOKEN);
     let home = tempfile::tempdir().unwrap();
@@ -279,4 +289,237 @@ async fn an_expired_dind_certificate_is_reported_gates_info_wait_and_is_renewed_
     let said = text(&waited);
     assert_eq!(waited.status.code(), Some(0), "{said}");
     assert!(said.contains("is healthy"), "{said}");
+}
+
+#[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
+async fn delete_ends_with_a_verified_statement_of_what_is_left() {
+    let _nodes = shared_nodes();
+    let cp = controlplane::shared();
+    let fake = FakePlatform::start(USER_TOKEN);
+    let home = tempfile::tempdir().unwrap();
+
+    // Everything asked to go: one statement that nothing is left.
+    let ns = unique("day2gone");
+    install(cp, &fake, home.path(), &ns);
+    let agent = format!("{CONTEXT}_{ns}");
+    let runtime = format!("{CONTEXT}/{ns}");
+    let out = run(
+        cp,
+        home.path(),
+        &[
+            "delete",
+            "--yes",
+            "--kube-namespace",
+            &ns,
+            "--delete-namespace",
+            "--purge-volumes",
+            "--token",
+            USER_TOKEN,
+            "--url",
+            &fake.url(),
+        ],
+    );
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    let line = said
+        .lines()
+        .find(|l| l.contains("verified: nothing is left"))
+        .unwrap_or_else(|| panic!("no verified statement:\n{said}"));
+    assert!(
+        line.contains(&format!(
+            "agent {agent}, runtime environment {runtime} and the cluster integration of {CONTEXT} are gone"
+        )),
+        "{line}"
+    );
+    let deleted: usize = line
+        .split_once(&format!("namespace {ns}: "))
+        .and_then(|(_, t)| t.split(" objects deleted").next())
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no count in {line}"));
+    assert!(deleted >= 10, "{line}");
+    assert!(fake.agents().iter().all(|a| a["name"] != agent.as_str()));
+    assert!(!fake.runtimes().contains_key(&runtime));
+
+    // The namespace kept and the platform left alone: each thing left is
+    // named with why.
+    let ns = unique("day2left");
+    install(cp, &fake, home.path(), &ns);
+    let agent = format!("{CONTEXT}_{ns}");
+    let out = run(
+        cp,
+        home.path(),
+        &[
+            "delete",
+            "--yes",
+            "--kube-namespace",
+            &ns,
+            "--keep-platform",
+        ],
+    );
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    assert!(!said.contains("verified: nothing is left"), "{said}");
+    assert!(
+        said.contains(&format!(
+            "Left of the runner in namespace {ns}, verified (2):"
+        )),
+        "{said}"
+    );
+    assert!(
+        said.contains(&format!(
+            "Namespace/{ns}: namespaces stay unless --delete-namespace"
+        )),
+        "{said}"
+    );
+    assert!(
+        said.contains(&format!("agent {agent} and runtime environment"))
+            && said.contains("(--keep-platform)"),
+        "{said}"
+    );
+}
+
+fn kubectl(cp: &ControlPlane, args: &[&str]) {
+    let out = cp.kubectl().args(args).output().unwrap();
+    assert!(out.status.success(), "kubectl {args:?}: {}", text(&out));
+}
+
+#[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
+async fn info_and_check_say_when_a_newer_cf_runner_installed_it_and_when_an_image_was_edited() {
+    let _nodes = shared_nodes();
+    let cp = controlplane::shared();
+    let fake = FakePlatform::start(USER_TOKEN);
+    let home = tempfile::tempdir().unwrap();
+    let ns = unique("day2skew");
+    install(cp, &fake, home.path(), &ns);
+    let example = cli::example("local");
+    let check_args = [
+        "check",
+        "--values",
+        example.to_str().unwrap(),
+        "--kube-namespace",
+        &ns,
+        "--kube-context-name",
+        CONTEXT,
+        "-o",
+        "json",
+    ];
+    // As installed: no skew.
+    let check = run(cp, home.path(), &check_args);
+    let entry = check_entry(&check, "version skew");
+    assert_eq!(entry["status"], "pass", "{entry:#}");
+
+    // Someone sets the runner's image by hand, and a newer cf-runner wrote
+    // the record (no network is needed to tell either).
+    kubectl(
+        cp,
+        &[
+            "set",
+            "image",
+            "deployment/runner",
+            "runner=registry.example/venona:edited",
+            "-n",
+            &ns,
+        ],
+    );
+    kubectl(
+        cp,
+        &[
+            "patch",
+            "secret",
+            "cf-runner-values",
+            "-n",
+            &ns,
+            "--type",
+            "merge",
+            "-p",
+            r#"{"stringData":{"cf-runner-version":"99.0.0"}}"#,
+        ],
+    );
+    let info = run(
+        cp,
+        home.path(),
+        &["info", "--kube-namespace", &ns, "-o", "json"],
+    );
+    assert_eq!(info.status.code(), Some(0), "{}", text(&info));
+    let report: Value = serde_json::from_slice(&info.stdout).unwrap();
+    let notes = report["installations"][0]["notes"].to_string();
+    assert!(
+        notes.contains("installed by cf-runner 99.0.0, newer than this cf-runner"),
+        "{notes}"
+    );
+    assert!(
+        notes.contains("Deployment/runner container runner runs registry.example/venona:edited, set by kubectl"),
+        "{notes}"
+    );
+    let check = run(cp, home.path(), &check_args);
+    let entry = check_entry(&check, "version skew");
+    assert_eq!(entry["status"], "warn", "{entry:#}");
+    let details = entry["details"].to_string();
+    assert!(
+        details.contains("99.0.0") && details.contains("venona:edited"),
+        "{details}"
+    );
+}
+
+#[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
+async fn check_compares_dind_s_bridge_with_the_pod_cidrs_and_suggests_a_bip() {
+    let _nodes = NODES.write().unwrap_or_else(|e| e.into_inner());
+    let cp = controlplane::shared();
+    let home = tempfile::tempdir().unwrap();
+    let ns = unique("day2net");
+    let example = cli::example("local");
+    let args = [
+        "check",
+        "--values",
+        example.to_str().unwrap(),
+        "--kube-namespace",
+        &ns,
+        "--kube-context-name",
+        CONTEXT,
+        "-o",
+        "json",
+    ];
+    // The control plane's Service CIDR (10.96.0.0/16) is apart from docker's bridge.
+    let out = run(cp, home.path(), &args);
+    let entry = check_entry(&out, "dind bridge");
+    assert_eq!(entry["status"], "pass", "{entry:#}");
+    assert!(
+        entry["reason"].as_str().unwrap().contains("172.17.0.0/16"),
+        "{entry:#}"
+    );
+
+    // A node whose pods get addresses inside docker's default bridge.
+    let node = format!("{ns}-node");
+    let manifest = serde_json::json!({
+        "apiVersion": "v1", "kind": "Node",
+        "metadata": {"name": node},
+        "spec": {"podCIDR": "172.17.8.0/24", "podCIDRs": ["172.17.8.0/24"],
+                 "taints": [{"key": "day2", "effect": "NoSchedule"}]},
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("node.json");
+    std::fs::write(&file, manifest.to_string()).unwrap();
+    kubectl(cp, &["create", "-f", file.to_str().unwrap()]);
+    let out = run(cp, home.path(), &args);
+    kubectl(cp, &["delete", "node", &node]);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+    let entry = check_entry(&out, "dind bridge");
+    assert_eq!(entry["status"], "fail", "{entry:#}");
+    let details = entry["details"].to_string();
+    assert!(
+        details.contains(&format!(
+            "pod CIDR of node {node} 172.17.8.0/24 overlaps dind's bridge 172.17.0.0/16"
+        )),
+        "{details}"
+    );
+    assert!(
+        entry["fix"]
+            .as_str()
+            .unwrap()
+            .contains("\"bip\": \"192.168.254.1/24\""),
+        "{entry:#}"
+    );
 }

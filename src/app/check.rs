@@ -9,7 +9,7 @@ use super::steps::input::{self, Overrides};
 use super::steps::lock;
 use super::steps::preflight::{print_checks, report_failure, waiting_for};
 use super::steps::session::{connect, runtime};
-use super::steps::{certificate, identity, probe};
+use super::steps::{certificate, identity, probe, skew};
 use super::Outcome;
 use crate::cli::{CheckArgs, OutputFormat};
 use crate::cluster::preflight::{self, Check};
@@ -85,6 +85,8 @@ pub fn run(args: &CheckArgs) -> Outcome {
         .await;
         // An install already there: its dind certificate's expiry (day two).
         checks.extend(certificate::check(&cluster, &values.namespace).await);
+        checks.extend(skew::check(&cluster, &values.namespace).await);
+        checks.push(crate::cluster::bridge::check(&cluster.client, &rendered.manifests).await);
         // After the preflight, and only from a server that answered it: a
         // silent one is named once, by the preflight, with its deadline.
         if !checks.iter().any(|c| c.unreachable) {

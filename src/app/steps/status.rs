@@ -414,6 +414,7 @@ pub(crate) fn show(args: &InfoArgs) -> Outcome {
                 Ok(mut info) => {
                     info.platform = platform_status(args, &inst, &cluster.context).await;
                     super::certificate::annotate(&cluster, &mut info).await;
+                    info.notes.extend(super::skew::notes(info.installed_by.as_deref(), &inst.objects));
                     installations.push(info)
                 }
                 Err(e) => return failed(e, &format!("reading the installation in namespace {ns} failed")),
