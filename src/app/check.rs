@@ -83,10 +83,13 @@ pub fn run(args: &CheckArgs) -> Outcome {
             &values.namespace,
         )
         .await;
-        // An install already there: its dind certificate's expiry (day two).
-        checks.extend(certificate::check(&cluster, &values.namespace).await);
-        checks.extend(skew::check(&cluster, &values.namespace).await);
-        checks.push(crate::cluster::bridge::check(&cluster.client, &rendered.manifests).await);
+        // Day two, from a server that answered: an install already there
+        // (its dind certificate's expiry, version skew), and dind's bridge.
+        if !checks.iter().any(|c| c.unreachable) {
+            checks.extend(certificate::check(&cluster, &values.namespace).await);
+            checks.extend(skew::check(&cluster, &values.namespace).await);
+            checks.push(crate::cluster::bridge::check(&cluster.client, &rendered.manifests).await);
+        }
         // After the preflight, and only from a server that answered it: a
         // silent one is named once, by the preflight, with its deadline.
         if !checks.iter().any(|c| c.unreachable) {
