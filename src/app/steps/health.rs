@@ -30,7 +30,12 @@ pub(crate) fn span(d: Duration) -> String {
 
 /// What is not ready yet in the installation in `namespace`, one item
 /// each; empty when it is healthy.
-async fn not_ready(cluster: &Cluster, namespace: &str, args: &InfoArgs) -> Vec<String> {
+async fn not_ready(
+    cluster: &Cluster,
+    namespace: &str,
+    args: &InfoArgs,
+    soon: &mut Vec<String>,
+) -> Vec<String> {
     let inst = match read_installation(cluster, namespace).await {
         Ok(i) => i,
         Err(e) => return vec![format!("namespace {namespace}: not read ({e})")],
@@ -72,9 +77,15 @@ async fn not_ready(cluster: &Cluster, namespace: &str, args: &InfoArgs) -> Vec<S
     }
     match certificate::read(cluster, namespace).await {
         Ok(state) => {
-            let v = certificate::judge(&state, certificate::now(), namespace);
-            if !v.ok || v.absent {
+            let now = certificate::now();
+            let v = certificate::judge(&state, now, namespace);
+            // The gate waits for a certificate that works today; one that
+            // expires within the warning period is said, not waited on.
+            let works = matches!(state, certificate::CertState::Expires(at) if at > now);
+            if !works || v.absent {
                 out.push(format!("dind certificate: {}", v.text));
+            } else if !v.ok {
+                soon.push(format!("the dind certificate {}", v.text));
             }
         }
         Err(e) => out.push(format!("dind certificate: not read ({e})")),
@@ -135,10 +146,14 @@ pub(crate) async fn wait_healthy(
         if namespaces.is_empty() {
             missing.push(format!("no installation in context {}", cluster.context));
         }
+        let mut soon = Vec::new();
         for ns in namespaces {
-            missing.extend(not_ready(cluster, ns, args).await);
+            missing.extend(not_ready(cluster, ns, args, &mut soon).await);
         }
         if missing.is_empty() {
+            for warning in soon {
+                output::warn(&warning);
+            }
             output::done(&format!(
                 "{which} is healthy (after {})",
                 span(started.elapsed())
