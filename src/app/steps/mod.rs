@@ -4,7 +4,6 @@
 //!
 //! [`Outcome`]: crate::app::Outcome
 
-pub mod adopt;
 pub mod certificate;
 pub mod converge;
 pub mod health;
