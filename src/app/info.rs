@@ -25,7 +25,9 @@ pub fn run(args: &InfoArgs) -> Outcome {
             },
         };
         if args.wait {
-            if let Err(outcome) = health::wait_healthy(&cluster, &namespaces, args).await {
+            if let Err(outcome) =
+                health::wait_healthy(&cluster, &namespaces, &args.platform, args.timeout).await
+            {
                 return outcome;
             }
         }

@@ -10,7 +10,7 @@ use super::certificate;
 use super::installation::read_installation;
 use super::register;
 use crate::app::Outcome;
-use crate::cli::InfoArgs;
+use crate::cli::PlatformArgs;
 use crate::cluster::{wait, Cluster};
 use crate::output;
 use crate::platform::{self, Platform};
@@ -33,7 +33,7 @@ pub(crate) fn span(d: Duration) -> String {
 async fn not_ready(
     cluster: &Cluster,
     namespace: &str,
-    args: &InfoArgs,
+    platform: &PlatformArgs,
     soon: &mut Vec<String>,
 ) -> Vec<String> {
     let inst = match read_installation(cluster, namespace).await {
@@ -70,7 +70,7 @@ async fn not_ready(
         ),
         (None, _) => out.push("runtime environment: none recorded".into()),
         (Some(name), _) => {
-            if let Some(problem) = runtime_on_platform(args, &inst, name).await {
+            if let Some(problem) = runtime_on_platform(platform, &inst, name).await {
                 out.push(problem);
             }
         }
@@ -97,20 +97,20 @@ async fn not_ready(
 /// not have runtime environment `name`. Without a token the record's word
 /// that `init` registered it is taken.
 async fn runtime_on_platform(
-    args: &InfoArgs,
+    platform: &PlatformArgs,
     inst: &super::installation::Installation,
     name: &str,
 ) -> Option<String> {
     let host = inst.values.as_ref().map(|v| v.codefresh_host.clone());
     let auth = register::resolve(
-        &args.platform,
+        platform,
         host.as_deref().map(|url| platform::auth::NamedUrl {
             url,
             origin: register::RECORDED_HOST,
         }),
     )
     .ok()??;
-    let client = Platform::new(&auth, register::transport(&args.platform)).ok()?;
+    let client = Platform::new(&auth, register::transport(platform)).ok()?;
     match client.runtime(name).await {
         Ok(Some(_)) => None,
         Ok(None) => Some(format!(
@@ -122,14 +122,15 @@ async fn runtime_on_platform(
 }
 
 /// Waits until every installation in `namespaces` is healthy, up to
-/// `args.timeout`. `Err` (exit 1) names what is not ready at the deadline.
+/// `timeout`. `Err` (exit 1) names what is not ready at the deadline.
 pub(crate) async fn wait_healthy(
     cluster: &Cluster,
     namespaces: &[String],
-    args: &InfoArgs,
+    platform: &PlatformArgs,
+    timeout: Duration,
 ) -> Result<(), Outcome> {
     let started = Instant::now();
-    let deadline = started + args.timeout;
+    let deadline = started + timeout;
     let which = if namespaces.is_empty() {
         format!("an installation in context {}", cluster.context)
     } else {
@@ -138,7 +139,7 @@ pub(crate) async fn wait_healthy(
     output::note(&format!(
         "waiting up to {} for {which} to be healthy: every workload ready, the runtime environment registered, \
          the dind certificate valid",
-        span(args.timeout)
+        span(timeout)
     ));
     let mut last: Vec<String> = Vec::new();
     loop {
@@ -148,7 +149,7 @@ pub(crate) async fn wait_healthy(
         }
         let mut soon = Vec::new();
         for ns in namespaces {
-            missing.extend(not_ready(cluster, ns, args, &mut soon).await);
+            missing.extend(not_ready(cluster, ns, platform, &mut soon).await);
         }
         if missing.is_empty() {
             for warning in soon {
@@ -164,7 +165,7 @@ pub(crate) async fn wait_healthy(
             return Err(Outcome::Failed(
                 anyhow::anyhow!(
                     "{which} is not healthy after {}: {}",
-                    span(args.timeout),
+                    span(timeout),
                     missing.join("; ")
                 ),
                 Some(
