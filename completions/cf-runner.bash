@@ -43,6 +43,9 @@ _cf__runner() {
             cf__runner,init)
                 cmd="cf__runner__subcmd__init"
                 ;;
+            cf__runner,renew)
+                cmd="cf__runner__subcmd__renew"
+                ;;
             cf__runner,runtime)
                 cmd="cf__runner__subcmd__runtime"
                 ;;
@@ -84,6 +87,9 @@ _cf__runner() {
                 ;;
             cf__runner__subcmd__help,init)
                 cmd="cf__runner__subcmd__help__subcmd__init"
+                ;;
+            cf__runner__subcmd__help,renew)
+                cmd="cf__runner__subcmd__help__subcmd__renew"
                 ;;
             cf__runner__subcmd__help,runtime)
                 cmd="cf__runner__subcmd__help__subcmd__runtime"
@@ -131,7 +137,7 @@ _cf__runner() {
 
     case "${cmd}" in
         cf__runner)
-            opts="-h -V --help --version init info delete upgrade check test-pipeline adopt completions diff schema images support-bundle runtime help"
+            opts="-h -V --help --version init info delete upgrade check test-pipeline adopt completions diff schema images support-bundle runtime renew help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -423,7 +429,7 @@ _cf__runner() {
             return 0
             ;;
         cf__runner__subcmd__help)
-            opts="init info delete upgrade check test-pipeline adopt completions diff schema images support-bundle runtime help"
+            opts="init info delete upgrade check test-pipeline adopt completions diff schema images support-bundle runtime renew help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -549,6 +555,20 @@ _cf__runner() {
             return 0
             ;;
         cf__runner__subcmd__help__subcmd__init)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cf__runner__subcmd__help__subcmd__renew)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -751,7 +771,7 @@ _cf__runner() {
             return 0
             ;;
         cf__runner__subcmd__info)
-            opts="-o -h -V --kube-context-name --kube-config-path --token --url --insecure --allow-http --output --kube-namespace --help --version"
+            opts="-o -h -V --kube-context-name --kube-config-path --token --url --insecure --allow-http --output --wait --timeout --kube-namespace --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -785,6 +805,10 @@ _cf__runner() {
                     ;;
                 -o)
                     COMPREPLY=($(compgen -W "table json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --kube-namespace)
@@ -932,6 +956,50 @@ _cf__runner() {
                     return 0
                     ;;
                 --probe-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cf__runner__subcmd__renew)
+            opts="-h -V --kube-context-name --kube-config-path --token --url --insecure --allow-http --timeout --no-wait-for-lock --kube-namespace --help --version certificate"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --kube-context-name)
+                    local context
+                    COMPREPLY=()
+                    while IFS= read -r context; do
+                        if [[ "${context}" == "${cur}"* ]]; then
+                            COMPREPLY+=("$(printf '%q' "${context}")")
+                        fi
+                    done < <(kubectl config get-contexts -o name 2>/dev/null)
+                    return 0
+                    ;;
+                --kube-config-path)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kube-namespace)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

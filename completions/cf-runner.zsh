@@ -87,9 +87,11 @@ _arguments "${_arguments_options[@]}" : \
 '--url=[Codefresh platform URL \[default\: the installation'\''s, else https\://g.codefresh.io\]]:URL:_default' \
 '-o+[Output format]:OUTPUT:(table json yaml)' \
 '--output=[Output format]:OUTPUT:(table json yaml)' \
+'--timeout=[How long --wait waits (e.g. 90s, 5m)]:DURATION:_default' \
 '--kube-namespace=[Namespace of the runner \[default\: every installation in the cluster\]]:NAMESPACE:_default' \
 '--insecure[Skip TLS verification towards the platform (self-signed on-prem only)]' \
 '--allow-http[Send the API key over a plain http\:// platform URL (other than localhost)]' \
+'--wait[Wait until the install is healthy (runner ready, runtime registered, certificate valid); exit 1 at --timeout]' \
 '-h[Print help]' \
 '--help[Print help]' \
 '-V[Print version]' \
@@ -400,6 +402,24 @@ esac
     ;;
 esac
 ;;
+(renew)
+_arguments "${_arguments_options[@]}" : \
+'--kube-context-name=[Kubernetes context to use \[default\: the kubeconfig'\''s current context\]]:NAME:{compadd -- ${(f)"$(kubectl config get-contexts -o name 2>/dev/null)"}}' \
+'--kube-config-path=[Path to the kubeconfig \[default\: \$KUBECONFIG or ~/.kube/config\]]:PATH:_files' \
+'--token=[Codefresh API token \[default\: \$CF_API_KEY, then the current context of ~/.cfconfig\]]:TOKEN:_default' \
+'--url=[Codefresh platform URL \[default\: the installation'\''s, else https\://g.codefresh.io\]]:URL:_default' \
+'--timeout=[How long to wait for another run'\''s lock (e.g. 90s, 5m)]:DURATION:_default' \
+'--kube-namespace=[Namespace of the runner \[default\: the only installation in the cluster\]]:NAMESPACE:_default' \
+'--insecure[Skip TLS verification towards the platform (self-signed on-prem only)]' \
+'--allow-http[Send the API key over a plain http\:// platform URL (other than localhost)]' \
+'--no-wait-for-lock[Stop at once (exit 1) when another run holds the install'\''s lock, instead of waiting up to --timeout]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+':what -- What to renew:((certificate\:"The dind daemon'\''s TLS certificate, signed again by the platform"))' \
+&& ret=0
+;;
 (help)
 _arguments "${_arguments_options[@]}" : \
 ":: :_cf-runner__subcmd__help_commands" \
@@ -484,6 +504,10 @@ _arguments "${_arguments_options[@]}" : \
     ;;
 esac
 ;;
+(renew)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
 (help)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -513,6 +537,7 @@ _cf-runner_commands() {
 'images:List every image an install with these values runs; --check asks the registry' \
 'support-bundle:Write a redacted .tar.gz of what support needs to look into a runner' \
 'runtime:Attach a runtime in another namespace or cluster to an installed agent, or detach it' \
+'renew:Renew what the platform issued\: the dind certificate, or the agent token' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
     _describe -t commands 'cf-runner commands' commands "$@"
@@ -558,6 +583,7 @@ _cf-runner__subcmd__help_commands() {
 'images:List every image an install with these values runs; --check asks the registry' \
 'support-bundle:Write a redacted .tar.gz of what support needs to look into a runner' \
 'runtime:Attach a runtime in another namespace or cluster to an installed agent, or detach it' \
+'renew:Renew what the platform issued\: the dind certificate, or the agent token' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
     _describe -t commands 'cf-runner help commands' commands "$@"
@@ -606,6 +632,11 @@ _cf-runner__subcmd__help__subcmd__info_commands() {
 _cf-runner__subcmd__help__subcmd__init_commands() {
     local commands; commands=()
     _describe -t commands 'cf-runner help init commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__help__subcmd__renew_commands] )) ||
+_cf-runner__subcmd__help__subcmd__renew_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner help renew commands' commands "$@"
 }
 (( $+functions[_cf-runner__subcmd__help__subcmd__runtime_commands] )) ||
 _cf-runner__subcmd__help__subcmd__runtime_commands() {
@@ -659,6 +690,11 @@ _cf-runner__subcmd__info_commands() {
 _cf-runner__subcmd__init_commands() {
     local commands; commands=()
     _describe -t commands 'cf-runner init commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__renew_commands] )) ||
+_cf-runner__subcmd__renew_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner renew commands' commands "$@"
 }
 (( $+functions[_cf-runner__subcmd__runtime_commands] )) ||
 _cf-runner__subcmd__runtime_commands() {

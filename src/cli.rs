@@ -69,6 +69,36 @@ pub enum Command {
     SupportBundle(SupportBundleArgs),
     /// Attach a runtime in another namespace or cluster to an installed agent, or detach it
     Runtime(Box<RuntimeArgs>),
+    /// Renew what the platform issued: the dind certificate, or the agent token
+    #[command(mut_arg("kube_namespace", |a| a.help(
+        "Namespace of the runner [default: the only installation in the cluster]"
+    )))]
+    Renew(RenewArgs),
+}
+
+/// What `renew` renews.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Renewable {
+    /// The dind daemon's TLS certificate, signed again by the platform
+    Certificate,
+}
+
+/// Flags of `renew`.
+#[derive(Debug, Clone, Args)]
+pub struct RenewArgs {
+    /// What to renew
+    #[arg(value_enum)]
+    pub what: Renewable,
+    #[command(flatten)]
+    pub kube: KubeArgs,
+    #[command(flatten)]
+    pub platform: PlatformArgs,
+    /// How long to wait for another run's lock (e.g. 90s, 5m)
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
+    pub timeout: std::time::Duration,
+    /// Stop at once (exit 1) when another run holds the install's lock, instead of waiting up to --timeout
+    #[arg(long)]
+    pub no_wait_for_lock: bool,
 }
 
 /// Output format of inspection commands.
@@ -238,6 +268,12 @@ pub struct InfoArgs {
     /// Output format
     #[arg(long, short = 'o', value_enum, default_value = "table")]
     pub output: OutputFormat,
+    /// Wait until the install is healthy (runner ready, runtime registered, certificate valid); exit 1 at --timeout
+    #[arg(long)]
+    pub wait: bool,
+    /// How long --wait waits (e.g. 90s, 5m)
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration, requires = "wait")]
+    pub timeout: std::time::Duration,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -20,13 +20,14 @@ use support::namespace::unique;
 const ADMIN: &str = "admin@cf-runner-test";
 const LIMITED: &str = "limited@cf-runner-test";
 const AGENT_TOKEN: &str = "agent-token-for-e2e-check-0123456789";
-const CHECKS: [&str; 6] = [
+const CHECKS: [&str; 7] = [
     "server version",
     "permissions",
     "cluster-scoped objects",
     "node capacity",
     "existing installation",
     "pod admission",
+    "dind bridge",
 ];
 
 /// `cf-runner check` of the `local` example into `ns`.

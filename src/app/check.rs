@@ -9,7 +9,7 @@ use super::steps::input::{self, Overrides};
 use super::steps::lock;
 use super::steps::preflight::{print_checks, report_failure, waiting_for};
 use super::steps::session::{connect, runtime};
-use super::steps::{identity, probe};
+use super::steps::{certificate, identity, probe, skew};
 use super::Outcome;
 use crate::cli::{CheckArgs, OutputFormat};
 use crate::cluster::preflight::{self, Check};
@@ -67,13 +67,22 @@ pub fn run(args: &CheckArgs) -> Outcome {
             let identity = identity::seed(values, Some(cluster.context.clone()));
             let rendered = render::render(values, &identity, &loaded.redacted_tree)?;
             waiting_for(&cluster);
-            let checks = preflight::run(
+            let mut checks = preflight::run(
                 &cluster.client,
                 &rendered.manifests,
                 Some(&rendered.runtime_environment),
                 &values.namespace,
             )
             .await;
+            // Day two, from a server that answered: an install already there
+            // (its dind certificate's expiry, version skew), and dind's bridge.
+            if !checks.iter().any(|c| c.unreachable) {
+                checks.extend(certificate::check(&cluster, &values.namespace).await);
+                checks.extend(skew::check(&cluster, &values.namespace).await);
+                checks.push(
+                    crate::cluster::bridge::check(&cluster.client, &rendered.manifests).await,
+                );
+            }
             // After the preflight, and only from a server that answered it: a
             // silent one is named once, by the preflight, with its deadline.
             if !checks.iter().any(|c| c.unreachable) {

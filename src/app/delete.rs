@@ -12,7 +12,7 @@
 use super::steps::converge::delete_failed;
 use super::steps::installation::{names, pick_installation, read_installation, Installation};
 use super::steps::lock::{self, LockWait};
-use super::steps::register;
+use super::steps::{leftovers, register};
 use std::collections::BTreeSet;
 
 use super::steps::session::{connect_flags, failed, need_yes, runtime};
@@ -143,6 +143,17 @@ async fn delete_locked(
         clean_platform(client, &record, &strays, cluster).await?;
     }
     delete_objects(args, cluster, namespace, &phases).await?;
+    let asked = leftovers::Asked {
+        deleted: total,
+        purge_volumes: args.purge_volumes,
+        delete_namespace: args.delete_namespace || args.delete_namespace_with_contents,
+        keep_platform: args.keep_platform,
+        platform: platform.as_ref(),
+        registered: record.registered,
+        agent: record.agent_name.as_deref(),
+        runtime: record.runtime_name.as_deref(),
+    };
+    leftovers::verify(cluster, namespace, &asked).await;
     namespace_kept(targets.namespace_kept)
 }
 

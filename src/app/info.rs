@@ -4,7 +4,7 @@
 //! with.
 
 use super::steps::session::{connect_flags, runtime, SlowNote};
-use super::steps::status;
+use super::steps::{health, status};
 use super::Outcome;
 use crate::cli::{InfoArgs, OutputFormat};
 use crate::cluster::{inventory, Cluster};
@@ -21,6 +21,9 @@ async fn info(args: &InfoArgs) -> Result<(), Outcome> {
         Some(ns) => vec![ns.clone()],
         None => installed_namespaces(&cluster).await?,
     };
+    if args.wait {
+        health::wait_healthy(&cluster, &namespaces, &args.platform, args.timeout).await?;
+    }
     let report = status::report(&cluster, &namespaces, &args.platform).await?;
     match args.output {
         OutputFormat::Json => output::print_structured(&report, Structured::Json),

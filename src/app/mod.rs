@@ -11,6 +11,7 @@ pub mod images;
 pub mod info;
 pub mod init;
 pub mod outcome;
+pub mod renew;
 pub mod runtime;
 pub mod schema;
 pub mod steps;
@@ -42,6 +43,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Diff(args) => diff::run(&args),
         Command::SupportBundle(args) => support_bundle::run(&args),
         Command::Runtime(args) => runtime::run(&args),
+        Command::Renew(args) => renew::run(&args),
     };
     outcome.finish()
 }

@@ -10,6 +10,7 @@
 pub mod adopt;
 pub mod apply;
 pub mod auth_plugin;
+pub mod bridge;
 pub mod delete;
 pub mod diff;
 pub mod discover;

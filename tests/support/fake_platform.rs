@@ -122,6 +122,9 @@ struct State {
     tasks: BTreeMap<String, Vec<Value>>,
     /// Task statuses the agents reported: (agent id, task id, status).
     task_statuses: Vec<(String, String, Value)>,
+    /// The validity of the certificates signed from now on, in seconds
+    /// since the Unix epoch (`None`: rcgen's default, years ahead).
+    cert_validity: Option<(u64, u64)>,
 }
 
 /// The running fake.
@@ -362,6 +365,13 @@ impl FakePlatform {
     /// `GET /api/execution-contexts/current` answers without an account id.
     pub fn execution_context_without_account(&self, on: bool) {
         self.state.lock().unwrap().context_without_account = on;
+    }
+
+    /// The dind certificates signed from now on are valid from `not_before`
+    /// to `not_after` (seconds since the Unix epoch): a test makes one that
+    /// has expired, or will soon. The real platform's validity is unknown.
+    pub fn sign_valid_between(&self, not_before: u64, not_after: u64) {
+        self.state.lock().unwrap().cert_validity = Some((not_before, not_after));
     }
 
     /// `GET /api/user` answers 403 to scoped keys.
@@ -837,8 +847,18 @@ fn refused_scope(
     }
 }
 
-fn sign(csr_pem: &str, sans: &str, ca: &Ca) -> Result<Vec<u8>, String> {
+fn sign(
+    csr_pem: &str,
+    sans: &str,
+    ca: &Ca,
+    validity: Option<(u64, u64)>,
+) -> Result<Vec<u8>, String> {
     let mut csr = CertificateSigningRequestParams::from_pem(csr_pem).map_err(|e| e.to_string())?;
+    if let Some((from, to)) = validity {
+        let epoch = rcgen::date_time_ymd(1970, 1, 1);
+        csr.params.not_before = epoch + Duration::from_secs(from);
+        csr.params.not_after = epoch + Duration::from_secs(to);
+    }
     // Like the real platform, the names come from reqSubjectAltName.
     csr.params.subject_alt_names = sans
         .split(',')
@@ -1031,7 +1051,7 @@ fn route(
                     json!({"message": "csr and reqSubjectAltName are required"}),
                 );
             };
-            match sign(csr, sans, ca) {
+            match sign(csr, sans, ca, s.cert_validity) {
                 Ok(zip) => {
                     use base64::Engine;
                     (

@@ -6,16 +6,20 @@
 
 pub mod attach;
 pub mod bundle;
+pub mod certificate;
 pub mod converge;
+pub mod health;
 pub mod identity;
 pub mod input;
 pub mod install;
 pub mod installation;
+pub mod leftovers;
 pub mod lock;
 pub mod preflight;
 pub mod probe;
 pub mod record;
 pub mod register;
 pub mod session;
+pub mod skew;
 pub mod status;
 pub mod upgrade_plan;

@@ -373,6 +373,11 @@ pub(crate) async fn report(
             .await
             .map_err(|e| failed(e, &reading))?;
         info.platform = platform_status(platform, &inst, &cluster.context).await;
+        super::certificate::annotate(cluster, &mut info).await;
+        info.notes.extend(super::skew::notes(
+            info.installed_by.as_deref(),
+            &inst.objects,
+        ));
         installations.push(info);
     }
     Ok(Report {

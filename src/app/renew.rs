@@ -1,0 +1,94 @@
+//! `cf-runner renew certificate`: what the platform issued at install time,
+//! issued again and rolled out. The certificate is signed through the
+//! platform as `init` has it signed, and written as `upgrade` renders it
+//! (`steps::certificate`). Works on an install whose certificate already
+//! expired: the old one is never a precondition.
+
+use super::steps::installation::pick_installation;
+use super::steps::lock::{self, LockWait};
+use super::steps::session::{connect_flags, runtime};
+use super::steps::{certificate, register};
+use super::Outcome;
+use crate::cli::{RenewArgs, Renewable};
+use crate::cluster::{inventory, Cluster};
+use crate::platform::{self, Platform};
+
+/// Runs `renew`.
+pub fn run(args: &RenewArgs) -> Outcome {
+    runtime().block_on(async {
+        match renew(args).await {
+            Ok(()) => Outcome::Ok,
+            Err(outcome) => outcome,
+        }
+    })
+}
+
+async fn renew(args: &RenewArgs) -> Result<(), Outcome> {
+    let cluster = connect_flags(&args.kube).await?;
+    let Some(namespace) = pick_installation(&cluster, &args.kube, "renew").await? else {
+        return Err(Outcome::Failed(
+            anyhow::anyhow!(
+                "no Codefresh Runner is installed in context {}",
+                cluster.context
+            ),
+            Some("install one with `cf-runner init`".into()),
+        ));
+    };
+    let client = platform_for(args, &cluster, &namespace).await?;
+    let how = LockWait::of(args.no_wait_for_lock, args.timeout);
+    let held = lock::take(&cluster, &namespace, "renew", how, None).await?;
+    let done = match args.what {
+        Renewable::Certificate => certificate::renew(&cluster, &namespace, &client).await,
+    };
+    lock::release(held, &namespace).await;
+    done
+}
+
+/// The platform that signs, from the token the user gave and the host the
+/// installation records. An install never registered (`--agent-token`
+/// only) has nothing the platform issued to renew.
+async fn platform_for(
+    args: &RenewArgs,
+    cluster: &Cluster,
+    namespace: &str,
+) -> Result<Platform, Outcome> {
+    let record = inventory::record(&cluster.client, namespace)
+        .await
+        .map_err(|e| certificate::read_failed(e, namespace))?;
+    let Some(record) = record else {
+        return Err(Outcome::Failed(
+            anyhow::anyhow!("namespace {namespace} holds no cf-runner installation record"),
+            Some("re-run `cf-runner init` to finish the install".into()),
+        ));
+    };
+    if record.registered == Some(false) {
+        return Err(Outcome::Failed(
+            anyhow::anyhow!(
+                "the install in namespace {namespace} was never registered on the platform (--agent-token only): \
+                 its dind certificate is a placeholder the platform never signed"
+            ),
+            Some("register it with `cf-runner init --token <API key>`".into()),
+        ));
+    }
+    let host = record
+        .values_yaml
+        .as_deref()
+        .and_then(|t| serde_yaml_ng::from_str::<serde_json::Value>(t).ok())
+        .and_then(|t| t["CodefreshHost"].as_str().map(str::to_string));
+    let auth = register::resolve(
+        &args.platform,
+        host.as_deref().map(|url| platform::auth::NamedUrl {
+            url,
+            origin: register::RECORDED_HOST,
+        }),
+    )
+    .map_err(|e| register::failed(e, "finding the Codefresh API token"))?;
+    let Some(auth) = auth else {
+        return Err(register::token_needed(
+            "renew certificate",
+            "have the platform sign a new dind certificate",
+            "",
+        ));
+    };
+    register::client(&auth, &args.platform)
+}
