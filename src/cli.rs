@@ -10,6 +10,9 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+mod fleet;
+pub use fleet::*;
+
 /// Installs, inspects, upgrades and removes the Codefresh Runner on a Kubernetes cluster.
 #[derive(Debug, Parser)]
 #[command(
@@ -59,6 +62,9 @@ pub enum Command {
     Schema,
     /// List every image an install with these values runs; --check asks the registry
     Images(Box<ImagesArgs>),
+    /// Runners for a fleet of clusters, as a Git tree that Flux or Argo CD applies
+    #[command(subcommand)]
+    Fleet(FleetCommand),
 }
 
 /// Output format of inspection commands.

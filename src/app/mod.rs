@@ -7,6 +7,7 @@ pub mod check;
 pub mod completions;
 pub mod delete;
 pub mod diff;
+pub mod fleet;
 pub mod images;
 pub mod info;
 pub mod init;
@@ -38,6 +39,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Schema => schema::run(),
         Command::Images(args) => images::run(&args),
         Command::Diff(args) => diff::run(&args),
+        Command::Fleet(command) => fleet::run(&command),
     };
     outcome.finish()
 }
