@@ -172,9 +172,11 @@ fn secret_values(tree: &Value, at: &str, problems: &mut Vec<Problem>) {
                     format!("{path}.{k}")
                 };
                 if values::secrets::is_secret_key(&p) && !v.is_null() {
+                    // Never the value: the key's prefix hides it from the
+                    // masking that knows `Token` only at the top.
                     problems.push(Problem::new(
                         &format!("{at}{p}"),
-                        Some(v),
+                        None,
                         "is a secret: a fleet file lives in Git, where it would be readable in clear",
                         "leave it out: `cf-runner fleet register` creates the agent token and the dind \
                          certificate and writes them encrypted; give other credentials to the cluster \
