@@ -500,7 +500,7 @@ async fn register_runtime(
     let rendered = tree::render_runtime(runtime, &id).map_err(fail)?;
     let spec = register::spec_to_send(&rendered.runtime_environment, account_id.as_deref());
     platform
-        .update_agent(&agent, &[runtime_name.clone()])
+        .update_agent(&agent, std::slice::from_ref(&runtime_name))
         .await
         .map_err(|e| register::failed(e, "attaching the runtime environment to the agent"))?;
     put_spec(platform, &runtime_name, &spec).await?;

@@ -264,9 +264,9 @@ pub fn files(
                     continue;
                 }
                 let k = key_of(&m);
-                if !objects.contains_key(&k) {
-                    order.push(k.clone());
-                    objects.insert(k, m);
+                if let std::collections::btree_map::Entry::Vacant(slot) = objects.entry(k.clone()) {
+                    order.push(k);
+                    slot.insert(m);
                 }
             }
             secret_dirs.push(format!("../../{}", secrets_folder(&cluster.name, &ns)));
