@@ -749,6 +749,7 @@ async fn a_fleet_of_three_clusters_is_reconciled_by_flux() {
         Proc(child, name, log)
     };
     let storage = free_port();
+    std::fs::create_dir_all(work.path().join("storage")).unwrap();
     let source = start(
         "source-controller",
         vec![

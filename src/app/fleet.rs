@@ -572,7 +572,9 @@ fn write_registration(
             .collect(),
     };
     let mut files = secrets.clone();
-    let names: Vec<String> = secrets.iter().map(|f| f.name.clone()).collect();
+    // Sorted: the same list whether the files were written now or kept.
+    let mut names: Vec<String> = secrets.iter().map(|f| f.name.clone()).collect();
+    names.sort();
     files.push(OutFile {
         name: "kustomization.yaml".into(),
         text: export::to_yaml(&json!({
