@@ -31,6 +31,9 @@ _cf__runner() {
             cf__runner,diff)
                 cmd="cf__runner__subcmd__diff"
                 ;;
+            cf__runner,fleet)
+                cmd="cf__runner__subcmd__fleet"
+                ;;
             cf__runner,help)
                 cmd="cf__runner__subcmd__help"
                 ;;
@@ -61,6 +64,30 @@ _cf__runner() {
             cf__runner,upgrade)
                 cmd="cf__runner__subcmd__upgrade"
                 ;;
+            cf__runner__subcmd__fleet,export)
+                cmd="cf__runner__subcmd__fleet__subcmd__export"
+                ;;
+            cf__runner__subcmd__fleet,help)
+                cmd="cf__runner__subcmd__fleet__subcmd__help"
+                ;;
+            cf__runner__subcmd__fleet,register)
+                cmd="cf__runner__subcmd__fleet__subcmd__register"
+                ;;
+            cf__runner__subcmd__fleet,retire)
+                cmd="cf__runner__subcmd__fleet__subcmd__retire"
+                ;;
+            cf__runner__subcmd__fleet__subcmd__help,export)
+                cmd="cf__runner__subcmd__fleet__subcmd__help__subcmd__export"
+                ;;
+            cf__runner__subcmd__fleet__subcmd__help,help)
+                cmd="cf__runner__subcmd__fleet__subcmd__help__subcmd__help"
+                ;;
+            cf__runner__subcmd__fleet__subcmd__help,register)
+                cmd="cf__runner__subcmd__fleet__subcmd__help__subcmd__register"
+                ;;
+            cf__runner__subcmd__fleet__subcmd__help,retire)
+                cmd="cf__runner__subcmd__fleet__subcmd__help__subcmd__retire"
+                ;;
             cf__runner__subcmd__help,adopt)
                 cmd="cf__runner__subcmd__help__subcmd__adopt"
                 ;;
@@ -75,6 +102,9 @@ _cf__runner() {
                 ;;
             cf__runner__subcmd__help,diff)
                 cmd="cf__runner__subcmd__help__subcmd__diff"
+                ;;
+            cf__runner__subcmd__help,fleet)
+                cmd="cf__runner__subcmd__help__subcmd__fleet"
                 ;;
             cf__runner__subcmd__help,help)
                 cmd="cf__runner__subcmd__help__subcmd__help"
@@ -105,6 +135,15 @@ _cf__runner() {
                 ;;
             cf__runner__subcmd__help,upgrade)
                 cmd="cf__runner__subcmd__help__subcmd__upgrade"
+                ;;
+            cf__runner__subcmd__help__subcmd__fleet,export)
+                cmd="cf__runner__subcmd__help__subcmd__fleet__subcmd__export"
+                ;;
+            cf__runner__subcmd__help__subcmd__fleet,register)
+                cmd="cf__runner__subcmd__help__subcmd__fleet__subcmd__register"
+                ;;
+            cf__runner__subcmd__help__subcmd__fleet,retire)
+                cmd="cf__runner__subcmd__help__subcmd__fleet__subcmd__retire"
                 ;;
             cf__runner__subcmd__help__subcmd__runtime,attach)
                 cmd="cf__runner__subcmd__help__subcmd__runtime__subcmd__attach"
@@ -137,7 +176,7 @@ _cf__runner() {
 
     case "${cmd}" in
         cf__runner)
-            opts="-h -V --help --version init info delete upgrade check test-pipeline adopt completions diff schema images support-bundle runtime renew help"
+            opts="-h -V --help --version init info delete upgrade check test-pipeline adopt completions diff schema images fleet support-bundle runtime renew help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -428,8 +467,182 @@ _cf__runner() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        cf__runner__subcmd__fleet)
+            opts="-h -V --help --version register export retire help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cf__runner__subcmd__fleet__subcmd__export)
+            opts="-h -V --fleet --output-dir --overwrite --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --fleet)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cf__runner__subcmd__fleet__subcmd__help)
+            opts="register export retire help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cf__runner__subcmd__fleet__subcmd__help__subcmd__export)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cf__runner__subcmd__fleet__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cf__runner__subcmd__fleet__subcmd__help__subcmd__register)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cf__runner__subcmd__fleet__subcmd__help__subcmd__retire)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cf__runner__subcmd__fleet__subcmd__register)
+            opts="-h -V --fleet --output-dir --token --url --insecure --allow-http --age-key-file --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --fleet)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --age-key-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cf__runner__subcmd__fleet__subcmd__retire)
+            opts="-h -V --fleet --output-dir --token --url --insecure --allow-http --age-key-file --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --fleet)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --age-key-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         cf__runner__subcmd__help)
-            opts="init info delete upgrade check test-pipeline adopt completions diff schema images support-bundle runtime renew help"
+            opts="init info delete upgrade check test-pipeline adopt completions diff schema images fleet support-bundle runtime renew help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -501,6 +714,62 @@ _cf__runner() {
         cf__runner__subcmd__help__subcmd__diff)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cf__runner__subcmd__help__subcmd__fleet)
+            opts="register export retire"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cf__runner__subcmd__help__subcmd__fleet__subcmd__export)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cf__runner__subcmd__help__subcmd__fleet__subcmd__register)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cf__runner__subcmd__help__subcmd__fleet__subcmd__retire)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

@@ -36,6 +36,7 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Show what upgrade (or init) with these flags would change; changes nothing')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print the JSON Schema of a values file, for editors and linters')
             [CompletionResult]::new('images', 'images', [CompletionResultType]::ParameterValue, 'List every image an install with these values runs; --check asks the registry')
+            [CompletionResult]::new('fleet', 'fleet', [CompletionResultType]::ParameterValue, 'Runners for a fleet of clusters, as a Git tree that Flux or Argo CD applies')
             [CompletionResult]::new('support-bundle', 'support-bundle', [CompletionResultType]::ParameterValue, 'Write a redacted .tar.gz of what support needs to look into a runner')
             [CompletionResult]::new('runtime', 'runtime', [CompletionResultType]::ParameterValue, 'Attach a runtime in another namespace or cluster to an installed agent, or detach it')
             [CompletionResult]::new('renew', 'renew', [CompletionResultType]::ParameterValue, 'Renew what the platform issued: the dind certificate, or the agent token')
@@ -294,6 +295,74 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'cf-runner;fleet' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('register', 'register', [CompletionResultType]::ParameterValue, 'Register every runtime of the fleet file on the platform (no cluster needed) and write its secrets encrypted')
+            [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write the fleet as a Git tree: a Kustomize base, an overlay per cluster, Flux Kustomizations, Argo CD Applications')
+            [CompletionResult]::new('retire', 'retire', [CompletionResultType]::ParameterValue, 'Remove from the platform the runtimes registered in the tree that the fleet file no longer lists')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'cf-runner;fleet;register' {
+            [CompletionResult]::new('--fleet', '--fleet', [CompletionResultType]::ParameterName, 'The fleet file (YAML: defaults, gitops, sops, clusters)')
+            [CompletionResult]::new('--output-dir', '--output-dir', [CompletionResultType]::ParameterName, 'The tree''s folder (inside your Git repository)')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'Codefresh API token [default: $CF_API_KEY, then the current context of ~/.cfconfig]')
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Codefresh platform URL [default: the installation''s, else https://g.codefresh.io]')
+            [CompletionResult]::new('--age-key-file', '--age-key-file', [CompletionResultType]::ParameterName, 'age identities, to re-encrypt a registration whose Secrets changed shape [default: $SOPS_AGE_KEY_FILE]')
+            [CompletionResult]::new('--insecure', '--insecure', [CompletionResultType]::ParameterName, 'Skip TLS verification towards the platform (self-signed on-prem only)')
+            [CompletionResult]::new('--allow-http', '--allow-http', [CompletionResultType]::ParameterName, 'Send the API key over a plain http:// platform URL (other than localhost)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'cf-runner;fleet;export' {
+            [CompletionResult]::new('--fleet', '--fleet', [CompletionResultType]::ParameterName, 'The fleet file (YAML: defaults, gitops, sops, clusters)')
+            [CompletionResult]::new('--output-dir', '--output-dir', [CompletionResultType]::ParameterName, 'The tree''s folder (inside your Git repository)')
+            [CompletionResult]::new('--overwrite', '--overwrite', [CompletionResultType]::ParameterName, 'Write beside files cf-runner did not write (files with the same names are replaced)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'cf-runner;fleet;retire' {
+            [CompletionResult]::new('--fleet', '--fleet', [CompletionResultType]::ParameterName, 'The fleet file (YAML: defaults, gitops, sops, clusters)')
+            [CompletionResult]::new('--output-dir', '--output-dir', [CompletionResultType]::ParameterName, 'The tree''s folder (inside your Git repository)')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'Codefresh API token [default: $CF_API_KEY, then the current context of ~/.cfconfig]')
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Codefresh platform URL [default: the installation''s, else https://g.codefresh.io]')
+            [CompletionResult]::new('--age-key-file', '--age-key-file', [CompletionResultType]::ParameterName, 'age identities, to re-encrypt a registration whose Secrets changed shape [default: $SOPS_AGE_KEY_FILE]')
+            [CompletionResult]::new('--insecure', '--insecure', [CompletionResultType]::ParameterName, 'Skip TLS verification towards the platform (self-signed on-prem only)')
+            [CompletionResult]::new('--allow-http', '--allow-http', [CompletionResultType]::ParameterName, 'Send the API key over a plain http:// platform URL (other than localhost)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'cf-runner;fleet;help' {
+            [CompletionResult]::new('register', 'register', [CompletionResultType]::ParameterValue, 'Register every runtime of the fleet file on the platform (no cluster needed) and write its secrets encrypted')
+            [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write the fleet as a Git tree: a Kustomize base, an overlay per cluster, Flux Kustomizations, Argo CD Applications')
+            [CompletionResult]::new('retire', 'retire', [CompletionResultType]::ParameterValue, 'Remove from the platform the runtimes registered in the tree that the fleet file no longer lists')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'cf-runner;fleet;help;register' {
+            break
+        }
+        'cf-runner;fleet;help;export' {
+            break
+        }
+        'cf-runner;fleet;help;retire' {
+            break
+        }
+        'cf-runner;fleet;help;help' {
+            break
+        }
         'cf-runner;support-bundle' {
             [CompletionResult]::new('--kube-context-name', '--kube-context-name', [CompletionResultType]::ParameterName, 'Kubernetes context to use [default: the kubeconfig''s current context]')
             [CompletionResult]::new('--kube-config-path', '--kube-config-path', [CompletionResultType]::ParameterName, 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]')
@@ -406,6 +475,7 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Show what upgrade (or init) with these flags would change; changes nothing')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print the JSON Schema of a values file, for editors and linters')
             [CompletionResult]::new('images', 'images', [CompletionResultType]::ParameterValue, 'List every image an install with these values runs; --check asks the registry')
+            [CompletionResult]::new('fleet', 'fleet', [CompletionResultType]::ParameterValue, 'Runners for a fleet of clusters, as a Git tree that Flux or Argo CD applies')
             [CompletionResult]::new('support-bundle', 'support-bundle', [CompletionResultType]::ParameterValue, 'Write a redacted .tar.gz of what support needs to look into a runner')
             [CompletionResult]::new('runtime', 'runtime', [CompletionResultType]::ParameterValue, 'Attach a runtime in another namespace or cluster to an installed agent, or detach it')
             [CompletionResult]::new('renew', 'renew', [CompletionResultType]::ParameterValue, 'Renew what the platform issued: the dind certificate, or the agent token')
@@ -443,6 +513,21 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
             break
         }
         'cf-runner;help;images' {
+            break
+        }
+        'cf-runner;help;fleet' {
+            [CompletionResult]::new('register', 'register', [CompletionResultType]::ParameterValue, 'Register every runtime of the fleet file on the platform (no cluster needed) and write its secrets encrypted')
+            [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write the fleet as a Git tree: a Kustomize base, an overlay per cluster, Flux Kustomizations, Argo CD Applications')
+            [CompletionResult]::new('retire', 'retire', [CompletionResultType]::ParameterValue, 'Remove from the platform the runtimes registered in the tree that the fleet file no longer lists')
+            break
+        }
+        'cf-runner;help;fleet;register' {
+            break
+        }
+        'cf-runner;help;fleet;export' {
+            break
+        }
+        'cf-runner;help;fleet;retire' {
             break
         }
         'cf-runner;help;support-bundle' {

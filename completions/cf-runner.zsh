@@ -292,6 +292,99 @@ _arguments "${_arguments_options[@]}" : \
 '--version[Print version]' \
 && ret=0
 ;;
+(fleet)
+_arguments "${_arguments_options[@]}" : \
+'-h[Print help]' \
+'--help[Print help]' \
+'-V[Print version]' \
+'--version[Print version]' \
+":: :_cf-runner__subcmd__fleet_commands" \
+"*::: :->fleet" \
+&& ret=0
+
+    case $state in
+    (fleet)
+        words=($line[1] "${words[@]}")
+        (( CURRENT += 1 ))
+        curcontext="${curcontext%:*:*}:cf-runner-fleet-command-$line[1]:"
+        case $line[1] in
+            (register)
+_arguments "${_arguments_options[@]}" : \
+'--fleet=[The fleet file (YAML\: defaults, gitops, sops, clusters)]:PATH:_files' \
+'--output-dir=[The tree'\''s folder (inside your Git repository)]:DIR:_files' \
+'--token=[Codefresh API token \[default\: \$CF_API_KEY, then the current context of ~/.cfconfig\]]:TOKEN:_default' \
+'--url=[Codefresh platform URL \[default\: the installation'\''s, else https\://g.codefresh.io\]]:URL:_default' \
+'--age-key-file=[age identities, to re-encrypt a registration whose Secrets changed shape \[default\: \$SOPS_AGE_KEY_FILE\]]:PATH:_files' \
+'--insecure[Skip TLS verification towards the platform (self-signed on-prem only)]' \
+'--allow-http[Send the API key over a plain http\:// platform URL (other than localhost)]' \
+'-h[Print help]' \
+'--help[Print help]' \
+'-V[Print version]' \
+'--version[Print version]' \
+&& ret=0
+;;
+(export)
+_arguments "${_arguments_options[@]}" : \
+'--fleet=[The fleet file (YAML\: defaults, gitops, sops, clusters)]:PATH:_files' \
+'--output-dir=[The tree'\''s folder (inside your Git repository)]:DIR:_files' \
+'--overwrite[Write beside files cf-runner did not write (files with the same names are replaced)]' \
+'-h[Print help]' \
+'--help[Print help]' \
+'-V[Print version]' \
+'--version[Print version]' \
+&& ret=0
+;;
+(retire)
+_arguments "${_arguments_options[@]}" : \
+'--fleet=[The fleet file (YAML\: defaults, gitops, sops, clusters)]:PATH:_files' \
+'--output-dir=[The tree'\''s folder (inside your Git repository)]:DIR:_files' \
+'--token=[Codefresh API token \[default\: \$CF_API_KEY, then the current context of ~/.cfconfig\]]:TOKEN:_default' \
+'--url=[Codefresh platform URL \[default\: the installation'\''s, else https\://g.codefresh.io\]]:URL:_default' \
+'--age-key-file=[age identities, to re-encrypt a registration whose Secrets changed shape \[default\: \$SOPS_AGE_KEY_FILE\]]:PATH:_files' \
+'--insecure[Skip TLS verification towards the platform (self-signed on-prem only)]' \
+'--allow-http[Send the API key over a plain http\:// platform URL (other than localhost)]' \
+'-h[Print help]' \
+'--help[Print help]' \
+'-V[Print version]' \
+'--version[Print version]' \
+&& ret=0
+;;
+(help)
+_arguments "${_arguments_options[@]}" : \
+":: :_cf-runner__subcmd__fleet__subcmd__help_commands" \
+"*::: :->help" \
+&& ret=0
+
+    case $state in
+    (help)
+        words=($line[1] "${words[@]}")
+        (( CURRENT += 1 ))
+        curcontext="${curcontext%:*:*}:cf-runner-fleet-help-command-$line[1]:"
+        case $line[1] in
+            (register)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(export)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(retire)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(help)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+        esac
+    ;;
+esac
+;;
+        esac
+    ;;
+esac
+;;
 (support-bundle)
 _arguments "${_arguments_options[@]}" : \
 '--kube-context-name=[Kubernetes context to use \[default\: the kubeconfig'\''s current context\]]:NAME:{compadd -- ${(f)"$(kubectl config get-contexts -o name 2>/dev/null)"}}' \
@@ -476,6 +569,34 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
+(fleet)
+_arguments "${_arguments_options[@]}" : \
+":: :_cf-runner__subcmd__help__subcmd__fleet_commands" \
+"*::: :->fleet" \
+&& ret=0
+
+    case $state in
+    (fleet)
+        words=($line[1] "${words[@]}")
+        (( CURRENT += 1 ))
+        curcontext="${curcontext%:*:*}:cf-runner-help-fleet-command-$line[1]:"
+        case $line[1] in
+            (register)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(export)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(retire)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+        esac
+    ;;
+esac
+;;
 (support-bundle)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -535,6 +656,7 @@ _cf-runner_commands() {
 'diff:Show what upgrade (or init) with these flags would change; changes nothing' \
 'schema:Print the JSON Schema of a values file, for editors and linters' \
 'images:List every image an install with these values runs; --check asks the registry' \
+'fleet:Runners for a fleet of clusters, as a Git tree that Flux or Argo CD applies' \
 'support-bundle:Write a redacted .tar.gz of what support needs to look into a runner' \
 'runtime:Attach a runtime in another namespace or cluster to an installed agent, or detach it' \
 'renew:Renew what the platform issued\: the dind certificate, or the agent token' \
@@ -567,6 +689,61 @@ _cf-runner__subcmd__diff_commands() {
     local commands; commands=()
     _describe -t commands 'cf-runner diff commands' commands "$@"
 }
+(( $+functions[_cf-runner__subcmd__fleet_commands] )) ||
+_cf-runner__subcmd__fleet_commands() {
+    local commands; commands=(
+'register:Register every runtime of the fleet file on the platform (no cluster needed) and write its secrets encrypted' \
+'export:Write the fleet as a Git tree\: a Kustomize base, an overlay per cluster, Flux Kustomizations, Argo CD Applications' \
+'retire:Remove from the platform the runtimes registered in the tree that the fleet file no longer lists' \
+'help:Print this message or the help of the given subcommand(s)' \
+    )
+    _describe -t commands 'cf-runner fleet commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__fleet__subcmd__export_commands] )) ||
+_cf-runner__subcmd__fleet__subcmd__export_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner fleet export commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__fleet__subcmd__help_commands] )) ||
+_cf-runner__subcmd__fleet__subcmd__help_commands() {
+    local commands; commands=(
+'register:Register every runtime of the fleet file on the platform (no cluster needed) and write its secrets encrypted' \
+'export:Write the fleet as a Git tree\: a Kustomize base, an overlay per cluster, Flux Kustomizations, Argo CD Applications' \
+'retire:Remove from the platform the runtimes registered in the tree that the fleet file no longer lists' \
+'help:Print this message or the help of the given subcommand(s)' \
+    )
+    _describe -t commands 'cf-runner fleet help commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__fleet__subcmd__help__subcmd__export_commands] )) ||
+_cf-runner__subcmd__fleet__subcmd__help__subcmd__export_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner fleet help export commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__fleet__subcmd__help__subcmd__help_commands] )) ||
+_cf-runner__subcmd__fleet__subcmd__help__subcmd__help_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner fleet help help commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__fleet__subcmd__help__subcmd__register_commands] )) ||
+_cf-runner__subcmd__fleet__subcmd__help__subcmd__register_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner fleet help register commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__fleet__subcmd__help__subcmd__retire_commands] )) ||
+_cf-runner__subcmd__fleet__subcmd__help__subcmd__retire_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner fleet help retire commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__fleet__subcmd__register_commands] )) ||
+_cf-runner__subcmd__fleet__subcmd__register_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner fleet register commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__fleet__subcmd__retire_commands] )) ||
+_cf-runner__subcmd__fleet__subcmd__retire_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner fleet retire commands' commands "$@"
+}
 (( $+functions[_cf-runner__subcmd__help_commands] )) ||
 _cf-runner__subcmd__help_commands() {
     local commands; commands=(
@@ -581,6 +758,7 @@ _cf-runner__subcmd__help_commands() {
 'diff:Show what upgrade (or init) with these flags would change; changes nothing' \
 'schema:Print the JSON Schema of a values file, for editors and linters' \
 'images:List every image an install with these values runs; --check asks the registry' \
+'fleet:Runners for a fleet of clusters, as a Git tree that Flux or Argo CD applies' \
 'support-bundle:Write a redacted .tar.gz of what support needs to look into a runner' \
 'runtime:Attach a runtime in another namespace or cluster to an installed agent, or detach it' \
 'renew:Renew what the platform issued\: the dind certificate, or the agent token' \
@@ -612,6 +790,30 @@ _cf-runner__subcmd__help__subcmd__delete_commands() {
 _cf-runner__subcmd__help__subcmd__diff_commands() {
     local commands; commands=()
     _describe -t commands 'cf-runner help diff commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__help__subcmd__fleet_commands] )) ||
+_cf-runner__subcmd__help__subcmd__fleet_commands() {
+    local commands; commands=(
+'register:Register every runtime of the fleet file on the platform (no cluster needed) and write its secrets encrypted' \
+'export:Write the fleet as a Git tree\: a Kustomize base, an overlay per cluster, Flux Kustomizations, Argo CD Applications' \
+'retire:Remove from the platform the runtimes registered in the tree that the fleet file no longer lists' \
+    )
+    _describe -t commands 'cf-runner help fleet commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__help__subcmd__fleet__subcmd__export_commands] )) ||
+_cf-runner__subcmd__help__subcmd__fleet__subcmd__export_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner help fleet export commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__help__subcmd__fleet__subcmd__register_commands] )) ||
+_cf-runner__subcmd__help__subcmd__fleet__subcmd__register_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner help fleet register commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__help__subcmd__fleet__subcmd__retire_commands] )) ||
+_cf-runner__subcmd__help__subcmd__fleet__subcmd__retire_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner help fleet retire commands' commands "$@"
 }
 (( $+functions[_cf-runner__subcmd__help__subcmd__help_commands] )) ||
 _cf-runner__subcmd__help__subcmd__help_commands() {

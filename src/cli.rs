@@ -12,6 +12,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 mod runtime;
 pub use runtime::*;
+mod fleet;
+pub use fleet::*;
 
 /// Installs, inspects, upgrades and removes the Codefresh Runner on a Kubernetes cluster.
 #[derive(Debug, Parser)]
@@ -62,6 +64,9 @@ pub enum Command {
     Schema,
     /// List every image an install with these values runs; --check asks the registry
     Images(Box<ImagesArgs>),
+    /// Runners for a fleet of clusters, as a Git tree that Flux or Argo CD applies
+    #[command(subcommand)]
+    Fleet(FleetCommand),
     /// Write a redacted .tar.gz of what support needs to look into a runner
     #[command(mut_arg("kube_namespace", |a| a.help(
         "Namespace of the runner [default: the only installation in the cluster]"

@@ -560,8 +560,77 @@ pub fn write_dir(
         path: dir.into(),
         source,
     })?;
+    write_planned(dir, plan(rendered), overwrite)
+}
+
+/// One file for [`write_files`]: its name in the folder, its text, and
+/// whether it is private (0600).
+#[derive(Debug, Clone)]
+pub struct OutFile {
+    pub name: String,
+    pub text: String,
+    pub private: bool,
+}
+
+/// Writes `files` into `dir` the way [`write_dir`] writes an export: a
+/// record of what cf-runner wrote, a staging folder, never over a file
+/// cf-runner did not write (unless `overwrite`), and the files an earlier
+/// run wrote there that are not in `files` removed. Sub-folders are left
+/// alone once the folder has a record.
+pub fn write_files(
+    dir: &Path,
+    files: &[OutFile],
+    overwrite: bool,
+) -> Result<Vec<PathBuf>, ExportError> {
+    if dir.exists() && !dir.is_dir() {
+        return Err(ExportError::NotADir { path: dir.into() });
+    }
+    fs::create_dir_all(dir).map_err(|source| ExportError::CreateDir {
+        path: dir.into(),
+        source,
+    })?;
+    let planned = files
+        .iter()
+        .map(|f| Planned {
+            name: f.name.clone(),
+            text: f.text.clone(),
+            private: f.private,
+        })
+        .collect();
+    write_planned(dir, planned, overwrite)
+}
+
+/// Removes what cf-runner wrote into `dir` (its files and its record) and
+/// the folder itself when nothing else is left; a file cf-runner did not
+/// write, or changed since, stays and is named.
+pub fn remove_files(dir: &Path) -> Result<Vec<String>, ExportError> {
+    if !dir.is_dir() {
+        return Ok(Vec::new());
+    }
+    write_planned(dir, Vec::new(), false)?;
+    for name in [EXPORT_RECORD_FILE, RECORD_KEY_FILE] {
+        let _ = fs::remove_file(dir.join(name));
+    }
+    let left: Vec<String> = fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    if left.is_empty() {
+        let _ = fs::remove_dir(dir);
+    }
+    Ok(left)
+}
+
+fn write_planned(
+    dir: &Path,
+    planned: Vec<Planned>,
+    overwrite: bool,
+) -> Result<Vec<PathBuf>, ExportError> {
     let _lock = lock_folder(dir)?;
-    let planned = plan(rendered);
     let Folder { stale, unchanged } = check_folder(dir, &planned, overwrite)?;
     let (key, new_key) = record_key(dir)?;
     let mut recorded: Vec<(String, String)> = planned

@@ -14,6 +14,7 @@ pub mod cli;
 pub mod cluster;
 pub mod env;
 pub mod export;
+pub mod fleet;
 pub mod helm;
 pub mod input_file;
 pub mod output;

@@ -88,6 +88,11 @@ fn expected(command: &str) -> Option<Expect> {
     ][..];
     let e = |code: i32, says: &'static [&'static str]| Some(Expect { code, says });
     match command {
+        // No fleet.yaml in the test's folder: refused, naming the flag.
+        "cf-runner fleet register --fleet fleet.yaml --output-dir fleet   # CF_API_KEY or --token"
+        | "cf-runner fleet export   --fleet fleet.yaml --output-dir fleet" => {
+            e(2, &["--fleet", "fleet.yaml"])
+        }
         "cf-runner init --dry-run --yes --values values-examples/local.yaml"
         | "cf-runner init --values values-examples/local.yaml --yes --dry-run --output-dir ./manifests" => {
             e(0, &["wrote ", " manifests and runtime-environment.txt to "])

@@ -7,6 +7,7 @@ pub mod check;
 pub mod completions;
 pub mod delete;
 pub mod diff;
+pub mod fleet;
 pub mod images;
 pub mod info;
 pub mod init;
@@ -44,6 +45,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::SupportBundle(args) => support_bundle::run(&args),
         Command::Runtime(args) => runtime::run(&args),
         Command::Renew(args) => renew::run(&args),
+        Command::Fleet(command) => fleet::run(&command),
     };
     outcome.finish()
 }

@@ -1,0 +1,52 @@
+//! Flags of `cf-runner fleet …`: runners for many clusters, as a Git tree a
+//! GitOps engine applies.
+
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+
+use super::PlatformArgs;
+
+/// `cf-runner fleet` and its commands.
+#[derive(Debug, Clone, Subcommand)]
+pub enum FleetCommand {
+    /// Register every runtime of the fleet file on the platform (no cluster needed) and write its secrets encrypted
+    Register(FleetRegisterArgs),
+    /// Write the fleet as a Git tree: a Kustomize base, an overlay per cluster, Flux Kustomizations, Argo CD Applications
+    Export(FleetExportArgs),
+    /// Remove from the platform the runtimes registered in the tree that the fleet file no longer lists
+    Retire(FleetRegisterArgs),
+}
+
+/// Where the fleet file and the tree are.
+#[derive(Debug, Clone, Args)]
+pub struct FleetFiles {
+    /// The fleet file (YAML: defaults, gitops, sops, clusters)
+    #[arg(long, value_name = "PATH")]
+    pub fleet: PathBuf,
+    /// The tree's folder (inside your Git repository)
+    #[arg(long, value_name = "DIR")]
+    pub output_dir: PathBuf,
+}
+
+/// Flags of `fleet export`.
+#[derive(Debug, Clone, Args)]
+pub struct FleetExportArgs {
+    #[command(flatten)]
+    pub files: FleetFiles,
+    /// Write beside files cf-runner did not write (files with the same names are replaced)
+    #[arg(long)]
+    pub overwrite: bool,
+}
+
+/// Flags of `fleet register` and `fleet retire`.
+#[derive(Debug, Clone, Args)]
+pub struct FleetRegisterArgs {
+    #[command(flatten)]
+    pub files: FleetFiles,
+    #[command(flatten)]
+    pub platform: PlatformArgs,
+    /// age identities, to re-encrypt a registration whose Secrets changed shape [default: $SOPS_AGE_KEY_FILE]
+    #[arg(long, value_name = "PATH", env = "SOPS_AGE_KEY_FILE")]
+    pub age_key_file: Option<PathBuf>,
+}

@@ -1,0 +1,79 @@
+//! `cf-runner fleet` refusing bad input: exit 2, the key named (with its
+//! cluster), a secret never echoed, nothing written.
+
+mod support;
+
+use support::cli::{cf_runner, text};
+
+fn run(dir: &std::path::Path, fleet: &str, command: &str) -> std::process::Output {
+    std::fs::write(dir.join("fleet.yaml"), fleet).unwrap();
+    cf_runner(dir)
+        .args([
+            "fleet",
+            command,
+            "--fleet",
+            "fleet.yaml",
+            "--output-dir",
+            "tree",
+        ])
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_bad_value_exits_2_naming_the_cluster_and_key_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(
+        dir.path(),
+        "clusters:\n  - name: east\n    values:\n      Namespace: Not_A_Namespace\n",
+        "export",
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("clusters[east].Namespace"),
+        "{}",
+        text(&out)
+    );
+    assert!(
+        !dir.path().join("tree").exists(),
+        "a refused export wrote files"
+    );
+}
+
+#[test]
+fn a_token_in_the_fleet_file_is_refused_without_echoing_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(
+        dir.path(),
+        "defaults:\n  AgentToken: very-secret-agent-token\nclusters:\n  - name: east\n",
+        "register",
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("defaults.AgentToken"), "{}", text(&out));
+    assert!(
+        !text(&out).contains("very-secret-agent-token"),
+        "{}",
+        text(&out)
+    );
+    assert!(!dir.path().join("tree").exists());
+}
+
+#[test]
+fn an_export_before_registration_says_to_register_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(dir.path(), "clusters:\n  - name: east\n", "export");
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("clusters[east]") && text(&out).contains("fleet register"),
+        "{}",
+        text(&out)
+    );
+}
+
+#[test]
+fn register_without_age_recipients_is_refused_naming_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(dir.path(), "clusters:\n  - name: east\n", "register");
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("sops.ageRecipients"), "{}", text(&out));
+}
