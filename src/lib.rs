@@ -18,5 +18,6 @@ pub mod input_file;
 pub mod output;
 pub mod platform;
 pub mod render;
+pub mod text;
 pub mod values;
 pub mod wizard;

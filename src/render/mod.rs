@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-use crate::values::{secrets, Arch, Backend, Scheduling, Secret, SecretKeyRef, Values};
+use crate::values::{Arch, Backend, Scheduling, Secret, SecretKeyRef, Values};
 
 /// Label every object carries: who manages it.
 pub const LABEL_MANAGED_BY: &str = "app.kubernetes.io/managed-by";
@@ -535,7 +535,7 @@ fn env_list(
 ) -> Vec<Value> {
     env.iter()
         .map(|(k, v)| {
-            if !secrets::has_url_credentials(v) {
+            if !crate::text::has_url_credentials(v) {
                 return json!({"name": k, "value": v});
             }
             let key = credentials

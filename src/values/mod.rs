@@ -17,6 +17,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
+use crate::text;
+
 pub use model::*;
 
 use model::Reader;
@@ -44,11 +46,11 @@ impl Problem {
         let secret = secrets::is_secret_key(key);
         let value = value.map(|v| {
             if secret {
-                secrets::REDACTED.to_string()
+                text::REDACTED.to_string()
             } else {
                 let text = match v {
-                    Value::String(s) => format!("{:?}", secrets::masked_value(s)),
-                    other => secrets::masked_value(&other.to_string()),
+                    Value::String(s) => format!("{:?}", text::masked_value(s)),
+                    other => text::masked_value(&other.to_string()),
                 };
                 if text.chars().count() > 80 {
                     format!("{}…", text.chars().take(77).collect::<String>())
@@ -60,10 +62,10 @@ impl Problem {
         // Keys, reasons and fixes may quote what the user typed: one line
         // each, with URL credentials masked.
         Problem {
-            key: crate::output::one_line(key),
+            key: text::one_line(key),
             value,
-            why: crate::output::one_line(&secrets::masked(&why.into())),
-            fix: crate::output::one_line(&secrets::masked(&fix.into())),
+            why: text::one_line(&text::masked(&why.into())),
+            fix: text::one_line(&text::masked(&fix.into())),
         }
     }
 }
@@ -326,7 +328,7 @@ fn resolve(r: &mut Reader) -> Values {
     }
     for key in ["CodefreshHost", "KubernetesHost"] {
         if r.text(key)
-            .is_some_and(|t| secrets::has_url_credentials(&t))
+            .is_some_and(|t| crate::text::has_url_credentials(&t))
         {
             r.problems.push(Problem::new(
                 key,
