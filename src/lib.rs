@@ -13,7 +13,6 @@ pub mod cli;
 pub mod cluster;
 pub mod env;
 pub mod export;
-pub mod helm;
 pub mod input_file;
 pub mod output;
 pub mod platform;

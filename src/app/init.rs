@@ -15,8 +15,9 @@ use super::Outcome;
 use crate::cli::InitArgs;
 use crate::cluster;
 use crate::platform::Transport;
+use crate::render::helm;
 use crate::values::{self, tree, Input, Problem, Problems};
-use crate::{export, helm, output, render, wizard};
+use crate::{export, output, render, wizard};
 
 /// What `init` does with the render.
 #[derive(Debug, Clone, PartialEq, Eq)]

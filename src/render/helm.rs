@@ -1,11 +1,17 @@
 //! `--generate-helm-values-file`: the same validated values, expressed as a
 //! values file for the `cf-runtime` Helm chart (10.x). Pure: returns the
 //! text; the caller writes it (0600 when it holds a token).
+//!
+//! The second writer of the render: what it shares with the manifests (the
+//! node selector, the dind daemon config, the lv-monitor's tolerations, the
+//! provisioner's name, the pinned images) comes from the render's module,
+//! so the two cannot drift. One function per top-level key of the chart's
+//! values, in the order the file shows them.
 
 use serde_json::{json, Map, Value};
 
-use crate::render::images::{self, Pinned};
-use crate::render::{
+use super::images::{self, Pinned};
+use super::{
     daemon_config, lv_monitor_tolerations, provisioner_name, selector_with_arch, Identity,
 };
 use crate::values::{Arch, Backend, Resources, Scheduling, Values};
@@ -76,14 +82,40 @@ fn mirrored_images(values: &Values) -> Vec<Pinned> {
 
 /// Builds `generated_values.yaml` for the chart.
 pub fn generate(values: &Values, identity: &Identity) -> HelmValues {
-    let runner_scheduling = &values.runner.scheduling;
-    // Pods that call the platform (the chart's hooks and its runtime-update
-    // CronJob) get the proxies and the runner's scheduling.
-    let mut platform_env = values.env_vars.clone();
-    if values.insecure {
-        platform_env.insert("NODE_TLS_REJECT_UNAUTHORIZED".into(), "0".into());
-    }
+    let mut notes: Vec<String> = Vec::new();
+    let mut root = Map::new();
+    root.insert("global".into(), Value::Object(global(values, identity)));
+    root.insert("runner".into(), Value::Object(runner(values)));
+    root.insert(
+        "volumeProvisioner".into(),
+        Value::Object(volume_provisioner(values)),
+    );
+    root.insert("storage".into(), Value::Object(storage(values, &mut notes)));
+    root.insert("runtime".into(), Value::Object(runtime(values)));
+    root.insert("appProxy".into(), Value::Object(app_proxy(values)));
+    root.insert("monitor".into(), Value::Object(monitor(values)));
 
+    let holds_secret = values.token.is_some()
+        || values.storage.credentials.any()
+        || !values.url_credentials.is_empty();
+    notes.extend(storage_and_mirror_notes(values));
+    let mut text = header(values, identity, &notes);
+    text.push_str(&serde_yaml_ng::to_string(&Value::Object(root)).expect("serializable"));
+    HelmValues { text, holds_secret }
+}
+
+/// The env of pods that call the platform (the chart's hooks and its
+/// runtime-update CronJob): the proxies, and TLS checks off with `--insecure`.
+fn platform_env(values: &Values) -> std::collections::BTreeMap<String, String> {
+    let mut env = values.env_vars.clone();
+    if values.insecure {
+        env.insert("NODE_TLS_REJECT_UNAUTHORIZED".into(), "0".into());
+    }
+    env
+}
+
+/// `global`: the platform, the account, and the names of the agent and runtime.
+fn global(values: &Values, identity: &Identity) -> Map<String, Value> {
     let mut global = Map::new();
     global.insert("codefreshHost".into(), json!(values.codefresh_host));
     if let Some(token) = &values.token {
@@ -107,9 +139,13 @@ pub fn generate(values: &Values, identity: &Identity) -> HelmValues {
     if let Some(reg) = &values.docker_registry {
         global.insert("imageRegistry".into(), json!(reg));
     }
+    global
+}
 
+/// `storage`: the backend and its settings. What the chart cannot say
+/// goes to `notes`, for the file's header.
+fn storage(values: &Values, notes: &mut Vec<String>) -> Map<String, Value> {
     let mut storage = Map::new();
-    let mut notes: Vec<String> = Vec::new();
     storage.insert("backend".into(), json!(values.storage.backend.name()));
     if values.storage.provisioned {
         storage.insert("fullnameOverride".into(), json!(values.storage.class_name));
@@ -210,7 +246,11 @@ pub fn generate(values: &Values, identity: &Identity) -> HelmValues {
             }
         }
     }
+    storage
+}
 
+/// `volumeProvisioner`: the provisioner, the lv-monitor and the cleanup job.
+fn volume_provisioner(values: &Values) -> Map<String, Value> {
     let mut volume_provisioner = Map::new();
     volume_provisioner.insert("enabled".into(), json!(values.storage.provisioned));
     scheduling_into(
@@ -251,9 +291,13 @@ pub fn generate(values: &Values, identity: &Identity) -> HelmValues {
     if !cleanup.is_empty() {
         volume_provisioner.insert("dind-volume-cleanup".into(), Value::Object(cleanup));
     }
+    volume_provisioner
+}
 
+/// `runner`: the agent's pod.
+fn runner(values: &Values) -> Map<String, Value> {
     let mut runner = Map::new();
-    scheduling_into(&mut runner, runner_scheduling, values.arch);
+    scheduling_into(&mut runner, &values.runner.scheduling, values.arch);
     insert_nonempty(
         &mut runner,
         "resources",
@@ -264,7 +308,13 @@ pub fn generate(values: &Values, identity: &Identity) -> HelmValues {
         runner_env.insert("NODE_TLS_REJECT_UNAUTHORIZED".into(), "0".into());
     }
     insert_nonempty(&mut runner, "env", json!(runner_env));
+    runner
+}
 
+/// `runtime`: the builds' pods (dind, engine), the chart's hooks and its
+/// runtime-update CronJob, and the dind daemon config.
+fn runtime(values: &Values) -> Map<String, Value> {
+    let build_selector = selector(&values.runtime.scheduling, values.arch);
     let mut dind = Map::new();
     insert_nonempty(&mut dind, "nodeSelector", build_selector.clone());
     insert_nonempty(
@@ -309,18 +359,18 @@ pub fn generate(values: &Values, identity: &Identity) -> HelmValues {
     insert_nonempty(&mut engine, "env", json!(engine_env));
 
     let mut hook = Map::new();
-    scheduling_into(&mut hook, runner_scheduling, values.arch);
-    let mut hook_env = platform_env.clone();
+    scheduling_into(&mut hook, &values.runner.scheduling, values.arch);
+    let mut hook_env = platform_env(values);
     // The chart's own default for its hooks, which a given map would not drop
     // (Helm merges maps), kept explicit for readers of this file.
     hook_env.insert("HOME".into(), "/tmp".into());
     hook.insert("env".into(), json!(hook_env));
     let mut cronjob = Map::new();
-    scheduling_into(&mut cronjob, runner_scheduling, values.arch);
-    insert_nonempty(&mut cronjob, "env", json!(platform_env));
+    scheduling_into(&mut cronjob, &values.runner.scheduling, values.arch);
+    insert_nonempty(&mut cronjob, "env", json!(platform_env(values)));
     let mut gencerts = Map::new();
-    scheduling_into(&mut gencerts, runner_scheduling, values.arch);
-    insert_nonempty(&mut gencerts, "env", json!(platform_env));
+    scheduling_into(&mut gencerts, &values.runner.scheduling, values.arch);
+    insert_nonempty(&mut gencerts, "env", json!(platform_env(values)));
 
     let mut runtime = Map::new();
     runtime.insert("dind".into(), Value::Object(dind));
@@ -334,7 +384,11 @@ pub fn generate(values: &Values, identity: &Identity) -> HelmValues {
     runtime.insert("patch".into(), json!({"hook": hook, "cronjob": cronjob}));
     runtime.insert("gencerts".into(), Value::Object(gencerts));
     runtime.insert("dindDaemon".into(), daemon_config(values));
+    runtime
+}
 
+/// `appProxy`: off, or the ingress and pod of the app-proxy.
+fn app_proxy(values: &Values) -> Map<String, Value> {
     let mut app_proxy = Map::new();
     app_proxy.insert("enabled".into(), json!(values.app_proxy.enabled));
     if values.app_proxy.enabled {
@@ -361,7 +415,7 @@ pub fn generate(values: &Values, identity: &Identity) -> HelmValues {
             "resources",
             resources(&values.app_proxy.resources),
         );
-        scheduling_into(&mut app_proxy, runner_scheduling, values.arch);
+        scheduling_into(&mut app_proxy, &values.runner.scheduling, values.arch);
         if !values.app_proxy.sa_annotations.is_empty() {
             app_proxy.insert(
                 "serviceAccount".into(),
@@ -369,6 +423,11 @@ pub fn generate(values: &Values, identity: &Identity) -> HelmValues {
             );
         }
     }
+    app_proxy
+}
+
+/// `monitor`: off, or the monitor's pod and the reach of its RBAC.
+fn monitor(values: &Values) -> Map<String, Value> {
     let mut monitor = Map::new();
     monitor.insert("enabled".into(), json!(values.monitor.enabled));
     if values.monitor.enabled {
@@ -387,7 +446,7 @@ pub fn generate(values: &Values, identity: &Identity) -> HelmValues {
             "resources",
             resources(&values.monitor.resources),
         );
-        scheduling_into(&mut monitor, runner_scheduling, values.arch);
+        scheduling_into(&mut monitor, &values.runner.scheduling, values.arch);
         if !values.monitor.sa_annotations.is_empty() {
             monitor.insert(
                 "serviceAccount".into(),
@@ -395,22 +454,35 @@ pub fn generate(values: &Values, identity: &Identity) -> HelmValues {
             );
         }
     }
+    monitor
+}
 
-    let mut root = Map::new();
-    root.insert("global".into(), Value::Object(global));
-    root.insert("runner".into(), Value::Object(runner));
-    root.insert(
-        "volumeProvisioner".into(),
-        Value::Object(volume_provisioner),
-    );
-    root.insert("storage".into(), Value::Object(storage));
-    root.insert("runtime".into(), Value::Object(runtime));
-    root.insert("appProxy".into(), Value::Object(app_proxy));
-    root.insert("monitor".into(), Value::Object(monitor));
+/// The notes after the storage's: a StorageClass the chart will not make,
+/// and what a registry mirror must hold.
+fn storage_and_mirror_notes(values: &Values) -> Vec<String> {
+    let mut notes = Vec::new();
+    if !values.storage.provisioned {
+        notes.push(format!(
+            "Builds use the existing StorageClass {} (provisioner {} is not installed).",
+            values.storage.class_name,
+            provisioner_name(&values.namespace)
+        ));
+    }
+    if let Some(reg) = &values.docker_registry {
+        notes.push(format!(
+            "global.imageRegistry puts every image of the chart under {reg}, docker.io ones \
+             included. The mirror must hold:"
+        ));
+        for p in mirrored_images(values) {
+            notes.push(format!("  {reg}/{}:{}@{}", p.repository, p.tag, p.digest));
+        }
+    }
+    notes
+}
 
-    let holds_secret = values.token.is_some()
-        || values.storage.credentials.any()
-        || !values.url_credentials.is_empty();
+/// The comment lines above the values: how to install, what to fill in,
+/// and the notes.
+fn header(values: &Values, identity: &Identity, notes: &[String]) -> String {
     let mut text = format!(
         "# Values for the cf-runtime Helm chart {CHART_VERSION}, generated by cf-runner.\n\
          # Install: helm install cf-runtime oci://quay.io/codefresh/cf-runtime --version {CHART_VERSION} \
@@ -439,25 +511,8 @@ pub fn generate(values: &Values, identity: &Identity) -> HelmValues {
             text.push_str(&format!("#   - {item}\n"));
         }
     }
-    if !values.storage.provisioned {
-        notes.push(format!(
-            "Builds use the existing StorageClass {} (provisioner {} is not installed).",
-            values.storage.class_name,
-            provisioner_name(&values.namespace)
-        ));
-    }
-    if let Some(reg) = &values.docker_registry {
-        notes.push(format!(
-            "global.imageRegistry puts every image of the chart under {reg}, docker.io ones \
-             included. The mirror must hold:"
-        ));
-        for p in mirrored_images(values) {
-            notes.push(format!("  {reg}/{}:{}@{}", p.repository, p.tag, p.digest));
-        }
-    }
-    for note in &notes {
+    for note in notes {
         text.push_str(&format!("# {note}\n"));
     }
-    text.push_str(&serde_yaml_ng::to_string(&Value::Object(root)).expect("serializable"));
-    HelmValues { text, holds_secret }
+    text
 }
