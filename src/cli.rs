@@ -142,6 +142,13 @@ pub struct InitArgs {
     #[arg(long = "set-file", value_name = "KEY=PATH")]
     pub set_file: Vec<String>,
 
+    // clap's help text, not rustdoc's markup: `[default: …]` and a bare URL
+    // are what `--help` shows.
+    #[allow(
+        rustdoc::broken_intra_doc_links,
+        rustdoc::invalid_html_tags,
+        rustdoc::bare_urls
+    )]
     /// Name of the agent on the platform [default: <context>_<namespace>]
     #[arg(long, value_name = "NAME")]
     pub name: Option<String>,
@@ -151,6 +158,13 @@ pub struct InitArgs {
     /// Agent token issued earlier by the platform (re-install an existing agent)
     #[arg(long, value_name = "TOKEN")]
     pub agent_token: Option<String>,
+    // clap's help text, not rustdoc's markup: `[default: …]` and a bare URL
+    // are what `--help` shows.
+    #[allow(
+        rustdoc::broken_intra_doc_links,
+        rustdoc::invalid_html_tags,
+        rustdoc::bare_urls
+    )]
     /// Codefresh platform URL [default: https://g.codefresh.io]
     #[arg(long, value_name = "URL")]
     pub url: Option<String>,
@@ -393,6 +407,13 @@ pub struct PlatformArgs {
     /// Codefresh API token [default: $CF_API_KEY, then the current context of ~/.cfconfig]
     #[arg(long, value_name = "TOKEN")]
     pub token: Option<String>,
+    // clap's help text, not rustdoc's markup: `[default: …]` and a bare URL
+    // are what `--help` shows.
+    #[allow(
+        rustdoc::broken_intra_doc_links,
+        rustdoc::invalid_html_tags,
+        rustdoc::bare_urls
+    )]
     /// Codefresh platform URL [default: the installation's, else https://g.codefresh.io]
     #[arg(long, value_name = "URL")]
     pub url: Option<String>,

@@ -1,6 +1,6 @@
 //! `cf-runner init`: gather the input (files, `--set-*`, flags), validate it
 //! all before anything is written, render, then export (dry-run), write Helm
-//! values, or install. The flags are read once, into a [`Plan`]; the steps
+//! values, or install. The flags are read once, into a `Plan`; the steps
 //! after that never look at them again.
 
 use std::path::{Path, PathBuf};

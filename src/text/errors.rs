@@ -5,7 +5,7 @@
 /// Libraries wrap an error and quote it whole ("auth error: unable to run
 /// auth exec: No such file …" over "unable to run auth exec: No such file …"
 /// over "No such file …"); such a cause adds nothing and is dropped. The one
-/// rule for every place that shows a chain: [`error`], [`chain_text`].
+/// rule for every place that shows a chain: `output::error`, [`chain_text`].
 pub fn causes(err: &(dyn std::error::Error + 'static)) -> Vec<String> {
     let mut said: Vec<String> = vec![err.to_string()];
     let mut source = err.source();
