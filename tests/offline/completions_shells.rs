@@ -9,7 +9,7 @@
 //! such by `cargo test`; under CI (any non-empty `CI`) it is never ignored,
 //! and the test fails.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -2,7 +2,7 @@
 //! itself and lists the flags scripts rely on; the commands that are not
 //! built yet say so and exit 1 instead of pretending to work.
 
-mod support;
+use crate::support;
 
 use std::process::Output;
 use support::cli;

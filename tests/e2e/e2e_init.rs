@@ -2,7 +2,7 @@
 //! single write, conflicts with another field manager, RBAC denials, waiting
 //! with reasons, and recovery after the API server goes away mid-apply.
 
-mod support;
+use crate::support;
 
 use std::process::Output;
 

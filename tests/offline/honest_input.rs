@@ -3,7 +3,7 @@
 //! real binary offline (a dry-run, or an API server address nothing listens
 //! on) and checks what a user would see.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::Output;

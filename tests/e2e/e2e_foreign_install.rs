@@ -4,7 +4,7 @@
 //! suggest `--force-conflicts` over the chart's objects. It must stop
 //! before writing anything, name what is there, and never offer a takeover.
 
-mod support;
+use crate::support;
 
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::Secret;

@@ -2,7 +2,7 @@
 //! working Kubernetes: version, rollouts on kwok nodes, RBAC, audit log.
 //! All tests share one control plane (support::controlplane::shared).
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

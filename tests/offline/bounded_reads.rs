@@ -8,7 +8,7 @@
 //! hanging the test run. (The wizard's key file is covered in
 //! `src/wizard/tests.rs`.)
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

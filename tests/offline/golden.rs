@@ -4,9 +4,9 @@
 //! values of each example are compared with `tests/golden-helm/<example>.yaml`.
 //!
 //! Update the snapshots after an intended change with:
-//! `UPDATE_GOLDEN=1 cargo test --test golden`, then review the diff.
+//! `UPDATE_GOLDEN=1 cargo test --test offline golden::`, then review the diff.
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -147,7 +147,7 @@ fn every_example_matches_its_snapshot() {
     }
     assert!(
         diffs.is_empty(),
-        "{}\n\nIf the change is intended: UPDATE_GOLDEN=1 cargo test --test golden",
+        "{}\n\nIf the change is intended: UPDATE_GOLDEN=1 cargo test --test offline golden::",
         diffs.join("\n")
     );
 }

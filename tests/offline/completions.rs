@@ -1,8 +1,8 @@
 //! The completion scripts in `completions/` are generated from the clap
 //! definition; this fails when a flag changed and they were not regenerated.
-//! Regenerate with: `UPDATE_COMPLETIONS=1 cargo test --test completions`.
+//! Regenerate with: `UPDATE_COMPLETIONS=1 cargo test --test offline completions::`.
 
-mod support;
+use crate::support;
 
 use std::path::PathBuf;
 
@@ -47,6 +47,6 @@ fn checked_in_completions_match_the_binary() {
     }
     assert!(
         drift.is_empty(),
-        "completions/{drift:?} are stale: run UPDATE_COMPLETIONS=1 cargo test --test completions"
+        "completions/{drift:?} are stale: run UPDATE_COMPLETIONS=1 cargo test --test offline completions::"
     );
 }

@@ -2,7 +2,7 @@
 //! end the install at once (exit 1, 45 ms after the loss). It must be
 //! waited out within `--timeout`, saying so.
 
-mod support;
+use crate::support;
 
 use std::io::BufRead;
 use std::process::Stdio;

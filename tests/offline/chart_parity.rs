@@ -16,7 +16,7 @@
 //! helm and the chart are required: without them these tests fail (see
 //! `tests/support/helm.rs`).
 
-mod support;
+use crate::support;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;

@@ -13,7 +13,7 @@
 //! and after `delete` no Secret holds the key (except the user's own,
 //! which cf-runner never deletes).
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -4,7 +4,7 @@
 //! carrying our labels behind, checked over every resource type the API
 //! server's discovery reports (not just the kinds cf-runner knows).
 
-mod support;
+use crate::support;
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;

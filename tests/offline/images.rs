@@ -4,7 +4,7 @@
 //! challenge, the token service wants the docker-config credentials, and a
 //! HEAD with the token answers 200 or 404.
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeSet;
 use std::net::SocketAddr;

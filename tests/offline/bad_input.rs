@@ -4,7 +4,7 @@
 //! nothing on stdout, write nothing (no `codefresh_manifests/`, no Helm
 //! values file), and never echo a secret it was given.
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeSet;
 use std::path::Path;

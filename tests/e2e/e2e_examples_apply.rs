@@ -3,7 +3,7 @@
 //! (server dry-run), so an unknown or misplaced field fails here, not in a
 //! user's cluster.
 
-mod support;
+use crate::support;
 
 use std::path::PathBuf;
 

@@ -10,7 +10,7 @@
 
 #![cfg(unix)]
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};

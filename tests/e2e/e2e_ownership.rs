@@ -6,7 +6,7 @@
 //! cf-runner's to `delete`. And `delete --delete-namespace` took the team's
 //! Deployment and Secret with the namespace.
 
-mod support;
+use crate::support;
 
 use std::io::Write;
 use std::process::{Output, Stdio};

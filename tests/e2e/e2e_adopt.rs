@@ -7,7 +7,7 @@
 //! a Helm install is moved to cf-runner with a runner always ready, its
 //! agent token, certificates and volumes kept, and nothing of Helm's left.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::{Command, Output};

@@ -4,7 +4,7 @@
 //! creating anything twice, token errors that name the source and never the
 //! token, retries, and Helm values filled from the platform.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

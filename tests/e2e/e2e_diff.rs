@@ -2,7 +2,7 @@
 //! after `init`, exactly the changed field for a changed setting, a hand
 //! edit made with kubectl, and never a write (checked in the audit log).
 
-mod support;
+use crate::support;
 
 use std::process::Output;
 use std::time::Instant;

@@ -2,7 +2,7 @@
 //! habit, the defaults `--help` claims, and the cause `check` blames when
 //! the API server cannot be reached. All offline.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 

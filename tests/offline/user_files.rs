@@ -4,7 +4,7 @@
 //! from its output folder; a failed or concurrent export leaving a broken
 //! folder. Each runs the real binary with no kubeconfig and no stdin.
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::fs;

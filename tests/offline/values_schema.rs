@@ -10,10 +10,10 @@
 //! - every word of the schema's enums is accepted by the validator, and a
 //!   word outside them is not.
 //!
-//! Regenerate the file with: `UPDATE_SCHEMA=1 cargo test --test values_schema`
+//! Regenerate the file with: `UPDATE_SCHEMA=1 cargo test --test offline values_schema::`
 //! (refused under CI: any non-empty `CI`).
 
-mod support;
+use crate::support;
 
 use std::path::PathBuf;
 
@@ -86,7 +86,7 @@ fn the_checked_in_schema_is_what_the_binary_prints() {
     let checked_in = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         checked_in == printed,
-        "values.schema.json is stale: run UPDATE_SCHEMA=1 cargo test --test values_schema"
+        "values.schema.json is stale: run UPDATE_SCHEMA=1 cargo test --test offline values_schema::"
     );
 }
 

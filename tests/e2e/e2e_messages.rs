@@ -2,7 +2,7 @@
 //! server certificate the kubeconfig's CA did not sign. Both used to point
 //! the wrong way: a raw Rust struct for the 401, a VPN hint for the CA.
 
-mod support;
+use crate::support;
 
 use support::cli::{run as cf_runner, text};
 use support::controlplane;

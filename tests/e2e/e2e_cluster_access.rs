@@ -3,7 +3,7 @@
 //! plane stopped in the middle of an apply, and the runner ServiceAccount's
 //! rights checked by impersonation.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::{Command, Stdio};

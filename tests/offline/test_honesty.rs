@@ -2,16 +2,16 @@
 //! (fast tests alone, see README) each must be reported as ignored, never
 //! as passed. That works only while every test in an `e2e_*.rs` file carries
 //! `#[cfg_attr(skip_e2e, ignore = ...)]` (see `build.rs`), those that need no
-//! cluster too (the whole outer ring is skipped). Several people add
+//! cluster too (the whole outer ring is skipped), wherever the file is:
+//! at the top of `tests/` or in a group's folder (`tests/e2e/`). Several people add
 //! end-to-end tests at once; this keeps a forgotten attribute from turning a
 //! skipped test into a passing one.
 
 use std::ffi::OsStr;
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-#[path = "support/ci.rs"]
-mod ci;
+use crate::support::ci;
 
 const ATTR: &str = "#[cfg_attr(skip_e2e, ignore";
 
@@ -47,13 +47,27 @@ fn unmarked_tests(text: &str) -> Vec<String> {
     out
 }
 
+/// Every `.rs` file under `dir`, in its folders too: the test groups
+/// (`tests/offline/`, `tests/e2e/`) and `tests/support/`.
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            out.extend(rust_files(&path));
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+    out
+}
+
 #[test]
 fn every_end_to_end_test_is_ignored_not_passed_when_skipped() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
     let mut missing = Vec::new();
     let mut seen = 0;
-    for entry in fs::read_dir(&dir).unwrap() {
-        let path = entry.unwrap().path();
+    for path in rust_files(&dir) {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         if !(name.starts_with("e2e_") && name.ends_with(".rs")) {
             continue;
@@ -110,14 +124,7 @@ fn ci_is_read_in_one_place() {
     let needle = ["\"", "C", "I", "\""].concat();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = vec![root.join("build.rs")];
-    for dir in [root.join("tests"), root.join("tests/support")] {
-        for entry in fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.extension().is_some_and(|e| e == "rs") {
-                files.push(path);
-            }
-        }
-    }
+    files.extend(rust_files(&root.join("tests")));
     let mut offences = Vec::new();
     for path in &files {
         let text = fs::read_to_string(path).unwrap();
