@@ -15,7 +15,7 @@ use super::steps::session::{connect_flags, failed, runtime};
 use super::steps::upgrade_plan::{self, print_diffs, Plan};
 use super::steps::{identity, input};
 use super::Outcome;
-use crate::cli::{DiffArgs, OutputFormat, UpgradeArgs};
+use crate::cli::{DiffArgs, OutputFormat};
 use crate::cluster::diff::{self, Action, ObjectDiff};
 use crate::cluster::{inventory, preflight};
 use crate::platform::{Platform, Transport};
@@ -116,23 +116,17 @@ async fn spec_diff(args: &DiffArgs, plan: &Plan) -> Option<SpecDiff> {
     })
 }
 
-/// The upgrade flags `diff` shares, with the rest at their defaults.
-fn as_upgrade(args: &DiffArgs) -> UpgradeArgs {
-    UpgradeArgs {
-        kube: args.kube.clone(),
-        settings: args.settings.clone(),
-        values: args.values.clone(),
-        set_value: args.set_value.clone(),
-        set_file: args.set_file.clone(),
-        token: args.token.clone(),
-        url: args.url.clone(),
-        agent_token: args.agent_token.clone(),
-        allow_http: false,
-        force_conflicts: false,
-        timeout: std::time::Duration::from_secs(300),
-        no_wait: true,
-        no_wait_for_lock: true,
-        yes: true,
+/// The upgrade flags `diff` shares.
+fn upgrade_flags(args: &DiffArgs) -> input::UpgradeFlags<'_> {
+    input::UpgradeFlags {
+        kube: &args.kube,
+        settings: &args.settings,
+        values: &args.values,
+        set_value: &args.set_value,
+        set_file: &args.set_file,
+        token: &args.token,
+        url: &args.url,
+        agent_token: &args.agent_token,
     }
 }
 
@@ -145,7 +139,7 @@ pub fn run(args: &DiffArgs) -> Outcome {
 }
 
 fn diff(args: &DiffArgs) -> Outcome {
-    let input = match input::for_upgrade(&as_upgrade(args)) {
+    let input = match input::for_upgrade(upgrade_flags(args)) {
         Ok(i) => i,
         Err(problems) => return Outcome::BadInput(problems),
     };

@@ -144,6 +144,64 @@ mod tests {
         assert!(offences.is_empty(), "{offences:#?}");
     }
 
+    /// Every `.rs` file under `dir`, at any depth.
+    fn rust_files_deep(dir: &Path) -> Vec<PathBuf> {
+        let mut files = rust_files(dir);
+        for entry in std::fs::read_dir(dir).expect("a readable folder") {
+            let path = entry.expect("an entry").path();
+            if path.is_dir() {
+                files.extend(rust_files_deep(&path));
+            }
+        }
+        files
+    }
+
+    /// A step takes plain options or a flag group several commands share
+    /// (`KubeArgs`, `PlatformArgs`, `SettingsArgs`), never one command's
+    /// clap struct: `diff` once made up a whole `UpgradeArgs` (a timeout,
+    /// `yes: true`) to reach a step.
+    #[test]
+    fn no_step_takes_a_commands_arguments() {
+        let steps = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/app/steps");
+        let shared = ["KubeArgs", "PlatformArgs", "SettingsArgs"];
+        let mut offences = Vec::new();
+        for file in rust_files_deep(&steps) {
+            let text = std::fs::read_to_string(&file).unwrap();
+            let words = text.split(|c: char| !(c.is_alphanumeric() || c == '_'));
+            for word in words {
+                if word.ends_with("Args") && word.len() > 4 && !shared.contains(&word) {
+                    offences.push(format!("{} names {word}", file.display()));
+                }
+            }
+        }
+        offences.dedup();
+        assert!(offences.is_empty(), "{offences:#?}");
+    }
+
+    /// The files of one module import each other's items by name: a glob
+    /// (`use super::*`, `use child::*`) hides where a name comes from.
+    /// Test modules written inside a file may still glob their own file.
+    #[test]
+    fn no_glob_import_between_files() {
+        let app = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/app");
+        let mut offences = Vec::new();
+        for file in rust_files_deep(&app) {
+            let text = std::fs::read_to_string(&file).unwrap();
+            // Unindented: an item of the file, not of a test module in it.
+            for line in text.lines() {
+                let import = line
+                    .strip_prefix("pub(crate) ")
+                    .or_else(|| line.strip_prefix("pub(super) "))
+                    .or_else(|| line.strip_prefix("pub "))
+                    .unwrap_or(line);
+                if import.starts_with("use ") && import.trim_end().ends_with("::*;") {
+                    offences.push(format!("{}: {line}", file.display()));
+                }
+            }
+        }
+        assert!(offences.is_empty(), "{offences:#?}");
+    }
+
     #[test]
     fn grouped_and_nested_imports_are_both_seen() {
         let text = "use super::{init,\n steps::session};\nuse super::info as i;\nsuper::diff::f();";

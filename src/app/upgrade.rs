@@ -29,7 +29,16 @@ pub fn run(args: &UpgradeArgs) -> Outcome {
     if !args.yes && !output::stdin_is_tty() {
         return need_yes("upgrade", "the upgrade");
     }
-    let new_input = match input::for_upgrade(args) {
+    let new_input = match input::for_upgrade(input::UpgradeFlags {
+        kube: &args.kube,
+        settings: &args.settings,
+        values: &args.values,
+        set_value: &args.set_value,
+        set_file: &args.set_file,
+        token: &args.token,
+        url: &args.url,
+        agent_token: &args.agent_token,
+    }) {
         Ok(i) => i,
         Err(problems) => return Outcome::BadInput(problems),
     };

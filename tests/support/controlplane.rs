@@ -800,7 +800,7 @@ impl Proc {
 
 /// Spawns `cmd` in its own process group, logging to `log`, from the
 /// keeper thread, with a parent-death signal so it cannot outlive us.
-fn spawn_process(mut cmd: Command, log: &Path) -> Result<Child> {
+pub fn spawn_process(mut cmd: Command, log: &Path) -> Result<Child> {
     let out = File::create(log).with_context(|| format!("creating {}", log.display()))?;
     let err = out.try_clone()?;
     cmd.stdin(Stdio::null())

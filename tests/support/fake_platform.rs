@@ -5,6 +5,14 @@
 //! every request, and can be told to fail (status codes, slow answers).
 //! cf-runner talks to it exactly as to the real one: only `--url` differs.
 //!
+//! It also serves the agent's own calls (venona `pkg/codefresh/codefresh.go`):
+//! `GET /api/agent/{name}/tasks` hands out the tasks a test queued
+//! ([`FakePlatform::queue_task`], built from the registered runtime spec by
+//! [`FakePlatform::create_pod_task`]), `PUT /api/agent/{name}/status` sets
+//! the status `info` reads, and `POST .../tasks/{task}/statuses` records the
+//! outcome. These take only that agent's token (from `POST /api/agents`),
+//! with the agent's name (the chart's `AGENT_ID`) or id in the path.
+//!
 //! Paths, payloads and the fields it answers with follow the audit of the
 //! real clients (`../shared/reference/platform-contract-audit.md`), not
 //! cf-runner's code. Where the audit says the real server's behaviour is
@@ -42,6 +50,11 @@ pub struct Recorded {
     pub status: u16,
     /// The `Accept` header, if sent.
     pub accept: Option<String>,
+    /// The id of the agent whose token (from `POST /api/agents`) the
+    /// `Authorization` header held, if any.
+    pub agent: Option<String>,
+    /// The `User-Agent` header, if sent.
+    pub user_agent: Option<String>,
 }
 
 /// How `GET /api/agents?name=` filters (the real semantics are unknown).
@@ -103,6 +116,12 @@ struct State {
     /// `GET /api/execution-contexts/current` leaves out the account id
     /// (its fields are unknown).
     context_without_account: bool,
+    /// Agent tokens handed out by `POST /api/agents`: token → agent id.
+    agent_tokens: BTreeMap<String, String>,
+    /// Tasks waiting for an agent's next poll, by agent id.
+    tasks: BTreeMap<String, Vec<Value>>,
+    /// Task statuses the agents reported: (agent id, task id, status).
+    task_statuses: Vec<(String, String, Value)>,
 }
 
 /// The running fake.
@@ -339,6 +358,240 @@ impl FakePlatform {
     pub fn pipelines(&self) -> BTreeMap<String, Value> {
         self.state.lock().unwrap().pipelines.clone()
     }
+
+    /// The id of the agent named (or with the id) `agent`.
+    pub fn agent_id(&self, agent: &str) -> Option<String> {
+        let s = self.state.lock().unwrap();
+        find_agent(&s, agent).map(|a| a["id"].as_str().unwrap_or_default().to_string())
+    }
+
+    /// Queues `task` for the agent named (or with the id) `agent`: its next
+    /// `GET /api/agent/{id}/tasks` gets it, once. Panics if there is no
+    /// such agent.
+    pub fn queue_task(&self, agent: &str, task: Value) {
+        let mut s = self.state.lock().unwrap();
+        let id = find_agent(&s, agent)
+            .unwrap_or_else(|| panic!("the fake platform has no agent {agent}"))["id"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        s.tasks.entry(id).or_default().push(task);
+    }
+
+    /// A task of `kind` (`CreatePod`, `CreatePvc`, `DeletePod`, `DeletePvc`)
+    /// for the runtime `runtime` in build `workflow`, in the agent's task
+    /// format (`venona/pkg/task/task.go`), with `spec` as given: a whole
+    /// object to create, or `{"name", "namespace"}` to delete.
+    pub fn task(&self, runtime: &str, kind: &str, workflow: &str, spec: Value) -> Value {
+        let mut s = self.state.lock().unwrap();
+        s.next_id += 1;
+        let id = format!("task-{:04}", s.next_id);
+        json!({
+            "_id": id,
+            "type": kind,
+            "metadata": {
+                "createdAt": k8s_openapi::jiff::Timestamp::now().to_string(),
+                "reName": runtime,
+                "workflowId": workflow,
+                "currentStatusRevision": 0,
+                "shouldReportStatus": true,
+            },
+            "spec": spec,
+        })
+    }
+
+    /// The engine or dind Pod of build `workflow`, built from the runtime
+    /// environment spec the fake holds for `runtime` (what cf-runner
+    /// registered), the way the platform builds a build's pods from it.
+    /// Panics if the fake has no such runtime.
+    pub fn build_pod(&self, runtime: &str, pod: BuildPod, workflow: &str) -> Value {
+        build_pod(&self.runtime_spec(runtime), pod, workflow)
+    }
+
+    /// The dind volume claim of build `workflow` (`dockerDaemonScheduler.pvcs`).
+    pub fn dind_claim(&self, runtime: &str, workflow: &str) -> Value {
+        let spec = self.runtime_spec(runtime);
+        let scheduler = &spec["dockerDaemonScheduler"];
+        let pvc = &scheduler["pvcs"][0];
+        pruned(&json!({
+            "apiVersion": "v1",
+            "kind": "PersistentVolumeClaim",
+            "metadata": {
+                "name": format!("dind-{workflow}"),
+                "namespace": scheduler["cluster"]["namespace"],
+                "labels": {"codefresh-app": "dind", "io.codefresh.workflow": workflow},
+            },
+            "spec": {
+                "accessModes": ["ReadWriteOnce"],
+                "storageClassName": pvc["storageClassName"],
+                "resources": {"requests": {"storage": pvc["volumeSize"]}},
+            },
+        }))
+    }
+
+    /// A `CreatePod` task of the engine or dind pod of build `workflow`
+    /// for `runtime` ([`FakePlatform::build_pod`]).
+    pub fn create_pod_task(&self, runtime: &str, pod: BuildPod, workflow: &str) -> Value {
+        let spec = self.build_pod(runtime, pod, workflow);
+        self.task(runtime, "CreatePod", workflow, spec)
+    }
+
+    fn runtime_spec(&self, runtime: &str) -> Value {
+        self.state
+            .lock()
+            .unwrap()
+            .runtimes
+            .get(runtime)
+            .unwrap_or_else(|| panic!("the fake platform has no runtime environment {runtime}"))
+            .clone()
+    }
+
+    /// The task statuses the agents reported (`POST
+    /// /api/agent/{id}/tasks/{task}/statuses`): (agent id, task id, body).
+    pub fn task_statuses(&self) -> Vec<(String, String, Value)> {
+        self.state.lock().unwrap().task_statuses.clone()
+    }
+
+    /// Tasks queued and not yet handed out, by agent id.
+    pub fn pending_tasks(&self) -> BTreeMap<String, Vec<Value>> {
+        self.state.lock().unwrap().tasks.clone()
+    }
+}
+
+/// Which of a build's two pods a `CreatePod` task creates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BuildPod {
+    /// The engine pod (`runtimeScheduler`).
+    Engine,
+    /// The docker daemon pod (`dockerDaemonScheduler`).
+    Dind,
+}
+
+/// The agent named, or with the id, `agent` (the agent's own calls carry
+/// its name, as the chart's `AGENT_ID`; cf-runner's calls carry the id).
+fn find_agent<'a>(s: &'a State, agent: &str) -> Option<&'a Value> {
+    s.agents
+        .iter()
+        .find(|a| a["id"] == agent || a["name"] == agent)
+}
+
+/// `value` without its null and empty fields (the spec leaves some unset).
+fn pruned(value: &Value) -> Value {
+    match value {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .filter(|(_, v)| match v {
+                    Value::Null => false,
+                    Value::Object(o) => !o.is_empty(),
+                    Value::Array(a) => !a.is_empty(),
+                    _ => true,
+                })
+                .map(|(k, v)| (k.clone(), pruned(v)))
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(pruned).collect()),
+        v => v.clone(),
+    }
+}
+
+/// `{"NAME": "value"}` as a container's `env` list.
+fn env_list(vars: &Value) -> Value {
+    Value::Array(
+        vars.as_object()
+            .map(|m| {
+                m.iter()
+                    .map(|(k, v)| {
+                        let value = v.as_str().map_or_else(|| v.to_string(), str::to_string);
+                        json!({"name": k, "value": value})
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
+    )
+}
+
+/// A map of named entries (`{"x": {"name": "x", ...}}`) as a list.
+fn named_list(map: &Value) -> Value {
+    Value::Array(
+        map.as_object()
+            .map(|m| m.values().cloned().collect())
+            .unwrap_or_default(),
+    )
+}
+
+/// The engine or dind Pod of build `workflow`, from a runtime spec: the
+/// namespace, service account, node selector, tolerations, image, env and
+/// resources its scheduler names (the real platform adds much more: build
+/// volumes, the dind claim, the engine's platform token, ...).
+fn build_pod(spec: &Value, pod: BuildPod, workflow: &str) -> Value {
+    let (scheduler, name, container) = match pod {
+        BuildPod::Engine => {
+            let s = &spec["runtimeScheduler"];
+            (
+                s,
+                format!("engine-{workflow}"),
+                json!({
+                    "name": "engine",
+                    "image": s["image"],
+                    "imagePullPolicy": s["imagePullPolicy"],
+                    "command": s["command"],
+                    "env": env_list(&s["envVars"]),
+                    "resources": s["resources"],
+                }),
+            )
+        }
+        BuildPod::Dind => {
+            let s = &spec["dockerDaemonScheduler"];
+            (
+                s,
+                format!("dind-{workflow}"),
+                json!({
+                    "name": "dind",
+                    "image": s["dindImage"],
+                    "imagePullPolicy": s["imagePullPolicy"],
+                    "env": env_list(&s["envVars"]),
+                    "resources": s["defaultDindResources"],
+                    "securityContext": {"privileged": true},
+                    "volumeMounts": named_list(&s["volumeMounts"]),
+                }),
+            )
+        }
+    };
+    let cluster = &scheduler["cluster"];
+    let volumes = match pod {
+        BuildPod::Engine => Value::Null,
+        BuildPod::Dind => named_list(&scheduler["volumes"]),
+    };
+    pruned(&json!({
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": name,
+            "namespace": cluster["namespace"],
+            "labels": {"app": container["name"], "io.codefresh.workflow": workflow},
+        },
+        "spec": {
+            "serviceAccountName": cluster["serviceAccount"],
+            "restartPolicy": "Never",
+            "nodeSelector": cluster["nodeSelector"],
+            "tolerations": scheduler["tolerations"],
+            "terminationGracePeriodSeconds": scheduler["terminationGracePeriodSeconds"],
+            "containers": [container],
+            "volumes": volumes,
+        },
+    }))
+}
+
+/// The agent named in an agent's own call (`/api/agent/{agent}/tasks`,
+/// `/api/agent/{agent}/tasks/{task}/statuses`, `/api/agent/{agent}/status`),
+/// which carries that agent's token rather than a user's API key.
+fn agent_call(parts: &[&str]) -> Option<String> {
+    match parts {
+        ["api", "agent", agent, "tasks"]
+        | ["api", "agent", agent, "status"]
+        | ["api", "agent", agent, "tasks", _, "statuses"] => Some(decode(agent)),
+        _ => None,
+    }
 }
 
 /// The key id of a token `<keyId>.<secret>`.
@@ -410,10 +663,34 @@ async fn handle(
         .get("accept")
         .and_then(|h| h.to_str().ok())
         .map(str::to_string);
+    let user_agent = req
+        .headers()
+        .get("user-agent")
+        .and_then(|h| h.to_str().ok())
+        .map(str::to_string);
     let scopes = presented
         .as_ref()
         .and_then(|p| state.lock().unwrap().scoped_keys.get(p).cloned());
-    let authorized = presented.as_deref() == Some(token.as_str()) || scopes.is_some();
+    let agent_of_token = presented
+        .as_ref()
+        .and_then(|p| state.lock().unwrap().agent_tokens.get(p).cloned());
+    let path_parts: Vec<&str> = path
+        .split('?')
+        .next()
+        .unwrap_or_default()
+        .trim_start_matches('/')
+        .split('/')
+        .collect();
+    // An agent's own calls take only that agent's token, named by the
+    // agent's name (AGENT_ID) or id in the path; every other call takes the
+    // user's API key.
+    let authorized = match agent_call(&path_parts) {
+        Some(named) => agent_of_token.as_ref().is_some_and(|id| {
+            let s = state.lock().unwrap();
+            find_agent(&s, &named).is_some_and(|a| a["id"] == id.as_str())
+        }),
+        None => presented.as_deref() == Some(token.as_str()) || scopes.is_some(),
+    };
     let body_bytes = req
         .into_body()
         .collect()
@@ -451,6 +728,7 @@ async fn handle(
             json!({"message": format!("injected failure {code}")}),
         ),
         (_, false) => (401, json!({"message": "Unauthorized: invalid token"})),
+        _ if agent_call(&path_parts).is_some() => route(&method, &path, &body, &state, &ca),
         _ => match refused_scope(&method, &path, scopes.as_deref(), &state) {
             Some(answer) => answer,
             None => route(&method, &path, &body, &state, &ca),
@@ -464,6 +742,8 @@ async fn handle(
         authorized,
         status,
         accept,
+        agent: agent_of_token,
+        user_agent,
     });
     let body_2xx = s.body_2xx;
     drop(s);
@@ -648,12 +928,46 @@ fn route(
                 key_id(&token).to_string(),
                 ("agent".to_string(), id.clone()),
             );
+            s.agent_tokens.insert(token.clone(), id.clone());
             let agent = json!({"id": id, "name": name, "runtimes": [], "account": ACCOUNT_ID,
                                "status": {}});
             s.agents.push(agent.clone());
             let mut answer = shown_agent(&agent, s.both_ids);
             answer["token"] = Value::String(token);
             (201, answer)
+        }
+        // The agent's own calls (venona/pkg/codefresh/codefresh.go); the
+        // caller was checked to be this agent.
+        ("GET", ["api", "agent", agent, "tasks"]) => {
+            let id =
+                find_agent(&s, agent).map(|a| a["id"].as_str().unwrap_or_default().to_string());
+            let tasks = id.and_then(|id| s.tasks.remove(&id)).unwrap_or_default();
+            (200, Value::Array(tasks))
+        }
+        ("PUT", ["api", "agent", agent, "status"]) => {
+            let message = body["message"].clone();
+            match s
+                .agents
+                .iter_mut()
+                .find(|a| a["id"] == *agent || a["name"] == *agent)
+            {
+                Some(a) => {
+                    a["status"] = json!({
+                        "message": message,
+                        "healthStatus": "healthy",
+                        "reportedAt": k8s_openapi::jiff::Timestamp::now().to_string(),
+                    });
+                    (200, json!({}))
+                }
+                None => (404, json!({"message": "agent not found"})),
+            }
+        }
+        ("POST", ["api", "agent", agent, "tasks", task, "statuses"]) => {
+            let id = find_agent(&s, agent)
+                .map(|a| a["id"].as_str().unwrap_or_default().to_string())
+                .unwrap_or_default();
+            s.task_statuses.push((id, task.to_string(), body.clone()));
+            (200, json!({}))
         }
         ("PUT", ["api", "agent", id]) => match s.agents.iter_mut().find(|a| a["id"] == *id) {
             Some(a) => {

@@ -7,3 +7,4 @@ pub mod controlplane;
 pub mod fake_platform;
 pub mod helm;
 pub mod namespace;
+pub mod venona;

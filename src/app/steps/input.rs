@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::cli::{KubeArgs, SettingsArgs, UpgradeArgs};
+use crate::cli::{KubeArgs, SettingsArgs};
 use crate::output;
 use crate::values::{self, tree, Input, Problem, Problems, SetFile, ValuesFile};
 
@@ -254,18 +254,39 @@ pub(crate) fn name_the_flags(problems: &mut [Problem], flags: &[(&str, &str)]) {
     }
 }
 
+/// The flags `upgrade` and `diff` share that change the stored values.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct UpgradeFlags<'a> {
+    /// Which installation (and where the kubeconfig is).
+    pub kube: &'a KubeArgs,
+    /// The settings flags (`--storage-class`, …).
+    pub settings: &'a SettingsArgs,
+    /// `--values` files, later ones winning.
+    pub values: &'a [PathBuf],
+    /// `--set-value KEY=VALUE`.
+    pub set_value: &'a [String],
+    /// `--set-file KEY=PATH`.
+    pub set_file: &'a [String],
+    /// `--token`.
+    pub token: &'a Option<String>,
+    /// `--url`.
+    pub url: &'a Option<String>,
+    /// `--agent-token`.
+    pub agent_token: &'a Option<String>,
+}
+
 /// The input of `upgrade` (and `diff`, which shows it): the files the flags
 /// name and the flags as the highest-precedence overrides; the stored
 /// values join later, below them.
-pub(crate) fn for_upgrade(args: &UpgradeArgs) -> Result<Input, Problems> {
-    let (mut input, mut problems) = read_input(&args.values, &args.set_value, &args.set_file);
+pub(crate) fn for_upgrade(flags: UpgradeFlags<'_>) -> Result<Input, Problems> {
+    let (mut input, mut problems) = read_input(flags.values, flags.set_value, flags.set_file);
     let mut out = Overrides::default();
-    out.text("--kube-namespace", &args.kube.kube_namespace);
-    out.text("--token", &args.token);
-    out.text("--url", &args.url);
-    out.text("--agent-token", &args.agent_token);
-    out.path("--kube-config-path", &args.kube.kube_config_path);
-    settings_overrides(&args.settings, &mut out, &mut problems);
+    out.text("--kube-namespace", &flags.kube.kube_namespace);
+    out.text("--token", flags.token);
+    out.text("--url", flags.url);
+    out.text("--agent-token", flags.agent_token);
+    out.path("--kube-config-path", &flags.kube.kube_config_path);
+    settings_overrides(flags.settings, &mut out, &mut problems);
     input.overrides = out.list;
     if problems.is_empty() {
         Ok(input)

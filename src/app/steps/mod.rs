@@ -4,7 +4,6 @@
 //!
 //! [`Outcome`]: crate::app::Outcome
 
-pub mod adopt;
 pub mod converge;
 pub mod identity;
 pub mod input;

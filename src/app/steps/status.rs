@@ -1,24 +1,22 @@
-//! What is installed and whether it is healthy: the step behind `info`,
-//! also the last step of `adopt`. Reads the
-//! cluster only (labels and the record Secret, through `cluster::inventory`),
-//! for one namespace or every namespace holding an installation, and prints
-//! it as a table or as JSON/YAML for scripts.
+//! What is installed and whether it is healthy, as `info` shows it (and
+//! `adopt` at its end): the view model of an installation, read from the
+//! cluster (labels and the record Secret, through `cluster::inventory`) and,
+//! when a token is at hand, the platform.
 
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
 use super::installation::{read_installation, Installation};
-use super::session::{connect_flags, failed, runtime, SlowNote};
+use super::session::failed;
 use super::{identity, register};
 use crate::app::Outcome;
-use crate::cli::{InfoArgs, OutputFormat};
+use crate::cli::PlatformArgs;
 use crate::cluster::inventory::{self, LiveObject};
 use crate::cluster::{wait, Cluster, KubeError};
 use crate::output::info::{
     ComponentInfo, InstallationInfo, ObjectInfo, Report, StorageInfo, VolumeInfo,
 };
-use crate::output::{self, info as info_table};
 use crate::render::{self, RECORD_SECRET};
 use crate::values;
 
@@ -26,7 +24,7 @@ const PLATFORM_NO_TOKEN: &str =
     "not shown: no Codefresh API token (--token, CF_API_KEY or the current context of ~/.cfconfig)";
 
 /// The agent's and runtime's state on the platform, when a token is at hand.
-async fn platform_status(args: &InfoArgs, inst: &Installation, context: &str) -> String {
+async fn platform_status(platform: &PlatformArgs, inst: &Installation, context: &str) -> String {
     let Some(record) = &inst.record else {
         return "no record of an agent or runtime environment".into();
     };
@@ -37,7 +35,7 @@ async fn platform_status(args: &InfoArgs, inst: &Installation, context: &str) ->
     }
     let host = inst.values.as_ref().map(|v| v.codefresh_host.clone());
     let auth = match register::resolve(
-        &args.platform,
+        platform,
         host.as_deref().map(|url| crate::platform::auth::NamedUrl {
             url,
             origin: register::RECORDED_HOST,
@@ -47,7 +45,7 @@ async fn platform_status(args: &InfoArgs, inst: &Installation, context: &str) ->
         Ok(None) => return PLATFORM_NO_TOKEN.into(),
         Err(e) => return format!("not shown: {e}"),
     };
-    match crate::platform::Platform::new(&auth, register::transport(&args.platform)) {
+    match crate::platform::Platform::new(&auth, register::transport(platform)) {
         Ok(p) => {
             // What cf-runner would send now, to compare with the platform's spec.
             let expected = |account_id: Option<String>| {
@@ -358,77 +356,34 @@ async fn describe(cluster: &Cluster, inst: &Installation) -> Result<Installation
     })
 }
 
-/// Reads and shows what `args` points at.
-pub(crate) fn show(args: &InfoArgs) -> Outcome {
-    runtime().block_on(async {
-        let cluster = match connect_flags(&args.kube).await {
-            Ok(c) => c,
-            Err(outcome) => return outcome,
-        };
-        let listed = match &args.kube.kube_namespace {
-            Some(_) => None,
-            None => {
-                let slow = SlowNote::start(&cluster);
-                let found = inventory::installations(&cluster.client).await;
-                drop(slow);
-                Some(found)
-            }
-        };
-        let namespaces = match (&args.kube.kube_namespace, listed) {
-            (Some(ns), _) => vec![ns.clone()],
-            (None, None) => Vec::new(),
-            (None, Some(found)) => match found {
-                Ok(found) => found,
-                Err(e) => {
-                    let hint = if e.code() == Some(403) {
-                        Some("your user may not list Secrets cluster-wide: name the namespace with --kube-namespace".to_string())
-                    } else {
-                        e.hint()
-                    };
-                    return Outcome::Failed(
-                        anyhow::Error::new(e).context(format!(
-                            "looking for installations at {} failed",
-                            cluster.server
-                        )),
-                        hint,
-                    );
-                }
-            },
-        };
-        let mut installations = Vec::new();
-        for ns in &namespaces {
-            super::lock::note_holder(&cluster, ns).await;
-            let inst = match read_installation(&cluster, ns).await {
-                Ok(i) => i,
-                Err(e) => return failed(e, &format!("reading the installation in namespace {ns} failed")),
-            };
-            if inst.is_empty() {
-                continue;
-            }
-            match describe(&cluster, &inst).await {
-                Ok(mut info) => {
-                    info.platform = platform_status(args, &inst, &cluster.context).await;
-                    installations.push(info)
-                }
-                Err(e) => return failed(e, &format!("reading the installation in namespace {ns} failed")),
-            }
+/// What `info` shows of the installations in `namespaces` (those holding
+/// nothing are left out), with their state on the platform when a token is
+/// at hand. Names a run that holds an install's lock on the way.
+pub(crate) async fn report(
+    cluster: &Cluster,
+    namespaces: &[String],
+    platform: &PlatformArgs,
+) -> Result<Report, Outcome> {
+    let mut installations = Vec::new();
+    for ns in namespaces {
+        super::lock::note_holder(cluster, ns).await;
+        let reading = format!("reading the installation in namespace {ns} failed");
+        let inst = read_installation(cluster, ns)
+            .await
+            .map_err(|e| failed(e, &reading))?;
+        if inst.is_empty() {
+            continue;
         }
-        let report = Report {
-            context: cluster.context.clone(),
-            server: cluster.server.clone(),
-            installations,
-        };
-        match args.output {
-            OutputFormat::Json => output::print_raw(&format!(
-                "{}\n",
-                serde_json::to_string_pretty(&report).expect("the report serializes")
-            )),
-            OutputFormat::Yaml => output::print_raw(
-                &serde_yaml_ng::to_string(&report).expect("the report serializes"),
-            ),
-            OutputFormat::Table => info_table::print_table(&report, args.kube.kube_namespace.as_deref()),
-        }
-        Outcome::Ok
+        let mut info = describe(cluster, &inst)
+            .await
+            .map_err(|e| failed(e, &reading))?;
+        info.platform = platform_status(platform, &inst, &cluster.context).await;
+        installations.push(info);
+    }
+    Ok(Report {
+        context: cluster.context.clone(),
+        server: cluster.server.clone(),
+        installations,
     })
 }
 

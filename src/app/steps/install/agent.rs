@@ -1,7 +1,16 @@
 //! Finding or creating the agent and the runtime environment on the
 //! platform, reusing what an earlier run made.
 
-use super::*;
+use serde_json::{json, Value};
+
+use super::failed;
+use super::seams::Registrar;
+use crate::app::steps::installation::LeftBehind;
+use crate::app::steps::register;
+use crate::app::Outcome;
+use crate::output;
+use crate::platform::{self, Agent, PlatformError, RegisterRuntime};
+use crate::values::{self, Problem, Problems, Secret};
 
 /// Candidate names: the wanted one, then `_1`, `_2`, … (as the old wizard
 /// did on a clash), each cut before its suffix so that none is longer than

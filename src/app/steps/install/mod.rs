@@ -13,20 +13,16 @@
 
 use std::time::Duration;
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use super::installation::{left_behind, LeftBehind};
 pub(crate) use super::lock::LockWait;
 use super::session::{connect, runtime};
-use super::{converge, identity, preflight, register};
+use super::{identity, preflight, register};
 use crate::app::Outcome;
-use crate::cluster::{self, apply, secrets};
 use crate::output;
-use crate::platform::{
-    self, certs, Agent, Auth, Need, Platform, PlatformError, RegisterRuntime, Transport, Whoami,
-};
+use crate::platform::{self, Auth, Need, Transport};
 use crate::render::{self, Identity, Manifest};
-use crate::values::{self, Problem, Problems, Secret};
+use crate::values::{self, Problem, Problems};
 
 /// How an install runs, decided once by `init` from its flags.
 #[derive(Debug, Clone)]
@@ -300,9 +296,9 @@ mod registered;
 mod seams;
 
 pub(crate) use agent::candidates;
-use agent::*;
-use registered::*;
-pub(crate) use seams::{Registrar, Target};
+use agent::free_agent_name;
+use registered::with_platform;
+use seams::Target;
 
 #[cfg(test)]
 mod tests;

@@ -1,7 +1,23 @@
 //! The install with a Codefresh API token: the steps in order, what the
 //! run has on the platform so far, and the record it leaves.
 
-use super::*;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::agent::{agent_of_token, ensure_agent, ensure_runtime, AgentSource, RuntimeSource};
+use super::seams::{Registrar, Target};
+use super::{
+    connect_and_announce, failed, namespace_manifest, needs, preflight, render_or_fail,
+    wait_for_install, Options,
+};
+use crate::app::steps::installation::LeftBehind;
+use crate::app::steps::{identity, register};
+use crate::app::Outcome;
+use crate::output;
+use crate::platform::{self, certs, Agent, Auth, Whoami};
+use crate::render::{self, Identity, Manifest};
+use crate::values::{self, Secret};
 
 /// What this run has on the platform so far, to say on a failure what is
 /// left there and how to go on.

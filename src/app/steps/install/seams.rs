@@ -4,9 +4,21 @@
 //! steps is unit-tested against fakes of both (`tests.rs`); the end-to-end
 //! suite runs the real ones against a real control plane.
 
-use super::*;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::failed;
+use crate::app::steps::installation::{left_behind, LeftBehind};
+use crate::app::steps::lock::LockWait;
+use crate::app::steps::{converge, preflight};
+use crate::app::Outcome;
 use crate::cluster::lock::Lock;
+use crate::cluster::{self, apply, secrets};
 use crate::platform::KeySubject;
+use crate::platform::{Agent, Platform, PlatformError, RegisterRuntime};
+use crate::render::{self, Manifest};
+use crate::values::Secret;
 
 /// What an install asks of the platform.
 pub(crate) trait Registrar {

@@ -5,9 +5,23 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use super::*;
-use crate::app::steps::installation::DindCerts;
-use crate::platform::{KeySubject, TokenSource};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use super::agent::{candidates, ensure_agent, ensure_runtime, AgentSource, RuntimeSource};
+use super::registered::registered;
+use super::seams::{Registrar, Target};
+use super::{failed, offline, Options};
+use crate::app::steps::installation::{DindCerts, LeftBehind};
+use crate::app::steps::lock::LockWait;
+use crate::app::Outcome;
+use crate::output;
+use crate::platform::{
+    self, Agent, Auth, KeySubject, PlatformError, RegisterRuntime, TokenSource, Transport, Whoami,
+};
+use crate::render::{self, Manifest};
+use crate::values::{self, Secret};
 
 /// Every call to either fake, in the order it happened.
 type Log = Rc<RefCell<Vec<String>>>;

@@ -2,10 +2,53 @@
 //! certificates, the storage refusal, and the order in which one runner
 //! always serves builds.
 
-use super::*;
+use std::collections::BTreeSet;
+
+use serde_json::{json, Value};
+
+use super::credentials;
+use super::detect::{plan, values_text, ADOPTING_ANNOTATION, INTERIM_SUFFIX};
+use super::report::{print_plan, unclassified_refusal};
+use super::{in_namespace, kind, name, Found, ObjectRef, Plan, Start, RUNNER_TOKEN_SECRET};
+use crate::app::steps::{converge, identity, lock, register, session, upgrade_plan};
+use crate::app::Outcome;
+use crate::cli::AdoptArgs;
+use crate::cluster;
+use crate::output;
+use crate::render::{self, Identity, Manifest, Rendered};
+use crate::values::{self, Input, Problem, Problems};
 
 pub(super) fn failed(err: anyhow::Error, hint: impl Into<String>) -> Outcome {
     Outcome::Failed(err, Some(hint.into()))
+}
+
+/// Applies with force: adopt takes over the old tool's objects of the same
+/// name.
+async fn adopt_apply(
+    cluster: &cluster::Cluster,
+    manifests: &[Manifest],
+    namespace: &str,
+) -> Result<(), Outcome> {
+    converge::apply_with_progress(cluster, manifests, namespace, true, "adopt")
+        .await
+        .map(|_| ())
+}
+
+async fn adopt_wait(
+    cluster: &cluster::Cluster,
+    manifests: &[Manifest],
+    timeout: std::time::Duration,
+) -> Result<(), Outcome> {
+    converge::wait_with_progress(cluster, manifests, timeout, "adopt").await
+}
+
+/// The diff of a move, against objects that are installed.
+fn print_diffs(diffs: &[cluster::diff::ObjectDiff], namespace: &str, context: &str) {
+    upgrade_plan::print_diffs(diffs, namespace, context, true)
+}
+
+fn token_needed(why: &str) -> Outcome {
+    register::token_needed("adopt", why, "")
 }
 
 /// Everything the move needs from the platform, checked before the
@@ -402,49 +445,25 @@ pub(super) async fn remove(
     }
 }
 
+/// Moves the runner: reads what the move needs (values, platform, token,
+/// certificates), refuses what cannot move, saves the values file, shows
+/// the plan and asks; then, under the install's lock, carries it out.
+/// False when the user said no (nothing was changed).
 pub(super) async fn move_runner(
     args: &AdoptArgs,
     cluster: &cluster::Cluster,
     namespace: &str,
     objects: &[Value],
     start: Start,
-) -> Result<(), Outcome> {
+) -> Result<bool, Outcome> {
     let Start {
         found,
         tree,
         tool,
         resuming,
     } = start;
-    let mut tree = tree;
-    if resuming {
-        // The record holds the secrets redacted: back from cf-runner's
-        // Secrets, which the first run wrote.
-        upgrade_plan::restore_secrets(cluster, namespace, &mut tree)
-            .await
-            .map_err(|e| session::failed(e, "reading the installed secrets failed"))?;
-    }
-    // The credentials cf-runner keeps in its own Secret, read from where
-    // the old install keeps them: overrides, never in the saved file.
-    let carried = match &found {
-        Some(f) => credentials::carried_values(cluster, namespace, &f.credentials).await?,
-        None => Vec::new(),
-    };
-    // The values: what the install is (or, on a re-run, what was recorded).
-    let input = Input {
-        files: vec![values::ValuesFile {
-            origin: format!("the install in namespace {namespace}"),
-            text: serde_yaml_ng::to_string(&tree).expect("a tree serializes"),
-        }],
-        overrides: [
-            ("Context".into(), Value::String(cluster.context.clone())),
-            ("Namespace".into(), Value::String(namespace.to_string())),
-        ]
-        .into_iter()
-        .chain(carried)
-        .collect(),
-        ..Default::default()
-    };
-    let mut loaded = values::load(&input).map_err(Outcome::BadInput)?;
+    let (input, mut loaded) =
+        load_values(cluster, namespace, found.as_ref(), tree, resuming).await?;
     let runnerconf = found
         .as_ref()
         .map(|f| f.runnerconf_runtimes.clone())
@@ -467,27 +486,8 @@ pub(super) async fn move_runner(
     if kept.is_some() {
         output::done("dind TLS certificates kept (Secret/codefresh-certs-server)");
     }
-    let (ca, cert, key) = match kept.clone() {
-        Some((ca, cert, key)) => (Some(ca), Some(cert), Some(key)),
-        None => (None, None, None),
-    };
-    // The names the platform knows, with the credentials kept from the old
-    // install.
-    let mut identity =
-        crate::app::steps::identity::seed(&loaded.values, Some(cluster.context.clone()));
-    identity.agent_name = Some(platform.agent.clone());
-    identity.runtime_name = Some(platform.runtime.clone());
-    identity.account_id = platform.account_id.clone();
-    identity.agent_token = Some(token);
-    (identity.dind_ca, identity.dind_cert, identity.dind_key) = (ca, cert, key);
-    identity.registered = true;
-    let mut rendered =
-        render::render(&loaded.values, &identity, &loaded.redacted_tree).map_err(|e| {
-            failed(
-                anyhow::Error::new(e).context("rendering failed (a bug in cf-runner)"),
-                "please report it; nothing was changed",
-            )
-        })?;
+    let mut identity = kept_identity(&loaded, cluster, &platform, token, kept.clone());
+    let mut rendered = render_move(&loaded, &identity)?;
     let problems = storage_problems(&rendered.manifests, objects);
     if !problems.is_empty() {
         return Err(Outcome::BadInput(Problems(problems)));
@@ -514,22 +514,7 @@ pub(super) async fn move_runner(
     }
     // A re-run continues a move: the values file was saved by the first run.
     if let Some(f) = found.as_ref().filter(|_| !resuming) {
-        output::say(&format!(
-            "found in namespace {namespace}: a runner made by {}",
-            f.tool.describe()
-        ));
-        let saved = values_text(f, namespace);
-        crate::export::write_owned(
-            &args.values_file,
-            &saved.text,
-            saved.holds_secret,
-            args.overwrite,
-        )
-        .map_err(|e| Outcome::Failed(e.into(), None))?;
-        output::note(&format!(
-            "saved what the install is to {} (tokens are not in it)",
-            args.values_file.display()
-        ));
+        save_values_file(args, f, namespace)?;
     }
     print_plan(found.as_ref(), &plan, false);
     let spec = register::spec_to_send(
@@ -549,256 +534,426 @@ pub(super) async fn move_runner(
             differ.join(", ")
         ));
     }
-    if !args.yes {
-        // What the apply changes in each object, as `diff` shows it: the
-        // settings the old install had and the values file does not carry
-        // (a hand-edited daemon.json, say) show up here.
-        match cluster::diff::diff_all(&cluster.client, &rendered.manifests, &[]).await {
-            Ok(diffs) => print_diffs(&diffs, namespace, &cluster.context),
-            Err(e) => output::warn(&format!(
-                "the server-side dry-run failed, no diff to show: {e}"
-            )),
-        }
-        match output::confirm("Move the runner to cf-runner?", false) {
-            Ok(true) => {}
-            Ok(false) => {
-                output::say("Nothing was changed.");
-                return Err(Outcome::Ok);
-            }
-            Err(e) => {
-                return Err(failed(
-                    anyhow::Error::new(e).context("reading the answer failed"),
-                    "re-run with --yes to skip the question",
-                ))
-            }
-        }
+    if !args.yes && !confirmed(cluster, &rendered.manifests, namespace).await? {
+        return Ok(false);
     }
 
     // The install's lock from the first write (on the platform or in the
     // cluster) to the end: after the question, so that a refusal or a
     // "no" writes nothing at all.
-    let how = crate::app::steps::lock::LockWait::of(args.no_wait_for_lock, args.timeout);
-    let held = crate::app::steps::lock::take(cluster, namespace, "adopt", how, None).await?;
+    let how = lock::LockWait::of(args.no_wait_for_lock, args.timeout);
+    let held = lock::take(cluster, namespace, "adopt", how, None).await?;
     let moved: Result<(), Outcome> = async {
-    if kept.is_none() {
-        // Signed only now, once the move is confirmed.
-        let (ca, cert, key) = signed_certs(namespace, &platform).await?;
-        identity.dind_ca = Some(ca);
-        identity.dind_cert = Some(cert);
-        identity.dind_key = Some(key);
-        rendered =
-            render::render(&loaded.values, &identity, &loaded.redacted_tree).map_err(|e| {
-                failed(
-                    anyhow::Error::new(e).context("rendering failed (a bug in cf-runner)"),
-                    "please report it; nothing was changed",
-                )
-            })?;
+        if kept.is_none() {
+            // Signed only now, once the move is confirmed.
+            let (ca, cert, key) = signed_certs(namespace, &platform).await?;
+            identity.dind_ca = Some(ca);
+            identity.dind_cert = Some(cert);
+            identity.dind_key = Some(key);
+            rendered = render_move(&loaded, &identity)?;
+        }
+        let carry = Carry {
+            cluster,
+            namespace,
+            objects,
+            timeout: args.timeout,
+        };
+        carry
+            .run(&rendered, &plan, found.as_ref(), &tool)
+            .await?;
+        send_spec(&platform, &spec, &differ).await?;
+        // The record, no longer marked: the move is over.
+        adopt_apply(cluster, std::slice::from_ref(carry.record(&rendered)), namespace).await?;
+        output::done(&format!(
+            "the runner in namespace {namespace} is cf-runner's now: `cf-runner upgrade`, `info` and `delete` work on it"
+        ));
+        Ok(())
     }
+    .await;
+    lock::release(held, namespace).await;
+    moved.map(|()| true)
+}
 
-    let by_ref = |r: &ObjectRef| {
+/// The values of the move: what the install is (or, on a re-run, what was
+/// recorded, its secrets back from cf-runner's Secrets), with the
+/// credentials the old install keeps as overrides.
+async fn load_values(
+    cluster: &cluster::Cluster,
+    namespace: &str,
+    found: Option<&Found>,
+    mut tree: Value,
+    resuming: bool,
+) -> Result<(Input, values::Loaded), Outcome> {
+    if resuming {
+        // The record holds the secrets redacted: back from cf-runner's
+        // Secrets, which the first run wrote.
+        upgrade_plan::restore_secrets(cluster, namespace, &mut tree)
+            .await
+            .map_err(|e| session::failed(e, "reading the installed secrets failed"))?;
+    }
+    // The credentials cf-runner keeps in its own Secret, read from where
+    // the old install keeps them: overrides, never in the saved file.
+    let carried = match found {
+        Some(f) => credentials::carried_values(cluster, namespace, &f.credentials).await?,
+        None => Vec::new(),
+    };
+    // The values: what the install is (or, on a re-run, what was recorded).
+    let input = Input {
+        files: vec![values::ValuesFile {
+            origin: format!("the install in namespace {namespace}"),
+            text: serde_yaml_ng::to_string(&tree).expect("a tree serializes"),
+        }],
+        overrides: [
+            ("Context".into(), Value::String(cluster.context.clone())),
+            ("Namespace".into(), Value::String(namespace.to_string())),
+        ]
+        .into_iter()
+        .chain(carried)
+        .collect(),
+        ..Default::default()
+    };
+    let loaded = values::load(&input).map_err(Outcome::BadInput)?;
+    Ok((input, loaded))
+}
+
+/// The names the platform knows, with the credentials kept from the old
+/// install.
+fn kept_identity(
+    loaded: &values::Loaded,
+    cluster: &cluster::Cluster,
+    platform: &OnPlatform,
+    token: values::Secret,
+    kept: Option<(values::Secret, values::Secret, values::Secret)>,
+) -> Identity {
+    let (ca, cert, key) = match kept {
+        Some((ca, cert, key)) => (Some(ca), Some(cert), Some(key)),
+        None => (None, None, None),
+    };
+    let mut identity = identity::seed(&loaded.values, Some(cluster.context.clone()));
+    identity.agent_name = Some(platform.agent.clone());
+    identity.runtime_name = Some(platform.runtime.clone());
+    identity.account_id = platform.account_id.clone();
+    identity.agent_token = Some(token);
+    (identity.dind_ca, identity.dind_cert, identity.dind_key) = (ca, cert, key);
+    identity.registered = true;
+    identity
+}
+
+fn render_move(loaded: &values::Loaded, identity: &Identity) -> Result<Rendered, Outcome> {
+    render::render(&loaded.values, identity, &loaded.redacted_tree).map_err(|e| {
+        failed(
+            anyhow::Error::new(e).context("rendering failed (a bug in cf-runner)"),
+            "please report it; nothing was changed",
+        )
+    })
+}
+
+/// Saves what the install is as a values file (tokens left out).
+fn save_values_file(args: &AdoptArgs, found: &Found, namespace: &str) -> Result<(), Outcome> {
+    output::say(&format!(
+        "found in namespace {namespace}: a runner made by {}",
+        found.tool.describe()
+    ));
+    let saved = values_text(found, namespace);
+    crate::export::write_owned(
+        &args.values_file,
+        &saved.text,
+        saved.holds_secret,
+        args.overwrite,
+    )
+    .map_err(|e| Outcome::Failed(e.into(), None))?;
+    output::note(&format!(
+        "saved what the install is to {} (tokens are not in it)",
+        args.values_file.display()
+    ));
+    Ok(())
+}
+
+/// Shows what the apply changes in each object, as `diff` shows it, and
+/// asks: the settings the old install had and the values file does not
+/// carry (a hand-edited daemon.json, say) show up here.
+async fn confirmed(
+    cluster: &cluster::Cluster,
+    manifests: &[Manifest],
+    namespace: &str,
+) -> Result<bool, Outcome> {
+    match cluster::diff::diff_all(&cluster.client, manifests, &[]).await {
+        Ok(diffs) => print_diffs(&diffs, namespace, &cluster.context),
+        Err(e) => output::warn(&format!(
+            "the server-side dry-run failed, no diff to show: {e}"
+        )),
+    }
+    match output::confirm("Move the runner to cf-runner?", false) {
+        Ok(true) => Ok(true),
+        Ok(false) => {
+            output::say("Nothing was changed.");
+            Ok(false)
+        }
+        Err(e) => Err(failed(
+            anyhow::Error::new(e).context("reading the answer failed"),
+            "re-run with --yes to skip the question",
+        )),
+    }
+}
+
+/// The platform's runtime spec, as `upgrade` keeps it.
+async fn send_spec(platform: &OnPlatform, spec: &Value, differ: &[String]) -> Result<(), Outcome> {
+    if differ.is_empty() {
+        output::done(&format!(
+            "runtime environment {}: the platform's spec already matches cf-runner's",
+            platform.runtime
+        ));
+        return Ok(());
+    }
+    platform
+        .client
+        .put_runtime(&platform.runtime, spec)
+        .await
+        .map_err(|e| {
+            register::failed(
+                e,
+                "sending the runtime environment's spec failed (the cluster is moved; re-run `cf-runner upgrade` with a token to send it)",
+            )
+        })?;
+    output::done(&format!(
+        "runtime environment {}: cf-runner's spec sent to the platform ({} differed)",
+        platform.runtime,
+        differ.join(", ")
+    ));
+    Ok(())
+}
+
+/// The confirmed move in the cluster, in an order where one runner always
+/// serves builds.
+struct Carry<'a> {
+    cluster: &'a cluster::Cluster,
+    namespace: &'a str,
+    /// The namespace's objects, as scanned before the move.
+    objects: &'a [Value],
+    timeout: std::time::Duration,
+}
+
+impl<'a> Carry<'a> {
+    /// The scanned object `r` names (the namespace's first).
+    fn by_ref(&self, r: &ObjectRef) -> Option<&'a Value> {
+        let objects = self.objects;
         objects
             .iter()
             .find(|o| {
-                kind(o) == r.kind && name(o) == r.name && !is_cluster_scoped_value(o, namespace)
+                kind(o) == r.kind
+                    && name(o) == r.name
+                    && !is_cluster_scoped_value(o, self.namespace)
             })
             .or_else(|| {
                 objects
                     .iter()
                     .find(|o| kind(o) == r.kind && name(o) == r.name)
             })
-    };
-    let record = rendered
-        .manifests
-        .iter()
-        .find(|m| m.kind == "Secret" && m.name == render::RECORD_SECRET)
-        .cloned()
-        .expect("the record is always rendered");
-    let mut moving = record.clone();
-    moving.object["metadata"]["annotations"][ADOPTING_ANNOTATION] = json!(tool);
+    }
 
-    // What is taken over in place is cf-runner's from now on: marked with
-    // its own uid before the first apply, which refuses any object that is
-    // someone else's (`cluster::ownership`).
-    // The runner's StorageClass stays (same name and provisioner) and gets
-    // cf-runner's labels: it is taken over too.
-    let class = found
-        .as_ref()
-        .and_then(|f| f.storage_class.as_ref())
-        .map(|(name, _)| ObjectRef {
-            kind: "StorageClass".into(),
-            name: name.clone(),
-        });
-    let rendered_class = class.as_ref().filter(|c| {
+    /// The rendered record Secret.
+    fn record<'r>(&self, rendered: &'r Rendered) -> &'r Manifest {
         rendered
             .manifests
             .iter()
-            .any(|m| m.kind == c.kind && m.name == c.name)
-    });
-    for r in plan.taken_over.iter().chain(rendered_class) {
-        let Some(o) = by_ref(r) else { continue };
-        let Some(uid) = o["metadata"]["uid"].as_str() else {
-            continue;
-        };
-        cluster::ownership::mark_adopted(
-            &cluster.client,
-            o["apiVersion"].as_str().unwrap_or_default(),
-            kind(o),
-            o["metadata"]["namespace"].as_str(),
-            name(o),
-            uid,
-        )
-        .await
-        .map_err(|e| {
-            session::failed(
-                e,
-                "marking the old installer's objects as taken over failed",
-            )
-        })?;
+            .find(|m| m.kind == "Secret" && m.name == render::RECORD_SECRET)
+            .expect("the record is always rendered")
     }
 
-    // 0. The record first, marked: a re-run continues from here.
-    adopt_apply(cluster, std::slice::from_ref(&moving), namespace).await?;
+    /// Steps 0 to 3 of the move.
+    async fn run(
+        &self,
+        rendered: &Rendered,
+        plan: &Plan,
+        found: Option<&Found>,
+        tool: &str,
+    ) -> Result<(), Outcome> {
+        let record = self.record(rendered);
+        let mut moving = record.clone();
+        moving.object["metadata"]["annotations"][ADOPTING_ANNOTATION] = json!(tool);
+        self.mark_taken_over(rendered, plan, found).await?;
 
-    // 1. cf-runner's runner (and every other object) up and ready, with the
-    //    same agent token; a workload whose name an old one of another pod
-    //    selector holds comes up under an interim name.
-    let clash: Vec<&Manifest> = rendered
-        .manifests
-        .iter()
-        .filter(|m| {
-            plan.selector_clash
+        // 0. The record first, marked: a re-run continues from here.
+        adopt_apply(self.cluster, std::slice::from_ref(&moving), self.namespace).await?;
+        let clash = self.bring_up(rendered, plan, &moving).await?;
+        self.old_runner_goes(rendered, plan, &clash).await?;
+        self.old_objects_go(rendered, plan).await
+    }
+
+    /// What is taken over in place is cf-runner's from now on: marked with
+    /// its own uid before the first apply, which refuses any object that is
+    /// someone else's (`cluster::ownership`).
+    /// The runner's StorageClass stays (same name and provisioner) and gets
+    /// cf-runner's labels: it is taken over too.
+    async fn mark_taken_over(
+        &self,
+        rendered: &Rendered,
+        plan: &Plan,
+        found: Option<&Found>,
+    ) -> Result<(), Outcome> {
+        let class = found
+            .and_then(|f| f.storage_class.as_ref())
+            .map(|(name, _)| ObjectRef {
+                kind: "StorageClass".into(),
+                name: name.clone(),
+            });
+        let rendered_class = class.as_ref().filter(|c| {
+            rendered
+                .manifests
                 .iter()
-                .any(|c| c.kind == m.kind && c.name == m.name)
-        })
-        .collect();
-    let mut first: Vec<Manifest> = rendered
-        .manifests
-        .iter()
-        .filter(|m| !clash.iter().any(|c| c.kind == m.kind && c.name == m.name))
-        .map(|m| {
-            if m.name == record.name && m.kind == "Secret" {
-                moving.clone()
-            } else {
-                m.clone()
-            }
-        })
-        .collect();
-    first.extend(clash.iter().map(|m| interim(m)));
-    output::say("Step 1 of 3: cf-runner's runner comes up beside the old one (same agent token)");
-    adopt_apply(cluster, &first, namespace).await?;
-    adopt_wait(cluster, &first, args.timeout).await?;
-
-    // 2. The old runner (and the old workloads replaced) go.
-    output::say("Step 2 of 3: the old runner goes");
-    let old_workloads: Vec<&Value> = plan
-        .replaced
-        .iter()
-        .map(|(old, _)| old)
-        .chain(plan.selector_clash.iter())
-        .filter(|o| matches!(o.kind.as_str(), "Deployment" | "DaemonSet"))
-        .filter_map(by_ref)
-        .collect();
-    remove(cluster, old_workloads, args.timeout).await?;
-    if !clash.is_empty() {
-        let now: Vec<Manifest> = clash.iter().map(|m| (*m).clone()).collect();
-        adopt_apply(cluster, &now, namespace).await?;
-        adopt_wait(cluster, &now, args.timeout).await?;
-    }
-    // Interim workloads (of this run or an interrupted one) go once the
-    // real ones are ready.
-    let mut interims = Vec::new();
-    for m in rendered
-        .manifests
-        .iter()
-        .filter(|m| matches!(m.kind.as_str(), "Deployment" | "DaemonSet"))
-    {
-        let interim_name = format!("{}{INTERIM_SUFFIX}", m.name);
-        if let Some(live) = cluster::inventory::get(
-            &cluster.client,
-            &m.api_version,
-            &m.kind,
-            m.namespace.as_deref(),
-            &interim_name,
-        )
-        .await
-        .map_err(|e| session::failed(e, "reading the interim workloads failed"))?
-        {
-            interims.push(live.object.clone());
-            interims.last_mut().expect("just pushed")["apiVersion"] = json!(m.api_version);
-            interims.last_mut().expect("just pushed")["kind"] = json!(m.kind);
-        }
-    }
-    remove(cluster, interims.iter().collect(), args.timeout).await?;
-
-    // 3. The rest: the old tool's marks off what cf-runner took over, the
-    //    old objects replaced or only the old tool needed, and the Helm
-    //    release records last, so that helm no longer claims anything.
-    output::say("Step 3 of 3: the old installer's objects go (the Helm release record last)");
-    // Never the namespace: it is left alone, marks and all.
-    for m in rendered.manifests.iter().filter(|m| m.kind != "Namespace") {
-        cluster::adopt::remove_old_marks(
-            cluster,
-            &m.api_version,
-            &m.kind,
-            m.namespace.as_deref(),
-            &m.name,
-        )
-        .await
-        .map_err(|e| session::failed(e, "removing the old installer's labels failed"))?;
-    }
-    let is_release =
-        |r: &ObjectRef| r.kind == "Secret" && r.name.starts_with("sh.helm.release.v1.");
-    let rest: Vec<&Value> = plan
-        .replaced
-        .iter()
-        .map(|(old, _)| old)
-        .chain(plan.removed.iter())
-        .filter(|o| !matches!(o.kind.as_str(), "Deployment" | "DaemonSet"))
-        .filter(|o| !is_release(o))
-        .filter_map(by_ref)
-        .collect();
-    remove(cluster, rest, args.timeout).await?;
-    let releases: Vec<&Value> = plan
-        .removed
-        .iter()
-        .filter(|o| is_release(o))
-        .filter_map(by_ref)
-        .collect();
-    remove(cluster, releases, args.timeout).await?;
-
-    // The platform's runtime spec, as `upgrade` keeps it.
-    if differ.is_empty() {
-        output::done(&format!(
-            "runtime environment {}: the platform's spec already matches cf-runner's",
-            platform.runtime
-        ));
-    } else {
-        platform
-            .client
-            .put_runtime(&platform.runtime, &spec)
+                .any(|m| m.kind == c.kind && m.name == c.name)
+        });
+        for r in plan.taken_over.iter().chain(rendered_class) {
+            let Some(o) = self.by_ref(r) else { continue };
+            let Some(uid) = o["metadata"]["uid"].as_str() else {
+                continue;
+            };
+            cluster::ownership::mark_adopted(
+                &self.cluster.client,
+                o["apiVersion"].as_str().unwrap_or_default(),
+                kind(o),
+                o["metadata"]["namespace"].as_str(),
+                name(o),
+                uid,
+            )
             .await
             .map_err(|e| {
-                register::failed(
+                session::failed(
                     e,
-                    "sending the runtime environment's spec failed (the cluster is moved; re-run `cf-runner upgrade` with a token to send it)",
+                    "marking the old installer's objects as taken over failed",
                 )
             })?;
-        output::done(&format!(
-            "runtime environment {}: cf-runner's spec sent to the platform ({} differed)",
-            platform.runtime,
-            differ.join(", ")
-        ));
+        }
+        Ok(())
     }
-    // The record, no longer marked: the move is over.
-    adopt_apply(cluster, std::slice::from_ref(&record), namespace).await?;
-    output::done(&format!(
-        "the runner in namespace {namespace} is cf-runner's now: `cf-runner upgrade`, `info` and `delete` work on it"
-    ));
-    Ok(())
+
+    /// 1. cf-runner's runner (and every other object) up and ready, with the
+    ///    same agent token; a workload whose name an old one of another pod
+    ///    selector holds comes up under an interim name. Gives those
+    ///    workloads.
+    async fn bring_up<'r>(
+        &self,
+        rendered: &'r Rendered,
+        plan: &Plan,
+        moving: &Manifest,
+    ) -> Result<Vec<&'r Manifest>, Outcome> {
+        let clash: Vec<&Manifest> = rendered
+            .manifests
+            .iter()
+            .filter(|m| {
+                plan.selector_clash
+                    .iter()
+                    .any(|c| c.kind == m.kind && c.name == m.name)
+            })
+            .collect();
+        let mut first: Vec<Manifest> = rendered
+            .manifests
+            .iter()
+            .filter(|m| !clash.iter().any(|c| c.kind == m.kind && c.name == m.name))
+            .map(|m| {
+                if m.name == moving.name && m.kind == "Secret" {
+                    moving.clone()
+                } else {
+                    m.clone()
+                }
+            })
+            .collect();
+        first.extend(clash.iter().map(|m| interim(m)));
+        output::say(
+            "Step 1 of 3: cf-runner's runner comes up beside the old one (same agent token)",
+        );
+        adopt_apply(self.cluster, &first, self.namespace).await?;
+        adopt_wait(self.cluster, &first, self.timeout).await?;
+        Ok(clash)
     }
-    .await;
-    crate::app::steps::lock::release(held, namespace).await;
-    moved
+
+    /// 2. The old runner (and the old workloads replaced) go; the workloads
+    ///    of their names come up, and the interim ones (of this run or an
+    ///    interrupted one) go once the real ones are ready.
+    async fn old_runner_goes(
+        &self,
+        rendered: &Rendered,
+        plan: &Plan,
+        clash: &[&Manifest],
+    ) -> Result<(), Outcome> {
+        output::say("Step 2 of 3: the old runner goes");
+        let old_workloads: Vec<&Value> = plan
+            .replaced
+            .iter()
+            .map(|(old, _)| old)
+            .chain(plan.selector_clash.iter())
+            .filter(|o| matches!(o.kind.as_str(), "Deployment" | "DaemonSet"))
+            .filter_map(|r| self.by_ref(r))
+            .collect();
+        remove(self.cluster, old_workloads, self.timeout).await?;
+        if !clash.is_empty() {
+            let now: Vec<Manifest> = clash.iter().map(|m| (*m).clone()).collect();
+            adopt_apply(self.cluster, &now, self.namespace).await?;
+            adopt_wait(self.cluster, &now, self.timeout).await?;
+        }
+        let mut interims = Vec::new();
+        for m in rendered
+            .manifests
+            .iter()
+            .filter(|m| matches!(m.kind.as_str(), "Deployment" | "DaemonSet"))
+        {
+            let interim_name = format!("{}{INTERIM_SUFFIX}", m.name);
+            if let Some(live) = cluster::inventory::get(
+                &self.cluster.client,
+                &m.api_version,
+                &m.kind,
+                m.namespace.as_deref(),
+                &interim_name,
+            )
+            .await
+            .map_err(|e| session::failed(e, "reading the interim workloads failed"))?
+            {
+                let mut object = live.object.clone();
+                object["apiVersion"] = json!(m.api_version);
+                object["kind"] = json!(m.kind);
+                interims.push(object);
+            }
+        }
+        remove(self.cluster, interims.iter().collect(), self.timeout).await
+    }
+
+    /// 3. The rest: the old tool's marks off what cf-runner took over, the
+    ///    old objects replaced or only the old tool needed, and the Helm
+    ///    release records last, so that helm no longer claims anything.
+    async fn old_objects_go(&self, rendered: &Rendered, plan: &Plan) -> Result<(), Outcome> {
+        output::say("Step 3 of 3: the old installer's objects go (the Helm release record last)");
+        // Never the namespace: it is left alone, marks and all.
+        for m in rendered.manifests.iter().filter(|m| m.kind != "Namespace") {
+            cluster::adopt::remove_old_marks(
+                self.cluster,
+                &m.api_version,
+                &m.kind,
+                m.namespace.as_deref(),
+                &m.name,
+            )
+            .await
+            .map_err(|e| session::failed(e, "removing the old installer's labels failed"))?;
+        }
+        let is_release =
+            |r: &ObjectRef| r.kind == "Secret" && r.name.starts_with("sh.helm.release.v1.");
+        let rest: Vec<&Value> = plan
+            .replaced
+            .iter()
+            .map(|(old, _)| old)
+            .chain(plan.removed.iter())
+            .filter(|o| !matches!(o.kind.as_str(), "Deployment" | "DaemonSet"))
+            .filter(|o| !is_release(o))
+            .filter_map(|r| self.by_ref(r))
+            .collect();
+        remove(self.cluster, rest, self.timeout).await?;
+        let releases: Vec<&Value> = plan
+            .removed
+            .iter()
+            .filter(|o| is_release(o))
+            .filter_map(|r| self.by_ref(r))
+            .collect();
+        remove(self.cluster, releases, self.timeout).await
+    }
 }
 
 pub(super) fn is_cluster_scoped_value(o: &Value, namespace: &str) -> bool {

@@ -1,4 +1,13 @@
-use super::*;
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+use super::carry::{interim, storage_problems};
+use super::detect::{detect, plan, use_runnerconf, values_text, SERVICE_ACCOUNT_TOKEN_TYPE};
+use super::report::{check_save_path, unclassified_refusal};
+use super::{Found, ObjectRef, Tool, SAVED_MARK};
+use crate::render::{self, Manifest, LABEL_MANAGED_BY};
+use crate::values::{self, Input};
 
 fn deployment(name: &str, labels: Value, env: Value) -> Value {
     json!({

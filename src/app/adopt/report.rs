@@ -1,8 +1,19 @@
 //! What `adopt --dry-run` shows and saves: the plan and the values file.
 
-use super::*;
+use std::path::Path;
 
-pub(super) fn report(found: &Found, namespace: &str, path: &Path) -> Outcome {
+use serde_json::Value;
+
+use super::detect::{plan, refuse, values_text, INTERIM_SUFFIX};
+use super::{Found, ObjectRef, Plan};
+use crate::app::Outcome;
+use crate::output;
+use crate::render;
+use crate::values::{self, Input, Problem, Problems};
+
+/// Shows what a move would do and saves the values file, changing nothing
+/// in the cluster.
+pub(super) fn report(found: &Found, namespace: &str, path: &Path) -> Result<(), Outcome> {
     output::say(&format!(
         "found in namespace {namespace}: a runner made by {}",
         found.tool.describe()
@@ -16,15 +27,10 @@ pub(super) fn report(found: &Found, namespace: &str, path: &Path) -> Outcome {
         }],
         ..Default::default()
     };
-    let loaded = match values::load(&input) {
-        Ok(l) => l,
-        Err(p) => return Outcome::BadInput(p),
-    };
+    let loaded = values::load(&input).map_err(Outcome::BadInput)?;
     let identity = crate::app::steps::identity::seed(&loaded.values, loaded.values.context.clone());
-    let rendered = match render::render(&loaded.values, &identity, &loaded.redacted_tree) {
-        Ok(r) => r,
-        Err(e) => return Outcome::render_failed(e),
-    };
+    let rendered = render::render(&loaded.values, &identity, &loaded.redacted_tree)
+        .map_err(Outcome::render_failed)?;
     let ours: Vec<(ObjectRef, Value)> = rendered
         .manifests
         .iter()
@@ -38,13 +44,12 @@ pub(super) fn report(found: &Found, namespace: &str, path: &Path) -> Outcome {
         .collect();
     let plan = plan(found, &ours, namespace);
     if let Some(problems) = unclassified_refusal(&plan) {
-        return Outcome::BadInput(problems);
+        return Err(Outcome::BadInput(problems));
     }
     // Checked by `check_save_path` before anything was read.
     let stamped = crate::export::stamped(&saved.text);
-    if let Err(e) = crate::export::replace_file(path, &stamped, saved.holds_secret) {
-        return Outcome::Failed(e.into(), None);
-    }
+    crate::export::replace_file(path, &stamped, saved.holds_secret)
+        .map_err(|e| Outcome::Failed(e.into(), None))?;
     output::note(&format!(
         "saved what the install is to {}{} (tokens are not in it)",
         path.display(),
@@ -56,7 +61,7 @@ pub(super) fn report(found: &Found, namespace: &str, path: &Path) -> Outcome {
     ));
     print_plan(Some(found), &plan, true);
     output::say("run `cf-runner adopt` without --dry-run to carry the plan out");
-    Outcome::Ok
+    Ok(())
 }
 
 pub(super) fn print_plan(found: Option<&Found>, plan: &Plan, dry_run: bool) {

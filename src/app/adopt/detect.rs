@@ -1,7 +1,18 @@
 //! Which tool made the runner in a namespace, what its install is as
 //! cf-runner values, and the plan of the move.
 
-use super::*;
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::{json, Map, Value};
+
+use super::credentials;
+use super::{
+    in_namespace, kind, label, name, reference, Found, ObjectRef, Plan, Tool, COVERED_CHART,
+    HELM_CHART_LABEL, HELM_RELEASE_TYPE, RUNNER_TOKEN_SECRET, SAVED_MARK,
+};
+use crate::render::{self, LABEL_MANAGED_BY};
+use crate::values::{self, Problem, Problems};
+use crate::wizard;
 
 /// True for a cluster-scoped object that belongs to an install in
 /// `namespace`: Helm's release-namespace annotation names it, a binding's

@@ -10,7 +10,17 @@
 //! is written: moving without it would leave a provisioner that makes no
 //! volume.
 
-use super::*;
+use std::collections::BTreeSet;
+
+use serde_json::{json, Map, Value};
+
+use super::detect::component_of;
+use super::{in_namespace, kind, name};
+use crate::app::steps::session;
+use crate::app::Outcome;
+use crate::cluster;
+use crate::render;
+use crate::values::{self, Problem, Problems};
 
 /// Where the old install keeps a credential.
 #[derive(Debug, Clone, PartialEq, Eq)]
