@@ -19,7 +19,7 @@ use base64::Engine;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::values::secrets::{mask_credential_fields, masked_printout, REDACTED};
+use crate::text::{mask_credential_fields, masked_printout, REDACTED};
 use crate::values::Secret;
 
 /// The comment in the gzip header of every bundle: how cf-runner tells its
@@ -217,9 +217,7 @@ impl Bundle {
 
     /// Names something that could not be collected.
     pub fn failed(&mut self, what: impl Into<String>, why: impl std::fmt::Display) {
-        let why = self
-            .redactor
-            .text(&crate::output::one_line(&why.to_string()));
+        let why = self.redactor.text(&crate::text::one_line(&why.to_string()));
         self.failed.push(Gap {
             what: what.into(),
             why,

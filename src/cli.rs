@@ -187,6 +187,13 @@ pub struct InitArgs {
     #[arg(long = "set-file", value_name = "KEY=PATH")]
     pub set_file: Vec<String>,
 
+    // clap's help text, not rustdoc's markup: `[default: …]` and a bare URL
+    // are what `--help` shows.
+    #[allow(
+        rustdoc::broken_intra_doc_links,
+        rustdoc::invalid_html_tags,
+        rustdoc::bare_urls
+    )]
     /// Name of the agent on the platform [default: <context>_<namespace>]
     #[arg(long, value_name = "NAME")]
     pub name: Option<String>,
@@ -196,6 +203,13 @@ pub struct InitArgs {
     /// Agent token issued earlier by the platform (re-install an existing agent)
     #[arg(long, value_name = "TOKEN")]
     pub agent_token: Option<String>,
+    // clap's help text, not rustdoc's markup: `[default: …]` and a bare URL
+    // are what `--help` shows.
+    #[allow(
+        rustdoc::broken_intra_doc_links,
+        rustdoc::invalid_html_tags,
+        rustdoc::bare_urls
+    )]
     /// Codefresh platform URL [default: https://g.codefresh.io]
     #[arg(long, value_name = "URL")]
     pub url: Option<String>,
@@ -445,6 +459,8 @@ pub struct SupportBundleArgs {
     pub kube: KubeArgs,
     #[command(flatten)]
     pub platform: PlatformArgs,
+    // clap's help text, not rustdoc's markup: `<…>` is what `--help` shows.
+    #[allow(rustdoc::invalid_html_tags)]
     /// Where to write the bundle [default: cf-runner-support-<namespace>-<UTC time>.tar.gz here]
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -468,6 +484,13 @@ pub struct PlatformArgs {
     /// Codefresh API token [default: $CF_API_KEY, then the current context of ~/.cfconfig]
     #[arg(long, value_name = "TOKEN")]
     pub token: Option<String>,
+    // clap's help text, not rustdoc's markup: `[default: …]` and a bare URL
+    // are what `--help` shows.
+    #[allow(
+        rustdoc::broken_intra_doc_links,
+        rustdoc::invalid_html_tags,
+        rustdoc::bare_urls
+    )]
     /// Codefresh platform URL [default: the installation's, else https://g.codefresh.io]
     #[arg(long, value_name = "URL")]
     pub url: Option<String>,

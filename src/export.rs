@@ -952,7 +952,7 @@ fn withhold_in(value: &Value, hide: &[String], hidden: &mut usize) -> Value {
             if hide.iter().any(|h| s.contains(h.as_str())) {
                 *hidden += 1;
                 Value::String("<withheld from stdout: name a file to get it>".into())
-            } else if let Some(m) = secrets::mask_value(s) {
+            } else if let Some(m) = crate::text::mask_value(s) {
                 *hidden += 1;
                 Value::String(m)
             } else {

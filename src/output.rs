@@ -10,6 +10,11 @@ use std::io::{IsTerminal, Write};
 
 use console::style;
 
+use crate::text::{causes, masked, one_line, visible};
+
+/// The one-line form of an error chain, by the rule [`error`] follows.
+pub use crate::text::chain_text;
+
 /// What a thread wrote through `output` while [`capture`] held it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Captured {
@@ -82,64 +87,6 @@ pub fn stdin_is_tty() -> bool {
     std::io::stdin().is_terminal()
 }
 
-/// Text made safe for a terminal: every control character except newline
-/// and tab is shown escaped (`\e`, `\r`, `\u{7}`), so a key, a file name,
-/// an HTTP body or a cluster object's field can neither set the title, move
-/// the cursor nor erase a line. Colour (SGR) sequences are kept: cf-runner
-/// colours its own output, and a colour cannot forge text.
-pub fn visible(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text
-        .chars()
-        .any(|c| c.is_control() && c != '\n' && c != '\t')
-    {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 8);
-    let mut chars = text.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
-        if c == '\u{1b}' {
-            if let Some(len) = sgr_len(&text[i..]) {
-                out.push_str(&text[i..i + len]);
-                for _ in 1..text[i..i + len].chars().count() {
-                    chars.next();
-                }
-                continue;
-            }
-        }
-        push_visible(&mut out, c, true);
-    }
-    std::borrow::Cow::Owned(out)
-}
-
-/// Text for one line of a message: like [`visible`], and newlines and tabs
-/// escaped too, so a value cannot start a fake line of its own.
-pub fn one_line(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        push_visible(&mut out, c, false);
-    }
-    out
-}
-
-fn push_visible(out: &mut String, c: char, keep_lines: bool) {
-    match c {
-        '\n' | '\t' if keep_lines => out.push(c),
-        '\n' => out.push_str("\\n"),
-        '\t' => out.push_str("\\t"),
-        '\r' => out.push_str("\\r"),
-        '\u{1b}' => out.push_str("\\e"),
-        c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
-        c => out.push(c),
-    }
-}
-
-/// The length of a colour sequence (`ESC [ digits;… m`) at the start of `text`.
-fn sgr_len(text: &str) -> Option<usize> {
-    let rest = text.strip_prefix("\u{1b}[")?;
-    let end = rest.find(|c: char| !(c.is_ascii_digit() || c == ';'))?;
-    (rest.as_bytes()[end] == b'm').then_some(2 + end + 1)
-}
-
 /// A line of normal output (stdout), URL credentials masked like every
 /// other line.
 pub fn say(line: &str) {
@@ -198,56 +145,6 @@ pub fn note(line: &str) {
     );
 }
 
-/// What an error chain says, each thing once: the error's own text, then
-/// each cause whose text is not already part of something said before it.
-/// Libraries wrap an error and quote it whole ("auth error: unable to run
-/// auth exec: No such file …" over "unable to run auth exec: No such file …"
-/// over "No such file …"); such a cause adds nothing and is dropped. The one
-/// rule for every place that shows a chain: [`error`], [`chain_text`].
-pub fn causes(err: &(dyn std::error::Error + 'static)) -> Vec<String> {
-    let mut said: Vec<String> = vec![err.to_string()];
-    let mut source = err.source();
-    while let Some(cause) = source {
-        let text = cause.to_string();
-        if !said_before(&said, &text) {
-            said.push(text);
-        }
-        source = cause.source();
-    }
-    said
-}
-
-/// The rule of [`causes`]: a text adds nothing when something already said
-/// holds it.
-fn said_before(said: &[String], text: &str) -> bool {
-    said.iter().any(|s| s.contains(text))
-}
-
-/// The innermost cause of an error when it adds to the error's own text
-/// (the short form: what failed, and why), by the rule of [`causes`].
-pub fn new_root_cause(err: &(dyn std::error::Error + 'static)) -> Option<String> {
-    err.source()?;
-    let root = root_cause(err);
-    (!said_before(&[err.to_string()], &root)).then_some(root)
-}
-
-/// An error and its causes as one line (`what: cause: cause`), each said
-/// once (see [`causes`]).
-pub fn chain_text(err: &(dyn std::error::Error + 'static)) -> String {
-    causes(err).join(": ")
-}
-
-/// The innermost cause of an error ("Connection refused (os error 111)"):
-/// what a user can act on, where the layers above it only repeat "client
-/// error".
-pub fn root_cause(err: &(dyn std::error::Error + 'static)) -> String {
-    let mut current = err;
-    while let Some(next) = current.source() {
-        current = next;
-    }
-    current.to_string()
-}
-
 /// Reports a failure: what failed, the causes (each said once, see
 /// [`causes`]), and a hint when there is one. URL credentials in any of
 /// them (a library's error quoting a proxy URL, say) are masked on the way
@@ -268,10 +165,6 @@ pub fn error(err: &anyhow::Error, hint: Option<&str>) {
         let _ = writeln!(e, "  {} {}", style("hint:").cyan(), visible(&masked(h)));
     }
     emit(Stream::Err, &e);
-}
-
-fn masked(text: impl std::fmt::Display) -> String {
-    crate::values::secrets::masked(&text.to_string())
 }
 
 /// Live status lines for workloads: spinners on a TTY, plain lines (one per
@@ -506,94 +399,7 @@ pub fn removed(object: &str, namespace: Option<&str>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// An error of `texts[0]`, caused by one of `texts[1]`, and so on.
-    #[derive(Debug)]
-    struct Layer(String, Option<Box<Layer>>);
-
-    impl std::fmt::Display for Layer {
-        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str(&self.0)
-        }
-    }
-
-    impl std::error::Error for Layer {
-        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-            self.1.as_deref().map(|l| l as _)
-        }
-    }
-
-    fn chain(texts: &[&str]) -> Layer {
-        texts
-            .iter()
-            .rev()
-            .fold(None, |inner, t| {
-                Some(Layer(t.to_string(), inner.map(Box::new)))
-            })
-            .unwrap()
-    }
-
-    #[test]
-    fn a_cause_that_repeats_what_was_said_is_dropped() {
-        // The chain kube-rs gives for a missing exec plugin.
-        let err = chain(&[
-            "could not build a client for context eks-ci",
-            "auth error: unable to run auth exec: No such file or directory (os error 2)",
-            "unable to run auth exec: No such file or directory (os error 2)",
-            "No such file or directory (os error 2)",
-        ]);
-        assert_eq!(
-            causes(&err),
-            [
-                "could not build a client for context eks-ci",
-                "auth error: unable to run auth exec: No such file or directory (os error 2)",
-            ]
-        );
-        assert_eq!(
-            chain_text(&err),
-            "could not build a client for context eks-ci: auth error: unable to run auth exec: \
-             No such file or directory (os error 2)"
-        );
-        // The innermost cause is still there for whoever wants only it,
-        // and in the short form only when it is news.
-        assert_eq!(root_cause(&err), "No such file or directory (os error 2)");
-        assert_eq!(
-            new_root_cause(&err).as_deref(),
-            Some("No such file or directory (os error 2)")
-        );
-        assert_eq!(
-            new_root_cause(&chain(&["reading x failed: EOF", "EOF"])),
-            None
-        );
-        let err = chain(&[
-            "deleting Secret/x failed",
-            "ServiceError: refused",
-            "refused",
-        ]);
-        assert_eq!(new_root_cause(&err).as_deref(), Some("refused"));
-        assert_eq!(new_root_cause(&chain(&["alone"])), None);
-    }
-
-    #[test]
-    fn causes_that_say_something_new_are_all_kept() {
-        let err = chain(&[
-            "applying Secret/x failed",
-            "client error",
-            "Connection refused",
-        ]);
-        assert_eq!(
-            causes(&err),
-            [
-                "applying Secret/x failed",
-                "client error",
-                "Connection refused"
-            ]
-        );
-        // The same text twice, or a cause quoted by an earlier layer than
-        // its parent, is said once; an empty cause says nothing.
-        let err = chain(&["timed out: EOF", "stream", "stream", "EOF", ""]);
-        assert_eq!(causes(&err), ["timed out: EOF", "stream"]);
-    }
+    use crate::text::chain;
 
     #[test]
     fn an_error_report_says_each_cause_once() {
@@ -610,15 +416,5 @@ mod tests {
              caused by: auth error: unable to run auth exec: No such file or directory (os error 2)\n  \
              hint: install it\n"
         );
-    }
-
-    #[test]
-    fn control_characters_are_shown_escaped() {
-        let hostile = "Bad\u{1b}]0;TITLE\u{7}\nerror: x\r";
-        assert_eq!(visible(hostile), "Bad\\e]0;TITLE\\u{7}\nerror: x\\r");
-        assert_eq!(one_line(hostile), "Bad\\e]0;TITLE\\u{7}\\nerror: x\\r");
-        let coloured = format!("{}", console::style("ok").green().force_styling(true));
-        assert_eq!(visible(&coloured), coloured);
-        assert_eq!(visible("plain\ttext\n"), "plain\ttext\n");
     }
 }

@@ -1,6 +1,6 @@
 //! `cf-runner init`: gather the input (files, `--set-*`, flags), validate it
 //! all before anything is written, render, then export (dry-run), write Helm
-//! values, or install. The flags are read once, into a [`Plan`]; the steps
+//! values, or install. The flags are read once, into a `Plan`; the steps
 //! after that never look at them again.
 
 use std::path::{Path, PathBuf};
@@ -15,8 +15,9 @@ use super::Outcome;
 use crate::cli::InitArgs;
 use crate::cluster;
 use crate::platform::Transport;
+use crate::render::helm;
 use crate::values::{self, tree, Input, Problem, Problems};
-use crate::{export, helm, output, render, wizard};
+use crate::{export, output, render, wizard};
 
 /// What `init` does with the render.
 #[derive(Debug, Clone, PartialEq, Eq)]

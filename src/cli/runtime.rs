@@ -55,6 +55,8 @@ pub struct AttachArgs {
     pub agent: AgentPlace,
     #[command(flatten)]
     pub platform: PlatformArgs,
+    // clap's help text, not rustdoc's markup: `<…>` is what `--help` shows.
+    #[allow(rustdoc::invalid_html_tags)]
     /// Name of the runtime environment on the platform [default: <context>/<namespace>]
     #[arg(long, value_name = "NAME")]
     pub runtime_name: Option<String>,
@@ -78,6 +80,8 @@ pub struct DetachArgs {
     pub agent: AgentPlace,
     #[command(flatten)]
     pub platform: PlatformArgs,
+    // clap's help text, not rustdoc's markup: `<…>` is what `--help` shows.
+    #[allow(rustdoc::invalid_html_tags)]
     /// Name of the runtime environment to detach [default: <context>/<namespace>]
     #[arg(long, value_name = "NAME")]
     pub runtime_name: Option<String>,

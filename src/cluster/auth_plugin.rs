@@ -10,7 +10,7 @@
 //! any request leaves.
 
 use std::ffi::OsString;
-use std::io::Read;
+use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
@@ -218,10 +218,10 @@ impl Plugin {
             return None;
         }
         Some(Plugin {
-            command: crate::output::one_line(exec.command.as_deref().unwrap_or("")),
+            command: crate::text::one_line(exec.command.as_deref().unwrap_or("")),
             exec: exec.clone(),
             context: context.to_string(),
-            user: crate::output::one_line(user.unwrap_or("(none)")),
+            user: crate::text::one_line(user.unwrap_or("(none)")),
         })
     }
 
@@ -232,7 +232,7 @@ impl Plugin {
         match self.exec.interactive_mode {
             Some(ExecInteractiveMode::Never) => false,
             Some(ExecInteractiveMode::Always) => true,
-            _ => crate::output::stdin_is_tty(),
+            _ => std::io::stdin().is_terminal(),
         }
     }
 
@@ -275,7 +275,7 @@ impl Plugin {
     pub fn check(&self) -> Result<PathBuf, Box<AuthPluginError>> {
         let program = self.find().map_err(|p| self.error(p))?;
         if self.exec.interactive_mode == Some(ExecInteractiveMode::Always)
-            && !crate::output::stdin_is_tty()
+            && !std::io::stdin().is_terminal()
         {
             return Err(self.error(Problem::NeedsTerminal));
         }
@@ -450,7 +450,7 @@ impl Plugin {
             if kind != "ExecCredential" {
                 return Err(bad(&format!(
                     "its kind is {}, not ExecCredential",
-                    crate::output::one_line(&kind.to_string())
+                    crate::text::one_line(&kind.to_string())
                 )));
             }
         }
@@ -477,7 +477,7 @@ impl Plugin {
 /// (the one mechanism, `values::secrets`), one line, cut.
 fn quoted(bytes: &[u8]) -> String {
     let text = String::from_utf8_lossy(bytes);
-    let shown = crate::output::one_line(&crate::values::secrets::masked_printout(text.trim()));
+    let shown = crate::text::one_line(&crate::text::masked_printout(text.trim()));
     if shown.chars().count() > QUOTED_CHARS {
         format!(
             "{}… (cut at {QUOTED_CHARS} characters)",
@@ -503,7 +503,7 @@ fn runnable(path: &Path) -> Result<(), Problem> {
     }
     match mode_of(path) {
         Some(mode) if mode & 0o111 == 0 => Err(Problem::NotExecutable {
-            path: crate::output::one_line(&path.display().to_string()),
+            path: crate::text::one_line(&path.display().to_string()),
             mode: mode & 0o7777,
         }),
         _ => Ok(()),

@@ -150,7 +150,7 @@ impl std::fmt::Display for Failure {
         // The error's own text says what was being done; the innermost
         // cause says why ("Connection refused"), which a user can act on
         // (unless the error's text already says it).
-        let why = crate::output::new_root_cause(&self.error)
+        let why = crate::text::new_root_cause(&self.error)
             .map(|root| format!(": {root}"))
             .unwrap_or_default();
         match &self.namespace {

@@ -53,7 +53,7 @@ pub struct Cluster {
     pub server: String,
 }
 
-pub use crate::output::root_cause;
+pub use crate::text::root_cause;
 
 /// Why talking to the cluster failed.
 #[derive(Debug, thiserror::Error)]
@@ -119,7 +119,7 @@ impl KubeError {
             kube::Error::Api(status) => KubeError::Api {
                 action: action.into(),
                 object: object.into(),
-                message: crate::output::one_line(&status.message),
+                message: crate::text::one_line(&status.message),
                 code: status.code,
                 status: Box::new(err),
             },
@@ -132,9 +132,9 @@ impl KubeError {
     }
 
     /// This error and its causes, as one line, each said once
-    /// ([`crate::output::chain_text`]).
+    /// ([`crate::text::chain_text`]).
     pub fn chain_text(&self) -> String {
-        crate::output::chain_text(self)
+        crate::text::chain_text(self)
     }
 
     /// True when TLS failed because the server's certificate is not trusted
@@ -322,7 +322,7 @@ pub fn read_kubeconfig(
     }
     let mut merged: Option<Kubeconfig> = None;
     for path in &paths {
-        let shown = crate::output::one_line(&path.display().to_string());
+        let shown = crate::text::one_line(&path.display().to_string());
         let text =
             crate::input_file::read_regular_text(path, MAX_KUBECONFIG_BYTES).map_err(|why| {
                 KubeError::KubeconfigFile {
@@ -350,7 +350,7 @@ pub fn read_kubeconfig(
     }
     let shown = paths
         .iter()
-        .map(|p| crate::output::one_line(&p.display().to_string()))
+        .map(|p| crate::text::one_line(&p.display().to_string()))
         .collect::<Vec<_>>()
         .join(":");
     Ok(merged.map(|m| (m, shown)))
@@ -479,7 +479,7 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Cluster, KubeError> {
     config.connect_timeout = Some(CONNECT_TIMEOUT);
     // A kubeconfig may name the server as `https://user:password@host`:
     // every message, report and record shows it without the password.
-    let server = crate::values::secrets::masked(&config.cluster_url.to_string());
+    let server = crate::text::masked(&config.cluster_url.to_string());
     let client = match &plugin {
         None => Client::try_from(config),
         Some(plugin) => build_with_plugin(config, plugin).await?,

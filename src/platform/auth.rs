@@ -90,8 +90,8 @@ pub fn resolve(
         (None, Some(n)) => {
             return Err(PlatformError::HostMismatch {
                 source_name: source.to_string(),
-                own: crate::values::secrets::masked(&own),
-                named: crate::values::secrets::masked(n.url),
+                own: crate::text::masked(&own),
+                named: crate::text::masked(n.url),
                 origin: n.origin.to_string(),
             })
         }

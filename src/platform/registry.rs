@@ -311,7 +311,7 @@ impl Registry {
             Err(e) => Err(Presence::Failed(format!(
                 "no answer from {}: {}",
                 url.split("/v2/").next().unwrap_or(url),
-                crate::output::root_cause(&e)
+                crate::text::root_cause(&e)
             ))),
         }
     }
@@ -347,7 +347,7 @@ impl Registry {
                 "the registry {} names a token service over plain http:// on another host ({}): \
                  cf-runner does not send the docker config's credentials there",
                 target.host,
-                crate::values::secrets::masked(realm)
+                crate::text::masked(realm)
             )));
         }
         let mut request = self.http.get(token_url.as_str());
@@ -357,7 +357,7 @@ impl Registry {
         let response = request.send().await.map_err(|e| {
             Presence::Failed(format!(
                 "no answer from the token service {realm}: {}",
-                crate::output::root_cause(&e)
+                crate::text::root_cause(&e)
             ))
         })?;
         let status = response.status();

@@ -5,7 +5,15 @@
 //! Templates live in `templates/` and are embedded at build time (MiniJinja
 //! syntax). Values are inserted with `tojson`, which YAML reads as flow
 //! style, so no value can break the indentation or inject keys.
+//!
+//! Two writers share what they say about the same pods: the manifests (here)
+//! and the Helm chart's values file ([`helm`]). What both use stays private
+//! to this module, so nothing outside can depend on it: the node selector
+//! with the architecture, the dind daemon config and the lv-monitor's
+//! tolerations; the provisioner's name and the pinned [`images`] are public
+//! because other commands read them too.
 
+pub mod helm;
 pub mod images;
 pub mod runtime_spec;
 pub mod runtimes;
@@ -18,7 +26,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-use crate::values::{secrets, Arch, Backend, Scheduling, Secret, SecretKeyRef, Values};
+use crate::values::{Arch, Backend, Scheduling, Secret, SecretKeyRef, Values};
 
 /// Label every object carries: who manages it.
 pub const LABEL_MANAGED_BY: &str = "app.kubernetes.io/managed-by";
@@ -545,7 +553,7 @@ pub fn check_schema(api_version: &str, kind: &str, object: &Value) -> Result<(),
 }
 
 /// Node selector for a group of pods: its own, plus the architecture.
-pub fn selector_with_arch(scheduling: &Scheduling, arch: Arch) -> BTreeMap<String, String> {
+fn selector_with_arch(scheduling: &Scheduling, arch: Arch) -> BTreeMap<String, String> {
     let mut selector = scheduling.node_selector.clone();
     match arch {
         Arch::Any => {}
@@ -568,7 +576,7 @@ fn env_list(
 ) -> Vec<Value> {
     env.iter()
         .map(|(k, v)| {
-            if !secrets::has_url_credentials(v) {
+            if !crate::text::has_url_credentials(v) {
                 return json!({"name": k, "value": v});
             }
             let key = credentials
@@ -598,7 +606,7 @@ pub fn provisioner_name(namespace: &str) -> String {
 
 /// The docker daemon configuration of dind pods (`daemon.json`), also the
 /// Helm chart's `runtime.dindDaemon`.
-pub fn daemon_config(values: &Values) -> Value {
+fn daemon_config(values: &Values) -> Value {
     let mut daemon = json!({
         "hosts": ["unix:///var/run/docker.sock", "tcp://0.0.0.0:1300"],
         "tlsverify": true,
@@ -707,7 +715,7 @@ fn union_tolerations(lists: &[&[crate::values::Toleration]]) -> Vec<crate::value
 /// Tolerations of the local-volume cleaner: it must run on every node a
 /// build volume can be on, so it tolerates the `codefresh/dind` taint, the
 /// builds' tolerations and the runner's.
-pub fn lv_monitor_tolerations(values: &Values) -> Vec<crate::values::Toleration> {
+fn lv_monitor_tolerations(values: &Values) -> Vec<crate::values::Toleration> {
     let dind_toleration = crate::values::Toleration {
         key: Some("codefresh/dind".into()),
         operator: Some("Exists".into()),

@@ -7,7 +7,7 @@
 //! [`images::CHART_VERSION`] (its `<runtime>-runtime-config` ConfigMap), so a
 //! build started by a cf-runner install runs exactly like one started by a
 //! chart install. `docs/chart-parity.md` lists the few deliberate
-//! differences; `tests/chart_parity.rs` holds the two side by side.
+//! differences; `tests/offline/chart_parity.rs` holds the two side by side.
 //!
 //! Built directly as JSON (no template): it is the largest document cf-runner
 //! renders, and a typed builder keeps every value a value (no quoting rules).

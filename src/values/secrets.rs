@@ -6,7 +6,8 @@
 //! URL appears (proxies, hosts, environment variables). Everything that
 //! shows values to a person or keeps them in a non-Secret place (the record
 //! Secret, info, upgrade's diff, error messages, dry-run files, stdout)
-//! goes through [`redact`], [`mask_urls_in`] or [`mask_text`].
+//! goes through [`redact`], [`mask_urls_in`] or, for a text, `crate::text`'s
+//! masking.
 //!
 //! Pure: no I/O.
 
@@ -14,8 +15,10 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-/// What a hidden value is replaced with.
-pub const REDACTED: &str = "<redacted>";
+use crate::text::{has_url_credentials, mask_value, REDACTED};
+// Callers that show one value take its mask from here or from `text`: the
+// same function.
+pub use crate::text::masked_value;
 
 /// Keys whose whole value is secret: never echoed in messages, redacted in
 /// the values record.
@@ -33,186 +36,6 @@ pub fn is_secret_key(key: &str) -> bool {
     SECRET_KEYS
         .iter()
         .any(|s| key == *s || key.strip_prefix(s).is_some_and(|r| r.starts_with('.')))
-}
-
-/// Where the part of a URL that can hold credentials ends in `tail` (the
-/// text after `://`): at white space or a control character, or where the
-/// next URL's `://` begins. Not at `/`, `?`, `#` or `@`: a password may
-/// hold any of them unescaped, and a mask that stopped there would show
-/// its tail.
-fn credentials_span(tail: &str, whole_value: bool) -> usize {
-    let blank = if whole_value {
-        tail.len()
-    } else {
-        tail.find(|c: char| c.is_whitespace() || c.is_control())
-            .unwrap_or(tail.len())
-    };
-    let next_url = tail.find("://").unwrap_or(tail.len());
-    blank.min(next_url)
-}
-
-/// `text` with the credentials of every URL in it replaced: the password
-/// (`user:<redacted>@`), or a lone user name, which is often a token
-/// (`<redacted>@`). `None` when there was nothing to hide.
-///
-/// The user part is read as a URL parser that trusts the last `@` reads
-/// it: everything from `://` to the LAST `@` before the host, so
-/// `http://u:p#ss@proxy` and `postgres://u:p?ss@db/x` hide `p#ss` and
-/// `p?ss` whole. An `@` later in a path or query hides more than needed,
-/// never less.
-///
-/// For one value rather than a text, see [`mask_value`].
-pub fn mask_text(text: &str) -> Option<String> {
-    mask(text, false)
-}
-
-/// [`mask_text`] for one value (a setting, an env var, an answer): its
-/// URLs' user parts run to the last `@` even across white space, which no
-/// URL holds but a mistyped password may (`http://u:p ss@proxy`).
-pub fn mask_value(value: &str) -> Option<String> {
-    mask(value, true)
-}
-
-fn mask(text: &str, whole_value: bool) -> Option<String> {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    let mut changed = false;
-    while let Some(at) = rest.find("://") {
-        let (head, tail) = rest.split_at(at + 3);
-        out.push_str(head);
-        let span = &tail[..credentials_span(tail, whole_value)];
-        match span.rfind('@') {
-            Some(i) if i > 0 && &span[..i] != REDACTED => {
-                let userinfo = &span[..i];
-                match userinfo.split_once(':') {
-                    Some((user, pass)) if pass != REDACTED => {
-                        out.push_str(user);
-                        out.push(':');
-                        out.push_str(REDACTED);
-                        changed = true;
-                    }
-                    Some(_) => out.push_str(userinfo),
-                    None => {
-                        out.push_str(REDACTED);
-                        changed = true;
-                    }
-                }
-                rest = &tail[i..];
-            }
-            _ => rest = tail,
-        }
-    }
-    out.push_str(rest);
-    changed.then_some(out)
-}
-
-/// [`mask_text`], giving the text back unchanged when there was nothing to hide.
-pub fn masked(text: &str) -> String {
-    mask_text(text).unwrap_or_else(|| text.to_string())
-}
-
-/// Words that make a field's name a credential's, in what another program
-/// printed (an auth plugin's ExecCredential, a token service's answer):
-/// `token`, `access_token`, `clientKeyData`, `apiKey`, `client_secret`,
-/// `password`, `--token=` …
-const CREDENTIAL_FIELD_WORDS: &[&str] = &["token", "key", "secret", "password", "passwd"];
-
-fn is_name_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b == b'-'
-}
-
-/// `text` with the value of every credential-named field replaced, in JSON
-/// (`"token": "…"`), YAML (`token: …`) or flag (`--token=…`) form; nested
-/// objects are left to their own fields. `None` when there was nothing to
-/// hide. For text cf-runner did not write and shows anyway.
-pub fn mask_credential_fields(text: &str) -> Option<String> {
-    let bytes = text.as_bytes();
-    let len = bytes.len();
-    let mut out = String::with_capacity(len);
-    let mut copied = 0;
-    let mut pos = 0;
-    while pos < len {
-        if !is_name_byte(bytes[pos]) || (pos > 0 && is_name_byte(bytes[pos - 1])) {
-            pos += 1;
-            continue;
-        }
-        let mut end = pos;
-        while end < len && is_name_byte(bytes[end]) {
-            end += 1;
-        }
-        let name = text[pos..end].to_ascii_lowercase();
-        pos = end;
-        if !CREDENTIAL_FIELD_WORDS.iter().any(|w| name.contains(w)) {
-            continue;
-        }
-        let skip_blanks = |mut j: usize| {
-            while j < len && matches!(bytes[j], b' ' | b'\t') {
-                j += 1;
-            }
-            j
-        };
-        // The name's closing quote, then `:` or `=`.
-        let mut j = end;
-        if j < len && matches!(bytes[j], b'"' | b'\'') {
-            j += 1;
-        }
-        j = skip_blanks(j);
-        if j >= len || !matches!(bytes[j], b':' | b'=') {
-            continue;
-        }
-        j = skip_blanks(j + 1);
-        if j >= len {
-            break;
-        }
-        let (start, stop) = match bytes[j] {
-            b'{' | b'[' => continue,
-            quote @ (b'"' | b'\'') => {
-                let mut k = j + 1;
-                while k < len && bytes[k] != quote {
-                    k += if bytes[k] == b'\\' { 2 } else { 1 };
-                }
-                (j + 1, k.min(len))
-            }
-            _ => {
-                let mut k = j;
-                while k < len
-                    && !matches!(bytes[k], b',' | b'}' | b']' | b'\n' | b'\r' | b' ' | b'\t')
-                {
-                    k += 1;
-                }
-                (j, k)
-            }
-        };
-        if start < stop && &text[start..stop] != REDACTED {
-            out.push_str(&text[copied..start]);
-            out.push_str(REDACTED);
-            copied = stop;
-        }
-        pos = stop.max(pos);
-    }
-    if copied == 0 {
-        return None;
-    }
-    out.push_str(&text[copied..]);
-    Some(out)
-}
-
-/// What another program printed, safe to show: URL credentials
-/// ([`mask_text`]) and credential-named fields ([`mask_credential_fields`])
-/// masked.
-pub fn masked_printout(text: &str) -> String {
-    let urls = masked(text);
-    mask_credential_fields(&urls).unwrap_or(urls)
-}
-
-/// [`mask_value`], giving the value back unchanged when there was nothing to hide.
-pub fn masked_value(value: &str) -> String {
-    mask_value(value).unwrap_or_else(|| value.to_string())
-}
-
-/// True when the value `text` holds a URL with credentials.
-pub fn has_url_credentials(text: &str) -> bool {
-    mask_value(text).is_some()
 }
 
 /// A copy of `value` with the URL credentials in every string masked.
@@ -401,31 +224,8 @@ pub fn restore_url_credentials(tree: &mut Value, held: &BTreeMap<String, String>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::text::{mask_text, masked};
     use serde_json::json;
-
-    #[test]
-    fn a_url_password_is_masked_wherever_it_is() {
-        assert_eq!(
-            masked("http://user:s3cret@proxy:3128"),
-            "http://user:<redacted>@proxy:3128"
-        );
-        assert_eq!(
-            masked("ftp://u:LEAK@p:3128 uses the scheme `ftp`"),
-            "ftp://u:<redacted>@p:3128 uses the scheme `ftp`"
-        );
-        assert_eq!(
-            masked("https://ghp_token@github.com/x"),
-            "https://<redacted>@github.com/x"
-        );
-        assert_eq!(
-            masked("a http://a:b@h, then https://c:d@i/p"),
-            "a http://a:<redacted>@h, then https://c:<redacted>@i/p"
-        );
-        assert_eq!(masked("http://proxy:3128"), "http://proxy:3128");
-        assert_eq!(masked("no url here"), "no url here");
-        // Idempotent: masking a masked URL changes nothing.
-        assert_eq!(mask_text("http://user:<redacted>@proxy:3128"), None);
-    }
 
     /// A password may hold every reserved character unescaped; the mask
     /// used to stop at the first `/`, `?`, `#` or quote and show the rest.
@@ -491,37 +291,6 @@ mod tests {
             masked("http://a:b#1@h1,https://c:d?2@h2"),
             "http://a:<redacted>@h1,https://c:<redacted>@h2"
         );
-    }
-
-    #[test]
-    fn credential_fields_in_a_printout_are_masked() {
-        assert_eq!(
-            masked_printout(
-                r#"{"kind":"ExecCredential","status":{"token":"k8s-aws-v1.SECRET","expirationTimestamp":"2026-01-01T00:00:00Z"}}"#
-            ),
-            r#"{"kind":"ExecCredential","status":{"token":"<redacted>","expirationTimestamp":"2026-01-01T00:00:00Z"}}"#
-        );
-        assert_eq!(
-            masked_printout("status:\n  clientKeyData: PRIVATE\n  access_token: 'AT' id_token=IT"),
-            "status:\n  clientKeyData: <redacted>\n  access_token: '<redacted>' id_token=<redacted>"
-        );
-        assert_eq!(
-            masked_printout(r#"--token=T "password" : "p\"w" https://u:PW@h"#),
-            r#"--token=<redacted> "password" : "<redacted>" https://u:<redacted>@h"#
-        );
-        // Names that are not credentials, nested objects, and a cut-off
-        // value at the end.
-        assert_eq!(
-            mask_credential_fields(r#"{"tokens":{"kind":"x"},"monkeys":[1]}"#),
-            None
-        );
-        assert_eq!(
-            masked_printout(r#"{"token":"abc"#),
-            r#"{"token":"<redacted>"#
-        );
-        assert_eq!(mask_credential_fields("no fields here: token"), None);
-        // Idempotent.
-        assert_eq!(mask_credential_fields("token: <redacted>"), None);
     }
 
     #[test]

@@ -158,7 +158,7 @@ impl<'a> Session<'a> {
         // A proxy's password is not shown back, like every secret.
         self.rows.push(SummaryRow {
             topic: topic.to_string(),
-            value: crate::values::secrets::masked_value(&value.into()),
+            value: crate::text::masked_value(&value.into()),
             given,
         });
     }
@@ -197,7 +197,7 @@ impl<'a> Session<'a> {
 
     pub(super) fn note(&mut self, text: &str) {
         self.show_section();
-        self.p.note(&crate::values::secrets::masked(text));
+        self.p.note(&crate::text::masked(text));
     }
 
     pub(super) fn select(

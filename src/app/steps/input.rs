@@ -1,6 +1,6 @@
 //! Turning what the user typed into values input: the files the flags
 //! name, and the flags themselves as overrides. One table,
-//! [`FLAG_KEYS`], says which values key each flag sets; every command that
+//! `FLAG_KEYS`, says which values key each flag sets; every command that
 //! takes flags for values (`init`, `upgrade`, `diff`, `check`, `images`)
 //! builds its overrides from it, and problems name the flag by it.
 

@@ -1,0 +1,29 @@
+//! Text hygiene: what cf-runner may show of a text it did not write. A
+//! leaf: it uses nothing of the crate, and `values`, `output`, `cluster`,
+//! `platform` and the rest use it.
+//!
+//! - [`visible`] and [`one_line`]: control characters shown escaped, so a
+//!   key, a file name or a server's message can neither drive the terminal
+//!   nor start a fake line of its own;
+//! - masking ([`masked`], [`masked_value`], [`masked_printout`] …): URL
+//!   credentials and credential-named fields replaced by [`REDACTED`], the
+//!   one marker for a hidden value;
+//! - error chains ([`causes`], [`chain_text`], [`root_cause`]): what a chain
+//!   of errors says, each thing once.
+//!
+//! Which keys of the values are secret is `values::secrets`'s business; how
+//! a secret is hidden in a text is this module's. Pure: no I/O.
+
+mod errors;
+mod line;
+mod mask;
+
+pub use errors::{causes, chain_text, new_root_cause, root_cause};
+pub use line::{one_line, visible};
+pub use mask::{
+    has_url_credentials, mask_credential_fields, mask_text, mask_value, masked, masked_printout,
+    masked_value, REDACTED,
+};
+
+#[cfg(test)]
+pub(crate) use errors::tests::chain;

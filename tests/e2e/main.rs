@@ -1,0 +1,31 @@
+//! The end-to-end tests that share one test control plane (see
+//! `support::controlplane::shared`), linked into one binary, so the control
+//! plane starts once for all of them and the binary is linked once. Each
+//! test works in a namespace of its own; a test that breaks the control
+//! plane on purpose starts a private one. Run one file's tests with
+//! `cargo test --test e2e <file>::`.
+//!
+//! Kept out, as binaries of their own: tests that change what every test
+//! of the cluster sees (`e2e_admission`: webhooks and Pod Security;
+//! `e2e_preflight_nodes`, `e2e_probe`: nodes), the terminal test
+//! (`e2e_wizard_pty`), and the benchmark (`bench_apply`).
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod e2e_adopt;
+mod e2e_adopt_credentials;
+mod e2e_auth_plugin;
+mod e2e_check;
+mod e2e_cluster_access;
+mod e2e_controlplane;
+mod e2e_diff;
+mod e2e_examples_apply;
+mod e2e_foreign_install;
+mod e2e_init;
+mod e2e_lifecycle;
+mod e2e_lock;
+mod e2e_messages;
+mod e2e_ownership;
+mod e2e_platform;
+mod e2e_wait_outage;
