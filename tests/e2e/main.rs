@@ -8,15 +8,16 @@
 //! Kept out, as binaries of their own: tests that change what every test
 //! of the cluster sees (`e2e_admission`: webhooks and Pod Security;
 //! `e2e_preflight_nodes`, `e2e_probe`: nodes), the terminal test
-//! (`e2e_wizard_pty`), and the benchmark (`bench_apply`).
+//! (`e2e_wizard_pty`), the benchmark (`bench_apply`), and tests whose
+//! audit-log assertions cover every request of a user or of cf-runner's
+//! user agent, which other tests' requests would disturb (`e2e_check`:
+//! the limited user's writes; `e2e_auth_plugin`: "nothing was sent").
 
 #[path = "../support/mod.rs"]
 mod support;
 
 mod e2e_adopt;
 mod e2e_adopt_credentials;
-mod e2e_auth_plugin;
-mod e2e_check;
 mod e2e_cluster_access;
 mod e2e_controlplane;
 mod e2e_diff;

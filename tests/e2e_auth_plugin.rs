@@ -4,7 +4,7 @@
 //! user reads which command, for which context and user, what is wrong and
 //! what to do, once; cf-runner exits 1 and sends the API server nothing.
 
-use crate::support;
+mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

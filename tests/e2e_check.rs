@@ -4,7 +4,7 @@
 //! (the installation is named), next to an older installer's objects, and as
 //! the first step of `init`.
 
-use crate::support;
+mod support;
 
 use std::process::Output;
 
