@@ -273,16 +273,51 @@ pub(crate) async fn collect(
         "a copy of the whole object, which for a Secret holds its data",
     );
 
-    match &req.info {
+    add_info(&mut bundle, &req.info);
+    add_check_and_spec(&mut bundle, cluster, record, values, ns, step).await;
+    add_platform_spec(&mut bundle, &auth, record, req.platform, step).await;
+    add_record(&mut bundle, record, ns);
+    let events = add_events(&mut bundle, client, ns, step).await;
+    let node_zones = add_nodes(&mut bundle, client, step).await;
+    add_storage(&mut bundle, client, ns, values, &events, &node_zones, step).await;
+    add_secrets(&mut bundle, client, ns, step).await;
+    let pods = add_pods(&mut bundle, client, ns, &events, step).await;
+    add_logs(&mut bundle, client, ns, &pods, req, step).await;
+
+    bundle.add_value(
+        "versions.json",
+        &json!({
+            "cf-runner": env!("CARGO_PKG_VERSION"),
+            "chart parity": images::CHART_VERSION,
+            "installed by cf-runner": record.and_then(|r| r.cf_runner_version.clone()),
+            "images running": running_images(&pods),
+        }),
+    );
+    bundle
+}
+
+/// `info -o json` of the namespace, or why there is none.
+fn add_info(bundle: &mut Bundle, info: &Result<String, String>) {
+    match info {
         Ok(text) => match serde_json::from_str::<Value>(text) {
             Ok(info) => bundle.add_value("info.json", &info),
             Err(_) => bundle.add_text("info.json", text),
         },
         Err(why) => bundle.failed("info.json", why),
     }
+}
 
-    // The runtime spec, as cf-runner builds it from the record, and the
-    // check, against what the record would render.
+/// The runtime spec, as cf-runner builds it from the record, and the
+/// check, against what the record would render.
+async fn add_check_and_spec(
+    bundle: &mut Bundle,
+    cluster: &Cluster,
+    record: Option<&Record>,
+    values: Option<&values::Values>,
+    ns: &str,
+    step: &dyn Fn(&str),
+) {
+    let client = &cluster.client;
     let rendered = match (record, values) {
         (Some(record), Some(values)) => {
             let identity = identity::recorded(record, Some(values), &cluster.context);
@@ -310,13 +345,21 @@ pub(crate) async fn collect(
             bundle.failed("check.json and runtime/from-record.json", why);
         }
     }
+}
 
-    // The platform's side.
+/// The runtime spec as the platform holds it (needs an API token).
+async fn add_platform_spec(
+    bundle: &mut Bundle,
+    auth: &Result<Option<crate::platform::auth::Auth>, crate::platform::PlatformError>,
+    record: Option<&Record>,
+    platform: &PlatformArgs,
+    step: &dyn Fn(&str),
+) {
     let runtime_name = record.and_then(|r| r.runtime_name.clone());
-    match (&auth, &runtime_name) {
+    match (auth, &runtime_name) {
         (Ok(Some(auth)), Some(name)) => {
             step("reading the runtime environment on the platform");
-            match crate::platform::Platform::new(auth, register::transport(req.platform)) {
+            match crate::platform::Platform::new(auth, register::transport(platform)) {
                 Ok(p) => match p.runtime(name).await {
                     Ok(Some(spec)) => bundle.add_value("runtime/platform.json", &spec),
                     Ok(None) => bundle.failed(
@@ -338,8 +381,10 @@ pub(crate) async fn collect(
             "the record names no runtime environment",
         ),
     }
+}
 
-    // The record, its values redacted when it was written and again here.
+/// The record, its values redacted when it was written and again here.
+fn add_record(bundle: &mut Bundle, record: Option<&Record>, ns: &str) {
     match record {
         Some(r) => {
             let values_tree: Value = r
@@ -365,9 +410,17 @@ pub(crate) async fn collect(
             format!("no Secret {} in namespace {ns}", render::RECORD_SECRET),
         ),
     }
+}
 
+/// The namespace's events, sorted; the pods and claims show their own.
+async fn add_events(
+    bundle: &mut Bundle,
+    client: &kube::Client,
+    ns: &str,
+    step: &dyn Fn(&str),
+) -> Vec<Value> {
     step("reading the events of the namespace");
-    let events = match reads::list(client, "v1", "Event", Some(ns)).await {
+    match reads::list(client, "v1", "Event", Some(ns)).await {
         Ok(mut events) => {
             events.sort_by_key(|e| event_line(e).as_str().unwrap_or_default().to_string());
             bundle.add_value(
@@ -380,18 +433,27 @@ pub(crate) async fn collect(
             bundle.failed("events.yaml", e.chain_text());
             Vec::new()
         }
-    };
-    let events_of = |kind: &str, name: &str| -> Vec<Value> {
-        events
-            .iter()
-            .filter(|e| {
-                e.pointer("/involvedObject/kind").and_then(Value::as_str) == Some(kind)
-                    && e.pointer("/involvedObject/name").and_then(Value::as_str) == Some(name)
-            })
-            .cloned()
-            .collect()
-    };
+    }
+}
 
+/// The events of one object.
+fn events_of(events: &[Value], kind: &str, name: &str) -> Vec<Value> {
+    events
+        .iter()
+        .filter(|e| {
+            e.pointer("/involvedObject/kind").and_then(Value::as_str) == Some(kind)
+                && e.pointer("/involvedObject/name").and_then(Value::as_str) == Some(name)
+        })
+        .cloned()
+        .collect()
+}
+
+/// The nodes; returns each node's zone, for the volumes.
+async fn add_nodes(
+    bundle: &mut Bundle,
+    client: &kube::Client,
+    step: &dyn Fn(&str),
+) -> BTreeMap<String, String> {
     step("reading the nodes");
     let mut node_zones = BTreeMap::new();
     match reads::list(client, "v1", "Node", None).await {
@@ -425,6 +487,20 @@ pub(crate) async fn collect(
         Err(e) => bundle.failed("nodes.yaml", e.chain_text()),
     }
 
+    node_zones
+}
+
+/// The dind volumes: their StorageClass, the namespace's claims and the
+/// volumes, with zones.
+async fn add_storage(
+    bundle: &mut Bundle,
+    client: &kube::Client,
+    ns: &str,
+    values: Option<&values::Values>,
+    events: &[Value],
+    node_zones: &BTreeMap<String, String>,
+    step: &dyn Fn(&str),
+) {
     step("reading the dind volumes and their StorageClass");
     let objects = inventory::labelled(client, ns).await;
     let classes = own_classes(ns, values, objects.as_deref().unwrap_or_default());
@@ -461,7 +537,7 @@ pub(crate) async fn collect(
                         "volume": c.pointer("/spec/volumeName"),
                         "selected node": node,
                         "zone": node.and_then(|n| node_zones.get(n)),
-                        "events": events_of("PersistentVolumeClaim", name).iter().map(event_line).collect::<Vec<_>>(),
+                        "events": events_of(events, "PersistentVolumeClaim", name).iter().map(event_line).collect::<Vec<_>>(),
                     })
                 })
                 .collect();
@@ -488,7 +564,7 @@ pub(crate) async fn collect(
                         "storage class": v.pointer("/spec/storageClassName"),
                         "capacity": v.pointer("/spec/capacity/storage"),
                         "claim": v.pointer("/spec/claimRef/name"),
-                        "zone": pv_zone(v, &node_zones),
+                        "zone": pv_zone(v, node_zones),
                         "node affinity": v.pointer("/spec/nodeAffinity"),
                         "reclaim policy": v.pointer("/spec/persistentVolumeReclaimPolicy"),
                     })
@@ -502,7 +578,10 @@ pub(crate) async fn collect(
     for (what, why) in storage_failed {
         bundle.failed(format!("the {what} of storage.yaml"), why);
     }
+}
 
+/// The namespace's Secrets: names, keys and sizes, never a value.
+async fn add_secrets(bundle: &mut Bundle, client: &kube::Client, ns: &str, step: &dyn Fn(&str)) {
     step("reading the Secrets of the namespace (names, keys and sizes)");
     match reads::secret_summaries(client, ns).await {
         Ok(list) => bundle.add_value(
@@ -511,7 +590,16 @@ pub(crate) async fn collect(
         ),
         Err(e) => bundle.failed("secrets.yaml", e.chain_text()),
     }
+}
 
+/// Each pod, described; returns the pods for their logs and images.
+async fn add_pods(
+    bundle: &mut Bundle,
+    client: &kube::Client,
+    ns: &str,
+    events: &[Value],
+    step: &dyn Fn(&str),
+) -> Vec<Value> {
     step("reading the pods");
     let pods = match reads::list(client, "v1", "Pod", Some(ns)).await {
         Ok(p) => p,
@@ -520,7 +608,6 @@ pub(crate) async fn collect(
             Vec::new()
         }
     };
-    let mut running_images = Vec::new();
     for pod in &pods {
         let name = pod
             .pointer("/metadata/name")
@@ -529,40 +616,60 @@ pub(crate) async fn collect(
             .to_string();
         bundle.add_value(
             &format!("pods/{name}.yaml"),
-            &describe_pod(pod, &events_of("Pod", &name)),
+            &describe_pod(pod, &events_of(events, "Pod", &name)),
         );
-        for c in ["initContainerStatuses", "containerStatuses"]
-            .iter()
-            .filter_map(|l| {
-                pod.pointer(&format!("/status/{l}"))
-                    .and_then(Value::as_array)
-            })
-            .flatten()
-        {
-            running_images.push(json!({
+    }
+    pods
+}
+
+/// The container statuses of a pod, init containers first.
+fn container_statuses(pod: &Value) -> impl Iterator<Item = &Value> {
+    ["initContainerStatuses", "containerStatuses"]
+        .into_iter()
+        .filter_map(|l| {
+            pod.pointer(&format!("/status/{l}"))
+                .and_then(Value::as_array)
+        })
+        .flatten()
+}
+
+/// The image of every container that runs.
+fn running_images(pods: &[Value]) -> Vec<Value> {
+    let mut images = Vec::new();
+    for pod in pods {
+        let name = pod
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        for c in container_statuses(pod) {
+            images.push(json!({
                 "pod": name, "container": c["name"], "image": c["image"], "image id": c["imageID"],
             }));
         }
     }
-    // Logs last: they are the largest, and what the size cap leaves out.
+    images
+}
+
+/// Logs last: they are the largest, and what the size cap leaves out.
+async fn add_logs(
+    bundle: &mut Bundle,
+    client: &kube::Client,
+    ns: &str,
+    pods: &[Value],
+    req: &Request<'_>,
+    step: &dyn Fn(&str),
+) {
     let limits = LogLimits {
         since_seconds: req.since.as_secs() as i64,
         max_bytes: req.max_log_bytes as i64,
     };
-    for pod in &pods {
+    for pod in pods {
         let name = pod
             .pointer("/metadata/name")
             .and_then(Value::as_str)
             .unwrap_or("");
         step(&format!("reading the logs of Pod/{name}"));
-        for c in ["initContainerStatuses", "containerStatuses"]
-            .iter()
-            .filter_map(|l| {
-                pod.pointer(&format!("/status/{l}"))
-                    .and_then(Value::as_array)
-            })
-            .flatten()
-        {
+        for c in container_statuses(pod) {
             let container = c["name"].as_str().unwrap_or("");
             let entry = format!("pods/{name}/{container}.log");
             if let Some(waiting) = c.pointer("/state/waiting") {
@@ -591,15 +698,4 @@ pub(crate) async fn collect(
             }
         }
     }
-
-    bundle.add_value(
-        "versions.json",
-        &json!({
-            "cf-runner": env!("CARGO_PKG_VERSION"),
-            "chart parity": images::CHART_VERSION,
-            "installed by cf-runner": record.and_then(|r| r.cf_runner_version.clone()),
-            "images running": running_images,
-        }),
-    );
-    bundle
 }
