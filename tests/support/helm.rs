@@ -45,7 +45,7 @@ pub fn helm() -> PathBuf {
 fn find_helm() -> Result<PathBuf, String> {
     let dir = match std::env::var_os(BIN_ENV) {
         Some(dir) if !dir.is_empty() => PathBuf::from(dir),
-        _ => build_helm()?,
+        _ => super::tool::build("helm", BIN_ENV, "~15 minutes")?,
     };
     let bin = dir.join("helm");
     if !bin.is_file() {
@@ -55,34 +55,6 @@ fn find_helm() -> Result<PathBuf, String> {
         ));
     }
     Ok(bin)
-}
-
-fn build_helm() -> Result<PathBuf, String> {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/helm/build.sh");
-    eprintln!(
-        "{BIN_ENV} is not set: running `bash {}` (a cold build takes ~15 minutes)",
-        script.display()
-    );
-    let output = Command::new("bash")
-        .arg(&script)
-        .stdin(Stdio::null())
-        .stderr(Stdio::inherit())
-        .output()
-        .map_err(|e| format!("could not run `bash {}`: {e}", script.display()))?;
-    if !output.status.success() {
-        return Err(format!(
-            "`bash {}` failed ({}); its output is above. Install Go >= 1.26 or set {BIN_ENV}",
-            script.display(),
-            output.status
-        ));
-    }
-    String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .rev()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .map(PathBuf::from)
-        .ok_or_else(|| format!("`bash {}` printed no bin directory", script.display()))
 }
 
 /// `helm template` of the reference chart with `values` files, in

@@ -7,4 +7,5 @@ pub mod controlplane;
 pub mod fake_platform;
 pub mod helm;
 pub mod namespace;
+pub mod tool;
 pub mod venona;

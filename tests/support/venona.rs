@@ -39,7 +39,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::os::unix::fs::{symlink, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -74,7 +74,7 @@ pub fn venona() -> PathBuf {
 fn find_venona() -> Result<PathBuf, String> {
     let bin = match std::env::var_os(BIN_ENV) {
         Some(bin) if !bin.is_empty() => PathBuf::from(bin),
-        _ => build_venona()?,
+        _ => super::tool::build("venona", BIN_ENV, "a few minutes")?,
     };
     if !bin.is_file() {
         return Err(format!(
@@ -83,34 +83,6 @@ fn find_venona() -> Result<PathBuf, String> {
         ));
     }
     Ok(bin)
-}
-
-fn build_venona() -> Result<PathBuf, String> {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/venona/build.sh");
-    eprintln!(
-        "{BIN_ENV} is not set: running `bash {}` (a cold build takes a few minutes)",
-        script.display()
-    );
-    let output = Command::new("bash")
-        .arg(&script)
-        .stdin(Stdio::null())
-        .stderr(Stdio::inherit())
-        .output()
-        .map_err(|e| format!("could not run `bash {}`: {e}", script.display()))?;
-    if !output.status.success() {
-        return Err(format!(
-            "`bash {}` failed ({}); its output is above. Install Go >= 1.26 or set {BIN_ENV}",
-            script.display(),
-            output.status
-        ));
-    }
-    String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .rev()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .map(PathBuf::from)
-        .ok_or_else(|| format!("`bash {}` printed no binary path", script.display()))
 }
 
 /// The real agent, running as a process on what a runner Deployment gives
