@@ -30,49 +30,23 @@ use support::fake_platform::FakePlatform;
 
 const USER_TOKEN: &str = "fleet-user-token-0123456789abcdef";
 
-/// The folder with Flux's binaries and CRDs: `$CF_RUNNER_FLUX_BIN`, else
-/// what `tests/flux/build.sh` prints last (it builds them when missing).
-fn flux_bin() -> PathBuf {
-    if let Some(dir) = std::env::var_os("CF_RUNNER_FLUX_BIN").filter(|d| !d.is_empty()) {
-        return PathBuf::from(dir);
+/// A tool's path: `$env_var`, else what `tests/<tool>/build.sh` prints
+/// last (it builds or fetches it when missing).
+fn tool(tool: &str, env_var: &str, cold: &str) -> PathBuf {
+    match std::env::var_os(env_var).filter(|d| !d.is_empty()) {
+        Some(dir) => PathBuf::from(dir),
+        None => support::tool::build(tool, env_var, cold).unwrap_or_else(|e| panic!("{e}")),
     }
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/flux/build.sh");
-    let out = Command::new("bash")
-        .arg(&script)
-        .stderr(Stdio::inherit())
-        .output()
-        .expect("running tests/flux/build.sh");
-    assert!(
-        out.status.success(),
-        "tests/flux/build.sh failed: Flux's controllers are needed (Go >= 1.26 and the module proxy)"
-    );
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    PathBuf::from(stdout.lines().last().expect("a bin folder").trim())
 }
 
-/// Argo CD's CRDs: `$CF_RUNNER_ARGOCD_CRDS`, else what
-/// `tests/argocd/build.sh` prints last.
+/// The folder with Flux's binaries and CRDs.
+fn flux_bin() -> PathBuf {
+    tool("flux", "CF_RUNNER_FLUX_BIN", "about 5 minutes")
+}
+
+/// Argo CD's CRDs.
 fn argocd_crds() -> PathBuf {
-    if let Some(dir) = std::env::var_os("CF_RUNNER_ARGOCD_CRDS").filter(|d| !d.is_empty()) {
-        return PathBuf::from(dir);
-    }
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/argocd/build.sh");
-    let out = Command::new("bash")
-        .arg(&script)
-        .stderr(Stdio::inherit())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "tests/argocd/build.sh failed: Argo CD's CRDs are needed"
-    );
-    PathBuf::from(
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .last()
-            .unwrap()
-            .trim(),
-    )
+    tool("argocd", "CF_RUNNER_ARGOCD_CRDS", "a download")
 }
 
 /// A server-side dry-run of `yaml` with strict field validation.
