@@ -12,9 +12,6 @@ use console::style;
 
 use crate::text::{causes, masked, one_line, visible};
 
-/// The one-line form of an error chain, by the rule [`error`] follows.
-pub use crate::text::chain_text;
-
 /// What a thread wrote through `output` while [`capture`] held it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Captured {

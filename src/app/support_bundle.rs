@@ -96,7 +96,7 @@ pub fn run(args: &SupportBundleArgs) -> Outcome {
                 "{}\n",
                 serde_json::to_string_pretty(&report).expect("the report serializes")
             )),
-            Err(Outcome::Failed(e, _)) => Err(output::chain_text(e.as_ref())),
+            Err(Outcome::Failed(e, _)) => Err(crate::text::chain_text(e.as_ref())),
             Err(_) => Err("info did not produce a report".to_string()),
         };
         let record = record::read(&cluster, &ns).await;

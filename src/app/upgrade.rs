@@ -124,7 +124,7 @@ async fn platform_sync(
         Err(Outcome::Failed(e, _)) if !plan.spec_changed => {
             output::warn(&format!(
                 "the runtime environment's spec is unchanged and was not re-sent: {}",
-                output::chain_text(e.as_ref())
+                crate::text::chain_text(e.as_ref())
             ));
             Ok(None)
         }

@@ -18,7 +18,7 @@ use serde_json::Value;
 use crate::text::{has_url_credentials, mask_value, REDACTED};
 // Callers that show one value take its mask from here or from `text`: the
 // same function.
-pub use crate::text::masked_value;
+use crate::text::masked_value;
 
 /// Keys whose whole value is secret: never echoed in messages, redacted in
 /// the values record.

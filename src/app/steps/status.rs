@@ -130,7 +130,7 @@ fn images(o: &LiveObject) -> Vec<String> {
 
 /// A proxy URL without the credentials it may carry.
 fn without_password(url: &str) -> String {
-    values::secrets::masked_value(url)
+    crate::text::masked_value(url)
 }
 
 fn selector_text(selector: &BTreeMap<String, String>) -> String {

@@ -18,6 +18,7 @@ use crate::cluster::inventory::{self, LiveObject};
 use crate::cluster::{secrets, Cluster};
 use crate::output;
 use crate::render::{self, is_placeholder, Manifest, RECORD_SECRET};
+use crate::text::REDACTED;
 use crate::values::{self, Input, Problem, Problems, Values, ValuesFile};
 
 /// The record layouts this version reads (absent: older than format 1,
@@ -45,8 +46,6 @@ const SECRET_HOMES: &[(&str, &str, &str)] = &[
         "google-service-account.json",
     ),
 ];
-
-const REDACTED: &str = "<redacted>";
 
 fn section_mut<'a>(
     root: &'a mut Value,
@@ -313,7 +312,7 @@ pub(crate) fn credential_changes(
     new.iter()
         .filter_map(|(key, value)| {
             let before = old.get(key)?;
-            let masked = values::secrets::masked_value;
+            let masked = crate::text::masked_value;
             (before != value.expose() && masked(before) == masked(value.expose()))
                 .then(|| format!("{key}: credentials changed"))
         })
