@@ -139,6 +139,32 @@ impl Proc {
     }
 }
 
+/// Peak resident memory (VmHWM), in MiB, of every process started for
+/// `cp` (etcd, kube-apiserver, controller-manager, scheduler, kwok: those
+/// whose command line names its folder), by process name.
+fn plane_rss_mib(cp: &ControlPlane) -> BTreeMap<String, u64> {
+    let dir = cp.dir().display().to_string();
+    let mut out = BTreeMap::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        if !String::from_utf8_lossy(&cmdline).contains(&dir) {
+            continue;
+        }
+        let status = std::fs::read_to_string(entry.path().join("status")).unwrap_or_default();
+        let field = |k: &str| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix(k))
+                .map(|v| v.trim().trim_end_matches("kB").trim().to_string())
+        };
+        let (Some(name), Some(kb)) = (field("Name:"), field("VmHWM:")) else {
+            continue;
+        };
+        *out.entry(name).or_insert(0) += kb.parse::<u64>().unwrap_or(0) / 1024;
+    }
+    out
+}
+
 fn git(dir: &Path, args: &[&str]) -> String {
     let out = Command::new("git")
         .current_dir(dir)
@@ -312,6 +338,32 @@ fn fleet_file(recipient: &str, clusters: &[(&str, &str)]) -> String {
         ));
     }
     s
+}
+
+/// The runner's namespace in each cluster of the test's fleet.
+fn namespace_of(cluster: &str) -> &'static str {
+    match cluster {
+        "alpha" => "fleet-a",
+        "bravo" => "fleet-b",
+        _ => "fleet-c",
+    }
+}
+
+/// `cp`'s admin kubeconfig as a remote cluster's is handed over: its CA
+/// inline (no local file), its context named `context`.
+fn inline_kubeconfig(cp: &ControlPlane, context: &str) -> String {
+    let ca_line = format!("certificate-authority: {}", cp.ca_file().display());
+    let ca_data =
+        base64::engine::general_purpose::STANDARD.encode(std::fs::read(cp.ca_file()).unwrap());
+    let kubeconfig = std::fs::read_to_string(cp.admin_kubeconfig())
+        .unwrap()
+        .replace(&ca_line, &format!("certificate-authority-data: {ca_data}"))
+        .replace("admin@cf-runner-test", context);
+    assert!(
+        kubeconfig.contains("certificate-authority-data") && kubeconfig.contains(context),
+        "{kubeconfig}"
+    );
+    kubeconfig
 }
 
 fn cli(home: &Path, args: &[&str]) -> std::process::Output {
@@ -492,6 +544,18 @@ async fn runner_env(cp: &ControlPlane, ns: &str) -> Option<String> {
 async fn a_fleet_of_three_clusters_is_reconciled_by_flux() {
     let bins = flux_bin();
     let cp = controlplane::shared();
+    // alpha is the cluster Flux runs in; bravo and charlie are control
+    // planes of their own, reached through kubeconfig Secrets.
+    let (cp2, cp3) = tokio::join!(
+        tokio::task::spawn_blocking(ControlPlane::start),
+        tokio::task::spawn_blocking(ControlPlane::start)
+    );
+    let (cp2, cp3) = (
+        cp2.unwrap().expect("bravo's control plane starts"),
+        cp3.unwrap().expect("charlie's control plane starts"),
+    );
+    let planes: [(&str, &ControlPlane); 3] = [("alpha", cp), ("bravo", &cp2), ("charlie", &cp3)];
+    let plane = |cluster: &str| planes.iter().find(|(c, _)| *c == cluster).unwrap().1;
     let fake = FakePlatform::start(USER_TOKEN);
     let work = tempfile::tempdir().unwrap();
     let home = work.path().join("home");
@@ -677,24 +741,13 @@ async fn a_fleet_of_three_clusters_is_reconciled_by_flux() {
         crds.push_str("\n---\n");
     }
     kubectl_apply(cp, &crds);
-    // A remote cluster's kubeconfig carries its CA inline (no local files).
-    let ca_line = format!("certificate-authority: {}", cp.ca_file().display());
-    let ca_data =
-        base64::engine::general_purpose::STANDARD.encode(std::fs::read(cp.ca_file()).unwrap());
-    let kubeconfig = std::fs::read_to_string(cp.admin_kubeconfig())
-        .unwrap()
-        .replace(&ca_line, &format!("certificate-authority-data: {ca_data}"));
-    assert!(
-        kubeconfig.contains("certificate-authority-data"),
-        "{kubeconfig}"
-    );
     let mut setup =
         String::from("apiVersion: v1\nkind: Namespace\nmetadata: {name: flux-system}\n---\n");
     setup.push_str(&format!(
         "apiVersion: v1\nkind: Secret\nmetadata: {{name: sops-age, namespace: flux-system}}\nstringData:\n  age.agekey: {key_text}\n---\n"
     ));
     for (name, _) in &clusters {
-        let kc = serde_json::to_string(&kubeconfig).unwrap();
+        let kc = serde_json::to_string(&inline_kubeconfig(plane(name), name)).unwrap();
         setup.push_str(&format!(
             "apiVersion: v1\nkind: Secret\nmetadata: {{name: kubeconfig-{name}, namespace: flux-system}}\nstringData:\n  value: {kc}\n---\n"
         ));
@@ -765,29 +818,42 @@ async fn a_fleet_of_three_clusters_is_reconciled_by_flux() {
     }
     let mut tokens = Vec::new();
     for (name, _) in &clusters {
-        tokens.push(compare_with_init(cp, &tree, &fleet, name, &ids).await);
+        tokens.push(compare_with_init(plane(name), &tree, &fleet, name, &ids).await);
     }
 
-    // info sees a runner the engine applied: same labels, same record.
-    let info = support::cli::isolated(cp.admin_kubeconfig(), &home)
-        .args(["info", "--kube-namespace", "fleet-a"])
-        .output()
-        .unwrap();
-    assert!(info.status.success(), "{}", text(&info));
-    assert!(
-        text(&info).contains("alpha_fleet-a"),
-        "info does not name the fleet's agent: {}",
-        text(&info)
-    );
-    let diff_out = support::cli::isolated(cp.admin_kubeconfig(), &home)
-        .args(["diff", "--kube-namespace", "fleet-a"])
-        .output()
-        .unwrap();
-    eprintln!(
-        "diff of a Flux-applied runner: exit {:?}\n{}",
-        diff_out.status.code(),
-        text(&diff_out)
-    );
+    // info and diff read each engine-applied runner as one of cf-runner's:
+    // same labels, same record; unchanged, it diffs clean. Run from a
+    // kubeconfig whose context is named as the fleet's cluster (the name
+    // the agent and the record carry).
+    for (name, ns) in [
+        ("alpha", "fleet-a"),
+        ("bravo", "fleet-b"),
+        ("charlie", "fleet-c"),
+    ] {
+        let kubeconfig = work.path().join(format!("kubeconfig-{name}"));
+        std::fs::write(&kubeconfig, inline_kubeconfig(plane(name), name)).unwrap();
+        let info = support::cli::isolated(&kubeconfig, &home)
+            .args(["info", "--kube-namespace", ns])
+            .output()
+            .unwrap();
+        let said = text(&info);
+        assert!(info.status.success(), "info on {name}: {said}");
+        assert!(
+            said.contains(&format!("{name}_{ns}")) && said.contains(&format!("{name}/{ns}")),
+            "info on {name} does not name the fleet's agent and runtime: {said}"
+        );
+        let diff_out = support::cli::isolated(&kubeconfig, &home)
+            .args(["diff", "--kube-namespace", ns])
+            .output()
+            .unwrap();
+        let said = text(&diff_out);
+        assert_eq!(
+            diff_out.status.code(),
+            Some(0),
+            "diff of {name}'s Flux-applied runner, unchanged, is not clean: {said}"
+        );
+        assert!(said.contains("0 to change"), "{said}");
+    }
 
     // 2. No token in the Git history, in any form kubectl would show.
     let history = git(&repo, &["log", "-p", "--all"]);
@@ -806,8 +872,7 @@ async fn a_fleet_of_three_clusters_is_reconciled_by_flux() {
 
     // 3. A change to one cluster reaches that cluster only.
     let before: Vec<Option<String>> =
-        futures::future::join_all(["fleet-a", "fleet-b", "fleet-c"].map(|ns| runner_env(cp, ns)))
-            .await;
+        futures::future::join_all(planes.map(|(c, cp)| runner_env(cp, namespace_of(c)))).await;
     let changed = [("alpha", ""), ("bravo", "    values:\n      Namespace: fleet-b\n      EnvVars:\n        HTTP_PROXY: http://proxy.bravo:3128\n"), ("charlie", "    values:\n      Namespace: fleet-c\n")];
     std::fs::write(&fleet_path, fleet_file(&recipient, &changed)).unwrap();
     fake.clear_requests();
@@ -871,8 +936,7 @@ async fn a_fleet_of_three_clusters_is_reconciled_by_flux() {
     wait_ready(cp, "cf-runner-bravo", &rev2, &procs).await;
     let change_time = t1.elapsed();
     let after: Vec<Option<String>> =
-        futures::future::join_all(["fleet-a", "fleet-b", "fleet-c"].map(|ns| runner_env(cp, ns)))
-            .await;
+        futures::future::join_all(planes.map(|(c, cp)| runner_env(cp, namespace_of(c)))).await;
     assert_eq!(before[0], after[0], "alpha changed");
     assert_eq!(before[2], after[2], "charlie changed");
     assert!(
@@ -883,7 +947,7 @@ async fn a_fleet_of_three_clusters_is_reconciled_by_flux() {
     let fleet =
         cf_runner::fleet::parse(&std::fs::read_to_string(&fleet_path).unwrap(), "fleet.yaml")
             .unwrap();
-    compare_with_init(cp, &tree, &fleet, "bravo", &ids).await;
+    compare_with_init(&cp2, &tree, &fleet, "bravo", &ids).await;
 
     // 4. A cluster removed from the fleet file is pruned, then retired.
     std::fs::write(&fleet_path, fleet_file(&recipient, &changed[..2])).unwrap();
@@ -910,8 +974,14 @@ async fn a_fleet_of_three_clusters_is_reconciled_by_flux() {
             "main",
         ],
     );
-    let deployments = |ns: &'static str| async move {
-        let api = cf_runner::cluster::api_for(&cp.client(), "apps/v1", "Deployment", Some(ns));
+    let deployments = |cluster: &'static str| async move {
+        let ns = namespace_of(cluster);
+        let api = cf_runner::cluster::api_for(
+            &plane(cluster).client(),
+            "apps/v1",
+            "Deployment",
+            Some(ns),
+        );
         api.list(&ListParams::default())
             .await
             .map(|l| l.items.len())
@@ -921,13 +991,13 @@ async fn a_fleet_of_three_clusters_is_reconciled_by_flux() {
     poll_until(
         "charlie's runner pruned by Flux",
         Duration::from_secs(240),
-        || async { Ok(deployments("fleet-c").await == 0) },
+        || async { Ok(deployments("charlie").await == 0) },
     )
     .await
     .unwrap_or_else(|e| panic!("{e:#}\n{}", kustomize.log_tail()));
     let prune_time = t2.elapsed();
     assert!(
-        deployments("fleet-a").await > 0 && deployments("fleet-b").await > 0,
+        deployments("alpha").await > 0 && deployments("bravo").await > 0,
         "the other clusters lost their runners"
     );
     fake.clear_requests();
@@ -955,6 +1025,13 @@ async fn a_fleet_of_three_clusters_is_reconciled_by_flux() {
     assert_eq!(fake.runtimes().len(), 2);
     assert!(!tree.join("secrets/charlie").exists());
 
+    for (name, p) in &planes {
+        let rss = plane_rss_mib(p);
+        eprintln!(
+            "control plane of {name}: peak RSS {} MiB in all {rss:?}",
+            rss.values().sum::<u64>()
+        );
+    }
     eprintln!(
         "fleet e2e: 3 clusters reconciled; ready after first commit: {ready_after:?}; export {export_time:?}; \
          change to bravo ready in {change_time:?}; charlie pruned in {prune_time:?}; \

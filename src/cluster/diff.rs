@@ -12,7 +12,7 @@ use kube::Client;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::apply::with_hash;
+use super::apply::{with_hash, APPLIED_HASH_ANNOTATION};
 use super::inventory::LiveObject;
 use super::{api_for, request, KubeError, FIELD_MANAGER};
 use crate::render::Manifest;
@@ -123,6 +123,11 @@ async fn diff_one(client: &Client, manifest: &Manifest) -> Result<ObjectDiff, Ku
     .await?;
     let mut before = normalized(&serde_json::to_value(&live).unwrap_or(Value::Null));
     let mut after = normalized(&serde_json::to_value(&after).unwrap_or(Value::Null));
+    if annotation(&before, APPLIED_HASH_ANNOTATION).is_none() {
+        // Applied by someone else (a GitOps engine applying the exported
+        // tree): cf-runner's bookkeeping is not a change to the runner.
+        remove_annotation(&mut after, APPLIED_HASH_ANNOTATION);
+    }
     if manifest.kind == "Secret" {
         let old = before.clone();
         mask_secret(&mut before, None);
@@ -149,6 +154,8 @@ fn normalized(object: &Value) -> Value {
     if let Some(map) = out.as_object_mut() {
         map.remove("status");
         if let Some(Value::Object(meta)) = map.get_mut("metadata") {
+            // `shift_remove`: the diff compares texts, and a plain
+            // (swapping) remove would move another key into the gap.
             for key in [
                 "managedFields",
                 "resourceVersion",
@@ -157,18 +164,35 @@ fn normalized(object: &Value) -> Value {
                 "creationTimestamp",
                 "selfLink",
             ] {
-                meta.remove(key);
-            }
-            if let Some(Value::Object(annotations)) = meta.get_mut("annotations") {
-                annotations.remove("deployment.kubernetes.io/revision");
-                annotations.remove("deprecated.daemonset.template.generation");
-                if annotations.is_empty() {
-                    meta.remove("annotations");
-                }
+                meta.shift_remove(key);
             }
         }
     }
+    for key in [
+        "deployment.kubernetes.io/revision",
+        "deprecated.daemonset.template.generation",
+    ] {
+        remove_annotation(&mut out, key);
+    }
     out
+}
+
+fn annotation<'a>(object: &'a Value, key: &str) -> Option<&'a Value> {
+    object.pointer("/metadata/annotations")?.get(key)
+}
+
+/// Removes an annotation, and the annotations map once it is empty,
+/// keeping the order of the other keys.
+fn remove_annotation(object: &mut Value, key: &str) {
+    let Some(Value::Object(meta)) = object.get_mut("metadata") else {
+        return;
+    };
+    if let Some(Value::Object(annotations)) = meta.get_mut("annotations") {
+        annotations.shift_remove(key);
+        if annotations.is_empty() {
+            meta.shift_remove("annotations");
+        }
+    }
 }
 
 /// Replaces every value of a Secret's `data`/`stringData` by a marker; with
@@ -295,6 +319,22 @@ mod tests {
         assert_eq!(after["data"]["token"], "(secret value, changed)");
         assert_eq!(after["data"]["same"], "(secret value)");
         assert!(!to_yaml(&after).contains("bmV3"));
+    }
+
+    #[test]
+    fn leaving_out_bookkeeping_keeps_the_order_of_the_other_keys() {
+        // A Deployment whose only annotation is the server's revision (as
+        // one a GitOps engine applied): dropping it must not reorder
+        // metadata, or the live and dry-run texts differ in every line.
+        let live = json!({"metadata": {"annotations": {"deployment.kubernetes.io/revision": "1"},
+            "labels": {"a": "b"}, "name": "runner", "namespace": "ns", "uid": "u"}});
+        let keys: Vec<String> = normalized(&live)["metadata"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect();
+        assert_eq!(keys, ["labels", "name", "namespace"]);
     }
 
     #[test]

@@ -423,7 +423,13 @@ fn cluster(
             .map(|m| Value::Object(m.clone()))
             .unwrap_or_else(|| empty.clone());
         secret_values(&rvalues, &format!("{rat}values."), problems);
+        // The cluster's name stands for its kube context (it is in the
+        // agent's and runtime's names), and the record says so as `init
+        // --kube-context-name <cluster>` would: `diff` and `info` then read
+        // an engine-applied install as one of theirs.
+        let context = serde_json::json!({ "Context": name });
         let layers = [
+            ("the cluster's name", &context),
             ("the fleet file's defaults", defaults),
             ("the cluster's values", &cluster_values),
             ("the runtime's values", &rvalues),
