@@ -833,14 +833,26 @@ async fn a_fleet_of_three_clusters_is_reconciled_by_flux() {
         let kubeconfig = work.path().join(format!("kubeconfig-{name}"));
         std::fs::write(&kubeconfig, inline_kubeconfig(plane(name), name)).unwrap();
         let info = support::cli::isolated(&kubeconfig, &home)
-            .args(["info", "--kube-namespace", ns])
+            .args(["info", "--kube-namespace", ns, "-o", "json"])
             .output()
             .unwrap();
-        let said = text(&info);
-        assert!(info.status.success(), "info on {name}: {said}");
-        assert!(
-            said.contains(&format!("{name}_{ns}")) && said.contains(&format!("{name}/{ns}")),
-            "info on {name} does not name the fleet's agent and runtime: {said}"
+        assert!(info.status.success(), "info on {name}: {}", text(&info));
+        let report: Value = serde_json::from_slice(&info.stdout).unwrap();
+        let inst = &report["installations"][0];
+        assert_eq!(
+            (
+                &inst["agentName"],
+                &inst["runtimeName"],
+                &inst["registered"],
+                &inst["healthy"]
+            ),
+            (
+                &Value::from(format!("{name}_{ns}")),
+                &Value::from(format!("{name}/{ns}")),
+                &Value::Bool(true),
+                &Value::Bool(true)
+            ),
+            "info on {name} does not show the fleet's record, healthy: {inst:#}"
         );
         let diff_out = support::cli::isolated(&kubeconfig, &home)
             .args(["diff", "--kube-namespace", ns])
