@@ -574,7 +574,7 @@ _cf__runner() {
             return 0
             ;;
         cf__runner__subcmd__fleet__subcmd__register)
-            opts="-h -V --fleet --output-dir --token --url --insecure --allow-http --age-key-file --help --version"
+            opts="-h -V --fleet --output-dir --token --url --insecure --allow-http --age-key-file --store-material-dir --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -597,6 +597,10 @@ _cf__runner() {
                     return 0
                     ;;
                 --age-key-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store-material-dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -608,7 +612,7 @@ _cf__runner() {
             return 0
             ;;
         cf__runner__subcmd__fleet__subcmd__retire)
-            opts="-h -V --fleet --output-dir --token --url --insecure --allow-http --age-key-file --help --version"
+            opts="-h -V --fleet --output-dir --token --url --insecure --allow-http --age-key-file --store-material-dir --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -631,6 +635,10 @@ _cf__runner() {
                     return 0
                     ;;
                 --age-key-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store-material-dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

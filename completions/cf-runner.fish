@@ -259,6 +259,7 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand fleet; and __fish_se
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand fleet; and __fish_seen_subcommand_from register" -l token -d 'Codefresh API token [default: $CF_API_KEY, then the current context of ~/.cfconfig]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand fleet; and __fish_seen_subcommand_from register" -l url -d 'Codefresh platform URL [default: the installation\'s, else https://g.codefresh.io]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand fleet; and __fish_seen_subcommand_from register" -l age-key-file -d 'age identities, to re-encrypt a registration whose Secrets changed shape [default: $SOPS_AGE_KEY_FILE]' -r -F
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand fleet; and __fish_seen_subcommand_from register" -l store-material-dir -d 'With `externalSecrets`: where a new registration\'s Secrets are written (0600, outside the tree) for you to load into your store' -r -F
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand fleet; and __fish_seen_subcommand_from register" -l insecure -d 'Skip TLS verification towards the platform (self-signed on-prem only)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand fleet; and __fish_seen_subcommand_from register" -l allow-http -d 'Send the API key over a plain http:// platform URL (other than localhost)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand fleet; and __fish_seen_subcommand_from register" -s h -l help -d 'Print help'
@@ -273,6 +274,7 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand fleet; and __fish_se
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand fleet; and __fish_seen_subcommand_from retire" -l token -d 'Codefresh API token [default: $CF_API_KEY, then the current context of ~/.cfconfig]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand fleet; and __fish_seen_subcommand_from retire" -l url -d 'Codefresh platform URL [default: the installation\'s, else https://g.codefresh.io]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand fleet; and __fish_seen_subcommand_from retire" -l age-key-file -d 'age identities, to re-encrypt a registration whose Secrets changed shape [default: $SOPS_AGE_KEY_FILE]' -r -F
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand fleet; and __fish_seen_subcommand_from retire" -l store-material-dir -d 'With `externalSecrets`: where a new registration\'s Secrets are written (0600, outside the tree) for you to load into your store' -r -F
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand fleet; and __fish_seen_subcommand_from retire" -l insecure -d 'Skip TLS verification towards the platform (self-signed on-prem only)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand fleet; and __fish_seen_subcommand_from retire" -l allow-http -d 'Send the API key over a plain http:// platform URL (other than localhost)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand fleet; and __fish_seen_subcommand_from retire" -s h -l help -d 'Print help'

@@ -315,6 +315,7 @@ _arguments "${_arguments_options[@]}" : \
 '--token=[Codefresh API token \[default\: \$CF_API_KEY, then the current context of ~/.cfconfig\]]:TOKEN:_default' \
 '--url=[Codefresh platform URL \[default\: the installation'\''s, else https\://g.codefresh.io\]]:URL:_default' \
 '--age-key-file=[age identities, to re-encrypt a registration whose Secrets changed shape \[default\: \$SOPS_AGE_KEY_FILE\]]:PATH:_files' \
+'--store-material-dir=[With \`externalSecrets\`\: where a new registration'\''s Secrets are written (0600, outside the tree) for you to load into your store]:DIR:_files' \
 '--insecure[Skip TLS verification towards the platform (self-signed on-prem only)]' \
 '--allow-http[Send the API key over a plain http\:// platform URL (other than localhost)]' \
 '-h[Print help]' \
@@ -341,6 +342,7 @@ _arguments "${_arguments_options[@]}" : \
 '--token=[Codefresh API token \[default\: \$CF_API_KEY, then the current context of ~/.cfconfig\]]:TOKEN:_default' \
 '--url=[Codefresh platform URL \[default\: the installation'\''s, else https\://g.codefresh.io\]]:URL:_default' \
 '--age-key-file=[age identities, to re-encrypt a registration whose Secrets changed shape \[default\: \$SOPS_AGE_KEY_FILE\]]:PATH:_files' \
+'--store-material-dir=[With \`externalSecrets\`\: where a new registration'\''s Secrets are written (0600, outside the tree) for you to load into your store]:DIR:_files' \
 '--insecure[Skip TLS verification towards the platform (self-signed on-prem only)]' \
 '--allow-http[Send the API key over a plain http\:// platform URL (other than localhost)]' \
 '-h[Print help]' \

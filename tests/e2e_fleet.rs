@@ -49,6 +49,11 @@ fn argocd_crds() -> PathBuf {
     tool("argocd", "CF_RUNNER_ARGOCD_CRDS", "a download")
 }
 
+/// The ExternalSecret CRD (external-secrets.io).
+fn external_secrets_crds() -> PathBuf {
+    tool("external-secrets", "CF_RUNNER_ESO_CRDS", "a download")
+}
+
 /// A server-side dry-run of `yaml` with strict field validation.
 fn dry_run(cp: &ControlPlane, yaml: &str) -> std::process::Output {
     let mut child = cp
@@ -726,6 +731,155 @@ async fn a_fleet_of_three_clusters_is_reconciled_by_flux() {
         "the dry-run did not catch a misspelt field: {}",
         text(&bad)
     );
+
+    // The ExternalSecret flavour, against external-secrets.io's CRD (the
+    // operator does not run here): a fleet whose registered Secrets come
+    // from a store. Its own platform and tree, outside the repository.
+    {
+        let fake_es = FakePlatform::start(USER_TOKEN);
+        let es_fleet = work.path().join("fleet-es.yaml");
+        std::fs::write(
+            &es_fleet,
+            "defaults:\n  Namespace: fleet-es\n  Storage:\n    Backend: local\n  SkipClusterIntegration: true\n\
+             externalSecrets:\n  secretStoreRef: {kind: ClusterSecretStore, name: vault-backend}\n  keyPrefix: codefresh/runners\n\
+             clusters:\n  - name: delta\n",
+        )
+        .unwrap();
+        let es_tree = work.path().join("es-tree");
+        let material = work.path().join("es-material");
+        let (f, t) = (es_fleet.to_str().unwrap(), es_tree.to_str().unwrap());
+        let es_platform = ["--token", USER_TOKEN, "--url", &fake_es.url()];
+        let register = |extra: &[&str]| {
+            cli(
+                &home,
+                &[
+                    &["fleet", "register", "--fleet", f, "--output-dir", t][..],
+                    &es_platform[..],
+                    extra,
+                ]
+                .concat(),
+            )
+        };
+        // No folder for the material, or one inside the tree: refused
+        // before the platform is asked anything.
+        let no_dir = register(&[]);
+        assert_eq!(no_dir.status.code(), Some(2), "{}", text(&no_dir));
+        assert!(
+            text(&no_dir).contains("--store-material-dir"),
+            "{}",
+            text(&no_dir)
+        );
+        let inside = es_tree.join("material");
+        let in_tree = register(&["--store-material-dir", inside.to_str().unwrap()]);
+        assert_eq!(in_tree.status.code(), Some(2), "{}", text(&in_tree));
+        assert!(
+            fake_es.agents().is_empty(),
+            "a refused run registered an agent"
+        );
+        let reg = register(&["--store-material-dir", material.to_str().unwrap()]);
+        assert!(reg.status.success(), "{}", text(&reg));
+        let exp = cli(&home, &["fleet", "export", "--fleet", f, "--output-dir", t]);
+        assert!(exp.status.success(), "{}", text(&exp));
+        fake_es.clear_requests();
+        let again = register(&["--store-material-dir", material.to_str().unwrap()]);
+        assert!(again.status.success(), "{}", text(&again));
+        assert!(
+            fake_es.calls().is_empty(),
+            "a re-run contacted the platform: {:?}",
+            fake_es.calls()
+        );
+
+        // The material: a Secret per registered Secret, 0600, naming its
+        // store key; its token is nowhere in the tree.
+        let runner = material.join("delta/fleet-es/runner.yaml");
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(
+            std::fs::metadata(&runner).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+        let runner_text = std::fs::read_to_string(&runner).unwrap();
+        assert!(
+            runner_text.contains("codefresh/runners/delta/fleet-es/runner"),
+            "{runner_text}"
+        );
+        let material_yaml: Value = serde_yaml_ng::from_str(&runner_text).unwrap();
+        let token = material_yaml["stringData"]["codefresh.token"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert!(!token.is_empty());
+        let grep = Command::new("grep")
+            .args(["-rlF", &token, t])
+            .output()
+            .unwrap();
+        assert!(
+            grep.stdout.is_empty(),
+            "the agent token is in the tree: {}",
+            String::from_utf8_lossy(&grep.stdout)
+        );
+        let flux = std::fs::read_to_string(es_tree.join("flux/delta.yaml")).unwrap();
+        assert!(!flux.contains("decryption"), "{flux}");
+
+        // The whole overlay, as kustomize builds it, passes a strict
+        // server-side dry-run with the ExternalSecret CRD installed; a
+        // misspelt field of an ExternalSecret does not.
+        let mut crd = String::new();
+        for entry in std::fs::read_dir(external_secrets_crds())
+            .unwrap()
+            .flatten()
+        {
+            crd.push_str(&std::fs::read_to_string(entry.path()).unwrap());
+            crd.push_str("\n---\n");
+        }
+        kubectl_apply(cp, &crd);
+        kubectl_apply(
+            cp,
+            "apiVersion: v1\nkind: Namespace\nmetadata: {name: fleet-es}\n",
+        );
+        established(cp, "externalsecrets.external-secrets.io");
+        let built = cp
+            .kubectl()
+            .args([
+                "kustomize",
+                es_tree.join("clusters/delta").to_str().unwrap(),
+            ])
+            .output()
+            .unwrap();
+        assert!(
+            built.status.success(),
+            "kubectl kustomize: {}",
+            text(&built)
+        );
+        let overlay = String::from_utf8(built.stdout).unwrap();
+        assert_eq!(
+            overlay.matches("kind: ExternalSecret\n").count(),
+            2,
+            "the overlay does not make the two registered Secrets from the store:\n{overlay}"
+        );
+        let plain_secrets: Vec<String> = overlay
+            .split("\n---\n")
+            .filter_map(|doc| serde_yaml_ng::from_str::<Value>(doc).ok())
+            .filter(|o| o["kind"] == "Secret")
+            .filter_map(|o| o["metadata"]["name"].as_str().map(str::to_string))
+            .filter(|n| n == "runner" || n == "codefresh-certs-server")
+            .collect();
+        assert!(
+            plain_secrets.is_empty(),
+            "registered Secrets in the overlay: {plain_secrets:?}"
+        );
+        let ok = dry_run(cp, &overlay);
+        assert!(
+            ok.status.success(),
+            "the ExternalSecret overlay does not pass a server-side dry-run: {}",
+            text(&ok)
+        );
+        let bad = dry_run(cp, &overlay.replacen("remoteRef:", "remoteRefs:", 1));
+        assert!(
+            !bad.status.success() && text(&bad).contains("remoteRefs"),
+            "the dry-run did not catch a misspelt ExternalSecret field: {}",
+            text(&bad)
+        );
+    }
 
     // Flux: CRDs, the age key, a kubeconfig per cluster, the source, and
     // the root Kustomization that applies the per-cluster ones.

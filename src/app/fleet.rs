@@ -20,7 +20,7 @@ use crate::app::Outcome;
 use crate::cli::{FleetCommand, FleetExportArgs, FleetFiles, FleetRegisterArgs};
 use crate::export::{self, OutFile};
 use crate::fleet::tree::{self, Registration, REGISTERED_SECRETS, REGISTRATION_FILE};
-use crate::fleet::{self, sops, Cluster, Fleet, Runtime};
+use crate::fleet::{self, external, sops, Cluster, Fleet, Runtime};
 use crate::output;
 use crate::platform::{self, certs, Need, Platform, RegisterRuntime};
 use crate::render::{self, Identity};
@@ -255,14 +255,18 @@ fn register_fleet(args: &FleetRegisterArgs) -> Outcome {
         Ok(f) => f,
         Err(o) => return o,
     };
-    if fleet.age_recipients.is_empty() {
+    if fleet.age_recipients.is_empty() && fleet.external_secrets.is_none() {
         return bad(
             "sops.ageRecipients",
             "lists no age recipient: the agent tokens and dind keys are written only encrypted",
-            "add `sops: {ageRecipients: [age1…]}` with the public key of the age key Flux decrypts with (`age-keygen`)",
+            "add `sops: {ageRecipients: [age1…]}` with the public key of the age key Flux decrypts with (`age-keygen`), \
+             or `externalSecrets:` naming the store your clusters read Secrets from",
         );
     }
     let dir = &args.files.output_dir;
+    if let Err(o) = check_material_dir(args) {
+        return o;
+    }
     if let Err(o) = claim_root(dir, false) {
         return o;
     }
@@ -287,6 +291,68 @@ fn register_fleet(args: &FleetRegisterArgs) -> Outcome {
         }
         Outcome::Ok
     })
+}
+
+/// The file of the tree that carries the registered Secret `secret`.
+fn secret_file(fleet: &Fleet, secret: &str) -> String {
+    match &fleet.external_secrets {
+        Some(_) => external::file_name(secret),
+        None => format!("{secret}.sops.yaml"),
+    }
+}
+
+/// `--store-material-dir` must not be inside the tree: what it receives is
+/// the material in clear, and the tree goes to Git.
+fn check_material_dir(args: &FleetRegisterArgs) -> Result<(), Outcome> {
+    let Some(material) = &args.store_material_dir else {
+        return Ok(());
+    };
+    let absolute = |p: &Path| {
+        std::path::absolute(p)
+            .map(|a| a.components().collect::<PathBuf>())
+            .unwrap_or_else(|_| p.to_path_buf())
+    };
+    let (m, tree) = (absolute(material), absolute(&args.files.output_dir));
+    if m.starts_with(&tree) || tree.starts_with(&m) {
+        return Err(bad(
+            "--store-material-dir",
+            format!(
+                "{} overlaps the tree {}: the agent tokens and dind keys written there are in clear and must never reach Git",
+                material.display(),
+                args.files.output_dir.display()
+            ),
+            "name a folder outside the Git repository, e.g. a private temporary folder",
+        ));
+    }
+    Ok(())
+}
+
+/// The ExternalSecret files of a runtime, and (`with_material`) the
+/// Secrets to load into the store, from its render.
+fn external_files(
+    store: &external::Store,
+    cluster: &Cluster,
+    rendered: &render::Rendered,
+    with_material: bool,
+) -> (Vec<OutFile>, Vec<OutFile>) {
+    let (mut files, mut material) = (Vec::new(), Vec::new());
+    for m in &rendered.manifests {
+        if m.kind == "Secret" && REGISTERED_SECRETS.contains(&m.name.as_str()) {
+            files.push(OutFile {
+                name: external::file_name(&m.name),
+                text: export::to_yaml(&external::external_secret(store, &cluster.name, m)),
+                private: false,
+            });
+            if with_material {
+                material.push(OutFile {
+                    name: format!("{}.yaml", m.name),
+                    text: external::material_text(store, &cluster.name, m),
+                    private: true,
+                });
+            }
+        }
+    }
+    (files, material)
 }
 
 /// What registration wrote for a runtime, re-read: token, CA, cert, key.
@@ -359,8 +425,39 @@ async fn register_runtime(
     let what = format!("runtime {ns} of cluster {}", cluster.name);
     let files_there = REGISTERED_SECRETS
         .iter()
-        .all(|n| folder.join(format!("{n}.sops.yaml")).is_file());
+        .all(|n| folder.join(secret_file(fleet, n)).is_file());
     let fail = |e: render::RenderError| Outcome::render_failed(e);
+
+    // ExternalSecrets hold no material: they are written again from the
+    // render whenever they are missing or their Secrets changed shape.
+    if let (Some(store), Some(reg)) = (&fleet.external_secrets, earlier) {
+        let id = tree::identity(cluster, Some(reg));
+        let rendered = tree::render_runtime(runtime, &id).map_err(fail)?;
+        let spec = register::spec_to_send(&rendered.runtime_environment, reg.account_id.as_deref());
+        let spec_digest = sha256_hex(&spec.to_string());
+        let shape = secrets_shape(&rendered.manifests);
+        if files_there && spec_digest == reg.spec_digest && shape == reg.secrets_digest {
+            output::done(&format!(
+                "{what}: registered as {}, unchanged",
+                reg.runtime_name
+            ));
+            return Ok(true);
+        }
+        let mut next = reg.clone();
+        if spec_digest != reg.spec_digest {
+            let (platform, _) = lazy.get().await?;
+            put_spec(platform, &reg.runtime_name, &spec).await?;
+            next.spec_digest = spec_digest;
+            output::done(&format!(
+                "{what}: runtime spec of {} sent",
+                reg.runtime_name
+            ));
+        }
+        next.secrets_digest = shape;
+        let (files, _) = external_files(store, cluster, &rendered, false);
+        write_registration(fleet, &folder, &next, Some(files))?;
+        return Ok(false);
+    }
 
     if let Some(reg) = earlier.filter(|_| files_there) {
         let id = tree::identity(cluster, Some(reg));
@@ -399,11 +496,25 @@ async fn register_runtime(
                 reg.runtime_name
             ));
         }
-        write_registration(&folder, &next, secret_files)?;
+        write_registration(fleet, &folder, &next, secret_files)?;
         return Ok(false);
     }
 
     // A new registration.
+    let material_dir = match (&fleet.external_secrets, &lazy.args.store_material_dir) {
+        (Some(_), None) => {
+            return Err(bad(
+                "--store-material-dir",
+                format!(
+                    "is needed to register {what}: with externalSecrets, its agent token and dind key are handed to you once, \
+                     to load into your store"
+                ),
+                "pass --store-material-dir <folder outside the Git repository>",
+            ))
+        }
+        (Some(_), Some(d)) => Some(d.join(&cluster.name).join(ns)),
+        (None, _) => None,
+    };
     let (platform, account_id) = lazy.get().await?;
     let seed = tree::identity(cluster, None);
     let agent_name: String = seed
@@ -504,13 +615,28 @@ async fn register_runtime(
         .await
         .map_err(|e| register::failed(e, "attaching the runtime environment to the agent"))?;
     put_spec(platform, &runtime_name, &spec).await?;
-    let secret_files = encrypted_files(fleet, &rendered)?;
     let reg = Registration {
         spec_digest: sha256_hex(&spec.to_string()),
         secrets_digest: secrets_shape(&rendered.manifests),
         ..reg
     };
-    write_registration(&folder, &reg, Some(secret_files))?;
+    if let (Some(store), Some(material_dir)) = (&fleet.external_secrets, material_dir) {
+        let (files, material) = external_files(store, cluster, &rendered, true);
+        // The material first: without it the store cannot be filled, and
+        // a re-run would find the agent registered.
+        export::write_files(&material_dir, &material, false).map_err(export_failed)?;
+        write_registration(fleet, &folder, &reg, Some(files))?;
+        output::done(&format!(
+            "{what}: runtime environment {runtime_name} registered; load the Secrets in {} into your store \
+             under {}/… (each file names its key), then delete them",
+            material_dir.display(),
+            store.remote_key(&cluster.name, ns, "")
+                .trim_end_matches('/')
+        ));
+        return Ok(false);
+    }
+    let secret_files = encrypted_files(fleet, &rendered)?;
+    write_registration(fleet, &folder, &reg, Some(secret_files))?;
     output::done(&format!(
         "{what}: runtime environment {runtime_name} registered; its secrets are in {} (encrypted)",
         folder.display()
@@ -550,9 +676,11 @@ fn encrypted_files(fleet: &Fleet, rendered: &render::Rendered) -> Result<Vec<Out
     Ok(out)
 }
 
-/// Writes a runtime's folder: the SOPS files (`None`: the ones there are
-/// kept byte for byte), their kustomization, and the registration.
+/// Writes a runtime's folder: the SOPS or ExternalSecret files (`None`:
+/// the ones there are kept byte for byte), their kustomization, and the
+/// registration.
 fn write_registration(
+    fleet: &Fleet,
     folder: &Path,
     reg: &Registration,
     secrets: Option<Vec<OutFile>>,
@@ -562,7 +690,7 @@ fn write_registration(
         None => REGISTERED_SECRETS
             .iter()
             .map(|n| {
-                let name = format!("{n}.sops.yaml");
+                let name = secret_file(fleet, n);
                 OutFile {
                     text: read(&folder.join(&name)).unwrap_or_default(),
                     name,

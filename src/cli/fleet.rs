@@ -49,4 +49,7 @@ pub struct FleetRegisterArgs {
     /// age identities, to re-encrypt a registration whose Secrets changed shape [default: $SOPS_AGE_KEY_FILE]
     #[arg(long, value_name = "PATH", env = "SOPS_AGE_KEY_FILE")]
     pub age_key_file: Option<PathBuf>,
+    /// With `externalSecrets`: where a new registration's Secrets are written (0600, outside the tree) for you to load into your store
+    #[arg(long, value_name = "DIR")]
+    pub store_material_dir: Option<PathBuf>,
 }

@@ -9,8 +9,10 @@
 //!
 //! [`tree`] turns a fleet into files (a Kustomize base, an overlay per
 //! cluster, Flux `Kustomization`s, Argo CD `Application`s); [`sops`] writes
-//! the registration's secrets encrypted to age recipients.
+//! the registration's secrets encrypted to age recipients, or [`external`]
+//! references them in a store the team runs (`externalSecrets`).
 
+pub mod external;
 pub mod sops;
 pub mod tree;
 
@@ -75,10 +77,81 @@ pub struct Fleet {
     pub gitops: Gitops,
     /// The age recipients the secrets are encrypted to.
     pub age_recipients: Vec<String>,
+    /// `externalSecrets`: the registered Secrets come from this store (as
+    /// ExternalSecrets) instead of SOPS files.
+    pub external_secrets: Option<external::Store>,
     pub clusters: Vec<Cluster>,
 }
 
-const TOP_KEYS: &[&str] = &["defaults", "gitops", "sops", "clusters"];
+const TOP_KEYS: &[&str] = &["defaults", "gitops", "sops", "externalSecrets", "clusters"];
+const STORE_KEYS: &[&str] = &["secretStoreRef", "keyPrefix", "refreshInterval"];
+
+/// A name the ExternalSecret CRD accepts for a store (a DNS subdomain).
+fn is_dns_subdomain(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 253
+        && s.split('.').all(|part| {
+            !part.is_empty()
+                && part
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+                && !part.starts_with('-')
+                && !part.ends_with('-')
+        })
+}
+
+/// The `externalSecrets` section: the store the registered Secrets come from.
+fn store(map: &Map<String, Value>, problems: &mut Vec<Problem>) -> Option<external::Store> {
+    let at = "externalSecrets.";
+    unknown_keys(map, STORE_KEYS, at, problems);
+    let Some(r) = map_at(map, "secretStoreRef", at, problems) else {
+        problems.push(Problem::new(
+            "externalSecrets.secretStoreRef",
+            None,
+            "is missing: the ExternalSecrets must name the store they read",
+            "write `secretStoreRef: {kind: ClusterSecretStore, name: <store>}`",
+        ));
+        return None;
+    };
+    unknown_keys(
+        r,
+        &["kind", "name"],
+        "externalSecrets.secretStoreRef.",
+        problems,
+    );
+    let ref_at = "externalSecrets.secretStoreRef.";
+    let kind = text_at(r, "kind", ref_at, "SecretStore", problems);
+    if !["SecretStore", "ClusterSecretStore"].contains(&kind.as_str()) {
+        problems.push(Problem::new(
+            &format!("{ref_at}kind"),
+            Some(&Value::String(kind.clone())),
+            "is not a kind of store",
+            "write SecretStore (a store in the runner's namespace) or ClusterSecretStore",
+        ));
+    }
+    let name = match r.get("name") {
+        Some(Value::String(n)) if is_dns_subdomain(n) => n.clone(),
+        other => {
+            problems.push(Problem::new(
+                &format!("{ref_at}name"),
+                other,
+                "must name the store (a lowercase DNS name)",
+                "write the name of your SecretStore or ClusterSecretStore, e.g. `name: vault-backend`",
+            ));
+            String::new()
+        }
+    };
+    let key_prefix = text_at(map, "keyPrefix", at, "codefresh/runners", problems)
+        .trim_matches('/')
+        .to_string();
+    let refresh_interval = text_at(map, "refreshInterval", at, "1h", problems);
+    Some(external::Store {
+        kind,
+        name,
+        key_prefix,
+        refresh_interval,
+    })
+}
 const CLUSTER_KEYS: &[&str] = &["name", "kubeConfigSecret", "server", "values", "runtimes"];
 const RUNTIME_KEYS: &[&str] = &["values"];
 const GITOPS_KEYS: &[&str] = &[
@@ -294,6 +367,17 @@ pub fn parse(text: &str, origin: &str) -> Result<Fleet, Problems> {
         }
     }
 
+    let external_secrets =
+        map_at(&root, "externalSecrets", "", &mut problems).and_then(|m| store(m, &mut problems));
+    if external_secrets.is_some() && !age_recipients.is_empty() {
+        problems.push(Problem::new(
+            "externalSecrets",
+            None,
+            "cannot be combined with sops.ageRecipients: the registered Secrets come either from SOPS files or from a store",
+            "keep one of the two sections",
+        ));
+    }
+
     let mut clusters = Vec::new();
     match root.get("clusters") {
         Some(Value::Array(items)) => {
@@ -335,6 +419,7 @@ pub fn parse(text: &str, origin: &str) -> Result<Fleet, Problems> {
         defaults,
         gitops,
         age_recipients,
+        external_secrets,
         clusters,
     })
 }
@@ -510,5 +595,46 @@ clusters:
         let keys: Vec<&str> = err.0.iter().map(|p| p.key.as_str()).collect();
         assert!(keys.contains(&"clusters[0].colour"), "{keys:?}");
         assert!(keys.contains(&"clusters[1].name"), "{keys:?}");
+    }
+
+    #[test]
+    fn an_external_secrets_store_is_read_and_its_mistakes_are_named() {
+        let text = "externalSecrets:\n  secretStoreRef: {kind: ClusterSecretStore, name: vault}\n  keyPrefix: /runners/\nclusters:\n  - name: east\n";
+        let fleet = parse(text, "fleet.yaml").unwrap();
+        let store = fleet.external_secrets.expect("a store");
+        assert_eq!(
+            (
+                store.kind.as_str(),
+                store.name.as_str(),
+                store.key_prefix.as_str(),
+                store.refresh_interval.as_str()
+            ),
+            ("ClusterSecretStore", "vault", "runners", "1h")
+        );
+        assert_eq!(
+            store.remote_key("east", "cf", "runner"),
+            "runners/east/cf/runner"
+        );
+
+        let text = "sops:\n  ageRecipients: [age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p]\n\
+                    externalSecrets:\n  secretStoreRef: {kind: Vault, name: Bad_Name}\nclusters:\n  - name: east\n";
+        let err = parse(text, "fleet.yaml").unwrap_err();
+        let keys: Vec<&str> = err.0.iter().map(|p| p.key.as_str()).collect();
+        for key in [
+            "externalSecrets",
+            "externalSecrets.secretStoreRef.kind",
+            "externalSecrets.secretStoreRef.name",
+        ] {
+            assert!(keys.contains(&key), "{key} not named: {keys:?}");
+        }
+        let text = "externalSecrets:\n  keyPrefix: x\nclusters:\n  - name: east\n";
+        let err = parse(text, "fleet.yaml").unwrap_err();
+        assert!(
+            err.0
+                .iter()
+                .any(|p| p.key == "externalSecrets.secretStoreRef"),
+            "{:?}",
+            err.0
+        );
     }
 }

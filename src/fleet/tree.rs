@@ -388,10 +388,12 @@ pub fn flux_kustomization(fleet: &Fleet, cluster: &Cluster, namespaces: &[String
         "sourceRef".into(),
         json!({"kind": "GitRepository", "name": g.flux_source}),
     );
-    spec.insert(
-        "decryption".into(),
-        json!({"provider": "sops", "secretRef": {"name": g.decryption_secret}}),
-    );
+    if fleet.external_secrets.is_none() {
+        spec.insert(
+            "decryption".into(),
+            json!({"provider": "sops", "secretRef": {"name": g.decryption_secret}}),
+        );
+    }
     if let Some(secret) = &cluster.kube_config_secret {
         spec.insert("kubeConfig".into(), json!({"secretRef": {"name": secret}}));
     }
@@ -426,8 +428,14 @@ pub fn argo_application(fleet: &Fleet, cluster: &Cluster, namespaces: &[String])
         ("Service", 2),
         ("Ingress", 2),
     ];
+    // ExternalSecrets make the registered Secrets: in the Secrets' wave.
+    let external = fleet
+        .external_secrets
+        .as_ref()
+        .map(|_| ("ExternalSecret", 1));
     let patches: Vec<Value> = waves
         .iter()
+        .chain(external.iter())
         .map(|(kind, wave)| {
             json!({"target": {"kind": kind},
                    "patch": format!(
