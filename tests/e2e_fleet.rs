@@ -1156,7 +1156,7 @@ async fn a_fleet_of_three_clusters_is_reconciled_by_flux() {
     let t2 = Instant::now();
     poll_until(
         "charlie's runner pruned by Flux",
-        Duration::from_secs(240),
+        Duration::from_secs(120),
         || async { Ok(deployments("charlie").await == 0) },
     )
     .await
