@@ -275,17 +275,50 @@ fn init(args: &InitArgs) -> Result<Outcome, Outcome> {
         }
         Mode::Install { probe } => {
             let registration = plan.registration(&loaded)?;
+            if matches!(registration, Registration::Offline) && !loaded.runtimes.is_empty() {
+                return Err(Outcome::BadInput(Problems(vec![Problem::new(
+                    "Runtimes",
+                    None,
+                    "needs the Codefresh platform: the agent's runtimes are set there, and an --agent-token install does not contact it",
+                    "pass --token (or set CF_API_KEY), or remove Runtimes and attach them later with `cf-runner runtime attach -f`",
+                )])));
+            }
             let outcome = install::run(&plan.install_options(values), &registration, &loaded);
+            let outcome = attach_runtimes(&plan, &loaded, &registration, outcome);
             match (probe, &outcome) {
                 (Some(timeout), Outcome::Ok) => probe::after_install(values, *timeout),
                 _ => outcome,
             }
         }
         Mode::DryRun { output_dir } => {
+            if !loaded.runtimes.is_empty() {
+                output::note("Runtimes: not rendered; an install attaches them after the agent (`cf-runner runtime attach -f` does it later)");
+            }
             let rendered = render::render(values, &identity, &loaded.redacted_tree)?;
             write_dry_run(output_dir, &rendered, plan.overwrite)
         }
     })
+}
+
+/// `Runtimes` of the values, attached once the agent is installed.
+fn attach_runtimes(
+    plan: &Plan,
+    loaded: &values::Loaded,
+    registration: &Registration,
+    installed: Outcome,
+) -> Outcome {
+    match (registration, installed) {
+        (Registration::Platform(auth), Outcome::Ok) if !loaded.runtimes.is_empty() => {
+            crate::app::steps::attach::after_init(
+                &loaded.values,
+                &loaded.runtimes,
+                auth,
+                plan.allow_http,
+                plan.wait.unwrap_or(Duration::from_secs(300)),
+            )
+        }
+        (_, outcome) => outcome,
+    }
 }
 
 /// Writes the cf-runtime chart's values (to stdout for `-`, secrets withheld).

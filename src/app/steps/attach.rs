@@ -914,6 +914,38 @@ async fn detach(
     Ok(())
 }
 
+/// `init` with `Runtimes` in its values: once the agent is installed, the
+/// runtimes are attached to it as `runtime attach -f` does (under attach's
+/// own lock, with the token the install used).
+pub(crate) fn after_init(
+    values: &crate::values::Values,
+    runtimes: &[RuntimeEntry],
+    auth: &crate::platform::Auth,
+    allow_http: bool,
+    timeout: Duration,
+) -> Outcome {
+    let agent = AgentSide {
+        connect: ConnectOptions {
+            kubeconfig: values.config_path.as_ref().map(PathBuf::from),
+            context: values.context.clone(),
+        },
+        namespace: values.namespace.clone(),
+    };
+    let platform = PlatformArgs {
+        token: Some(auth.token.expose().to_string()),
+        url: Some(auth.url.clone()),
+        insecure: values.insecure,
+        allow_http,
+    };
+    let targets = runtimes.iter().cloned().map(Target::from).collect();
+    output::say(&format!(
+        "Attaching the {} runtime(s) of Runtimes to the agent in namespace {}",
+        runtimes.len(),
+        values.namespace
+    ));
+    super::session::runtime().block_on(run(agent, Change::Attach(targets), &platform, timeout))
+}
+
 /// Removes the agent's credentials from the runtime's namespace: only the
 /// objects cf-runner labelled as such.
 async fn remove_access(r: &Resolved, timeout: Duration) -> Result<(), Outcome> {
