@@ -253,8 +253,31 @@ pub fn run(args: &InitArgs) -> Outcome {
 /// [`run`]; `Err` is an outcome that stopped it before its mode's steps.
 fn init(args: &InitArgs) -> Result<Outcome, Outcome> {
     let (input, plan) = gather_input(args)?;
-    let Asked::Proceed(input) = ask(&plan, input)? else {
-        return Ok(Outcome::Ok);
+    let input = match ask(&plan, input)? {
+        Asked::Proceed(input) => input,
+        Asked::Stopped => return Ok(Outcome::Ok),
+        Asked::Attach(to, input) => {
+            let given = values::merge_layers(&input, &mut Vec::new());
+            let text = |key: &str| {
+                tree::lookup(&given, key)
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+            };
+            return Ok(crate::app::steps::attach::from_wizard(
+                &to,
+                text("ConfigPath").map(PathBuf::from),
+                text("Context"),
+                crate::cli::PlatformArgs {
+                    token: text("Token"),
+                    url: plan.url.clone(),
+                    insecure: tree::lookup(&given, "Insecure")
+                        .and_then(Value::as_bool)
+                        .unwrap_or(false),
+                    allow_http: plan.allow_http,
+                },
+                plan.wait.unwrap_or(Duration::from_secs(300)),
+            ));
+        }
     };
     let loaded = load_input(&plan, &input)?;
     input::warn_loaded(&loaded);
@@ -431,6 +454,8 @@ enum Asked {
     Proceed(Input),
     /// The user stopped after the summary: nothing is applied (exit 0).
     Stopped,
+    /// Attach a runtime to the agent the wizard found, instead of installing.
+    Attach(wizard::AttachTo, Input),
 }
 
 /// Runs the wizard when a person is at the terminal (stdin and stderr are
@@ -528,6 +553,9 @@ fn ask(plan: &Plan, mut input: Input) -> Result<Asked, Outcome> {
     if !plan.proceed {
         output::note("stopped after the summary: nothing was applied");
         return Ok(Asked::Stopped);
+    }
+    if let Some(to) = plan.attach {
+        return Ok(Asked::Attach(to, input));
     }
     Ok(Asked::Proceed(input))
 }

@@ -946,6 +946,29 @@ pub(crate) fn after_init(
     super::session::runtime().block_on(run(agent, Change::Attach(targets), &platform, timeout))
 }
 
+/// The wizard's choice: attach the runtime of an existing namespace to the
+/// agent it found in the cluster of `context`.
+pub(crate) fn from_wizard(
+    to: &crate::wizard::AttachTo,
+    kubeconfig: Option<PathBuf>,
+    context: Option<String>,
+    platform: PlatformArgs,
+    timeout: Duration,
+) -> Outcome {
+    let agent = AgentSide {
+        connect: ConnectOptions {
+            kubeconfig,
+            context,
+        },
+        namespace: to.agent_namespace.clone(),
+    };
+    let target = Target {
+        namespace: Some(to.namespace.clone()),
+        ..Target::default()
+    };
+    super::session::runtime().block_on(run(agent, Change::Attach(vec![target]), &platform, timeout))
+}
+
 /// Removes the agent's credentials from the runtime's namespace: only the
 /// objects cf-runner labelled as such.
 async fn remove_access(r: &Resolved, timeout: Duration) -> Result<(), Outcome> {
