@@ -97,8 +97,8 @@ fn strings(list: &[&str]) -> Vec<String> {
     list.iter().map(|s| s.to_string()).collect()
 }
 
-#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn init_installs_one_agent_and_runtimes_each_with_its_own_placement_and_storage() {
     controlplane::ensure_crypto_provider();
     let cp = controlplane::shared();
