@@ -589,6 +589,7 @@ fn cluster_facts(kubeconfig: Option<PathBuf>, context: &str) -> wizard::Facts {
                 })
                 .collect(),
             zones: found.zones.unwrap_or_default(),
+            agents: found.agents,
             ingress_classes: found.ingress_classes.map(|list| {
                 list.into_iter()
                     .map(|c| wizard::IngressClassFact {

@@ -2,8 +2,8 @@
 //! agent: install another runner, or attach a runtime in another namespace
 //! to the agent found (what `cf-runner runtime attach` does). Asked only for
 //! an install, only when the namespace was not given, and only when the
-//! cluster has a namespace carrying cf-runner's `managed-by` label: a user
-//! who has no agent yet sees nothing new.
+//! cluster has an agent Deployment carrying cf-runner's labels: a user who
+//! has no agent yet sees nothing new.
 
 use serde_json::Value;
 
@@ -27,13 +27,7 @@ impl Session<'_> {
             return Ok(None);
         }
         let facts = self.facts();
-        let agents: Vec<String> = facts
-            .namespaces
-            .iter()
-            .flatten()
-            .filter(|n| n.ours)
-            .map(|n| n.name.clone())
-            .collect();
+        let agents = facts.agents.clone();
         if agents.is_empty() {
             return Ok(None);
         }
@@ -63,10 +57,12 @@ impl Session<'_> {
     /// The runtime's namespace: an existing one, not an agent's.
     pub(super) fn ask_runtime_namespace(&mut self, agent: &str) -> Result<String, PromptError> {
         let facts = self.facts();
-        let known: Option<Vec<(String, bool)>> = facts
-            .namespaces
-            .as_ref()
-            .map(|l| l.iter().map(|n| (n.name.clone(), n.ours)).collect());
+        // A namespace is "ours" here when it holds an install of its own.
+        let known: Option<Vec<(String, bool)>> = facts.namespaces.as_ref().map(|l| {
+            l.iter()
+                .map(|n| (n.name.clone(), n.ours || facts.agents.contains(&n.name)))
+                .collect()
+        });
         let suggestion = known
             .iter()
             .flatten()

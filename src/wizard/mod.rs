@@ -197,6 +197,8 @@ pub struct Facts {
     pub zones: Vec<String>,
     /// The IngressClasses, when they could be listed.
     pub ingress_classes: Option<Vec<IngressClassFact>>,
+    /// Namespaces holding a cf-runner agent (found by cf-runner's labels).
+    pub agents: Vec<String>,
 }
 
 /// Read-only look-ups in the cluster of a kube context.

@@ -67,6 +67,7 @@ fn aws_facts() -> Facts {
                 is_default: true,
             },
         ]),
+        agents: Vec::new(),
     }
 }
 
@@ -1023,6 +1024,7 @@ fn an_install_into_a_cluster_with_an_agent_offers_to_attach_to_it() {
     let mut s = setup(json!({"Context": "kind-dev"}));
     s.mode = Mode::Install;
     let mut facts = aws_facts();
+    facts.agents = vec!["codefresh".into()];
     facts.namespaces.as_mut().unwrap().extend([
         NamespaceFact {
             name: "builds-eu".into(),
@@ -1067,19 +1069,30 @@ fn an_install_into_a_cluster_with_an_agent_offers_to_attach_to_it() {
     let plan = run_script(&mut p, &s, facts.clone());
     assert_eq!(plan.attach, None);
 
-    // A dry-run, or a cluster without an agent, asks nothing new.
-    s.mode = Mode::DryRun {
-        output: "out".into(),
-    };
-    let mut p = script(&[
-        &[("Namespace", Enter)],
-        &[
-            ("Storage.Backend", pick("local")),
-            ("Storage.LocalVolumeParentDir", Enter),
-        ],
-        &rest_with_defaults(),
-    ]);
-    let plan = run_script(&mut p, &s, facts);
-    assert_eq!(plan.attach, None);
-    assert!(!p.asked.iter().any(|id| id == "agent"));
+    // A cluster without an agent (a namespace labelled by cf-runner is not
+    // one), or a dry-run, asks nothing new.
+    let mut no_agent = facts.clone();
+    no_agent.agents.clear();
+    for (mode, facts) in [
+        (Mode::Install, no_agent),
+        (
+            Mode::DryRun {
+                output: "out".into(),
+            },
+            facts,
+        ),
+    ] {
+        s.mode = mode;
+        let mut p = script(&[
+            &[("Namespace", Enter)],
+            &[
+                ("Storage.Backend", pick("local")),
+                ("Storage.LocalVolumeParentDir", Enter),
+            ],
+            &rest_with_defaults(),
+        ]);
+        let plan = run_script(&mut p, &s, facts);
+        assert_eq!(plan.attach, None);
+        assert!(!p.asked.iter().any(|id| id == "agent"));
+    }
 }
