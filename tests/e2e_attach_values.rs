@@ -173,6 +173,19 @@ async fn init_installs_one_agent_and_runtimes_each_with_its_own_placement_and_st
             );
         }
     }
+    // Of the agent's account, as init's own runtime is.
+    let own = &specs[&format!("{CONTEXT}/{agent_ns}")];
+    let account = &own["runtimeScheduler"]["cluster"]["clusterProvider"]["accountId"];
+    assert!(account.is_string(), "{own}");
+    for spec in [a, b] {
+        assert_eq!(&spec["accountId"], account);
+        for scheduler in ["runtimeScheduler", "dockerDaemonScheduler"] {
+            assert_eq!(
+                &spec[scheduler]["cluster"]["clusterProvider"]["accountId"],
+                account
+            );
+        }
+    }
     let toleration = json!([{"key": "builds", "operator": "Exists", "effect": "NoSchedule"}]);
     for scheduler in ["runtimeScheduler", "dockerDaemonScheduler"] {
         assert_eq!(

@@ -573,9 +573,11 @@ async fn runtime_objects(
     state: &AgentState,
     r: &Resolved,
     platform: &Platform,
+    account_id: &str,
 ) -> Result<RuntimeRender, Outcome> {
     let values = runtime_values(state, r);
     let mut identity = state.identity.clone();
+    identity.account_id = Some(account_id.to_string());
     identity.context = Some(r.cluster.context.clone());
     identity.runtime_name = Some(r.name.clone());
     let held = crate::cluster::secrets::read_text(
@@ -629,10 +631,32 @@ async fn runtime_objects(
         .collect();
     Ok(RuntimeRender {
         manifests,
-        spec: register::spec_to_send(
-            &rendered.runtime_environment,
-            state.identity.account_id.as_deref(),
-        ),
+        spec: register::spec_to_send(&rendered.runtime_environment, Some(account_id)),
+    })
+}
+
+/// The account the runtimes belong to: the agent's own runtime names it
+/// (the record does not keep it), else the platform says whose the token is.
+async fn account_of(platform: &Platform, state: &AgentState) -> Result<String, Outcome> {
+    let own = platform
+        .runtime(&state.own_runtime)
+        .await
+        .map_err(|e| register::failed(e, "reading the agent's runtime environment"))?;
+    if let Some(account) = own.as_ref().and_then(register::account_of_runtime) {
+        return Ok(account);
+    }
+    let who = platform
+        .whoami()
+        .await
+        .map_err(|e| register::failed(e, "checking the Codefresh API token"))?;
+    who.account_id.ok_or_else(|| {
+        Outcome::failed(
+            anyhow::anyhow!(
+                "the platform did not say which account the token is for (GET /api/user was refused, and runtime environment {} names none)",
+                state.own_runtime
+            ),
+            Some("use an API key that may read the user (GET /api/user), then re-run".into()),
+        )
     })
 }
 
@@ -837,6 +861,7 @@ async fn attach(
             }
         });
     }
+    let account_id = account_of(platform, &state).await?;
     let mut files = state.files.clone();
     let mut specs = Vec::new();
     for (i, r) in resolved.iter().enumerate() {
@@ -844,7 +869,7 @@ async fn attach(
         let objects = if i == 0 {
             Vec::new()
         } else {
-            let render = runtime_objects(&state, r, platform).await?;
+            let render = runtime_objects(&state, r, platform, &account_id).await?;
             specs.push(render.spec);
             render.manifests
         };
