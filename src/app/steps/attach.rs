@@ -861,6 +861,17 @@ async fn attach(
             }
         });
     }
+    for r in resolved.iter().skip(1) {
+        if !r.same_cluster
+            && r.target.settings.storage.is_none()
+            && state.values.storage.provisioned
+        {
+            output::warn(&format!(
+                "runtime {} has no Storage of its own: its builds' volumes use StorageClass {}, which cf-runner installed in the agent's cluster only, not in {}; give the runtime its own Storage (README: One agent, many runtimes)",
+                r.name, state.values.storage.class_name, r.cluster.context
+            ));
+        }
+    }
     let account_id = account_of(platform, &state).await?;
     let mut files = state.files.clone();
     let mut specs = Vec::new();
