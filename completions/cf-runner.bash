@@ -1302,7 +1302,7 @@ _cf__runner() {
             return 0
             ;;
         cf__runner__subcmd__runtime__subcmd__attach)
-            opts="-f -h -V --kube-config-path --agent-namespace --agent-context --token --url --insecure --allow-http --runtime-name --kube-host --values --timeout --kube-namespace --kube-context-name --help --version"
+            opts="-f -h -V --kube-config-path --agent-namespace --agent-context --token --url --insecure --allow-http --runtime-name --kube-host --values --set-value --timeout --kube-namespace --kube-context-name --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1341,6 +1341,10 @@ _cf__runner() {
                     return 0
                     ;;
                 -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --set-value)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -405,6 +405,7 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
             [CompletionResult]::new('--kube-host', '--kube-host', [CompletionResultType]::ParameterName, 'API server URL the agent reaches the runtime''s cluster at [default: in-cluster for the agent''s own cluster, else the kubeconfig''s]')
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Runtimes file listing several runtimes to attach (see README: "One agent, many runtimes")')
             [CompletionResult]::new('--values', '--values', [CompletionResultType]::ParameterName, 'Runtimes file listing several runtimes to attach (see README: "One agent, many runtimes")')
+            [CompletionResult]::new('--set-value', '--set-value', [CompletionResultType]::ParameterName, 'The runtime''s own setting, by a runtimes file entry''s key (repeatable): NodeSelector=zone=a, Storage.Backend=local')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for each token and for the agent''s rollout, and for another run''s lock (e.g. 90s, 5m)')
             [CompletionResult]::new('--kube-namespace', '--kube-namespace', [CompletionResultType]::ParameterName, 'Namespace of the runtime (builds run there) [default: the agent''s namespace]')
             [CompletionResult]::new('--kube-context-name', '--kube-context-name', [CompletionResultType]::ParameterName, 'Context of the runtime''s cluster [default: the agent''s context]')

@@ -435,6 +435,7 @@ _arguments "${_arguments_options[@]}" : \
 '--kube-host=[API server URL the agent reaches the runtime'\''s cluster at \[default\: in-cluster for the agent'\''s own cluster, else the kubeconfig'\''s\]]:URL:_default' \
 '-f+[Runtimes file listing several runtimes to attach (see README\: "One agent, many runtimes")]:FILE:_files' \
 '--values=[Runtimes file listing several runtimes to attach (see README\: "One agent, many runtimes")]:FILE:_files' \
+'(-f --values)*--set-value=[The runtime'\''s own setting, by a runtimes file entry'\''s key (repeatable)\: NodeSelector=zone=a, Storage.Backend=local]:KEY=VALUE:_default' \
 '--timeout=[How long to wait for each token and for the agent'\''s rollout, and for another run'\''s lock (e.g. 90s, 5m)]:DURATION:_default' \
 '--kube-namespace=[Namespace of the runtime (builds run there) \[default\: the agent'\''s namespace\]]:NAMESPACE:_default' \
 '--kube-context-name=[Context of the runtime'\''s cluster \[default\: the agent'\''s context\]]:NAME:{compadd -- ${(f)"$(kubectl config get-contexts -o name 2>/dev/null)"}}' \

@@ -409,6 +409,12 @@ async fn one_agent_serves_runtimes_in_another_namespace_and_another_cluster() {
     let out = run(&kubeconfig, home.path(), by_file.clone()).await;
     printed.push_str(&text(&out));
     assert!(out.status.success(), "attach by file: {}", text(&out));
+    // Its builds' StorageClass exists in the agent's cluster only: said.
+    assert!(
+        text(&out).contains("has no Storage of its own"),
+        "{}",
+        text(&out)
+    );
     let fewest_far = watch.fewest().await;
     assert!(fewest_far >= 1, "{fewest_far}");
     let files = runtime_files(&client, &agent_ns).await;

@@ -253,8 +253,31 @@ pub fn run(args: &InitArgs) -> Outcome {
 /// [`run`]; `Err` is an outcome that stopped it before its mode's steps.
 fn init(args: &InitArgs) -> Result<Outcome, Outcome> {
     let (input, plan) = gather_input(args)?;
-    let Asked::Proceed(input) = ask(&plan, input)? else {
-        return Ok(Outcome::Ok);
+    let input = match ask(&plan, input)? {
+        Asked::Proceed(input) => input,
+        Asked::Stopped => return Ok(Outcome::Ok),
+        Asked::Attach(to, input) => {
+            let given = values::merge_layers(&input, &mut Vec::new());
+            let text = |key: &str| {
+                tree::lookup(&given, key)
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+            };
+            return Ok(crate::app::steps::attach::from_wizard(
+                &to,
+                text("ConfigPath").map(PathBuf::from),
+                text("Context"),
+                crate::cli::PlatformArgs {
+                    token: text("Token"),
+                    url: plan.url.clone(),
+                    insecure: tree::lookup(&given, "Insecure")
+                        .and_then(Value::as_bool)
+                        .unwrap_or(false),
+                    allow_http: plan.allow_http,
+                },
+                plan.wait.unwrap_or(Duration::from_secs(300)),
+            ));
+        }
     };
     let loaded = load_input(&plan, &input)?;
     input::warn_loaded(&loaded);
@@ -275,17 +298,50 @@ fn init(args: &InitArgs) -> Result<Outcome, Outcome> {
         }
         Mode::Install { probe } => {
             let registration = plan.registration(&loaded)?;
+            if matches!(registration, Registration::Offline) && !loaded.runtimes.is_empty() {
+                return Err(Outcome::BadInput(Problems(vec![Problem::new(
+                    "Runtimes",
+                    None,
+                    "needs the Codefresh platform: the agent's runtimes are set there, and an --agent-token install does not contact it",
+                    "pass --token (or set CF_API_KEY), or remove Runtimes and attach them later with `cf-runner runtime attach -f`",
+                )])));
+            }
             let outcome = install::run(&plan.install_options(values), &registration, &loaded);
+            let outcome = attach_runtimes(&plan, &loaded, &registration, outcome);
             match (probe, &outcome) {
                 (Some(timeout), Outcome::Ok) => probe::after_install(values, *timeout),
                 _ => outcome,
             }
         }
         Mode::DryRun { output_dir } => {
+            if !loaded.runtimes.is_empty() {
+                output::note("Runtimes: not rendered; an install attaches them after the agent (`cf-runner runtime attach -f` does it later)");
+            }
             let rendered = render::render(values, &identity, &loaded.redacted_tree)?;
             write_dry_run(output_dir, &rendered, plan.overwrite)
         }
     })
+}
+
+/// `Runtimes` of the values, attached once the agent is installed.
+fn attach_runtimes(
+    plan: &Plan,
+    loaded: &values::Loaded,
+    registration: &Registration,
+    installed: Outcome,
+) -> Outcome {
+    match (registration, installed) {
+        (Registration::Platform(auth), Outcome::Ok) if !loaded.runtimes.is_empty() => {
+            crate::app::steps::attach::after_init(
+                &loaded.values,
+                &loaded.runtimes,
+                auth,
+                plan.allow_http,
+                plan.wait.unwrap_or(Duration::from_secs(300)),
+            )
+        }
+        (_, outcome) => outcome,
+    }
 }
 
 /// Writes the cf-runtime chart's values (to stdout for `-`, secrets withheld).
@@ -398,6 +454,8 @@ enum Asked {
     Proceed(Input),
     /// The user stopped after the summary: nothing is applied (exit 0).
     Stopped,
+    /// Attach a runtime to the agent the wizard found, instead of installing.
+    Attach(wizard::AttachTo, Input),
 }
 
 /// Runs the wizard when a person is at the terminal (stdin and stderr are
@@ -496,6 +554,9 @@ fn ask(plan: &Plan, mut input: Input) -> Result<Asked, Outcome> {
         output::note("stopped after the summary: nothing was applied");
         return Ok(Asked::Stopped);
     }
+    if let Some(to) = plan.attach {
+        return Ok(Asked::Attach(to, input));
+    }
     Ok(Asked::Proceed(input))
 }
 
@@ -528,6 +589,7 @@ fn cluster_facts(kubeconfig: Option<PathBuf>, context: &str) -> wizard::Facts {
                 })
                 .collect(),
             zones: found.zones.unwrap_or_default(),
+            agents: found.agents,
             ingress_classes: found.ingress_classes.map(|list| {
                 list.into_iter()
                     .map(|c| wizard::IngressClassFact {

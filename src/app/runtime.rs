@@ -19,6 +19,7 @@ fn agent_side(agent: &AgentPlace, kube: &KubeArgs) -> AgentSide {
 
 fn target_of(kube: &KubeArgs, name: &Option<String>, kube_host: Option<String>) -> Target {
     Target {
+        settings: Default::default(),
         context: kube.kube_context_name.clone(),
         kubeconfig: None,
         namespace: kube.kube_namespace.clone(),
@@ -37,7 +38,13 @@ pub fn run(args: &RuntimeArgs) -> Outcome {
                     Ok(list) => list,
                     Err(problems) => return Outcome::BadInput(problems),
                 },
-                None => vec![target_of(&a.kube, &a.runtime_name, a.kube_host.clone())],
+                None => match attach::settings_from_flags(&a.set_value) {
+                    Ok(settings) => vec![Target {
+                        settings,
+                        ..target_of(&a.kube, &a.runtime_name, a.kube_host.clone())
+                    }],
+                    Err(problems) => return Outcome::BadInput(problems),
+                },
             };
             let agent = agent_side(&a.agent, &a.kube);
             runtime().block_on(attach::run(
@@ -52,7 +59,7 @@ pub fn run(args: &RuntimeArgs) -> Outcome {
             let agent = agent_side(&d.agent, &d.kube);
             runtime().block_on(attach::run(
                 agent,
-                Change::Detach(target),
+                Change::Detach(Box::new(target)),
                 &d.platform,
                 d.timeout,
             ))

@@ -66,6 +66,13 @@ pub struct AttachArgs {
     /// Runtimes file listing several runtimes to attach (see README: "One agent, many runtimes")
     #[arg(long = "values", short = 'f', value_name = "FILE")]
     pub values: Option<PathBuf>,
+    /// The runtime's own setting, by a runtimes file entry's key (repeatable): NodeSelector=zone=a, Storage.Backend=local
+    #[arg(
+        long = "set-value",
+        value_name = "KEY=VALUE",
+        conflicts_with = "values"
+    )]
+    pub set_value: Vec<String>,
     /// How long to wait for each token and for the agent's rollout, and for another run's lock (e.g. 90s, 5m)
     #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
     pub timeout: std::time::Duration,

@@ -8,12 +8,14 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{Namespace, Node};
 use k8s_openapi::api::networking::v1::IngressClass;
 use k8s_openapi::api::storage::v1::StorageClass;
 use kube::api::{Api, ListParams};
 
 use super::{connect, root_cause, ConnectOptions, KubeError};
+use crate::render::runtimes::AGENT_DEPLOYMENT;
 
 /// The label every node carries with its zone (cloud providers set it).
 pub const ZONE_LABEL: &str = "topology.kubernetes.io/zone";
@@ -92,6 +94,9 @@ pub struct Facts {
     pub zones: Option<Vec<String>>,
     /// The IngressClasses.
     pub ingress_classes: Option<Vec<IngressClassInfo>>,
+    /// Namespaces holding a cf-runner agent (its Deployment carries
+    /// cf-runner's labels), sorted; empty when they could not be listed.
+    pub agents: Vec<String>,
 }
 
 /// Connects with `options` and lists what the wizard suggests from, all
@@ -105,12 +110,20 @@ pub async fn facts(options: &ConnectOptions, budget: Duration) -> Result<Facts, 
         let namespaces = Api::<Namespace>::all(client.clone());
         let classes = Api::<StorageClass>::all(client.clone());
         let nodes = Api::<Node>::all(client.clone());
-        let ingress = Api::<IngressClass>::all(client);
-        let (namespaces, classes, nodes, ingress) = futures::join!(
+        let ingress = Api::<IngressClass>::all(client.clone());
+        let deployments = Api::<Deployment>::all(client);
+        let agent_labels = ListParams::default().labels(&format!(
+            "{}=cf-runner,{}={}",
+            crate::render::LABEL_MANAGED_BY,
+            crate::render::LABEL_COMPONENT,
+            crate::render::Component::Runner.as_str()
+        ));
+        let (namespaces, classes, nodes, ingress, agents) = futures::join!(
             namespaces.list_metadata(&lp),
             classes.list(&lp),
             nodes.list_metadata(&lp),
             ingress.list_metadata(&lp),
+            deployments.list_metadata(&agent_labels),
         );
         // Only when every list failed for the same transport reason is the
         // cluster unreachable; a 403 on one list is just a missing permission.
@@ -126,7 +139,15 @@ pub async fn facts(options: &ConnectOptions, budget: Duration) -> Result<Facts, 
                     .any(|k| a.get(*k).is_some_and(|v| v == "true"))
             })
         };
+        let agents: BTreeSet<String> = agents
+            .map(|list| list.items)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|d| d.metadata.name.as_deref() == Some(AGENT_DEPLOYMENT))
+            .filter_map(|d| d.metadata.namespace)
+            .collect();
         Ok(Facts {
+            agents: agents.into_iter().collect(),
             namespaces: namespaces.ok().map(|list| {
                 list.items
                     .into_iter()

@@ -86,6 +86,7 @@ pub const DESCRIPTIONS: &[(&str, &str)] = &[
     ("Runtime.RegistryMirrors", "Registry mirror URLs of the docker daemon."),
     ("Runtime.InsecureRegistries", "Registries (host[:port] or CIDR) the docker daemon reaches without TLS."),
     ("Runtime.EngineAppName", "Accepted for venonactl files; has no effect."),
+    ("Runtimes", "More runtimes the same agent serves, each in its own namespace (and maybe cluster), attached after the agent is installed (README: One agent, many runtimes)."),
     ("Monitor.Enabled", "Install the cluster monitor."),
     ("Monitor.Image.Name", "Monitor image name, to replace the pinned one."),
     ("Monitor.Image.Tag", "Monitor image tag (never latest); needs Monitor.Image.Name."),
@@ -318,6 +319,7 @@ fn leaf_schema(path: &str, kind: Kind) -> Value {
             "additionalProperties": false,
         }),
         Kind::TextList => json!({"type": ["array", "string", "null"]}),
+        Kind::Opaque if path == "Runtimes" => runtimes_schema(),
         Kind::Opaque => json!({"type": ["object", "null"]}),
         Kind::Ignored => json!({"deprecated": true}),
     };
@@ -328,6 +330,31 @@ fn leaf_schema(path: &str, kind: Kind) -> Value {
         node["writeOnly"] = json!(true);
     }
     node
+}
+
+/// `Runtimes`: a list of runtime entries (`values::runtimes::ENTRY_KEYS`),
+/// whose settings take the shapes of `init`'s keys.
+fn runtimes_schema() -> Value {
+    let text = scalar_or_null();
+    json!({
+        "type": ["array", "null"],
+        "items": {
+            "type": "object",
+            "required": ["Namespace"],
+            "properties": {
+                "Namespace": {"type": "string", "description": "Namespace of the runtime (builds run there); it must exist."},
+                "Context": {"type": "string", "description": "Kubeconfig context of the runtime's cluster (default: the agent's)."},
+                "Name": {"type": "string", "description": "Runtime environment name on the platform (default: <context>/<namespace>); registered when missing."},
+                "KubeHost": {"type": "string", "description": "API server URL the agent reaches the runtime's cluster at."},
+                "ConfigPath": {"type": "string", "description": "Kubeconfig holding Context (default: the agent's)."},
+                "NodeSelector": leaf_schema("Runtime.NodeSelector", Kind::NodeSelector),
+                "Tolerations": leaf_schema("Runtime.tolerations", Kind::Tolerations),
+                "StorageClass": text,
+                "Storage": section_schema("Storage"),
+            },
+            "additionalProperties": false,
+        },
+    })
 }
 
 fn resource_list_schema() -> Value {

@@ -9,6 +9,7 @@
 pub mod cloud;
 pub mod json_schema;
 pub mod model;
+pub mod runtimes;
 pub mod schema;
 pub mod secrets;
 mod storage;
@@ -134,6 +135,8 @@ pub struct Loaded {
     pub ignored_keys: Vec<String>,
     /// Settings that work but are probably not what the user wants.
     pub warnings: Vec<String>,
+    /// `Runtimes`: runtimes the agent serves besides its own (none unless asked).
+    pub runtimes: Vec<runtimes::RuntimeEntry>,
 }
 
 /// Merges the layers of `input` and validates the result.
@@ -149,6 +152,10 @@ pub fn load(input: &Input) -> Result<Loaded, Problems> {
         .collect();
     problems.extend(credentials_outside_a_secret(&tree));
     problems.append(&mut reader.problems);
+    let runtimes = runtimes::read_list(tree.get("Runtimes")).unwrap_or_else(|mut found| {
+        problems.append(&mut found);
+        Vec::new()
+    });
     if !problems.is_empty() {
         dedup(&mut problems);
         return Err(Problems(problems));
@@ -159,6 +166,7 @@ pub fn load(input: &Input) -> Result<Loaded, Problems> {
         redacted_tree: redact(&tree),
         ignored_keys,
         warnings,
+        runtimes,
     })
 }
 

@@ -122,6 +122,8 @@ pub const KEYS: &[(&str, Kind)] = &[
     ("Runtime.RegistryMirrors", TextList),
     ("Runtime.InsecureRegistries", TextList),
     ("Runtime.EngineAppName", Ignored),
+    // more runtimes served by the same agent (`values::runtimes`)
+    ("Runtimes", Opaque),
     // monitor
     ("Monitor.Enabled", Bool),
     ("Monitor.Image.Name", Text),

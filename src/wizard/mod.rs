@@ -21,6 +21,7 @@
 //! `placement` (build node selector, tolerations) and `finish` (save, go
 //! ahead). `session` is the plumbing they share.
 
+mod attach;
 mod cluster;
 mod credentials;
 mod finish;
@@ -39,6 +40,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
+pub use attach::AttachTo;
 pub use cluster::required_but_missing;
 use finish::Next;
 pub use finish::{values_file, UNSAVED_KEYS};
@@ -195,6 +197,8 @@ pub struct Facts {
     pub zones: Vec<String>,
     /// The IngressClasses, when they could be listed.
     pub ingress_classes: Option<Vec<IngressClassFact>>,
+    /// Namespaces holding a cf-runner agent (found by cf-runner's labels).
+    pub agents: Vec<String>,
 }
 
 /// Read-only look-ups in the cluster of a kube context.
@@ -288,6 +292,8 @@ pub struct Plan {
     pub proceed: bool,
     /// How many questions were asked (0: everything was given).
     pub asked: usize,
+    /// Attach a runtime to an agent the cluster has, instead of installing.
+    pub attach: Option<AttachTo>,
 }
 
 /// A values file ready to be written.
@@ -317,6 +323,35 @@ pub fn run(
         }
         let context = s.ask_context()?;
         s.context = context.clone();
+        if let Some(agent) = s.ask_agent()? {
+            let namespace = s.ask_runtime_namespace(&agent)?;
+            s.ask_platform()?;
+            s.pending_section = None;
+            s.p.section("Summary");
+            s.p.summary(&s.rows);
+            s.section("Go");
+            match s.ask_next(context.as_deref(), false)? {
+                Next::Change => {
+                    s.p.note("Once more; Enter keeps your last answer.");
+                    let mut replies = s.replies;
+                    replies.remove("next");
+                    previous = replies;
+                    continue;
+                }
+                next => {
+                    return Ok(Plan {
+                        answers: s.answers,
+                        save_to: None,
+                        proceed: next == Next::Proceed,
+                        asked: s.asked,
+                        attach: Some(AttachTo {
+                            agent_namespace: agent,
+                            namespace,
+                        }),
+                    })
+                }
+            }
+        }
         s.ask_namespace()?;
         let zone = s.ask_storage()?;
         s.ask_proxies()?;
@@ -328,6 +363,7 @@ pub fn run(
                 save_to: None,
                 proceed: true,
                 asked: 0,
+                attach: None,
             });
         }
         s.pending_section = None;
@@ -349,6 +385,7 @@ pub fn run(
                     save_to,
                     proceed: next == Next::Proceed,
                     asked: s.asked,
+                    attach: None,
                 })
             }
         }

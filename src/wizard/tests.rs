@@ -67,6 +67,7 @@ fn aws_facts() -> Facts {
                 is_default: true,
             },
         ]),
+        agents: Vec::new(),
     }
 }
 
@@ -1016,4 +1017,82 @@ fn the_save_path_is_never_a_device_a_pipe_or_a_link() {
     );
     assert_eq!(plan.save_to, Some(wanted));
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "mine\n");
+}
+
+#[test]
+fn an_install_into_a_cluster_with_an_agent_offers_to_attach_to_it() {
+    let mut s = setup(json!({"Context": "kind-dev"}));
+    s.mode = Mode::Install;
+    let mut facts = aws_facts();
+    facts.agents = vec!["codefresh".into()];
+    facts.namespaces.as_mut().unwrap().extend([
+        NamespaceFact {
+            name: "builds-eu".into(),
+            ours: false,
+        },
+        NamespaceFact {
+            name: "kube-system".into(),
+            ours: false,
+        },
+    ]);
+    let mut p = Scripted::new(&[
+        (
+            "agent",
+            pick("Attach to the agent already installed in namespace codefresh"),
+        ),
+        ("runtime.Namespace", text("missing-ns")),
+        ("runtime.Namespace", text("codefresh")),
+        ("runtime.Namespace", Enter),
+        ("next", Enter),
+    ]);
+    let plan = run_script(&mut p, &s, facts.clone());
+    assert_eq!(
+        plan.attach,
+        Some(AttachTo {
+            agent_namespace: "codefresh".into(),
+            namespace: "builds-eu".into(),
+        })
+    );
+    assert!(plan.proceed);
+    let offered = &p.choices.iter().find(|(id, _)| id == "agent").unwrap().1;
+    assert_eq!(offered[0], "Install a new runner");
+
+    // Picking a new runner goes on with the install's questions.
+    let mut p = script(&[
+        &[("agent", Enter), ("Namespace", Enter)],
+        &[
+            ("Storage.Backend", pick("local")),
+            ("Storage.LocalVolumeParentDir", Enter),
+        ],
+        &rest_with_defaults(),
+    ]);
+    let plan = run_script(&mut p, &s, facts.clone());
+    assert_eq!(plan.attach, None);
+
+    // A cluster without an agent (a namespace labelled by cf-runner is not
+    // one), or a dry-run, asks nothing new.
+    let mut no_agent = facts.clone();
+    no_agent.agents.clear();
+    for (mode, facts) in [
+        (Mode::Install, no_agent),
+        (
+            Mode::DryRun {
+                output: "out".into(),
+            },
+            facts,
+        ),
+    ] {
+        s.mode = mode;
+        let mut p = script(&[
+            &[("Namespace", Enter)],
+            &[
+                ("Storage.Backend", pick("local")),
+                ("Storage.LocalVolumeParentDir", Enter),
+            ],
+            &rest_with_defaults(),
+        ]);
+        let plan = run_script(&mut p, &s, facts);
+        assert_eq!(plan.attach, None);
+        assert!(!p.asked.iter().any(|id| id == "agent"));
+    }
 }

@@ -34,6 +34,7 @@ use crate::render::runtimes::{
     RuntimeAccess, ACCESS_NAME, ACCESS_TOKEN_SECRET, AGENT_DEPLOYMENT, CONFIG_SECRET,
 };
 use crate::render::{Component, Manifest, LABEL_COMPONENT};
+use crate::values::runtimes::{self, RuntimeEntry, RuntimeSettings};
 use crate::values::{is_dns_label, Input, Problem, Problems};
 
 /// The API server address a pod reaches in its own cluster.
@@ -60,6 +61,22 @@ pub(crate) struct Target {
     /// How the user named this runtime, for problems: a flag prefix
     /// (`--`) or a key of the runtimes file (`Runtimes[1].`).
     pub origin: String,
+    /// The runtime's own node selector, tolerations and storage.
+    pub settings: RuntimeSettings,
+}
+
+impl From<RuntimeEntry> for Target {
+    fn from(e: RuntimeEntry) -> Target {
+        Target {
+            context: e.context,
+            kubeconfig: e.config_path.map(PathBuf::from),
+            namespace: e.namespace,
+            name: e.name,
+            kube_host: e.kube_host,
+            origin: e.origin,
+            settings: e.settings,
+        }
+    }
 }
 
 impl Target {
@@ -80,7 +97,7 @@ impl Target {
 /// What the run changes.
 pub(crate) enum Change {
     Attach(Vec<Target>),
-    Detach(Target),
+    Detach(Box<Target>),
 }
 
 impl Change {
@@ -92,8 +109,8 @@ impl Change {
     }
 }
 
-/// Reads a runtimes file: `Runtimes:`, a list of `{Namespace, Context,
-/// Name, KubeHost}`. Problems name the key as written (`Runtimes[1].Namespace`).
+/// Reads a runtimes file: `Runtimes:`, a list of runtime entries
+/// (`values::runtimes`). Problems name the key as written (`Runtimes[1].Namespace`).
 pub(crate) fn read_runtimes_file(path: &Path) -> Result<Vec<Target>, Problems> {
     let file = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| {
@@ -113,8 +130,7 @@ pub(crate) fn read_runtimes_file(path: &Path) -> Result<Vec<Target>, Problems> {
         )])
     })?;
     let mut problems = Vec::new();
-    let mut targets = Vec::new();
-    let Some(list) = tree.get("Runtimes").and_then(Value::as_array) else {
+    if !tree.get("Runtimes").is_some_and(Value::is_array) {
         return Err(Problems(vec![Problem::new(
             "Runtimes",
             tree.get("Runtimes"),
@@ -132,56 +148,13 @@ pub(crate) fn read_runtimes_file(path: &Path) -> Result<Vec<Target>, Problems> {
             ));
         }
     }
-    for (i, entry) in list.iter().enumerate() {
-        let origin = format!("Runtimes[{i}].");
-        let Some(map) = entry.as_object() else {
-            problems.push(Problem::new(
-                &format!("Runtimes[{i}]"),
-                Some(entry),
-                "must be a map",
-                "write - Namespace: builds",
-            ));
-            continue;
-        };
-        let mut target = Target {
-            origin: origin.clone(),
-            ..Target::default()
-        };
-        for (k, v) in map {
-            let key = format!("{origin}{k}");
-            let Some(text) = v.as_str().filter(|s| !s.is_empty()) else {
-                problems.push(Problem::new(
-                    &key,
-                    Some(v),
-                    "must be a non-empty text",
-                    "quote it",
-                ));
-                continue;
-            };
-            match k.as_str() {
-                "Namespace" => target.namespace = Some(text.into()),
-                "Context" => target.context = Some(text.into()),
-                "Name" => target.name = Some(text.into()),
-                "KubeHost" => target.kube_host = Some(text.into()),
-                "ConfigPath" => target.kubeconfig = Some(PathBuf::from(text)),
-                _ => problems.push(Problem::new(
-                    &key,
-                    None,
-                    "is not a key of a runtime",
-                    "use Namespace, Context, Name, KubeHost or ConfigPath",
-                )),
-            }
+    let targets: Vec<Target> = match runtimes::read_list(tree.get("Runtimes")) {
+        Ok(list) => list.into_iter().map(Target::from).collect(),
+        Err(mut found) => {
+            problems.append(&mut found);
+            Vec::new()
         }
-        if target.namespace.is_none() {
-            problems.push(Problem::new(
-                &format!("{origin}Namespace"),
-                None,
-                "is missing",
-                "name the namespace the runtime's builds run in",
-            ));
-        }
-        targets.push(target);
-    }
+    };
     if targets.is_empty() && problems.is_empty() {
         problems.push(Problem::new(
             "Runtimes",
@@ -195,6 +168,48 @@ pub(crate) fn read_runtimes_file(path: &Path) -> Result<Vec<Target>, Problems> {
     } else {
         Err(Problems(problems))
     }
+}
+
+/// The runtime's own settings given by `--set-value KEY=VALUE` (the keys
+/// of a runtimes file's entry: `NodeSelector`, `Tolerations`, `Storage.*`,
+/// `StorageClass`), problems naming `--set-value KEY`.
+pub(crate) fn settings_from_flags(set_values: &[String]) -> Result<RuntimeSettings, Problems> {
+    if set_values.is_empty() {
+        return Ok(RuntimeSettings::default());
+    }
+    let mut problems = Vec::new();
+    let tree = crate::values::merge_layers(
+        &Input {
+            set_values: set_values.to_vec(),
+            ..Input::default()
+        },
+        &mut problems,
+    );
+    if !problems.is_empty() {
+        return Err(Problems(problems));
+    }
+    let mut problems = Vec::new();
+    if let Some(map) = tree.as_object() {
+        for k in map.keys() {
+            if matches!(
+                k.as_str(),
+                "Namespace" | "Context" | "Name" | "KubeHost" | "ConfigPath"
+            ) {
+                problems.push(Problem::new(
+                    &format!("--set-value {k}"),
+                    map.get(k),
+                    "is a flag of its own here",
+                    "pass --kube-namespace, --kube-context-name, --runtime-name, --kube-host or --kube-config-path",
+                ));
+            }
+        }
+    }
+    if !problems.is_empty() {
+        return Err(Problems(problems));
+    }
+    runtimes::read_entry(&tree, "--set-value ", false)
+        .map(|e| e.settings)
+        .map_err(Problems)
 }
 
 /// A runtime resolved against the clusters.
@@ -412,7 +427,7 @@ async fn under_lock(
     let agent = agent_on_platform(&platform, &state.agent_name).await?;
     match change {
         Change::Attach(targets) => attach(state, targets, &platform, agent, timeout).await,
-        Change::Detach(target) => detach(state, target, &platform, agent, timeout).await,
+        Change::Detach(target) => detach(state, *target, &platform, agent, timeout).await,
     }
 }
 
@@ -520,20 +535,49 @@ async fn ensure_access(
     })
 }
 
+/// The agent's values for a runtime: its namespace and cluster, and its
+/// own node selector, tolerations and storage where it gives them.
+fn runtime_values(state: &AgentState, r: &Resolved) -> crate::values::Values {
+    let mut values = state.values.clone();
+    values.namespace = r.namespace.clone();
+    values.context = Some(r.cluster.context.clone());
+    let own = &r.target.settings;
+    if let Some(selector) = &own.node_selector {
+        values.runtime.scheduling.node_selector = selector.clone();
+    }
+    if let Some(tolerations) = &own.tolerations {
+        values.runtime.scheduling.tolerations = tolerations.clone();
+    }
+    if let Some(storage) = &own.storage {
+        values.storage = storage.clone();
+    }
+    values
+}
+
+/// A runtime as rendered for its namespace and cluster.
+struct RuntimeRender {
+    /// Its objects in its namespace (and, with storage of its own, the
+    /// StorageClass and volume provisioner in its cluster).
+    manifests: Vec<Manifest>,
+    /// The runtime spec the platform gets for it.
+    spec: Value,
+}
+
 /// The runtime's own objects in its namespace, rendered from the agent's
-/// values for that namespace: the engine's ServiceAccount and Role, the dind
-/// TLS Secret, daemon config and Service (what a build's pods mount and
-/// run as). The dind certificate names the runtime's namespace: the one
-/// there is kept, else the platform signs a new one (the key never leaves).
+/// values for that namespace with the runtime's own settings: the engine's
+/// ServiceAccount and Role, the dind TLS Secret, daemon config and Service
+/// (what a build's pods mount and run as), and its storage when it has its
+/// own. The dind certificate names the runtime's namespace: the one there
+/// is kept, else the platform signs a new one (the key never leaves).
 async fn runtime_objects(
     state: &AgentState,
     r: &Resolved,
     platform: &Platform,
-) -> Result<Vec<Manifest>, Outcome> {
-    let mut values = state.values.clone();
-    values.namespace = r.namespace.clone();
-    values.context = Some(r.cluster.context.clone());
+    account_id: &str,
+) -> Result<RuntimeRender, Outcome> {
+    let values = runtime_values(state, r);
     let mut identity = state.identity.clone();
+    identity.account_id = Some(account_id.to_string());
     identity.context = Some(r.cluster.context.clone());
     identity.runtime_name = Some(r.name.clone());
     let held = crate::cluster::secrets::read_text(
@@ -576,11 +620,87 @@ async fn runtime_objects(
     identity.dind_key = Some(key);
     let rendered = crate::render::render(&values, &identity, &state.record_tree)
         .map_err(Outcome::render_failed)?;
-    Ok(rendered
+    let own_storage = r.target.settings.storage.is_some();
+    let manifests = rendered
         .manifests
         .into_iter()
-        .filter(|m| m.component == Component::Runtime && m.namespace.is_some())
-        .collect())
+        .filter(|m| {
+            (m.component == Component::Runtime && m.namespace.is_some())
+                || (own_storage && m.component == Component::VolumeProvisioner)
+        })
+        .collect();
+    Ok(RuntimeRender {
+        manifests,
+        spec: register::spec_to_send(&rendered.runtime_environment, Some(account_id)),
+    })
+}
+
+/// The account the runtimes belong to: the agent's own runtime names it
+/// (the record does not keep it), else the platform says whose the token is.
+async fn account_of(platform: &Platform, state: &AgentState) -> Result<String, Outcome> {
+    let own = platform
+        .runtime(&state.own_runtime)
+        .await
+        .map_err(|e| register::failed(e, "reading the agent's runtime environment"))?;
+    if let Some(account) = own.as_ref().and_then(register::account_of_runtime) {
+        return Ok(account);
+    }
+    let who = platform
+        .whoami()
+        .await
+        .map_err(|e| register::failed(e, "checking the Codefresh API token"))?;
+    who.account_id.ok_or_else(|| {
+        Outcome::failed(
+            anyhow::anyhow!(
+                "the platform did not say which account the token is for (GET /api/user was refused, and runtime environment {} names none)",
+                state.own_runtime
+            ),
+            Some("use an API key that may read the user (GET /api/user), then re-run".into()),
+        )
+    })
+}
+
+/// What the platform has of a runtime before the run.
+enum OnPlatform {
+    /// Registered for this namespace and cluster: its spec is kept in step.
+    Ours,
+    /// Registered for another place (by another tool): left as it is.
+    Elsewhere,
+    /// Not registered: this run registers it.
+    Missing,
+}
+
+/// Registers a missing runtime environment as `init` does, then sends its
+/// spec when the platform's differs (a runtime registered for elsewhere is
+/// left as it is).
+async fn register_runtime(
+    platform: &Platform,
+    state: &AgentState,
+    r: &Resolved,
+    found: &OnPlatform,
+    spec: &Value,
+) -> Result<(), Outcome> {
+    match found {
+        OnPlatform::Elsewhere => return Ok(()),
+        OnPlatform::Missing => {
+            let request =
+                register::registration(&runtime_values(state, r), &r.cluster.context, &r.name);
+            platform
+                .register_runtime(&request)
+                .await
+                .map_err(|e| register::failed(e, "registering the runtime environment"))?;
+            output::applied("created", &format!("runtime environment {}", r.name), None);
+        }
+        OnPlatform::Ours => {}
+    }
+    if register::send_spec(platform, &r.name, spec).await? {
+        output::applied(
+            "configured",
+            &format!("runtime environment {}'s spec", r.name),
+            None,
+        );
+    }
+    Ok(())
 }
 
 /// Writes the files (0 writes when unchanged), then rolls the agent to
@@ -695,44 +815,83 @@ async fn attach(
         }
         resolved.push(r);
     }
-    // Before any write: every runtime must be registered on the platform.
+    // Before any write: what the platform has of each runtime.
+    let mut found = Vec::new();
     for r in resolved.iter().skip(1) {
-        match platform.runtime(&r.name).await {
-            Ok(Some(_)) => {}
-            Ok(None) => {
-                output::error(
-                    &anyhow::anyhow!(
-                        "the Codefresh platform has no runtime environment {} to attach",
-                        r.name
-                    ),
-                    Some(&format!(
-                        "register the runtime environment of namespace {} first (or name the registered one with {})",
-                        r.namespace,
-                        r.target.key("Name")
-                    )),
+        let re = platform.runtime(&r.name).await.map_err(|e| {
+            register::failed(
+                e,
+                "reading the runtime environment on the Codefresh platform",
+            )
+        })?;
+        found.push(match re {
+            None => OnPlatform::Missing,
+            Some(re) if register::runs_in(&re, &r.namespace, &r.cluster.context) => {
+                OnPlatform::Ours
+            }
+            Some(re) => {
+                let place = |p: &str| {
+                    re.pointer(p)
+                        .and_then(Value::as_str)
+                        .unwrap_or("?")
+                        .to_string()
+                };
+                let (ns, ctx) = (
+                    place("/runtimeScheduler/cluster/namespace"),
+                    place("/runtimeScheduler/cluster/clusterProvider/selector"),
                 );
-                return Err(Outcome::PreflightFailed);
+                if !r.target.settings.is_empty() {
+                    output::error(
+                        &anyhow::anyhow!(
+                            "runtime environment {} on the Codefresh platform runs builds in namespace {ns} of cluster {ctx}, not in namespace {} of {}: cf-runner does not change the spec of a runtime it did not register",
+                            r.name, r.namespace, r.cluster.context
+                        ),
+                        Some(&format!(
+                            "name a new runtime with {} (cf-runner registers it), or drop the runtime's own settings",
+                            r.target.key("Name")
+                        )),
+                    );
+                    return Err(Outcome::PreflightFailed);
+                }
+                output::note(&format!(
+                    "runtime environment {} is registered for namespace {ns} of cluster {ctx}; its spec is left as it is",
+                    r.name
+                ));
+                OnPlatform::Elsewhere
             }
-            Err(e) => {
-                return Err(register::failed(
-                    e,
-                    "reading the runtime environment on the Codefresh platform",
-                ))
-            }
+        });
+    }
+    for r in resolved.iter().skip(1) {
+        if !r.same_cluster
+            && r.target.settings.storage.is_none()
+            && state.values.storage.provisioned
+        {
+            output::warn(&format!(
+                "runtime {} has no Storage of its own: its builds' volumes use StorageClass {}, which cf-runner installed in the agent's cluster only, not in {}; give the runtime its own Storage (README: One agent, many runtimes)",
+                r.name, state.values.storage.class_name, r.cluster.context
+            ));
         }
     }
+    let account_id = account_of(platform, &state).await?;
     let mut files = state.files.clone();
+    let mut specs = Vec::new();
     for (i, r) in resolved.iter().enumerate() {
         // The agent's own namespace has its runtime's objects from `init`.
         let objects = if i == 0 {
             Vec::new()
         } else {
-            runtime_objects(&state, r, platform).await?
+            let render = runtime_objects(&state, r, platform, &account_id).await?;
+            specs.push(render.spec);
+            render.manifests
         };
         let access = ensure_access(r, objects, timeout, command).await?;
         files.insert(r.key.clone(), access.file_text());
     }
     roll_agent(&state, &files, timeout, command).await?;
+    // The platform last: it sends a runtime's builds once the agent can start them.
+    for ((r, found), spec) in resolved.iter().skip(1).zip(&found).zip(&specs) {
+        register_runtime(platform, &state, r, found, spec).await?;
+    }
     let mut wanted = agent.runtimes.clone();
     wanted.extend(resolved.iter().map(|r| r.name.clone()));
     set_platform_runtimes(platform, &agent, wanted).await?;
@@ -789,6 +948,61 @@ async fn detach(
         state.agent_name, state.namespace, r.name
     ));
     Ok(())
+}
+
+/// `init` with `Runtimes` in its values: once the agent is installed, the
+/// runtimes are attached to it as `runtime attach -f` does (under attach's
+/// own lock, with the token the install used).
+pub(crate) fn after_init(
+    values: &crate::values::Values,
+    runtimes: &[RuntimeEntry],
+    auth: &crate::platform::Auth,
+    allow_http: bool,
+    timeout: Duration,
+) -> Outcome {
+    let agent = AgentSide {
+        connect: ConnectOptions {
+            kubeconfig: values.config_path.as_ref().map(PathBuf::from),
+            context: values.context.clone(),
+        },
+        namespace: values.namespace.clone(),
+    };
+    let platform = PlatformArgs {
+        token: Some(auth.token.expose().to_string()),
+        url: Some(auth.url.clone()),
+        insecure: values.insecure,
+        allow_http,
+    };
+    let targets = runtimes.iter().cloned().map(Target::from).collect();
+    output::say(&format!(
+        "Attaching the {} runtime(s) of Runtimes to the agent in namespace {}",
+        runtimes.len(),
+        values.namespace
+    ));
+    super::session::runtime().block_on(run(agent, Change::Attach(targets), &platform, timeout))
+}
+
+/// The wizard's choice: attach the runtime of an existing namespace to the
+/// agent it found in the cluster of `context`.
+pub(crate) fn from_wizard(
+    to: &crate::wizard::AttachTo,
+    kubeconfig: Option<PathBuf>,
+    context: Option<String>,
+    platform: PlatformArgs,
+    timeout: Duration,
+) -> Outcome {
+    let agent = AgentSide {
+        connect: ConnectOptions {
+            kubeconfig,
+            context,
+        },
+        namespace: to.agent_namespace.clone(),
+    };
+    let target = Target {
+        namespace: Some(to.namespace.clone()),
+        ..Target::default()
+    };
+    super::session::runtime().block_on(run(agent, Change::Attach(vec![target]), &platform, timeout))
 }
 
 /// Removes the agent's credentials from the runtime's namespace: only the

@@ -5,11 +5,14 @@
 
 use serde_json::Value;
 
+use super::install::seams::Registrar;
 use crate::app::Outcome;
 use crate::cli::PlatformArgs;
 use crate::output;
-use crate::platform::{self, Auth, Need, Platform, PlatformError, Transport, Whoami};
-use crate::values::{Problem, Problems, Secret};
+use crate::platform::{
+    self, Auth, Need, Platform, PlatformError, RegisterRuntime, Transport, Whoami,
+};
+use crate::values::{Problem, Problems, Secret, Values};
 
 /// Where a command looks for its Codefresh API token and platform URL,
 /// before `CF_API_KEY` and the cfconfig.
@@ -68,6 +71,64 @@ pub(crate) fn spec_to_send(rendered: &Value, account_id: Option<&str>) -> Value 
         map.insert("accountId".into(), Value::String(account.to_string()));
     }
     spec
+}
+
+/// The registration of runtime environment `name` for the builds of
+/// `values` (their namespace, StorageClass and node selector) in cluster
+/// `context`: what `init` registers, and `runtime attach` for a runtime
+/// the platform does not have yet. The whole spec follows ([`send_spec`]).
+pub(crate) fn registration(values: &Values, context: &str, name: &str) -> RegisterRuntime {
+    let node_selector: serde_json::Map<String, Value> = values
+        .runtime
+        .scheduling
+        .node_selector
+        .iter()
+        .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+        .collect();
+    RegisterRuntime {
+        cluster_name: context.to_string(),
+        namespace: values.namespace.clone(),
+        storage_class_name: values.storage.class_name.clone(),
+        service_account: "codefresh-engine".into(),
+        runtime_environment_name: name.to_string(),
+        agent: true,
+        docker_daemon_scheduler: serde_json::json!({"userAccess": values.runtime.docker_daemon_access}),
+        node_selector: Value::Object(node_selector),
+    }
+}
+
+/// True when runtime environment `re` runs its builds in `namespace` of
+/// cluster `context`: one cf-runner registered for that place (and keeps
+/// in step), not one that sends builds elsewhere.
+pub(crate) fn runs_in(re: &Value, namespace: &str, context: &str) -> bool {
+    re.pointer("/runtimeScheduler/cluster/namespace")
+        .and_then(Value::as_str)
+        == Some(namespace)
+        && re
+            .pointer("/runtimeScheduler/cluster/clusterProvider/selector")
+            .and_then(Value::as_str)
+            == Some(context)
+}
+
+/// Sends runtime environment `name`'s spec unless the platform holds it
+/// already (a re-run writes nothing). True when it was sent.
+pub(crate) async fn send_spec(
+    platform: &impl Registrar,
+    name: &str,
+    spec: &Value,
+) -> Result<bool, Outcome> {
+    let current = platform
+        .runtime(name)
+        .await
+        .map_err(|e| failed(e, "reading the runtime environment's spec"))?;
+    if current.is_some_and(|c| spec_differences(spec, &c).is_empty()) {
+        return Ok(false);
+    }
+    platform
+        .put_runtime(name, spec)
+        .await
+        .map_err(|e| failed(e, "sending the runtime environment's spec"))?;
+    Ok(true)
 }
 
 /// The account a runtime environment belongs to, as the platform shows it.

@@ -1,14 +1,14 @@
 //! Finding or creating the agent and the runtime environment on the
 //! platform, reusing what an earlier run made.
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::seams::Registrar;
 use crate::app::steps::installation::LeftBehind;
 use crate::app::steps::register;
 use crate::app::Outcome;
 use crate::output;
-use crate::platform::{self, Agent, PlatformError, RegisterRuntime};
+use crate::platform::{self, Agent, PlatformError};
 use crate::values::{self, Problem, Problems, Secret};
 
 /// Candidate names: the wanted one, then `_1`, `_2`, … (as the old wizard
@@ -312,15 +312,7 @@ pub(super) async fn ensure_runtime(
     left: &LeftBehind,
 ) -> Result<(String, RuntimeSource), Outcome> {
     let doing = "looking up the runtime environment";
-    let ours = |re: &Value| {
-        re.pointer("/runtimeScheduler/cluster/namespace")
-            .and_then(Value::as_str)
-            == Some(values.namespace.as_str())
-            && re
-                .pointer("/runtimeScheduler/cluster/clusterProvider/selector")
-                .and_then(Value::as_str)
-                == Some(context)
-    };
+    let ours = |re: &Value| register::runs_in(re, &values.namespace, context);
     if let Some(name) = &left.runtime_name {
         if platform
             .runtime(name)
@@ -340,23 +332,7 @@ pub(super) async fn ensure_runtime(
             Some(re) if ours(&re) => return Ok((name, RuntimeSource::Reused)),
             Some(_) => continue,
             None => {
-                let node_selector: serde_json::Map<String, Value> = values
-                    .runtime
-                    .scheduling
-                    .node_selector
-                    .iter()
-                    .map(|(k, v)| (k.clone(), Value::String(v.clone())))
-                    .collect();
-                let request = RegisterRuntime {
-                    cluster_name: context.to_string(),
-                    namespace: values.namespace.clone(),
-                    storage_class_name: values.storage.class_name.clone(),
-                    service_account: "codefresh-engine".into(),
-                    runtime_environment_name: name.clone(),
-                    agent: true,
-                    docker_daemon_scheduler: json!({"userAccess": values.runtime.docker_daemon_access}),
-                    node_selector: Value::Object(node_selector),
-                };
+                let request = register::registration(values, context, &name);
                 platform
                     .register_runtime(&request)
                     .await

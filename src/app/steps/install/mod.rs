@@ -284,7 +284,7 @@ async fn wait_for_install(
 
 mod agent;
 mod registered;
-mod seams;
+pub(crate) mod seams;
 
 pub(crate) use agent::candidates;
 use agent::free_agent_name;

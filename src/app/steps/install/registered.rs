@@ -424,18 +424,7 @@ pub(super) async fn attach_step(
         &rendered.runtime_environment,
         identity.account_id.as_deref(),
     );
-    // A re-run (or the second of two runs) that would send the spec the
-    // platform holds already writes nothing.
-    let current = platform
-        .runtime(runtime_name)
-        .await
-        .map_err(|e| register::failed(e, "reading the runtime environment's spec"))?;
-    if current.is_none_or(|c| !register::spec_differences(&spec, &c).is_empty()) {
-        platform
-            .put_runtime(runtime_name, &spec)
-            .await
-            .map_err(|e| register::failed(e, "sending the runtime environment's spec"))?;
-    }
+    register::send_spec(platform, runtime_name, &spec).await?;
     output::done(&format!(
         "runtime environment {runtime_name} attached to agent {}",
         agent.name

@@ -256,7 +256,11 @@ impl Target for cluster::Cluster {
         namespace: &str,
         force_conflicts: bool,
     ) -> Result<(), Outcome> {
-        converge::apply_with_progress(self, manifests, namespace, force_conflicts, "install")
+        // A re-run of init keeps an agent that serves attached runtimes as attach left it.
+        let mut manifests = manifests.to_vec();
+        crate::app::steps::attach::keep_attached(self, namespace, &mut manifests, &mut Vec::new())
+            .await?;
+        converge::apply_with_progress(self, &manifests, namespace, force_conflicts, "install")
             .await
             .map(|_| ())
     }
