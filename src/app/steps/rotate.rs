@@ -143,9 +143,10 @@ async fn issue(
     }
 }
 
-/// Deletes cf-runner's access objects named `names` in the runtime's
-/// namespace (labelled as such: nothing else is touched), waiting until gone.
-async fn remove(r: &Resolved, names: &[&str], timeout: Duration) -> Result<(), Outcome> {
+/// Deletes cf-runner's access objects `objects` (kind, name) in the
+/// runtime's namespace (labelled as such: nothing else is touched), waiting
+/// until gone.
+async fn remove(r: &Resolved, objects: &[(&str, &str)], timeout: Duration) -> Result<(), Outcome> {
     let listed = inventory::labelled(&r.cluster.client, &r.namespace)
         .await
         .map_err(|e| {
@@ -157,8 +158,7 @@ async fn remove(r: &Resolved, names: &[&str], timeout: Duration) -> Result<(), O
     let ours: Vec<LiveObject> = listed
         .into_iter()
         .filter(|o| o.label(LABEL_COMPONENT) == Some(Component::RuntimeAccess.as_str()))
-        .filter(|o| matches!(o.kind.as_str(), "ServiceAccount" | "RoleBinding" | "Secret"))
-        .filter(|o| names.contains(&o.name.as_str()))
+        .filter(|o| objects.contains(&(o.kind.as_str(), o.name.as_str())))
         .collect();
     if ours.is_empty() {
         return Ok(());
@@ -220,7 +220,12 @@ async fn rotate(state: AgentState, target: Target, timeout: Duration) -> Result<
     attach::roll_agent(&state, &files, timeout, COMMAND).await?;
 
     // 2. The agent's own ServiceAccount made again: the old token dies.
-    remove(&r, &[ACCESS_NAME, ACCESS_TOKEN_SECRET], timeout).await?;
+    // Its RoleBinding names it by name: it stays, and binds the new one.
+    let own = [
+        ("ServiceAccount", ACCESS_NAME),
+        ("Secret", ACCESS_TOKEN_SECRET),
+    ];
+    remove(&r, &own, timeout).await?;
     let (token, ca) = issue(
         &r,
         &access_manifests(&r.namespace),
@@ -232,7 +237,12 @@ async fn rotate(state: AgentState, target: Target, timeout: Duration) -> Result<
     // 3. The agent on the new token; 4. the bridge removed.
     files.insert(r.key.clone(), file(token, ca).file_text());
     attach::roll_agent(&state, &files, timeout, COMMAND).await?;
-    remove(&r, &[BRIDGE, BRIDGE_TOKEN_SECRET], timeout).await?;
+    let bridge = [
+        ("ServiceAccount", BRIDGE),
+        ("RoleBinding", BRIDGE),
+        ("Secret", BRIDGE_TOKEN_SECRET),
+    ];
+    remove(&r, &bridge, timeout).await?;
 
     // Say what the API server now makes of the old token (not a gate:
     // the rotation is done either way).
