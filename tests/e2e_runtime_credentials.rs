@@ -432,6 +432,48 @@ async fn info_checks_each_runtime_token_and_rotate_kills_the_old_one() {
         "{r:#}"
     );
 
+    // check says the same, with the fix, and fails (exit 3).
+    let local = cli::example("local");
+    let out = run(
+        &kubeconfig,
+        home.path(),
+        args(&[
+            "check",
+            "--values",
+            local.to_str().unwrap(),
+            "--kube-namespace",
+            &agent_ns,
+            "--kube-context-name",
+            CONTEXT,
+            "-o",
+            "json",
+        ]),
+    )
+    .await;
+    printed.push_str(&text(&out));
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let creds = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "the agent's runtime credentials")
+        .unwrap_or_else(|| panic!("{report:#}"))
+        .clone();
+    assert_eq!(creds["status"], "fail", "{creds:#}");
+    let detail = creds["details"][0].as_str().unwrap();
+    assert!(
+        detail.contains(&near) && detail.contains("(401)"),
+        "{creds:#}"
+    );
+    assert!(
+        creds["fix"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("--runtime-name {near}")),
+        "{creds:#}"
+    );
+
     // Never a token nor the runtime file's CA in any output.
     for token in [&old_token, &new_token] {
         assert!(

@@ -17,6 +17,7 @@ use super::attach::IN_CLUSTER_HOST;
 use super::installation::Installation;
 use super::register;
 use crate::cli::PlatformArgs;
+use crate::cluster::preflight::{Check, Status};
 use crate::cluster::runtime_access::{self, Access};
 use crate::cluster::{runtimes as live, Cluster};
 use crate::output::info::RuntimeInfo;
@@ -138,11 +139,90 @@ fn access_words(access: &Access, checked_at: &str) -> (Option<bool>, String) {
     }
 }
 
+/// A host the agent's pod reaches its own cluster by is checked at the
+/// address this kubeconfig reaches that cluster by.
+fn checked_at(cluster: &Cluster, host: &str) -> String {
+    if host.trim_end_matches('/') == IN_CLUSTER_HOST {
+        cluster.server.trim_end_matches('/').to_string()
+    } else {
+        host.to_string()
+    }
+}
+
+async fn check_file(file: &RuntimeFile, at: &str, namespace: Option<&str>) -> Access {
+    match (&file.token, &file.crt, file.name.is_some(), at.is_empty()) {
+        (Some(token), Some(crt), true, false) => {
+            runtime_access::check(at, crt, token, namespace).await
+        }
+        _ => Access::NotChecked(format!(
+            "the file {} lacks a name, host, token or crt",
+            file.key
+        )),
+    }
+}
+
+/// For `check`: whether the agent's credentials for each runtime of its
+/// [`CONFIG_SECRET`] still work (`None`: the agent has no runtime files).
+/// Fails naming each runtime whose token is refused or forbidden.
+pub(crate) async fn check(cluster: &Cluster, namespace: &str) -> Option<Check> {
+    let files = live::read_config(&cluster.client, namespace, CONFIG_SECRET)
+        .await
+        .ok()??
+        .files;
+    if files.is_empty() {
+        return None;
+    }
+    let mut details = Vec::new();
+    let mut fixes = Vec::new();
+    for (key, text) in &files {
+        let file = parse_file(key, text);
+        let name = file.name.clone().unwrap_or_else(|| key.clone());
+        let at = checked_at(cluster, file.host.as_deref().unwrap_or_default());
+        let access = check_file(&file, &at, None).await;
+        let (works, words) = access_words(&access, &at);
+        if works == Some(false) {
+            let place = Place {
+                namespace: match &access {
+                    Access::Forbidden { namespace, .. } => Some(namespace.clone()),
+                    _ => None,
+                },
+                context: None,
+            };
+            fixes.push(attach_command_in(cluster, namespace, &name, &place));
+            details.push(format!("runtime {name}: {words}"));
+        }
+    }
+    let failed = !details.is_empty();
+    Some(Check {
+        name: "the agent's runtime credentials".into(),
+        status: if failed { Status::Fail } else { Status::Pass },
+        reason: if failed {
+            format!(
+                "{} of {} runtime(s) of Secret {CONFIG_SECRET} have credentials that do not work",
+                details.len(),
+                files.len()
+            )
+        } else {
+            format!(
+                "the token of each of the {} runtime(s) of Secret {CONFIG_SECRET} may create pods in its namespace",
+                files.len()
+            )
+        },
+        details,
+        fix: failed.then(|| format!("issue new credentials: {}", fixes.join("; "))),
+        unreachable: false,
+    })
+}
+
 /// The command that gives the agent in `inst` credentials for `name`.
 fn attach_command(cluster: &Cluster, inst: &Installation, name: &str, place: &Place) -> String {
+    attach_command_in(cluster, &inst.namespace, name, place)
+}
+
+fn attach_command_in(cluster: &Cluster, agent_ns: &str, name: &str, place: &Place) -> String {
     let mut cmd = format!(
-        "cf-runner runtime attach --agent-namespace {} --agent-context {} --runtime-name {name}",
-        inst.namespace, cluster.context
+        "cf-runner runtime attach --agent-namespace {agent_ns} --agent-context {} --runtime-name {name}",
+        cluster.context
     );
     match &place.namespace {
         Some(ns) => cmd.push_str(&format!(" --kube-namespace {ns}")),
@@ -200,23 +280,8 @@ pub(crate) async fn view(
             .and_then(|p| p.get(&name))
             .cloned()
             .unwrap_or_default();
-        // A pod's in-cluster address is the agent's own cluster: checked
-        // at the address this kubeconfig reaches it by.
-        let host = file.host.clone().unwrap_or_default();
-        let checked_at = if host.trim_end_matches('/') == IN_CLUSTER_HOST {
-            cluster.server.trim_end_matches('/').to_string()
-        } else {
-            host.clone()
-        };
-        let access = match (&file.token, &file.crt, file.name.is_some(), host.is_empty()) {
-            (Some(token), Some(crt), true, false) => {
-                runtime_access::check(&checked_at, crt, token, place.namespace.as_deref()).await
-            }
-            _ => Access::NotChecked(format!(
-                "the file {} lacks a name, host, token or crt",
-                file.key
-            )),
-        };
+        let checked_at = checked_at(cluster, file.host.as_deref().unwrap_or_default());
+        let access = check_file(&file, &checked_at, place.namespace.as_deref()).await;
         let namespace = match &access {
             Access::Works { namespace, .. } | Access::Forbidden { namespace, .. } => {
                 Some(namespace.clone())
