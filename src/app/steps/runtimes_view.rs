@@ -67,6 +67,7 @@ async fn platform_side(
     platform_args: &PlatformArgs,
     inst: &Installation,
     agent_name: &str,
+    only_own: Option<&str>,
     notes: &mut Vec<String>,
 ) -> Option<BTreeMap<String, Place>> {
     let host = inst.values.as_ref().map(|v| v.codefresh_host.clone());
@@ -96,6 +97,14 @@ async fn platform_side(
         return None;
     };
     let mut out = BTreeMap::new();
+    // An agent in in-cluster mode with its own runtime alone shows nothing:
+    // no more calls for it.
+    if let Some(own) = only_own {
+        if agent.runtimes.iter().all(|r| r == own) {
+            out.extend(agent.runtimes.into_iter().map(|r| (r, Place::default())));
+            return Some(out);
+        }
+    }
     for name in agent.runtimes {
         let place = match platform.runtime(&name).await {
             Ok(Some(spec)) => place_of(&spec),
@@ -259,7 +268,10 @@ pub(crate) async fn view(
         .filter(|r| r.registered != Some(false))
         .and_then(|r| r.agent_name.clone())
     {
-        Some(agent) => platform_side(platform_args, inst, &agent, notes).await,
+        Some(agent) => {
+            let only_own = own.as_deref().filter(|_| files.is_empty());
+            platform_side(platform_args, inst, &agent, only_own, notes).await
+        }
         None => None,
     };
     let extra_on_platform = on_platform
