@@ -253,6 +253,32 @@ async fn info_checks_each_runtime_token_and_rotate_kills_the_old_one() {
     let inst = info_json(&kubeconfig, home.path(), &agent_ns, &url, &mut printed).await;
     assert!(inst.get("runtimes").is_none(), "{:#}", inst["runtimes"]);
 
+    // Still in in-cluster mode, the platform lists a second runtime on the
+    // agent: its own runtime shows as in-cluster, the other as a finding.
+    let early = format!("{CONTEXT}/creds-early");
+    fake.add_runtime(&early, CONTEXT, "creds-early");
+    set_agent_runtimes(&fake, &[&own, &early]).await;
+    let inst = info_json(&kubeconfig, home.path(), &agent_ns, &url, &mut printed).await;
+    let mine = runtime(&inst, &own);
+    assert!(
+        mine["works"].is_null()
+            && mine["credentials"]
+                .as_str()
+                .unwrap()
+                .starts_with("in-cluster"),
+        "{mine:#}"
+    );
+    let e = runtime(&inst, &early);
+    assert_eq!(e["works"], false, "{e:#}");
+    assert!(
+        e["fix"]
+            .as_str()
+            .unwrap()
+            .ends_with("--kube-namespace creds-early"),
+        "{e:#}"
+    );
+    set_agent_runtimes(&fake, &[&own]).await;
+
     let mut attach = args(&["runtime", "attach", "--agent-namespace", &agent_ns]);
     attach.extend(args(&[
         "--agent-context",
