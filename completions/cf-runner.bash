@@ -151,6 +151,9 @@ _cf__runner() {
             cf__runner__subcmd__help__subcmd__runtime,detach)
                 cmd="cf__runner__subcmd__help__subcmd__runtime__subcmd__detach"
                 ;;
+            cf__runner__subcmd__help__subcmd__runtime,rotate)
+                cmd="cf__runner__subcmd__help__subcmd__runtime__subcmd__rotate"
+                ;;
             cf__runner__subcmd__runtime,attach)
                 cmd="cf__runner__subcmd__runtime__subcmd__attach"
                 ;;
@@ -160,6 +163,9 @@ _cf__runner() {
             cf__runner__subcmd__runtime,help)
                 cmd="cf__runner__subcmd__runtime__subcmd__help"
                 ;;
+            cf__runner__subcmd__runtime,rotate)
+                cmd="cf__runner__subcmd__runtime__subcmd__rotate"
+                ;;
             cf__runner__subcmd__runtime__subcmd__help,attach)
                 cmd="cf__runner__subcmd__runtime__subcmd__help__subcmd__attach"
                 ;;
@@ -168,6 +174,9 @@ _cf__runner() {
                 ;;
             cf__runner__subcmd__runtime__subcmd__help,help)
                 cmd="cf__runner__subcmd__runtime__subcmd__help__subcmd__help"
+                ;;
+            cf__runner__subcmd__runtime__subcmd__help,rotate)
+                cmd="cf__runner__subcmd__runtime__subcmd__help__subcmd__rotate"
                 ;;
             *)
                 ;;
@@ -860,7 +869,7 @@ _cf__runner() {
             return 0
             ;;
         cf__runner__subcmd__help__subcmd__runtime)
-            opts="attach detach"
+            opts="attach detach rotate"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -888,6 +897,20 @@ _cf__runner() {
             return 0
             ;;
         cf__runner__subcmd__help__subcmd__runtime__subcmd__detach)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cf__runner__subcmd__help__subcmd__runtime__subcmd__rotate)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1288,7 +1311,7 @@ _cf__runner() {
             return 0
             ;;
         cf__runner__subcmd__runtime)
-            opts="-h -V --help --version attach detach help"
+            opts="-h -V --help --version attach detach rotate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1430,7 +1453,7 @@ _cf__runner() {
             return 0
             ;;
         cf__runner__subcmd__runtime__subcmd__help)
-            opts="attach detach help"
+            opts="attach detach rotate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1478,6 +1501,68 @@ _cf__runner() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cf__runner__subcmd__runtime__subcmd__help__subcmd__rotate)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cf__runner__subcmd__runtime__subcmd__rotate)
+            opts="-h -V --kube-config-path --agent-namespace --agent-context --runtime-name --timeout --kube-namespace --kube-context-name --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --kube-config-path)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent-namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent-context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --runtime-name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kube-namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kube-context-name)
+                    local context
+                    COMPREPLY=()
+                    while IFS= read -r context; do
+                        if [[ "${context}" == "${cur}"* ]]; then
+                            COMPREPLY+=("$(printf '%q' "${context}")")
+                        fi
+                    done < <(kubectl config get-contexts -o name 2>/dev/null)
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

@@ -297,11 +297,12 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand support-bundle" -l a
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand support-bundle" -l overwrite -d 'Write over a file at --output that is not a bundle cf-runner wrote'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand support-bundle" -s h -l help -d 'Print help'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand support-bundle" -s V -l version -d 'Print version'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and not __fish_seen_subcommand_from attach detach help" -s h -l help -d 'Print help'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and not __fish_seen_subcommand_from attach detach help" -s V -l version -d 'Print version'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and not __fish_seen_subcommand_from attach detach help" -f -a "attach" -d 'Let an installed agent serve the runtime in another namespace or cluster'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and not __fish_seen_subcommand_from attach detach help" -f -a "detach" -d 'Stop the agent serving a runtime, and remove its credentials there'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and not __fish_seen_subcommand_from attach detach help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and not __fish_seen_subcommand_from attach detach rotate help" -s h -l help -d 'Print help'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and not __fish_seen_subcommand_from attach detach rotate help" -s V -l version -d 'Print version'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and not __fish_seen_subcommand_from attach detach rotate help" -f -a "attach" -d 'Let an installed agent serve the runtime in another namespace or cluster'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and not __fish_seen_subcommand_from attach detach rotate help" -f -a "detach" -d 'Stop the agent serving a runtime, and remove its credentials there'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and not __fish_seen_subcommand_from attach detach rotate help" -f -a "rotate" -d 'Give the agent a new token for an attached runtime; the old one stops working'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and not __fish_seen_subcommand_from attach detach rotate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from attach" -l kube-config-path -d 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]' -r -F
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from attach" -l agent-namespace -d 'Namespace of the installed agent (made by `cf-runner init`)' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from attach" -l agent-context -d 'Context of the agent\'s cluster [default: the kubeconfig\'s current context]' -r
@@ -331,8 +332,18 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from detach" -l allow-http -d 'Send the API key over a plain http:// platform URL (other than localhost)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from detach" -s h -l help -d 'Print help'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from detach" -s V -l version -d 'Print version'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from rotate" -l kube-config-path -d 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]' -r -F
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from rotate" -l agent-namespace -d 'Namespace of the installed agent (made by `cf-runner init`)' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from rotate" -l agent-context -d 'Context of the agent\'s cluster [default: the kubeconfig\'s current context]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from rotate" -l runtime-name -d 'Name of the runtime environment whose token is rotated [default: <context>/<namespace>]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from rotate" -l timeout -d 'How long to wait for each token, each rollout of the agent and the removals, and for another run\'s lock (e.g. 90s, 5m)' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from rotate" -l kube-namespace -d 'Namespace of the runtime whose token is rotated' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from rotate" -l kube-context-name -d 'Context of the runtime\'s cluster [default: the agent\'s context]' -r -f -a "(kubectl config get-contexts -o name 2>/dev/null)"
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from rotate" -s h -l help -d 'Print help'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from rotate" -s V -l version -d 'Print version'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from help" -f -a "attach" -d 'Let an installed agent serve the runtime in another namespace or cluster'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from help" -f -a "detach" -d 'Stop the agent serving a runtime, and remove its credentials there'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from help" -f -a "rotate" -d 'Give the agent a new token for an attached runtime; the old one stops working'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand renew" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r -f -a "(kubectl config get-contexts -o name 2>/dev/null)"
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand renew" -l kube-config-path -d 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]' -r -F
@@ -366,3 +377,4 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and __fish_see
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and __fish_seen_subcommand_from fleet" -f -a "retire" -d 'Remove from the platform the runtimes registered in the tree that the fleet file no longer lists'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and __fish_seen_subcommand_from runtime" -f -a "attach" -d 'Let an installed agent serve the runtime in another namespace or cluster'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and __fish_seen_subcommand_from runtime" -f -a "detach" -d 'Stop the agent serving a runtime, and remove its credentials there'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and __fish_seen_subcommand_from runtime" -f -a "rotate" -d 'Give the agent a new token for an attached runtime; the old one stops working'

@@ -392,6 +392,7 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('attach', 'attach', [CompletionResultType]::ParameterValue, 'Let an installed agent serve the runtime in another namespace or cluster')
             [CompletionResult]::new('detach', 'detach', [CompletionResultType]::ParameterValue, 'Stop the agent serving a runtime, and remove its credentials there')
+            [CompletionResult]::new('rotate', 'rotate', [CompletionResultType]::ParameterValue, 'Give the agent a new token for an attached runtime; the old one stops working')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -435,9 +436,24 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'cf-runner;runtime;rotate' {
+            [CompletionResult]::new('--kube-config-path', '--kube-config-path', [CompletionResultType]::ParameterName, 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]')
+            [CompletionResult]::new('--agent-namespace', '--agent-namespace', [CompletionResultType]::ParameterName, 'Namespace of the installed agent (made by `cf-runner init`)')
+            [CompletionResult]::new('--agent-context', '--agent-context', [CompletionResultType]::ParameterName, 'Context of the agent''s cluster [default: the kubeconfig''s current context]')
+            [CompletionResult]::new('--runtime-name', '--runtime-name', [CompletionResultType]::ParameterName, 'Name of the runtime environment whose token is rotated [default: <context>/<namespace>]')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for each token, each rollout of the agent and the removals, and for another run''s lock (e.g. 90s, 5m)')
+            [CompletionResult]::new('--kube-namespace', '--kube-namespace', [CompletionResultType]::ParameterName, 'Namespace of the runtime whose token is rotated')
+            [CompletionResult]::new('--kube-context-name', '--kube-context-name', [CompletionResultType]::ParameterName, 'Context of the runtime''s cluster [default: the agent''s context]')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'cf-runner;runtime;help' {
             [CompletionResult]::new('attach', 'attach', [CompletionResultType]::ParameterValue, 'Let an installed agent serve the runtime in another namespace or cluster')
             [CompletionResult]::new('detach', 'detach', [CompletionResultType]::ParameterValue, 'Stop the agent serving a runtime, and remove its credentials there')
+            [CompletionResult]::new('rotate', 'rotate', [CompletionResultType]::ParameterValue, 'Give the agent a new token for an attached runtime; the old one stops working')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -445,6 +461,9 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
             break
         }
         'cf-runner;runtime;help;detach' {
+            break
+        }
+        'cf-runner;runtime;help;rotate' {
             break
         }
         'cf-runner;runtime;help;help' {
@@ -539,12 +558,16 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
         'cf-runner;help;runtime' {
             [CompletionResult]::new('attach', 'attach', [CompletionResultType]::ParameterValue, 'Let an installed agent serve the runtime in another namespace or cluster')
             [CompletionResult]::new('detach', 'detach', [CompletionResultType]::ParameterValue, 'Stop the agent serving a runtime, and remove its credentials there')
+            [CompletionResult]::new('rotate', 'rotate', [CompletionResultType]::ParameterValue, 'Give the agent a new token for an attached runtime; the old one stops working')
             break
         }
         'cf-runner;help;runtime;attach' {
             break
         }
         'cf-runner;help;runtime;detach' {
+            break
+        }
+        'cf-runner;help;runtime;rotate' {
             break
         }
         'cf-runner;help;renew' {

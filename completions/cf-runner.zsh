@@ -466,6 +466,21 @@ _arguments "${_arguments_options[@]}" : \
 '--version[Print version]' \
 && ret=0
 ;;
+(rotate)
+_arguments "${_arguments_options[@]}" : \
+'--kube-config-path=[Path to the kubeconfig \[default\: \$KUBECONFIG or ~/.kube/config\]]:PATH:_files' \
+'--agent-namespace=[Namespace of the installed agent (made by \`cf-runner init\`)]:NAMESPACE:_default' \
+'--agent-context=[Context of the agent'\''s cluster \[default\: the kubeconfig'\''s current context\]]:NAME:_default' \
+'--runtime-name=[Name of the runtime environment whose token is rotated \[default\: <context>/<namespace>\]]:NAME:_default' \
+'--timeout=[How long to wait for each token, each rollout of the agent and the removals, and for another run'\''s lock (e.g. 90s, 5m)]:DURATION:_default' \
+'--kube-namespace=[Namespace of the runtime whose token is rotated]:NAMESPACE:_default' \
+'--kube-context-name=[Context of the runtime'\''s cluster \[default\: the agent'\''s context\]]:NAME:{compadd -- ${(f)"$(kubectl config get-contexts -o name 2>/dev/null)"}}' \
+'-h[Print help]' \
+'--help[Print help]' \
+'-V[Print version]' \
+'--version[Print version]' \
+&& ret=0
+;;
 (help)
 _arguments "${_arguments_options[@]}" : \
 ":: :_cf-runner__subcmd__runtime__subcmd__help_commands" \
@@ -483,6 +498,10 @@ _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
 (detach)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(rotate)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
@@ -621,6 +640,10 @@ _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
 (detach)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(rotate)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
@@ -848,6 +871,7 @@ _cf-runner__subcmd__help__subcmd__runtime_commands() {
     local commands; commands=(
 'attach:Let an installed agent serve the runtime in another namespace or cluster' \
 'detach:Stop the agent serving a runtime, and remove its credentials there' \
+'rotate:Give the agent a new token for an attached runtime; the old one stops working' \
     )
     _describe -t commands 'cf-runner help runtime commands' commands "$@"
 }
@@ -860,6 +884,11 @@ _cf-runner__subcmd__help__subcmd__runtime__subcmd__attach_commands() {
 _cf-runner__subcmd__help__subcmd__runtime__subcmd__detach_commands() {
     local commands; commands=()
     _describe -t commands 'cf-runner help runtime detach commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__help__subcmd__runtime__subcmd__rotate_commands] )) ||
+_cf-runner__subcmd__help__subcmd__runtime__subcmd__rotate_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner help runtime rotate commands' commands "$@"
 }
 (( $+functions[_cf-runner__subcmd__help__subcmd__schema_commands] )) ||
 _cf-runner__subcmd__help__subcmd__schema_commands() {
@@ -906,6 +935,7 @@ _cf-runner__subcmd__runtime_commands() {
     local commands; commands=(
 'attach:Let an installed agent serve the runtime in another namespace or cluster' \
 'detach:Stop the agent serving a runtime, and remove its credentials there' \
+'rotate:Give the agent a new token for an attached runtime; the old one stops working' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
     _describe -t commands 'cf-runner runtime commands' commands "$@"
@@ -925,6 +955,7 @@ _cf-runner__subcmd__runtime__subcmd__help_commands() {
     local commands; commands=(
 'attach:Let an installed agent serve the runtime in another namespace or cluster' \
 'detach:Stop the agent serving a runtime, and remove its credentials there' \
+'rotate:Give the agent a new token for an attached runtime; the old one stops working' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
     _describe -t commands 'cf-runner runtime help commands' commands "$@"
@@ -943,6 +974,16 @@ _cf-runner__subcmd__runtime__subcmd__help__subcmd__detach_commands() {
 _cf-runner__subcmd__runtime__subcmd__help__subcmd__help_commands() {
     local commands; commands=()
     _describe -t commands 'cf-runner runtime help help commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__runtime__subcmd__help__subcmd__rotate_commands] )) ||
+_cf-runner__subcmd__runtime__subcmd__help__subcmd__rotate_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner runtime help rotate commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__runtime__subcmd__rotate_commands] )) ||
+_cf-runner__subcmd__runtime__subcmd__rotate_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner runtime rotate commands' commands "$@"
 }
 (( $+functions[_cf-runner__subcmd__schema_commands] )) ||
 _cf-runner__subcmd__schema_commands() {

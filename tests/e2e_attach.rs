@@ -457,6 +457,41 @@ async fn one_agent_serves_runtimes_in_another_namespace_and_another_cluster() {
         .unwrap()
         .is_some());
 
+    // info checks the far runtime's token at its own host (the second
+    // control plane), as the agent would: no context of it is used.
+    let info = run(
+        &kubeconfig,
+        home.path(),
+        args(&[
+            "info",
+            "--kube-namespace",
+            &agent_ns,
+            "--kube-context-name",
+            CONTEXT,
+            "-o",
+            "json",
+            "--token",
+            API_TOKEN,
+            "--url",
+            &url,
+        ]),
+    )
+    .await;
+    printed.push_str(&text(&info));
+    assert!(info.status.success(), "info: {}", text(&info));
+    let report: Value = serde_json::from_slice(&info.stdout).unwrap();
+    let listed = report["installations"][0]["runtimes"].clone();
+    let far_info = listed
+        .as_array()
+        .unwrap_or_else(|| panic!("no runtimes: {report:#}"))
+        .iter()
+        .find(|r| r["name"] == remote.as_str())
+        .unwrap_or_else(|| panic!("{listed:#}"))
+        .clone();
+    assert_eq!(far_info["host"], cp2.server(), "{far_info:#}");
+    assert_eq!(far_info["works"], true, "{far_info:#}");
+    assert_eq!(far_info["namespace"], far.as_str(), "{far_info:#}");
+
     // An upgrade of the agent keeps config-dir mode and its runtimes.
     let k = kubeconfig.clone();
     let h = home.path().to_path_buf();

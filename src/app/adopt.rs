@@ -285,6 +285,7 @@ mod carry;
 mod credentials;
 mod detect;
 mod report;
+mod several_runtimes;
 
 use carry::move_runner;
 use detect::{detect, use_runnerconf, ADOPTING_ANNOTATION};

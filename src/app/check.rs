@@ -79,6 +79,8 @@ pub fn run(args: &CheckArgs) -> Outcome {
             if !checks.iter().any(|c| c.unreachable) {
                 checks.extend(certificate::check(&cluster, &values.namespace).await);
                 checks.extend(skew::check(&cluster, &values.namespace).await);
+                checks
+                    .extend(super::steps::runtimes_view::check(&cluster, &values.namespace).await);
                 checks.push(
                     crate::cluster::bridge::check(&cluster.client, &rendered.manifests).await,
                 );

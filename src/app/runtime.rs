@@ -1,4 +1,4 @@
-//! `cf-runner runtime attach|detach`: one agent serving runtimes in other
+//! `cf-runner runtime attach|detach|rotate`: one agent serving runtimes in other
 //! namespaces or clusters. The steps are `steps::attach`.
 
 use super::steps::attach::{self, AgentSide, Change, Target};
@@ -63,6 +63,11 @@ pub fn run(args: &RuntimeArgs) -> Outcome {
                 &d.platform,
                 d.timeout,
             ))
+        }
+        RuntimeCommand::Rotate(r) => {
+            let target = target_of(&r.kube, &r.runtime_name, None);
+            let agent = agent_side(&r.agent, &r.kube);
+            runtime().block_on(super::steps::rotate::run(agent, target, r.timeout))
         }
     }
 }

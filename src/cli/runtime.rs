@@ -33,6 +33,14 @@ pub enum RuntimeCommand {
         "Context of the runtime's cluster [default: the agent's context]"
     )))]
     Detach(DetachArgs),
+    /// Give the agent a new token for an attached runtime; the old one stops working
+    #[command(mut_arg("kube_namespace", |a| a.help(
+        "Namespace of the runtime whose token is rotated"
+    )))]
+    #[command(mut_arg("kube_context_name", |a| a.help(
+        "Context of the runtime's cluster [default: the agent's context]"
+    )))]
+    Rotate(RotateArgs),
 }
 
 /// Where the agent is: a cf-runner installation.
@@ -93,6 +101,23 @@ pub struct DetachArgs {
     #[arg(long, value_name = "NAME")]
     pub runtime_name: Option<String>,
     /// How long to wait for the agent's rollout and the removals, and for another run's lock (e.g. 90s, 5m)
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
+    pub timeout: std::time::Duration,
+}
+
+/// Flags of `runtime rotate`.
+#[derive(Debug, Clone, Args)]
+pub struct RotateArgs {
+    #[command(flatten)]
+    pub kube: KubeArgs,
+    #[command(flatten)]
+    pub agent: AgentPlace,
+    // clap's help text, not rustdoc's markup: `<…>` is what `--help` shows.
+    #[allow(rustdoc::invalid_html_tags)]
+    /// Name of the runtime environment whose token is rotated [default: <context>/<namespace>]
+    #[arg(long, value_name = "NAME")]
+    pub runtime_name: Option<String>,
+    /// How long to wait for each token, each rollout of the agent and the removals, and for another run's lock (e.g. 90s, 5m)
     #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
     pub timeout: std::time::Duration,
 }

@@ -38,6 +38,9 @@ pub struct InstallationInfo {
     pub components: Vec<ComponentInfo>,
     pub storage: Option<StorageInfo>,
     pub volumes: Vec<VolumeInfo>,
+    /// The runtimes the agent serves, when more than its own (never a token or CA).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub runtimes: Vec<RuntimeInfo>,
     pub platform: String,
     pub notes: Vec<String>,
 }
@@ -65,6 +68,27 @@ pub struct ObjectInfo {
     pub status: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub images: Vec<String>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+/// One runtime the agent serves, and whether its credentials work.
+pub struct RuntimeInfo {
+    pub name: String,
+    /// Its file's key in the agent's runtimes Secret (`None`: no file).
+    pub config_key: Option<String>,
+    /// The API server the agent reaches the runtime's cluster at.
+    pub host: Option<String>,
+    pub namespace: Option<String>,
+    /// Whether the platform lists it on the agent (`None`: not asked).
+    pub on_platform: Option<bool>,
+    /// Whether the agent's credentials work (`None`: not checked).
+    pub works: Option<bool>,
+    /// The check's result, in words.
+    pub credentials: String,
+    /// The command that gives the agent working credentials.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fix: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -178,6 +202,10 @@ fn print_installation(inst: &InstallationInfo, report: &Report) {
         &rows,
     );
 
+    if !inst.runtimes.is_empty() {
+        print_runtimes(&inst.runtimes);
+    }
+
     super::heading("Storage");
     match &inst.storage {
         Some(s) => {
@@ -253,4 +281,29 @@ fn print_installation(inst: &InstallationInfo, report: &Report) {
     } else {
         super::warn(&format!("not ready: {}", not_ready.join(", ")));
     }
+}
+
+fn print_runtimes(runtimes: &[RuntimeInfo]) {
+    super::heading("Runtimes served by the agent");
+    let rows: Vec<Vec<String>> = runtimes
+        .iter()
+        .map(|r| {
+            vec![
+                r.name.clone(),
+                r.namespace.clone().unwrap_or_else(|| "?".into()),
+                r.host.clone().unwrap_or_default(),
+                match r.on_platform {
+                    Some(true) => "listed".into(),
+                    Some(false) => "not listed".into(),
+                    None => "not asked".into(),
+                },
+                r.credentials.clone(),
+            ]
+        })
+        .collect();
+    super::table(
+        2,
+        &["RUNTIME", "NAMESPACE", "HOST", "PLATFORM", "CREDENTIALS"],
+        &rows,
+    );
 }

@@ -1014,3 +1014,103 @@ async fn adopt_on_a_terminal_shows_the_changes_and_asks_and_no_changes_nothing()
         fake.calls()
     );
 }
+
+/// venonactl's layout of one agent with several runtimes: Secret
+/// `runnerconf` with a `*.runtime.yaml` entry per runtime (unlabelled, as
+/// venonactl's attach writes it), and an agent in a namespace of its own.
+/// Adopt moves an agent with the runtime of its own namespace only: it
+/// refuses both before any write, naming the runtimes, rather than leave
+/// the platform sending builds the agent would drop.
+#[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
+async fn adopt_refuses_an_agent_that_serves_runtimes_of_other_namespaces() {
+    let cp = controlplane::shared();
+    let ns = cp.create_namespace("adoptvmulti").await.unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let fake = FakePlatform::start(USER_TOKEN);
+    let agent = platform_call(
+        &fake,
+        "POST",
+        "/api/agents",
+        &json!({"name": "venona-agent"}),
+    );
+    let own = format!("venona-cluster/{ns}");
+    let far = "venona-cluster/far-builds".to_string();
+    for (name, in_ns) in [(&own, ns.as_str()), (&far, "far-builds")] {
+        platform_call(
+            &fake,
+            "POST",
+            "/api/custom_clusters/register",
+            &json!({"clusterName": "venona-cluster", "namespace": in_ns, "runtimeEnvironmentName": name,
+                    "storageClassName": format!("dind-local-volumes-runner-{in_ns}"), "agent": true}),
+        );
+    }
+    let put_runtimes = |runtimes: Value| {
+        platform_call(
+            &fake,
+            "PUT",
+            &format!("/api/agent/{}", agent["id"].as_str().unwrap()),
+            &json!({ "runtimes": runtimes }),
+        )
+    };
+    put_runtimes(json!([own, far]));
+    install_venonactl(cp, &ns);
+    let file = |name: &str| {
+        format!(
+            "type: runtime\nname: {name}\nhost: https://kubernetes.default.svc\ntoken: venonactl-sa-token\ncrt: CA\n"
+        )
+    };
+    let key = |name: &str| format!("{}.runtime.yaml", name.replace(['/', '@', ':'], "."));
+    let runnerconf = |names: &[&String]| {
+        let data: serde_json::Map<String, Value> =
+            names.iter().map(|n| (key(n), json!(file(n)))).collect();
+        json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "runnerconf"},
+               "stringData": data})
+    };
+    apply(cp, &ns, &[runnerconf(&[&own, &far])]);
+
+    let mark = cp.audit_events().unwrap().len();
+    let args = move_args(&ns, &fake);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = adopt(cp, home.path(), &args);
+    let shown = text(&out);
+    assert_eq!(out.status.code(), Some(3), "{shown}");
+    assert!(
+        shown.contains(&far) && shown.contains("runnerconf"),
+        "{shown}"
+    );
+    assert!(shown.contains("cf-runner runtime attach"), "{shown}");
+    assert!(!shown.contains("venonactl-sa-token"), "{shown}");
+    let (_, writes) = requests_since(cp, mark, &ns);
+    let writes: Vec<String> = writes
+        .into_iter()
+        .filter(|w| !w.contains("/leases"))
+        .collect();
+    assert_eq!(writes, Vec::<String>::new());
+
+    // An agent in a namespace of its own: its one runtime builds elsewhere.
+    put_runtimes(json!([far]));
+    let deleted = cp
+        .kubectl()
+        .args(["-n", &ns, "delete", "secret", "runnerconf"])
+        .output()
+        .unwrap();
+    assert!(deleted.status.success(), "{}", text(&deleted));
+    apply(cp, &ns, &[runnerconf(&[&far])]);
+    let mark = cp.audit_events().unwrap().len();
+    // A fresh home: the values file the first run saved is not read.
+    let home2 = tempfile::tempdir().unwrap();
+    let out = adopt(cp, home2.path(), &args);
+    let shown = text(&out);
+    assert_eq!(out.status.code(), Some(3), "{shown}");
+    assert!(
+        shown.contains("namespace far-builds") && shown.contains("a namespace of its own"),
+        "{shown}"
+    );
+    let (_, writes) = requests_since(cp, mark, &ns);
+    let writes: Vec<String> = writes
+        .into_iter()
+        .filter(|w| !w.contains("/leases"))
+        .collect();
+    assert_eq!(writes, Vec::<String>::new());
+}

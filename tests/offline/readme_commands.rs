@@ -128,7 +128,8 @@ fn expected(command: &str) -> Option<Expect> {
             ],
         ),
         "cf-runner runtime attach --agent-namespace codefresh --kube-namespace builds-eu"
-        | "cf-runner runtime detach --agent-namespace codefresh --kube-namespace builds-eu" => {
+        | "cf-runner runtime detach --agent-namespace codefresh --kube-namespace builds-eu"
+        | "cf-runner runtime rotate --agent-namespace codefresh --kube-namespace builds-eu" => {
             e(1, no_lock)
         }
         "cf-runner runtime attach --agent-namespace codefresh --agent-context hub  --kube-context-name build-cluster --kube-namespace builds" => {

@@ -463,7 +463,15 @@ pub(super) async fn move_runner(
         .as_ref()
         .map(|f| f.runnerconf_runtimes.clone())
         .unwrap_or_default();
+    let named = loaded.values.runtime_name.as_deref();
+    super::several_runtimes::refuse_several(namespace, named, &runnerconf)?;
     let platform = on_platform(args, &loaded.values, &runnerconf).await?;
+    super::several_runtimes::refuse_elsewhere(
+        namespace,
+        &platform.agent,
+        &platform.runtime,
+        &platform.spec,
+    )?;
     if loaded.values.monitor.enabled && loaded.values.token.is_none() {
         // The monitor reads the API token from its Secret, as after `init`.
         let mut input = input;

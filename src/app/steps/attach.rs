@@ -213,18 +213,18 @@ pub(crate) fn settings_from_flags(set_values: &[String]) -> Result<RuntimeSettin
 }
 
 /// A runtime resolved against the clusters.
-struct Resolved {
+pub(crate) struct Resolved {
     target: Target,
-    cluster: Cluster,
-    namespace: String,
-    name: String,
-    key: String,
+    pub cluster: Cluster,
+    pub namespace: String,
+    pub name: String,
+    pub key: String,
     /// Same API server as the agent's.
-    same_cluster: bool,
+    pub same_cluster: bool,
 }
 
 /// Checks the names a target gives (before anything is read).
-fn target_problems(t: &Target) -> Vec<Problem> {
+pub(crate) fn target_problems(t: &Target) -> Vec<Problem> {
     let mut out = Vec::new();
     if let Some(ns) = &t.namespace {
         if !is_dns_label(ns) {
@@ -259,7 +259,11 @@ fn target_problems(t: &Target) -> Vec<Problem> {
     out
 }
 
-async fn resolve(agent: &Cluster, agent_ns: &str, t: &Target) -> Result<Resolved, Outcome> {
+pub(crate) async fn resolve(
+    agent: &Cluster,
+    agent_ns: &str,
+    t: &Target,
+) -> Result<Resolved, Outcome> {
     let same_context = t.context.is_none() && t.kubeconfig.is_none();
     let cluster = if same_context {
         agent.clone()
@@ -297,14 +301,14 @@ async fn resolve(agent: &Cluster, agent_ns: &str, t: &Target) -> Result<Resolved
 }
 
 /// The agent's installation as attach needs it.
-struct AgentState {
-    cluster: Cluster,
-    namespace: String,
-    agent_name: String,
-    own_runtime: String,
+pub(crate) struct AgentState {
+    pub cluster: Cluster,
+    pub namespace: String,
+    pub agent_name: String,
+    pub own_runtime: String,
     codefresh_host: String,
     deployment: Manifest,
-    files: BTreeMap<String, String>,
+    pub files: BTreeMap<String, String>,
     /// The agent's values, identity and record: a runtime's own objects
     /// are rendered from them, for its namespace.
     values: crate::values::Values,
@@ -312,7 +316,7 @@ struct AgentState {
     record_tree: Value,
 }
 
-async fn read_agent(
+pub(crate) async fn read_agent(
     cluster: Cluster,
     namespace: &str,
     command: &str,
@@ -705,7 +709,7 @@ async fn register_runtime(
 
 /// Writes the files (0 writes when unchanged), then rolls the agent to
 /// them and waits for the rollout, saying the fewest ready replicas seen.
-async fn roll_agent(
+pub(crate) async fn roll_agent(
     state: &AgentState,
     files: &BTreeMap<String, String>,
     timeout: Duration,

@@ -346,6 +346,7 @@ async fn describe(cluster: &Cluster, inst: &Installation) -> Result<Installation
         components,
         storage,
         volumes,
+        runtimes: Vec::new(),
         platform: PLATFORM_NO_TOKEN.into(),
         notes,
     })
@@ -373,6 +374,7 @@ pub(crate) async fn report(
             .await
             .map_err(|e| failed(e, &reading))?;
         info.platform = platform_status(platform, &inst, &cluster.context).await;
+        info.runtimes = super::runtimes_view::view(cluster, &inst, platform, &mut info.notes).await;
         super::certificate::annotate(cluster, &mut info).await;
         info.notes.extend(super::skew::notes(
             info.installed_by.as_deref(),
