@@ -198,18 +198,18 @@ pub(crate) fn read_runtimes_file(path: &Path) -> Result<Vec<Target>, Problems> {
 }
 
 /// A runtime resolved against the clusters.
-struct Resolved {
-    target: Target,
-    cluster: Cluster,
-    namespace: String,
-    name: String,
-    key: String,
+pub(crate) struct Resolved {
+    pub target: Target,
+    pub cluster: Cluster,
+    pub namespace: String,
+    pub name: String,
+    pub key: String,
     /// Same API server as the agent's.
-    same_cluster: bool,
+    pub same_cluster: bool,
 }
 
 /// Checks the names a target gives (before anything is read).
-fn target_problems(t: &Target) -> Vec<Problem> {
+pub(crate) fn target_problems(t: &Target) -> Vec<Problem> {
     let mut out = Vec::new();
     if let Some(ns) = &t.namespace {
         if !is_dns_label(ns) {
@@ -244,7 +244,11 @@ fn target_problems(t: &Target) -> Vec<Problem> {
     out
 }
 
-async fn resolve(agent: &Cluster, agent_ns: &str, t: &Target) -> Result<Resolved, Outcome> {
+pub(crate) async fn resolve(
+    agent: &Cluster,
+    agent_ns: &str,
+    t: &Target,
+) -> Result<Resolved, Outcome> {
     let same_context = t.context.is_none() && t.kubeconfig.is_none();
     let cluster = if same_context {
         agent.clone()
@@ -282,14 +286,14 @@ async fn resolve(agent: &Cluster, agent_ns: &str, t: &Target) -> Result<Resolved
 }
 
 /// The agent's installation as attach needs it.
-struct AgentState {
-    cluster: Cluster,
-    namespace: String,
-    agent_name: String,
-    own_runtime: String,
+pub(crate) struct AgentState {
+    pub cluster: Cluster,
+    pub namespace: String,
+    pub agent_name: String,
+    pub own_runtime: String,
     codefresh_host: String,
     deployment: Manifest,
-    files: BTreeMap<String, String>,
+    pub files: BTreeMap<String, String>,
     /// The agent's values, identity and record: a runtime's own objects
     /// are rendered from them, for its namespace.
     values: crate::values::Values,
@@ -297,7 +301,7 @@ struct AgentState {
     record_tree: Value,
 }
 
-async fn read_agent(
+pub(crate) async fn read_agent(
     cluster: Cluster,
     namespace: &str,
     command: &str,
@@ -416,7 +420,7 @@ async fn under_lock(
     }
 }
 
-fn platform_client(
+pub(crate) fn platform_client(
     args: &PlatformArgs,
     state: &AgentState,
     command: &str,
@@ -439,7 +443,7 @@ fn platform_client(
     register::client(&auth, args)
 }
 
-async fn agent_on_platform(platform: &Platform, name: &str) -> Result<Agent, Outcome> {
+pub(crate) async fn agent_on_platform(platform: &Platform, name: &str) -> Result<Agent, Outcome> {
     let list = platform
         .agents_named(name)
         .await
@@ -525,7 +529,7 @@ async fn ensure_access(
 /// TLS Secret, daemon config and Service (what a build's pods mount and
 /// run as). The dind certificate names the runtime's namespace: the one
 /// there is kept, else the platform signs a new one (the key never leaves).
-async fn runtime_objects(
+pub(crate) async fn runtime_objects(
     state: &AgentState,
     r: &Resolved,
     platform: &Platform,
@@ -585,7 +589,7 @@ async fn runtime_objects(
 
 /// Writes the files (0 writes when unchanged), then rolls the agent to
 /// them and waits for the rollout, saying the fewest ready replicas seen.
-async fn roll_agent(
+pub(crate) async fn roll_agent(
     state: &AgentState,
     files: &BTreeMap<String, String>,
     timeout: Duration,
@@ -635,7 +639,7 @@ async fn roll_agent(
     Ok(())
 }
 
-async fn set_platform_runtimes(
+pub(crate) async fn set_platform_runtimes(
     platform: &Platform,
     agent: &Agent,
     wanted: Vec<String>,
@@ -793,7 +797,7 @@ async fn detach(
 
 /// Removes the agent's credentials from the runtime's namespace: only the
 /// objects cf-runner labelled as such.
-async fn remove_access(r: &Resolved, timeout: Duration) -> Result<(), Outcome> {
+pub(crate) async fn remove_access(r: &Resolved, timeout: Duration) -> Result<(), Outcome> {
     let listed = inventory::labelled(&r.cluster.client, &r.namespace)
         .await
         .map_err(|e| {

@@ -19,6 +19,7 @@ pub mod preflight;
 pub mod probe;
 pub mod record;
 pub mod register;
+pub mod runtime_life;
 pub mod session;
 pub mod skew;
 pub mod status;
