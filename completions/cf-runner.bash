@@ -148,11 +148,20 @@ _cf__runner() {
             cf__runner__subcmd__help__subcmd__runtime,attach)
                 cmd="cf__runner__subcmd__help__subcmd__runtime__subcmd__attach"
                 ;;
+            cf__runner__subcmd__help__subcmd__runtime,delete)
+                cmd="cf__runner__subcmd__help__subcmd__runtime__subcmd__delete"
+                ;;
             cf__runner__subcmd__help__subcmd__runtime,detach)
                 cmd="cf__runner__subcmd__help__subcmd__runtime__subcmd__detach"
                 ;;
+            cf__runner__subcmd__help__subcmd__runtime,upgrade)
+                cmd="cf__runner__subcmd__help__subcmd__runtime__subcmd__upgrade"
+                ;;
             cf__runner__subcmd__runtime,attach)
                 cmd="cf__runner__subcmd__runtime__subcmd__attach"
+                ;;
+            cf__runner__subcmd__runtime,delete)
+                cmd="cf__runner__subcmd__runtime__subcmd__delete"
                 ;;
             cf__runner__subcmd__runtime,detach)
                 cmd="cf__runner__subcmd__runtime__subcmd__detach"
@@ -160,14 +169,23 @@ _cf__runner() {
             cf__runner__subcmd__runtime,help)
                 cmd="cf__runner__subcmd__runtime__subcmd__help"
                 ;;
+            cf__runner__subcmd__runtime,upgrade)
+                cmd="cf__runner__subcmd__runtime__subcmd__upgrade"
+                ;;
             cf__runner__subcmd__runtime__subcmd__help,attach)
                 cmd="cf__runner__subcmd__runtime__subcmd__help__subcmd__attach"
+                ;;
+            cf__runner__subcmd__runtime__subcmd__help,delete)
+                cmd="cf__runner__subcmd__runtime__subcmd__help__subcmd__delete"
                 ;;
             cf__runner__subcmd__runtime__subcmd__help,detach)
                 cmd="cf__runner__subcmd__runtime__subcmd__help__subcmd__detach"
                 ;;
             cf__runner__subcmd__runtime__subcmd__help,help)
                 cmd="cf__runner__subcmd__runtime__subcmd__help__subcmd__help"
+                ;;
+            cf__runner__subcmd__runtime__subcmd__help,upgrade)
+                cmd="cf__runner__subcmd__runtime__subcmd__help__subcmd__upgrade"
                 ;;
             *)
                 ;;
@@ -308,7 +326,7 @@ _cf__runner() {
             return 0
             ;;
         cf__runner__subcmd__delete)
-            opts="-y -h -V --kube-context-name --kube-config-path --token --url --insecure --allow-http --yes --delete-namespace --delete-namespace-with-contents --purge-volumes --keep-platform --delete-adopted --timeout --no-wait-for-lock --kube-namespace --help --version"
+            opts="-y -h -V --kube-context-name --kube-config-path --token --url --insecure --allow-http --yes --delete-namespace --delete-namespace-with-contents --purge-volumes --keep-platform --all-runtimes --delete-adopted --timeout --no-wait-for-lock --kube-namespace --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -852,7 +870,7 @@ _cf__runner() {
             return 0
             ;;
         cf__runner__subcmd__help__subcmd__runtime)
-            opts="attach detach"
+            opts="attach detach delete upgrade"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -879,7 +897,35 @@ _cf__runner() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        cf__runner__subcmd__help__subcmd__runtime__subcmd__delete)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         cf__runner__subcmd__help__subcmd__runtime__subcmd__detach)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cf__runner__subcmd__help__subcmd__runtime__subcmd__upgrade)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1280,7 +1326,7 @@ _cf__runner() {
             return 0
             ;;
         cf__runner__subcmd__runtime)
-            opts="-h -V --help --version attach detach help"
+            opts="-h -V --help --version attach detach delete upgrade help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1333,6 +1379,62 @@ _cf__runner() {
                     return 0
                     ;;
                 -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kube-namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kube-context-name)
+                    local context
+                    COMPREPLY=()
+                    while IFS= read -r context; do
+                        if [[ "${context}" == "${cur}"* ]]; then
+                            COMPREPLY+=("$(printf '%q' "${context}")")
+                        fi
+                    done < <(kubectl config get-contexts -o name 2>/dev/null)
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cf__runner__subcmd__runtime__subcmd__delete)
+            opts="-y -h -V --kube-config-path --agent-namespace --agent-context --token --url --insecure --allow-http --runtime-name --keep-platform --yes --timeout --kube-namespace --kube-context-name --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --kube-config-path)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent-namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent-context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --runtime-name)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1418,7 +1520,7 @@ _cf__runner() {
             return 0
             ;;
         cf__runner__subcmd__runtime__subcmd__help)
-            opts="attach detach help"
+            opts="attach detach delete upgrade help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1432,6 +1534,20 @@ _cf__runner() {
             return 0
             ;;
         cf__runner__subcmd__runtime__subcmd__help__subcmd__attach)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cf__runner__subcmd__runtime__subcmd__help__subcmd__delete)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1466,6 +1582,76 @@ _cf__runner() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cf__runner__subcmd__runtime__subcmd__help__subcmd__upgrade)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cf__runner__subcmd__runtime__subcmd__upgrade)
+            opts="-h -V --kube-config-path --agent-namespace --agent-context --token --url --insecure --allow-http --runtime-name --timeout --kube-namespace --kube-context-name --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --kube-config-path)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent-namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent-context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --runtime-name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kube-namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kube-context-name)
+                    local context
+                    COMPREPLY=()
+                    while IFS= read -r context; do
+                        if [[ "${context}" == "${cur}"* ]]; then
+                            COMPREPLY+=("$(printf '%q' "${context}")")
+                        fi
+                    done < <(kubectl config get-contexts -o name 2>/dev/null)
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
