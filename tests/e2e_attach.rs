@@ -904,6 +904,30 @@ async fn each_runtime_has_its_own_life() {
         writes_since(cp, mark, &[&a_ns, &agent_ns]),
         Vec::<String>::new()
     );
+    // What is not an attached runtime is refused, naming the flag: the
+    // agent's own runtime (exit 2), a runtime no longer attached (exit 3);
+    // and without a terminal, a delete needs --yes (exit 2).
+    let mut own_delete = agent_flags(&["runtime", "delete"], Some(&agent_ns));
+    own_delete.push("--yes".into());
+    let out = run(&kubeconfig, home.path(), own_delete).await;
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("--kube-namespace"), "{}", text(&out));
+    let out = run(
+        &kubeconfig,
+        home.path(),
+        agent_flags(&["runtime", "upgrade"], Some(&a_ns)),
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+    assert!(text(&out).contains("is not attached"), "{}", text(&out));
+    let out = run(
+        &kubeconfig,
+        home.path(),
+        agent_flags(&["runtime", "delete"], Some(&b_ns)),
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("--yes"), "{}", text(&out));
 
     // --keep-platform: detached and removed, its runtime environment stays.
     let mut delete_b = agent_flags(&["runtime", "delete"], Some(&b_ns));
