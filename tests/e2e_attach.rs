@@ -819,8 +819,21 @@ async fn each_runtime_has_its_own_life() {
         writes_since(cp, mark, &[&agent_ns, &b_ns]),
         Vec::<String>::new()
     );
+    // Its runtime environment's spec now follows the agent's (the images
+    // of its builds); another runtime's stays as it was registered.
+    let specs = fake.runtimes();
+    assert_eq!(
+        specs[&ra]["dockerDaemonScheduler"]["dindImage"],
+        specs[&own]["dockerDaemonScheduler"]["dindImage"]
+    );
+    assert_eq!(
+        specs[&ra]["runtimeScheduler"]["cluster"]["namespace"],
+        a_ns.as_str()
+    );
+    assert!(specs[&rb]["dockerDaemonScheduler"]["dindImage"].is_null());
     assert_eq!(writes_since(&cp2, mark2, &[&far]), Vec::<String>::new());
     let mark = cp.audit_events().unwrap().len();
+    fake.clear_requests();
     let out = run(&kubeconfig, home.path(), runtime_upgrade).await;
     assert!(
         out.status.success(),
@@ -831,6 +844,12 @@ async fn each_runtime_has_its_own_life() {
         writes_since(cp, mark, &[&a_ns, &agent_ns]),
         Vec::<String>::new()
     );
+    let platform_writes: Vec<String> = fake
+        .calls()
+        .into_iter()
+        .filter(|c| !c.starts_with("GET "))
+        .collect();
+    assert_eq!(platform_writes, Vec::<String>::new());
 
     // 2. `runtime delete` of one runtime: detached, then only its objects go.
     let mine: ConfigMap = serde_json::from_value(json!({"metadata": {"name": "users-own"},

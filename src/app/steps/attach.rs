@@ -296,8 +296,8 @@ pub(crate) struct AgentState {
     pub files: BTreeMap<String, String>,
     /// The agent's values, identity and record: a runtime's own objects
     /// are rendered from them, for its namespace.
-    values: crate::values::Values,
-    identity: crate::render::Identity,
+    pub values: crate::values::Values,
+    pub identity: crate::render::Identity,
     record_tree: Value,
 }
 

@@ -444,6 +444,7 @@ pub(crate) async fn upgrade_runtime(
             .into_iter()
             .map(|(word, n)| format!("{n} {word}"))
             .collect();
+        send_spec(&state, &r, &platform).await?;
         output::done(&format!(
             "upgraded runtime {} in namespace {} of context {} from agent {}'s values ({}); the agent and its other runtimes were not touched",
             r.name,
@@ -455,6 +456,45 @@ pub(crate) async fn upgrade_runtime(
         Ok(())
     })
     .await
+}
+
+/// Sends runtime `r`'s spec, rendered from the agent's values for its
+/// namespace and context, when the platform's differs (the images and
+/// dind settings of its builds live there, as `upgrade` of the agent keeps
+/// its own runtime's). A runtime environment the platform does not hold
+/// is left to whoever registers it.
+async fn send_spec(state: &AgentState, r: &Resolved, platform: &Platform) -> Result<(), Outcome> {
+    let mut values = state.values.clone();
+    values.namespace = r.namespace.clone();
+    values.context = Some(r.cluster.context.clone());
+    let mut identity = state.identity.clone();
+    identity.context = Some(r.cluster.context.clone());
+    identity.runtime_name = Some(r.name.clone());
+    let spec = register::spec_to_send(
+        &crate::render::runtime_environment_spec(&values, &identity),
+        identity.account_id.as_deref(),
+    );
+    let what = format!("runtime environment {} on the platform", r.name);
+    let current = platform
+        .runtime(&r.name)
+        .await
+        .map_err(|e| register::failed(e, "reading the runtime environment's spec"))?;
+    let Some(current) = current else {
+        output::warn(&format!(
+            "{what} does not exist: its spec was not sent (register it, then re-run)"
+        ));
+        return Ok(());
+    };
+    if register::spec_differences(&spec, &current).is_empty() {
+        output::applied("unchanged", &what, None);
+        return Ok(());
+    }
+    platform
+        .put_runtime(&r.name, &spec)
+        .await
+        .map_err(|e| register::failed(e, "sending the runtime environment's spec"))?;
+    output::applied("configured", &what, None);
+    Ok(())
 }
 
 /// A runtime attached to an agent, besides its own, as its file names it.
