@@ -89,3 +89,31 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod kubeconfig_tests {
+    use super::*;
+
+    #[test]
+    fn the_contexts_that_reach_a_server_are_found_by_its_address() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config");
+        std::fs::write(
+            &path,
+            "apiVersion: v1\nkind: Config\nclusters:\n\
+             - name: hub\n  cluster: {server: 'https://10.0.0.1:6443'}\n\
+             - name: builds\n  cluster: {server: 'https://10.0.0.2:6443/'}\n\
+             contexts:\n\
+             - name: hub-admin\n  context: {cluster: hub, user: u}\n\
+             - name: builds-admin\n  context: {cluster: builds, user: u}\n\
+             - name: builds-ci\n  context: {cluster: builds, user: u}\n\
+             users:\n- name: u\n  user: {token: t}\n",
+        )
+        .unwrap();
+        let found = contexts_serving(Some(&path), "https://10.0.0.2:6443").unwrap();
+        assert_eq!(found, ["builds-admin", "builds-ci"]);
+        assert!(contexts_serving(Some(&path), "https://10.9.9.9")
+            .unwrap()
+            .is_empty());
+    }
+}

@@ -673,3 +673,54 @@ pub(crate) async fn delete_attached(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn attached(name: &str, place: Result<Target, String>) -> Attached {
+        Attached {
+            name: name.into(),
+            place,
+        }
+    }
+
+    fn far() -> Target {
+        Target {
+            context: Some("build-cluster".into()),
+            namespace: Some("builds".into()),
+            name: Some("build-cluster/builds".into()),
+            ..Target::default()
+        }
+    }
+
+    #[test]
+    fn an_agent_with_runtimes_attached_is_deleted_only_with_all_runtimes() {
+        let list = [attached("build-cluster/builds", Ok(far()))];
+        assert!(matches!(
+            check_agent_delete(&list, "codefresh", false),
+            Err(Outcome::PreflightFailed)
+        ));
+        assert!(check_agent_delete(&list, "codefresh", true).is_ok());
+        assert!(check_agent_delete(&[], "codefresh", false).is_ok());
+        assert_eq!(
+            list[0].describe(),
+            "build-cluster/builds (namespace builds, context build-cluster)"
+        );
+    }
+
+    #[test]
+    fn all_runtimes_refuses_a_runtime_it_cannot_place() {
+        let list = [
+            attached("build-cluster/builds", Ok(far())),
+            attached(
+                "lost",
+                Err("no kubeconfig context reaches https://x".into()),
+            ),
+        ];
+        assert!(matches!(
+            check_agent_delete(&list, "codefresh", true),
+            Err(Outcome::PreflightFailed)
+        ));
+    }
+}
