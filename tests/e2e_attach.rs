@@ -740,7 +740,12 @@ async fn each_runtime_has_its_own_life() {
         "init put the agent back into in-cluster mode: {env:?}"
     );
     assert_eq!(runtimes_hash(&d), hash);
-    let agent_writes: Vec<String> = writes_since(cp, mark, &[&agent_ns])
+    let init_writes = writes_since(cp, mark, &[&agent_ns]);
+    eprintln!(
+        "init re-run: {} writes in the agent's namespace: {init_writes:#?}",
+        init_writes.len()
+    );
+    let agent_writes: Vec<String> = init_writes
         .into_iter()
         .filter(|w| w.contains("/deployments/runner") || w.contains("/secrets/runnerconf"))
         .collect();
@@ -891,6 +896,10 @@ async fn each_runtime_has_its_own_life() {
     assert_eq!(writes_since(cp, mark, &[&b_ns]), Vec::<String>::new());
     assert_eq!(writes_since(&cp2, mark2, &[&far]), Vec::<String>::new());
     let deleted: Vec<String> = writes_since(cp, mark, &[&a_ns]);
+    eprintln!(
+        "runtime delete: in the agent's namespace: {:#?}",
+        writes_since(cp, mark, &[&agent_ns])
+    );
     eprintln!(
         "runtime delete: fewest ready agent replicas {fewest}; in the runtime's namespace: {deleted:#?}"
     );
