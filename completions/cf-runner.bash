@@ -326,7 +326,7 @@ _cf__runner() {
             return 0
             ;;
         cf__runner__subcmd__delete)
-            opts="-y -h -V --kube-context-name --kube-config-path --token --url --insecure --allow-http --yes --delete-namespace --delete-namespace-with-contents --purge-volumes --keep-platform --all-runtimes --delete-adopted --timeout --no-wait-for-lock --kube-namespace --help --version"
+            opts="-y -h -V --kube-context-name --kube-config-path --token --url --insecure --allow-http --yes --delete-namespace --delete-namespace-with-contents --purge-volumes --keep-platform --all-runtimes --ignore-agent --delete-adopted --timeout --no-wait-for-lock --kube-namespace --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -118,6 +118,7 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l delete-na
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l purge-volumes -d 'Also delete dind volumes (PVs and PVCs)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l keep-platform -d 'Leave the agent and runtime environment on the platform'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l all-runtimes -d 'Also delete every runtime attached to the agent, each first (`runtime delete`)'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l ignore-agent -d 'Delete an attached runtime\'s namespace objects although an agent may still serve it (its agent is gone)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l delete-adopted -d 'Also delete objects that existed before the install and were taken over with --force-conflicts'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l no-wait-for-lock -d 'Stop at once (exit 1) when another run holds the install\'s lock, instead of waiting up to --timeout'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -s h -l help -d 'Print help'

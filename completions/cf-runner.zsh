@@ -115,6 +115,7 @@ _arguments "${_arguments_options[@]}" : \
 '--purge-volumes[Also delete dind volumes (PVs and PVCs)]' \
 '--keep-platform[Leave the agent and runtime environment on the platform]' \
 '--all-runtimes[Also delete every runtime attached to the agent, each first (\`runtime delete\`)]' \
+'--ignore-agent[Delete an attached runtime'\''s namespace objects although an agent may still serve it (its agent is gone)]' \
 '--delete-adopted[Also delete objects that existed before the install and were taken over with --force-conflicts]' \
 '--no-wait-for-lock[Stop at once (exit 1) when another run holds the install'\''s lock, instead of waiting up to --timeout]' \
 '-h[Print help]' \

@@ -319,6 +319,9 @@ pub struct DeleteArgs {
     /// Also delete every runtime attached to the agent, each first (`runtime delete`)
     #[arg(long)]
     pub all_runtimes: bool,
+    /// Delete an attached runtime's namespace objects although an agent may still serve it (its agent is gone)
+    #[arg(long)]
+    pub ignore_agent: bool,
     /// Also delete objects that existed before the install and were taken over with --force-conflicts
     #[arg(long)]
     pub delete_adopted: bool,

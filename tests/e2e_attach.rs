@@ -856,6 +856,17 @@ async fn each_runtime_has_its_own_life() {
         .collect();
     assert_eq!(platform_writes, Vec::<String>::new());
 
+    // `delete` of a runtime's namespace (not the agent's) refuses: the
+    // agent would keep a file whose token died. Nothing is deleted.
+    let b_labelled = labelled_in(&client, &b_ns).await;
+    let mut delete_b_ns = args(&["delete", "--yes", "--kube-namespace", &b_ns]);
+    delete_b_ns.extend(args(&["--kube-context-name", CONTEXT]));
+    let out = run(&kubeconfig, home.path(), with_platform(delete_b_ns)).await;
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+    assert!(text(&out).contains("runtime delete"), "{}", text(&out));
+    assert!(text(&out).contains("--ignore-agent"), "{}", text(&out));
+    assert_eq!(labelled_in(&client, &b_ns).await, b_labelled);
+
     // 2. `runtime delete` of one runtime: detached, then only its objects go.
     let mine: ConfigMap = serde_json::from_value(json!({"metadata": {"name": "users-own"},
         "data": {"k": "v"}}))

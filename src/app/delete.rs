@@ -70,6 +70,7 @@ async fn delete_locked(
             &format!("reading the installation in namespace {namespace} failed"),
         )
     })?;
+    runtime_life::check_runtime_namespace(&inst.objects, namespace, args.ignore_agent)?;
     let record = inst.record.clone().unwrap_or_default();
     // An agent that serves attached runtimes goes last, or not at all.
     let attached = runtime_life::attached_to(

@@ -628,6 +628,43 @@ pub(crate) fn check_agent_delete(
     Ok(())
 }
 
+/// Before `delete` of a namespace: one that an agent serves as an attached
+/// runtime (the agent's access objects are there, and no runtimes file: it
+/// is not the agent's own) is refused (exit 3) unless `ignore_agent`. Its
+/// objects gone, the agent would keep a file whose token no longer works;
+/// `runtime delete` detaches it first.
+pub(crate) fn check_runtime_namespace(
+    objects: &[LiveObject],
+    namespace: &str,
+    ignore_agent: bool,
+) -> Result<(), Outcome> {
+    let access =
+        |o: &&LiveObject| o.label(LABEL_COMPONENT) == Some(Component::RuntimeAccess.as_str());
+    let served = objects
+        .iter()
+        .filter(access)
+        .any(|o| o.kind == "ServiceAccount" && o.name == ACCESS_NAME);
+    let agent_here = objects
+        .iter()
+        .filter(access)
+        .any(|o| o.kind == "Secret" && o.name == CONFIG_SECRET);
+    if !served || agent_here || ignore_agent {
+        return Ok(());
+    }
+    output::error(
+        &anyhow::anyhow!(
+            "namespace {namespace} is a runtime attached to an agent (ServiceAccount {ACCESS_NAME} and Secret \
+             {ACCESS_TOKEN_SECRET} are that agent's credentials there): deleting its objects here would leave \
+             the agent serving a runtime whose token no longer works"
+        ),
+        Some(&format!(
+            "delete it with `cf-runner runtime delete --agent-namespace <the agent's namespace> --kube-namespace {namespace}`, \
+             which detaches it first; if its agent is gone, re-run this command with --ignore-agent"
+        )),
+    );
+    Err(Outcome::PreflightFailed)
+}
+
 /// The line of `delete`'s plan that names the attached runtimes it takes first.
 pub(crate) fn say_attached(attached: &[Attached]) {
     if attached.is_empty() {
