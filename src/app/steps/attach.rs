@@ -797,7 +797,7 @@ async fn detach(
 
 /// Removes the agent's credentials from the runtime's namespace: only the
 /// objects cf-runner labelled as such.
-pub(crate) async fn remove_access(r: &Resolved, timeout: Duration) -> Result<(), Outcome> {
+async fn remove_access(r: &Resolved, timeout: Duration) -> Result<(), Outcome> {
     let listed = inventory::labelled(&r.cluster.client, &r.namespace)
         .await
         .map_err(|e| {
