@@ -316,6 +316,12 @@ pub struct DeleteArgs {
     /// Leave the agent and runtime environment on the platform
     #[arg(long)]
     pub keep_platform: bool,
+    /// Also delete every runtime attached to the agent, each first (`runtime delete`)
+    #[arg(long)]
+    pub all_runtimes: bool,
+    /// Delete an attached runtime's namespace objects although an agent may still serve it (its agent is gone)
+    #[arg(long)]
+    pub ignore_agent: bool,
     /// Also delete objects that existed before the install and were taken over with --force-conflicts
     #[arg(long)]
     pub delete_adopted: bool,

@@ -609,3 +609,449 @@ async fn reqwest_put(fake: &FakePlatform, id: &str, runtimes: &[String]) -> bool
         .await
         .is_ok_and(|r| r.status().is_success())
 }
+
+/// Runs `cf-runner init` of the agent (the same command each time).
+async fn init_agent(kubeconfig: &Path, home: &Path, ns: &str, url: &str) -> Output {
+    let (k, h, ns, u) = (
+        kubeconfig.to_path_buf(),
+        home.to_path_buf(),
+        ns.to_string(),
+        url.to_string(),
+    );
+    tokio::task::spawn_blocking(move || {
+        cli::init(&k, &h, "local", &ns, CONTEXT)
+            .args([
+                "--skip-cluster-test",
+                "--timeout=90s",
+                "--token",
+                API_TOKEN,
+                "--url",
+                &u,
+            ])
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap()
+}
+
+fn runtimes_hash(d: &Deployment) -> Option<String> {
+    d.spec
+        .as_ref()?
+        .template
+        .metadata
+        .as_ref()?
+        .annotations
+        .as_ref()?
+        .get("cf-runner.codefresh.io/runtimes-hash")
+        .cloned()
+}
+
+/// The names of the objects in `ns` that carry cf-runner's labels, as `Kind/name`.
+async fn labelled_in(client: &Client, ns: &str) -> Vec<String> {
+    use k8s_openapi::api::core::v1::{ConfigMap, Service};
+    use k8s_openapi::api::rbac::v1::{Role, RoleBinding};
+    use kube::api::ListParams;
+    let lp = ListParams::default().labels("app.kubernetes.io/managed-by=cf-runner");
+    let mut out = Vec::new();
+    macro_rules! list {
+        ($t:ty, $kind:expr) => {
+            for o in Api::<$t>::namespaced(client.clone(), ns)
+                .list(&lp)
+                .await
+                .unwrap()
+            {
+                out.push(format!("{}/{}", $kind, o.metadata.name.unwrap()));
+            }
+        };
+    }
+    list!(ServiceAccount, "ServiceAccount");
+    list!(Role, "Role");
+    list!(RoleBinding, "RoleBinding");
+    list!(Secret, "Secret");
+    list!(ConfigMap, "ConfigMap");
+    list!(Service, "Service");
+    out.sort();
+    out
+}
+
+fn dind_config(cm: &k8s_openapi::api::core::v1::ConfigMap) -> Value {
+    serde_json::from_str(&cm.data.as_ref().unwrap()["daemon.json"]).unwrap()
+}
+
+fn agent_runtimes(fake: &FakePlatform) -> Vec<String> {
+    let mut list: Vec<String> = fake
+        .agents()
+        .first()
+        .map(|a| a["runtimes"].as_array().unwrap().clone())
+        .unwrap_or_default()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    list.sort();
+    list
+}
+
+/// Each runtime has its own life: a re-run of `init` keeps the agent's
+/// attached runtimes; `runtime upgrade` writes one runtime's namespace
+/// only, and `upgrade` of the agent none of them; `runtime delete`
+/// detaches one runtime and removes only its objects (and its runtime
+/// environment unless `--keep-platform`) while the agent keeps a ready
+/// replica; `delete` of the agent refuses while a runtime is attached,
+/// and `--all-runtimes` takes them first.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
+async fn each_runtime_has_its_own_life() {
+    use k8s_openapi::api::core::v1::ConfigMap;
+    controlplane::ensure_crypto_provider();
+    let cp = controlplane::shared();
+    let cp2 = tokio::task::spawn_blocking(ControlPlane::start)
+        .await
+        .unwrap()
+        .expect("a second control plane starts");
+    let home = tempfile::tempdir().unwrap();
+    let kubeconfig = merged_kubeconfig(cp, &cp2, home.path());
+    let client = cp.client();
+    let client2 = cp2.client();
+    let fake = FakePlatform::start(API_TOKEN);
+    let url = fake.url();
+    let agent_ns = cp.create_namespace("life-agent").await.unwrap();
+    let a_ns = cp.create_namespace("life-a").await.unwrap();
+    let b_ns = cp.create_namespace("life-b").await.unwrap();
+    let far = cp2.create_namespace("life-far").await.unwrap();
+    let with_platform = |mut list: Vec<String>| {
+        list.extend(args(&["--token", API_TOKEN, "--url", &url]));
+        list
+    };
+    let agent_flags = |command: &[&str], ns: Option<&str>| {
+        let mut list = args(command);
+        list.extend(args(&[
+            "--agent-namespace",
+            &agent_ns,
+            "--agent-context",
+            CONTEXT,
+        ]));
+        if let Some(ns) = ns {
+            list.extend(args(&["--kube-namespace", ns]));
+        }
+        with_platform(list)
+    };
+
+    let out = init_agent(&kubeconfig, home.path(), &agent_ns, &url).await;
+    assert!(out.status.success(), "init: {}", text(&out));
+    let own = format!("{CONTEXT}/{agent_ns}");
+    let ra = format!("{CONTEXT}/{a_ns}");
+    let rb = format!("{CONTEXT}/{b_ns}");
+    let rf = format!("{SECOND}/{far}");
+    fake.add_runtime(&ra, CONTEXT, &a_ns);
+    fake.add_runtime(&rb, CONTEXT, &b_ns);
+    fake.add_runtime(&rf, SECOND, &far);
+    let file = home.path().join("runtimes.yaml");
+    std::fs::write(
+        &file,
+        format!(
+            "Runtimes:\n  - Namespace: {a_ns}\n  - Namespace: {b_ns}\n  - Namespace: {far}\n    Context: {SECOND}\n"
+        ),
+    )
+    .unwrap();
+    let mut attach = agent_flags(&["runtime", "attach"], None);
+    attach.extend(["-f".to_string(), file.display().to_string()]);
+    let out = run(&kubeconfig, home.path(), attach).await;
+    assert!(out.status.success(), "attach: {}", text(&out));
+    let all = {
+        let mut v = vec![own.clone(), ra.clone(), rb.clone(), rf.clone()];
+        v.sort();
+        v
+    };
+    assert_eq!(agent_runtimes(&fake), all);
+    let deployments: Api<Deployment> = Api::namespaced(client.clone(), &agent_ns);
+    let hash = runtimes_hash(&deployments.get("runner").await.unwrap());
+    assert!(hash.is_some(), "attach left no runtimes hash");
+
+    // 1. A re-run of init keeps config-dir mode, the same files, the same
+    // hash, and writes neither the Deployment nor the runtimes Secret.
+    let mark = cp.audit_events().unwrap().len();
+    let out = init_agent(&kubeconfig, home.path(), &agent_ns, &url).await;
+    assert!(out.status.success(), "init re-run: {}", text(&out));
+    let d = deployments.get("runner").await.unwrap();
+    let env = env_names(&d);
+    assert!(env.contains(&"VENONA_CONFIG_DIR".to_string()), "{env:?}");
+    assert!(
+        !env.contains(&"CODEFRESH_IN_CLUSTER_RUNTIME".to_string()),
+        "init put the agent back into in-cluster mode: {env:?}"
+    );
+    assert_eq!(runtimes_hash(&d), hash);
+    let init_writes = writes_since(cp, mark, &[&agent_ns]);
+    eprintln!(
+        "init re-run: {} writes in the agent's namespace: {init_writes:#?}",
+        init_writes.len()
+    );
+    let agent_writes: Vec<String> = init_writes
+        .into_iter()
+        .filter(|w| w.contains("/deployments/runner") || w.contains("/secrets/runnerconf"))
+        .collect();
+    assert_eq!(
+        agent_writes,
+        Vec::<String>::new(),
+        "init re-run wrote the agent"
+    );
+    assert_eq!(runtime_files(&client, &agent_ns).await.len(), 4);
+    assert_eq!(agent_runtimes(&fake), all);
+
+    // 4. An upgrade of the agent writes in no runtime namespace.
+    let (mark, mark2) = (
+        cp.audit_events().unwrap().len(),
+        cp2.audit_events().unwrap().len(),
+    );
+    let mut upgrade = args(&["upgrade", "--yes", "--kube-namespace", &agent_ns]);
+    upgrade.extend(args(&["--kube-context-name", CONTEXT, "--timeout=90s"]));
+    upgrade.extend(args(&["--set-value", "Runtime.Mtu=1400"]));
+    let out = run(&kubeconfig, home.path(), with_platform(upgrade)).await;
+    assert!(out.status.success(), "upgrade: {}", text(&out));
+    assert_eq!(
+        writes_since(cp, mark, &[&a_ns, &b_ns]),
+        Vec::<String>::new()
+    );
+    assert_eq!(writes_since(&cp2, mark2, &[&far]), Vec::<String>::new());
+    let configmaps = |c: &Client, ns: &str| Api::<ConfigMap>::namespaced(c.clone(), ns);
+    let cm = configmaps(&client, &agent_ns)
+        .get("codefresh-dind-config")
+        .await
+        .unwrap();
+    assert_eq!(dind_config(&cm)["mtu"], 1400);
+    let cm = configmaps(&client, &a_ns)
+        .get("codefresh-dind-config")
+        .await
+        .unwrap();
+    assert!(
+        dind_config(&cm).get("mtu").is_none(),
+        "{:?}",
+        dind_config(&cm)
+    );
+
+    // `runtime upgrade` of one runtime: its namespace only, from the agent's values.
+    let (mark, mark2) = (
+        cp.audit_events().unwrap().len(),
+        cp2.audit_events().unwrap().len(),
+    );
+    let runtime_upgrade = agent_flags(&["runtime", "upgrade"], Some(&a_ns));
+    let out = run(&kubeconfig, home.path(), runtime_upgrade.clone()).await;
+    assert!(out.status.success(), "runtime upgrade: {}", text(&out));
+    let cm = configmaps(&client, &a_ns)
+        .get("codefresh-dind-config")
+        .await
+        .unwrap();
+    assert_eq!(
+        dind_config(&cm)["mtu"],
+        1400,
+        "runtime upgrade left the old dind config"
+    );
+    let cm = configmaps(&client, &b_ns)
+        .get("codefresh-dind-config")
+        .await
+        .unwrap();
+    assert!(
+        dind_config(&cm).get("mtu").is_none(),
+        "another runtime was upgraded"
+    );
+    let a_writes = writes_since(cp, mark, &[&a_ns]);
+    assert!(
+        a_writes
+            .iter()
+            .any(|w| w.contains("/configmaps/codefresh-dind-config")),
+        "{a_writes:?}"
+    );
+    assert_eq!(
+        writes_since(cp, mark, &[&agent_ns, &b_ns]),
+        Vec::<String>::new()
+    );
+    // Its runtime environment's spec now follows the agent's (the images
+    // of its builds); another runtime's stays as it was registered.
+    let specs = fake.runtimes();
+    assert_eq!(
+        specs[&ra]["dockerDaemonScheduler"]["dindImage"],
+        specs[&own]["dockerDaemonScheduler"]["dindImage"]
+    );
+    assert_eq!(
+        specs[&ra]["runtimeScheduler"]["cluster"]["namespace"],
+        a_ns.as_str()
+    );
+    assert!(specs[&rb]["dockerDaemonScheduler"]["dindImage"].is_null());
+    assert_eq!(writes_since(&cp2, mark2, &[&far]), Vec::<String>::new());
+    let mark = cp.audit_events().unwrap().len();
+    fake.clear_requests();
+    let out = run(&kubeconfig, home.path(), runtime_upgrade).await;
+    assert!(
+        out.status.success(),
+        "runtime upgrade re-run: {}",
+        text(&out)
+    );
+    assert_eq!(
+        writes_since(cp, mark, &[&a_ns, &agent_ns]),
+        Vec::<String>::new()
+    );
+    let platform_writes: Vec<String> = fake
+        .calls()
+        .into_iter()
+        .filter(|c| !c.starts_with("GET "))
+        .collect();
+    assert_eq!(platform_writes, Vec::<String>::new());
+
+    // `delete` of a runtime's namespace (not the agent's) refuses: the
+    // agent would keep a file whose token died. Nothing is deleted.
+    let b_labelled = labelled_in(&client, &b_ns).await;
+    let mut delete_b_ns = args(&["delete", "--yes", "--kube-namespace", &b_ns]);
+    delete_b_ns.extend(args(&["--kube-context-name", CONTEXT]));
+    let out = run(&kubeconfig, home.path(), with_platform(delete_b_ns)).await;
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+    assert!(text(&out).contains("runtime delete"), "{}", text(&out));
+    assert!(text(&out).contains("--ignore-agent"), "{}", text(&out));
+    assert_eq!(labelled_in(&client, &b_ns).await, b_labelled);
+
+    // 2. `runtime delete` of one runtime: detached, then only its objects go.
+    let mine: ConfigMap = serde_json::from_value(json!({"metadata": {"name": "users-own"},
+        "data": {"k": "v"}}))
+    .unwrap();
+    configmaps(&client, &a_ns)
+        .create(&PostParams::default(), &mine)
+        .await
+        .unwrap();
+    let b_before = labelled_in(&client, &b_ns).await;
+    assert!(
+        b_before.contains(&"ServiceAccount/cf-runner-agent".to_string()),
+        "{b_before:?}"
+    );
+    let far_before = labelled_in(&client2, &far).await;
+    let (mark, mark2) = (
+        cp.audit_events().unwrap().len(),
+        cp2.audit_events().unwrap().len(),
+    );
+    let watch = ReadyWatch::start(client.clone(), &agent_ns);
+    let mut delete_a = agent_flags(&["runtime", "delete"], Some(&a_ns));
+    delete_a.push("--yes".into());
+    let out = run(&kubeconfig, home.path(), delete_a.clone()).await;
+    let fewest = watch.fewest().await;
+    assert!(out.status.success(), "runtime delete: {}", text(&out));
+    assert!(text(&out).contains("deleted runtime"), "{}", text(&out));
+    assert!(
+        fewest >= 1,
+        "the agent had {fewest} ready replicas during runtime delete"
+    );
+    assert_eq!(labelled_in(&client, &a_ns).await, Vec::<String>::new());
+    assert!(configmaps(&client, &a_ns)
+        .get_opt("users-own")
+        .await
+        .unwrap()
+        .is_some());
+    assert_eq!(labelled_in(&client, &b_ns).await, b_before);
+    assert_eq!(labelled_in(&client2, &far).await, far_before);
+    assert_eq!(writes_since(cp, mark, &[&b_ns]), Vec::<String>::new());
+    assert_eq!(writes_since(&cp2, mark2, &[&far]), Vec::<String>::new());
+    let deleted: Vec<String> = writes_since(cp, mark, &[&a_ns]);
+    eprintln!(
+        "runtime delete: in the agent's namespace: {:#?}",
+        writes_since(cp, mark, &[&agent_ns])
+    );
+    eprintln!(
+        "runtime delete: fewest ready agent replicas {fewest}; in the runtime's namespace: {deleted:#?}"
+    );
+    assert!(
+        deleted.iter().all(|w| w.starts_with("\"delete\"")),
+        "{deleted:?}"
+    );
+    let files = runtime_files(&client, &agent_ns).await;
+    assert!(!files.contains_key(&key(&ra)), "{:?}", files.keys());
+    assert_eq!(files.len(), 3);
+    assert_eq!(agent_runtimes(&fake), {
+        let mut v = vec![own.clone(), rb.clone(), rf.clone()];
+        v.sort();
+        v
+    });
+    assert!(
+        !fake.runtimes().contains_key(&ra),
+        "the runtime environment stayed"
+    );
+    assert!(fake.runtimes().contains_key(&rb));
+    // A re-run finds nothing left and writes nothing.
+    let mark = cp.audit_events().unwrap().len();
+    let out = run(&kubeconfig, home.path(), delete_a).await;
+    assert!(
+        out.status.success(),
+        "runtime delete re-run: {}",
+        text(&out)
+    );
+    assert_eq!(
+        writes_since(cp, mark, &[&a_ns, &agent_ns]),
+        Vec::<String>::new()
+    );
+    // What is not an attached runtime is refused, naming the flag: the
+    // agent's own runtime (exit 2), a runtime no longer attached (exit 3);
+    // and without a terminal, a delete needs --yes (exit 2).
+    let mut own_delete = agent_flags(&["runtime", "delete"], Some(&agent_ns));
+    own_delete.push("--yes".into());
+    let out = run(&kubeconfig, home.path(), own_delete).await;
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("--kube-namespace"), "{}", text(&out));
+    let out = run(
+        &kubeconfig,
+        home.path(),
+        agent_flags(&["runtime", "upgrade"], Some(&a_ns)),
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+    assert!(text(&out).contains("is not attached"), "{}", text(&out));
+    let out = run(
+        &kubeconfig,
+        home.path(),
+        agent_flags(&["runtime", "delete"], Some(&b_ns)),
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("--yes"), "{}", text(&out));
+
+    // --keep-platform: detached and removed, its runtime environment stays.
+    let mut delete_b = agent_flags(&["runtime", "delete"], Some(&b_ns));
+    delete_b.extend(args(&["--yes", "--keep-platform"]));
+    let out = run(&kubeconfig, home.path(), delete_b).await;
+    assert!(
+        out.status.success(),
+        "runtime delete --keep-platform: {}",
+        text(&out)
+    );
+    assert_eq!(labelled_in(&client, &b_ns).await, Vec::<String>::new());
+    assert!(
+        fake.runtimes().contains_key(&rb),
+        "--keep-platform removed the runtime environment"
+    );
+    assert!(!agent_runtimes(&fake).contains(&rb));
+
+    // 3. Deleting the agent refuses while a runtime is attached (exit 3,
+    // naming it and the flag), and deletes nothing.
+    let mark = cp.audit_events().unwrap().len();
+    let mut delete_agent = args(&["delete", "--yes", "--kube-namespace", &agent_ns]);
+    delete_agent.extend(args(&["--kube-context-name", CONTEXT, "--timeout=90s"]));
+    let delete_agent = with_platform(delete_agent);
+    let out = run(&kubeconfig, home.path(), delete_agent.clone()).await;
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+    assert!(text(&out).contains(&rf), "{}", text(&out));
+    assert!(text(&out).contains("--all-runtimes"), "{}", text(&out));
+    assert_eq!(writes_since(cp, mark, &[&agent_ns]), Vec::<String>::new());
+    assert!(!fake.agents().is_empty());
+
+    // --all-runtimes: the far runtime first, then the agent.
+    let mark2 = cp2.audit_events().unwrap().len();
+    let mut all_runtimes = delete_agent;
+    all_runtimes.push("--all-runtimes".into());
+    let out = run(&kubeconfig, home.path(), all_runtimes).await;
+    assert!(
+        out.status.success(),
+        "delete --all-runtimes: {}",
+        text(&out)
+    );
+    assert_eq!(labelled_in(&client2, &far).await, Vec::<String>::new());
+    assert!(!writes_since(&cp2, mark2, &[&far]).is_empty());
+    assert!(!fake.runtimes().contains_key(&rf));
+    assert!(!fake.runtimes().contains_key(&own));
+    assert!(fake.agents().is_empty(), "{:?}", fake.agents());
+    assert!(deployments.get_opt("runner").await.unwrap().is_none());
+}

@@ -4,8 +4,8 @@
 //! control plane. Each build pod appears in its runtime's namespace, created
 //! (the API server's audit log says) as that namespace's own
 //! `cf-runner-agent` ServiceAccount: the Role attach wrote is enough, and no
-//! wider right was used. After `runtime detach` of one, the agent's new pod
-//! still serves the other.
+//! wider right was used. After `runtime detach` of one, and `runtime
+//! delete` of another, the agent's new pod still serves the rest.
 
 mod support;
 
@@ -199,7 +199,7 @@ async fn the_real_agent_serves_attached_runtimes_with_their_own_credentials() {
     let mut detach = base("detach");
     detach.extend(["--kube-namespace".to_string(), b1.clone()]);
     cf_runner(&kubeconfig, home.path(), detach).await;
-    let agent = Agent::start(cp, &agent_ns, "runner").await.unwrap();
+    let mut agent = Agent::start(cp, &agent_ns, "runner").await.unwrap();
     build_runs(&fake, &agent, &agent_name, cp, &r2, &b2, "wf-b2-2").await;
     build_runs(&fake, &agent, &agent_name, &cp2, &r3, &far, "wf-far-2").await;
     let conf = std::fs::read_dir(agent.mount("/etc/secrets").unwrap())
@@ -211,4 +211,20 @@ async fn the_real_agent_serves_attached_runtimes_with_their_own_credentials() {
         conf, 3,
         "the agent's files after detach: its own, b2 and far"
     );
+    agent.stop();
+
+    // Delete b2 (detached, then its objects and runtime environment gone);
+    // the agent's new pod still serves far.
+    let mut delete = base("delete");
+    delete.extend(["--kube-namespace".to_string(), b2.clone(), "--yes".into()]);
+    cf_runner(&kubeconfig, home.path(), delete).await;
+    assert!(!fake.runtimes().contains_key(&r2));
+    let agent = Agent::start(cp, &agent_ns, "runner").await.unwrap();
+    build_runs(&fake, &agent, &agent_name, &cp2, &r3, &far, "wf-far-3").await;
+    let conf = std::fs::read_dir(agent.mount("/etc/secrets").unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .filter(|n| n.ends_with(".runtime.yaml"))
+        .count();
+    assert_eq!(conf, 2, "the agent's files after delete: its own and far");
 }

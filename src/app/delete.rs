@@ -12,7 +12,7 @@
 use super::steps::converge::delete_failed;
 use super::steps::installation::{names, pick_installation, read_installation, Installation};
 use super::steps::lock::{self, LockWait};
-use super::steps::{leftovers, register};
+use super::steps::{leftovers, register, runtime_life};
 use std::collections::BTreeSet;
 
 use super::steps::session::{connect_flags, failed, need_yes, runtime};
@@ -70,7 +70,17 @@ async fn delete_locked(
             &format!("reading the installation in namespace {namespace} failed"),
         )
     })?;
+    runtime_life::check_runtime_namespace(&inst.objects, namespace, args.ignore_agent)?;
     let record = inst.record.clone().unwrap_or_default();
+    // An agent that serves attached runtimes goes last, or not at all.
+    let attached = runtime_life::attached_to(
+        cluster,
+        namespace,
+        record.runtime_name.as_deref(),
+        args.kube.kube_config_path.as_ref(),
+    )
+    .await?;
+    runtime_life::check_agent_delete(&attached, namespace, args.all_runtimes)?;
     // The platform first: checked before anything is deleted, cleaned
     // before the cluster (whose record names what to clean).
     let platform = platform_for_delete(args, &inst, &record).await?;
@@ -106,6 +116,7 @@ async fn delete_locked(
         "Deleting the Codefresh Runner in namespace {namespace} of context {} ({}):",
         cluster.context, cluster.server
     ));
+    runtime_life::say_attached(&attached);
     for (phase, objects) in &phases {
         output::say(&format!("  {}: {}", phase.describe(), names(objects)));
     }
@@ -139,6 +150,14 @@ async fn delete_locked(
         output::say("Nothing was deleted.");
         return Ok(());
     }
+    runtime_life::delete_attached(
+        cluster,
+        namespace,
+        &attached,
+        platform.as_ref(),
+        args.timeout,
+    )
+    .await?;
     if let Some(client) = &platform {
         clean_platform(client, &record, &strays, cluster).await?;
     }

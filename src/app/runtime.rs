@@ -1,7 +1,9 @@
-//! `cf-runner runtime attach|detach|rotate`: one agent serving runtimes in other
-//! namespaces or clusters. The steps are `steps::attach`.
+//! `cf-runner runtime attach|detach|rotate|delete|upgrade`: one agent serving
+//! runtimes in other namespaces or clusters. The steps are `steps::attach`,
+//! `steps::rotate` and `steps::runtime_life`.
 
 use super::steps::attach::{self, AgentSide, Change, Target};
+use super::steps::runtime_life;
 use super::steps::session::runtime;
 use super::Outcome;
 use crate::cli::{AgentPlace, KubeArgs, RuntimeArgs, RuntimeCommand};
@@ -54,6 +56,28 @@ pub fn run(args: &RuntimeArgs) -> Outcome {
                 a.timeout,
             ))
         }
+        RuntimeCommand::Delete(d) => runtime().block_on(runtime_life::delete_runtime(
+            agent_side(&d.agent, &d.kube),
+            target_of(&d.kube, &d.runtime_name, None),
+            &d.platform,
+            runtime_life::DeleteOptions {
+                keep_platform: d.keep_platform,
+                yes: d.yes,
+                timeout: d.timeout,
+            },
+        )),
+        RuntimeCommand::Upgrade(u) => match attach::settings_from_flags(&u.set_value) {
+            Ok(settings) => runtime().block_on(runtime_life::upgrade_runtime(
+                agent_side(&u.agent, &u.kube),
+                Target {
+                    settings,
+                    ..target_of(&u.kube, &u.runtime_name, None)
+                },
+                &u.platform,
+                u.timeout,
+            )),
+            Err(problems) => Outcome::BadInput(problems),
+        },
         RuntimeCommand::Detach(d) => {
             let target = target_of(&d.kube, &d.runtime_name, None);
             let agent = agent_side(&d.agent, &d.kube);

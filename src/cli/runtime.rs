@@ -41,6 +41,22 @@ pub enum RuntimeCommand {
         "Context of the runtime's cluster [default: the agent's context]"
     )))]
     Rotate(RotateArgs),
+    /// Delete one attached runtime: detach it, remove its objects, and its runtime environment on the platform
+    #[command(mut_arg("kube_namespace", |a| a.help(
+        "Namespace of the runtime to delete"
+    )))]
+    #[command(mut_arg("kube_context_name", |a| a.help(
+        "Context of the runtime's cluster [default: the agent's context]"
+    )))]
+    Delete(RuntimeDeleteArgs),
+    /// Re-apply one attached runtime's objects from the agent's values (images, dind config)
+    #[command(mut_arg("kube_namespace", |a| a.help(
+        "Namespace of the runtime to upgrade"
+    )))]
+    #[command(mut_arg("kube_context_name", |a| a.help(
+        "Context of the runtime's cluster [default: the agent's context]"
+    )))]
+    Upgrade(RuntimeUpgradeArgs),
 }
 
 /// Where the agent is: a cf-runner installation.
@@ -118,6 +134,53 @@ pub struct RotateArgs {
     #[arg(long, value_name = "NAME")]
     pub runtime_name: Option<String>,
     /// How long to wait for each token, each rollout of the agent and the removals, and for another run's lock (e.g. 90s, 5m)
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
+    pub timeout: std::time::Duration,
+}
+
+/// Flags of `runtime delete`.
+#[derive(Debug, Clone, Args)]
+pub struct RuntimeDeleteArgs {
+    #[command(flatten)]
+    pub kube: KubeArgs,
+    #[command(flatten)]
+    pub agent: AgentPlace,
+    #[command(flatten)]
+    pub platform: PlatformArgs,
+    // clap's help text, not rustdoc's markup: `<…>` is what `--help` shows.
+    #[allow(rustdoc::invalid_html_tags)]
+    /// Name of the runtime environment to delete [default: <context>/<namespace>]
+    #[arg(long, value_name = "NAME")]
+    pub runtime_name: Option<String>,
+    /// Leave the runtime environment on the platform (it is still detached from the agent)
+    #[arg(long)]
+    pub keep_platform: bool,
+    /// Do not ask for confirmation
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+    /// How long to wait for the agent's rollout and the removals, and for another run's lock (e.g. 90s, 5m)
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
+    pub timeout: std::time::Duration,
+}
+
+/// Flags of `runtime upgrade`.
+#[derive(Debug, Clone, Args)]
+pub struct RuntimeUpgradeArgs {
+    #[command(flatten)]
+    pub kube: KubeArgs,
+    #[command(flatten)]
+    pub agent: AgentPlace,
+    #[command(flatten)]
+    pub platform: PlatformArgs,
+    // clap's help text, not rustdoc's markup: `<…>` is what `--help` shows.
+    #[allow(rustdoc::invalid_html_tags)]
+    /// Name of the runtime environment to upgrade [default: <context>/<namespace>]
+    #[arg(long, value_name = "NAME")]
+    pub runtime_name: Option<String>,
+    /// The runtime's own setting, as at attach (repeatable): NodeSelector=zone=a, Storage.Backend=local; a setting of its own on the platform that is not given again is refused, not dropped
+    #[arg(long = "set-value", value_name = "KEY=VALUE")]
+    pub set_value: Vec<String>,
+    /// How long to wait for another run's lock (e.g. 90s, 5m)
     #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
     pub timeout: std::time::Duration,
 }

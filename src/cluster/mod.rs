@@ -9,6 +9,7 @@
 
 pub mod adopt;
 pub mod apply;
+pub mod attached;
 pub mod auth_plugin;
 pub mod bridge;
 pub mod delete;

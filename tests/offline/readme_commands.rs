@@ -129,7 +129,10 @@ fn expected(command: &str) -> Option<Expect> {
         ),
         "cf-runner runtime attach --agent-namespace codefresh --kube-namespace builds-eu"
         | "cf-runner runtime detach --agent-namespace codefresh --kube-namespace builds-eu"
-        | "cf-runner runtime rotate --agent-namespace codefresh --kube-namespace builds-eu" => {
+        | "cf-runner runtime rotate --agent-namespace codefresh --kube-namespace builds-eu"
+        | "cf-runner runtime upgrade --agent-namespace codefresh --kube-namespace builds-eu"
+        | "cf-runner runtime delete --agent-namespace codefresh --kube-namespace builds-eu --yes"
+        | "cf-runner delete --kube-namespace codefresh --all-runtimes --yes" => {
             e(1, no_lock)
         }
         "cf-runner runtime attach --agent-namespace codefresh --agent-context hub  --kube-context-name build-cluster --kube-namespace builds" => {

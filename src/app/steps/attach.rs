@@ -214,7 +214,7 @@ pub(crate) fn settings_from_flags(set_values: &[String]) -> Result<RuntimeSettin
 
 /// A runtime resolved against the clusters.
 pub(crate) struct Resolved {
-    target: Target,
+    pub target: Target,
     pub cluster: Cluster,
     pub namespace: String,
     pub name: String,
@@ -311,8 +311,8 @@ pub(crate) struct AgentState {
     pub files: BTreeMap<String, String>,
     /// The agent's values, identity and record: a runtime's own objects
     /// are rendered from them, for its namespace.
-    values: crate::values::Values,
-    identity: crate::render::Identity,
+    pub values: crate::values::Values,
+    pub identity: crate::render::Identity,
     record_tree: Value,
 }
 
@@ -435,7 +435,7 @@ async fn under_lock(
     }
 }
 
-fn platform_client(
+pub(crate) fn platform_client(
     args: &PlatformArgs,
     state: &AgentState,
     command: &str,
@@ -458,7 +458,7 @@ fn platform_client(
     register::client(&auth, args)
 }
 
-async fn agent_on_platform(platform: &Platform, name: &str) -> Result<Agent, Outcome> {
+pub(crate) async fn agent_on_platform(platform: &Platform, name: &str) -> Result<Agent, Outcome> {
     let list = platform
         .agents_named(name)
         .await
@@ -559,12 +559,12 @@ fn runtime_values(state: &AgentState, r: &Resolved) -> crate::values::Values {
 }
 
 /// A runtime as rendered for its namespace and cluster.
-struct RuntimeRender {
+pub(crate) struct RuntimeRender {
     /// Its objects in its namespace (and, with storage of its own, the
     /// StorageClass and volume provisioner in its cluster).
-    manifests: Vec<Manifest>,
+    pub manifests: Vec<Manifest>,
     /// The runtime spec the platform gets for it.
-    spec: Value,
+    pub spec: Value,
 }
 
 /// The runtime's own objects in its namespace, rendered from the agent's
@@ -573,7 +573,7 @@ struct RuntimeRender {
 /// (what a build's pods mount and run as), and its storage when it has its
 /// own. The dind certificate names the runtime's namespace: the one there
 /// is kept, else the platform signs a new one (the key never leaves).
-async fn runtime_objects(
+pub(crate) async fn runtime_objects(
     state: &AgentState,
     r: &Resolved,
     platform: &Platform,
@@ -641,7 +641,7 @@ async fn runtime_objects(
 
 /// The account the runtimes belong to: the agent's own runtime names it
 /// (the record does not keep it), else the platform says whose the token is.
-async fn account_of(platform: &Platform, state: &AgentState) -> Result<String, Outcome> {
+pub(crate) async fn account_of(platform: &Platform, state: &AgentState) -> Result<String, Outcome> {
     let own = platform
         .runtime(&state.own_runtime)
         .await
@@ -759,7 +759,7 @@ pub(crate) async fn roll_agent(
     Ok(())
 }
 
-async fn set_platform_runtimes(
+pub(crate) async fn set_platform_runtimes(
     platform: &Platform,
     agent: &Agent,
     wanted: Vec<String>,

@@ -20,6 +20,7 @@ pub mod probe;
 pub mod record;
 pub mod register;
 pub mod rotate;
+pub mod runtime_life;
 pub mod runtimes_view;
 pub mod session;
 pub mod skew;

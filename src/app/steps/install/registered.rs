@@ -240,7 +240,10 @@ pub(super) async fn install_locked(
     // The record now names the runtime, suffix and all.
     save_record(cluster, values, &identity, record, options.force_conflicts).await?;
 
-    let rendered = render_or_fail(values, &identity, record)?;
+    let mut rendered = render_or_fail(values, &identity, record)?;
+    cluster
+        .keep_attached(&mut rendered.manifests, &values.namespace)
+        .await?;
     cluster
         .apply(
             &rendered.manifests,

@@ -145,6 +145,16 @@ pub(crate) trait Target {
         namespace: &str,
         force_conflicts: bool,
     ) -> Result<(), Outcome>;
+    /// Keeps an agent that serves attached runtimes in config-dir mode
+    /// (`steps::attach::keep_attached`): a re-run of `init` must not take
+    /// them from it.
+    async fn keep_attached(
+        &self,
+        _manifests: &mut [Manifest],
+        _namespace: &str,
+    ) -> Result<(), Outcome> {
+        Ok(())
+    }
     /// Applies the whole install with a line per object.
     async fn apply(
         &self,
@@ -249,6 +259,13 @@ impl Target for cluster::Cluster {
             return Err(converge::apply_failed(&report, "install"));
         }
         Ok(())
+    }
+    async fn keep_attached(
+        &self,
+        manifests: &mut [Manifest],
+        namespace: &str,
+    ) -> Result<(), Outcome> {
+        crate::app::steps::attach::keep_attached(self, namespace, manifests, &mut Vec::new()).await
     }
     async fn apply(
         &self,

@@ -1,0 +1,834 @@
+//! Each attached runtime has a life of its own. `runtime delete` detaches
+//! one runtime (the platform's list, its file, a rollout of the agent that
+//! never leaves it without a ready replica), then removes only what attach
+//! wrote for it in its namespace, then its runtime environment on the
+//! platform. `runtime upgrade` re-applies one runtime's objects from the
+//! agent's values and touches nothing else. `delete` of an agent refuses
+//! while other runtimes are attached to it, or takes them first
+//! (`--all-runtimes`).
+//!
+//! What goes in a runtime's namespace is told by the labels and by
+//! ownership, never by a list of names alone: the agent's access objects,
+//! and the runtime's own objects (engine ServiceAccount, dind Secret,
+//! ConfigMap, Service), only when cf-runner created them. A namespace that
+//! holds a whole cf-runner installation keeps its runtime objects: they are
+//! that installation's, and `delete` of it removes them.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::attach::{self, AgentSide, AgentState, Resolved, Target, IN_CLUSTER_HOST};
+use super::converge;
+use super::lock::{self, LockWait};
+use super::register;
+use super::session::{connect_with, failed, need_yes, ContextFrom};
+use crate::app::Outcome;
+use crate::cli::PlatformArgs;
+use crate::cluster::inventory::{self, LiveObject};
+use crate::cluster::ownership::{self, Ownership};
+use crate::cluster::{attached, delete, runtimes as live, Cluster};
+use crate::output;
+use crate::platform::Platform;
+use crate::render::runtimes::{file_runtime_name, ACCESS_NAME, ACCESS_TOKEN_SECRET, CONFIG_SECRET};
+use crate::render::{Component, LABEL_COMPONENT, RECORD_SECRET};
+use crate::values::{Problem, Problems};
+
+/// How `runtime delete` goes.
+pub(crate) struct DeleteOptions {
+    /// Leave the runtime environment on the platform (`--keep-platform`).
+    pub keep_platform: bool,
+    /// Do not ask (`--yes`).
+    pub yes: bool,
+    pub timeout: Duration,
+}
+
+/// The runtime a `runtime delete|upgrade` names: a namespace is needed.
+fn named_problems(t: &Target) -> Vec<Problem> {
+    let mut p = attach::target_problems(t);
+    if t.namespace.is_none() {
+        p.push(Problem::new(
+            "--kube-namespace",
+            None,
+            "is needed: it names the runtime",
+            "pass --kube-namespace <runtime namespace> (and --kube-context-name for another cluster)",
+        ));
+    }
+    p
+}
+
+/// Connects to the agent's cluster and runs `steps` under the agent's lock.
+async fn under_agent_lock<F>(
+    agent: &AgentSide,
+    command: &str,
+    timeout: Duration,
+    steps: F,
+) -> Outcome
+where
+    F: AsyncFnOnce(&Cluster) -> Result<(), Outcome>,
+{
+    let cluster = match connect_with(&agent.connect, ContextFrom::Flags).await {
+        Ok(c) => c,
+        Err(o) => return o,
+    };
+    let ns = &agent.namespace;
+    let held = match lock::take(&cluster, ns, command, LockWait::of(false, timeout), None).await {
+        Ok(h) => h,
+        Err(o) => return o,
+    };
+    let outcome = match steps(&cluster).await {
+        Ok(()) => Outcome::Ok,
+        Err(o) => o,
+    };
+    lock::release(held, ns).await;
+    outcome
+}
+
+/// The agent's own runtime is not one of its attached runtimes: it goes
+/// with the agent (exit 2, naming the flag and the command that does it).
+fn refuse_own(state: &AgentState, r: &Resolved, what: &str, fix: String) -> Result<(), Outcome> {
+    if r.name == state.own_runtime || (r.same_cluster && r.namespace == state.namespace) {
+        return Err(Outcome::BadInput(Problems(vec![Problem::new(
+            "--kube-namespace",
+            Some(&Value::String(r.namespace.clone())),
+            format!(
+                "is the agent's own runtime {}: `runtime {what}` works on a runtime attached to it",
+                state.own_runtime
+            ),
+            fix,
+        )])));
+    }
+    Ok(())
+}
+
+/// True when the agent holds a file for `r`.
+fn is_attached(state: &AgentState, r: &Resolved) -> bool {
+    state
+        .files
+        .iter()
+        .any(|(k, text)| *k == r.key || file_runtime_name(text).as_deref() == Some(&r.name))
+}
+
+/// What attach wrote for runtime `r` in its namespace and cf-runner may
+/// delete, and notes on what stays.
+struct Written {
+    objects: Vec<LiveObject>,
+    notes: Vec<String>,
+}
+
+async fn written_for(r: &Resolved) -> Result<Written, Outcome> {
+    let listed = inventory::labelled(&r.cluster.client, &r.namespace)
+        .await
+        .map_err(|e| {
+            failed(
+                e,
+                "listing cf-runner's objects in the runtime's namespace failed",
+            )
+        })?;
+    let here = |o: &LiveObject| o.namespace.as_deref() == Some(r.namespace.as_str());
+    let installation = listed
+        .iter()
+        .any(|o| here(o) && o.kind == "Secret" && o.name == RECORD_SECRET);
+    let mut objects = Vec::new();
+    let mut not_ours = Vec::new();
+    for o in listed.into_iter().filter(here) {
+        let wanted = match o.label(LABEL_COMPONENT) {
+            Some(c) if c == Component::RuntimeAccess.as_str() => {
+                o.name == ACCESS_NAME || o.name == ACCESS_TOKEN_SECRET
+            }
+            Some(c) if c == Component::Runtime.as_str() => !installation,
+            _ => false,
+        };
+        if !wanted {
+            continue;
+        }
+        match ownership::ownership(&o.object, &r.namespace) {
+            Ownership::Ours => objects.push(o),
+            Ownership::ForceAdopted => not_ours.push(format!(
+                "{} (existed before cf-runner took it over)",
+                o.display_name()
+            )),
+            Ownership::Foreign(f) => {
+                not_ours.push(format!("{} ({})", o.display_name(), f.describe()))
+            }
+        }
+    }
+    let mut notes = Vec::new();
+    if installation {
+        notes.push(format!(
+            "namespace {} holds a cf-runner installation of its own: its runtime objects stay with it \
+             (`cf-runner delete --kube-namespace {}` removes that installation)",
+            r.namespace, r.namespace
+        ));
+    }
+    if !not_ours.is_empty() {
+        notes.push(format!(
+            "left alone, not deleted: {} object(s) carry cf-runner's labels, but cf-runner did not create them: {}",
+            not_ours.len(),
+            not_ours.join(", ")
+        ));
+    }
+    Ok(Written { objects, notes })
+}
+
+fn names(objects: &[LiveObject]) -> String {
+    if objects.is_empty() {
+        return "(nothing left)".into();
+    }
+    objects
+        .iter()
+        .map(LiveObject::display_name)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Runs `cf-runner runtime delete`.
+pub(crate) async fn delete_runtime(
+    agent: AgentSide,
+    target: Target,
+    platform_args: &PlatformArgs,
+    options: DeleteOptions,
+) -> Outcome {
+    let command = "runtime delete";
+    let problems = named_problems(&target);
+    if !problems.is_empty() {
+        return Outcome::BadInput(Problems(problems));
+    }
+    if !options.yes && !output::stdin_is_tty() {
+        return need_yes(command, "the deletion");
+    }
+    let ns = agent.namespace.clone();
+    under_agent_lock(&agent, command, options.timeout, async |cluster: &Cluster| {
+        let state = attach::read_agent(cluster.clone(), &ns, command).await?;
+        let platform = attach::platform_client(platform_args, &state, command)?;
+        let r = attach::resolve(&state.cluster, &ns, &target).await?;
+        refuse_own(
+            &state,
+            &r,
+            "delete",
+            format!("to remove the agent and its runtime, run `cf-runner delete --kube-namespace {ns}`"),
+        )?;
+        let written = written_for(&r).await?;
+        output::say(&format!(
+            "Deleting runtime {} (namespace {} of context {}):",
+            r.name, r.namespace, r.cluster.context
+        ));
+        output::say(&format!(
+            "  detach it from agent {} in namespace {}: its file in Secret {CONFIG_SECRET}, the agent's runtimes on the platform, a rollout of the agent",
+            state.agent_name, state.namespace
+        ));
+        output::say(&format!(
+            "  in namespace {}: {}",
+            r.namespace,
+            names(&written.objects)
+        ));
+        if options.keep_platform {
+            output::say(&format!(
+                "  runtime environment {} stays on the platform (--keep-platform)",
+                r.name
+            ));
+        } else {
+            output::say(&format!("  on the platform: runtime environment {}", r.name));
+        }
+        for note in &written.notes {
+            output::note(note);
+        }
+        if !options.yes && !confirm(&r.name)? {
+            output::say("Nothing was deleted.");
+            return Ok(());
+        }
+        remove(
+            &state,
+            &r,
+            Some(&platform),
+            !options.keep_platform,
+            written.objects,
+            options.timeout,
+        )
+        .await
+    })
+    .await
+}
+
+fn confirm(name: &str) -> Result<bool, Outcome> {
+    output::confirm(&format!("Delete runtime {name}?"), false).map_err(|e| {
+        Outcome::Failed(
+            anyhow::Error::new(e).context("reading the answer failed"),
+            Some("re-run with --yes to skip the question".into()),
+        )
+    })
+}
+
+/// Detaches `r` from the agent (the platform's list first, when a
+/// platform is given; then its file and a rollout of the agent), deletes
+/// `objects`, removes the runtime environment when `delete_record`, then
+/// checks that all of it is gone and says so.
+async fn remove(
+    state: &AgentState,
+    r: &Resolved,
+    platform: Option<&Platform>,
+    delete_record: bool,
+    objects: Vec<LiveObject>,
+    timeout: Duration,
+) -> Result<(), Outcome> {
+    let command = "runtime delete";
+    let mut serves = Vec::new();
+    if let Some(p) = platform {
+        let agent = attach::agent_on_platform(p, &state.agent_name).await?;
+        let wanted: Vec<String> = agent
+            .runtimes
+            .iter()
+            .filter(|n| **n != r.name)
+            .cloned()
+            .collect();
+        serves = wanted.clone();
+        attach::set_platform_runtimes(p, &agent, wanted).await?;
+    }
+    let mut files = state.files.clone();
+    files.retain(|k, text| *k != r.key && file_runtime_name(text).as_deref() != Some(&r.name));
+    if !files.is_empty() {
+        attach::roll_agent(state, &files, timeout, command).await?;
+    }
+    if !objects.is_empty() {
+        let phases = delete::plan(objects);
+        let report = delete::delete_all(&r.cluster.client, &phases, timeout, &|e| {
+            if let delete::Event::Gone(o) = e {
+                output::removed(&o.display_name(), o.namespace.as_deref());
+            }
+        })
+        .await;
+        if !report.ok() {
+            return Err(converge::delete_failed(&report, timeout));
+        }
+    }
+    if let (Some(p), true) = (platform, delete_record) {
+        p.delete_runtime(&r.name).await.map_err(|e| {
+            register::failed(
+                e,
+                "removing the runtime environment from the Codefresh platform",
+            )
+        })?;
+        output::removed(&format!("runtime environment {}", r.name), None);
+    }
+    verify(state, r, platform, delete_record, &serves).await
+}
+
+/// Reads back what the deletion should have left, and says it.
+async fn verify(
+    state: &AgentState,
+    r: &Resolved,
+    platform: Option<&Platform>,
+    delete_record: bool,
+    serves: &[String],
+) -> Result<(), Outcome> {
+    let left = written_for(r).await?.objects;
+    let files = live::read_config(&state.cluster.client, &state.namespace, CONFIG_SECRET)
+        .await
+        .map_err(|e| failed(e, "reading the agent's runtimes failed"))?
+        .map(|c| c.files)
+        .unwrap_or_default();
+    let still_served = files
+        .iter()
+        .any(|(k, text)| *k == r.key || file_runtime_name(text).as_deref() == Some(&r.name));
+    let mut wrong = Vec::new();
+    if !left.is_empty() {
+        wrong.push(format!(
+            "still in namespace {}: {}",
+            r.namespace,
+            names(&left)
+        ));
+    }
+    if still_served {
+        wrong.push(format!(
+            "Secret {CONFIG_SECRET} in namespace {} still holds its file",
+            state.namespace
+        ));
+    }
+    let mut platform_said = String::new();
+    if let Some(p) = platform {
+        let agent = attach::agent_on_platform(p, &state.agent_name).await?;
+        if agent.runtimes.contains(&r.name) {
+            wrong.push(format!(
+                "agent {} still lists it on the platform",
+                agent.name
+            ));
+        }
+        let record = p.runtime(&r.name).await.map_err(|e| {
+            register::failed(
+                e,
+                "reading the runtime environment on the Codefresh platform",
+            )
+        })?;
+        match (delete_record, record.is_some()) {
+            (true, true) => wrong.push(format!(
+                "runtime environment {} is still on the platform",
+                r.name
+            )),
+            (true, false) => {
+                platform_said = "; its runtime environment is gone from the platform".into()
+            }
+            (false, _) => platform_said = "; its runtime environment stays on the platform".into(),
+        }
+    }
+    if !wrong.is_empty() {
+        return Err(Outcome::Failed(
+            anyhow::anyhow!(
+                "runtime {} is not fully deleted: {}",
+                r.name,
+                wrong.join("; ")
+            ),
+            Some("re-run the same command: what is already gone is skipped".into()),
+        ));
+    }
+    let others = if serves.is_empty() {
+        String::new()
+    } else {
+        format!(" (it serves {})", serves.join(", "))
+    };
+    output::done(&format!(
+        "deleted runtime {}: nothing of it is left in namespace {} of context {}, and agent {} no longer serves it{others}{platform_said}",
+        r.name, r.namespace, r.cluster.context, state.agent_name
+    ));
+    Ok(())
+}
+
+/// Runs `cf-runner runtime upgrade`: the runtime's objects rendered again
+/// from the agent's values (images, dind config), applied in its
+/// namespace only. The agent, its files and the other runtimes are not
+/// written.
+pub(crate) async fn upgrade_runtime(
+    agent: AgentSide,
+    target: Target,
+    platform_args: &PlatformArgs,
+    timeout: Duration,
+) -> Outcome {
+    let command = "runtime upgrade";
+    let problems = named_problems(&target);
+    if !problems.is_empty() {
+        return Outcome::BadInput(Problems(problems));
+    }
+    let ns = agent.namespace.clone();
+    under_agent_lock(&agent, command, timeout, async |cluster: &Cluster| {
+        let state = attach::read_agent(cluster.clone(), &ns, command).await?;
+        let platform = attach::platform_client(platform_args, &state, command)?;
+        let r = attach::resolve(&state.cluster, &ns, &target).await?;
+        refuse_own(
+            &state,
+            &r,
+            "upgrade",
+            format!("upgrade the agent and its own runtime with `cf-runner upgrade --kube-namespace {ns}`"),
+        )?;
+        if !is_attached(&state, &r) {
+            output::error(
+                &anyhow::anyhow!(
+                    "runtime {} (namespace {}, context {}) is not attached to agent {} in namespace {ns}",
+                    r.name,
+                    r.namespace,
+                    r.cluster.context,
+                    state.agent_name
+                ),
+                Some(&format!(
+                    "attach it first: `cf-runner runtime attach --agent-namespace {ns} --kube-namespace {}`",
+                    r.namespace
+                )),
+            );
+            return Err(Outcome::PreflightFailed);
+        }
+        let account_id = attach::account_of(&platform, &state).await?;
+        let render = attach::runtime_objects(&state, &r, &platform, &account_id).await?;
+        keeps_own_scheduling(&r, &render.spec, &platform).await?;
+        let report = converge::apply_with_progress(
+            &r.cluster,
+            &render.manifests,
+            &r.namespace,
+            false,
+            command,
+        )
+        .await?;
+        let counts: Vec<String> = report
+            .counts()
+            .into_iter()
+            .map(|(word, n)| format!("{n} {word}"))
+            .collect();
+        send_spec(&r, render.spec, &platform).await?;
+        output::done(&format!(
+            "upgraded runtime {} in namespace {} of context {} from agent {}'s values ({}); the agent and its other runtimes were not touched",
+            r.name,
+            r.namespace,
+            r.cluster.context,
+            state.agent_name,
+            counts.join(", ")
+        ));
+        Ok(())
+    })
+    .await
+}
+
+/// Sends runtime `r`'s spec (rendered from the agent's values for its
+/// namespace and context, with the runtime's own settings) when the
+/// platform's differs: the images and dind settings of its builds live
+/// there, as `upgrade` of the agent keeps its own runtime's. A runtime
+/// environment the platform does not hold is left to whoever registers it.
+async fn send_spec(r: &Resolved, spec: Value, platform: &Platform) -> Result<(), Outcome> {
+    let what = format!("runtime environment {} on the platform", r.name);
+    let current = platform
+        .runtime(&r.name)
+        .await
+        .map_err(|e| register::failed(e, "reading the runtime environment's spec"))?;
+    let Some(current) = current else {
+        output::warn(&format!(
+            "{what} does not exist: its spec was not sent (register it, then re-run)"
+        ));
+        return Ok(());
+    };
+    if register::spec_differences(&spec, &current).is_empty() {
+        output::applied("unchanged", &what, None);
+        return Ok(());
+    }
+    platform
+        .put_runtime(&r.name, &spec)
+        .await
+        .map_err(|e| register::failed(e, "sending the runtime environment's spec"))?;
+    output::applied("configured", &what, None);
+    Ok(())
+}
+
+/// The runtime's own scheduling and storage (node selector, tolerations,
+/// StorageClass) live only in its spec on the platform, given when it was
+/// attached. An upgrade that does not give them again would silently drop
+/// them: refused (exit 2), naming `--set-value`, before anything is written.
+async fn keeps_own_scheduling(
+    r: &Resolved,
+    spec: &Value,
+    platform: &Platform,
+) -> Result<(), Outcome> {
+    let Some(current) = platform
+        .runtime(&r.name)
+        .await
+        .map_err(|e| register::failed(e, "reading the runtime environment's spec"))?
+    else {
+        return Ok(());
+    };
+    let mut was = Vec::new();
+    let mut now = Vec::new();
+    scheduling_keys(&current, "", &mut was);
+    scheduling_keys(spec, "", &mut now);
+    let lost: Vec<String> = was
+        .iter()
+        .filter(|(path, value)| now.iter().all(|(p, v)| p != path || v != value))
+        .map(|(path, _)| path.clone())
+        .collect();
+    if lost.is_empty() {
+        return Ok(());
+    }
+    Err(Outcome::BadInput(Problems(vec![Problem::new(
+        "--set-value",
+        None,
+        format!(
+            "runtime {} has settings of its own on the platform ({}) that this upgrade would replace with the agent's",
+            r.name,
+            lost.join(", ")
+        ),
+        "give the runtime's own settings again with --set-value (NodeSelector, Tolerations, Storage...), as at attach, or re-run `cf-runner runtime attach -f <runtimes file>`",
+    )])))
+}
+
+/// Every `nodeSelector`, `tolerations` and `storageClassName` in `v`, by path.
+fn scheduling_keys(v: &Value, path: &str, out: &mut Vec<(String, Value)>) {
+    match v {
+        Value::Object(map) => {
+            for (k, child) in map {
+                let here = if path.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{path}.{k}")
+                };
+                if matches!(
+                    k.as_str(),
+                    "nodeSelector" | "tolerations" | "storageClassName"
+                ) {
+                    let empty = child.is_null()
+                        || child.as_object().is_some_and(|m| m.is_empty())
+                        || child.as_array().is_some_and(|a| a.is_empty());
+                    if !empty {
+                        out.push((here.clone(), child.clone()));
+                    }
+                }
+                scheduling_keys(child, &here, out);
+            }
+        }
+        Value::Array(items) => {
+            for (i, child) in items.iter().enumerate() {
+                scheduling_keys(child, &format!("{path}[{i}]"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A runtime attached to an agent, besides its own, as its file names it.
+pub(crate) struct Attached {
+    /// The runtime environment's name.
+    pub name: String,
+    /// Where it is, when that could be told: `Err` says why not.
+    place: Result<Target, String>,
+}
+
+impl Attached {
+    fn describe(&self) -> String {
+        match &self.place {
+            Ok(t) => format!(
+                "{} (namespace {}{})",
+                self.name,
+                t.namespace.as_deref().unwrap_or("?"),
+                t.context
+                    .as_deref()
+                    .map(|c| format!(", context {c}"))
+                    .unwrap_or_default()
+            ),
+            Err(_) => self.name.clone(),
+        }
+    }
+}
+
+/// The runtimes the agent in `namespace` serves besides `own`, from the
+/// files cf-runner wrote for it. The namespace of each is the one its
+/// token was issued in; its cluster is the agent's (in-cluster address)
+/// or the kubeconfig context that reaches the address its file names.
+pub(crate) async fn attached_to(
+    cluster: &Cluster,
+    namespace: &str,
+    own: Option<&str>,
+    kubeconfig: Option<&PathBuf>,
+) -> Result<Vec<Attached>, Outcome> {
+    let files = match live::read_config(&cluster.client, namespace, CONFIG_SECRET).await {
+        Ok(Some(c)) if c.ours => c.files,
+        Ok(_) => return Ok(Vec::new()),
+        Err(e) => return Err(failed(e, "reading the agent's runtimes failed")),
+    };
+    let mut out = Vec::new();
+    for text in files.values() {
+        let file: Value = serde_yaml_ng::from_str(text).unwrap_or_default();
+        let text_of = |k: &str| file.get(k).and_then(Value::as_str).unwrap_or_default();
+        let name = text_of("name").to_string();
+        if name.is_empty() || Some(name.as_str()) == own {
+            continue;
+        }
+        let host = text_of("host").trim_end_matches('/').to_string();
+        let place = match attached::token_namespace(text_of("token")) {
+            None => Err("its token names no namespace".to_string()),
+            Some(ns) => {
+                let context =
+                    if host == IN_CLUSTER_HOST || host == cluster.server.trim_end_matches('/') {
+                        Ok(None)
+                    } else {
+                        match attached::contexts_serving(kubeconfig, &host) {
+                            Ok(list) => list
+                                .into_iter()
+                                .next()
+                                .map(Some)
+                                .ok_or_else(|| format!("no kubeconfig context reaches {host}")),
+                            Err(e) => Err(format!("the kubeconfig cannot be read: {e}")),
+                        }
+                    };
+                context.map(|context| Target {
+                    settings: Default::default(),
+                    context,
+                    kubeconfig: kubeconfig.cloned(),
+                    namespace: Some(ns),
+                    name: Some(name.clone()),
+                    kube_host: None,
+                    origin: String::new(),
+                })
+            }
+        };
+        out.push(Attached { name, place });
+    }
+    Ok(out)
+}
+
+/// Before `delete` of an agent: with runtimes attached, refuses (exit 3,
+/// naming them and `--all-runtimes`), unless `all_runtimes`; then every
+/// one of them must be found, and the plan names them.
+pub(crate) fn check_agent_delete(
+    attached: &[Attached],
+    namespace: &str,
+    all_runtimes: bool,
+) -> Result<(), Outcome> {
+    if attached.is_empty() {
+        return Ok(());
+    }
+    let listed: Vec<String> = attached.iter().map(Attached::describe).collect();
+    if !all_runtimes {
+        output::error(
+            &anyhow::anyhow!(
+                "the agent in namespace {namespace} serves {} attached runtime(s): {}; deleting it would leave them without an agent",
+                attached.len(),
+                listed.join(", ")
+            ),
+            Some(&format!(
+                "delete them one by one with `cf-runner runtime delete --agent-namespace {namespace} --kube-namespace <namespace>`, \
+                 or re-run this command with --all-runtimes to delete them all first, then the agent"
+            )),
+        );
+        return Err(Outcome::PreflightFailed);
+    }
+    let unplaced: Vec<String> = attached
+        .iter()
+        .filter_map(|a| {
+            a.place
+                .as_ref()
+                .err()
+                .map(|why| format!("{} ({why})", a.name))
+        })
+        .collect();
+    if !unplaced.is_empty() {
+        output::error(
+            &anyhow::anyhow!(
+                "--all-runtimes cannot tell where these attached runtimes are: {}",
+                unplaced.join(", ")
+            ),
+            Some(&format!(
+                "delete each with `cf-runner runtime delete --agent-namespace {namespace} --runtime-name <name> \
+                 --kube-context-name <context> --kube-namespace <namespace>`, then re-run this command"
+            )),
+        );
+        return Err(Outcome::PreflightFailed);
+    }
+    Ok(())
+}
+
+/// Before `delete` of a namespace: one that an agent serves as an attached
+/// runtime (the agent's access objects are there, and no runtimes file: it
+/// is not the agent's own) is refused (exit 3) unless `ignore_agent`. Its
+/// objects gone, the agent would keep a file whose token no longer works;
+/// `runtime delete` detaches it first.
+pub(crate) fn check_runtime_namespace(
+    objects: &[LiveObject],
+    namespace: &str,
+    ignore_agent: bool,
+) -> Result<(), Outcome> {
+    let access =
+        |o: &&LiveObject| o.label(LABEL_COMPONENT) == Some(Component::RuntimeAccess.as_str());
+    let served = objects
+        .iter()
+        .filter(access)
+        .any(|o| o.kind == "ServiceAccount" && o.name == ACCESS_NAME);
+    let agent_here = objects
+        .iter()
+        .filter(access)
+        .any(|o| o.kind == "Secret" && o.name == CONFIG_SECRET);
+    if !served || agent_here || ignore_agent {
+        return Ok(());
+    }
+    output::error(
+        &anyhow::anyhow!(
+            "namespace {namespace} is a runtime attached to an agent (ServiceAccount {ACCESS_NAME} and Secret \
+             {ACCESS_TOKEN_SECRET} are that agent's credentials there): deleting its objects here would leave \
+             the agent serving a runtime whose token no longer works"
+        ),
+        Some(&format!(
+            "delete it with `cf-runner runtime delete --agent-namespace <the agent's namespace> --kube-namespace {namespace}`, \
+             which detaches it first; if its agent is gone, re-run this command with --ignore-agent"
+        )),
+    );
+    Err(Outcome::PreflightFailed)
+}
+
+/// The line of `delete`'s plan that names the attached runtimes it takes first.
+pub(crate) fn say_attached(attached: &[Attached]) {
+    if attached.is_empty() {
+        return;
+    }
+    let listed: Vec<String> = attached.iter().map(Attached::describe).collect();
+    output::say(&format!(
+        "  first, the runtime(s) attached to the agent (--all-runtimes), each detached, then its objects \
+         and runtime environment removed: {}",
+        listed.join(", ")
+    ));
+}
+
+/// `delete --all-runtimes`: each attached runtime deleted as `runtime
+/// delete` would, the agent serving the others meanwhile. With no platform
+/// (`--keep-platform`, or an install the platform never saw), the platform
+/// is left as it is.
+pub(crate) async fn delete_attached(
+    cluster: &Cluster,
+    namespace: &str,
+    attached: &[Attached],
+    platform: Option<&Platform>,
+    timeout: Duration,
+) -> Result<(), Outcome> {
+    for a in attached {
+        let Ok(target) = &a.place else { continue };
+        let state = attach::read_agent(cluster.clone(), namespace, "delete").await?;
+        let r = attach::resolve(&state.cluster, namespace, target).await?;
+        output::say(&format!("Deleting attached runtime {}", a.describe()));
+        let written = written_for(&r).await?;
+        for note in &written.notes {
+            output::note(note);
+        }
+        remove(
+            &state,
+            &r,
+            platform,
+            platform.is_some(),
+            written.objects,
+            timeout,
+        )
+        .await?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn attached(name: &str, place: Result<Target, String>) -> Attached {
+        Attached {
+            name: name.into(),
+            place,
+        }
+    }
+
+    fn far() -> Target {
+        Target {
+            context: Some("build-cluster".into()),
+            namespace: Some("builds".into()),
+            name: Some("build-cluster/builds".into()),
+            ..Target::default()
+        }
+    }
+
+    #[test]
+    fn an_agent_with_runtimes_attached_is_deleted_only_with_all_runtimes() {
+        let list = [attached("build-cluster/builds", Ok(far()))];
+        assert!(matches!(
+            check_agent_delete(&list, "codefresh", false),
+            Err(Outcome::PreflightFailed)
+        ));
+        assert!(check_agent_delete(&list, "codefresh", true).is_ok());
+        assert!(check_agent_delete(&[], "codefresh", false).is_ok());
+        assert_eq!(
+            list[0].describe(),
+            "build-cluster/builds (namespace builds, context build-cluster)"
+        );
+    }
+
+    #[test]
+    fn all_runtimes_refuses_a_runtime_it_cannot_place() {
+        let list = [
+            attached("build-cluster/builds", Ok(far())),
+            attached(
+                "lost",
+                Err("no kubeconfig context reaches https://x".into()),
+            ),
+        ];
+        assert!(matches!(
+            check_agent_delete(&list, "codefresh", true),
+            Err(Outcome::PreflightFailed)
+        ));
+    }
+}
