@@ -44,7 +44,7 @@ impl Problem {
         why: impl Into<String>,
         fix: impl Into<String>,
     ) -> Self {
-        let secret = secrets::is_secret_key(key);
+        let secret = secrets::hides_whole(key);
         let value = value.map(|v| {
             if secret {
                 text::REDACTED.to_string()
@@ -162,16 +162,7 @@ pub fn load(input: &Input) -> Result<Loaded, Problems> {
     })
 }
 
-/// The maps of environment variables: the only values whose URL
-/// credentials cf-runner carries, through the credentials Secret (pods
-/// read them with `secretKeyRef`).
-const ENV_MAPS: &[&str] = &[
-    "EnvVars",
-    "AdditionalEnvVars",
-    "Runtime.AdditionalEnvVars",
-    "Monitor.AdditionalEnvVars",
-    "AppProxy.AdditionalEnvVars",
-];
+use secrets::ENV_MAPS;
 
 /// A problem for each value outside the environment maps that carries URL
 /// credentials: a mirror, an annotation, a volume spec… would put them in

@@ -313,8 +313,11 @@ pub(crate) fn credential_changes(
         .filter_map(|(key, value)| {
             let before = old.get(key)?;
             let masked = crate::text::masked_value;
-            (before != value.expose() && masked(before) == masked(value.expose()))
-                .then(|| format!("{key}: credentials changed"))
+            // A credential-named variable is hidden whole: any change is
+            // one the values diff cannot show.
+            let hidden =
+                values::secrets::is_credential_env(key) || masked(before) == masked(value.expose());
+            (before != value.expose() && hidden).then(|| format!("{key}: credentials changed"))
         })
         .collect()
 }
