@@ -19,6 +19,7 @@ pub mod lock;
 pub mod ownership;
 pub mod preflight;
 pub mod probe;
+pub mod rotation;
 pub mod runtimes;
 pub mod secrets;
 pub mod support;

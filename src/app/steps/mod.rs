@@ -19,6 +19,7 @@ pub mod preflight;
 pub mod probe;
 pub mod record;
 pub mod register;
+pub mod rotate;
 pub mod session;
 pub mod skew;
 pub mod status;
