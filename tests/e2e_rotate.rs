@@ -297,7 +297,7 @@ async fn renew_agent_token_replaces_the_agent_keeps_its_runtimes_and_checks_the_
     assert_eq!(probe.status, 401, "the old token was refused");
     let writes = writes_since(cp, mark, &ns);
     eprintln!(
-        "writes of a rotation ({}): {writes:#?}\nfewest ready agent replicas: {fewest}",
+        "{said}\nwrites of a rotation ({}): {writes:#?}\nfewest ready agent replicas: {fewest}",
         writes.len()
     );
 
