@@ -5,8 +5,10 @@
 //! never has zero ready replicas, the platform sees exactly the audited
 //! calls, and the old token is checked: revoked (the fake's default) or
 //! still working (its switch), which is warned about with the step that
-//! revokes it. Runs stopped half-way (before the new token reached the
-//! cluster, and after) are finished by the next run, under the same name.
+//! revokes it. The real agent (venona 2.0.10) then polls the new agent's
+//! tasks with the new token. Runs stopped half-way (before the new token
+//! reached the cluster, and after) are finished by the next run, under the
+//! same name.
 
 mod support;
 
@@ -22,9 +24,10 @@ use k8s_openapi::api::core::v1::Secret;
 use kube::api::Api;
 use kube::Client;
 use support::cli::{self, isolated, text};
-use support::controlplane::{self, ControlPlane, ADMIN_USER};
+use support::controlplane::{self, poll_until, ControlPlane, ADMIN_USER};
 use support::fake_platform::FakePlatform;
 use support::namespace::unique;
+use support::venona::Agent;
 
 const CONTEXT: &str = "admin@cf-runner-test";
 const API_TOKEN: &str = "api-token-for-rotate-0123456789abcdef";
@@ -299,6 +302,48 @@ async fn renew_agent_token_replaces_the_agent_keeps_its_runtimes_and_checks_the_
     eprintln!(
         "{said}\nwrites of a rotation ({}): {writes:#?}\nfewest ready agent replicas: {fewest}",
         writes.len()
+    );
+
+    // The real agent (venona 2.0.10), on what the rotation left: it polls
+    // the new agent's tasks with the new token; the old token is refused.
+    let mut agent = Agent::start(cp, &ns, "runner").await.unwrap();
+    assert_eq!(agent.env("AGENT_ID"), Some(second.as_str()));
+    fake.clear_requests();
+    poll_until(
+        "the real agent to poll the new agent's tasks",
+        Duration::from_secs(60),
+        || {
+            let polled = fake.requests().iter().any(|r| {
+                r.method == "GET"
+                    && r.path
+                        .replace("%40", "@")
+                        .contains(&format!("/api/agent/{second}/tasks"))
+                    && r.authorized
+                    && r.agent.as_deref() == Some(new_id.as_str())
+            });
+            async move { Ok(polled) }
+        },
+    )
+    .await
+    .unwrap_or_else(|e| {
+        panic!(
+            "{e:#}\n--- agent log:\n{}\n--- requests: {:#?}",
+            agent.log(),
+            fake.requests()
+        )
+    });
+    assert!(
+        fake.requests()
+            .iter()
+            .filter(|r| r.path.contains("/tasks"))
+            .all(|r| r.status == 200),
+        "{:#?}",
+        fake.requests()
+    );
+    agent.stop();
+    assert!(
+        !fake.token_is_of(&old_token, &first),
+        "the old token is gone"
     );
 
     // 2. A platform that leaves a deleted agent's token working: warned,

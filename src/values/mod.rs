@@ -288,12 +288,19 @@ fn split_assignment<'a>(raw: &'a str, flag: &str) -> Result<(Vec<tree::Step>, &'
     Ok((steps, value))
 }
 
-/// True when `raw` starts with a secret key's name, in any case.
+/// True when `raw` starts with a secret key's name, in any case, or with
+/// a credential-named variable of an environment map
+/// (`EnvVars.DB_PASSWORD:abc`).
 fn names_secret_key(raw: &str) -> bool {
     let raw = raw.trim_start();
     schema::SECRET_KEYS.iter().any(|key| {
         raw.get(..key.len())
             .is_some_and(|head| head.eq_ignore_ascii_case(key))
+    }) || ENV_MAPS.iter().any(|map| {
+        raw.get(..map.len() + 1).is_some_and(|head| {
+            head.eq_ignore_ascii_case(&format!("{map}."))
+                && text::is_credential_name(&raw[map.len() + 1..])
+        })
     })
 }
 
