@@ -258,6 +258,13 @@ pub(crate) async fn rotate(
             .cloned()
             .collect(),
     );
+    // The old agent vanished before its runtimes moved (deleted by hand):
+    // the install's own runtime at least, rather than an agent with none.
+    let wanted = if old.is_none() && wanted.is_empty() {
+        vec![plan.identity.runtime_name(&plan.loaded.values)]
+    } else {
+        wanted
+    };
     if sorted(new_agent.runtimes.clone()) != wanted {
         platform
             .update_agent(&new_agent, &wanted)

@@ -111,6 +111,17 @@ fn lost_credentials_problems(merged: &Value) -> Vec<Problem> {
     values::secrets::masked_url_paths(merged)
         .into_iter()
         .map(|path| {
+            if values::secrets::is_credential_env(&path) {
+                return Problem::new(
+                    &path,
+                    None,
+                    format!(
+                        "was recorded hidden (its name is a credential's), and the Secret {} no longer holds it",
+                        render::CREDENTIALS_SECRET
+                    ),
+                    format!("pass the value again, e.g. --set-value {path}=<value>"),
+                );
+            }
             Problem::new(
                 &path,
                 None,
