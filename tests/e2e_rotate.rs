@@ -374,6 +374,14 @@ async fn renew_agent_token_replaces_the_agent_keeps_its_runtimes_and_checks_the_
     let orphan = fake
         .agent_id(&fourth)
         .expect("the stopped run made the agent");
+    let info = run(cp, home.path(), args(&["info", "--kube-namespace", &ns])).await;
+    assert!(
+        text(&info).contains(&format!(
+            "stopped half-way; run `cf-runner renew agent-token --kube-namespace {ns}`"
+        )),
+        "{}",
+        text(&info)
+    );
     fake.clear_requests();
     let out = run(cp, home.path(), rotate_args(&ns, &fake)).await;
     let said = text(&out);

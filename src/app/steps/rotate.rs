@@ -36,6 +36,7 @@ use super::{attach, converge, register, upgrade_plan};
 use crate::app::Outcome;
 use crate::cluster::{rotation, runtimes as live, Cluster};
 use crate::output;
+use crate::output::info::InstallationInfo;
 use crate::platform::{Agent, Platform, TokenProbe};
 use crate::render::runtimes::AGENT_DEPLOYMENT;
 use crate::render::{self, RECORD_SECRET, RUNNER_SECRET};
@@ -362,6 +363,24 @@ pub(crate) async fn rotate(
         )),
     }
     Ok(())
+}
+
+/// Adds to what `info` shows of one installation a note when a rotation
+/// stopped half-way, with the command that finishes it.
+pub(crate) async fn annotate(cluster: &Cluster, info: &mut InstallationInfo) {
+    let Ok(Some(text)) = rotation::pending(&cluster.client, &info.namespace, RECORD_SECRET).await
+    else {
+        return;
+    };
+    let Ok(p) = serde_json::from_str::<Pending>(&text) else {
+        return;
+    };
+    info.notes.push(format!(
+        "a rotation of the agent token (agent {} to agent {}) stopped half-way; run `{}` to finish it",
+        p.from,
+        p.to,
+        rotate_command(&info.namespace)
+    ));
 }
 
 fn sorted(mut list: Vec<String>) -> Vec<String> {

@@ -374,6 +374,7 @@ pub(crate) async fn report(
             .map_err(|e| failed(e, &reading))?;
         info.platform = platform_status(platform, &inst, &cluster.context).await;
         super::certificate::annotate(cluster, &mut info).await;
+        super::rotate::annotate(cluster, &mut info).await;
         info.notes.extend(super::skew::notes(
             info.installed_by.as_deref(),
             &inst.objects,
