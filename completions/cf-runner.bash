@@ -1267,7 +1267,7 @@ _cf__runner() {
             return 0
             ;;
         cf__runner__subcmd__renew)
-            opts="-h -V --kube-context-name --kube-config-path --token --url --insecure --allow-http --timeout --no-wait-for-lock --kube-namespace --help --version certificate"
+            opts="-h -V --kube-context-name --kube-config-path --token --url --insecure --allow-http --timeout --no-wait-for-lock --kube-namespace --help --version certificate agent-token"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

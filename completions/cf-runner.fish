@@ -349,7 +349,7 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand renew" -l kube-conte
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand renew" -l kube-config-path -d 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]' -r -F
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand renew" -l token -d 'Codefresh API token [default: $CF_API_KEY, then the current context of ~/.cfconfig]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand renew" -l url -d 'Codefresh platform URL [default: the installation\'s, else https://g.codefresh.io]' -r
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand renew" -l timeout -d 'How long to wait for another run\'s lock (e.g. 90s, 5m)' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand renew" -l timeout -d 'How long to wait for another run\'s lock, and for the agent\'s rollout (e.g. 90s, 5m)' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand renew" -l kube-namespace -d 'Namespace of the runner [default: the only installation in the cluster]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand renew" -l insecure -d 'Skip TLS verification towards the platform (self-signed on-prem only)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand renew" -l allow-http -d 'Send the API key over a plain http:// platform URL (other than localhost)'

@@ -523,7 +523,7 @@ _arguments "${_arguments_options[@]}" : \
 '--kube-config-path=[Path to the kubeconfig \[default\: \$KUBECONFIG or ~/.kube/config\]]:PATH:_files' \
 '--token=[Codefresh API token \[default\: \$CF_API_KEY, then the current context of ~/.cfconfig\]]:TOKEN:_default' \
 '--url=[Codefresh platform URL \[default\: the installation'\''s, else https\://g.codefresh.io\]]:URL:_default' \
-'--timeout=[How long to wait for another run'\''s lock (e.g. 90s, 5m)]:DURATION:_default' \
+'--timeout=[How long to wait for another run'\''s lock, and for the agent'\''s rollout (e.g. 90s, 5m)]:DURATION:_default' \
 '--kube-namespace=[Namespace of the runner \[default\: the only installation in the cluster\]]:NAMESPACE:_default' \
 '--insecure[Skip TLS verification towards the platform (self-signed on-prem only)]' \
 '--allow-http[Send the API key over a plain http\:// platform URL (other than localhost)]' \
@@ -532,7 +532,8 @@ _arguments "${_arguments_options[@]}" : \
 '--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
 '--version[Print version]' \
-':what -- What to renew:((certificate\:"The dind daemon'\''s TLS certificate, signed again by the platform"))' \
+':what -- What to renew:((certificate\:"The dind daemon'\''s TLS certificate, signed again by the platform"
+agent-token\:"The agent'\''s Codefresh token\: a new agent with the same runtimes replaces the old one"))' \
 && ret=0
 ;;
 (help)

@@ -19,7 +19,7 @@ use base64::Engine;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::text::{mask_credential_fields, masked_printout, REDACTED};
+use crate::text::{masked_printout, REDACTED};
 use crate::values::Secret;
 
 /// The comment in the gzip header of every bundle: how cf-runner tells its
@@ -53,9 +53,9 @@ pub struct Redactor {
 }
 
 /// True when a field or variable named `name` holds a credential, by the
-/// same words [`mask_credential_fields`] uses.
+/// words `text::mask_credential_fields` uses.
 fn is_credential_name(name: &str) -> bool {
-    mask_credential_fields(&format!("{name}: x")).is_some()
+    crate::text::is_credential_name(name)
 }
 
 impl Redactor {

@@ -86,6 +86,8 @@ pub enum Command {
 pub enum Renewable {
     /// The dind daemon's TLS certificate, signed again by the platform
     Certificate,
+    /// The agent's Codefresh token: a new agent with the same runtimes replaces the old one
+    AgentToken,
 }
 
 /// Flags of `renew`.
@@ -98,7 +100,7 @@ pub struct RenewArgs {
     pub kube: KubeArgs,
     #[command(flatten)]
     pub platform: PlatformArgs,
-    /// How long to wait for another run's lock (e.g. 90s, 5m)
+    /// How long to wait for another run's lock, and for the agent's rollout (e.g. 90s, 5m)
     #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
     pub timeout: std::time::Duration,
     /// Stop at once (exit 1) when another run holds the install's lock, instead of waiting up to --timeout

@@ -55,12 +55,13 @@ const RUNTIME_ENVIRONMENT_HEADER: &str = "\
 ";
 
 /// The runtime environment's spec as the export shows it: the header, then
-/// the YAML, with credentials in URLs masked (the file is 0644 and stdout
-/// ends up in logs; the platform gets the real values at install time).
+/// the YAML, with credentials in URLs and credential-named variables
+/// masked (the file is 0644 and stdout ends up in logs; the platform gets
+/// the real values at install time).
 pub fn runtime_environment_text(spec: &Value) -> String {
     format!(
         "{RUNTIME_ENVIRONMENT_HEADER}{}",
-        to_yaml(&secrets::mask_urls_in(spec))
+        to_yaml(&secrets::redact_runtime_spec(spec))
     )
 }
 /// The list of files cf-runner wrote into an export folder.

@@ -523,3 +523,146 @@ async fn check_compares_dind_s_bridge_with_the_pod_cidrs_and_suggests_a_bip() {
         "{entry:#}"
     );
 }
+
+/// A Secret of `ns`, its keys decoded.
+fn secret_data(
+    cp: &ControlPlane,
+    ns: &str,
+    name: &str,
+) -> std::collections::BTreeMap<String, String> {
+    let out = cp
+        .kubectl()
+        .args(["get", "secret", name, "-n", ns, "-o", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let secret: Value = serde_json::from_slice(&out.stdout).unwrap();
+    secret["data"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(k, v)| {
+            use base64::Engine;
+            let b = base64::engine::general_purpose::STANDARD
+                .decode(v.as_str().unwrap())
+                .unwrap();
+            (k.clone(), String::from_utf8(b).unwrap())
+        })
+        .collect()
+}
+
+/// `info -o json` printed `EnvVars.SEED_DB_PASSWORD` in clear. Values of
+/// credential-named environment variables are secret whole: never in
+/// `info`, `diff`, `upgrade`'s plan, the record or a Deployment, kept only
+/// by the credentials Secret, and kept across an upgrade.
+#[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
+async fn credential_named_env_values_never_show_in_info_diff_or_upgrade() {
+    let _nodes = shared_nodes();
+    let cp = controlplane::shared();
+    let fake = FakePlatform::start(USER_TOKEN);
+    let home = tempfile::tempdir().unwrap();
+    let ns = unique("day2env");
+    let (pw, npm, pw2) = (
+        "seed-db-pw-5Kq8Zr1x",
+        "npm-seed-tok-7Hw2Lp",
+        "seed-db-pw-next-9Vc3",
+    );
+    let out = cli::init(cp.admin_kubeconfig(), home.path(), "local", &ns, CONTEXT)
+        .env("CF_RUNNER_RETRY_BASE_MS", "20")
+        .args(["--url", &fake.url(), "--token", USER_TOKEN])
+        .args(["--skip-cluster-integration", "--no-wait"])
+        .args(["--env-vars", &format!("SEED_DB_PASSWORD={pw}")])
+        .args([
+            "--set-value",
+            &format!("Runtime.AdditionalEnvVars.NPM_TOKEN={npm}"),
+        ])
+        .output()
+        .unwrap();
+    let mut printed = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{printed}");
+    let platform = ["--token", USER_TOKEN, "--url", &fake.url()];
+    let change = format!("EnvVars.SEED_DB_PASSWORD={pw2}");
+
+    let info = run(cp, home.path(), &["info", "--kube-namespace", &ns]);
+    assert_eq!(info.status.code(), Some(0), "{}", text(&info));
+    printed.push_str(&text(&info));
+    let info_json = run(
+        cp,
+        home.path(),
+        &["info", "--kube-namespace", &ns, "-o", "json"],
+    );
+    assert_eq!(info_json.status.code(), Some(0), "{}", text(&info_json));
+    let report: Value = serde_json::from_slice(&info_json.stdout).unwrap();
+    let values = &report["installations"][0]["values"];
+    assert_eq!(
+        values["EnvVars"]["SEED_DB_PASSWORD"], "<redacted>",
+        "{report:#}"
+    );
+    printed.push_str(&text(&info_json));
+
+    let mut diff_args = vec!["diff", "--kube-namespace", &ns, "--set-value", &change];
+    diff_args.extend(platform);
+    let diff = run(cp, home.path(), &diff_args);
+    let said = text(&diff);
+    assert!(
+        said.contains("EnvVars.SEED_DB_PASSWORD: (secret value, changed)"),
+        "{said}"
+    );
+    printed.push_str(&said);
+    let mut upgrade_args = vec![
+        "upgrade",
+        "--yes",
+        "--no-wait",
+        "--kube-namespace",
+        &ns,
+        "--set-value",
+        &change,
+    ];
+    upgrade_args.extend(platform);
+    let upgrade = run(cp, home.path(), &upgrade_args);
+    let said = text(&upgrade);
+    assert_eq!(upgrade.status.code(), Some(0), "{said}");
+    assert!(
+        said.contains("EnvVars.SEED_DB_PASSWORD: credentials changed"),
+        "{said}"
+    );
+    printed.push_str(&said);
+    let info_json = run(
+        cp,
+        home.path(),
+        &["info", "--kube-namespace", &ns, "-o", "json"],
+    );
+    printed.push_str(&text(&info_json));
+
+    for seeded in [pw, npm, pw2] {
+        assert!(!printed.contains(seeded), "{seeded} was shown:\n{printed}");
+    }
+    // Not in the record, nor in any Deployment: only the credentials
+    // Secret holds them, the new password and the one kept from init.
+    let record = secret_data(cp, &ns, "cf-runner-values")
+        .values()
+        .cloned()
+        .collect::<String>();
+    let out = cp
+        .kubectl()
+        .args(["get", "deployments", "-n", &ns, "-o", "json"])
+        .output()
+        .unwrap();
+    let deployments = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(deployments.contains("SEED_DB_PASSWORD"), "{deployments}");
+    for seeded in [pw, npm, pw2] {
+        assert!(!record.contains(seeded), "{seeded} in the record: {record}");
+        assert!(!deployments.contains(seeded), "{seeded} in a Deployment");
+    }
+    let held = secret_data(cp, &ns, "cf-runner-credentials");
+    assert_eq!(
+        held.get("EnvVars.SEED_DB_PASSWORD").map(String::as_str),
+        Some(pw2)
+    );
+    assert_eq!(
+        held.get("Runtime.AdditionalEnvVars.NPM_TOKEN")
+            .map(String::as_str),
+        Some(npm)
+    );
+}

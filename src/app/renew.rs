@@ -1,13 +1,15 @@
-//! `cf-runner renew certificate`: what the platform issued at install time,
-//! issued again and rolled out. The certificate is signed through the
-//! platform as `init` has it signed, and written as `upgrade` renders it
-//! (`steps::certificate`). Works on an install whose certificate already
-//! expired: the old one is never a precondition.
+//! `cf-runner renew certificate|agent-token`: what the platform issued at
+//! install time, issued again and rolled out. The certificate is signed
+//! through the platform as `init` has it signed, and written as `upgrade`
+//! renders it (`steps::certificate`). Works on an install whose certificate
+//! already expired: the old one is never a precondition. The agent token
+//! comes with a new agent that takes over the old one's runtimes
+//! (`steps::agent_token`).
 
 use super::steps::installation::pick_installation;
 use super::steps::lock::{self, LockWait};
 use super::steps::session::{connect_flags, runtime};
-use super::steps::{certificate, register};
+use super::steps::{agent_token, certificate, register};
 use super::Outcome;
 use crate::cli::{RenewArgs, Renewable};
 use crate::cluster::{inventory, Cluster};
@@ -39,6 +41,9 @@ async fn renew(args: &RenewArgs) -> Result<(), Outcome> {
     let held = lock::take(&cluster, &namespace, "renew", how, None).await?;
     let done = match args.what {
         Renewable::Certificate => certificate::renew(&cluster, &namespace, &client).await,
+        Renewable::AgentToken => {
+            agent_token::rotate(&cluster, &namespace, &client, args.timeout).await
+        }
     };
     lock::release(held, &namespace).await;
     done
@@ -64,8 +69,11 @@ async fn platform_for(
     if record.registered == Some(false) {
         return Err(Outcome::Failed(
             anyhow::anyhow!(
-                "the install in namespace {namespace} was never registered on the platform (--agent-token only): \
-                 its dind certificate is a placeholder the platform never signed"
+                "the install in namespace {namespace} was never registered on the platform (--agent-token only): {}",
+                match args.what {
+                    Renewable::Certificate => "its dind certificate is a placeholder the platform never signed",
+                    Renewable::AgentToken => "its agent token was given, not issued to it, so cf-runner cannot replace it",
+                }
             ),
             Some("register it with `cf-runner init --token <API key>`".into()),
         ));
@@ -84,11 +92,17 @@ async fn platform_for(
     )
     .map_err(|e| register::failed(e, "finding the Codefresh API token"))?;
     let Some(auth) = auth else {
-        return Err(register::token_needed(
-            "renew certificate",
-            "have the platform sign a new dind certificate",
-            "",
-        ));
+        let (command, why) = match args.what {
+            Renewable::Certificate => (
+                "renew certificate",
+                "have the platform sign a new dind certificate",
+            ),
+            Renewable::AgentToken => (
+                "renew agent-token",
+                "have the platform create the agent that replaces the old one",
+            ),
+        };
+        return Err(register::token_needed(command, why, ""));
     };
     register::client(&auth, &args.platform)
 }

@@ -20,6 +20,7 @@ pub mod lock;
 pub mod ownership;
 pub mod preflight;
 pub mod probe;
+pub mod rotation;
 pub mod runtime_access;
 pub mod runtimes;
 pub mod secrets;

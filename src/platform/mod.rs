@@ -367,6 +367,18 @@ pub struct RegisterRuntime {
     pub node_selector: Value,
 }
 
+/// What the platform said to a token sent on an agent's own call
+/// ([`Platform::probe_agent_token`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TokenProbe {
+    /// A 2xx: the token still works.
+    Accepted,
+    /// 401 or 403: the token is refused.
+    Refused(u16),
+    /// Any other answer, or none: why it could not be told.
+    Unclear(String),
+}
+
 /// The typed client.
 pub struct Platform {
     http: reqwest::Client,
@@ -722,6 +734,32 @@ impl Platform {
             Ok(a) => Ok(Some(a)),
             Err(PlatformError::Status { status: 404, .. }) => Ok(None),
             Err(e) => Err(e),
+        }
+    }
+
+    /// Whether the platform still accepts `token` for the agent named
+    /// `agent`: the agent's own `GET /api/agent/{agent}/tasks`, as venona
+    /// polls, sent with that token instead of this client's key. Only for an
+    /// agent that was deleted: a live agent's poll would take its tasks.
+    /// The token is never shown, nor the answer's body.
+    pub async fn probe_agent_token(&self, agent: &str, token: &Secret) -> TokenProbe {
+        let as_agent = Platform {
+            http: self.http.clone(),
+            base: self.base.clone(),
+            token: token.clone(),
+            source: self.source.clone(),
+            retry_base: self.retry_base,
+            deadline: self.deadline,
+        };
+        let path = format!("/api/agent/{}/tasks", segment(agent));
+        match as_agent.send(Method::GET, &path, None).await {
+            Ok(_) => TokenProbe::Accepted,
+            Err(PlatformError::Unauthorized { .. }) => TokenProbe::Refused(401),
+            Err(PlatformError::Forbidden { .. }) => TokenProbe::Refused(403),
+            Err(PlatformError::Status { status, .. }) => {
+                TokenProbe::Unclear(format!("the platform answered HTTP {status}"))
+            }
+            Err(e) => TokenProbe::Unclear(crate::text::masked(&e.to_string())),
         }
     }
 

@@ -567,8 +567,9 @@ fn selector_with_arch(scheduling: &Scheduling, arch: Arch) -> BTreeMap<String, S
     selector
 }
 
-/// A container's env list. A value that carries URL credentials comes from
-/// the credentials Secret (under the values key it was given at, else under
+/// A container's env list. A value that carries URL credentials, or whose
+/// variable is named as a credential's (`DB_PASSWORD`), comes from the
+/// credentials Secret (under the values key it was given at, else under
 /// `env.NAME`, added to `credentials`), never from a literal.
 fn env_list(
     env: &BTreeMap<String, String>,
@@ -576,12 +577,13 @@ fn env_list(
 ) -> Vec<Value> {
     env.iter()
         .map(|(k, v)| {
-            if !crate::text::has_url_credentials(v) {
+            let named = !v.is_empty() && crate::text::is_credential_name(k);
+            if !named && !crate::text::has_url_credentials(v) {
                 return json!({"name": k, "value": v});
             }
             let key = credentials
                 .iter()
-                .find(|(_, real)| real.as_str() == v.trim())
+                .find(|(_, real)| real.as_str() == v.trim() || real.as_str() == v.as_str())
                 .map(|(key, _)| key.clone())
                 .unwrap_or_else(|| {
                     let key = format!("env.{k}");
@@ -981,5 +983,47 @@ mod record_layout {
         let mut got = keys.clone();
         got.sort();
         assert_eq!(got, want);
+    }
+}
+
+#[cfg(test)]
+mod credential_env {
+    /// A credential-named variable reaches the pods from the credentials
+    /// Secret: no other object holds its value.
+    #[test]
+    fn a_credential_named_variable_is_read_from_the_credentials_secret() {
+        let input = crate::values::Input {
+            files: vec![crate::values::ValuesFile {
+                origin: "test".into(),
+                text: "Namespace: ci\nAgentToken: t\nEnvVars:\n  SEED_DB_PASSWORD: pw-0123\n  NO_PROXY: x\n"
+                    .into(),
+            }],
+            ..Default::default()
+        };
+        let loaded = crate::values::load(&input).expect("the values load");
+        let rendered = super::render(
+            &loaded.values,
+            &super::Identity::default(),
+            &loaded.redacted_tree,
+        )
+        .expect("it renders");
+        let holders: Vec<String> = rendered
+            .manifests
+            .iter()
+            .filter(|m| m.object.to_string().contains("pw-0123"))
+            .map(|m| format!("{}/{}", m.kind, m.name))
+            .collect();
+        assert_eq!(holders, [format!("Secret/{}", super::CREDENTIALS_SECRET)]);
+        let runner = rendered
+            .manifests
+            .iter()
+            .find(|m| m.kind == "Deployment" && m.object.to_string().contains("SEED_DB_PASSWORD"))
+            .expect("a Deployment has the variable");
+        let text = runner.object.to_string();
+        assert!(
+            text.contains(r#""key":"EnvVars.SEED_DB_PASSWORD""#),
+            "{text}"
+        );
+        assert!(text.contains(r#""name":"NO_PROXY","value":"x""#), "{text}");
     }
 }

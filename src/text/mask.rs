@@ -81,11 +81,30 @@ pub fn masked(text: &str) -> String {
     mask_text(text).unwrap_or_else(|| text.to_string())
 }
 
-/// Words that make a field's name a credential's, in what another program
-/// printed (an auth plugin's ExecCredential, a token service's answer):
-/// `token`, `access_token`, `clientKeyData`, `apiKey`, `client_secret`,
-/// `password`, `--token=` …
-const CREDENTIAL_FIELD_WORDS: &[&str] = &["token", "key", "secret", "password", "passwd"];
+/// Words that make a name a credential's, in any case: a field of what
+/// another program printed (an auth plugin's ExecCredential, a token
+/// service's answer: `token`, `access_token`, `clientKeyData`, `apiKey`,
+/// `client_secret`, `--token=` …) and an environment variable of the
+/// values (`DB_PASSWORD`, `NPM_TOKEN`, `AWS_SECRET_ACCESS_KEY`,
+/// `GIT_CREDENTIALS` …). A name that holds one of them anywhere counts:
+/// hiding a value that was not secret costs a look in a Secret, showing
+/// one that was costs the credential.
+const CREDENTIAL_FIELD_WORDS: &[&str] = &[
+    "token",
+    "key",
+    "secret",
+    "password",
+    "passwd",
+    "passphrase",
+    "credential",
+];
+
+/// True when `name` (a field, an environment variable) names a credential:
+/// it holds one of the words above, in any case.
+pub fn is_credential_name(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    CREDENTIAL_FIELD_WORDS.iter().any(|w| name.contains(w))
+}
 
 fn is_name_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b == b'-'
@@ -110,9 +129,9 @@ pub fn mask_credential_fields(text: &str) -> Option<String> {
         while end < len && is_name_byte(bytes[end]) {
             end += 1;
         }
-        let name = text[pos..end].to_ascii_lowercase();
+        let name = &text[pos..end];
         pos = end;
-        if !CREDENTIAL_FIELD_WORDS.iter().any(|w| name.contains(w)) {
+        if !is_credential_name(name) {
             continue;
         }
         let skip_blanks = |mut j: usize| {

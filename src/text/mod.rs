@@ -21,8 +21,8 @@ mod mask;
 pub use errors::{causes, chain_text, new_root_cause, root_cause};
 pub use line::{one_line, visible};
 pub use mask::{
-    has_url_credentials, mask_credential_fields, mask_text, mask_value, masked, masked_printout,
-    masked_value, REDACTED,
+    has_url_credentials, is_credential_name, mask_credential_fields, mask_text, mask_value, masked,
+    masked_printout, masked_value, REDACTED,
 };
 
 #[cfg(test)]

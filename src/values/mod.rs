@@ -45,7 +45,7 @@ impl Problem {
         why: impl Into<String>,
         fix: impl Into<String>,
     ) -> Self {
-        let secret = secrets::is_secret_key(key);
+        let secret = secrets::hides_whole(key);
         let value = value.map(|v| {
             if secret {
                 text::REDACTED.to_string()
@@ -170,16 +170,7 @@ pub fn load(input: &Input) -> Result<Loaded, Problems> {
     })
 }
 
-/// The maps of environment variables: the only values whose URL
-/// credentials cf-runner carries, through the credentials Secret (pods
-/// read them with `secretKeyRef`).
-const ENV_MAPS: &[&str] = &[
-    "EnvVars",
-    "AdditionalEnvVars",
-    "Runtime.AdditionalEnvVars",
-    "Monitor.AdditionalEnvVars",
-    "AppProxy.AdditionalEnvVars",
-];
+use secrets::ENV_MAPS;
 
 /// A problem for each value outside the environment maps that carries URL
 /// credentials: a mirror, an annotation, a volume spec… would put them in
@@ -305,12 +296,19 @@ fn split_assignment<'a>(raw: &'a str, flag: &str) -> Result<(Vec<tree::Step>, &'
     Ok((steps, value))
 }
 
-/// True when `raw` starts with a secret key's name, in any case.
+/// True when `raw` starts with a secret key's name, in any case, or with
+/// a credential-named variable of an environment map
+/// (`EnvVars.DB_PASSWORD:abc`).
 fn names_secret_key(raw: &str) -> bool {
     let raw = raw.trim_start();
     schema::SECRET_KEYS.iter().any(|key| {
         raw.get(..key.len())
             .is_some_and(|head| head.eq_ignore_ascii_case(key))
+    }) || ENV_MAPS.iter().any(|map| {
+        raw.get(..map.len() + 1).is_some_and(|head| {
+            head.eq_ignore_ascii_case(&format!("{map}."))
+                && text::is_credential_name(&raw[map.len() + 1..])
+        })
     })
 }
 

@@ -1,9 +1,14 @@
 //! The one place that knows what a secret value is and how to hide it.
 //!
-//! Two kinds of values are secret: the values of the keys in
-//! [`SECRET_KEYS`] (tokens, cloud keys, licences), whole; and the
+//! Three kinds of values are secret: the values of the keys in
+//! [`SECRET_KEYS`] (tokens, cloud keys, licences), whole; the values of
+//! the environment variables ([`ENV_MAPS`]) whose names are a credential's
+//! (`DB_PASSWORD`, `NPM_TOKEN`: `text::is_credential_name`), whole; and the
 //! credentials inside any URL (`scheme://user:PASSWORD@host`), wherever the
-//! URL appears (proxies, hosts, environment variables). Everything that
+//! URL appears (proxies, hosts, environment variables). The last two are
+//! kept in the credentials Secret, which pods read them from, and restored
+//! from it on upgrade ([`url_credentials`], [`restore_url_credentials`]).
+//! Everything that
 //! shows values to a person or keeps them in a non-Secret place (the record
 //! Secret, info, upgrade's diff, error messages, dry-run files, stdout)
 //! goes through [`redact`], [`mask_urls_in`] or, for a text, `crate::text`'s
@@ -15,7 +20,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::text::{has_url_credentials, mask_value, REDACTED};
+use crate::text::{has_url_credentials, is_credential_name, mask_value, REDACTED};
 // Callers that show one value take its mask from here or from `text`: the
 // same function.
 use crate::text::masked_value;
@@ -38,6 +43,73 @@ pub fn is_secret_key(key: &str) -> bool {
         .any(|s| key == *s || key.strip_prefix(s).is_some_and(|r| r.starts_with('.')))
 }
 
+/// The maps of environment variables: the values whose URL credentials,
+/// and whose credential-named variables, cf-runner carries through the
+/// credentials Secret (pods read them with `secretKeyRef`).
+pub const ENV_MAPS: &[&str] = &[
+    "EnvVars",
+    "AdditionalEnvVars",
+    "Runtime.AdditionalEnvVars",
+    "Monitor.AdditionalEnvVars",
+    "AppProxy.AdditionalEnvVars",
+];
+
+/// True when `key` (a dotted path) is a variable of an environment map
+/// whose name is a credential's (`EnvVars.DB_PASSWORD`): its value is
+/// secret, whole.
+pub fn is_credential_env(key: &str) -> bool {
+    ENV_MAPS.iter().any(|map| {
+        key.strip_prefix(map)
+            .and_then(|rest| rest.strip_prefix('.'))
+            .is_some_and(|name| !name.is_empty() && is_credential_name(name))
+    })
+}
+
+/// True when the whole value at `key` is secret: a secret key's, or a
+/// credential-named environment variable's.
+pub fn hides_whole(key: &str) -> bool {
+    is_secret_key(key) || is_credential_env(key)
+}
+
+/// The credential-named environment variables of a tree with a value to
+/// hide: (path, value as text). Numbers count too (`PIN_PASSWORD: 1234`).
+fn credential_envs(tree: &Value) -> Vec<(Vec<String>, String)> {
+    let mut out = Vec::new();
+    for map in ENV_MAPS {
+        let mut node = tree;
+        for step in map.split('.') {
+            match node.get(step) {
+                Some(n) => node = n,
+                None => {
+                    node = &Value::Null;
+                    break;
+                }
+            }
+        }
+        let Some(vars) = node.as_object() else {
+            continue;
+        };
+        for (name, value) in vars {
+            if !is_credential_name(name) {
+                continue;
+            }
+            let text = match value {
+                Value::String(s) => s.clone(),
+                Value::Number(n) => n.to_string(),
+                Value::Bool(b) => b.to_string(),
+                _ => continue,
+            };
+            if text.is_empty() {
+                continue;
+            }
+            let mut path: Vec<String> = map.split('.').map(str::to_string).collect();
+            path.push(name.clone());
+            out.push((path, text));
+        }
+    }
+    out
+}
+
 /// A copy of `value` with the URL credentials in every string masked.
 pub fn mask_urls_in(value: &Value) -> Value {
     match value {
@@ -55,8 +127,40 @@ pub fn mask_urls_in(value: &Value) -> Value {
     }
 }
 
+/// A runtime-environment spec as cf-runner may show it: URL credentials
+/// masked, and the values of credential-named variables of its `envVars`
+/// maps hidden whole (the platform gets the real ones: it starts the build
+/// pods).
+pub fn redact_runtime_spec(spec: &Value) -> Value {
+    fn walk(value: &mut Value) {
+        match value {
+            Value::Object(map) => {
+                for (k, v) in map.iter_mut() {
+                    match v {
+                        Value::Object(vars) if k == "envVars" => {
+                            for (name, var) in vars.iter_mut() {
+                                let empty = var.is_null() || var.as_str() == Some("");
+                                if is_credential_name(name) && !empty {
+                                    *var = Value::String(REDACTED.into());
+                                }
+                            }
+                        }
+                        _ => walk(v),
+                    }
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(walk),
+            _ => {}
+        }
+    }
+    let mut out = mask_urls_in(spec);
+    walk(&mut out);
+    out
+}
+
 /// Replaces every secret value in a values tree: the secret keys' values
-/// whole, and URL credentials anywhere.
+/// and credential-named environment variables' whole, and URL credentials
+/// anywhere.
 pub fn redact(tree: &Value) -> Value {
     let mut out = mask_urls_in(tree);
     for key in SECRET_KEYS {
@@ -64,6 +168,11 @@ pub fn redact(tree: &Value) -> Value {
             if !v.is_null() {
                 *v = Value::String(REDACTED.into());
             }
+        }
+    }
+    for (path, _) in credential_envs(tree) {
+        if let Some(v) = lookup_mut(&mut out, &path.join(".")) {
+            *v = Value::String(REDACTED.into());
         }
     }
     out
@@ -75,6 +184,12 @@ fn lookup_mut<'a>(root: &'a mut Value, path: &str) -> Option<&'a mut Value> {
         node = node.as_object_mut()?.get_mut(key)?;
     }
     Some(node)
+}
+
+/// True when the value `s` at `path` is a credential-named variable's,
+/// masked whole.
+fn is_masked_env(path: &[String], s: &str) -> bool {
+    s == REDACTED && is_credential_env(&path.join("."))
 }
 
 /// The key a leaf's credentials are kept under in the credentials Secret:
@@ -138,8 +253,9 @@ fn walk_strings_mut(
     }
 }
 
-/// Every value of the tree (outside the secret keys) that carries URL
-/// credentials, by the key the credentials Secret keeps it under.
+/// Every value of the tree (outside the secret keys) that the credentials
+/// Secret keeps, by the key it keeps it under: those that carry URL
+/// credentials, and the credential-named environment variables' (whole).
 pub fn url_credentials(tree: &Value) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     walk_strings(tree, &mut Vec::new(), &mut |path, s| {
@@ -147,6 +263,11 @@ pub fn url_credentials(tree: &Value) -> BTreeMap<String, String> {
             out.insert(secret_key_of(path), s.trim().to_string());
         }
     });
+    for (path, value) in credential_envs(tree) {
+        if value != REDACTED {
+            out.insert(secret_key_of(&path), value);
+        }
+    }
     out
 }
 
@@ -184,7 +305,9 @@ pub fn keys_with_url_credentials(tree: &Value) -> Vec<String> {
 pub fn masked_url_keys(tree: &Value) -> Vec<String> {
     let mut out = Vec::new();
     walk_strings(tree, &mut Vec::new(), &mut |path, s| {
-        if !is_secret_key(&path.join(".")) && s.contains(&format!("{REDACTED}@")) {
+        if !is_secret_key(&path.join("."))
+            && (s.contains(&format!("{REDACTED}@")) || is_masked_env(path, s))
+        {
             out.push(secret_key_of(path));
         }
     });
@@ -196,7 +319,9 @@ pub fn masked_url_paths(tree: &Value) -> Vec<String> {
     let mut out = Vec::new();
     walk_strings(tree, &mut Vec::new(), &mut |path, s| {
         let dotted = path.join(".");
-        if !is_secret_key(&dotted) && s.contains(&format!("{REDACTED}@")) {
+        if !is_secret_key(&dotted)
+            && (s.contains(&format!("{REDACTED}@")) || is_masked_env(path, s))
+        {
             out.push(dotted);
         }
     });
@@ -209,10 +334,12 @@ pub fn restore_url_credentials(tree: &mut Value, held: &BTreeMap<String, String>
     let mut lost = Vec::new();
     walk_strings_mut(tree, &mut Vec::new(), &mut |path, s| {
         let dotted = path.join(".");
-        if is_secret_key(&dotted) || !s.contains(&format!("{REDACTED}@")) {
+        let whole = is_masked_env(path, s);
+        if is_secret_key(&dotted) || !(whole || s.contains(&format!("{REDACTED}@"))) {
             return;
         }
         match held.get(&secret_key_of(path)) {
+            Some(real) if whole => *s = real.clone(),
             // Only a value whose masked form is what the record shows.
             Some(real) if masked_value(real) == *s => *s = real.clone(),
             _ => lost.push(dotted),
@@ -307,6 +434,60 @@ mod tests {
             assert!(!text.contains(&format!("\"{secret}")), "{secret} in {text}");
             assert!(!text.contains(&format!(":{secret}@")), "{secret} in {text}");
         }
+    }
+
+    /// `info -o json` printed `EnvVars.SEED_DB_PASSWORD` in clear: only
+    /// the secret keys and URL credentials were masked. A credential-named
+    /// variable is hidden whole, kept by the credentials Secret, and put
+    /// back from it on upgrade; other variables stay readable.
+    #[test]
+    fn a_credential_named_env_value_is_hidden_whole_and_restored_from_the_secret() {
+        let tree = json!({
+            "EnvVars": {"SEED_DB_PASSWORD": "pw-0123", "NO_PROXY": "x", "EMPTY_TOKEN": ""},
+            "Runtime": {"AdditionalEnvVars": {"npm_token": "npm-4567", "PIN_SECRET": 8910}},
+            "Monitor": {"AdditionalEnvVars": {"Git_Credentials": "gc-1112"}},
+            "Tolerations": [{"key": "dedicated"}],
+        });
+        let shown = redact(&tree);
+        let text = shown.to_string();
+        for secret in ["pw-0123", "npm-4567", "8910", "gc-1112"] {
+            assert!(!text.contains(secret), "{secret} in {text}");
+        }
+        assert_eq!(shown["EnvVars"]["NO_PROXY"], "x");
+        assert_eq!(shown["EnvVars"]["EMPTY_TOKEN"], "");
+        assert_eq!(shown["Tolerations"][0]["key"], "dedicated");
+        let held = url_credentials(&tree);
+        assert_eq!(
+            held.keys().collect::<Vec<_>>(),
+            [
+                "EnvVars.SEED_DB_PASSWORD",
+                "Monitor.AdditionalEnvVars.Git_Credentials",
+                "Runtime.AdditionalEnvVars.PIN_SECRET",
+                "Runtime.AdditionalEnvVars.npm_token",
+            ]
+        );
+        let mut stored = shown.clone();
+        assert_eq!(masked_url_keys(&stored).len(), 4);
+        assert!(restore_url_credentials(&mut stored, &held).is_empty());
+        assert_eq!(stored["EnvVars"], tree["EnvVars"]);
+        assert_eq!(
+            stored["Runtime"]["AdditionalEnvVars"]["npm_token"],
+            "npm-4567"
+        );
+        let mut stored = shown;
+        assert_eq!(masked_url_paths(&stored).len(), 4);
+        assert_eq!(
+            restore_url_credentials(&mut stored, &BTreeMap::new()).len(),
+            4
+        );
+        assert!(hides_whole("EnvVars.SEED_DB_PASSWORD") && hides_whole("Token"));
+        let spec = json!({"runtimeScheduler": {"envVars": {"DB_PASSWORD": "pw-0123", "HTTP_PROXY": "http://u:pp-99@p"}}});
+        let spec = redact_runtime_spec(&spec).to_string();
+        assert!(
+            !spec.contains("pw-0123") && !spec.contains("pp-99"),
+            "{spec}"
+        );
+        assert!(!hides_whole("EnvVars.NO_PROXY") && !hides_whole("Tolerations"));
     }
 
     #[test]

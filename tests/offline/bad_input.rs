@@ -462,6 +462,16 @@ catalogue! {
         ebs(&["--set-value", "Storage.AwsSecretAccessKey wJalrSECRETbPxRfiCY"])
             .says(&["--set-value", "has no `=`"])
             .hides(&["wJalrSECRETbPxRfiCY"]);
+    /// A credential-named variable is secret whole: a colon for `=` must
+    /// not echo it, from `--set-value` or `--env-vars`.
+    set_value_credential_env_without_equals_does_not_echo_it =>
+        bad(&["--set-value", "EnvVars.SEED_DB_PASSWORD:DBPASSSECRET0123"])
+            .says(&["--set-value = <redacted>", "has no `=`"])
+            .hides(&["DBPASSSECRET0123"]);
+    env_vars_credential_without_equals_does_not_echo_it =>
+        bad(&["--env-vars", "NPM_TOKEN:NPMTOKSECRET0123"])
+            .says(&["--env-vars", "is not KEY=VALUE"])
+            .hides(&["NPMTOKSECRET0123"]);
     /// dockerd cannot log in to a mirror with URL credentials, and they
     /// landed in clear in the dind ConfigMap.
     registry_mirror_with_a_password_is_refused_unechoed =>

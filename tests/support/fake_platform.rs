@@ -19,8 +19,9 @@
 //! unknown, a switch picks one possibility, so tests can cover each:
 //! records with both `id` and `_id`, non-JSON 2xx bodies, a loose or
 //! ignored `?name=` filter, scoped keys lacking a scope, `/api/user`
-//! refused for scoped keys, revision checks on pipeline replace, and "not
-//! found" answered with a status other than 404.
+//! refused for scoped keys, revision checks on pipeline replace, "not
+//! found" answered with a status other than 404, and whether deleting an
+//! agent revokes its token.
 #![allow(dead_code)]
 
 use std::collections::BTreeMap;
@@ -118,6 +119,12 @@ struct State {
     context_without_account: bool,
     /// Agent tokens handed out by `POST /api/agents`: token → agent id.
     agent_tokens: BTreeMap<String, String>,
+    /// Whether `DELETE /api/agent/{id}` leaves the agent's token working
+    /// (the real behaviour is unknown): the token then still authorizes
+    /// the deleted agent's own calls, which find no tasks.
+    deleted_agents_keep_tokens: bool,
+    /// Agents deleted while [`State::deleted_agents_keep_tokens`] was on.
+    deleted_agents: Vec<Value>,
     /// Tasks waiting for an agent's next poll, by agent id.
     tasks: BTreeMap<String, Vec<Value>>,
     /// Task statuses the agents reported: (agent id, task id, status).
@@ -335,6 +342,27 @@ impl FakePlatform {
     /// How `GET /api/agents?name=` filters from now on.
     pub fn set_name_filter(&self, filter: NameFilter) {
         self.state.lock().unwrap().name_filter = filter;
+    }
+
+    /// Whether deleting an agent leaves its token working (the real
+    /// platform's behaviour is unknown): off (the default), the token is
+    /// refused with 401 once its agent is deleted; on, the deleted agent's
+    /// own calls still pass with it (and find no tasks).
+    pub fn deleted_agents_keep_tokens(&self, keep: bool) {
+        self.state.lock().unwrap().deleted_agents_keep_tokens = keep;
+    }
+
+    /// True when `token` is one `POST /api/agents` handed out for the agent
+    /// named `agent` (still or once there).
+    pub fn token_is_of(&self, token: &str, agent: &str) -> bool {
+        let s = self.state.lock().unwrap();
+        let Some(id) = s.agent_tokens.get(token) else {
+            return false;
+        };
+        s.agents
+            .iter()
+            .chain(s.deleted_agents.iter())
+            .any(|a| a["id"] == id.as_str() && a["name"] == agent)
     }
 
     /// Agent records carry both `id` and `_id` (as Mongoose-backed APIs often do).
@@ -735,6 +763,9 @@ async fn handle(
         Some(named) => agent_of_token.as_ref().is_some_and(|id| {
             let s = state.lock().unwrap();
             find_agent(&s, &named).is_some_and(|a| a["id"] == id.as_str())
+                || s.deleted_agents
+                    .iter()
+                    .any(|a| a["id"] == id.as_str() && (a["id"] == named || a["name"] == named))
         }),
         None => presented.as_deref() == Some(token.as_str()) || scopes.is_some(),
     };
@@ -1034,13 +1065,16 @@ fn route(
             None => (404, json!({"message": "agent not found"})),
         },
         ("DELETE", ["api", "agent", id]) => {
-            let before = s.agents.len();
-            s.agents.retain(|a| a["id"] != *id);
-            if s.agents.len() < before {
-                (200, json!({}))
+            let Some(at) = s.agents.iter().position(|a| a["id"] == *id) else {
+                return (404, json!({"message": "agent not found"}));
+            };
+            let gone = s.agents.remove(at);
+            if s.deleted_agents_keep_tokens {
+                s.deleted_agents.push(gone);
             } else {
-                (404, json!({"message": "agent not found"}))
+                s.agent_tokens.retain(|_, agent| agent != id);
             }
+            (200, json!({}))
         }
         ("POST", ["api", "custom_clusters", "signServerCerts"]) => {
             let (Some(csr), Some(sans)) =

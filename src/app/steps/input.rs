@@ -166,7 +166,10 @@ pub(crate) fn settings_overrides(
             )),
             _ => problems.push(Problem::new(
                 "--env-vars",
-                Some(&Value::String(pair.clone())),
+                // `DB_PASSWORD:secret` carries a credential after its name.
+                (!crate::text::is_credential_name(pair))
+                    .then(|| Value::String(pair.clone()))
+                    .as_ref(),
                 "is not KEY=VALUE",
                 "write --env-vars NAME=value, once per variable",
             )),

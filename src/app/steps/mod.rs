@@ -4,6 +4,7 @@
 //!
 //! [`Outcome`]: crate::app::Outcome
 
+pub mod agent_token;
 pub mod attach;
 pub mod bundle;
 pub mod certificate;

@@ -376,6 +376,7 @@ pub(crate) async fn report(
         info.platform = platform_status(platform, &inst, &cluster.context).await;
         info.runtimes = super::runtimes_view::view(cluster, &inst, platform, &mut info.notes).await;
         super::certificate::annotate(cluster, &mut info).await;
+        super::agent_token::annotate(cluster, &mut info).await;
         info.notes.extend(super::skew::notes(
             info.installed_by.as_deref(),
             &inst.objects,

@@ -111,6 +111,17 @@ fn lost_credentials_problems(merged: &Value) -> Vec<Problem> {
     values::secrets::masked_url_paths(merged)
         .into_iter()
         .map(|path| {
+            if values::secrets::is_credential_env(&path) {
+                return Problem::new(
+                    &path,
+                    None,
+                    format!(
+                        "was recorded hidden (its name is a credential's), and the Secret {} no longer holds it",
+                        render::CREDENTIALS_SECRET
+                    ),
+                    format!("pass the value again, e.g. --set-value {path}=<value>"),
+                );
+            }
             Problem::new(
                 &path,
                 None,
@@ -313,8 +324,11 @@ pub(crate) fn credential_changes(
         .filter_map(|(key, value)| {
             let before = old.get(key)?;
             let masked = crate::text::masked_value;
-            (before != value.expose() && masked(before) == masked(value.expose()))
-                .then(|| format!("{key}: credentials changed"))
+            // A credential-named variable is hidden whole: any change is
+            // one the values diff cannot show.
+            let hidden =
+                values::secrets::is_credential_env(key) || masked(before) == masked(value.expose());
+            (before != value.expose() && hidden).then(|| format!("{key}: credentials changed"))
         })
         .collect()
 }
