@@ -148,14 +148,23 @@ _cf__runner() {
             cf__runner__subcmd__help__subcmd__runtime,attach)
                 cmd="cf__runner__subcmd__help__subcmd__runtime__subcmd__attach"
                 ;;
+            cf__runner__subcmd__help__subcmd__runtime,delete)
+                cmd="cf__runner__subcmd__help__subcmd__runtime__subcmd__delete"
+                ;;
             cf__runner__subcmd__help__subcmd__runtime,detach)
                 cmd="cf__runner__subcmd__help__subcmd__runtime__subcmd__detach"
                 ;;
             cf__runner__subcmd__help__subcmd__runtime,rotate)
                 cmd="cf__runner__subcmd__help__subcmd__runtime__subcmd__rotate"
                 ;;
+            cf__runner__subcmd__help__subcmd__runtime,upgrade)
+                cmd="cf__runner__subcmd__help__subcmd__runtime__subcmd__upgrade"
+                ;;
             cf__runner__subcmd__runtime,attach)
                 cmd="cf__runner__subcmd__runtime__subcmd__attach"
+                ;;
+            cf__runner__subcmd__runtime,delete)
+                cmd="cf__runner__subcmd__runtime__subcmd__delete"
                 ;;
             cf__runner__subcmd__runtime,detach)
                 cmd="cf__runner__subcmd__runtime__subcmd__detach"
@@ -166,8 +175,14 @@ _cf__runner() {
             cf__runner__subcmd__runtime,rotate)
                 cmd="cf__runner__subcmd__runtime__subcmd__rotate"
                 ;;
+            cf__runner__subcmd__runtime,upgrade)
+                cmd="cf__runner__subcmd__runtime__subcmd__upgrade"
+                ;;
             cf__runner__subcmd__runtime__subcmd__help,attach)
                 cmd="cf__runner__subcmd__runtime__subcmd__help__subcmd__attach"
+                ;;
+            cf__runner__subcmd__runtime__subcmd__help,delete)
+                cmd="cf__runner__subcmd__runtime__subcmd__help__subcmd__delete"
                 ;;
             cf__runner__subcmd__runtime__subcmd__help,detach)
                 cmd="cf__runner__subcmd__runtime__subcmd__help__subcmd__detach"
@@ -177,6 +192,9 @@ _cf__runner() {
                 ;;
             cf__runner__subcmd__runtime__subcmd__help,rotate)
                 cmd="cf__runner__subcmd__runtime__subcmd__help__subcmd__rotate"
+                ;;
+            cf__runner__subcmd__runtime__subcmd__help,upgrade)
+                cmd="cf__runner__subcmd__runtime__subcmd__help__subcmd__upgrade"
                 ;;
             *)
                 ;;
@@ -317,7 +335,7 @@ _cf__runner() {
             return 0
             ;;
         cf__runner__subcmd__delete)
-            opts="-y -h -V --kube-context-name --kube-config-path --token --url --insecure --allow-http --yes --delete-namespace --delete-namespace-with-contents --purge-volumes --keep-platform --delete-adopted --timeout --no-wait-for-lock --kube-namespace --help --version"
+            opts="-y -h -V --kube-context-name --kube-config-path --token --url --insecure --allow-http --yes --delete-namespace --delete-namespace-with-contents --purge-volumes --keep-platform --all-runtimes --ignore-agent --delete-adopted --timeout --no-wait-for-lock --kube-namespace --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -869,7 +887,7 @@ _cf__runner() {
             return 0
             ;;
         cf__runner__subcmd__help__subcmd__runtime)
-            opts="attach detach rotate"
+            opts="attach detach rotate delete upgrade"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -883,6 +901,20 @@ _cf__runner() {
             return 0
             ;;
         cf__runner__subcmd__help__subcmd__runtime__subcmd__attach)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cf__runner__subcmd__help__subcmd__runtime__subcmd__delete)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -911,6 +943,20 @@ _cf__runner() {
             return 0
             ;;
         cf__runner__subcmd__help__subcmd__runtime__subcmd__rotate)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cf__runner__subcmd__help__subcmd__runtime__subcmd__upgrade)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1311,7 +1357,7 @@ _cf__runner() {
             return 0
             ;;
         cf__runner__subcmd__runtime)
-            opts="-h -V --help --version attach detach rotate help"
+            opts="-h -V --help --version attach detach rotate delete upgrade help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1368,6 +1414,62 @@ _cf__runner() {
                     return 0
                     ;;
                 --set-value)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kube-namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kube-context-name)
+                    local context
+                    COMPREPLY=()
+                    while IFS= read -r context; do
+                        if [[ "${context}" == "${cur}"* ]]; then
+                            COMPREPLY+=("$(printf '%q' "${context}")")
+                        fi
+                    done < <(kubectl config get-contexts -o name 2>/dev/null)
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cf__runner__subcmd__runtime__subcmd__delete)
+            opts="-y -h -V --kube-config-path --agent-namespace --agent-context --token --url --insecure --allow-http --runtime-name --keep-platform --yes --timeout --kube-namespace --kube-context-name --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --kube-config-path)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent-namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent-context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --runtime-name)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1453,7 +1555,7 @@ _cf__runner() {
             return 0
             ;;
         cf__runner__subcmd__runtime__subcmd__help)
-            opts="attach detach rotate help"
+            opts="attach detach rotate delete upgrade help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1467,6 +1569,20 @@ _cf__runner() {
             return 0
             ;;
         cf__runner__subcmd__runtime__subcmd__help__subcmd__attach)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cf__runner__subcmd__runtime__subcmd__help__subcmd__delete)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1522,6 +1638,20 @@ _cf__runner() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        cf__runner__subcmd__runtime__subcmd__help__subcmd__upgrade)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         cf__runner__subcmd__runtime__subcmd__rotate)
             opts="-h -V --kube-config-path --agent-namespace --agent-context --runtime-name --timeout --kube-namespace --kube-context-name --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -1542,6 +1672,66 @@ _cf__runner() {
                     return 0
                     ;;
                 --runtime-name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kube-namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kube-context-name)
+                    local context
+                    COMPREPLY=()
+                    while IFS= read -r context; do
+                        if [[ "${context}" == "${cur}"* ]]; then
+                            COMPREPLY+=("$(printf '%q' "${context}")")
+                        fi
+                    done < <(kubectl config get-contexts -o name 2>/dev/null)
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cf__runner__subcmd__runtime__subcmd__upgrade)
+            opts="-h -V --kube-config-path --agent-namespace --agent-context --token --url --insecure --allow-http --runtime-name --set-value --timeout --kube-namespace --kube-context-name --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --kube-config-path)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent-namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent-context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --runtime-name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --set-value)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -117,6 +117,8 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l delete-na
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l delete-namespace-with-contents -d 'Also delete the namespace cf-runner created with everything still in it (lists it first)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l purge-volumes -d 'Also delete dind volumes (PVs and PVCs)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l keep-platform -d 'Leave the agent and runtime environment on the platform'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l all-runtimes -d 'Also delete every runtime attached to the agent, each first (`runtime delete`)'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l ignore-agent -d 'Delete an attached runtime\'s namespace objects although an agent may still serve it (its agent is gone)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l delete-adopted -d 'Also delete objects that existed before the install and were taken over with --force-conflicts'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l no-wait-for-lock -d 'Stop at once (exit 1) when another run holds the install\'s lock, instead of waiting up to --timeout'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -s h -l help -d 'Print help'
@@ -297,12 +299,14 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand support-bundle" -l a
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand support-bundle" -l overwrite -d 'Write over a file at --output that is not a bundle cf-runner wrote'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand support-bundle" -s h -l help -d 'Print help'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand support-bundle" -s V -l version -d 'Print version'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and not __fish_seen_subcommand_from attach detach rotate help" -s h -l help -d 'Print help'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and not __fish_seen_subcommand_from attach detach rotate help" -s V -l version -d 'Print version'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and not __fish_seen_subcommand_from attach detach rotate help" -f -a "attach" -d 'Let an installed agent serve the runtime in another namespace or cluster'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and not __fish_seen_subcommand_from attach detach rotate help" -f -a "detach" -d 'Stop the agent serving a runtime, and remove its credentials there'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and not __fish_seen_subcommand_from attach detach rotate help" -f -a "rotate" -d 'Give the agent a new token for an attached runtime; the old one stops working'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and not __fish_seen_subcommand_from attach detach rotate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and not __fish_seen_subcommand_from attach detach rotate delete upgrade help" -s h -l help -d 'Print help'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and not __fish_seen_subcommand_from attach detach rotate delete upgrade help" -s V -l version -d 'Print version'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and not __fish_seen_subcommand_from attach detach rotate delete upgrade help" -f -a "attach" -d 'Let an installed agent serve the runtime in another namespace or cluster'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and not __fish_seen_subcommand_from attach detach rotate delete upgrade help" -f -a "detach" -d 'Stop the agent serving a runtime, and remove its credentials there'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and not __fish_seen_subcommand_from attach detach rotate delete upgrade help" -f -a "rotate" -d 'Give the agent a new token for an attached runtime; the old one stops working'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and not __fish_seen_subcommand_from attach detach rotate delete upgrade help" -f -a "delete" -d 'Delete one attached runtime: detach it, remove its objects, and its runtime environment on the platform'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and not __fish_seen_subcommand_from attach detach rotate delete upgrade help" -f -a "upgrade" -d 'Re-apply one attached runtime\'s objects from the agent\'s values (images, dind config)'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and not __fish_seen_subcommand_from attach detach rotate delete upgrade help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from attach" -l kube-config-path -d 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]' -r -F
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from attach" -l agent-namespace -d 'Namespace of the installed agent (made by `cf-runner init`)' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from attach" -l agent-context -d 'Context of the agent\'s cluster [default: the kubeconfig\'s current context]' -r
@@ -341,9 +345,40 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from rotate" -l kube-context-name -d 'Context of the runtime\'s cluster [default: the agent\'s context]' -r -f -a "(kubectl config get-contexts -o name 2>/dev/null)"
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from rotate" -s h -l help -d 'Print help'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from rotate" -s V -l version -d 'Print version'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from delete" -l kube-config-path -d 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]' -r -F
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from delete" -l agent-namespace -d 'Namespace of the installed agent (made by `cf-runner init`)' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from delete" -l agent-context -d 'Context of the agent\'s cluster [default: the kubeconfig\'s current context]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from delete" -l token -d 'Codefresh API token [default: $CF_API_KEY, then the current context of ~/.cfconfig]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from delete" -l url -d 'Codefresh platform URL [default: the installation\'s, else https://g.codefresh.io]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from delete" -l runtime-name -d 'Name of the runtime environment to delete [default: <context>/<namespace>]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from delete" -l timeout -d 'How long to wait for the agent\'s rollout and the removals, and for another run\'s lock (e.g. 90s, 5m)' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from delete" -l kube-namespace -d 'Namespace of the runtime to delete' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from delete" -l kube-context-name -d 'Context of the runtime\'s cluster [default: the agent\'s context]' -r -f -a "(kubectl config get-contexts -o name 2>/dev/null)"
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from delete" -l insecure -d 'Skip TLS verification towards the platform (self-signed on-prem only)'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from delete" -l allow-http -d 'Send the API key over a plain http:// platform URL (other than localhost)'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from delete" -l keep-platform -d 'Leave the runtime environment on the platform (it is still detached from the agent)'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from delete" -s y -l yes -d 'Do not ask for confirmation'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from delete" -s V -l version -d 'Print version'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from upgrade" -l kube-config-path -d 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]' -r -F
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from upgrade" -l agent-namespace -d 'Namespace of the installed agent (made by `cf-runner init`)' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from upgrade" -l agent-context -d 'Context of the agent\'s cluster [default: the kubeconfig\'s current context]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from upgrade" -l token -d 'Codefresh API token [default: $CF_API_KEY, then the current context of ~/.cfconfig]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from upgrade" -l url -d 'Codefresh platform URL [default: the installation\'s, else https://g.codefresh.io]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from upgrade" -l runtime-name -d 'Name of the runtime environment to upgrade [default: <context>/<namespace>]' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from upgrade" -l set-value -d 'The runtime\'s own setting, as at attach (repeatable): NodeSelector=zone=a, Storage.Backend=local; a setting of its own on the platform that is not given again is refused, not dropped' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from upgrade" -l timeout -d 'How long to wait for another run\'s lock (e.g. 90s, 5m)' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from upgrade" -l kube-namespace -d 'Namespace of the runtime to upgrade' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from upgrade" -l kube-context-name -d 'Context of the runtime\'s cluster [default: the agent\'s context]' -r -f -a "(kubectl config get-contexts -o name 2>/dev/null)"
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from upgrade" -l insecure -d 'Skip TLS verification towards the platform (self-signed on-prem only)'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from upgrade" -l allow-http -d 'Send the API key over a plain http:// platform URL (other than localhost)'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from upgrade" -s h -l help -d 'Print help'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from upgrade" -s V -l version -d 'Print version'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from help" -f -a "attach" -d 'Let an installed agent serve the runtime in another namespace or cluster'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from help" -f -a "detach" -d 'Stop the agent serving a runtime, and remove its credentials there'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from help" -f -a "rotate" -d 'Give the agent a new token for an attached runtime; the old one stops working'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from help" -f -a "delete" -d 'Delete one attached runtime: detach it, remove its objects, and its runtime environment on the platform'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from help" -f -a "upgrade" -d 'Re-apply one attached runtime\'s objects from the agent\'s values (images, dind config)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand renew" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r -f -a "(kubectl config get-contexts -o name 2>/dev/null)"
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand renew" -l kube-config-path -d 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]' -r -F
@@ -378,3 +413,5 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and __fish_see
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and __fish_seen_subcommand_from runtime" -f -a "attach" -d 'Let an installed agent serve the runtime in another namespace or cluster'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and __fish_seen_subcommand_from runtime" -f -a "detach" -d 'Stop the agent serving a runtime, and remove its credentials there'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and __fish_seen_subcommand_from runtime" -f -a "rotate" -d 'Give the agent a new token for an attached runtime; the old one stops working'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and __fish_seen_subcommand_from runtime" -f -a "delete" -d 'Delete one attached runtime: detach it, remove its objects, and its runtime environment on the platform'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand help; and __fish_seen_subcommand_from runtime" -f -a "upgrade" -d 'Re-apply one attached runtime\'s objects from the agent\'s values (images, dind config)'

@@ -126,6 +126,8 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
             [CompletionResult]::new('--delete-namespace-with-contents', '--delete-namespace-with-contents', [CompletionResultType]::ParameterName, 'Also delete the namespace cf-runner created with everything still in it (lists it first)')
             [CompletionResult]::new('--purge-volumes', '--purge-volumes', [CompletionResultType]::ParameterName, 'Also delete dind volumes (PVs and PVCs)')
             [CompletionResult]::new('--keep-platform', '--keep-platform', [CompletionResultType]::ParameterName, 'Leave the agent and runtime environment on the platform')
+            [CompletionResult]::new('--all-runtimes', '--all-runtimes', [CompletionResultType]::ParameterName, 'Also delete every runtime attached to the agent, each first (`runtime delete`)')
+            [CompletionResult]::new('--ignore-agent', '--ignore-agent', [CompletionResultType]::ParameterName, 'Delete an attached runtime''s namespace objects although an agent may still serve it (its agent is gone)')
             [CompletionResult]::new('--delete-adopted', '--delete-adopted', [CompletionResultType]::ParameterName, 'Also delete objects that existed before the install and were taken over with --force-conflicts')
             [CompletionResult]::new('--no-wait-for-lock', '--no-wait-for-lock', [CompletionResultType]::ParameterName, 'Stop at once (exit 1) when another run holds the install''s lock, instead of waiting up to --timeout')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
@@ -393,6 +395,8 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
             [CompletionResult]::new('attach', 'attach', [CompletionResultType]::ParameterValue, 'Let an installed agent serve the runtime in another namespace or cluster')
             [CompletionResult]::new('detach', 'detach', [CompletionResultType]::ParameterValue, 'Stop the agent serving a runtime, and remove its credentials there')
             [CompletionResult]::new('rotate', 'rotate', [CompletionResultType]::ParameterValue, 'Give the agent a new token for an attached runtime; the old one stops working')
+            [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Delete one attached runtime: detach it, remove its objects, and its runtime environment on the platform')
+            [CompletionResult]::new('upgrade', 'upgrade', [CompletionResultType]::ParameterValue, 'Re-apply one attached runtime''s objects from the agent''s values (images, dind config)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -450,10 +454,52 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'cf-runner;runtime;delete' {
+            [CompletionResult]::new('--kube-config-path', '--kube-config-path', [CompletionResultType]::ParameterName, 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]')
+            [CompletionResult]::new('--agent-namespace', '--agent-namespace', [CompletionResultType]::ParameterName, 'Namespace of the installed agent (made by `cf-runner init`)')
+            [CompletionResult]::new('--agent-context', '--agent-context', [CompletionResultType]::ParameterName, 'Context of the agent''s cluster [default: the kubeconfig''s current context]')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'Codefresh API token [default: $CF_API_KEY, then the current context of ~/.cfconfig]')
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Codefresh platform URL [default: the installation''s, else https://g.codefresh.io]')
+            [CompletionResult]::new('--runtime-name', '--runtime-name', [CompletionResultType]::ParameterName, 'Name of the runtime environment to delete [default: <context>/<namespace>]')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for the agent''s rollout and the removals, and for another run''s lock (e.g. 90s, 5m)')
+            [CompletionResult]::new('--kube-namespace', '--kube-namespace', [CompletionResultType]::ParameterName, 'Namespace of the runtime to delete')
+            [CompletionResult]::new('--kube-context-name', '--kube-context-name', [CompletionResultType]::ParameterName, 'Context of the runtime''s cluster [default: the agent''s context]')
+            [CompletionResult]::new('--insecure', '--insecure', [CompletionResultType]::ParameterName, 'Skip TLS verification towards the platform (self-signed on-prem only)')
+            [CompletionResult]::new('--allow-http', '--allow-http', [CompletionResultType]::ParameterName, 'Send the API key over a plain http:// platform URL (other than localhost)')
+            [CompletionResult]::new('--keep-platform', '--keep-platform', [CompletionResultType]::ParameterName, 'Leave the runtime environment on the platform (it is still detached from the agent)')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Do not ask for confirmation')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Do not ask for confirmation')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'cf-runner;runtime;upgrade' {
+            [CompletionResult]::new('--kube-config-path', '--kube-config-path', [CompletionResultType]::ParameterName, 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]')
+            [CompletionResult]::new('--agent-namespace', '--agent-namespace', [CompletionResultType]::ParameterName, 'Namespace of the installed agent (made by `cf-runner init`)')
+            [CompletionResult]::new('--agent-context', '--agent-context', [CompletionResultType]::ParameterName, 'Context of the agent''s cluster [default: the kubeconfig''s current context]')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'Codefresh API token [default: $CF_API_KEY, then the current context of ~/.cfconfig]')
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Codefresh platform URL [default: the installation''s, else https://g.codefresh.io]')
+            [CompletionResult]::new('--runtime-name', '--runtime-name', [CompletionResultType]::ParameterName, 'Name of the runtime environment to upgrade [default: <context>/<namespace>]')
+            [CompletionResult]::new('--set-value', '--set-value', [CompletionResultType]::ParameterName, 'The runtime''s own setting, as at attach (repeatable): NodeSelector=zone=a, Storage.Backend=local; a setting of its own on the platform that is not given again is refused, not dropped')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for another run''s lock (e.g. 90s, 5m)')
+            [CompletionResult]::new('--kube-namespace', '--kube-namespace', [CompletionResultType]::ParameterName, 'Namespace of the runtime to upgrade')
+            [CompletionResult]::new('--kube-context-name', '--kube-context-name', [CompletionResultType]::ParameterName, 'Context of the runtime''s cluster [default: the agent''s context]')
+            [CompletionResult]::new('--insecure', '--insecure', [CompletionResultType]::ParameterName, 'Skip TLS verification towards the platform (self-signed on-prem only)')
+            [CompletionResult]::new('--allow-http', '--allow-http', [CompletionResultType]::ParameterName, 'Send the API key over a plain http:// platform URL (other than localhost)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'cf-runner;runtime;help' {
             [CompletionResult]::new('attach', 'attach', [CompletionResultType]::ParameterValue, 'Let an installed agent serve the runtime in another namespace or cluster')
             [CompletionResult]::new('detach', 'detach', [CompletionResultType]::ParameterValue, 'Stop the agent serving a runtime, and remove its credentials there')
             [CompletionResult]::new('rotate', 'rotate', [CompletionResultType]::ParameterValue, 'Give the agent a new token for an attached runtime; the old one stops working')
+            [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Delete one attached runtime: detach it, remove its objects, and its runtime environment on the platform')
+            [CompletionResult]::new('upgrade', 'upgrade', [CompletionResultType]::ParameterValue, 'Re-apply one attached runtime''s objects from the agent''s values (images, dind config)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -464,6 +510,12 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
             break
         }
         'cf-runner;runtime;help;rotate' {
+            break
+        }
+        'cf-runner;runtime;help;delete' {
+            break
+        }
+        'cf-runner;runtime;help;upgrade' {
             break
         }
         'cf-runner;runtime;help;help' {
@@ -559,6 +611,8 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
             [CompletionResult]::new('attach', 'attach', [CompletionResultType]::ParameterValue, 'Let an installed agent serve the runtime in another namespace or cluster')
             [CompletionResult]::new('detach', 'detach', [CompletionResultType]::ParameterValue, 'Stop the agent serving a runtime, and remove its credentials there')
             [CompletionResult]::new('rotate', 'rotate', [CompletionResultType]::ParameterValue, 'Give the agent a new token for an attached runtime; the old one stops working')
+            [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Delete one attached runtime: detach it, remove its objects, and its runtime environment on the platform')
+            [CompletionResult]::new('upgrade', 'upgrade', [CompletionResultType]::ParameterValue, 'Re-apply one attached runtime''s objects from the agent''s values (images, dind config)')
             break
         }
         'cf-runner;help;runtime;attach' {
@@ -568,6 +622,12 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
             break
         }
         'cf-runner;help;runtime;rotate' {
+            break
+        }
+        'cf-runner;help;runtime;delete' {
+            break
+        }
+        'cf-runner;help;runtime;upgrade' {
             break
         }
         'cf-runner;help;renew' {

@@ -114,6 +114,8 @@ _arguments "${_arguments_options[@]}" : \
 '--delete-namespace-with-contents[Also delete the namespace cf-runner created with everything still in it (lists it first)]' \
 '--purge-volumes[Also delete dind volumes (PVs and PVCs)]' \
 '--keep-platform[Leave the agent and runtime environment on the platform]' \
+'--all-runtimes[Also delete every runtime attached to the agent, each first (\`runtime delete\`)]' \
+'--ignore-agent[Delete an attached runtime'\''s namespace objects although an agent may still serve it (its agent is gone)]' \
 '--delete-adopted[Also delete objects that existed before the install and were taken over with --force-conflicts]' \
 '--no-wait-for-lock[Stop at once (exit 1) when another run holds the install'\''s lock, instead of waiting up to --timeout]' \
 '-h[Print help]' \
@@ -481,6 +483,48 @@ _arguments "${_arguments_options[@]}" : \
 '--version[Print version]' \
 && ret=0
 ;;
+(delete)
+_arguments "${_arguments_options[@]}" : \
+'--kube-config-path=[Path to the kubeconfig \[default\: \$KUBECONFIG or ~/.kube/config\]]:PATH:_files' \
+'--agent-namespace=[Namespace of the installed agent (made by \`cf-runner init\`)]:NAMESPACE:_default' \
+'--agent-context=[Context of the agent'\''s cluster \[default\: the kubeconfig'\''s current context\]]:NAME:_default' \
+'--token=[Codefresh API token \[default\: \$CF_API_KEY, then the current context of ~/.cfconfig\]]:TOKEN:_default' \
+'--url=[Codefresh platform URL \[default\: the installation'\''s, else https\://g.codefresh.io\]]:URL:_default' \
+'--runtime-name=[Name of the runtime environment to delete \[default\: <context>/<namespace>\]]:NAME:_default' \
+'--timeout=[How long to wait for the agent'\''s rollout and the removals, and for another run'\''s lock (e.g. 90s, 5m)]:DURATION:_default' \
+'--kube-namespace=[Namespace of the runtime to delete]:NAMESPACE:_default' \
+'--kube-context-name=[Context of the runtime'\''s cluster \[default\: the agent'\''s context\]]:NAME:{compadd -- ${(f)"$(kubectl config get-contexts -o name 2>/dev/null)"}}' \
+'--insecure[Skip TLS verification towards the platform (self-signed on-prem only)]' \
+'--allow-http[Send the API key over a plain http\:// platform URL (other than localhost)]' \
+'--keep-platform[Leave the runtime environment on the platform (it is still detached from the agent)]' \
+'-y[Do not ask for confirmation]' \
+'--yes[Do not ask for confirmation]' \
+'-h[Print help]' \
+'--help[Print help]' \
+'-V[Print version]' \
+'--version[Print version]' \
+&& ret=0
+;;
+(upgrade)
+_arguments "${_arguments_options[@]}" : \
+'--kube-config-path=[Path to the kubeconfig \[default\: \$KUBECONFIG or ~/.kube/config\]]:PATH:_files' \
+'--agent-namespace=[Namespace of the installed agent (made by \`cf-runner init\`)]:NAMESPACE:_default' \
+'--agent-context=[Context of the agent'\''s cluster \[default\: the kubeconfig'\''s current context\]]:NAME:_default' \
+'--token=[Codefresh API token \[default\: \$CF_API_KEY, then the current context of ~/.cfconfig\]]:TOKEN:_default' \
+'--url=[Codefresh platform URL \[default\: the installation'\''s, else https\://g.codefresh.io\]]:URL:_default' \
+'--runtime-name=[Name of the runtime environment to upgrade \[default\: <context>/<namespace>\]]:NAME:_default' \
+'*--set-value=[The runtime'\''s own setting, as at attach (repeatable)\: NodeSelector=zone=a, Storage.Backend=local; a setting of its own on the platform that is not given again is refused, not dropped]:KEY=VALUE:_default' \
+'--timeout=[How long to wait for another run'\''s lock (e.g. 90s, 5m)]:DURATION:_default' \
+'--kube-namespace=[Namespace of the runtime to upgrade]:NAMESPACE:_default' \
+'--kube-context-name=[Context of the runtime'\''s cluster \[default\: the agent'\''s context\]]:NAME:{compadd -- ${(f)"$(kubectl config get-contexts -o name 2>/dev/null)"}}' \
+'--insecure[Skip TLS verification towards the platform (self-signed on-prem only)]' \
+'--allow-http[Send the API key over a plain http\:// platform URL (other than localhost)]' \
+'-h[Print help]' \
+'--help[Print help]' \
+'-V[Print version]' \
+'--version[Print version]' \
+&& ret=0
+;;
 (help)
 _arguments "${_arguments_options[@]}" : \
 ":: :_cf-runner__subcmd__runtime__subcmd__help_commands" \
@@ -502,6 +546,14 @@ _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
 (rotate)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(delete)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(upgrade)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
@@ -645,6 +697,14 @@ _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
 (rotate)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(delete)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(upgrade)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
@@ -873,6 +933,8 @@ _cf-runner__subcmd__help__subcmd__runtime_commands() {
 'attach:Let an installed agent serve the runtime in another namespace or cluster' \
 'detach:Stop the agent serving a runtime, and remove its credentials there' \
 'rotate:Give the agent a new token for an attached runtime; the old one stops working' \
+'delete:Delete one attached runtime\: detach it, remove its objects, and its runtime environment on the platform' \
+'upgrade:Re-apply one attached runtime'\''s objects from the agent'\''s values (images, dind config)' \
     )
     _describe -t commands 'cf-runner help runtime commands' commands "$@"
 }
@@ -880,6 +942,11 @@ _cf-runner__subcmd__help__subcmd__runtime_commands() {
 _cf-runner__subcmd__help__subcmd__runtime__subcmd__attach_commands() {
     local commands; commands=()
     _describe -t commands 'cf-runner help runtime attach commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__help__subcmd__runtime__subcmd__delete_commands] )) ||
+_cf-runner__subcmd__help__subcmd__runtime__subcmd__delete_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner help runtime delete commands' commands "$@"
 }
 (( $+functions[_cf-runner__subcmd__help__subcmd__runtime__subcmd__detach_commands] )) ||
 _cf-runner__subcmd__help__subcmd__runtime__subcmd__detach_commands() {
@@ -890,6 +957,11 @@ _cf-runner__subcmd__help__subcmd__runtime__subcmd__detach_commands() {
 _cf-runner__subcmd__help__subcmd__runtime__subcmd__rotate_commands() {
     local commands; commands=()
     _describe -t commands 'cf-runner help runtime rotate commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__help__subcmd__runtime__subcmd__upgrade_commands] )) ||
+_cf-runner__subcmd__help__subcmd__runtime__subcmd__upgrade_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner help runtime upgrade commands' commands "$@"
 }
 (( $+functions[_cf-runner__subcmd__help__subcmd__schema_commands] )) ||
 _cf-runner__subcmd__help__subcmd__schema_commands() {
@@ -937,6 +1009,8 @@ _cf-runner__subcmd__runtime_commands() {
 'attach:Let an installed agent serve the runtime in another namespace or cluster' \
 'detach:Stop the agent serving a runtime, and remove its credentials there' \
 'rotate:Give the agent a new token for an attached runtime; the old one stops working' \
+'delete:Delete one attached runtime\: detach it, remove its objects, and its runtime environment on the platform' \
+'upgrade:Re-apply one attached runtime'\''s objects from the agent'\''s values (images, dind config)' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
     _describe -t commands 'cf-runner runtime commands' commands "$@"
@@ -945,6 +1019,11 @@ _cf-runner__subcmd__runtime_commands() {
 _cf-runner__subcmd__runtime__subcmd__attach_commands() {
     local commands; commands=()
     _describe -t commands 'cf-runner runtime attach commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__runtime__subcmd__delete_commands] )) ||
+_cf-runner__subcmd__runtime__subcmd__delete_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner runtime delete commands' commands "$@"
 }
 (( $+functions[_cf-runner__subcmd__runtime__subcmd__detach_commands] )) ||
 _cf-runner__subcmd__runtime__subcmd__detach_commands() {
@@ -957,6 +1036,8 @@ _cf-runner__subcmd__runtime__subcmd__help_commands() {
 'attach:Let an installed agent serve the runtime in another namespace or cluster' \
 'detach:Stop the agent serving a runtime, and remove its credentials there' \
 'rotate:Give the agent a new token for an attached runtime; the old one stops working' \
+'delete:Delete one attached runtime\: detach it, remove its objects, and its runtime environment on the platform' \
+'upgrade:Re-apply one attached runtime'\''s objects from the agent'\''s values (images, dind config)' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
     _describe -t commands 'cf-runner runtime help commands' commands "$@"
@@ -965,6 +1046,11 @@ _cf-runner__subcmd__runtime__subcmd__help_commands() {
 _cf-runner__subcmd__runtime__subcmd__help__subcmd__attach_commands() {
     local commands; commands=()
     _describe -t commands 'cf-runner runtime help attach commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__runtime__subcmd__help__subcmd__delete_commands] )) ||
+_cf-runner__subcmd__runtime__subcmd__help__subcmd__delete_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner runtime help delete commands' commands "$@"
 }
 (( $+functions[_cf-runner__subcmd__runtime__subcmd__help__subcmd__detach_commands] )) ||
 _cf-runner__subcmd__runtime__subcmd__help__subcmd__detach_commands() {
@@ -981,10 +1067,20 @@ _cf-runner__subcmd__runtime__subcmd__help__subcmd__rotate_commands() {
     local commands; commands=()
     _describe -t commands 'cf-runner runtime help rotate commands' commands "$@"
 }
+(( $+functions[_cf-runner__subcmd__runtime__subcmd__help__subcmd__upgrade_commands] )) ||
+_cf-runner__subcmd__runtime__subcmd__help__subcmd__upgrade_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner runtime help upgrade commands' commands "$@"
+}
 (( $+functions[_cf-runner__subcmd__runtime__subcmd__rotate_commands] )) ||
 _cf-runner__subcmd__runtime__subcmd__rotate_commands() {
     local commands; commands=()
     _describe -t commands 'cf-runner runtime rotate commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__runtime__subcmd__upgrade_commands] )) ||
+_cf-runner__subcmd__runtime__subcmd__upgrade_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner runtime upgrade commands' commands "$@"
 }
 (( $+functions[_cf-runner__subcmd__schema_commands] )) ||
 _cf-runner__subcmd__schema_commands() {
