@@ -834,6 +834,7 @@ async fn each_runtime_has_its_own_life() {
         cp.audit_events().unwrap().len(),
         cp2.audit_events().unwrap().len(),
     );
+    let rb_spec_before = fake.runtimes()[&rb].clone();
     let runtime_upgrade = agent_flags(&["runtime", "upgrade"], Some(&a_ns));
     let out = run(&kubeconfig, home.path(), runtime_upgrade.clone()).await;
     assert!(out.status.success(), "runtime upgrade: {}", text(&out));
@@ -876,7 +877,10 @@ async fn each_runtime_has_its_own_life() {
         specs[&ra]["runtimeScheduler"]["cluster"]["namespace"],
         a_ns.as_str()
     );
-    assert!(specs[&rb]["dockerDaemonScheduler"]["dindImage"].is_null());
+    assert_eq!(
+        specs[&rb], rb_spec_before,
+        "another runtime's spec was changed"
+    );
     assert_eq!(writes_since(&cp2, mark2, &[&far]), Vec::<String>::new());
     let mark = cp.audit_events().unwrap().len();
     fake.clear_requests();
