@@ -297,4 +297,33 @@ async fn init_installs_one_agent_and_runtimes_each_with_its_own_placement_and_st
         "{}",
         text(&out)
     );
+
+    // `runtime upgrade` of a runtime with settings of its own: not given
+    // again, they would be replaced by the agent's; refused, nothing written.
+    let mut upgrade = strings(&["runtime", "upgrade", "--agent-namespace", &agent_ns]);
+    upgrade.extend(strings(&["--kube-namespace", &zone_b]));
+    upgrade.extend(strings(&["--token", API_TOKEN, "--url", &url]));
+    fake.clear_requests();
+    let mark = cp.audit_events().unwrap().len();
+    let out = run(&kubeconfig, home.path(), upgrade.clone()).await;
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("--set-value"), "{}", text(&out));
+    assert!(text(&out).contains("nodeSelector"), "{}", text(&out));
+    assert_eq!(
+        writes_since(cp, mark, &[&agent_ns, &zone_a, &zone_b]),
+        Vec::<String>::new()
+    );
+    assert_eq!(platform_writes(&fake), Vec::<String>::new());
+    // Given again, the upgrade goes through and the spec stays as it was.
+    let before = fake.runtimes()[&name_b].clone();
+    upgrade.extend(strings(&[
+        "--set-value",
+        "NodeSelector=topology.kubernetes.io/zone=eu-1b",
+        "--set-value",
+        "StorageClass=fast-b",
+    ]));
+    let out = run(&kubeconfig, home.path(), upgrade).await;
+    assert!(out.status.success(), "runtime upgrade: {}", text(&out));
+    assert_eq!(fake.runtimes()[&name_b], before);
+    assert_eq!(platform_writes(&fake), Vec::<String>::new());
 }
