@@ -14,23 +14,33 @@
 //! complete, so a failed export leaves the previous one as it was. A lock on
 //! the folder keeps two runs from mixing their files.
 //!
-//! Power loss. Every staged file, the new record and its key are made
-//! durable before the first one is moved into place: written without
-//! syncing, their write-back started together (`sync_file_range`), then one
-//! fsync each, run concurrently, so the file system serves the batch with
-//! one journal commit rather than one per file in turn. Moves are renames
-//! within the folder, after the new record's. So after a power loss every
-//! file in the folder is wholly the old export's or wholly the new one's
-//! (never torn, never empty), and every one is listed in the records: the
-//! next run recognises them all as its own and completes the export. Two
-//! cheaper schemes were measured and not taken (numbers in the issue's
-//! closing note): `syncfs` of the staging folder's file system makes
-//! everything durable with one call, but also waits for every other
-//! process's unwritten data on that file system (seconds behind a build);
-//! and `sync_file_range` for all plus an fsync of the folder and the record
-//! only promises the names: `sync_file_range` writes no metadata and
-//! flushes no disk cache, so on anything but ext4's ordered journal a moved
-//! file may come back empty.
+//! Power loss. The steps, and what each guarantees once it returns:
+//!
+//! 1. every staged file, the new record (as the pending record) and a new
+//!    record key are written without syncing, their write-back started
+//!    together (`sync_file_range`), then fsynced, concurrently: their
+//!    contents and inodes are durable (never torn, never empty), with one
+//!    journal commit for the batch rather than one per file in turn;
+//! 2. the pending record is renamed into the folder, then the folder is
+//!    fsynced: its name and the key's are durable before any file moves,
+//!    so whatever a power loss keeps of the moves, the records list it;
+//! 3. the files are renamed into place one by one (renames within the
+//!    folder, each atomic), stale files removed, the pending record renamed
+//!    over the record, and the folder fsynced again: the new export is
+//!    durable before the run says it is written (and a folder the run
+//!    created is made durable in its parent too).
+//!
+//! So after a power loss the folder holds the old export or the new one,
+//! file by file each wholly one or the other, and every file is listed in
+//! the records: the next run recognises them all as its own and completes
+//! the export (never a mix that it refuses as someone else's). Two cheaper
+//! schemes were measured and not taken: `syncfs` of the staging folder's
+//! file system makes everything durable with one call, but also waits for
+//! every other process's unwritten data on that file system (seconds
+//! behind a build); and `sync_file_range` for all plus an fsync of the
+//! folder and the record only promises the names: `sync_file_range` writes
+//! no metadata and flushes no disk cache, so on anything but ext4's ordered
+//! journal a moved file may come back empty.
 
 use std::fs;
 use std::io::Write;
@@ -121,6 +131,12 @@ pub enum ExportError {
     NotOurs { path: PathBuf },
     #[error("{path} is {what}, not a regular file")]
     NotRegular { path: PathBuf, what: &'static str },
+    #[error("the new files are in {dir}, but the folder could not be synced to disk: a power loss could still undo the move")]
+    SyncDir {
+        dir: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 impl ExportError {
@@ -561,11 +577,66 @@ pub fn write_dir(
     if dir.exists() && !dir.is_dir() {
         return Err(ExportError::NotADir { path: dir.into() });
     }
+    let made = create_dir(dir)?;
+    let written = write_planned(dir, plan(rendered), overwrite)?;
+    sync_made(dir, made.as_deref())?;
+    Ok(written)
+}
+
+/// Creates `dir` and its missing parents; gives the nearest one that
+/// existed when some were made (its entries, and theirs, are synced once
+/// the export is in place: see [`sync_made`]).
+fn create_dir(dir: &Path) -> Result<Option<PathBuf>, ExportError> {
+    let existed = dir
+        .ancestors()
+        .find(|a| a.as_os_str().is_empty() || a.is_dir())
+        .map(Path::to_path_buf);
     fs::create_dir_all(dir).map_err(|source| ExportError::CreateDir {
         path: dir.into(),
         source,
     })?;
-    write_planned(dir, plan(rendered), overwrite)
+    Ok(existed.filter(|e| e.as_path() != dir))
+}
+
+/// Syncs the folders that hold the entries of the folders this run made
+/// (from `dir`'s parent up to `existed`, the nearest that was there), so a
+/// new export folder does not vanish with a power loss after the run said
+/// it was written.
+fn sync_made(dir: &Path, existed: Option<&Path>) -> Result<(), ExportError> {
+    let Some(existed) = existed else {
+        return Ok(());
+    };
+    for parent in dir.ancestors().skip(1) {
+        let at = if parent.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            parent
+        };
+        sync_dir(at)?;
+        if parent == existed {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// Makes a folder's entries (names created, renamed, removed) durable.
+fn sync_dir(dir: &Path) -> Result<(), ExportError> {
+    step(|| format!("sync {}", dir.display()));
+    let synced = fs::File::open(dir).and_then(|d| d.sync_all());
+    #[cfg(unix)]
+    {
+        synced.map_err(|source| ExportError::SyncDir {
+            dir: dir.into(),
+            source,
+        })
+    }
+    // A folder cannot be opened for syncing everywhere else.
+    #[cfg(not(unix))]
+    {
+        let _ = synced;
+        Ok(())
+    }
 }
 
 /// One file for [`write_files`]: its name in the folder, its text, and
@@ -590,10 +661,7 @@ pub fn write_files(
     if dir.exists() && !dir.is_dir() {
         return Err(ExportError::NotADir { path: dir.into() });
     }
-    fs::create_dir_all(dir).map_err(|source| ExportError::CreateDir {
-        path: dir.into(),
-        source,
-    })?;
+    let made = create_dir(dir)?;
     let planned = files
         .iter()
         .map(|f| Planned {
@@ -602,7 +670,9 @@ pub fn write_files(
             private: f.private,
         })
         .collect();
-    write_planned(dir, planned, overwrite)
+    let written = write_planned(dir, planned, overwrite)?;
+    sync_made(dir, made.as_deref())?;
+    Ok(written)
 }
 
 /// Removes what cf-runner wrote into `dir` (its files and its record) and
@@ -671,12 +741,15 @@ fn write_planned(
     // The new list goes in first: were the run killed while moving, the next
     // one finds every file listed, old or new, and finishes the job.
     let pending = staging.join(PENDING_RECORD_FILE);
+    step(|| format!("rename {PENDING_RECORD_FILE}"));
     let listed =
         fs::rename(&pending, dir.join(PENDING_RECORD_FILE)).map_err(|source| ExportError::Write {
             path: dir.join(PENDING_RECORD_FILE),
             source,
         });
-    if let Err(e) = listed {
+    // Its name, and the new key's, are durable before any file is moved:
+    // whatever a power loss keeps of the moves below, the records list it.
+    if let Err(e) = listed.and_then(|()| sync_dir(dir)) {
         let _ = fs::remove_dir_all(&staging);
         return Err(e);
     }
@@ -684,6 +757,7 @@ fn write_planned(
     // Then moved into place, file by file (renames within one folder).
     for (moved, p) in to_write.iter().enumerate() {
         let to = dir.join(&p.name);
+        step(|| format!("rename {}", p.name));
         if let Err(source) = fs::rename(staging.join(&p.name), &to) {
             let _ = fs::remove_dir_all(&staging);
             return Err(ExportError::Commit {
@@ -698,13 +772,31 @@ fn write_planned(
         let _ = fs::remove_file(dir.join(name));
     }
     let _ = fs::remove_dir_all(&staging);
+    step(|| format!("rename {EXPORT_RECORD_FILE}"));
     fs::rename(dir.join(PENDING_RECORD_FILE), dir.join(EXPORT_RECORD_FILE)).map_err(|source| {
         ExportError::Write {
             path: dir.join(EXPORT_RECORD_FILE),
             source,
         }
     })?;
+    // The moves, the removals and the record's rename are durable before the
+    // run says the export is written.
+    sync_dir(dir)?;
     Ok(all())
+}
+
+#[cfg(test)]
+thread_local! {
+    /// The renames into an export folder and the folder syncs, in order.
+    static STEPS: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Notes a step of the commit protocol (kept only by the tests).
+fn step(what: impl FnOnce() -> String) {
+    #[cfg(test)]
+    STEPS.with(|s| s.borrow_mut().push(what()));
+    #[cfg(not(test))]
+    let _ = what;
 }
 
 /// Writes the given files, and the new record (as [`PENDING_RECORD_FILE`]),
@@ -933,7 +1025,12 @@ pub fn replace_file(path: &Path, text: &str, private: bool) -> Result<(), Export
             path: path.into(),
             source,
         }
-    })
+    })?;
+    // The rename is durable before the run says the file is written.
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => sync_dir(p),
+        _ => sync_dir(Path::new(".")),
+    }
 }
 
 /// The Helm values for stdout: every string holding one of `hide`
@@ -1039,4 +1136,66 @@ fn is_record_field(key: &str) -> bool {
             | "registered-on-platform"
             | "values.yaml"
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn files(text: &str) -> Vec<OutFile> {
+        ["a.yaml", "b.yaml"]
+            .iter()
+            .map(|name| OutFile {
+                name: (*name).into(),
+                text: format!("{name}: {text}\n"),
+                private: false,
+            })
+            .collect()
+    }
+
+    fn steps() -> Vec<String> {
+        STEPS.with(|s| std::mem::take(&mut *s.borrow_mut()))
+    }
+
+    /// The power-loss promise rests on the order: the pending record's name
+    /// durable before any file moves, every move durable before the run
+    /// returns, and a folder the run made durable in its parent.
+    #[test]
+    fn folder_syncs_bracket_the_moves_and_reach_the_folders_made() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("new").join("export");
+        steps();
+        write_files(&dir, &files("one"), false).unwrap();
+        let sync = |p: &Path| format!("sync {}", p.display());
+        assert_eq!(
+            steps(),
+            vec![
+                format!("rename {PENDING_RECORD_FILE}"),
+                sync(&dir),
+                "rename a.yaml".into(),
+                "rename b.yaml".into(),
+                format!("rename {EXPORT_RECORD_FILE}"),
+                sync(&dir),
+                sync(&tmp.path().join("new")),
+                sync(tmp.path()),
+            ]
+        );
+        // Into the folder that is there now: its own syncs only.
+        write_files(&dir, &files("two"), false).unwrap();
+        assert_eq!(
+            steps(),
+            vec![
+                format!("rename {PENDING_RECORD_FILE}"),
+                sync(&dir),
+                "rename a.yaml".into(),
+                "rename b.yaml".into(),
+                format!("rename {EXPORT_RECORD_FILE}"),
+                sync(&dir),
+            ]
+        );
+        assert_eq!(
+            fs::read_to_string(dir.join("b.yaml")).unwrap(),
+            "b.yaml: two\n"
+        );
+    }
 }

@@ -393,6 +393,13 @@ pub fn collision_fix(namespace: &str) -> String {
 /// that exists and is not ours is used, never written) and gives those that
 /// exist and are not cf-runner's. `known` gives an object already read
 /// (e.g. by a labelled LIST), so it is not read again.
+///
+/// Objects of one kind in one namespace (or cluster-wide) are read by one
+/// metadata LIST of that kind, without a label selector (an object someone
+/// else made under our name carries none of our labels): one request per
+/// kind instead of one per object. A kind with a single object to read, or
+/// whose LIST fails (e.g. `get` granted without `list`), is read object by
+/// object as before, so what is found, and every error, stays the same.
 pub async fn collisions(
     client: &Client,
     manifests: &[&Manifest],
@@ -404,18 +411,81 @@ pub async fn collisions(
         .copied()
         .filter(|m| m.kind != "Namespace")
         .collect();
-    let read = join_all(targets.iter().map(|m| async move {
-        if let Some(live) = known(m) {
-            return Ok(Some(live));
+    let mut live: Vec<Option<Result<Option<Value>, KubeError>>> = targets
+        .iter()
+        .map(|m| known(m).map(|l| Ok(Some(l))))
+        .collect();
+    // The objects still to read, by kind and namespace.
+    let mut kinds: BTreeMap<(&str, &str, Option<&str>), Vec<usize>> = BTreeMap::new();
+    for (i, m) in targets.iter().enumerate() {
+        if live[i].is_none() {
+            kinds
+                .entry((&m.api_version, &m.kind, m.namespace.as_deref()))
+                .or_default()
+                .push(i);
         }
-        let api = api_for(client, &m.api_version, &m.kind, m.namespace.as_deref());
-        let live = request("reading", &m.display_name(), api.get_metadata_opt(&m.name)).await?;
-        Ok::<_, KubeError>(live.map(|l| serde_json::to_value(&l).unwrap_or(Value::Null)))
-    }))
+    }
+    let targets_ref = &targets;
+    let read = join_all(
+        kinds
+            .into_iter()
+            .map(|((api_version, kind, namespace), at)| async move {
+                let api = api_for(client, api_version, kind, namespace);
+                let get_each = || {
+                    join_all(at.iter().map(|&i| {
+                        let (api, m) = (&api, targets_ref[i]);
+                        async move {
+                            let live = request(
+                                "reading",
+                                &m.display_name(),
+                                api.get_metadata_opt(&m.name),
+                            )
+                            .await?;
+                            Ok(live.map(|l| serde_json::to_value(&l).unwrap_or(Value::Null)))
+                        }
+                    }))
+                };
+                if at.len() < 2 {
+                    return at.iter().copied().zip(get_each().await).collect::<Vec<_>>();
+                }
+                let listed =
+                    request("listing", kind, api.list_metadata(&ListParams::default())).await;
+                match listed {
+                    Ok(list) => {
+                        let mut by_name: BTreeMap<String, Value> = list
+                            .items
+                            .into_iter()
+                            .filter_map(|o| {
+                                let name = o.metadata.name.clone()?;
+                                Some((name, serde_json::to_value(&o).unwrap_or(Value::Null)))
+                            })
+                            .collect();
+                        at.iter()
+                            .map(|&i| (i, Ok(by_name.remove(&targets_ref[i].name))))
+                            .collect()
+                    }
+                    // Refused (or any other answer): each object is read
+                    // on its own, and a GET names the object and verb.
+                    Err(KubeError::Api { .. }) => {
+                        at.iter().copied().zip(get_each().await).collect()
+                    }
+                    // No answer: the first object carries the error; the
+                    // caller stops there.
+                    Err(e) => std::iter::once((at[0], Err(e)))
+                        .chain(at[1..].iter().map(|&i| (i, Ok(None))))
+                        .collect(),
+                }
+            }),
+    )
     .await;
+    for (i, result) in read.into_iter().flatten() {
+        live[i] = Some(result);
+    }
     let mut out = Vec::new();
-    for (m, live) in targets.into_iter().zip(read) {
-        let Some(live) = live? else { continue };
+    for (m, live) in targets.into_iter().zip(live) {
+        let Some(live) = live.expect("every object read")? else {
+            continue;
+        };
         if let Ownership::Foreign(foreign) = ownership(&live, instance) {
             out.push(Collision {
                 object: m.display_name(),

@@ -10,7 +10,7 @@ use k8s_openapi::api::apps::v1::{DaemonSet, Deployment};
 use kube::api::{Api, ListParams};
 use kube::Client;
 
-use super::{api_message, names, Check};
+use super::{api_message, names, Check, NamespaceState};
 use crate::cluster::ownership::{self, Collision};
 use crate::cluster::{inventory, KubeError};
 use crate::render::{Manifest, LABEL_MANAGED_BY, RECORD_SECRET};
@@ -192,7 +192,21 @@ pub(super) async fn check_existing(
     client: &Client,
     manifests: &[Manifest],
     namespace: &str,
+    state: NamespaceState,
 ) -> Check {
+    // A namespace that does not exist holds nothing: no record, no other
+    // installer's workloads, no object under one of our names. Only the
+    // cluster-wide objects can be in the way.
+    if state == NamespaceState::Missing {
+        let cluster_wide: Vec<&Manifest> =
+            manifests.iter().filter(|m| m.namespace.is_none()).collect();
+        return match ownership::collisions(client, &cluster_wide, namespace, &|_| None).await {
+            Ok(collisions) => {
+                existing_installation(namespace, None, &[], &HelmInstall::default(), &collisions)
+            }
+            Err(e) => unreadable(namespace, "the objects the install would write", e),
+        };
+    }
     let old_selector = format!(
         "app in ({}),{LABEL_MANAGED_BY}!=cf-runner,{LABEL_MANAGED_BY}!=Helm",
         OLD_INSTALLER_APPS.join(",")
@@ -208,24 +222,7 @@ pub(super) async fn check_existing(
         helm_install(client, namespace),
         ownership::collisions(client, &written, namespace, &|_| None),
     );
-    let unreadable = |what: &str, err: KubeError| {
-        let reason = if err.code() == Some(403) {
-            format!(
-                "your user may not read {what} in namespace {namespace}, so an installation there could not be looked for"
-            )
-        } else {
-            format!(
-                "could not look for an installation in namespace {namespace}: {}",
-                api_message(&err)
-            )
-        };
-        Check::warn(
-            names::EXISTING,
-            reason,
-            "if a runner is installed there already, init updates it in place; to have it checked, \
-             ask for get on secrets and list on deployments and daemonsets in the namespace",
-        )
-    };
+    let unreadable = |what: &str, err: KubeError| unreadable(namespace, what, err);
     let collisions = match collisions {
         Ok(c) => c,
         Err(e) => return unreadable("the objects the install would write", e),
@@ -270,6 +267,26 @@ pub(super) async fn check_existing(
         Err(e) => return unreadable("Deployments and DaemonSets", e),
     };
     existing_installation(namespace, record.as_ref(), &old, &helm, &collisions)
+}
+
+/// The check when `what` could not be read.
+fn unreadable(namespace: &str, what: &str, err: KubeError) -> Check {
+    let reason = if err.code() == Some(403) {
+        format!(
+            "your user may not read {what} in namespace {namespace}, so an installation there could not be looked for"
+        )
+    } else {
+        format!(
+            "could not look for an installation in namespace {namespace}: {}",
+            api_message(&err)
+        )
+    };
+    Check::warn(
+        names::EXISTING,
+        reason,
+        "if a runner is installed there already, init updates it in place; to have it checked, \
+         ask for get on secrets and list on deployments and daemonsets in the namespace",
+    )
 }
 
 #[cfg(test)]

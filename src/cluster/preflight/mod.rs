@@ -151,8 +151,9 @@ pub async fn run(
     }
     // Whether the namespace is someone else's changes what the install does
     // with it (only reads it), so both of these checks wait for the answer.
-    // Admission reads the namespace's labels from the same answer.
-    let rbac_and_dry_run = async {
+    // Admission reads the namespace's labels from the same answer, and a
+    // namespace that does not exist has nothing in it to look for.
+    let after_namespace = async {
         let (state, live) = namespace_state(client, manifests).await;
         let view = admission::NamespaceView {
             name: namespace,
@@ -163,12 +164,12 @@ pub async fn run(
             permissions::check_permissions(client, manifests, state),
             dry_run::check_dry_run(client, manifests, state),
             admission::check_admission(client, manifests, runtime_environment, view),
+            existing::check_existing(client, manifests, namespace, state),
         )
     };
-    let ((permissions, dry_run, admission), nodes, existing) = futures::join!(
-        rbac_and_dry_run,
+    let ((permissions, dry_run, admission, existing), nodes) = futures::join!(
+        after_namespace,
         nodes::check_nodes(client, manifests, runtime_environment),
-        existing::check_existing(client, manifests, namespace),
     );
     vec![version, permissions, dry_run, nodes, existing, admission]
 }
