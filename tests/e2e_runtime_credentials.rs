@@ -500,6 +500,28 @@ async fn info_checks_each_runtime_token_and_rotate_kills_the_old_one() {
         "{creds:#}"
     );
 
+    // A rotation stopped after its bridge was made leaves the bridge's
+    // ServiceAccount (a live token); detach takes it with the rest.
+    let sas = Api::<ServiceAccount>::namespaced(client.clone(), &builds);
+    let access = sas.get("cf-runner-agent").await.unwrap();
+    let mut bridge = ServiceAccount::default();
+    bridge.metadata.name = Some("cf-runner-agent-rotating".into());
+    bridge.metadata.labels = access.metadata.labels.clone();
+    bridge.metadata.annotations = access.metadata.annotations.clone();
+    sas.create(&PostParams::default(), &bridge).await.unwrap();
+    let mut detach = attach.clone();
+    detach[1] = "detach".into();
+    let out = run(&kubeconfig, home.path(), detach).await;
+    printed.push_str(&text(&out));
+    assert!(out.status.success(), "detach: {}", text(&out));
+    for name in ["cf-runner-agent", "cf-runner-agent-rotating"] {
+        assert!(
+            sas.get_opt(name).await.unwrap().is_none(),
+            "detach left ServiceAccount {name}: {}",
+            text(&out)
+        );
+    }
+
     // Never a token nor the runtime file's CA in any output.
     for token in [&old_token, &new_token] {
         assert!(

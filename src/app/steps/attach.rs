@@ -1023,7 +1023,17 @@ async fn remove_access(r: &Resolved, timeout: Duration) -> Result<(), Outcome> {
     let ours: Vec<LiveObject> = listed
         .into_iter()
         .filter(|o| o.label(LABEL_COMPONENT) == Some(Component::RuntimeAccess.as_str()))
-        .filter(|o| o.name == ACCESS_NAME || o.name == ACCESS_TOKEN_SECRET)
+        .filter(|o| {
+            // The bridge a stopped `runtime rotate` may have left holds a
+            // live token of the runtime too.
+            [
+                ACCESS_NAME,
+                ACCESS_TOKEN_SECRET,
+                super::rotate::BRIDGE,
+                super::rotate::BRIDGE_TOKEN_SECRET,
+            ]
+            .contains(&o.name.as_str())
+        })
         .collect();
     if ours.is_empty() {
         return Ok(());
