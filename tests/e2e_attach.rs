@@ -10,9 +10,6 @@ mod support;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Output;
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
-use std::sync::Arc;
-use std::time::Duration;
 
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{Pod, Secret, ServiceAccount};
@@ -47,74 +44,11 @@ fn merged_kubeconfig(first: &ControlPlane, second: &ControlPlane, dir: &Path) ->
     path
 }
 
-/// Writes to namespaces `namespaces` since audit event `since`, by
-/// cf-runner (its user agent), without the run's lock (its Lease).
 fn writes_since(cp: &ControlPlane, since: usize, namespaces: &[&str]) -> Vec<String> {
-    cp.audit_events()
-        .unwrap()
-        .into_iter()
-        .skip(since)
-        .filter(|e| e["stage"] == "ResponseComplete")
-        .filter(|e| {
-            e["userAgent"]
-                .as_str()
-                .unwrap_or_default()
-                .to_ascii_lowercase()
-                .starts_with("cf-runner")
-        })
-        .filter(|e| {
-            matches!(
-                e["verb"].as_str(),
-                Some("create" | "update" | "patch" | "delete" | "deletecollection")
-            )
-        })
-        .filter(|e| {
-            let uri = e["requestURI"].as_str().unwrap_or_default();
-            namespaces
-                .iter()
-                .any(|ns| uri.contains(&format!("/namespaces/{ns}/")))
-                && !uri.contains("dryRun=All")
-                && !uri.contains("/leases")
-        })
-        .map(|e| format!("{} {}", e["verb"], e["requestURI"]))
-        .collect()
+    support::audit::cf_runner_writes(cp, since, namespaces)
 }
 
-/// Watches the ready replicas of the agent until stopped; gives the fewest seen.
-struct ReadyWatch {
-    fewest: Arc<AtomicI32>,
-    stop: Arc<AtomicBool>,
-    handle: tokio::task::JoinHandle<()>,
-}
-
-impl ReadyWatch {
-    fn start(client: Client, ns: &str) -> ReadyWatch {
-        let fewest = Arc::new(AtomicI32::new(i32::MAX));
-        let stop = Arc::new(AtomicBool::new(false));
-        let api: Api<Deployment> = Api::namespaced(client, ns);
-        let (f, s) = (fewest.clone(), stop.clone());
-        let handle = tokio::spawn(async move {
-            while !s.load(Ordering::Relaxed) {
-                if let Ok(d) = api.get("runner").await {
-                    let ready = d.status.and_then(|s| s.ready_replicas).unwrap_or(0);
-                    f.fetch_min(ready, Ordering::Relaxed);
-                }
-                tokio::time::sleep(Duration::from_millis(100)).await;
-            }
-        });
-        ReadyWatch {
-            fewest,
-            stop,
-            handle,
-        }
-    }
-
-    async fn fewest(self) -> i32 {
-        self.stop.store(true, Ordering::Relaxed);
-        self.handle.await.unwrap();
-        self.fewest.load(Ordering::Relaxed)
-    }
-}
+use support::rollout::ReadyWatch;
 
 /// Runs the binary off the test's runtime thread.
 async fn run(kubeconfig: &Path, home: &Path, args: Vec<String>) -> Output {

@@ -26,36 +26,8 @@ use support::fake_platform::FakePlatform;
 const CONTEXT: &str = "admin@cf-runner-test";
 const API_TOKEN: &str = "api-token-for-attach-values-0123456789ab";
 
-/// Writes by cf-runner (its user agent) since audit event `since`, in
-/// `namespaces` or cluster-wide, without the run's lock (its Lease).
 fn writes_since(cp: &ControlPlane, since: usize, namespaces: &[&str]) -> Vec<String> {
-    cp.audit_events()
-        .unwrap()
-        .into_iter()
-        .skip(since)
-        .filter(|e| e["stage"] == "ResponseComplete")
-        .filter(|e| {
-            e["userAgent"]
-                .as_str()
-                .unwrap_or_default()
-                .to_ascii_lowercase()
-                .starts_with("cf-runner")
-        })
-        .filter(|e| {
-            matches!(
-                e["verb"].as_str(),
-                Some("create" | "update" | "patch" | "delete" | "deletecollection")
-            )
-        })
-        .filter(|e| {
-            let uri = e["requestURI"].as_str().unwrap_or_default();
-            let ours = namespaces
-                .iter()
-                .any(|ns| uri.contains(&format!("/namespaces/{ns}/")) || uri.contains(ns));
-            ours && !uri.contains("dryRun=All") && !uri.contains("/leases")
-        })
-        .map(|e| format!("{} {}", e["verb"], e["requestURI"]))
-        .collect()
+    support::audit::cf_runner_writes(cp, since, namespaces)
 }
 
 fn platform_writes(fake: &FakePlatform) -> Vec<String> {

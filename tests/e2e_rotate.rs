@@ -15,8 +15,6 @@ mod support;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Output;
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
-use std::sync::Arc;
 use std::time::Duration;
 
 use k8s_openapi::api::apps::v1::Deployment;
@@ -32,41 +30,7 @@ use support::venona::Agent;
 const CONTEXT: &str = "admin@cf-runner-test";
 const API_TOKEN: &str = "api-token-for-rotate-0123456789abcdef";
 
-/// Watches the ready replicas of the agent until stopped; gives the fewest seen.
-struct ReadyWatch {
-    fewest: Arc<AtomicI32>,
-    stop: Arc<AtomicBool>,
-    handle: tokio::task::JoinHandle<()>,
-}
-
-impl ReadyWatch {
-    fn start(client: Client, ns: &str) -> ReadyWatch {
-        let fewest = Arc::new(AtomicI32::new(i32::MAX));
-        let stop = Arc::new(AtomicBool::new(false));
-        let api: Api<Deployment> = Api::namespaced(client, ns);
-        let (f, s) = (fewest.clone(), stop.clone());
-        let handle = tokio::spawn(async move {
-            while !s.load(Ordering::Relaxed) {
-                if let Ok(d) = api.get("runner").await {
-                    let ready = d.status.and_then(|s| s.ready_replicas).unwrap_or(0);
-                    f.fetch_min(ready, Ordering::Relaxed);
-                }
-                tokio::time::sleep(Duration::from_millis(100)).await;
-            }
-        });
-        ReadyWatch {
-            fewest,
-            stop,
-            handle,
-        }
-    }
-
-    async fn fewest(self) -> i32 {
-        self.stop.store(true, Ordering::Relaxed);
-        self.handle.await.unwrap();
-        self.fewest.load(Ordering::Relaxed)
-    }
-}
+use support::rollout::ReadyWatch;
 
 /// Runs the binary off the test's runtime thread.
 async fn run(cp: &ControlPlane, home: &Path, args: Vec<String>) -> Output {

@@ -1,11 +1,13 @@
 //! Helpers shared by the integration tests (`mod support;` in a test file).
 
 pub mod adopt;
+pub mod audit;
 pub mod ci;
 pub mod cli;
 pub mod controlplane;
 pub mod fake_platform;
 pub mod helm;
 pub mod namespace;
+pub mod rollout;
 pub mod tool;
 pub mod venona;

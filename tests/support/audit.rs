@@ -1,0 +1,38 @@
+//! What the test control plane's audit log says cf-runner wrote.
+#![allow(dead_code)]
+
+use super::controlplane::ControlPlane;
+
+/// Writes cf-runner (its user agent) made in namespaces `namespaces` since
+/// audit event `since`, as `"verb" "uri"`: server-side dry-runs and the
+/// run's lock (its Lease) are not writes of the install.
+pub fn cf_runner_writes(cp: &ControlPlane, since: usize, namespaces: &[&str]) -> Vec<String> {
+    cp.audit_events()
+        .unwrap()
+        .into_iter()
+        .skip(since)
+        .filter(|e| e["stage"] == "ResponseComplete")
+        .filter(|e| {
+            e["userAgent"]
+                .as_str()
+                .unwrap_or_default()
+                .to_ascii_lowercase()
+                .starts_with("cf-runner")
+        })
+        .filter(|e| {
+            matches!(
+                e["verb"].as_str(),
+                Some("create" | "update" | "patch" | "delete" | "deletecollection")
+            )
+        })
+        .filter(|e| {
+            let uri = e["requestURI"].as_str().unwrap_or_default();
+            namespaces
+                .iter()
+                .any(|ns| uri.contains(&format!("/namespaces/{ns}/")))
+                && !uri.contains("dryRun=All")
+                && !uri.contains("/leases")
+        })
+        .map(|e| format!("{} {}", e["verb"], e["requestURI"]))
+        .collect()
+}
