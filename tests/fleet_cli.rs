@@ -59,6 +59,50 @@ fn a_token_in_the_fleet_file_is_refused_without_echoing_it() {
 }
 
 #[test]
+fn a_credential_named_env_value_in_the_fleet_file_is_refused_without_echoing_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(
+        dir.path(),
+        "defaults:\n  EnvVars: {HTTP_PORT: \"80\"}\nclusters:\n  - name: east\n    values:\n      EnvVars: {SEED_DB_PASSWORD: pw-in-git-0123}\n",
+        "register",
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("EnvVars.SEED_DB_PASSWORD"),
+        "{}",
+        text(&out)
+    );
+    assert!(!text(&out).contains("pw-in-git-0123"), "{}", text(&out));
+    assert!(!text(&out).contains("HTTP_PORT"), "{}", text(&out));
+    assert!(!dir.path().join("tree").exists());
+}
+
+#[test]
+fn retire_refuses_the_register_only_flag_instead_of_ignoring_it() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("fleet.yaml"), "clusters:\n  - name: east\n").unwrap();
+    let out = cf_runner(dir.path())
+        .args([
+            "fleet",
+            "retire",
+            "--fleet",
+            "fleet.yaml",
+            "--output-dir",
+            "tree",
+        ])
+        .args(["--store-material-dir", "material"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("--store-material-dir"),
+        "{}",
+        text(&out)
+    );
+    assert!(!dir.path().join("material").exists());
+}
+
+#[test]
 fn an_export_before_registration_says_to_register_first() {
     let dir = tempfile::tempdir().unwrap();
     let out = run(dir.path(), "clusters:\n  - name: east\n", "export");

@@ -723,6 +723,14 @@ fn write_registration(
 }
 
 fn retire(args: &FleetRegisterArgs) -> Outcome {
+    if args.store_material_dir.is_some() {
+        // Shared with `register`, where it means something: never ignored.
+        return bad(
+            "--store-material-dir",
+            "is for `fleet register`: `fleet retire` writes no Secret material",
+            "leave --store-material-dir out of `fleet retire`",
+        );
+    }
     let fleet = match load(&args.files) {
         Ok(f) => f,
         Err(o) => return o,

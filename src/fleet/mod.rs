@@ -234,7 +234,8 @@ fn map_at<'a>(
     }
 }
 
-/// Values keys a fleet file may not hold: secrets would sit in Git in clear.
+/// Values keys a fleet file may not hold: secrets (and credential-named
+/// environment variables) would sit in Git in clear.
 fn secret_values(tree: &Value, at: &str, problems: &mut Vec<Problem>) {
     fn walk(v: &Value, path: &str, at: &str, problems: &mut Vec<Problem>) {
         if let Value::Object(map) = v {
@@ -244,7 +245,7 @@ fn secret_values(tree: &Value, at: &str, problems: &mut Vec<Problem>) {
                 } else {
                     format!("{path}.{k}")
                 };
-                if values::secrets::is_secret_key(&p) && !v.is_null() {
+                if values::secrets::hides_whole(&p) && !v.is_null() {
                     // Never the value: the key's prefix hides it from the
                     // masking that knows `Token` only at the top.
                     problems.push(Problem::new(
