@@ -240,10 +240,7 @@ pub(super) async fn install_locked(
     // The record now names the runtime, suffix and all.
     save_record(cluster, values, &identity, record, options.force_conflicts).await?;
 
-    let mut rendered = render_or_fail(values, &identity, record)?;
-    cluster
-        .keep_attached(&mut rendered.manifests, &values.namespace)
-        .await?;
+    let rendered = render_or_fail(values, &identity, record)?;
     cluster
         .apply(
             &rendered.manifests,

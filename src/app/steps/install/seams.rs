@@ -145,16 +145,6 @@ pub(crate) trait Target {
         namespace: &str,
         force_conflicts: bool,
     ) -> Result<(), Outcome>;
-    /// Keeps an agent that serves attached runtimes in config-dir mode
-    /// (`steps::attach::keep_attached`): a re-run of `init` must not take
-    /// them from it.
-    async fn keep_attached(
-        &self,
-        _manifests: &mut [Manifest],
-        _namespace: &str,
-    ) -> Result<(), Outcome> {
-        Ok(())
-    }
     /// Applies the whole install with a line per object.
     async fn apply(
         &self,
@@ -260,23 +250,41 @@ impl Target for cluster::Cluster {
         }
         Ok(())
     }
-    async fn keep_attached(
-        &self,
-        manifests: &mut [Manifest],
-        namespace: &str,
-    ) -> Result<(), Outcome> {
-        crate::app::steps::attach::keep_attached(self, namespace, manifests, &mut Vec::new()).await
-    }
     async fn apply(
         &self,
         manifests: &[Manifest],
         namespace: &str,
         force_conflicts: bool,
     ) -> Result<(), Outcome> {
-        // A re-run of init keeps an agent that serves attached runtimes as attach left it.
+        // A re-run of init keeps an agent that serves attached runtimes as
+        // attach left it. Not knowing whether it does stops the run before
+        // its first write, and says so.
         let mut manifests = manifests.to_vec();
-        crate::app::steps::attach::keep_attached(self, namespace, &mut manifests, &mut Vec::new())
-            .await?;
+        if let Err(outcome) = crate::app::steps::attach::keep_attached(
+            self,
+            namespace,
+            &mut manifests,
+            &mut Vec::new(),
+        )
+        .await
+        {
+            return Err(match outcome {
+                Outcome::Failed(err, hint) => {
+                    let names: Vec<String> = manifests
+                        .iter()
+                        .map(|m| format!("{}/{}", m.kind, m.name))
+                        .collect();
+                    Outcome::Failed(
+                        err.context(format!(
+                            "the install stopped before its apply\n  not applied: {}",
+                            names.join(", ")
+                        )),
+                        hint,
+                    )
+                }
+                other => other,
+            });
+        }
         converge::apply_with_progress(self, &manifests, namespace, force_conflicts, "install")
             .await
             .map(|_| ())
