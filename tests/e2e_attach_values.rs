@@ -298,4 +298,26 @@ async fn init_installs_one_agent_and_runtimes_each_with_its_own_placement_and_st
     assert!(out.status.success(), "runtime upgrade: {}", text(&out));
     assert_eq!(fake.runtimes()[&name_b], before);
     assert_eq!(platform_writes(&fake), Vec::<String>::new());
+
+    // `runtime delete` of the runtime with storage of its own takes its
+    // volume provisioner and its StorageClass with the rest.
+    let mut delete = strings(&["runtime", "delete", "--agent-namespace", &agent_ns]);
+    delete.extend(strings(&["--kube-namespace", &zone_a, "--yes"]));
+    delete.extend(strings(&["--token", API_TOKEN, "--url", &url]));
+    let out = run(&kubeconfig, home.path(), delete).await;
+    assert!(out.status.success(), "runtime delete: {}", text(&out));
+    assert!(
+        provisioner(zone_a.clone()).await.is_none(),
+        "the provisioner stayed: {}",
+        text(&out)
+    );
+    assert!(
+        Api::<StorageClass>::all(client.clone())
+            .get_opt(&class_a)
+            .await
+            .unwrap()
+            .is_none(),
+        "the runtime's StorageClass stayed: {}",
+        text(&out)
+    );
 }

@@ -132,13 +132,26 @@ async fn written_for(r: &Resolved) -> Result<Written, Outcome> {
         .any(|o| here(o) && o.kind == "Secret" && o.name == RECORD_SECRET);
     let mut objects = Vec::new();
     let mut not_ours = Vec::new();
-    for o in listed.into_iter().filter(here) {
+    // The runtime's storage of its own (attach with `Storage`): its volume
+    // provisioner in the namespace and its StorageClass and cluster roles,
+    // which carry the namespace's labels but no namespace.
+    let storage = |o: &LiveObject| {
+        !installation && o.label(LABEL_COMPONENT) == Some(Component::VolumeProvisioner.as_str())
+    };
+    for o in listed
+        .into_iter()
+        .filter(|o| here(o) || (o.namespace.is_none() && storage(o)))
+    {
         let wanted = match o.label(LABEL_COMPONENT) {
-            Some(c) if c == Component::RuntimeAccess.as_str() => {
-                o.name == ACCESS_NAME || o.name == ACCESS_TOKEN_SECRET
-            }
+            Some(c) if c == Component::RuntimeAccess.as_str() => [
+                ACCESS_NAME,
+                ACCESS_TOKEN_SECRET,
+                super::rotate::BRIDGE,
+                super::rotate::BRIDGE_TOKEN_SECRET,
+            ]
+            .contains(&o.name.as_str()),
             Some(c) if c == Component::Runtime.as_str() => !installation,
-            _ => false,
+            _ => storage(&o),
         };
         if !wanted {
             continue;
