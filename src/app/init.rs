@@ -280,6 +280,21 @@ fn init(args: &InitArgs) -> Result<Outcome, Outcome> {
         }
     };
     let loaded = load_input(&plan, &input)?;
+    // An install records the context it went into, the kubeconfig's current
+    // one when none was given: `diff` and `upgrade` read the record in the
+    // context they connect to, and a record without it would show changed.
+    let loaded = match (&plan.mode, &loaded.values.context) {
+        (Mode::Install { .. }, None) => match context_name(&loaded.values) {
+            Some(current) => {
+                let mut with = input.clone();
+                with.overrides
+                    .insert(0, ("Context".into(), Value::String(current)));
+                load_input(&plan, &with)?
+            }
+            None => loaded,
+        },
+        _ => loaded,
+    };
     input::warn_loaded(&loaded);
     let values = &loaded.values;
     let identity = identity::seed(values, context_name(values));

@@ -122,6 +122,39 @@ fn right_after_init_there_is_nothing_to_show_and_nothing_is_written() {
     assert_eq!(writes_about(cp, &ns, mark), Vec::<String>::new());
 }
 
+/// The common case: neither `init` nor `diff` is given a context; both use
+/// the kubeconfig's current one, and the record must not show as changed.
+#[test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
+fn without_a_context_flag_init_then_diff_shows_nothing() {
+    let cp = controlplane::shared();
+    let ns = unique("diffnc");
+    // The local example without its `Context:` line.
+    let dir = tempfile::tempdir().unwrap();
+    let values = dir.path().join("values.yaml");
+    let example = std::fs::read_to_string(cli::example("local")).unwrap();
+    let kept: Vec<&str> = example
+        .lines()
+        .filter(|l| !l.starts_with("Context:"))
+        .collect();
+    std::fs::write(&values, kept.join("\n")).unwrap();
+    let out = isolated(cp.admin_kubeconfig(), shared_home())
+        .args(["init", "--yes", "--values"])
+        .arg(&values)
+        .args(["--kube-namespace", &ns, "--skip-cluster-test", "--no-wait"])
+        .args(["--agent-token", AGENT_TOKEN])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "init: {}", text(&out));
+    let out = cf_runner(cp, &["diff", "--kube-namespace", &ns]);
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    assert!(
+        said.contains("0 to create, 0 to change, 0 to remove"),
+        "{said}"
+    );
+}
+
 #[test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 fn a_changed_setting_shows_exactly_that_field() {
