@@ -1009,6 +1009,19 @@ pub(crate) fn from_wizard(
     super::session::runtime().block_on(run(agent, Change::Attach(vec![target]), &platform, timeout))
 }
 
+/// True for the names of the agent's credentials in a runtime namespace:
+/// the access ServiceAccount, Role and RoleBinding and its token Secret, and
+/// the bridge a stopped `runtime rotate` may have left (a live token too).
+pub(crate) fn is_access_credential(name: &str) -> bool {
+    [
+        ACCESS_NAME,
+        ACCESS_TOKEN_SECRET,
+        super::rotate::BRIDGE,
+        super::rotate::BRIDGE_TOKEN_SECRET,
+    ]
+    .contains(&name)
+}
+
 /// Removes the agent's credentials from the runtime's namespace: only the
 /// objects cf-runner labelled as such.
 async fn remove_access(r: &Resolved, timeout: Duration) -> Result<(), Outcome> {
@@ -1023,17 +1036,7 @@ async fn remove_access(r: &Resolved, timeout: Duration) -> Result<(), Outcome> {
     let ours: Vec<LiveObject> = listed
         .into_iter()
         .filter(|o| o.label(LABEL_COMPONENT) == Some(Component::RuntimeAccess.as_str()))
-        .filter(|o| {
-            // The bridge a stopped `runtime rotate` may have left holds a
-            // live token of the runtime too.
-            [
-                ACCESS_NAME,
-                ACCESS_TOKEN_SECRET,
-                super::rotate::BRIDGE,
-                super::rotate::BRIDGE_TOKEN_SECRET,
-            ]
-            .contains(&o.name.as_str())
-        })
+        .filter(|o| is_access_credential(&o.name))
         .collect();
     if ours.is_empty() {
         return Ok(());

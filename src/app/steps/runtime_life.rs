@@ -143,13 +143,9 @@ async fn written_for(r: &Resolved) -> Result<Written, Outcome> {
         .filter(|o| here(o) || (o.namespace.is_none() && storage(o)))
     {
         let wanted = match o.label(LABEL_COMPONENT) {
-            Some(c) if c == Component::RuntimeAccess.as_str() => [
-                ACCESS_NAME,
-                ACCESS_TOKEN_SECRET,
-                super::rotate::BRIDGE,
-                super::rotate::BRIDGE_TOKEN_SECRET,
-            ]
-            .contains(&o.name.as_str()),
+            Some(c) if c == Component::RuntimeAccess.as_str() => {
+                attach::is_access_credential(&o.name)
+            }
             Some(c) if c == Component::Runtime.as_str() => !installation,
             _ => storage(&o),
         };
@@ -450,7 +446,14 @@ pub(crate) async fn upgrade_runtime(
         }
         let account_id = attach::account_of(&platform, &state).await?;
         let render = attach::runtime_objects(&state, &r, &platform, &account_id).await?;
-        keeps_own_scheduling(&r, &render.spec, &platform).await?;
+        // The platform's copy, read once: the guard and the send compare with it.
+        let current = platform
+            .runtime(&r.name)
+            .await
+            .map_err(|e| register::failed(e, "reading the runtime environment's spec"))?;
+        if let Some(current) = &current {
+            keeps_own_scheduling(&r, &render.spec, current)?;
+        }
         let report = converge::apply_with_progress(
             &r.cluster,
             &render.manifests,
@@ -464,7 +467,7 @@ pub(crate) async fn upgrade_runtime(
             .into_iter()
             .map(|(word, n)| format!("{n} {word}"))
             .collect();
-        send_spec(&r, render.spec, &platform).await?;
+        send_spec(&r, render.spec, current.as_ref(), &platform).await?;
         output::done(&format!(
             "upgraded runtime {} in namespace {} of context {} from agent {}'s values ({}); the agent and its other runtimes were not touched",
             r.name,
@@ -483,19 +486,20 @@ pub(crate) async fn upgrade_runtime(
 /// platform's differs: the images and dind settings of its builds live
 /// there, as `upgrade` of the agent keeps its own runtime's. A runtime
 /// environment the platform does not hold is left to whoever registers it.
-async fn send_spec(r: &Resolved, spec: Value, platform: &Platform) -> Result<(), Outcome> {
+async fn send_spec(
+    r: &Resolved,
+    spec: Value,
+    current: Option<&Value>,
+    platform: &Platform,
+) -> Result<(), Outcome> {
     let what = format!("runtime environment {} on the platform", r.name);
-    let current = platform
-        .runtime(&r.name)
-        .await
-        .map_err(|e| register::failed(e, "reading the runtime environment's spec"))?;
     let Some(current) = current else {
         output::warn(&format!(
             "{what} does not exist: its spec was not sent (register it, then re-run)"
         ));
         return Ok(());
     };
-    if register::spec_differences(&spec, &current).is_empty() {
+    if register::spec_differences(&spec, current).is_empty() {
         output::applied("unchanged", &what, None);
         return Ok(());
     }
@@ -511,21 +515,10 @@ async fn send_spec(r: &Resolved, spec: Value, platform: &Platform) -> Result<(),
 /// StorageClass) live only in its spec on the platform, given when it was
 /// attached. An upgrade that does not give them again would silently drop
 /// them: refused (exit 2), naming `--set-value`, before anything is written.
-async fn keeps_own_scheduling(
-    r: &Resolved,
-    spec: &Value,
-    platform: &Platform,
-) -> Result<(), Outcome> {
-    let Some(current) = platform
-        .runtime(&r.name)
-        .await
-        .map_err(|e| register::failed(e, "reading the runtime environment's spec"))?
-    else {
-        return Ok(());
-    };
+fn keeps_own_scheduling(r: &Resolved, spec: &Value, current: &Value) -> Result<(), Outcome> {
     let mut was = Vec::new();
     let mut now = Vec::new();
-    scheduling_keys(&current, "", &mut was);
+    scheduling_keys(current, "", &mut was);
     scheduling_keys(spec, "", &mut now);
     let lost: Vec<String> = was
         .iter()
