@@ -285,6 +285,7 @@ mod carry;
 mod credentials;
 mod detect;
 mod report;
+mod runtimes;
 mod several_runtimes;
 
 use carry::move_runner;

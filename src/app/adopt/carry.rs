@@ -50,12 +50,12 @@ fn token_needed(why: &str) -> Outcome {
 /// Everything the move needs from the platform, checked before the
 /// cluster is touched.
 pub(super) struct OnPlatform {
-    client: crate::platform::Platform,
+    pub(super) client: crate::platform::Platform,
     /// The API token, for a monitor the install runs.
     token: values::Secret,
     account_id: Option<String>,
     agent: String,
-    runtime: String,
+    pub(super) runtime: String,
     /// The runtime environment as the platform has it now.
     spec: Value,
 }
@@ -64,6 +64,7 @@ pub(super) async fn on_platform(
     args: &AdoptArgs,
     values: &values::Values,
     runnerconf: &[String],
+    namespace: &str,
 ) -> Result<OnPlatform, Outcome> {
     use crate::platform::Need;
     let auth = match register::resolve(
@@ -123,16 +124,17 @@ pub(super) async fn on_platform(
                 .find(|r| runnerconf.contains(r))
                 .cloned()
                 .expect("counted one"),
-            other => {
-                return Err(Outcome::failed(
+            other => match super::runtimes::own_of(&client, other, runnerconf, namespace).await? {
+                Some(own) => own,
+                None => return Err(Outcome::failed(
                     anyhow::anyhow!(
                         "the install does not name its runtime environment, and agent {agent_name} serves {} ({})",
                         other.len(),
                         other.join(", ")
                     ),
-                    "adopt moves an agent with exactly one runtime environment; nothing was changed",
-                ))
-            }
+                    "adopt moves an agent with exactly one runtime environment of its own namespace; nothing was changed",
+                )),
+            },
         },
     };
     let spec = client
@@ -459,13 +461,25 @@ pub(super) async fn move_runner(
     } = start;
     let (input, mut loaded) =
         load_values(cluster, namespace, found.as_ref(), tree, resuming).await?;
-    let runnerconf = found
-        .as_ref()
-        .map(|f| f.runnerconf_runtimes.clone())
-        .unwrap_or_default();
-    let named = loaded.values.runtime_name.as_deref();
-    super::several_runtimes::refuse_several(namespace, named, &runnerconf)?;
-    let platform = on_platform(args, &loaded.values, &runnerconf).await?;
+    // Secret runnerconf as it is now (venonactl's, or cf-runner's once an
+    // interrupted move took it over): several runtimes keep config-dir mode.
+    let conf = super::runtimes::read_files(cluster, namespace).await?;
+    let several = super::runtimes::serves_several(&conf);
+    let runnerconf = if several {
+        conf.values()
+            .filter_map(|t| render::runtimes::file_runtime_name(t))
+            .collect()
+    } else {
+        found
+            .as_ref()
+            .map(|f| f.runnerconf_runtimes.clone())
+            .unwrap_or_default()
+    };
+    if !several {
+        let named = loaded.values.runtime_name.as_deref();
+        super::several_runtimes::refuse_several(namespace, named, &runnerconf)?;
+    }
+    let platform = on_platform(args, &loaded.values, &runnerconf, namespace).await?;
     super::several_runtimes::refuse_elsewhere(
         namespace,
         &platform.agent,
@@ -491,6 +505,14 @@ pub(super) async fn move_runner(
     }
     let mut identity = kept_identity(&loaded, cluster, &platform, token, kept.clone());
     let mut rendered = render_move(&loaded, &identity)?;
+    let layout = if several {
+        let names = super::runtimes::runtime_object_names(&loaded, &identity)?;
+        let layout = super::runtimes::survey(cluster, namespace, &platform, &conf, &names).await?;
+        super::runtimes::config_dir(&mut rendered, namespace, &conf);
+        Some(layout)
+    } else {
+        None
+    };
     let problems = storage_problems(&rendered.manifests, objects);
     if !problems.is_empty() {
         return Err(Outcome::BadInput(Problems(problems)));
@@ -520,6 +542,9 @@ pub(super) async fn move_runner(
         save_values_file(args, f, namespace)?;
     }
     print_plan(found.as_ref(), &plan, false);
+    if let Some(layout) = &layout {
+        super::runtimes::print_plan(layout, namespace);
+    }
     let spec = register::spec_to_send(
         &rendered.runtime_environment,
         platform.account_id.as_deref(),
@@ -554,6 +579,24 @@ pub(super) async fn move_runner(
             identity.dind_cert = Some(cert);
             identity.dind_key = Some(key);
             rendered = render_move(&loaded, &identity)?;
+            if several {
+                super::runtimes::config_dir(&mut rendered, namespace, &conf);
+            }
+        }
+        if let Some(layout) = &layout {
+            // Every runtime's access first: cf-runner's runner comes up
+            // with every runtime's file and cf-runner's tokens.
+            let files = super::runtimes::take_over(
+                cluster,
+                namespace,
+                layout,
+                &loaded,
+                &identity,
+                &platform,
+                args.timeout,
+            )
+            .await?;
+            super::runtimes::config_dir(&mut rendered, namespace, &files);
         }
         let carry = Carry {
             cluster,
@@ -564,6 +607,9 @@ pub(super) async fn move_runner(
         carry
             .run(&rendered, &plan, found.as_ref(), &tool)
             .await?;
+        if let Some(layout) = &layout {
+            super::runtimes::remove_old_access(cluster, layout, args.timeout).await?;
+        }
         send_spec(&platform, &spec, &differ).await?;
         // The record, no longer marked: the move is over.
         adopt_apply(cluster, std::slice::from_ref(carry.record(&rendered)), namespace).await?;

@@ -473,7 +473,7 @@ pub(crate) async fn agent_on_platform(platform: &Platform, name: &str) -> Result
 
 /// Makes the agent's credentials in one runtime namespace (0 writes when
 /// they are there) and reads its token once Kubernetes has filled it.
-async fn ensure_access(
+pub(crate) async fn ensure_access(
     r: &Resolved,
     extra: Vec<Manifest>,
     timeout: Duration,

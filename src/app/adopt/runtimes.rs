@@ -1,0 +1,651 @@
+//! venonactl's layout of one agent with several runtimes: Secret
+//! `runnerconf` in the agent's namespace holds one `*.runtime.yaml` per
+//! runtime (the agent's own namespace's included), each with the token of
+//! a ServiceAccount venonactl made in that runtime's namespace (`runner`,
+//! bound to Role `runner`, its token in a `runner-token-*` Secret).
+//!
+//! `adopt` ends with what `init` + `runtime attach` would have built:
+//!
+//! - in each other runtime namespace, the runtime's objects venonactl made
+//!   under the names cf-runner renders (`codefresh-engine` ServiceAccount,
+//!   Role and RoleBinding, the dind Secret, ConfigMap and Service) are
+//!   marked as taken over and applied by cf-runner; the dind certificate is
+//!   kept;
+//! - in every runtime namespace (the agent's own too) the agent gets
+//!   cf-runner's access objects (`cf-runner-agent` and its token), and
+//!   `runnerconf` (taken over) holds one file per runtime with that token;
+//! - cf-runner's runner comes up in config-dir mode with every runtime
+//!   before the old runner goes, so the agent never serves fewer runtimes;
+//! - venonactl's access objects in the other runtime namespaces (the
+//!   ServiceAccount the old file's token is of, that token's Secret, the
+//!   RoleBindings of that ServiceAccount and the Roles only they bind) are
+//!   deleted last, once the agent runs with cf-runner's tokens: the old
+//!   token stays valid until it is no longer used.
+//!
+//! Everything else in a runtime namespace (volume provisioner, storage
+//! class, volumes, anything of the user's) is left alone. The platform's
+//! agent runtime list and the other runtimes' specs are not changed. A
+//! runtime in another cluster is refused (exit 3): adopt reads only the
+//! agent's cluster.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
+
+use base64::Engine;
+use serde_json::Value;
+
+use super::carry::{remove, OnPlatform};
+use super::{in_namespace, kind, label, name, ObjectRef};
+use crate::app::steps::attach::{ensure_access, Resolved, Target, IN_CLUSTER_HOST};
+use crate::app::steps::{converge, register, session};
+use crate::app::Outcome;
+use crate::cluster::{self, runtimes as live};
+use crate::output;
+use crate::render::runtimes::{
+    config_dir_mode, config_key, config_manifest, files_hash, ACCESS_NAME, AGENT_DEPLOYMENT,
+    CONFIG_SECRET,
+};
+use crate::render::{self, Component, Identity, Manifest, LABEL_MANAGED_BY};
+use crate::values::{self, Loaded};
+
+/// The ServiceAccount venonactl's attach gives the agent by default
+/// (`--kube-service-account`).
+const VENONACTL_ACCOUNT: &str = "runner";
+/// The Secret type Kubernetes fills with a ServiceAccount's token.
+const TOKEN_TYPE: &str = "kubernetes.io/service-account-token";
+
+/// The files of Secret `runnerconf` in `namespace`, whoever wrote it
+/// (empty when there is none). Their tokens stay in memory only.
+pub(super) async fn read_files(
+    cluster: &cluster::Cluster,
+    namespace: &str,
+) -> Result<BTreeMap<String, String>, Outcome> {
+    live::read_config(&cluster.client, namespace, CONFIG_SECRET)
+        .await
+        .map(|c| c.map(|c| c.files).unwrap_or_default())
+        .map_err(|e| session::failed(e, "reading Secret runnerconf failed"))
+}
+
+/// What one `*.runtime.yaml` says, without its token.
+struct FileFacts {
+    name: Option<String>,
+    host: Option<String>,
+    /// The ServiceAccount the token is of, and the Secret it came from
+    /// (read from the token's claims, never from the token's signature).
+    account: Option<String>,
+    token_secret: Option<String>,
+}
+
+fn file_facts(text: &str) -> FileFacts {
+    let v: Value = serde_yaml_ng::from_str(text).unwrap_or(Value::Null);
+    let s = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
+    let claims = s("token").and_then(|t| token_claims(&t));
+    let claim = |k: &str| {
+        claims
+            .as_ref()
+            .and_then(|c| c.get(k))
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    };
+    FileFacts {
+        name: s("name"),
+        host: s("host"),
+        account: claim("kubernetes.io/serviceaccount/service-account.name"),
+        token_secret: claim("kubernetes.io/serviceaccount/secret.name"),
+    }
+}
+
+/// The claims of a JWT (its middle part), `None` if it is not one.
+fn token_claims(token: &str) -> Option<Value> {
+    let part = token.split('.').nth(1)?;
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(part.trim_end_matches('='))
+        .ok()?;
+    serde_json::from_slice(&bytes).ok()
+}
+
+/// The agent's own runtime among those the platform lists for it and
+/// `runnerconf` holds: the one whose spec builds in `namespace`. With none
+/// there, the first of them (adopt then refuses an agent in a namespace of
+/// its own, naming where that runtime builds).
+pub(super) async fn own_of(
+    client: &crate::platform::Platform,
+    listed: &[String],
+    runnerconf: &[String],
+    namespace: &str,
+) -> Result<Option<String>, Outcome> {
+    let candidates: Vec<&String> = listed.iter().filter(|r| runnerconf.contains(r)).collect();
+    for r in &candidates {
+        let spec = client
+            .runtime(r)
+            .await
+            .map_err(|e| register::failed(e, "reading the runtime environment"))?;
+        let ns = spec
+            .as_ref()
+            .and_then(|s| s.pointer("/runtimeScheduler/cluster/namespace"))
+            .and_then(Value::as_str);
+        if ns == Some(namespace) {
+            return Ok(Some((*r).clone()));
+        }
+    }
+    Ok(candidates.first().map(|r| (*r).clone()))
+}
+
+/// One runtime of `runnerconf` besides the agent's own, in another
+/// namespace of the agent's cluster.
+pub(super) struct Attached {
+    pub name: String,
+    pub namespace: String,
+    /// Its objects cf-runner renders under the same kind and name: taken over.
+    pub taken_over: Vec<ObjectRef>,
+    /// venonactl's access objects for the agent there: deleted last.
+    pub replaced: Vec<ObjectRef>,
+    /// The ServiceAccount (and token Secret) the old file's token is of.
+    account: Option<String>,
+    token_secret: Option<String>,
+}
+
+/// The layout `adopt` moves: the agent's own runtime and the others.
+pub(super) struct Layout {
+    pub own: String,
+    pub others: Vec<Attached>,
+}
+
+/// True when `runnerconf`'s files name more than the agent's own runtime:
+/// the agent must stay in config-dir mode with every one of them.
+pub(super) fn serves_several(files: &BTreeMap<String, String>) -> bool {
+    files.len() > 1
+}
+
+/// Reads where each runtime of `files` (other than `platform`'s runtime,
+/// the agent's own) builds, and what venonactl left there. Refuses (exit 3)
+/// a runtime in another cluster, one the platform does not have, or one
+/// whose namespace is gone. Writes nothing.
+pub(super) async fn survey(
+    cluster: &cluster::Cluster,
+    namespace: &str,
+    platform: &OnPlatform,
+    files: &BTreeMap<String, String>,
+    rendered_names: &[(String, String)],
+) -> Result<Layout, Outcome> {
+    let mut others = Vec::new();
+    for (key, text) in files {
+        let facts = file_facts(text);
+        let Some(runtime) = facts.name.clone() else {
+            return Err(refusal(
+                format!("the runtime file {key} in Secret runnerconf of namespace {namespace} names no runtime (no name: entry)"),
+                "fix or remove that entry with the tool that wrote it, then re-run adopt; nothing was changed".into(),
+            ));
+        };
+        if runtime == platform.runtime {
+            continue;
+        }
+        let host = facts.host.clone().unwrap_or_default();
+        let here = host.trim_end_matches('/');
+        if here != IN_CLUSTER_HOST && here != cluster.server.trim_end_matches('/') {
+            return Err(refusal(
+                format!(
+                    "runtime {runtime} (Secret runnerconf, key {key}) builds in another cluster (its host is {here}); \
+                     adopt reads only the agent's cluster (context {})",
+                    cluster.context
+                ),
+                format!(
+                    "detach {runtime} with the tool that attached it, adopt, then attach it again with \
+                     `cf-runner runtime attach --agent-namespace {namespace} --runtime-name {runtime} \
+                     --kube-namespace <its namespace> --kube-context-name <its context>`; nothing was changed"
+                ),
+            ));
+        }
+        let spec = platform
+            .client
+            .runtime(&runtime)
+            .await
+            .map_err(|e| register::failed(e, "reading the runtime environment"))?;
+        let Some(ns) = spec
+            .as_ref()
+            .and_then(|s| s.pointer("/runtimeScheduler/cluster/namespace"))
+            .and_then(Value::as_str)
+            .map(str::to_string)
+        else {
+            return Err(refusal(
+                format!(
+                    "runtime {runtime}, which Secret runnerconf in namespace {namespace} serves, is not on the \
+                     Codefresh platform {} (or its spec names no namespace)",
+                    platform.client.url()
+                ),
+                "pass --token for the account the runner was installed with, or remove the entry with the tool \
+                 that wrote it; nothing was changed"
+                    .into(),
+            ));
+        };
+        if ns == namespace {
+            return Err(refusal(
+                format!(
+                    "Secret runnerconf in namespace {namespace} holds two runtimes of that namespace: {} and {runtime}",
+                    platform.runtime
+                ),
+                "remove the stale entry with the tool that wrote it, then re-run adopt; nothing was changed".into(),
+            ));
+        }
+        match live::namespace_exists(&cluster.client, &ns).await {
+            Ok(true) => {}
+            Ok(false) => {
+                return Err(refusal(
+                    format!("runtime {runtime} builds in namespace {ns}, which does not exist in context {}", cluster.context),
+                    format!("detach {runtime} from the agent with the tool that attached it (its builds cannot run), then re-run adopt; nothing was changed"),
+                ))
+            }
+            Err(e) => return Err(session::failed(e, "reading the runtime's namespace failed")),
+        }
+        let objects = cluster::adopt::scan(cluster, &ns)
+            .await
+            .map_err(|e| session::failed(e, "reading the runtime's namespace failed"))?;
+        let local: Vec<&Value> = objects.iter().filter(|o| in_namespace(o, &ns)).collect();
+        if let Some(record) = local
+            .iter()
+            .find(|o| kind(o) == "Secret" && name(o) == render::RECORD_SECRET)
+        {
+            return Err(refusal(
+                format!(
+                    "runtime {runtime} builds in namespace {ns}, which holds a cf-runner installation of its own (Secret/{})",
+                    name(record)
+                ),
+                format!("adopt the agent without it: detach {runtime} with the tool that attached it, adopt, then `cf-runner runtime attach --agent-namespace {namespace} --kube-namespace {ns} --runtime-name {runtime}`; nothing was changed"),
+            ));
+        }
+        // On a re-run of an interrupted move the file may hold cf-runner's
+        // token already: venonactl's account was its default, `runner`.
+        let (account, token_secret) = match facts.account.as_deref() {
+            Some(ACCESS_NAME) | None => (Some(VENONACTL_ACCOUNT.to_string()), None),
+            _ => (facts.account.clone(), facts.token_secret.clone()),
+        };
+        let taken_over = take_over_set(&local, rendered_names);
+        let replaced = old_access(&local, account.as_deref(), token_secret.as_deref());
+        others.push(Attached {
+            name: runtime,
+            namespace: ns,
+            taken_over,
+            replaced,
+            account,
+            token_secret,
+        });
+    }
+    Ok(Layout {
+        own: platform.runtime.clone(),
+        others,
+    })
+}
+
+fn refusal(what: String, fix: String) -> Outcome {
+    output::error(&anyhow::anyhow!(what), Some(&fix));
+    Outcome::PreflightFailed
+}
+
+/// venonactl's objects of a runtime namespace that cf-runner renders under
+/// the same kind and name (`rendered`: kind, name).
+fn take_over_set(local: &[&Value], rendered: &[(String, String)]) -> Vec<ObjectRef> {
+    local
+        .iter()
+        .filter(|o| label(o, LABEL_MANAGED_BY) != Some("cf-runner"))
+        .filter(|o| label(o, "helm.sh/chart").is_none())
+        .filter(|o| rendered.iter().any(|(k, n)| k == kind(o) && n == name(o)))
+        .map(|o| super::reference(o))
+        .collect()
+}
+
+/// The agent's old access in a runtime namespace: the ServiceAccount its
+/// file's token is of, the token Secret (named by the token, or any
+/// token Secret of that account), the RoleBindings whose only subject is
+/// that account, and the Roles only those bind. Never cf-runner's objects,
+/// never the runtime's objects cf-runner takes over.
+fn old_access(
+    local: &[&Value],
+    account: Option<&str>,
+    token_secret: Option<&str>,
+) -> Vec<ObjectRef> {
+    let Some(account) = account else {
+        return Vec::new();
+    };
+    let foreign = |o: &&&Value| {
+        label(o, LABEL_MANAGED_BY) != Some("cf-runner") && label(o, "helm.sh/chart").is_none()
+    };
+    let mut out = Vec::new();
+    out.extend(
+        local
+            .iter()
+            .filter(foreign)
+            .filter(|o| kind(o) == "ServiceAccount" && name(o) == account)
+            .map(|o| super::reference(o)),
+    );
+    out.extend(
+        local
+            .iter()
+            .filter(foreign)
+            .filter(|o| kind(o) == "Secret" && o["type"].as_str() == Some(TOKEN_TYPE))
+            .filter(|o| {
+                Some(name(o)) == token_secret
+                    || o["metadata"]["annotations"]["kubernetes.io/service-account.name"].as_str()
+                        == Some(account)
+            })
+            .map(|o| super::reference(o)),
+    );
+    let only_this_account = |b: &Value| {
+        b["subjects"].as_array().is_some_and(|s| {
+            !s.is_empty()
+                && s.iter()
+                    .all(|s| s["kind"] == "ServiceAccount" && s["name"].as_str() == Some(account))
+        })
+    };
+    let bindings: Vec<&&Value> = local
+        .iter()
+        .filter(foreign)
+        .filter(|o| kind(o) == "RoleBinding" && only_this_account(o))
+        .collect();
+    let roles: BTreeSet<&str> = bindings
+        .iter()
+        .filter(|b| b["roleRef"]["kind"] == "Role")
+        .filter_map(|b| b["roleRef"]["name"].as_str())
+        .collect();
+    let bound_elsewhere: BTreeSet<&str> = local
+        .iter()
+        .filter(|o| kind(o) == "RoleBinding" && !only_this_account(o))
+        .filter_map(|b| b["roleRef"]["name"].as_str())
+        .collect();
+    out.extend(bindings.iter().map(|o| super::reference(o)));
+    out.extend(
+        local
+            .iter()
+            .filter(foreign)
+            .filter(|o| kind(o) == "Role" && roles.contains(name(o)))
+            .filter(|o| !bound_elsewhere.contains(name(o)))
+            .map(|o| super::reference(o)),
+    );
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Adds the plan's lines for the runtime namespaces.
+pub(super) fn print_plan(layout: &Layout, agent_namespace: &str) {
+    output::say(&format!(
+        "  runtimes the agent serves (Secret runnerconf, taken over; one file each with cf-runner's token; \
+         the runner runs in config-dir mode): {} (namespace {agent_namespace})",
+        layout.own
+    ));
+    for a in &layout.others {
+        let names = |list: &[ObjectRef]| {
+            if list.is_empty() {
+                "(none)".to_string()
+            } else {
+                list.iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+        };
+        output::say(&format!(
+            "    - {} (namespace {}): taken over: {}; the agent's access ServiceAccount/cf-runner-agent is added; \
+             venonactl's access, deleted once the agent uses cf-runner's token: {}; everything else there is left alone",
+            a.name,
+            a.namespace,
+            names(&a.taken_over),
+            names(&a.replaced)
+        ));
+    }
+    output::say(
+        "  the platform's list of the agent's runtimes and the other runtimes' specs are left as they are",
+    );
+}
+
+/// The kinds and names of what cf-runner renders in a runtime namespace.
+pub(super) fn runtime_object_names(
+    loaded: &Loaded,
+    identity: &Identity,
+) -> Result<Vec<(String, String)>, Outcome> {
+    let rendered = render_runtime(loaded, identity, "runtime-namespace", None)?;
+    Ok(rendered.into_iter().map(|m| (m.kind, m.name)).collect())
+}
+
+/// The runtime's own objects for namespace `ns`, from the agent's values.
+fn render_runtime(
+    loaded: &Loaded,
+    identity: &Identity,
+    ns: &str,
+    runtime: Option<&str>,
+) -> Result<Vec<Manifest>, Outcome> {
+    let mut values = loaded.values.clone();
+    values.namespace = ns.to_string();
+    let mut identity = identity.clone();
+    if let Some(r) = runtime {
+        identity.runtime_name = Some(r.to_string());
+    }
+    let rendered = render::render(&values, &identity, &loaded.redacted_tree)
+        .map_err(Outcome::render_failed)?;
+    Ok(rendered
+        .manifests
+        .into_iter()
+        .filter(|m| m.component == Component::Runtime && m.namespace.is_some())
+        .collect())
+}
+
+/// Puts `rendered` in config-dir mode with `files`: Secret runnerconf
+/// (replacing any earlier one of the render) and the runner Deployment
+/// reading it, with the files' hash on its pod template.
+pub(super) fn config_dir(
+    rendered: &mut render::Rendered,
+    namespace: &str,
+    files: &BTreeMap<String, String>,
+) {
+    rendered
+        .manifests
+        .retain(|m| !(m.kind == "Secret" && m.name == CONFIG_SECRET));
+    rendered.manifests.push(config_manifest(namespace, files));
+    let hash = files_hash(files);
+    for m in rendered
+        .manifests
+        .iter_mut()
+        .filter(|m| m.kind == "Deployment" && m.name == AGENT_DEPLOYMENT)
+    {
+        config_dir_mode(m, &hash);
+    }
+}
+
+/// Takes each other runtime's objects over and gives the agent cf-runner's
+/// access in every runtime namespace. Gives the files `runnerconf` holds
+/// from now on (one per runtime, with cf-runner's tokens). Each write is
+/// compared first: a re-run writes nothing.
+pub(super) async fn take_over(
+    cluster: &cluster::Cluster,
+    namespace: &str,
+    layout: &Layout,
+    loaded: &Loaded,
+    identity: &Identity,
+    platform: &OnPlatform,
+    timeout: Duration,
+) -> Result<BTreeMap<String, String>, Outcome> {
+    let resolved = |name: &str, ns: &str| -> Result<Resolved, Outcome> {
+        let key = config_key(name).ok_or_else(|| {
+            Outcome::BadInput(values::Problems(vec![values::Problem::new(
+                "RuntimeEnvironmentName",
+                Some(&Value::String(name.to_string())),
+                "cannot name a runtime file: only letters, digits, -, _, ., /, @ and : may appear",
+                "rename the runtime environment on the platform",
+            )]))
+        })?;
+        Ok(Resolved {
+            target: Target::default(),
+            cluster: cluster.clone(),
+            namespace: ns.to_string(),
+            name: name.to_string(),
+            key,
+            same_cluster: true,
+        })
+    };
+    let mut files = BTreeMap::new();
+    output::say(
+        "Before step 1: the agent's access in each runtime namespace (cf-runner's token; the old one stays valid until step 3)",
+    );
+    let own = resolved(&layout.own, namespace)?;
+    let access = ensure_access(&own, Vec::new(), timeout, "adopt").await?;
+    files.insert(own.key.clone(), access.file_text());
+    for a in &layout.others {
+        let certs = kept_or_signed(cluster, &a.namespace, platform).await?;
+        let mut id = identity.clone();
+        (id.dind_ca, id.dind_cert, id.dind_key) = (Some(certs.0), Some(certs.1), Some(certs.2));
+        let manifests = render_runtime(loaded, &id, &a.namespace, Some(&a.name))?;
+        mark(cluster, &a.namespace, &a.taken_over).await?;
+        converge::apply_with_progress(cluster, &manifests, &a.namespace, true, "adopt").await?;
+        let r = resolved(&a.name, &a.namespace)?;
+        let access = ensure_access(&r, Vec::new(), timeout, "adopt").await?;
+        files.insert(r.key.clone(), access.file_text());
+    }
+    Ok(files)
+}
+
+/// Marks venonactl's objects `list` in `ns` as cf-runner's (by their uid).
+async fn mark(cluster: &cluster::Cluster, ns: &str, list: &[ObjectRef]) -> Result<(), Outcome> {
+    if list.is_empty() {
+        return Ok(());
+    }
+    let objects = cluster::adopt::scan(cluster, ns)
+        .await
+        .map_err(|e| session::failed(e, "reading the runtime's namespace failed"))?;
+    for r in list {
+        let Some(o) = objects
+            .iter()
+            .find(|o| in_namespace(o, ns) && kind(o) == r.kind && name(o) == r.name)
+        else {
+            continue;
+        };
+        let Some(uid) = o["metadata"]["uid"].as_str() else {
+            continue;
+        };
+        cluster::ownership::mark_adopted(
+            &cluster.client,
+            o["apiVersion"].as_str().unwrap_or_default(),
+            kind(o),
+            Some(ns),
+            name(o),
+            uid,
+        )
+        .await
+        .map_err(|e| {
+            session::failed(
+                e,
+                "marking the old installer's objects as taken over failed",
+            )
+        })?;
+    }
+    Ok(())
+}
+
+/// The dind TLS material of runtime namespace `ns`: kept when there, else
+/// a new key signed by the platform (the key never leaves).
+async fn kept_or_signed(
+    cluster: &cluster::Cluster,
+    ns: &str,
+    platform: &OnPlatform,
+) -> Result<(values::Secret, values::Secret, values::Secret), Outcome> {
+    if let Some(kept) = super::carry::kept_certs(cluster, ns).await? {
+        return Ok(kept);
+    }
+    super::carry::signed_certs(ns, platform).await
+}
+
+/// Deletes venonactl's access objects in each other runtime namespace
+/// (read again: a re-run finds what is left). The agent runs with
+/// cf-runner's tokens by now; the old tokens die here.
+pub(super) async fn remove_old_access(
+    cluster: &cluster::Cluster,
+    layout: &Layout,
+    timeout: Duration,
+) -> Result<(), Outcome> {
+    for a in &layout.others {
+        let objects = cluster::adopt::scan(cluster, &a.namespace)
+            .await
+            .map_err(|e| session::failed(e, "reading the runtime's namespace failed"))?;
+        let local: Vec<&Value> = objects
+            .iter()
+            .filter(|o| in_namespace(o, &a.namespace))
+            .collect();
+        let now = old_access(&local, a.account.as_deref(), a.token_secret.as_deref());
+        let gone: Vec<&Value> = local
+            .iter()
+            .copied()
+            .filter(|o| now.contains(&super::reference(o)))
+            .collect();
+        remove(cluster, gone, timeout).await?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn token_for(account: &str, secret: &str) -> String {
+        let b64 = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+        let claims = json!({
+            "kubernetes.io/serviceaccount/namespace": "far",
+            "kubernetes.io/serviceaccount/service-account.name": account,
+            "kubernetes.io/serviceaccount/secret.name": secret,
+        });
+        format!("e30.{}.c2ln", b64.encode(claims.to_string()))
+    }
+
+    #[test]
+    fn a_file_tells_the_account_its_token_is_of_without_keeping_the_token() {
+        let text = format!(
+            "type: runtime\nname: c/far\nhost: https://kubernetes.default.svc\ntoken: {}\ncrt: CA\n",
+            token_for("runner", "runner-token-abc")
+        );
+        let f = file_facts(&text);
+        assert_eq!(f.name.as_deref(), Some("c/far"));
+        assert_eq!(f.account.as_deref(), Some("runner"));
+        assert_eq!(f.token_secret.as_deref(), Some("runner-token-abc"));
+    }
+
+    #[test]
+    fn the_old_access_is_the_token_s_account_and_what_binds_only_it() {
+        let objects = [
+            json!({"kind": "ServiceAccount", "metadata": {"name": "runner"}}),
+            json!({"kind": "ServiceAccount", "metadata": {"name": "codefresh-engine"}}),
+            json!({"kind": "Secret", "type": TOKEN_TYPE, "metadata": {"name": "runner-token-abc",
+                   "annotations": {"kubernetes.io/service-account.name": "runner"}}}),
+            json!({"kind": "Secret", "type": TOKEN_TYPE, "metadata": {"name": "users-token",
+                   "annotations": {"kubernetes.io/service-account.name": "someone"}}}),
+            json!({"kind": "RoleBinding", "metadata": {"name": "runner"},
+                   "roleRef": {"kind": "Role", "name": "runner"},
+                   "subjects": [{"kind": "ServiceAccount", "name": "runner"}]}),
+            json!({"kind": "Role", "metadata": {"name": "runner"}}),
+            // A Role someone else's binding uses too stays.
+            json!({"kind": "RoleBinding", "metadata": {"name": "shared"},
+                   "roleRef": {"kind": "Role", "name": "shared"},
+                   "subjects": [{"kind": "ServiceAccount", "name": "runner"}, {"kind": "User", "name": "bob"}]}),
+            json!({"kind": "RoleBinding", "metadata": {"name": "runner-too"},
+                   "roleRef": {"kind": "Role", "name": "shared"},
+                   "subjects": [{"kind": "ServiceAccount", "name": "runner"}]}),
+            json!({"kind": "Role", "metadata": {"name": "shared"}}),
+            // cf-runner's own are never in it.
+            json!({"kind": "ServiceAccount", "metadata": {"name": "runner",
+                   "labels": {"app.kubernetes.io/managed-by": "cf-runner"}}}),
+        ];
+        let local: Vec<&Value> = objects.iter().collect();
+        let got: Vec<String> = old_access(&local, Some("runner"), Some("runner-token-abc"))
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(
+            got,
+            [
+                "Role/runner",
+                "RoleBinding/runner",
+                "RoleBinding/runner-too",
+                "Secret/runner-token-abc",
+                "ServiceAccount/runner"
+            ]
+        );
+        assert!(old_access(&local, None, None).is_empty());
+    }
+}

@@ -1,0 +1,476 @@
+//! `cf-runner adopt` of an agent venonactl installed with several runtimes:
+//! the runner in config-dir mode reading Secret `runnerconf` (one
+//! `*.runtime.yaml` per runtime, each with the token of the `runner`
+//! ServiceAccount venonactl made in that runtime's namespace, from a
+//! `runner-token-*` Secret), and in each runtime namespace venonactl's
+//! runtime objects. Adopt ends with what `init` + `runtime attach` build:
+//! every runtime still served (a runner ready at every look), every
+//! runtime's credentials cf-runner's and working, the platform's list
+//! unchanged; a re-run writes nothing; `runtime detach`, `runtime attach`
+//! and `delete --all-runtimes` work on it, and what cf-runner did not
+//! write or take over stays.
+
+use crate::support;
+
+use std::time::Duration;
+
+use base64::Engine;
+use serde_json::{json, Value};
+use support::adopt::*;
+use support::audit::cf_runner_writes;
+use support::cli::{isolated, text};
+use support::controlplane::{self, ControlPlane};
+use support::fake_platform::FakePlatform;
+
+use crate::e2e_adopt::{adopt_watching, move_args};
+
+fn key(name: &str) -> String {
+    format!("{}.runtime.yaml", name.replace(['/', '@', ':'], "."))
+}
+
+/// venonactl's runtime objects in `ns` (as `install runtime` leaves them)
+/// and the agent's access there (as `attach` leaves it: ServiceAccount,
+/// Role and RoleBinding `runner`, and the token Secret it made for it).
+fn seed_runtime_namespace(cp: &ControlPlane, ns: &str) {
+    let objects = vec![
+        json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "runner"}}),
+        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": {"name": "runner"},
+               "rules": [{"apiGroups": [""], "resources": ["pods", "persistentvolumeclaims"],
+                          "verbs": ["get", "create", "delete"]}]}),
+        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", "metadata": {"name": "runner"},
+               "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "runner"},
+               "subjects": [{"kind": "ServiceAccount", "name": "runner", "namespace": ns}]}),
+        json!({"apiVersion": "v1", "kind": "Secret", "type": "kubernetes.io/service-account-token",
+               "metadata": {"name": "runner-token-v7x2q",
+                            "annotations": {"kubernetes.io/service-account.name": "runner"}}}),
+        json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "codefresh-engine", "labels": {"app": "app-proxy"}}}),
+        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": {"name": "codefresh-engine"},
+               "rules": [{"apiGroups": [""], "resources": ["secrets"], "verbs": ["get"]}]}),
+        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", "metadata": {"name": "codefresh-engine"},
+               "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "codefresh-engine"},
+               "subjects": [{"kind": "ServiceAccount", "name": "codefresh-engine", "namespace": ns}]}),
+        json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "codefresh-certs-server", "labels": {"app": "venona"}},
+               "stringData": {"ca.pem": "-----BEGIN CERTIFICATE-----\nCA\n-----END CERTIFICATE-----\n",
+                              "server-cert.pem": "-----BEGIN CERTIFICATE-----\nSERVER\n-----END CERTIFICATE-----\n",
+                              "server-key.pem": format!("-----BEGIN PRIVATE KEY-----\nKEY-OF-{ns}\n-----END PRIVATE KEY-----\n")}}),
+        json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "codefresh-dind-config"},
+               "data": {"daemon.json": "{}"}}),
+        json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "dind", "labels": {"app": "dind"}},
+               "spec": {"clusterIP": "None", "selector": {"app": "dind"},
+                        "ports": [{"name": "dind-port", "port": 1300}]}}),
+    ];
+    apply(cp, ns, &objects);
+}
+
+/// The token Kubernetes filled into Secret `runner-token-v7x2q` of `ns`.
+async fn venonactl_token(cp: &ControlPlane, ns: &str) -> (String, String) {
+    controlplane::poll_until(
+        &format!("the token of runner-token-v7x2q in {ns}"),
+        Duration::from_secs(60),
+        || async {
+            let out = cp
+                .kubectl()
+                .args(["-n", ns, "get", "secret", "runner-token-v7x2q", "-o"])
+                .arg("jsonpath={.data.token}")
+                .output()
+                .unwrap();
+            Ok(!out.stdout.is_empty())
+        },
+    )
+    .await
+    .unwrap();
+    (
+        secret_text(cp, ns, "runner-token-v7x2q", "token"),
+        secret_text(cp, ns, "runner-token-v7x2q", "ca.crt"),
+    )
+}
+
+/// The agent namespace as venonactl leaves it for an agent with runtimes
+/// attached: the runner in config-dir mode, its token Secret, and
+/// `runnerconf` with one file per runtime (`runtimes`: name, token, CA).
+fn seed_agent(cp: &ControlPlane, ns: &str, runtimes: &[(String, String, String)]) {
+    let file = |name: &str, token: &str, ca: &str| {
+        serde_yaml_ng::to_string(&json!({"type": "runtime", "name": name,
+            "host": "https://kubernetes.default.svc", "token": token, "crt": ca}))
+        .unwrap()
+    };
+    let data: serde_json::Map<String, Value> = runtimes
+        .iter()
+        .map(|(n, t, c)| (key(n), json!(file(n, t, c))))
+        .collect();
+    let runner = json!({
+        "apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "runner", "labels": {"app": "runner", "version": "1.10.2"}},
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": {"app": "runner"}},
+            "template": {
+                "metadata": {"labels": {"app": "runner"}},
+                "spec": {
+                    "containers": [{"name": "runner", "image": "codefresh/venona:1.10.2",
+                        "env": [{"name": "AGENT_ID", "value": "venona-agent"},
+                                {"name": "CODEFRESH_HOST", "value": "https://g.codefresh.io"},
+                                {"name": "AGENT_MODE", "value": "InCluster"},
+                                {"name": "AGENT_NAME", "value": "runner"},
+                                {"name": "VENONA_CONFIG_DIR", "value": "/etc/secrets"},
+                                {"name": "CODEFRESH_TOKEN", "valueFrom": {"secretKeyRef": {"name": "runner", "key": "codefresh.token"}}}],
+                        "volumeMounts": [{"name": "runnerconf", "mountPath": "/etc/secrets", "readOnly": true}]}],
+                    "volumes": [{"name": "runnerconf", "secret": {"secretName": "runnerconf"}}],
+                },
+            },
+        },
+    });
+    apply(
+        cp,
+        ns,
+        &[
+            runner,
+            json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "runner"},
+                   "stringData": {"codefresh.token": AGENT_TOKEN}}),
+            json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "runnerconf"},
+                   "stringData": data}),
+        ],
+    );
+}
+
+/// `kubectl get <kinds> -o name` in `ns`, without what every namespace has.
+fn names_in(cp: &ControlPlane, ns: &str) -> Vec<String> {
+    let out = cp
+        .kubectl()
+        .args([
+            "-n",
+            ns,
+            "get",
+            "deployments,secrets,configmaps,services,serviceaccounts,roles,rolebindings",
+            "-o",
+            "name",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let mut names: Vec<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .filter(|l| *l != "serviceaccount/default" && *l != "configmap/kube-root-ca.crt")
+        .map(str::to_string)
+        .collect();
+    names.sort();
+    names
+}
+
+fn object(cp: &ControlPlane, ns: &str, what: &str) -> Value {
+    let out = cp
+        .kubectl()
+        .args(["-n", ns, "get", what, "-o", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The ServiceAccount a runtime file's token is of (from its claims).
+fn token_account(file: &str) -> String {
+    let v: Value = serde_yaml_ng::from_str(file).unwrap();
+    let part = v["token"].as_str().unwrap().split('.').nth(1).unwrap();
+    let claims: Value = serde_json::from_slice(
+        &base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(part.trim_end_matches('='))
+            .unwrap(),
+    )
+    .unwrap();
+    format!(
+        "{}:{}",
+        claims["kubernetes.io/serviceaccount/namespace"]
+            .as_str()
+            .unwrap(),
+        claims["kubernetes.io/serviceaccount/service-account.name"]
+            .as_str()
+            .unwrap()
+    )
+}
+
+fn platform_runtimes(fake: &FakePlatform) -> Vec<String> {
+    let mut list: Vec<String> = fake.agents()[0]["runtimes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_str().unwrap().to_string())
+        .collect();
+    list.sort();
+    list
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
+async fn adopt_takes_over_an_agent_with_several_runtimes_and_each_stays_served() {
+    let cp = controlplane::shared();
+    let ns = cp.create_namespace("adoptvrt").await.unwrap();
+    let far = cp.create_namespace("adoptvrt-far").await.unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let fake = FakePlatform::start(USER_TOKEN);
+    // What `codefresh runner init` and `attach` registered.
+    let agent = platform_call(
+        &fake,
+        "POST",
+        "/api/agents",
+        &json!({"name": "venona-agent"}),
+    );
+    let own = format!("venona-cluster/{ns}");
+    let far_rt = format!("venona-cluster/{far}");
+    for (name, in_ns) in [(&own, ns.as_str()), (&far_rt, far.as_str())] {
+        platform_call(
+            &fake,
+            "POST",
+            "/api/custom_clusters/register",
+            &json!({"clusterName": "venona-cluster", "namespace": in_ns, "runtimeEnvironmentName": name,
+                    "storageClassName": format!("dind-local-volumes-runner-{in_ns}"), "agent": true}),
+        );
+    }
+    platform_call(
+        &fake,
+        "PUT",
+        &format!("/api/agent/{}", agent["id"].as_str().unwrap()),
+        &json!({"runtimes": [own, far_rt]}),
+    );
+    let listed_before = platform_runtimes(&fake);
+
+    // venonactl's objects in both namespaces; in the far one also what is
+    // not venonactl's runtime nor its access: a team's ConfigMap and the
+    // volume provisioner's ServiceAccount.
+    seed_runtime_namespace(cp, &ns);
+    seed_runtime_namespace(cp, &far);
+    apply(
+        cp,
+        &far,
+        &[
+            json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "team-notes"},
+                   "data": {"owner": "builds team"}}),
+            json!({"apiVersion": "v1", "kind": "ServiceAccount",
+                   "metadata": {"name": "volume-provisioner-runner"}}),
+        ],
+    );
+    let (own_token, own_ca) = venonactl_token(cp, &ns).await;
+    let (far_token, far_ca) = venonactl_token(cp, &far).await;
+    seed_agent(
+        cp,
+        &ns,
+        &[
+            (own.clone(), own_token.clone(), own_ca),
+            (far_rt.clone(), far_token.clone(), far_ca.clone()),
+        ],
+    );
+    let ready = cp.client();
+    controlplane::poll_until("venonactl's runner ready", Duration::from_secs(90), || {
+        let api: kube::Api<k8s_openapi::api::apps::v1::Deployment> =
+            kube::Api::namespaced(ready.clone(), &ns);
+        async move {
+            let d = api.get("runner").await?;
+            Ok(d.status.and_then(|s| s.ready_replicas).unwrap_or(0) > 0)
+        }
+    })
+    .await
+    .unwrap();
+    let secrets = [
+        AGENT_TOKEN,
+        USER_TOKEN,
+        own_token.as_str(),
+        far_token.as_str(),
+    ];
+    let ca_line = far_ca.lines().nth(1).unwrap().to_string();
+    let mut printed = String::new();
+
+    // The move, stopped at its end once (the platform refuses the spec),
+    // then finished by a re-run: a runner ready at every look of both.
+    fake.fail("PUT /api/runtime-environments", 400, 1);
+    let args = move_args(&ns, &fake);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (out, lowest, looks) = adopt_watching(cp, home.path(), &ns, &args).await;
+    let shown = text(&out);
+    printed.push_str(&shown);
+    assert_eq!(out.status.code(), Some(1), "{shown}");
+    assert!(
+        looks > 5 && lowest >= 1,
+        "fewest ready runners {lowest}\n{shown}"
+    );
+    assert!(shown.contains(&far_rt), "{shown}");
+    let (out, lowest, _) = adopt_watching(cp, home.path(), &ns, &args).await;
+    let shown = text(&out);
+    printed.push_str(&shown);
+    assert_eq!(out.status.code(), Some(0), "{shown}");
+    assert!(shown.contains("did not finish; continuing it"), "{shown}");
+    assert!(lowest >= 1, "fewest ready runners {lowest}\n{shown}");
+
+    // The runner is cf-runner's, in config-dir mode, with one file per
+    // runtime, each with the token of cf-runner's access ServiceAccount.
+    let runner = object(cp, &ns, "deployment/runner");
+    assert_eq!(
+        runner["metadata"]["labels"]["app.kubernetes.io/managed-by"],
+        json!("cf-runner")
+    );
+    let env = runner["spec"]["template"]["spec"]["containers"][0]["env"].to_string();
+    assert!(
+        env.contains("VENONA_CONFIG_DIR") && !env.contains("CODEFRESH_IN_CLUSTER_RUNTIME"),
+        "{env}"
+    );
+    let conf = object(cp, &ns, "secret/runnerconf");
+    assert_eq!(
+        conf["metadata"]["labels"]["app.kubernetes.io/managed-by"],
+        json!("cf-runner")
+    );
+    let mut keys: Vec<&String> = conf["data"].as_object().unwrap().keys().collect();
+    keys.sort();
+    let mut want = [key(&own), key(&far_rt)];
+    want.sort();
+    assert_eq!(keys, want.iter().collect::<Vec<_>>());
+    for (k, in_ns) in [(key(&own), &ns), (key(&far_rt), &far)] {
+        let file = secret_text(cp, &ns, "runnerconf", &k);
+        assert_eq!(token_account(&file), format!("{in_ns}:cf-runner-agent"));
+    }
+    // The agent token is kept.
+    assert_eq!(
+        secret_text(cp, &ns, "runner", "codefresh.token"),
+        AGENT_TOKEN
+    );
+    // The platform's list of the agent's runtimes is unchanged.
+    assert_eq!(platform_runtimes(&fake), listed_before);
+
+    // In the far namespace: venonactl's runtime objects are cf-runner's
+    // now (the dind key kept), venonactl's access is gone, the rest stays.
+    let far_names = names_in(cp, &far);
+    for gone in [
+        "serviceaccount/runner",
+        "role.rbac.authorization.k8s.io/runner",
+        "rolebinding.rbac.authorization.k8s.io/runner",
+        "secret/runner-token-v7x2q",
+    ] {
+        assert!(
+            !far_names.contains(&gone.to_string()),
+            "{gone}: {far_names:?}"
+        );
+    }
+    for stays in [
+        "configmap/team-notes",
+        "serviceaccount/volume-provisioner-runner",
+        "serviceaccount/cf-runner-agent",
+        "secret/cf-runner-agent-token",
+    ] {
+        assert!(
+            far_names.contains(&stays.to_string()),
+            "{stays}: {far_names:?}"
+        );
+    }
+    for taken in [
+        "serviceaccount/codefresh-engine",
+        "configmap/codefresh-dind-config",
+        "service/dind",
+        "secret/codefresh-certs-server",
+    ] {
+        let o = object(cp, &far, taken);
+        assert_eq!(
+            o["metadata"]["labels"]["app.kubernetes.io/managed-by"],
+            json!("cf-runner"),
+            "{taken}: {o}"
+        );
+    }
+    assert!(
+        secret_text(cp, &far, "codefresh-certs-server", "server-key.pem")
+            .contains(&format!("KEY-OF-{far}"))
+    );
+
+    // `info`: every runtime, with credentials that work.
+    let url = fake.url();
+    let platform = ["--token", fake.token(), "--url", url.as_str()];
+    let info = isolated(cp.admin_kubeconfig(), home.path())
+        .args(["info", "-o", "json", "--kube-namespace", &ns])
+        .args(platform)
+        .output()
+        .unwrap();
+    printed.push_str(&text(&info));
+    assert!(info.status.success(), "{}", text(&info));
+    let report: Value = serde_json::from_slice(&info.stdout).unwrap();
+    let runtimes = report["installations"][0]["runtimes"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no runtimes: {report:#}"))
+        .clone();
+    for name in [&own, &far_rt] {
+        let r = runtimes
+            .iter()
+            .find(|r| r["name"] == name.as_str())
+            .unwrap_or_else(|| panic!("no {name} in {runtimes:#?}"));
+        assert_eq!(r["works"], true, "{r:#}");
+        assert_eq!(r["onPlatform"], true, "{r:#}");
+    }
+
+    // A second adopt writes nothing.
+    let mark = cp.audit_events().unwrap().len();
+    let again = adopt(cp, home.path(), &args);
+    printed.push_str(&text(&again));
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again));
+    assert!(
+        text(&again).contains("nothing to adopt"),
+        "{}",
+        text(&again)
+    );
+    assert_eq!(
+        cf_runner_writes(cp, mark, &[&ns, &far]),
+        Vec::<String>::new()
+    );
+
+    // `runtime detach` of the far runtime, the agent always ready.
+    let watch = support::rollout::ReadyWatch::start(cp.client(), &ns);
+    let detach = isolated(cp.admin_kubeconfig(), home.path())
+        .args(["runtime", "detach", "--agent-namespace", &ns])
+        .args(["--kube-namespace", &far, "--runtime-name", &far_rt])
+        .args(platform)
+        .output()
+        .unwrap();
+    printed.push_str(&text(&detach));
+    assert!(detach.status.success(), "{}", text(&detach));
+    assert!(watch.fewest().await >= 1);
+    assert_eq!(platform_runtimes(&fake), vec![own.clone()]);
+    let conf = object(cp, &ns, "secret/runnerconf");
+    assert!(conf["data"].get(key(&far_rt)).is_none(), "{conf}");
+    assert!(!names_in(cp, &far).contains(&"secret/cf-runner-agent-token".to_string()));
+
+    // Attached again by cf-runner, over the objects it took over.
+    let attach = isolated(cp.admin_kubeconfig(), home.path())
+        .args(["runtime", "attach", "--agent-namespace", &ns])
+        .args(["--kube-namespace", &far, "--runtime-name", &far_rt])
+        .args(platform)
+        .output()
+        .unwrap();
+    printed.push_str(&text(&attach));
+    assert!(attach.status.success(), "{}", text(&attach));
+    assert_eq!(platform_runtimes(&fake), listed_before);
+
+    // delete --all-runtimes: nothing cf-runner wrote or took over is left,
+    // and what it did not write stays.
+    let gone = isolated(cp.admin_kubeconfig(), home.path())
+        .args([
+            "delete",
+            "--yes",
+            "--all-runtimes",
+            "--kube-namespace",
+            &ns,
+            "--timeout",
+            "90s",
+        ])
+        .args(platform)
+        .output()
+        .unwrap();
+    printed.push_str(&text(&gone));
+    assert_eq!(gone.status.code(), Some(0), "{}", text(&gone));
+    assert_eq!(names_in(cp, &ns), Vec::<String>::new());
+    assert_eq!(
+        names_in(cp, &far),
+        vec![
+            "configmap/team-notes".to_string(),
+            "serviceaccount/volume-provisioner-runner".to_string()
+        ]
+    );
+
+    for s in secrets {
+        assert!(!printed.contains(s), "a token was shown:\n{printed}");
+    }
+    assert!(!printed.contains(&ca_line), "a CA line was shown");
+}
