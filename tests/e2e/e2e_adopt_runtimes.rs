@@ -20,7 +20,8 @@ use support::adopt::*;
 use support::audit::cf_runner_writes;
 use support::cli::{isolated, text};
 use support::controlplane::{self, ControlPlane};
-use support::fake_platform::FakePlatform;
+use support::fake_platform::{BuildPod, FakePlatform};
+use support::venona::{requests_by, Agent};
 
 use crate::e2e_adopt::{adopt_watching, move_args};
 
@@ -86,14 +87,23 @@ async fn venonactl_token(cp: &ControlPlane, ns: &str) -> (String, String) {
 }
 
 /// The agent namespace as venonactl leaves it for an agent with runtimes
-/// attached: the runner in config-dir mode, its token Secret, and
-/// `runnerconf` with one file per runtime (`runtimes`: name, token, CA).
-fn seed_agent(cp: &ControlPlane, ns: &str, runtimes: &[(String, String, String)]) {
+/// attached: the runner in config-dir mode (its platform at `platform`,
+/// its token `agent_token`), its token Secret, and `runnerconf` with one
+/// file per runtime (`runtimes`: name, token, CA), whose host is the API
+/// server of the kubeconfig venonactl ran with.
+struct Seed<'a> {
+    platform: &'a str,
+    agent_token: &'a str,
+    runtimes: &'a [(String, String, String)],
+}
+
+fn seed_agent(cp: &ControlPlane, ns: &str, seed: &Seed<'_>) {
     let file = |name: &str, token: &str, ca: &str| {
         serde_yaml_ng::to_string(&json!({"type": "runtime", "name": name,
-            "host": "https://kubernetes.default.svc", "token": token, "crt": ca}))
+            "host": cp.server(), "token": token, "crt": ca}))
         .unwrap()
     };
+    let runtimes = seed.runtimes;
     let data: serde_json::Map<String, Value> = runtimes
         .iter()
         .map(|(n, t, c)| (key(n), json!(file(n, t, c))))
@@ -109,7 +119,7 @@ fn seed_agent(cp: &ControlPlane, ns: &str, runtimes: &[(String, String, String)]
                 "spec": {
                     "containers": [{"name": "runner", "image": "codefresh/venona:1.10.2",
                         "env": [{"name": "AGENT_ID", "value": "venona-agent"},
-                                {"name": "CODEFRESH_HOST", "value": "https://g.codefresh.io"},
+                                {"name": "CODEFRESH_HOST", "value": seed.platform},
                                 {"name": "AGENT_MODE", "value": "InCluster"},
                                 {"name": "AGENT_NAME", "value": "runner"},
                                 {"name": "VENONA_CONFIG_DIR", "value": "/etc/secrets"},
@@ -126,7 +136,7 @@ fn seed_agent(cp: &ControlPlane, ns: &str, runtimes: &[(String, String, String)]
         &[
             runner,
             json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "runner"},
-                   "stringData": {"codefresh.token": AGENT_TOKEN}}),
+                   "stringData": {"codefresh.token": seed.agent_token}}),
             json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "runnerconf"},
                    "stringData": data}),
         ],
@@ -187,6 +197,45 @@ fn token_account(file: &str) -> String {
             .as_str()
             .unwrap()
     )
+}
+
+/// Hands the real agent a build's engine pod for `runtime` and checks that
+/// it was created in `ns` by `ns`'s own `cf-runner-agent`.
+async fn build_runs(
+    fake: &FakePlatform,
+    agent: &Agent,
+    cp: &ControlPlane,
+    runtime: &str,
+    ns: &str,
+    workflow: &str,
+) {
+    let task = fake.create_pod_task(runtime, BuildPod::Engine, workflow);
+    fake.queue_task("venona-agent", task.clone());
+    let id = task["_id"].as_str().unwrap().to_string();
+    let mut status = Value::Null;
+    controlplane::poll_until(
+        &format!("the agent's status of task {id}"),
+        Duration::from_secs(60),
+        || {
+            if let Some((_, _, s)) = fake.task_statuses().iter().find(|(_, t, _)| *t == id) {
+                status = s.clone();
+            }
+            let done = !status.is_null();
+            async move { Ok(done) }
+        },
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{e}\n--- agent log:\n{}", agent.log()));
+    assert_eq!(status["status"], "Success", "{runtime}: {status}");
+    let name = format!("engine-{workflow}");
+    let user = format!("system:serviceaccount:{ns}:cf-runner-agent");
+    let created: Vec<i64> = requests_by(cp, &user)
+        .iter()
+        .filter(|e| e["verb"] == "create" && e["objectRef"]["name"] == name.as_str())
+        .filter(|e| e["objectRef"]["namespace"] == ns)
+        .map(|e| e["responseStatus"]["code"].as_i64().unwrap_or_default())
+        .collect();
+    assert_eq!(created, vec![201], "the create of {ns}/{name} by {user}");
 }
 
 fn platform_runtimes(fake: &FakePlatform) -> Vec<String> {
@@ -251,13 +300,20 @@ async fn adopt_takes_over_an_agent_with_several_runtimes_and_each_stays_served()
     );
     let (own_token, own_ca) = venonactl_token(cp, &ns).await;
     let (far_token, far_ca) = venonactl_token(cp, &far).await;
+    // The agent's token is the one the platform handed out, so that the
+    // real agent can poll with it after the move.
+    let agent_token = agent["token"].as_str().unwrap().to_string();
     seed_agent(
         cp,
         &ns,
-        &[
-            (own.clone(), own_token.clone(), own_ca),
-            (far_rt.clone(), far_token.clone(), far_ca.clone()),
-        ],
+        &Seed {
+            platform: &fake.url(),
+            agent_token: &agent_token,
+            runtimes: &[
+                (own.clone(), own_token.clone(), own_ca),
+                (far_rt.clone(), far_token.clone(), far_ca.clone()),
+            ],
+        },
     );
     let ready = cp.client();
     controlplane::poll_until("venonactl's runner ready", Duration::from_secs(90), || {
@@ -271,7 +327,7 @@ async fn adopt_takes_over_an_agent_with_several_runtimes_and_each_stays_served()
     .await
     .unwrap();
     let secrets = [
-        AGENT_TOKEN,
+        agent_token.as_str(),
         USER_TOKEN,
         own_token.as_str(),
         far_token.as_str(),
@@ -325,11 +381,13 @@ async fn adopt_takes_over_an_agent_with_several_runtimes_and_each_stays_served()
     for (k, in_ns) in [(key(&own), &ns), (key(&far_rt), &far)] {
         let file = secret_text(cp, &ns, "runnerconf", &k);
         assert_eq!(token_account(&file), format!("{in_ns}:cf-runner-agent"));
+        // The address venonactl gave the agent is kept.
+        assert!(file.contains(&format!("host: {}", cp.server())), "{k}");
     }
     // The agent token is kept.
     assert_eq!(
         secret_text(cp, &ns, "runner", "codefresh.token"),
-        AGENT_TOKEN
+        agent_token
     );
     // The platform's list of the agent's runtimes is unchanged.
     assert_eq!(platform_runtimes(&fake), listed_before);
@@ -400,6 +458,17 @@ async fn adopt_takes_over_an_agent_with_several_runtimes_and_each_stays_served()
         assert_eq!(r["works"], true, "{r:#}");
         assert_eq!(r["onPlatform"], true, "{r:#}");
     }
+
+    // The real agent, on what cf-runner's runner Deployment gives its pod,
+    // builds for each runtime in that runtime's namespace, as that
+    // namespace's cf-runner-agent (the spec of the far runtime gets an
+    // engine image like the own one's: the registration had none).
+    fake.add_runtime_like(&far_rt, "venona-cluster", &far, &own);
+    let venona = Agent::start(cp, &ns, "runner").await.unwrap();
+    assert_eq!(venona.env("CODEFRESH_IN_CLUSTER_RUNTIME"), None);
+    build_runs(&fake, &venona, cp, &own, &ns, "wf-own").await;
+    build_runs(&fake, &venona, cp, &far_rt, &far, "wf-far").await;
+    drop(venona);
 
     // A second adopt writes nothing.
     let mark = cp.audit_events().unwrap().len();

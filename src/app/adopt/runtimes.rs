@@ -136,6 +136,8 @@ pub(super) async fn own_of(
 pub(super) struct Attached {
     pub name: String,
     pub namespace: String,
+    /// The API server address the old file gave the agent (kept).
+    host: String,
     /// Its objects cf-runner renders under the same kind and name: taken over.
     pub taken_over: Vec<ObjectRef>,
     /// venonactl's access objects for the agent there: deleted last.
@@ -148,6 +150,8 @@ pub(super) struct Attached {
 /// The layout `adopt` moves: the agent's own runtime and the others.
 pub(super) struct Layout {
     pub own: String,
+    /// The API server address the own runtime's old file gave (kept).
+    own_host: Option<String>,
     pub others: Vec<Attached>,
 }
 
@@ -169,6 +173,7 @@ pub(super) async fn survey(
     rendered_names: &[(String, String)],
 ) -> Result<Layout, Outcome> {
     let mut others = Vec::new();
+    let mut own_host = None;
     for (key, text) in files {
         let facts = file_facts(text);
         let Some(runtime) = facts.name.clone() else {
@@ -177,11 +182,12 @@ pub(super) async fn survey(
                 "fix or remove that entry with the tool that wrote it, then re-run adopt; nothing was changed".into(),
             ));
         };
+        let host = facts.host.clone().unwrap_or_default();
+        let here = host.trim_end_matches('/').to_string();
         if runtime == platform.runtime {
+            own_host = Some(here);
             continue;
         }
-        let host = facts.host.clone().unwrap_or_default();
-        let here = host.trim_end_matches('/');
         if here != IN_CLUSTER_HOST && here != cluster.server.trim_end_matches('/') {
             return Err(refusal(
                 format!(
@@ -264,6 +270,7 @@ pub(super) async fn survey(
         others.push(Attached {
             name: runtime,
             namespace: ns,
+            host: here,
             taken_over,
             replaced,
             account,
@@ -272,6 +279,7 @@ pub(super) async fn survey(
     }
     Ok(Layout {
         own: platform.runtime.clone(),
+        own_host,
         others,
     })
 }
@@ -463,7 +471,7 @@ pub(super) async fn take_over(
     platform: &OnPlatform,
     timeout: Duration,
 ) -> Result<BTreeMap<String, String>, Outcome> {
-    let resolved = |name: &str, ns: &str| -> Result<Resolved, Outcome> {
+    let resolved = |name: &str, ns: &str, host: Option<&str>| -> Result<Resolved, Outcome> {
         let key = config_key(name).ok_or_else(|| {
             Outcome::BadInput(values::Problems(vec![values::Problem::new(
                 "RuntimeEnvironmentName",
@@ -472,8 +480,16 @@ pub(super) async fn take_over(
                 "rename the runtime environment on the platform",
             )]))
         })?;
+        // The address the agent reached the API server at stays: venonactl
+        // wrote the kubeconfig's (or --kube-host), which the pod reaches.
+        let target = Target {
+            kube_host: host
+                .filter(|h| *h != IN_CLUSTER_HOST && !h.is_empty())
+                .map(str::to_string),
+            ..Target::default()
+        };
         Ok(Resolved {
-            target: Target::default(),
+            target,
             cluster: cluster.clone(),
             namespace: ns.to_string(),
             name: name.to_string(),
@@ -485,7 +501,7 @@ pub(super) async fn take_over(
     output::say(
         "Before step 1: the agent's access in each runtime namespace (cf-runner's token; the old one stays valid until step 3)",
     );
-    let own = resolved(&layout.own, namespace)?;
+    let own = resolved(&layout.own, namespace, layout.own_host.as_deref())?;
     let access = ensure_access(&own, Vec::new(), timeout, "adopt").await?;
     files.insert(own.key.clone(), access.file_text());
     for a in &layout.others {
@@ -495,7 +511,7 @@ pub(super) async fn take_over(
         let manifests = render_runtime(loaded, &id, &a.namespace, Some(&a.name))?;
         mark(cluster, &a.namespace, &a.taken_over).await?;
         converge::apply_with_progress(cluster, &manifests, &a.namespace, true, "adopt").await?;
-        let r = resolved(&a.name, &a.namespace)?;
+        let r = resolved(&a.name, &a.namespace, Some(&a.host))?;
         let access = ensure_access(&r, Vec::new(), timeout, "adopt").await?;
         files.insert(r.key.clone(), access.file_text());
     }
