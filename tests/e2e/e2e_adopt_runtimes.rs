@@ -340,6 +340,7 @@ async fn adopt_takes_over_an_agent_with_several_runtimes_and_each_stays_served()
     fake.fail("PUT /api/runtime-environments", 400, 1);
     let args = move_args(&ns, &fake);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mark = cp.audit_events().unwrap().len();
     let (out, lowest, looks) = adopt_watching(cp, home.path(), &ns, &args).await;
     let shown = text(&out);
     printed.push_str(&shown);
@@ -355,6 +356,11 @@ async fn adopt_takes_over_an_agent_with_several_runtimes_and_each_stays_served()
     assert_eq!(out.status.code(), Some(0), "{shown}");
     assert!(shown.contains("did not finish; continuing it"), "{shown}");
     assert!(lowest >= 1, "fewest ready runners {lowest}\n{shown}");
+    eprintln!(
+        "adopt of 2 runtimes (both runs): {} writes in {ns}, {} in {far}, fewest ready runners {lowest}",
+        cf_runner_writes(cp, mark, &[&ns]).len(),
+        cf_runner_writes(cp, mark, &[&far]).len()
+    );
 
     // The runner is cf-runner's, in config-dir mode, with one file per
     // runtime, each with the token of cf-runner's access ServiceAccount.

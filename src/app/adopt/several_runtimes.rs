@@ -1,12 +1,12 @@
-//! An agent that serves more than the runtime of its own namespace (the
-//! venonactl layout: Secret `runnerconf` with several `*.runtime.yaml`
-//! entries, or an agent in a namespace of its own whose runtime is
-//! elsewhere). `adopt` moves one agent with the runtime of its namespace,
-//! in in-cluster mode: moving such an agent would leave the platform
-//! sending builds the agent drops without a word (venona drops a task for
-//! a runtime it has no file for), or would send a runtime's builds to
-//! another namespace. So it refuses, before any write, naming the
-//! runtimes and what to do.
+//! What `adopt` of venonactl's agent cannot keep serving, refused before
+//! any write (exit 3). Several runtimes in Secret `runnerconf` move
+//! (`runtimes`); these do not:
+//!
+//! - an agent whose only `runnerconf` runtime is not the one its runner
+//!   names (the two would disagree on what the agent serves);
+//! - an agent in a namespace of its own, whose runtime builds in another
+//!   namespace: cf-runner's model always has a runtime in the agent's
+//!   namespace, and the move would send that runtime's builds there.
 
 use serde_json::Value;
 
@@ -31,15 +31,16 @@ pub(super) fn refuse_several(
     }
     output::error(
         &anyhow::anyhow!(
-            "the agent in namespace {namespace} serves {} runtime(s) from Secret runnerconf: {}; adopt moves \
-             an agent with the one runtime of its own namespace, and the agent would drop the others' builds",
+            "the agent in namespace {namespace} serves {} runtime(s) from Secret runnerconf ({}), and its runner \
+             names runtime {}: adopt cannot tell which the agent serves, and the agent would drop the others' builds",
             runnerconf.len(),
-            runnerconf.join(", ")
+            runnerconf.join(", "),
+            runtime.unwrap_or("(none)")
         ),
         Some(&format!(
-            "adopting an agent with several runtimes is not supported yet: detach all but the runtime of \
-             namespace {namespace} from the agent with the tool that attached them, adopt, then attach each \
-             with `cf-runner runtime attach --agent-namespace {namespace} --runtime-name <name> \
+            "make Secret runnerconf and the runner name the same runtime of namespace {namespace} (or detach \
+             the others with the tool that attached them), adopt, then attach each other one with \
+             `cf-runner runtime attach --agent-namespace {namespace} --runtime-name <name> \
              --kube-namespace <its namespace>`; nothing was changed"
         )),
     );
