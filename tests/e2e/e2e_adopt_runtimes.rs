@@ -504,6 +504,33 @@ async fn adopt_takes_over_an_agent_with_several_runtimes_and_each_stays_served()
         assert_eq!(r["onPlatform"], true, "{r:#}");
     }
 
+    // `check` (with the values adopt saved) finds every runtime's token
+    // able to create pods in its namespace.
+    let values = home.path().join("cf-runner-values.yaml");
+    let check = isolated(cp.admin_kubeconfig(), home.path())
+        .args(["check", "-o", "json", "--kube-namespace", &ns, "--values"])
+        .arg(&values)
+        .output()
+        .unwrap();
+    printed.push_str(&text(&check));
+    let report: Value =
+        serde_json::from_slice(&check.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&check)));
+    let creds = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "the agent's runtime credentials")
+        .unwrap_or_else(|| panic!("{report:#}"))
+        .clone();
+    assert_eq!(creds["status"], "pass", "{creds:#}");
+    assert!(
+        creds["reason"]
+            .as_str()
+            .unwrap()
+            .contains("each of the 2 runtime(s)"),
+        "{creds:#}"
+    );
+
     // The real agent, on what cf-runner's runner Deployment gives its pod,
     // builds for each runtime in that runtime's namespace, as that
     // namespace's cf-runner-agent (the spec of the far runtime gets an
