@@ -296,6 +296,10 @@ async fn adopt_takes_over_an_agent_with_several_runtimes_and_each_stays_served()
                    "data": {"owner": "builds team"}}),
             json!({"apiVersion": "v1", "kind": "ServiceAccount",
                    "metadata": {"name": "volume-provisioner-runner"}}),
+            json!({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
+                   "metadata": {"name": format!("dind-local-volumes-runner-{far}")},
+                   "provisioner": format!("codefresh.io/dind-volume-provisioner-runner-{far}"),
+                   "parameters": {"volumeBackend": "local", "volumeParentDir": "/var/lib/codefresh/dind-volumes"}}),
         ],
     );
     let (own_token, own_ca) = venonactl_token(cp, &ns).await;
@@ -531,6 +535,78 @@ async fn adopt_takes_over_an_agent_with_several_runtimes_and_each_stays_served()
         "{creds:#}"
     );
 
+    // `runtime rotate` of the far runtime: a new token of cf-runner's, the
+    // agent always ready.
+    let before = secret_text(cp, &ns, "runnerconf", &key(&far_rt));
+    let watch = support::rollout::ReadyWatch::start(cp.client(), &ns);
+    let rotate = isolated(cp.admin_kubeconfig(), home.path())
+        .args(["runtime", "rotate", "--agent-namespace", &ns])
+        .args(["--kube-namespace", &far, "--runtime-name", &far_rt])
+        .output()
+        .unwrap();
+    printed.push_str(&text(&rotate));
+    assert!(rotate.status.success(), "{}", text(&rotate));
+    assert!(watch.fewest().await >= 1);
+    let after = secret_text(cp, &ns, "runnerconf", &key(&far_rt));
+    assert_ne!(token_account(&before), String::new());
+    assert!(before != after, "rotate kept the token");
+    assert_eq!(token_account(&after), format!("{far}:cf-runner-agent"));
+
+    // `runtime upgrade` of the far runtime: its builds' StorageClass is
+    // venonactl's of its namespace (left alone, named by the platform's
+    // spec), which upgrade refuses to replace with the agent's; given as the
+    // plan says, it is kept, and upgrade writes in the far namespace only.
+    let class = format!("dind-local-volumes-runner-{far}");
+    assert!(
+        printed.contains(&format!("Storage.StorageClassName={class}")),
+        "{printed}"
+    );
+    let mark = cp.audit_events().unwrap().len();
+    let upgrade = |extra: &[&str]| {
+        isolated(cp.admin_kubeconfig(), home.path())
+            .args(["runtime", "upgrade", "--agent-namespace", &ns])
+            .args(["--kube-namespace", &far, "--runtime-name", &far_rt])
+            .args(extra)
+            .args(platform)
+            .output()
+            .unwrap()
+    };
+    let out = upgrade(&[]);
+    printed.push_str(&text(&out));
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("dockerDaemonScheduler.pvcs.dind.storageClassName"),
+        "{}",
+        text(&out)
+    );
+    let keep = format!("Storage.StorageClassName={class}");
+    let out = upgrade(&[
+        "--set-value",
+        &keep,
+        "--set-value",
+        "Storage.CreateStorageClass=false",
+    ]);
+    printed.push_str(&text(&out));
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(cf_runner_writes(cp, mark, &[&ns]), Vec::<String>::new());
+    assert_eq!(
+        fake.runtimes()[&far_rt]["dockerDaemonScheduler"]["pvcs"][0]["storageClassName"],
+        json!(class)
+    );
+    let sc = cp
+        .kubectl()
+        .args(["get", "storageclass", &class, "-o", "json"])
+        .output()
+        .unwrap();
+    let sc: Value = serde_json::from_slice(&sc.stdout).unwrap();
+    assert!(
+        sc["metadata"]["labels"]
+            .get("app.kubernetes.io/managed-by")
+            .is_none(),
+        "{sc}"
+    );
+    assert!(!names_in(cp, &far).contains(&"deployment.apps/dind-volume-provisioner".to_string()));
+
     // The real agent, on what cf-runner's runner Deployment gives its pod,
     // builds for each runtime in that runtime's namespace, as that
     // namespace's cf-runner-agent (the spec of the far runtime gets an
@@ -609,6 +685,12 @@ async fn adopt_takes_over_an_agent_with_several_runtimes_and_each_stays_served()
             "serviceaccount/volume-provisioner-runner".to_string()
         ]
     );
+    let sc = cp
+        .kubectl()
+        .args(["get", "storageclass", &class, "-o", "name"])
+        .output()
+        .unwrap();
+    assert!(sc.status.success(), "venonactl's StorageClass was deleted");
 
     for s in secrets {
         assert!(!printed.contains(s), "a token was shown:\n{printed}");

@@ -138,6 +138,8 @@ pub(super) struct Attached {
     pub namespace: String,
     /// The API server address the old file gave the agent (kept).
     host: String,
+    /// The StorageClass its builds' volumes use, as its spec names it.
+    storage_class: Option<String>,
     /// Its objects cf-runner renders under the same kind and name: taken over.
     pub taken_over: Vec<ObjectRef>,
     /// venonactl's access objects for the agent there: deleted last.
@@ -267,10 +269,12 @@ pub(super) async fn survey(
         };
         let taken_over = take_over_set(&local, rendered_names);
         let replaced = old_access(&local, account.as_deref(), token_secret.as_deref());
+        let storage_class = spec.as_ref().and_then(claim_class);
         others.push(Attached {
             name: runtime,
             namespace: ns,
             host: here,
+            storage_class,
             taken_over,
             replaced,
             account,
@@ -282,6 +286,17 @@ pub(super) async fn survey(
         own_host,
         others,
     })
+}
+
+/// The StorageClass of the dind claim a runtime spec names (`pvcs` as the
+/// chart's and venonactl's map by name, or as cf-runner's list).
+fn claim_class(spec: &Value) -> Option<String> {
+    let pvcs = spec.pointer("/dockerDaemonScheduler/pvcs")?;
+    let dind = match pvcs {
+        Value::Array(items) => items.iter().find(|p| p["name"] == "dind")?,
+        other => other.get("dind")?,
+    };
+    dind["storageClassName"].as_str().map(str::to_string)
 }
 
 fn refusal(what: String, fix: String) -> Outcome {
@@ -399,6 +414,12 @@ pub(super) fn print_plan(layout: &Layout, agent_namespace: &str) {
             names(&a.taken_over),
             names(&a.replaced)
         ));
+        if let Some(class) = &a.storage_class {
+            output::say(&format!(
+                "      its builds' volumes keep StorageClass {class} (left alone); `cf-runner runtime upgrade` of it \
+                 keeps it with --set-value Storage.StorageClassName={class} --set-value Storage.CreateStorageClass=false"
+            ));
+        }
     }
     output::say(
         "  the platform's list of the agent's runtimes and the other runtimes' specs are left as they are",
@@ -608,6 +629,16 @@ mod tests {
             "kubernetes.io/serviceaccount/secret.name": secret,
         });
         format!("e30.{}.c2ln", b64.encode(claims.to_string()))
+    }
+
+    #[test]
+    fn the_claim_s_class_is_read_from_the_map_and_the_list_form() {
+        let map = json!({"dockerDaemonScheduler": {"pvcs": {"dind": {"storageClassName": "a"}}}});
+        let list =
+            json!({"dockerDaemonScheduler": {"pvcs": [{"name": "dind", "storageClassName": "b"}]}});
+        assert_eq!(claim_class(&map).as_deref(), Some("a"));
+        assert_eq!(claim_class(&list).as_deref(), Some("b"));
+        assert_eq!(claim_class(&json!({})), None);
     }
 
     #[test]

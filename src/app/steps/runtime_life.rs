@@ -566,7 +566,13 @@ fn scheduling_keys(v: &Value, path: &str, out: &mut Vec<(String, Value)>) {
         }
         Value::Array(items) => {
             for (i, child) in items.iter().enumerate() {
-                scheduling_keys(child, &format!("{path}[{i}]"), out);
+                // A named item by its name: the chart and venonactl register
+                // `pvcs` as a map by name, cf-runner as a list of named items.
+                let here = match child["name"].as_str() {
+                    Some(name) => format!("{path}.{name}"),
+                    None => format!("{path}[{i}]"),
+                };
+                scheduling_keys(child, &here, out);
             }
         }
         _ => {}
@@ -791,6 +797,19 @@ pub(crate) async fn delete_attached(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_claim_s_class_is_named_alike_in_the_chart_s_map_and_cf_runner_s_list() {
+        let registered = serde_json::json!({"dockerDaemonScheduler":
+            {"pvcs": {"dind": {"storageClassName": "dind-local-volumes-runner-far"}}}});
+        let rendered = serde_json::json!({"dockerDaemonScheduler":
+            {"pvcs": [{"name": "dind", "storageClassName": "dind-local-volumes-runner-far"}]}});
+        let (mut was, mut now) = (Vec::new(), Vec::new());
+        scheduling_keys(&registered, "", &mut was);
+        scheduling_keys(&rendered, "", &mut now);
+        assert_eq!(was, now);
+        assert_eq!(was[0].0, "dockerDaemonScheduler.pvcs.dind.storageClassName");
+    }
 
     fn attached(name: &str, place: Result<Target, String>) -> Attached {
         Attached {
