@@ -1089,6 +1089,49 @@ async fn adopt_refuses_an_agent_with_a_runtime_it_cannot_keep_serving() {
         .collect();
     assert_eq!(writes, Vec::<String>::new());
 
+    // A runtime whose namespace holds another installer's object under a
+    // name cf-runner's runtime uses (the chart's engine ServiceAccount).
+    let helm_ns = cp.create_namespace("adoptvmulti-helm").await.unwrap();
+    let helm_rt = format!("venona-cluster/{helm_ns}");
+    platform_call(
+        &fake,
+        "POST",
+        "/api/custom_clusters/register",
+        &json!({"clusterName": "venona-cluster", "namespace": helm_ns, "runtimeEnvironmentName": helm_rt,
+                "storageClassName": format!("dind-local-volumes-runner-{helm_ns}"), "agent": true}),
+    );
+    put_runtimes(json!([own, helm_rt]));
+    apply(
+        cp,
+        &helm_ns,
+        &[json!({"apiVersion": "v1", "kind": "ServiceAccount",
+                 "metadata": {"name": "codefresh-engine", "labels": {"helm.sh/chart": "cf-runtime-10.5.2"}}})],
+    );
+    let deleted = cp
+        .kubectl()
+        .args(["-n", &ns, "delete", "secret", "runnerconf"])
+        .output()
+        .unwrap();
+    assert!(deleted.status.success(), "{}", text(&deleted));
+    apply(cp, &ns, &[runnerconf(&[&own, &helm_rt])]);
+    let mark = cp.audit_events().unwrap().len();
+    let home3 = tempfile::tempdir().unwrap();
+    let out = adopt(cp, home3.path(), &args);
+    let shown = text(&out);
+    assert_eq!(out.status.code(), Some(3), "{shown}");
+    assert!(
+        shown.contains("ServiceAccount/codefresh-engine") && shown.contains("another installer"),
+        "{shown}"
+    );
+    for in_ns in [&ns, &helm_ns] {
+        let (_, writes) = requests_since(cp, mark, in_ns);
+        let writes: Vec<String> = writes
+            .into_iter()
+            .filter(|w| !w.contains("/leases"))
+            .collect();
+        assert_eq!(writes, Vec::<String>::new());
+    }
+
     // An agent in a namespace of its own: its one runtime builds elsewhere.
     put_runtimes(json!([far]));
     let deleted = cp

@@ -267,6 +267,31 @@ pub(super) async fn survey(
             Some(ACCESS_NAME) | None => (Some(VENONACTL_ACCOUNT.to_string()), None),
             _ => (facts.account.clone(), facts.token_secret.clone()),
         };
+        // An object of cf-runner's runtime names that is neither venonactl's
+        // (unlabelled) nor cf-runner's for this namespace: someone else's.
+        let blocked: Vec<String> = local
+            .iter()
+            .filter(|o| {
+                rendered_names
+                    .iter()
+                    .any(|(k, n)| k == kind(o) && n == name(o))
+            })
+            .filter(|o| {
+                label(o, "helm.sh/chart").is_some()
+                    || (label(o, LABEL_MANAGED_BY) == Some("cf-runner")
+                        && !cluster::ownership::is_ours(o, &ns))
+            })
+            .map(|o| super::reference(o).to_string())
+            .collect();
+        if !blocked.is_empty() {
+            return Err(refusal(
+                format!(
+                    "runtime {runtime} builds in namespace {ns}, where {} belong to another installer, not venonactl",
+                    blocked.join(", ")
+                ),
+                format!("move or remove them, or detach {runtime} with the tool that attached it, adopt, then `cf-runner runtime attach` it; nothing was changed"),
+            ));
+        }
         let taken_over = take_over_set(&local, rendered_names);
         let replaced = old_access(&local, account.as_deref(), token_secret.as_deref());
         let storage_class = spec.as_ref().and_then(claim_class);
