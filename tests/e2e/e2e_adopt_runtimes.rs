@@ -339,6 +339,22 @@ async fn adopt_takes_over_an_agent_with_several_runtimes_and_each_stays_served()
     let ca_line = far_ca.lines().nth(1).unwrap().to_string();
     let mut printed = String::new();
 
+    // A dry run: runnerconf is taken over, every runtime named, nothing written.
+    let mark = cp.audit_events().unwrap().len();
+    let dry = adopt(cp, home.path(), &["--dry-run", "--kube-namespace", &ns]);
+    printed.push_str(&text(&dry));
+    assert_eq!(dry.status.code(), Some(0), "{}", text(&dry));
+    assert!(
+        section(&text(&dry), "taken over").contains(&"Secret/runnerconf"),
+        "{}",
+        text(&dry)
+    );
+    assert!(text(&dry).contains(&far_rt), "{}", text(&dry));
+    assert_eq!(
+        cf_runner_writes(cp, mark, &[&ns, &far]),
+        Vec::<String>::new()
+    );
+
     // The move, stopped twice, then finished by re-runs; a runner ready at
     // every look of each. First in the middle: venonactl's runner cannot go
     // (a finalizer holds it) and the wait for it times out, when cf-runner's

@@ -31,7 +31,7 @@ pub(super) fn report(found: &Found, namespace: &str, path: &Path) -> Result<(), 
     let identity = crate::app::steps::identity::seed(&loaded.values, loaded.values.context.clone());
     let rendered = render::render(&loaded.values, &identity, &loaded.redacted_tree)
         .map_err(Outcome::render_failed)?;
-    let ours: Vec<(ObjectRef, Value)> = rendered
+    let mut ours: Vec<(ObjectRef, Value)> = rendered
         .manifests
         .iter()
         .map(|m| {
@@ -42,6 +42,17 @@ pub(super) fn report(found: &Found, namespace: &str, path: &Path) -> Result<(), 
             (reference, m.object["spec"]["selector"].clone())
         })
         .collect();
+    let several = found.runnerconf_runtimes.len() > 1;
+    if several {
+        // The move keeps the agent in config-dir mode: runnerconf is taken over.
+        ours.push((
+            ObjectRef {
+                kind: "Secret".into(),
+                name: render::runtimes::CONFIG_SECRET.into(),
+            },
+            Value::Null,
+        ));
+    }
     let plan = plan(found, &ours, namespace);
     if let Some(problems) = unclassified_refusal(&plan) {
         return Err(Outcome::BadInput(problems));
@@ -60,6 +71,14 @@ pub(super) fn report(found: &Found, namespace: &str, path: &Path) -> Result<(), 
         }
     ));
     print_plan(Some(found), &plan, true);
+    if several {
+        output::say(&format!(
+            "  runtimes the agent serves (Secret runnerconf): {}; the move keeps each served, takes each \
+             runtime namespace's venonactl objects over and gives the agent cf-runner's token there (the \
+             move reads from the platform where each builds and shows each namespace's plan before it asks)",
+            found.runnerconf_runtimes.join(", ")
+        ));
+    }
     output::say("run `cf-runner adopt` without --dry-run to carry the plan out");
     Ok(())
 }
