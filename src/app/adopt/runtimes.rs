@@ -357,6 +357,19 @@ fn old_access(
     let foreign = |o: &&&Value| {
         label(o, LABEL_MANAGED_BY) != Some("cf-runner") && label(o, "helm.sh/chart").is_none()
     };
+    // An account something else runs as (the namespace's `default`, or one
+    // a workload there names) keeps its ServiceAccount, bindings and Roles:
+    // deleting them would take that workload's rights. Only the token
+    // Secret the agent's file was made from goes, which ends the old token.
+    if account == "default" || runs_as(local, account) {
+        return local
+            .iter()
+            .filter(foreign)
+            .filter(|o| kind(o) == "Secret" && o["type"].as_str() == Some(TOKEN_TYPE))
+            .filter(|o| Some(name(o)) == token_secret)
+            .map(|o| super::reference(o))
+            .collect();
+    }
     let mut out = Vec::new();
     out.extend(
         local
@@ -411,6 +424,23 @@ fn old_access(
     out.sort();
     out.dedup();
     out
+}
+
+/// Whether a workload in `local` runs its pods as ServiceAccount `account`.
+fn runs_as(local: &[&Value], account: &str) -> bool {
+    local.iter().any(|o| {
+        let spec = match kind(o) {
+            "CronJob" => o.pointer("/spec/jobTemplate/spec/template/spec"),
+            "Deployment" | "DaemonSet" | "Job" | "StatefulSet" => o.pointer("/spec/template/spec"),
+            _ => None,
+        };
+        spec.and_then(|s| {
+            s.get("serviceAccountName")
+                .or_else(|| s.get("serviceAccount"))
+        })
+        .and_then(Value::as_str)
+            == Some(account)
+    })
 }
 
 /// Adds the plan's lines for the runtime namespaces.
@@ -719,5 +749,34 @@ mod tests {
             ]
         );
         assert!(old_access(&local, None, None).is_empty());
+    }
+
+    #[test]
+    fn an_account_something_else_runs_as_keeps_all_but_the_old_token() {
+        let objects = [
+            json!({"kind": "ServiceAccount", "metadata": {"name": "builder"}}),
+            json!({"kind": "Secret", "type": TOKEN_TYPE, "metadata": {"name": "builder-token-x",
+                   "annotations": {"kubernetes.io/service-account.name": "builder"}}}),
+            json!({"kind": "Secret", "type": TOKEN_TYPE, "metadata": {"name": "builder-token-own",
+                   "annotations": {"kubernetes.io/service-account.name": "builder"}}}),
+            json!({"kind": "RoleBinding", "metadata": {"name": "builder"},
+                   "roleRef": {"kind": "Role", "name": "builder"},
+                   "subjects": [{"kind": "ServiceAccount", "name": "builder"}]}),
+            json!({"kind": "Role", "metadata": {"name": "builder"}}),
+            json!({"kind": "Deployment", "metadata": {"name": "users-app"},
+                   "spec": {"template": {"spec": {"serviceAccountName": "builder"}}}}),
+            json!({"kind": "ServiceAccount", "metadata": {"name": "default"}}),
+            json!({"kind": "Secret", "type": TOKEN_TYPE, "metadata": {"name": "default-token-y"}}),
+        ];
+        let local: Vec<&Value> = objects.iter().collect();
+        let names = |got: Vec<ObjectRef>| got.iter().map(ToString::to_string).collect::<Vec<_>>();
+        assert_eq!(
+            names(old_access(&local, Some("builder"), Some("builder-token-x"))),
+            ["Secret/builder-token-x"]
+        );
+        assert_eq!(
+            names(old_access(&local, Some("default"), Some("default-token-y"))),
+            ["Secret/default-token-y"]
+        );
     }
 }
