@@ -373,10 +373,11 @@ pub async fn apply_all(
         .copied()
         .filter(|m| m.kind != "Namespace")
         .collect();
-    let (namespace_read, inventoried, foreign) = futures::join!(
+    let (namespace_read, inventoried, foreign, may_bind) = futures::join!(
         read_namespace,
         inventory(client, &namespaced, instance),
         super::ownership::collisions(client, &manifests, instance, &|_| None),
+        bind_rights(client, &manifests),
     );
 
     // A namespace that exists but is not ours is used, never adopted: taking
@@ -459,7 +460,9 @@ pub async fn apply_all(
             p
         }
     };
-    let waits_for = dependencies(&manifests, namespace_exists);
+    let waits_for = dependencies(&manifests, namespace_exists, &|m| {
+        role_scope(m).is_some_and(|scope| may_bind.contains(&scope))
+    });
     let mut outcome: Vec<Option<Result<Applied, Failure>>> =
         manifests.iter().map(|_| None).collect();
     let mut started = vec![false; manifests.len()];
@@ -517,11 +520,18 @@ pub async fn apply_all(
 /// - an object in a namespace, for that Namespace when it does not exist
 ///   yet (`namespace_exists` false);
 /// - a binding, for the Role or ClusterRole it grants, when that is applied
-///   too ([`needs_peers_first`]);
+///   too ([`needs_peers_first`]), unless `may_bind` says the user may
+///   `bind` that role: the API server then takes the binding without
+///   looking the role up;
 /// - a ServiceAccount token Secret, for its ServiceAccount;
-/// - a workload (stage 2 and later), for every object of an earlier stage:
+/// - a workload (stage 2 and later), for every object of an earlier stage
+///   but ServiceAccount token Secrets (no pod of the install mounts one):
 ///   workloads are not started without their RBAC, config and secrets.
-fn dependencies(manifests: &[&Manifest], namespace_exists: bool) -> Vec<Vec<usize>> {
+fn dependencies(
+    manifests: &[&Manifest],
+    namespace_exists: bool,
+    may_bind: &dyn Fn(&Manifest) -> bool,
+) -> Vec<Vec<usize>> {
     let text = |m: &Manifest, pointer: &str| {
         m.object
             .pointer(pointer)
@@ -531,9 +541,7 @@ fn dependencies(manifests: &[&Manifest], namespace_exists: bool) -> Vec<Vec<usiz
     manifests
         .iter()
         .map(|m| {
-            let role = m
-                .kind
-                .ends_with("Binding")
+            let role = (m.kind.ends_with("Binding") && !may_bind(m))
                 .then(|| (text(m, "/roleRef/kind"), text(m, "/roleRef/name")));
             let account = (needs_peers_first(m) && m.kind == "Secret")
                 .then(|| {
@@ -560,12 +568,79 @@ fn dependencies(manifests: &[&Manifest], namespace_exists: bool) -> Vec<Vec<usiz
                             && other.name == a
                             && other.namespace == m.namespace
                     });
-                    let earlier_stage = m.stage >= 2 && other.stage < m.stage;
+                    let token = other.kind == "Secret" && needs_peers_first(other);
+                    let earlier_stage = m.stage >= 2 && other.stage < m.stage && !token;
                     namespace || granted || owner || earlier_stage
                 })
                 .map(|(j, _)| j)
                 .collect()
         })
+        .collect()
+}
+
+/// Where binding a binding's role is authorized: the role's resource
+/// (`roles` or `clusterroles`) and the binding's namespace (`None` for a
+/// ClusterRoleBinding). `None` for anything but a binding.
+fn role_scope(m: &Manifest) -> Option<(String, Option<String>)> {
+    if !m.kind.ends_with("Binding") {
+        return None;
+    }
+    let resource = match m.object.pointer("/roleRef/kind").and_then(Value::as_str) {
+        Some("ClusterRole") => "clusterroles",
+        Some("Role") => "roles",
+        _ => return None,
+    };
+    Some((resource.to_string(), m.namespace.clone()))
+}
+
+/// Where the user may `bind` any role, asked with one access review per
+/// place the bindings of `manifests` grant in (side by side with the
+/// apply's reads). An error or a refusal counts as "may not": the binding
+/// then waits for its role, as it always may.
+async fn bind_rights(
+    client: &Client,
+    manifests: &[&Manifest],
+) -> std::collections::HashSet<(String, Option<String>)> {
+    use k8s_openapi::api::authorization::v1::{
+        ResourceAttributes, SelfSubjectAccessReview, SelfSubjectAccessReviewSpec,
+    };
+    let mut scopes: Vec<(String, Option<String>)> =
+        manifests.iter().filter_map(|m| role_scope(m)).collect();
+    scopes.sort();
+    scopes.dedup();
+    let api: kube::Api<SelfSubjectAccessReview> = kube::Api::all(client.clone());
+    let answers = join_all(scopes.iter().map(|(resource, namespace)| {
+        let review = SelfSubjectAccessReview {
+            spec: SelfSubjectAccessReviewSpec {
+                resource_attributes: Some(ResourceAttributes {
+                    verb: Some("bind".into()),
+                    group: Some("rbac.authorization.k8s.io".into()),
+                    resource: Some(resource.clone()),
+                    namespace: namespace.clone(),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let api = &api;
+        async move {
+            request(
+                "asking whether this user may bind",
+                resource,
+                api.create(&kube::api::PostParams::default(), &review),
+            )
+            .await
+            .ok()
+            .and_then(|r| r.status)
+            .is_some_and(|s| s.allowed)
+        }
+    }))
+    .await;
+    scopes
+        .into_iter()
+        .zip(answers)
+        .filter_map(|(scope, allowed)| allowed.then_some(scope))
         .collect()
 }
 
@@ -788,8 +863,9 @@ mod tests {
             m("Deployment", "runner", 2, json!({})),
         ];
         let refs: Vec<&Manifest> = all.iter().collect();
+        let no_bind = |_: &Manifest| false;
         // The namespace exists (init's lock made it): nothing waits for it.
-        let deps = dependencies(&refs, true);
+        let deps = dependencies(&refs, true, &no_bind);
         assert!(deps[0].is_empty() && deps[1].is_empty() && deps[7].is_empty());
         assert_eq!(deps[4], [2], "the RoleBinding waits for its Role only");
         assert_eq!(
@@ -804,14 +880,22 @@ mod tests {
         );
         assert_eq!(
             deps[8],
-            (0..8).collect::<Vec<_>>(),
-            "the Deployment waits for everything of the earlier stages"
+            [0, 1, 2, 3, 4, 5, 7],
+            "the Deployment waits for everything of the earlier stages but the token Secret"
         );
         // A namespace still to make: what goes into it waits for it.
-        let deps = dependencies(&refs, false);
+        let deps = dependencies(&refs, false, &no_bind);
         assert_eq!(deps[7], [0]);
         assert_eq!(deps[4], [0, 2]);
         assert!(deps[3].is_empty(), "a ClusterRole waits for no namespace");
+        // A user who may bind roles: bindings go with their roles.
+        let deps = dependencies(&refs, true, &|m: &Manifest| role_scope(m).is_some());
+        assert!(deps[4].is_empty() && deps[5].is_empty());
+        assert_eq!(
+            deps[6],
+            [1],
+            "the token Secret still waits for its ServiceAccount"
+        );
     }
 
     #[test]
