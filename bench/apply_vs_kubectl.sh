@@ -1,8 +1,17 @@
 #!/usr/bin/env bash
 # Benchmark: cf-runner's apply against kubectl's server-side apply of the
 # same objects, on a private test control plane (see tests/bench_apply.rs).
+#
+#   bash bench/apply_vs_kubectl.sh             the benchmark (release build)
+#   bash bench/apply_vs_kubectl.sh timeline    one install's per-request timeline
+#
+# CF_RUNNER_BENCH_PROFILE=bench-fast builds with that Cargo profile instead of
+# release (quicker; say so when quoting its figures). CF_RUNNER_BENCH_BEFORE=
+# <binary> times another build (e.g. a copy from before a change) in the same
+# runs; CF_RUNNER_TIMELINE_BIN=<binary> takes the timeline of another build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CF_RUNNER_CP_BIN="$(bash tests/controlplane/build.sh | tail -n 1)"
 export CF_RUNNER_CP_BIN
-cargo test --release --test bench_apply -- --ignored --nocapture 2>&1 | grep -v '^running\|^test \|^$'
+cargo test --profile "${CF_RUNNER_BENCH_PROFILE:-release}" --test bench_apply -- \
+	--ignored --nocapture "${1:-apply_cf_runner_vs_kubectl}" 2>&1 | grep -v '^running\|^test \|^$'

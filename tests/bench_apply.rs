@@ -28,6 +28,34 @@ fn cf_runner(kubeconfig: &Path, args: &[&str]) -> std::process::Output {
     cli::run(kubeconfig, args)
 }
 
+/// Another build of cf-runner to time side by side with this one
+/// (`CF_RUNNER_BENCH_BEFORE=<path>`, e.g. a copy of the binary before a
+/// change): same control plane, same load, its own fresh namespaces.
+fn before_binary() -> Option<PathBuf> {
+    std::env::var_os("CF_RUNNER_BENCH_BEFORE").map(PathBuf::from)
+}
+
+/// `bin` run as [`cli::run`] runs this build's binary.
+fn run_other(bin: &Path, kubeconfig: &Path, args: &[&str]) -> std::process::Output {
+    let home = tempfile::tempdir().unwrap();
+    let cmd = cli::isolated(kubeconfig, home.path());
+    let mut other = std::process::Command::new(bin);
+    other.current_dir(home.path()).env_clear();
+    for (k, v) in cmd.get_envs() {
+        if let Some(v) = v {
+            other.env(k, v);
+        }
+    }
+    if let Some(path) = std::env::var_os("PATH") {
+        other.env("PATH", path);
+    }
+    other
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap()
+}
+
 fn count_requests(cp: &ControlPlane, since: usize, agent: &str) -> (usize, usize, (usize, usize)) {
     let events: Vec<serde_json::Value> = cp
         .audit_events()
@@ -104,6 +132,7 @@ fn apply_cf_runner_vs_kubectl() {
     let mut objects = 0;
     let (mut first, mut rerun, mut with_check, mut kubectl, mut kubectl_rerun) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut before: Vec<Sample> = Vec::new();
 
     for i in 0..RUNS {
         // cf-runner, fresh install, no preflight, no readiness wait.
@@ -161,6 +190,27 @@ fn apply_cf_runner_vs_kubectl() {
             writes,
             reviews,
         });
+        if let Some(bin) = before_binary() {
+            let ns_before = format!("bench-cfb-{i}");
+            let mut args: Vec<&str> = base.to_vec();
+            args[7] = &ns_before;
+            let mark = cp.audit_events().unwrap().len();
+            let start = Instant::now();
+            let out = run_other(&bin, &kubeconfig, &args);
+            let millis = start.elapsed().as_secs_f64() * 1000.0;
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let (requests, writes, reviews) = count_requests(&cp, mark, "cf-runner");
+            before.push(Sample {
+                millis,
+                requests,
+                writes,
+                reviews,
+            });
+        }
 
         // kubectl, the same objects from a dry-run folder (Kubernetes objects only).
         let ns = format!("bench-kc-{i}");
@@ -252,12 +302,30 @@ fn apply_cf_runner_vs_kubectl() {
         .map(|(c, k)| c.millis / k.millis)
         .collect();
     println!(
-        "preflight: {preflight:.0} requests (of which {access:.0} access reviews, {rules:.0} rules reviews); \
+        "preflight: {preflight:.0} requests (the whole run sent {access:.0} access reviews, {rules:.0} rules reviews); \
          cf-runner with preflight / kubectl: x{:.2} median, x{:.2}..x{:.2} over pairs",
         median(ratios.clone()),
         ratios.iter().cloned().fold(f64::INFINITY, f64::min),
         ratios.iter().cloned().fold(0.0, f64::max),
     );
+    if !before.is_empty() {
+        summarize(
+            "CF_RUNNER_BENCH_BEFORE init --no-wait, with preflight",
+            &before,
+            objects,
+        );
+        let ratios: Vec<f64> = before
+            .iter()
+            .zip(&kubectl)
+            .map(|(c, k)| c.millis / k.millis)
+            .collect();
+        println!(
+            "before / kubectl: x{:.2} median, x{:.2}..x{:.2} over pairs",
+            median(ratios.clone()),
+            ratios.iter().cloned().fold(f64::INFINITY, f64::min),
+            ratios.iter().cloned().fold(0.0, f64::max),
+        );
+    }
     summarize(
         "cf-runner init --skip-cluster-test --no-wait (re-run)",
         &rerun,
@@ -274,4 +342,98 @@ fn load_average() -> String {
     std::fs::read_to_string("/proc/loadavg")
         .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
         .unwrap_or_else(|_| "unknown".into())
+}
+
+/// Seconds since midnight UTC of an audit timestamp
+/// (`2026-01-02T03:04:05.123456Z`).
+fn seconds_of_day(stamp: &str) -> f64 {
+    let time = stamp.split('T').nth(1).unwrap_or_default();
+    let time = time.trim_end_matches('Z');
+    let mut parts = time.split(':');
+    let h: f64 = parts.next().unwrap_or("0").parse().unwrap_or(0.0);
+    let m: f64 = parts.next().unwrap_or("0").parse().unwrap_or(0.0);
+    let s: f64 = parts.next().unwrap_or("0").parse().unwrap_or(0.0);
+    h * 3600.0 + m * 60.0 + s
+}
+
+/// Benchmark aid: the per-request timeline of one `init` with its preflight
+/// into a fresh namespace (after a warm-up install), from the audit log:
+/// when each request reached the API server and when it was answered, in
+/// ms after the process was started. `CF_RUNNER_TIMELINE_ARGS` adds
+/// arguments (e.g. `--skip-cluster-test`); `CF_RUNNER_TIMELINE_BIN` runs
+/// another build of cf-runner.
+#[test]
+#[ignore = "benchmark aid: run with --ignored --nocapture"]
+fn timeline_of_one_install() {
+    let cp = ControlPlane::start().expect("a private control plane");
+    let kubeconfig = cp.admin_kubeconfig().to_path_buf();
+    let example = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("values-examples/local.yaml");
+    let extra = std::env::var("CF_RUNNER_TIMELINE_ARGS").unwrap_or_default();
+    for i in 0..3 {
+        let ns = format!("timeline-{i}");
+        let mut args = vec![
+            "init",
+            "--yes",
+            "--values",
+            example.to_str().unwrap(),
+            "--kube-context-name",
+            "admin@cf-runner-test",
+            "--kube-namespace",
+            &ns,
+            "--agent-token",
+            "bench",
+            "--no-wait",
+        ];
+        args.extend(extra.split_whitespace());
+        let mark = cp.audit_events().unwrap().len();
+        let wall = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs_f64()
+            % 86400.0;
+        let start = Instant::now();
+        let out = match std::env::var_os("CF_RUNNER_TIMELINE_BIN") {
+            Some(bin) => run_other(Path::new(&bin), &kubeconfig, &args),
+            None => cf_runner(&kubeconfig, &args),
+        };
+        let millis = start.elapsed().as_secs_f64() * 1000.0;
+        assert!(out.status.success(), "{}", cli::text(&out));
+        if i == 0 {
+            continue;
+        }
+        println!("\nrun {i}: {millis:.1} ms, load {}", load_average());
+        let mut events: Vec<serde_json::Value> = cp
+            .audit_events()
+            .unwrap()
+            .into_iter()
+            .skip(mark)
+            .filter(|e| e["stage"] == "ResponseComplete")
+            .filter(|e| {
+                e["userAgent"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .starts_with("cf-runner")
+            })
+            .collect();
+        events.sort_by(|a, b| {
+            let at = |e: &serde_json::Value| {
+                seconds_of_day(e["requestReceivedTimestamp"].as_str().unwrap_or_default())
+            };
+            at(a).partial_cmp(&at(b)).unwrap()
+        });
+        for e in &events {
+            let received =
+                (seconds_of_day(e["requestReceivedTimestamp"].as_str().unwrap()) - wall) * 1000.0;
+            let done = (seconds_of_day(e["stageTimestamp"].as_str().unwrap()) - wall) * 1000.0;
+            let uri = e["requestURI"].as_str().unwrap_or_default();
+            let uri: String = uri.chars().take(110).collect();
+            println!(
+                "{received:7.1} {done:7.1} {:>5.1} {:6} {} {uri}",
+                done - received,
+                e["verb"].as_str().unwrap_or_default(),
+                e["responseStatus"]["code"]
+            );
+        }
+        println!("{} requests", events.len());
+    }
 }

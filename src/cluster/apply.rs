@@ -255,10 +255,10 @@ fn key_of(m: &Manifest) -> Key {
 /// Lists what already exists with our labels, one LIST per kind and namespace.
 async fn inventory(
     client: &Client,
-    manifests: &[Manifest],
+    manifests: &[&Manifest],
     instance: &str,
 ) -> Result<HashMap<(Key, String), DynamicObject>, Failure> {
-    let mut keys: Vec<Key> = manifests.iter().map(key_of).collect();
+    let mut keys: Vec<Key> = manifests.iter().map(|m| key_of(m)).collect();
     keys.sort();
     keys.dedup();
     let selector = format!("{LABEL_MANAGED_BY}=cf-runner,{LABEL_INSTANCE}={instance}");
@@ -335,9 +335,17 @@ pub fn parse_conflicts(message: &str) -> Vec<(String, String)> {
     out
 }
 
-/// Applies every manifest, stage by stage. `on_applied` is called as each
-/// object is done, for live progress. A failed stage stops later stages
-/// (workloads are not started without their RBAC and secrets).
+/// Applies every manifest. `on_applied` is called as each object is done,
+/// for live progress.
+///
+/// First one round of reads, side by side: the namespace (one that exists
+/// and is not ours is used, never adopted), what carries our labels (an
+/// object whose live fields already hold the render is left alone), and
+/// every object to write (none may be someone else's: then nothing is
+/// written at all). Then each object is applied as soon as what it needs
+/// is in place ([`dependencies`]), not stage by stage: a failed object
+/// stops what waits for it, and workloads are never started when anything
+/// of an earlier stage (RBAC, config, secrets) failed.
 pub async fn apply_all(
     client: &Client,
     manifests: &[Manifest],
@@ -347,14 +355,45 @@ pub async fn apply_all(
 ) -> Report {
     let mut report = Report::default();
     let mut manifests: Vec<&Manifest> = manifests.iter().collect();
+    let namespace = manifests.iter().copied().find(|m| m.kind == "Namespace");
+
+    let read_namespace = async {
+        match namespace {
+            Some(ns) => {
+                let api = api_for(client, "v1", "Namespace", None);
+                Some(request("reading", &ns.display_name(), api.get_opt(&ns.name)).await)
+            }
+            None => None,
+        }
+    };
+    // The Namespace is not listed: its GET says all there is, and a user
+    // who may not list namespaces (a namespace admin) installs all the same.
+    let namespaced: Vec<&Manifest> = manifests
+        .iter()
+        .copied()
+        .filter(|m| m.kind != "Namespace")
+        .collect();
+    let (namespace_read, inventoried, foreign, may_bind) = futures::join!(
+        read_namespace,
+        inventory(client, &namespaced, instance),
+        super::ownership::collisions(client, &manifests, instance, &|_| None),
+        bind_rights(client, &manifests),
+    );
 
     // A namespace that exists but is not ours is used, never adopted: taking
     // it over would let `delete` remove something we did not create.
-    if let Some(pos) = manifests.iter().position(|m| m.kind == "Namespace") {
-        let ns = manifests[pos];
-        let api = api_for(client, "v1", "Namespace", None);
-        match request("reading", &ns.display_name(), api.get_opt(&ns.name)).await {
+    let mut namespace_exists = namespace.is_none();
+    let mut namespace_live = None;
+    if let (Some(ns), Some(read)) = (namespace, namespace_read) {
+        match read {
             Ok(Some(live)) => {
+                namespace_exists = true;
+                let labels = live.metadata.labels.clone().unwrap_or_default();
+                if labels.get(LABEL_MANAGED_BY).map(String::as_str) == Some("cf-runner")
+                    && labels.get(LABEL_INSTANCE).map(String::as_str) == Some(instance)
+                {
+                    namespace_live = Some(((key_of(ns), ns.name.clone()), live.clone()));
+                }
                 if !super::namespace_is_ours(&live) {
                     let applied = Applied {
                         object: ns.display_name(),
@@ -366,7 +405,7 @@ pub async fn apply_all(
                     };
                     on_applied(&applied);
                     report.applied.push(applied);
-                    manifests.remove(pos);
+                    manifests.retain(|m| !std::ptr::eq(*m, ns));
                 }
             }
             Ok(None) => {}
@@ -382,13 +421,7 @@ pub async fn apply_all(
         }
     }
 
-    let live = match inventory(
-        client,
-        &manifests.iter().map(|m| (*m).clone()).collect::<Vec<_>>(),
-        instance,
-    )
-    .await
-    {
+    let mut live = match inventoried {
         Ok(l) => l,
         Err(f) => {
             report.failed.push(f);
@@ -397,13 +430,11 @@ pub async fn apply_all(
         }
     };
 
-    // Before the first write: every object that exists must be cf-runner's
-    // (the labelled ones were listed above; the others are read now).
-    let known = |m: &Manifest| {
-        live.get(&(key_of(m), m.name.clone()))
-            .map(|o| serde_json::to_value(o).unwrap_or(Value::Null))
-    };
-    match super::ownership::collisions(client, &manifests, instance, &known).await {
+    // What the labelled LIST of namespaces would have given.
+    live.extend(namespace_live);
+
+    // Before the first write: every object that exists must be cf-runner's.
+    match foreign {
         Ok(foreign) if foreign.is_empty() => {}
         Ok(foreign) => {
             report.foreign = foreign;
@@ -429,40 +460,191 @@ pub async fn apply_all(
             p
         }
     };
-    let step_of = |m: &Manifest| (m.stage, needs_peers_first(m));
-    let mut steps: Vec<(u8, bool)> = manifests.iter().map(|m| step_of(m)).collect();
-    steps.sort();
-    steps.dedup();
-    for (index, step) in steps.iter().enumerate() {
-        let in_stage: Vec<&Manifest> = manifests
-            .iter()
-            .copied()
-            .filter(|m| step_of(m) == *step)
-            .collect();
-        let results = join_all(in_stage.iter().map(|m| {
-            let existing = live.get(&(key_of(m), m.name.clone()));
-            apply_one(client, m, existing, &params, on_applied)
-        }))
-        .await;
-        for result in results {
-            match result {
-                Ok(a) => report.applied.push(a),
-                Err(f) => report.failed.push(f),
+    let waits_for = dependencies(&manifests, namespace_exists, &|m| {
+        role_scope(m).is_some_and(|scope| may_bind.contains(&scope))
+    });
+    let mut outcome: Vec<Option<Result<Applied, Failure>>> =
+        manifests.iter().map(|_| None).collect();
+    let mut started = vec![false; manifests.len()];
+    let mut skipped = vec![false; manifests.len()];
+    let mut running = futures::stream::FuturesUnordered::new();
+    loop {
+        // What waits for a failed or skipped object is skipped in turn.
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for i in 0..manifests.len() {
+                if started[i] || skipped[i] {
+                    continue;
+                }
+                let blocked = waits_for[i]
+                    .iter()
+                    .any(|&j| skipped[j] || matches!(outcome[j], Some(Err(_))));
+                if blocked {
+                    skipped[i] = true;
+                    changed = true;
+                }
             }
         }
-        if !report.failed.is_empty() {
-            report.not_attempted = steps[index + 1..]
+        for i in 0..manifests.len() {
+            let ready = waits_for[i]
                 .iter()
-                .flat_map(|s| manifests.iter().filter(move |m| step_of(m) == *s))
-                .map(|m| m.display_name())
-                .collect();
-            break;
+                .all(|&j| matches!(outcome[j], Some(Ok(_))));
+            if !started[i] && !skipped[i] && ready {
+                started[i] = true;
+                let m = manifests[i];
+                let existing = live.get(&(key_of(m), m.name.clone()));
+                let params = &params;
+                running.push(async move {
+                    (i, apply_one(client, m, existing, params, on_applied).await)
+                });
+            }
+        }
+        match futures::StreamExt::next(&mut running).await {
+            Some((i, result)) => outcome[i] = Some(result),
+            None => break,
+        }
+    }
+    for (i, result) in outcome.into_iter().enumerate() {
+        match result {
+            Some(Ok(a)) => report.applied.push(a),
+            Some(Err(f)) => report.failed.push(f),
+            None => report.not_attempted.push(manifests[i].display_name()),
         }
     }
     report
 }
 
-/// True for objects that must go after the rest of their stage:
+/// What each object waits for before it is applied (indices into
+/// `manifests`), from what Kubernetes itself needs and one promise:
+/// - an object in a namespace, for that Namespace when it does not exist
+///   yet (`namespace_exists` false);
+/// - a binding, for the Role or ClusterRole it grants, when that is applied
+///   too ([`needs_peers_first`]), unless `may_bind` says the user may
+///   `bind` that role: the API server then takes the binding without
+///   looking the role up;
+/// - a ServiceAccount token Secret, for its ServiceAccount;
+/// - a workload (stage 2 and later), for every object of an earlier stage
+///   but ServiceAccount token Secrets (no pod of the install mounts one):
+///   workloads are not started without their RBAC, config and secrets.
+fn dependencies(
+    manifests: &[&Manifest],
+    namespace_exists: bool,
+    may_bind: &dyn Fn(&Manifest) -> bool,
+) -> Vec<Vec<usize>> {
+    let text = |m: &Manifest, pointer: &str| {
+        m.object
+            .pointer(pointer)
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    };
+    manifests
+        .iter()
+        .map(|m| {
+            let role = (m.kind.ends_with("Binding") && !may_bind(m))
+                .then(|| (text(m, "/roleRef/kind"), text(m, "/roleRef/name")));
+            let account = (needs_peers_first(m) && m.kind == "Secret")
+                .then(|| {
+                    text(
+                        m,
+                        "/metadata/annotations/kubernetes.io~1service-account.name",
+                    )
+                })
+                .flatten();
+            manifests
+                .iter()
+                .enumerate()
+                .filter(|(_, other)| {
+                    let namespace = !namespace_exists
+                        && other.kind == "Namespace"
+                        && m.namespace.as_deref() == Some(other.name.as_str());
+                    let granted = role.as_ref().is_some_and(|(kind, name)| {
+                        kind.as_deref() == Some(other.kind.as_str())
+                            && name.as_deref() == Some(other.name.as_str())
+                            && (other.kind == "ClusterRole" || other.namespace == m.namespace)
+                    });
+                    let owner = account.as_deref().is_some_and(|a| {
+                        other.kind == "ServiceAccount"
+                            && other.name == a
+                            && other.namespace == m.namespace
+                    });
+                    let token = other.kind == "Secret" && needs_peers_first(other);
+                    let earlier_stage = m.stage >= 2 && other.stage < m.stage && !token;
+                    namespace || granted || owner || earlier_stage
+                })
+                .map(|(j, _)| j)
+                .collect()
+        })
+        .collect()
+}
+
+/// Where binding a binding's role is authorized: the role's resource
+/// (`roles` or `clusterroles`) and the binding's namespace (`None` for a
+/// ClusterRoleBinding). `None` for anything but a binding.
+fn role_scope(m: &Manifest) -> Option<(String, Option<String>)> {
+    if !m.kind.ends_with("Binding") {
+        return None;
+    }
+    let resource = match m.object.pointer("/roleRef/kind").and_then(Value::as_str) {
+        Some("ClusterRole") => "clusterroles",
+        Some("Role") => "roles",
+        _ => return None,
+    };
+    Some((resource.to_string(), m.namespace.clone()))
+}
+
+/// Where the user may `bind` any role, asked with one access review per
+/// place the bindings of `manifests` grant in (side by side with the
+/// apply's reads). An error or a refusal counts as "may not": the binding
+/// then waits for its role, as it always may.
+async fn bind_rights(
+    client: &Client,
+    manifests: &[&Manifest],
+) -> std::collections::HashSet<(String, Option<String>)> {
+    use k8s_openapi::api::authorization::v1::{
+        ResourceAttributes, SelfSubjectAccessReview, SelfSubjectAccessReviewSpec,
+    };
+    let mut scopes: Vec<(String, Option<String>)> =
+        manifests.iter().filter_map(|m| role_scope(m)).collect();
+    scopes.sort();
+    scopes.dedup();
+    let api: kube::Api<SelfSubjectAccessReview> = kube::Api::all(client.clone());
+    let answers = join_all(scopes.iter().map(|(resource, namespace)| {
+        let review = SelfSubjectAccessReview {
+            spec: SelfSubjectAccessReviewSpec {
+                resource_attributes: Some(ResourceAttributes {
+                    verb: Some("bind".into()),
+                    group: Some("rbac.authorization.k8s.io".into()),
+                    resource: Some(resource.clone()),
+                    namespace: namespace.clone(),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let api = &api;
+        async move {
+            request(
+                "asking whether this user may bind",
+                resource,
+                api.create(&kube::api::PostParams::default(), &review),
+            )
+            .await
+            .ok()
+            .and_then(|r| r.status)
+            .is_some_and(|s| s.allowed)
+        }
+    }))
+    .await;
+    scopes
+        .into_iter()
+        .zip(answers)
+        .filter_map(|(scope, allowed)| allowed.then_some(scope))
+        .collect()
+}
+
+/// True for objects that must go after a peer of their stage:
 /// - bindings, after their roles: the API server checks a binding against its
 ///   role's rules, and refuses anyone without `bind` (everyone but cluster
 ///   admins) while that role does not exist yet;
@@ -639,6 +821,81 @@ mod tests {
         )));
         assert!(!needs_peers_first(&m("Secret", json!({"type": "Opaque"}))));
         assert!(!needs_peers_first(&m("ServiceAccount", json!({}))));
+    }
+
+    #[test]
+    fn each_object_waits_only_for_what_it_needs() {
+        let m = |kind: &str, name: &str, stage: u8, object: Value| Manifest {
+            api_version: "v1".into(),
+            kind: kind.into(),
+            name: name.into(),
+            namespace: (!matches!(kind, "Namespace" | "ClusterRole" | "ClusterRoleBinding"))
+                .then(|| "ns".to_string()),
+            component: crate::render::Component::Runner,
+            stage,
+            object,
+        };
+        let all = [
+            m("Namespace", "ns", 0, json!({})),
+            m("ServiceAccount", "runner", 1, json!({})),
+            m("Role", "runner", 1, json!({})),
+            m("ClusterRole", "runner-ns", 1, json!({})),
+            m(
+                "RoleBinding",
+                "runner",
+                1,
+                json!({"roleRef": {"kind": "Role", "name": "runner"}}),
+            ),
+            m(
+                "ClusterRoleBinding",
+                "runner-ns",
+                1,
+                json!({"roleRef": {"kind": "ClusterRole", "name": "runner-ns"}}),
+            ),
+            m(
+                "Secret",
+                "runner-token",
+                1,
+                json!({"type": "kubernetes.io/service-account-token",
+                       "metadata": {"annotations": {"kubernetes.io/service-account.name": "runner"}}}),
+            ),
+            m("ConfigMap", "config", 1, json!({})),
+            m("Deployment", "runner", 2, json!({})),
+        ];
+        let refs: Vec<&Manifest> = all.iter().collect();
+        let no_bind = |_: &Manifest| false;
+        // The namespace exists (init's lock made it): nothing waits for it.
+        let deps = dependencies(&refs, true, &no_bind);
+        assert!(deps[0].is_empty() && deps[1].is_empty() && deps[7].is_empty());
+        assert_eq!(deps[4], [2], "the RoleBinding waits for its Role only");
+        assert_eq!(
+            deps[5],
+            [3],
+            "the ClusterRoleBinding waits for its ClusterRole"
+        );
+        assert_eq!(
+            deps[6],
+            [1],
+            "the token Secret waits for its ServiceAccount"
+        );
+        assert_eq!(
+            deps[8],
+            [0, 1, 2, 3, 4, 5, 7],
+            "the Deployment waits for everything of the earlier stages but the token Secret"
+        );
+        // A namespace still to make: what goes into it waits for it.
+        let deps = dependencies(&refs, false, &no_bind);
+        assert_eq!(deps[7], [0]);
+        assert_eq!(deps[4], [0, 2]);
+        assert!(deps[3].is_empty(), "a ClusterRole waits for no namespace");
+        // A user who may bind roles: bindings go with their roles.
+        let deps = dependencies(&refs, true, &|m: &Manifest| role_scope(m).is_some());
+        assert!(deps[4].is_empty() && deps[5].is_empty());
+        assert_eq!(
+            deps[6],
+            [1],
+            "the token Secret still waits for its ServiceAccount"
+        );
     }
 
     #[test]

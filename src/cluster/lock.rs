@@ -346,11 +346,18 @@ impl Taker {
     /// One attempt: creates the Lease, or takes over one whose holder is
     /// gone, or says who holds it. A write that loses a race with another
     /// run's is retried against what that run wrote.
+    ///
+    /// The first try creates the Lease without reading it first: most runs
+    /// find none, and a create is refused (409) when one exists, which then
+    /// is read as before. One request fewer before an install's first write.
     pub async fn attempt(&mut self) -> Result<Attempt, KubeError> {
         let api: Api<Lease> = Api::namespaced(self.client.clone(), &self.namespace);
         let object = format!("Lease/{LEASE_NAME}");
-        for _ in 0..3 {
-            let found = request("reading", &object, api.get_opt(LEASE_NAME)).await?;
+        for round in 0..4 {
+            let found = match round {
+                0 => None,
+                _ => request("reading", &object, api.get_opt(LEASE_NAME)).await?,
+            };
             let now = Timestamp::now();
             let written = match found {
                 None => {
@@ -393,6 +400,9 @@ impl Taker {
                 Err(e) if e.code() == Some(403) && terminating(&e) => {
                     return Ok(Attempt::NamespaceTerminating)
                 }
+                // A user who may not create Leases may still find one held
+                // by another run, and wait for it: read it, as before.
+                Err(e) if e.code() == Some(403) && round == 0 => continue,
                 Err(e) => return Err(e),
             }
         }

@@ -12,6 +12,7 @@ pub mod apply;
 pub mod attached;
 pub mod auth_plugin;
 pub mod bridge;
+pub mod client;
 pub mod delete;
 pub mod diff;
 pub mod discover;
@@ -484,7 +485,7 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Cluster, KubeError> {
     // every message, report and record shows it without the password.
     let server = crate::text::masked(&config.cluster_url.to_string());
     let client = match &plugin {
-        None => Client::try_from(config),
+        None => client::build(config),
         Some(plugin) => build_with_plugin(config, plugin).await?,
     }
     .map_err(|e| KubeError::Client {
@@ -516,7 +517,7 @@ async fn build_with_plugin(
     std::thread::spawn(move || {
         // The client spawns its request buffer on the runtime.
         let _inside = runtime.enter();
-        let _ = built.send(Client::try_from(config));
+        let _ = built.send(client::build(config));
     });
     let deadline = plugin.deadline() * 2;
     match tokio::time::timeout(deadline, client).await {
