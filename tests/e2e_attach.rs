@@ -426,6 +426,35 @@ async fn one_agent_serves_runtimes_in_another_namespace_and_another_cluster() {
     assert_eq!(far_info["works"], true, "{far_info:#}");
     assert_eq!(far_info["namespace"], far.as_str(), "{far_info:#}");
 
+    // info of the attached runtime's namespace says what it is, not that
+    // an install stopped half-way there.
+    let info = run(
+        &kubeconfig,
+        home.path(),
+        args(&[
+            "info",
+            "--kube-namespace",
+            &builds,
+            "--kube-context-name",
+            CONTEXT,
+            "--token",
+            API_TOKEN,
+            "--url",
+            &url,
+        ]),
+    )
+    .await;
+    printed.push_str(&text(&info));
+    let said = text(&info);
+    assert!(
+        said.contains("a runtime attached to an agent in another namespace"),
+        "info of {builds}: {said}"
+    );
+    assert!(
+        !said.contains("stopped half-way"),
+        "info of {builds}: {said}"
+    );
+
     // An upgrade of the agent keeps config-dir mode and its runtimes.
     let k = kubeconfig.clone();
     let h = home.path().to_path_buf();

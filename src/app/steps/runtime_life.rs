@@ -711,16 +711,10 @@ pub(crate) fn check_agent_delete(
     Ok(())
 }
 
-/// Before `delete` of a namespace: one that an agent serves as an attached
-/// runtime (the agent's access objects are there, and no runtimes file: it
-/// is not the agent's own) is refused (exit 3) unless `ignore_agent`. Its
-/// objects gone, the agent would keep a file whose token no longer works;
-/// `runtime delete` detaches it first.
-pub(crate) fn check_runtime_namespace(
-    objects: &[LiveObject],
-    namespace: &str,
-    ignore_agent: bool,
-) -> Result<(), Outcome> {
+/// Whether `objects` (one namespace's) are those of a runtime attached to
+/// an agent of another namespace: the agent's access objects are there, and
+/// no runtimes file (so it is not the agent's own namespace).
+pub(crate) fn is_attached_runtime(objects: &[LiveObject]) -> bool {
     let access =
         |o: &&LiveObject| o.label(LABEL_COMPONENT) == Some(Component::RuntimeAccess.as_str());
     let served = objects
@@ -731,7 +725,20 @@ pub(crate) fn check_runtime_namespace(
         .iter()
         .filter(access)
         .any(|o| o.kind == "Secret" && o.name == CONFIG_SECRET);
-    if !served || agent_here || ignore_agent {
+    served && !agent_here
+}
+
+/// Before `delete` of a namespace: one that an agent serves as an attached
+/// runtime (the agent's access objects are there, and no runtimes file: it
+/// is not the agent's own) is refused (exit 3) unless `ignore_agent`. Its
+/// objects gone, the agent would keep a file whose token no longer works;
+/// `runtime delete` detaches it first.
+pub(crate) fn check_runtime_namespace(
+    objects: &[LiveObject],
+    namespace: &str,
+    ignore_agent: bool,
+) -> Result<(), Outcome> {
+    if !is_attached_runtime(objects) || ignore_agent {
         return Ok(());
     }
     output::error(

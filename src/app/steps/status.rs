@@ -241,7 +241,14 @@ fn storage_info(
 async fn describe(cluster: &Cluster, inst: &Installation) -> Result<InstallationInfo, KubeError> {
     let mut notes = Vec::new();
     let record = inst.record.clone().unwrap_or_default();
-    if inst.record.is_none() {
+    if inst.record.is_none() && super::runtime_life::is_attached_runtime(&inst.objects) {
+        notes.push(
+            "a runtime attached to an agent in another namespace (ServiceAccount cf-runner-agent here is that \
+             agent's access), not an installation of its own; `cf-runner info --kube-namespace <the agent's \
+             namespace>` shows it with the agent, and `cf-runner runtime delete` removes it"
+                .into(),
+        );
+    } else if inst.record.is_none() {
         notes.push(format!(
             "no installation record (Secret {RECORD_SECRET}): an init or a delete stopped half-way; \
              re-run it to finish"
