@@ -30,6 +30,12 @@
 //!    durable before the run says it is written (and a folder the run
 //!    created is made durable in its parent too).
 //!
+//! A folder that does not exist yet takes a shorter way with the same
+//! promise ([`new_folder`]): every file, the record and its key are written
+//! and fsynced in a hidden folder beside it, together with that folder, which
+//! is then renamed into place (never over anything) and its parent fsynced.
+//! After a power loss there is no folder or the whole new export.
+//!
 //! So after a power loss the folder holds the old export or the new one,
 //! file by file each wholly one or the other, and every file is listed in
 //! the records: the next run recognises them all as its own and completes
@@ -37,10 +43,13 @@
 //! schemes were measured and not taken: `syncfs` of the staging folder's
 //! file system makes everything durable with one call, but also waits for
 //! every other process's unwritten data on that file system (seconds
-//! behind a build); and `sync_file_range` for all plus an fsync of the
+//! behind a build; 0.76 s at worst in 30 runs here, against 11 ms for the
+//! per-file fsyncs); and `sync_file_range` for all plus an fsync of the
 //! folder and the record only promises the names: `sync_file_range` writes
 //! no metadata and flushes no disk cache, so on anything but ext4's ordered
-//! journal a moved file may come back empty.
+//! journal a moved file may come back empty. The fsyncs run on a few
+//! threads: one after the other they took 1.6–1.8 times as long here (each
+//! flushes the disk cache on a file system without a journal).
 
 use std::fs;
 use std::io::Write;
