@@ -31,7 +31,7 @@
 //!    created is made durable in its parent too).
 //!
 //! A folder that does not exist yet takes a shorter way with the same
-//! promise ([`new_folder`]): every file, the record and its key are written
+//! promise (`new_folder`): every file, the record and its key are written
 //! and fsynced in a hidden folder beside it, together with that folder, which
 //! is then renamed into place (never over anything) and its parent fsynced.
 //! After a power loss there is no folder or the whole new export.
