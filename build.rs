@@ -11,8 +11,8 @@
 //! refused, and a missing shell is not turned into a skip, so its test runs
 //! and fails.
 //!
-//! Speed: a release build of the binary on Linux is linked position-dependent
-//! (`-no-pie`, see [`link_release_binary`]).
+//! Speed: a release build on Linux may be linked position-dependent
+//! (`-no-pie`) when asked at build time, see [`link_release_binary`].
 
 use std::path::PathBuf;
 
@@ -33,17 +33,25 @@ fn on_path(name: &str) -> Option<PathBuf> {
         .find(|candidate| candidate.is_file())
 }
 
-/// Links a release binary on Linux as a position-dependent executable. A
-/// position-independent one carries about 37,000 relocations that the
-/// dynamic loader applies at every start, writing into (and so copying)
-/// some 160 pages of the binary: a third of `cf-runner --version` and an
-/// eighth of a dry-run to stdout (see bench/). The cost: the binary's own
-/// code and data load at a fixed address (libraries, heap and stack are
-/// still placed at random). Debug builds and the tests keep the default.
+/// The build-time variable that links a Linux release binary
+/// position-dependent.
+const NO_PIE_VAR: &str = "CF_RUNNER_LINK_NO_PIE";
+
+/// Links a release binary on Linux as a position-dependent executable, only
+/// when [`NO_PIE_VAR`] is `1` at build time. A position-independent binary
+/// carries about 37,000 relocations that the dynamic loader applies at every
+/// start, writing into (and so copying) some 160 pages: a third of
+/// `cf-runner --version` and an eighth of a dry-run to stdout (see the
+/// README's benchmarks). The default stays position-independent anyway: the
+/// binary handles tokens and parses what servers send (aws-lc's C included),
+/// and with `-no-pie` its own code would load at a fixed address, which
+/// hardened hosts' scanners flag. Debug builds and tests never change.
 fn link_release_binary() {
+    println!("cargo::rerun-if-env-changed={NO_PIE_VAR}");
+    let asked = std::env::var(NO_PIE_VAR).is_ok_and(|v| v == "1");
     let release = std::env::var("PROFILE").is_ok_and(|p| p == "release");
     let linux = std::env::var("CARGO_CFG_TARGET_OS").is_ok_and(|os| os == "linux");
-    if release && linux {
+    if asked && release && linux {
         println!("cargo::rustc-link-arg-bins=-no-pie");
     }
 }
