@@ -72,6 +72,8 @@ async fn the_client_speaks_http2_and_workloads_wait_for_rbac_config_and_secrets(
         ],
     );
     assert!(out.status.success(), "{}", text(&out));
+    let events: Vec<Value> = cp.audit_events().unwrap().into_iter().skip(mark).collect();
+    the_agent_config_is_read_with_the_apply_s_reads(&events, &ns);
     // (resource, name) -> (received, stored) of the install's apply.
     let mut writes: BTreeMap<(String, String), (f64, f64)> = BTreeMap::new();
     for e in cp.audit_events().unwrap().into_iter().skip(mark) {
@@ -149,4 +151,54 @@ async fn the_client_speaks_http2_and_workloads_wait_for_rbac_config_and_secrets(
             "workload {name} reached the API server before the RBAC, config and secrets were stored"
         );
     }
+}
+
+/// The agent's config Secret (read to keep an agent that serves attached
+/// runtimes as `attach` left it) is read side by side with the apply's own
+/// reads, not in a round trip of its own before them: some other read of
+/// the apply reached the API server before that read was answered.
+fn the_agent_config_is_read_with_the_apply_s_reads(events: &[Value], ns: &str) {
+    let ours = |e: &&Value| {
+        e["userAgent"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("cf-runner")
+            && e["stage"] == "ResponseComplete"
+    };
+    let lease_taken = events
+        .iter()
+        .filter(ours)
+        .find(|e| e["verb"] == "create" && e["objectRef"]["resource"] == "leases")
+        .map(|e| at(&e["stageTimestamp"]))
+        .expect("the lock's Lease create");
+    let config = events
+        .iter()
+        .filter(ours)
+        .find(|e| {
+            e["verb"] == "get"
+                && e["objectRef"]["resource"] == "secrets"
+                && e["objectRef"]["name"] == "runnerconf"
+                && e["objectRef"]["namespace"] == ns
+        })
+        .expect("the agent config Secret's read");
+    let config_answered = at(&config["stageTimestamp"]);
+    let others: Vec<(String, f64)> = events
+        .iter()
+        .filter(ours)
+        .filter(|e| matches!(e["verb"].as_str(), Some("get" | "list" | "create")))
+        .filter(|e| e["objectRef"]["resource"] != "leases" && *e != config)
+        .map(|e| {
+            (
+                e["requestURI"].as_str().unwrap_or_default().to_string(),
+                at(&e["requestReceivedTimestamp"]),
+            )
+        })
+        .filter(|(_, received)| *received > lease_taken)
+        .collect();
+    assert!(
+        others
+            .iter()
+            .any(|(_, received)| *received < config_answered),
+        "the agent config Secret was read in a round trip of its own (answered at {config_answered}), before the apply's reads: {others:#?}"
+    );
 }
