@@ -202,3 +202,78 @@ fn the_agent_config_is_read_with_the_apply_s_reads(events: &[Value], ns: &str) {
         "the agent config Secret was read in a round trip of its own (answered at {config_answered}), before the apply's reads: {others:#?}"
     );
 }
+
+/// What the apply must learn before its first write (read side by side with
+/// its own reads) stops it when it cannot be learned: nothing is written.
+/// When learned, what it changed is what is written.
+#[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
+async fn what_the_apply_learns_first_gates_every_write() {
+    use cf_runner::cluster::apply::{apply_all_after, Options};
+    use cf_runner::render::{Component, Manifest};
+    use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
+    use kube::api::Api;
+
+    let cp = controlplane::shared();
+    let client = cp.client();
+    let ns = unique("cfgate");
+    let labels = serde_json::json!({
+        "app.kubernetes.io/managed-by": "cf-runner",
+        "app.kubernetes.io/instance": ns,
+    });
+    let manifest = |kind: &str, namespace: Option<&str>, stage: u8, data: &str| Manifest {
+        api_version: "v1".into(),
+        kind: kind.into(),
+        name: if kind == "Namespace" {
+            ns.clone()
+        } else {
+            "gated".into()
+        },
+        namespace: namespace.map(str::to_string),
+        component: Component::Runner,
+        stage,
+        object: if kind == "Namespace" {
+            serde_json::json!({"apiVersion": "v1", "kind": kind,
+                "metadata": {"name": ns, "labels": labels}})
+        } else {
+            serde_json::json!({"apiVersion": "v1", "kind": kind,
+                "metadata": {"name": "gated", "namespace": namespace, "labels": labels},
+                "data": {"from": data}})
+        },
+    };
+    let manifests = vec![
+        manifest("Namespace", None, 0, ""),
+        manifest("ConfigMap", Some(&ns), 1, "render"),
+    ];
+    let failed = apply_all_after(
+        &client,
+        &manifests,
+        &ns,
+        Options::default(),
+        &|_| {},
+        async { Err::<Vec<Manifest>, _>("cannot tell") },
+    )
+    .await;
+    assert_eq!(failed.err(), Some("cannot tell"));
+    let namespaces: Api<Namespace> = Api::all(client.clone());
+    assert!(
+        namespaces.get_opt(&ns).await.unwrap().is_none(),
+        "written although what comes first failed"
+    );
+
+    let changed = vec![manifest("ConfigMap", Some(&ns), 1, "learned")];
+    let report = apply_all_after(
+        &client,
+        &manifests,
+        &ns,
+        Options::default(),
+        &|_| {},
+        async { Ok::<_, ()>(changed) },
+    )
+    .await
+    .unwrap();
+    assert!(report.ok(), "{report:?}");
+    let maps: Api<ConfigMap> = Api::namespaced(client.clone(), &ns);
+    let live = maps.get("gated").await.unwrap();
+    assert_eq!(live.data.unwrap()["from"], "learned");
+}

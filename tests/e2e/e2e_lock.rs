@@ -384,12 +384,12 @@ async fn a_lock_left_by_a_killed_run_is_taken_over_once_it_expires() {
     assert!(lease(cp, &ns).await.is_none());
 }
 
-/// The lock's namespace is made in one request, without reading it first,
-/// and a namespace that exists is never changed: someone else's keeps its
-/// labels, its managers and its version; cf-runner's is found as it is.
+/// The lock's namespace is made, by cf-runner's apply, when it is missing;
+/// one that exists is never changed: someone else's keeps its labels, its
+/// managers and its version; cf-runner's is found as it is.
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
-async fn the_locks_namespace_is_created_in_one_request_and_an_existing_one_is_left_alone() {
+async fn the_locks_namespace_is_made_when_missing_and_an_existing_one_is_left_alone() {
     use cf_runner::cluster::lock::ensure_namespace;
     use cf_runner::render::{Component, Manifest};
     use k8s_openapi::api::core::v1::Namespace;
