@@ -343,7 +343,7 @@ pub fn parse_conflicts(message: &str) -> Vec<(String, String)> {
 /// object whose live fields already hold the render is left alone), and
 /// every object to write (none may be someone else's: then nothing is
 /// written at all). Then each object is applied as soon as what it needs
-/// is in place ([`dependencies`]), not stage by stage: a failed object
+/// is in place (`dependencies`), not stage by stage: a failed object
 /// stops what waits for it, and workloads are never started when anything
 /// of an earlier stage (RBAC, config, secrets) failed.
 pub async fn apply_all(
