@@ -353,6 +353,28 @@ pub async fn apply_all(
     options: Options,
     on_applied: &(dyn Fn(&Applied) + Sync),
 ) -> Report {
+    let nothing = async { Ok::<_, std::convert::Infallible>(Vec::new()) };
+    match apply_all_after(client, manifests, instance, options, on_applied, nothing).await {
+        Ok(report) => report,
+        Err(never) => match never {},
+    }
+}
+
+/// [`apply_all`], with something the caller must learn before the first
+/// write (`first`) sent side by side with the apply's own read round, not
+/// before it: one round trip fewer. `first` gives the manifests it changed
+/// (the same kind and name as one given: only their content may differ),
+/// which are written instead of those. When `first` fails, nothing is
+/// written and its error is given.
+pub async fn apply_all_after<E>(
+    client: &Client,
+    manifests: &[Manifest],
+    instance: &str,
+    options: Options,
+    on_applied: &(dyn Fn(&Applied) + Sync),
+    first: impl std::future::Future<Output = Result<Vec<Manifest>, E>>,
+) -> Result<Report, E> {
+    let changed: Vec<Manifest>;
     let mut report = Report::default();
     let mut manifests: Vec<&Manifest> = manifests.iter().collect();
     let namespace = manifests.iter().copied().find(|m| m.kind == "Namespace");
@@ -373,12 +395,14 @@ pub async fn apply_all(
         .copied()
         .filter(|m| m.kind != "Namespace")
         .collect();
-    let (namespace_read, inventoried, foreign, may_bind) = futures::join!(
+    let (namespace_read, inventoried, foreign, may_bind, learned) = futures::join!(
         read_namespace,
         inventory(client, &namespaced, instance),
         super::ownership::collisions(client, &manifests, instance, &|_| None),
         bind_rights(client, &manifests),
+        first,
     );
+    changed = learned?;
 
     // A namespace that exists but is not ours is used, never adopted: taking
     // it over would let `delete` remove something we did not create.
@@ -416,7 +440,7 @@ pub async fn apply_all(
                     cause: classify(e, "get"),
                 });
                 report.not_attempted = manifests.iter().map(|m| m.display_name()).collect();
-                return report;
+                return Ok(report);
             }
         }
     }
@@ -426,7 +450,7 @@ pub async fn apply_all(
         Err(f) => {
             report.failed.push(f);
             report.not_attempted = manifests.iter().map(|m| m.display_name()).collect();
-            return report;
+            return Ok(report);
         }
     };
 
@@ -439,7 +463,7 @@ pub async fn apply_all(
         Ok(foreign) => {
             report.foreign = foreign;
             report.not_attempted = manifests.iter().map(|m| m.display_name()).collect();
-            return report;
+            return Ok(report);
         }
         Err(e) => {
             report.failed.push(Failure {
@@ -448,10 +472,19 @@ pub async fn apply_all(
                 cause: classify(e, "get"),
             });
             report.not_attempted = manifests.iter().map(|m| m.display_name()).collect();
-            return report;
+            return Ok(report);
         }
     }
 
+    // What `first` learned, in place of what it changed.
+    for m in manifests.iter_mut() {
+        if let Some(c) = changed
+            .iter()
+            .find(|c| c.kind == m.kind && c.name == m.name && c.namespace == m.namespace)
+        {
+            *m = c;
+        }
+    }
     let params = {
         let p = PatchParams::apply(FIELD_MANAGER).validation(ValidationDirective::Strict);
         if options.force_conflicts {
@@ -512,7 +545,7 @@ pub async fn apply_all(
             None => report.not_attempted.push(manifests[i].display_name()),
         }
     }
-    report
+    Ok(report)
 }
 
 /// What each object waits for before it is applied (indices into

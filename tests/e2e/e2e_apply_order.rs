@@ -72,6 +72,8 @@ async fn the_client_speaks_http2_and_workloads_wait_for_rbac_config_and_secrets(
         ],
     );
     assert!(out.status.success(), "{}", text(&out));
+    let events: Vec<Value> = cp.audit_events().unwrap().into_iter().skip(mark).collect();
+    the_agent_config_is_read_with_the_apply_s_reads(&events, &ns);
     // (resource, name) -> (received, stored) of the install's apply.
     let mut writes: BTreeMap<(String, String), (f64, f64)> = BTreeMap::new();
     for e in cp.audit_events().unwrap().into_iter().skip(mark) {
@@ -149,4 +151,129 @@ async fn the_client_speaks_http2_and_workloads_wait_for_rbac_config_and_secrets(
             "workload {name} reached the API server before the RBAC, config and secrets were stored"
         );
     }
+}
+
+/// The agent's config Secret (read to keep an agent that serves attached
+/// runtimes as `attach` left it) is read side by side with the apply's own
+/// reads, not in a round trip of its own before them: some other read of
+/// the apply reached the API server before that read was answered.
+fn the_agent_config_is_read_with_the_apply_s_reads(events: &[Value], ns: &str) {
+    let ours = |e: &&Value| {
+        e["userAgent"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("cf-runner")
+            && e["stage"] == "ResponseComplete"
+    };
+    let lease_taken = events
+        .iter()
+        .filter(ours)
+        .find(|e| e["verb"] == "create" && e["objectRef"]["resource"] == "leases")
+        .map(|e| at(&e["stageTimestamp"]))
+        .expect("the lock's Lease create");
+    let config = events
+        .iter()
+        .filter(ours)
+        .find(|e| {
+            e["verb"] == "get"
+                && e["objectRef"]["resource"] == "secrets"
+                && e["objectRef"]["name"] == "runnerconf"
+                && e["objectRef"]["namespace"] == ns
+        })
+        .expect("the agent config Secret's read");
+    let config_answered = at(&config["stageTimestamp"]);
+    let others: Vec<(String, f64)> = events
+        .iter()
+        .filter(ours)
+        .filter(|e| matches!(e["verb"].as_str(), Some("get" | "list" | "create")))
+        .filter(|e| e["objectRef"]["resource"] != "leases" && *e != config)
+        .map(|e| {
+            (
+                e["requestURI"].as_str().unwrap_or_default().to_string(),
+                at(&e["requestReceivedTimestamp"]),
+            )
+        })
+        .filter(|(_, received)| *received > lease_taken)
+        .collect();
+    assert!(
+        others
+            .iter()
+            .any(|(_, received)| *received < config_answered),
+        "the agent config Secret was read in a round trip of its own (answered at {config_answered}), before the apply's reads: {others:#?}"
+    );
+}
+
+/// What the apply must learn before its first write (read side by side with
+/// its own reads) stops it when it cannot be learned: nothing is written.
+/// When learned, what it changed is what is written.
+#[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
+async fn what_the_apply_learns_first_gates_every_write() {
+    use cf_runner::cluster::apply::{apply_all_after, Options};
+    use cf_runner::render::{Component, Manifest};
+    use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
+    use kube::api::Api;
+
+    let cp = controlplane::shared();
+    let client = cp.client();
+    let ns = unique("cfgate");
+    let labels = serde_json::json!({
+        "app.kubernetes.io/managed-by": "cf-runner",
+        "app.kubernetes.io/instance": ns,
+    });
+    let manifest = |kind: &str, namespace: Option<&str>, stage: u8, data: &str| Manifest {
+        api_version: "v1".into(),
+        kind: kind.into(),
+        name: if kind == "Namespace" {
+            ns.clone()
+        } else {
+            "gated".into()
+        },
+        namespace: namespace.map(str::to_string),
+        component: Component::Runner,
+        stage,
+        object: if kind == "Namespace" {
+            serde_json::json!({"apiVersion": "v1", "kind": kind,
+                "metadata": {"name": ns, "labels": labels}})
+        } else {
+            serde_json::json!({"apiVersion": "v1", "kind": kind,
+                "metadata": {"name": "gated", "namespace": namespace, "labels": labels},
+                "data": {"from": data}})
+        },
+    };
+    let manifests = vec![
+        manifest("Namespace", None, 0, ""),
+        manifest("ConfigMap", Some(&ns), 1, "render"),
+    ];
+    let failed = apply_all_after(
+        &client,
+        &manifests,
+        &ns,
+        Options::default(),
+        &|_| {},
+        async { Err::<Vec<Manifest>, _>("cannot tell") },
+    )
+    .await;
+    assert_eq!(failed.err(), Some("cannot tell"));
+    let namespaces: Api<Namespace> = Api::all(client.clone());
+    assert!(
+        namespaces.get_opt(&ns).await.unwrap().is_none(),
+        "written although what comes first failed"
+    );
+
+    let changed = vec![manifest("ConfigMap", Some(&ns), 1, "learned")];
+    let report = apply_all_after(
+        &client,
+        &manifests,
+        &ns,
+        Options::default(),
+        &|_| {},
+        async { Ok::<_, ()>(changed) },
+    )
+    .await
+    .unwrap();
+    assert!(report.ok(), "{report:?}");
+    let maps: Api<ConfigMap> = Api::namespaced(client.clone(), &ns);
+    let live = maps.get("gated").await.unwrap();
+    assert_eq!(live.data.unwrap()["from"], "learned");
 }

@@ -383,3 +383,98 @@ async fn a_lock_left_by_a_killed_run_is_taken_over_once_it_expires() {
     assert_eq!(fake.runtimes().len(), 1);
     assert!(lease(cp, &ns).await.is_none());
 }
+
+/// The lock's namespace is made, by cf-runner's apply, when it is missing;
+/// one that exists is never changed: someone else's keeps its labels, its
+/// managers and its version; cf-runner's is found as it is.
+#[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
+async fn the_locks_namespace_is_made_when_missing_and_an_existing_one_is_left_alone() {
+    use cf_runner::cluster::lock::ensure_namespace;
+    use cf_runner::render::{Component, Manifest};
+    use k8s_openapi::api::core::v1::Namespace;
+    use kube::api::PostParams;
+
+    let cp = controlplane::shared();
+    let client = cp.client();
+    let namespaces: Api<Namespace> = Api::all(client.clone());
+    let manifest = |name: &str| Manifest {
+        api_version: "v1".into(),
+        kind: "Namespace".into(),
+        name: name.into(),
+        namespace: None,
+        component: Component::Namespace,
+        stage: 0,
+        object: serde_json::json!({
+            "apiVersion": "v1",
+            "kind": "Namespace",
+            "metadata": {"name": name, "labels": {
+                "app.kubernetes.io/managed-by": "cf-runner",
+                "cf-runner.test/made": "by-cf-runner",
+            }},
+        }),
+    };
+    let managers = |ns: &Namespace| -> Vec<(String, String)> {
+        ns.metadata
+            .managed_fields
+            .iter()
+            .flatten()
+            .map(|e| {
+                (
+                    e.manager.clone().unwrap_or_default(),
+                    e.operation.clone().unwrap_or_default(),
+                )
+            })
+            .collect()
+    };
+
+    // A new namespace: made, by cf-runner's apply, with the manifest's labels.
+    let fresh = unique("cfnsnew");
+    assert!(ensure_namespace(&client, &manifest(&fresh)).await.unwrap());
+    let made = namespaces.get(&fresh).await.unwrap();
+    assert_eq!(
+        made.metadata.labels.as_ref().unwrap()["cf-runner.test/made"],
+        "by-cf-runner"
+    );
+    assert!(
+        managers(&made).contains(&("cf-runner".into(), "Apply".into())),
+        "{:?}",
+        managers(&made)
+    );
+    assert_ne!(
+        made.metadata.uid.as_deref(),
+        Some("00000000-0000-0000-0000-000000000000"),
+        "the server gives its own uid"
+    );
+    // Found again: not made, not changed.
+    let version = made.metadata.resource_version.clone();
+    assert!(!ensure_namespace(&client, &manifest(&fresh)).await.unwrap());
+    let again = namespaces.get(&fresh).await.unwrap();
+    assert_eq!(again.metadata.resource_version, version);
+
+    // Someone else's namespace, made by a plain create: left exactly as it is.
+    let theirs = unique("cfnstheirs");
+    let mut foreign = Namespace::default();
+    foreign.metadata.name = Some(theirs.clone());
+    foreign.metadata.labels = Some([("team".to_string(), "payments".to_string())].into());
+    namespaces
+        .create(
+            &PostParams {
+                field_manager: Some("someone-else".into()),
+                ..Default::default()
+            },
+            &foreign,
+        )
+        .await
+        .unwrap();
+    let before = namespaces.get(&theirs).await.unwrap();
+    assert!(!ensure_namespace(&client, &manifest(&theirs)).await.unwrap());
+    let after = namespaces.get(&theirs).await.unwrap();
+    assert_eq!(
+        after.metadata.resource_version, before.metadata.resource_version,
+        "someone else's namespace was written"
+    );
+    assert_eq!(after.metadata.labels, before.metadata.labels);
+    assert_eq!(managers(&after), managers(&before));
+    assert!(!managers(&after).iter().any(|(m, _)| m == "cf-runner"));
+}

@@ -1064,18 +1064,41 @@ pub(crate) async fn keep_attached(
     prune: &mut Vec<LiveObject>,
 ) -> Result<(), Outcome> {
     prune.retain(|o| o.label(LABEL_COMPONENT) != Some(Component::RuntimeAccess.as_str()));
-    let files = match live::read_config(&cluster.client, namespace, CONFIG_SECRET).await {
-        Ok(Some(c)) if c.ours && !c.files.is_empty() => c.files,
-        Ok(_) => return Ok(()),
-        Err(e) => return Err(failed(e, "reading the agent's runtimes failed")),
-    };
-    if let Some(d) = manifests
-        .iter_mut()
-        .find(|m| m.kind == "Deployment" && m.name == AGENT_DEPLOYMENT)
-    {
-        config_dir_mode(d, &files_hash(&files));
+    for changed in kept_attached(cluster, namespace, manifests).await? {
+        if let Some(m) = manifests
+            .iter_mut()
+            .find(|m| m.kind == changed.kind && m.name == changed.name)
+        {
+            *m = changed;
+        }
     }
     Ok(())
+}
+
+/// What [`keep_attached`] changes, without changing it: the agent's
+/// Deployment in config-dir mode when the agent serves attached runtimes,
+/// else nothing. For an apply that reads this side by side with its own
+/// reads (`converge::apply_with_progress_after`).
+pub(crate) async fn kept_attached(
+    cluster: &Cluster,
+    namespace: &str,
+    manifests: &[Manifest],
+) -> Result<Vec<Manifest>, Outcome> {
+    let files = match live::read_config(&cluster.client, namespace, CONFIG_SECRET).await {
+        Ok(Some(c)) if c.ours && !c.files.is_empty() => c.files,
+        Ok(_) => return Ok(Vec::new()),
+        Err(e) => return Err(failed(e, "reading the agent's runtimes failed")),
+    };
+    let mut changed = Vec::new();
+    if let Some(d) = manifests
+        .iter()
+        .find(|m| m.kind == "Deployment" && m.name == AGENT_DEPLOYMENT)
+    {
+        let mut d = d.clone();
+        config_dir_mode(&mut d, &files_hash(&files));
+        changed.push(d);
+    }
+    Ok(changed)
 }
 
 #[cfg(test)]

@@ -20,6 +20,36 @@ pub(crate) async fn apply_with_progress(
     force_conflicts: bool,
     command: &str,
 ) -> Result<apply::Report, Outcome> {
+    let nothing = async { Ok(Vec::new()) };
+    apply_with_progress_after(
+        cluster,
+        manifests,
+        namespace,
+        force_conflicts,
+        command,
+        nothing,
+    )
+    .await
+}
+
+/// [`apply_with_progress`], with `first` read side by side with the apply's
+/// own reads ([`apply::apply_all_after`]): the manifests it gives replace
+/// those of the same kind and name; when it fails, nothing is written and
+/// its outcome is returned.
+pub(crate) async fn apply_with_progress_after(
+    cluster: &cluster::Cluster,
+    manifests: &[Manifest],
+    namespace: &str,
+    force_conflicts: bool,
+    command: &str,
+    first: impl std::future::Future<Output = Result<Vec<Manifest>, Outcome>>,
+) -> Result<apply::Report, Outcome> {
+    let learned = std::sync::Mutex::new(Vec::<Manifest>::new());
+    let first = async {
+        let changed = first.await?;
+        *learned.lock().expect("not poisoned") = changed.clone();
+        Ok::<_, Outcome>(changed)
+    };
     let confirmed = std::sync::Mutex::new(Vec::<String>::new());
     let progress = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let watchdog = quiet_apply_watchdog(cluster, progress.clone());
@@ -37,12 +67,13 @@ pub(crate) async fn apply_with_progress(
     };
     let stop = stop_signal();
     let report = tokio::select! {
-        report = apply::apply_all(
+        report = apply::apply_all_after(
             &cluster.client,
             manifests,
             namespace,
             apply::Options { force_conflicts },
             &on_applied,
+            first,
         ) => report,
         (code, name) = stop => {
             watchdog.abort();
@@ -51,6 +82,8 @@ pub(crate) async fn apply_with_progress(
         }
     };
     watchdog.abort();
+    // `first` failed: nothing was written.
+    let report = report?;
     // From here on a signal ends the process at once, saying where it was.
     exit_on_signal();
     if !report.foreign.is_empty() {
@@ -69,7 +102,18 @@ pub(crate) async fn apply_with_progress(
         report.applied.len(),
         summary.join(", ")
     ));
-    restart_for_new_credentials(cluster, manifests, &report, command).await?;
+    let learned = learned.into_inner().expect("not poisoned");
+    let written: Vec<Manifest> = manifests
+        .iter()
+        .map(|m| {
+            learned
+                .iter()
+                .find(|c| c.kind == m.kind && c.name == m.name && c.namespace == m.namespace)
+                .unwrap_or(m)
+                .clone()
+        })
+        .collect();
+    restart_for_new_credentials(cluster, &written, &report, command).await?;
     Ok(report)
 }
 

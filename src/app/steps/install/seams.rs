@@ -259,35 +259,38 @@ impl Target for cluster::Cluster {
         // A re-run of init keeps an agent that serves attached runtimes as
         // attach left it. Not knowing whether it does stops the run before
         // its first write, and says so.
-        let mut manifests = manifests.to_vec();
-        if let Err(outcome) = crate::app::steps::attach::keep_attached(
+        // It is read side by side with the apply's own reads, before any
+        // write.
+        let kept = async {
+            crate::app::steps::attach::kept_attached(self, namespace, manifests)
+                .await
+                .map_err(|outcome| match outcome {
+                    Outcome::Failed(err, hint) => {
+                        let names: Vec<String> = manifests
+                            .iter()
+                            .map(|m| format!("{}/{}", m.kind, m.name))
+                            .collect();
+                        Outcome::Failed(
+                            err.context(format!(
+                                "the install stopped before its apply\n  not applied: {}",
+                                names.join(", ")
+                            )),
+                            hint,
+                        )
+                    }
+                    other => other,
+                })
+        };
+        converge::apply_with_progress_after(
             self,
+            manifests,
             namespace,
-            &mut manifests,
-            &mut Vec::new(),
+            force_conflicts,
+            "install",
+            kept,
         )
         .await
-        {
-            return Err(match outcome {
-                Outcome::Failed(err, hint) => {
-                    let names: Vec<String> = manifests
-                        .iter()
-                        .map(|m| format!("{}/{}", m.kind, m.name))
-                        .collect();
-                    Outcome::Failed(
-                        err.context(format!(
-                            "the install stopped before its apply\n  not applied: {}",
-                            names.join(", ")
-                        )),
-                        hint,
-                    )
-                }
-                other => other,
-            });
-        }
-        converge::apply_with_progress(self, &manifests, namespace, force_conflicts, "install")
-            .await
-            .map(|_| ())
+        .map(|_| ())
     }
     async fn wait(&self, manifests: &[Manifest], timeout: Duration) -> Result<(), Outcome> {
         converge::wait_with_progress(self, manifests, timeout, "init").await
