@@ -77,10 +77,11 @@ fn expected(command: &str) -> Option<Expect> {
         "reading the installation record failed",
         "reading Secret/cf-runner-values in namespace codefresh failed",
     ][..];
-    // `upgrade` and `delete` take the install's lock before they read it.
+    // `upgrade` and `delete` take the install's lock before they read it
+    // (its Lease is created first, without a read).
     let no_lock = &[
         "taking the lock of namespace codefresh failed",
-        "reading Lease/cf-runner-lock failed",
+        "creating Lease/cf-runner-lock failed",
     ][..];
     let no_installation = &[
         "reading the installation in namespace codefresh failed",
