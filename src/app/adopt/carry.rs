@@ -853,24 +853,7 @@ impl<'a> Carry<'a> {
         });
         for r in plan.taken_over.iter().chain(rendered_class) {
             let Some(o) = self.by_ref(r) else { continue };
-            let Some(uid) = o["metadata"]["uid"].as_str() else {
-                continue;
-            };
-            cluster::ownership::mark_adopted(
-                &self.cluster.client,
-                o["apiVersion"].as_str().unwrap_or_default(),
-                kind(o),
-                o["metadata"]["namespace"].as_str(),
-                name(o),
-                uid,
-            )
-            .await
-            .map_err(|e| {
-                session::failed(
-                    e,
-                    "marking the old installer's objects as taken over failed",
-                )
-            })?;
+            mark_taken_over(self.cluster, o).await?;
         }
         Ok(())
     }
@@ -1006,4 +989,27 @@ impl<'a> Carry<'a> {
 
 pub(super) fn is_cluster_scoped_value(o: &Value, namespace: &str) -> bool {
     !in_namespace(o, namespace)
+}
+
+/// Marks one old installer's object (as listed, with its uid) as taken over
+/// by cf-runner; one without a uid is left as it is.
+pub(super) async fn mark_taken_over(cluster: &cluster::Cluster, o: &Value) -> Result<(), Outcome> {
+    let Some(uid) = o["metadata"]["uid"].as_str() else {
+        return Ok(());
+    };
+    cluster::ownership::mark_adopted(
+        &cluster.client,
+        o["apiVersion"].as_str().unwrap_or_default(),
+        kind(o),
+        o["metadata"]["namespace"].as_str(),
+        name(o),
+        uid,
+    )
+    .await
+    .map_err(|e| {
+        session::failed(
+            e,
+            "marking the old installer's objects as taken over failed",
+        )
+    })
 }

@@ -609,24 +609,7 @@ async fn mark(cluster: &cluster::Cluster, ns: &str, list: &[ObjectRef]) -> Resul
         else {
             continue;
         };
-        let Some(uid) = o["metadata"]["uid"].as_str() else {
-            continue;
-        };
-        cluster::ownership::mark_adopted(
-            &cluster.client,
-            o["apiVersion"].as_str().unwrap_or_default(),
-            kind(o),
-            Some(ns),
-            name(o),
-            uid,
-        )
-        .await
-        .map_err(|e| {
-            session::failed(
-                e,
-                "marking the old installer's objects as taken over failed",
-            )
-        })?;
+        super::carry::mark_taken_over(cluster, o).await?;
     }
     Ok(())
 }
