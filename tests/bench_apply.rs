@@ -24,6 +24,27 @@ struct Sample {
     reviews: (usize, usize),
 }
 
+/// Times `run` as a whole process, checks that it succeeded, and counts the
+/// requests `agent` sent meanwhile (from the audit log).
+fn sample(cp: &ControlPlane, agent: &str, run: impl FnOnce() -> std::process::Output) -> Sample {
+    let mark = cp.audit_events().unwrap().len();
+    let start = Instant::now();
+    let out = run();
+    let millis = start.elapsed().as_secs_f64() * 1000.0;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (requests, writes, reviews) = count_requests(cp, mark, agent);
+    Sample {
+        millis,
+        requests,
+        writes,
+        reviews,
+    }
+}
+
 fn cf_runner(kubeconfig: &Path, args: &[&str]) -> std::process::Output {
     cli::run(kubeconfig, args)
 }
@@ -153,63 +174,20 @@ fn apply_cf_runner_vs_kubectl() {
         let mut args = base.to_vec();
         args.push("--skip-cluster-test");
         for target in [&mut first, &mut rerun] {
-            let mark = cp.audit_events().unwrap().len();
-            let start = Instant::now();
-            let out = cf_runner(&kubeconfig, &args);
-            let millis = start.elapsed().as_secs_f64() * 1000.0;
-            assert!(
-                out.status.success(),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            let (requests, writes, reviews) = count_requests(&cp, mark, "cf-runner");
-            target.push(Sample {
-                millis,
-                requests,
-                writes,
-                reviews,
-            });
+            target.push(sample(&cp, "cf-runner", || cf_runner(&kubeconfig, &args)));
         }
         // cf-runner with its preflight checks, into another fresh namespace.
         let ns_checked = format!("bench-cfc-{i}");
         let mut args: Vec<&str> = base.to_vec();
         args[7] = &ns_checked;
-        let mark = cp.audit_events().unwrap().len();
-        let start = Instant::now();
-        let out = cf_runner(&kubeconfig, &args);
-        let millis = start.elapsed().as_secs_f64() * 1000.0;
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let (requests, writes, reviews) = count_requests(&cp, mark, "cf-runner");
-        with_check.push(Sample {
-            millis,
-            requests,
-            writes,
-            reviews,
-        });
+        with_check.push(sample(&cp, "cf-runner", || cf_runner(&kubeconfig, &args)));
         if let Some(bin) = before_binary() {
             let ns_before = format!("bench-cfb-{i}");
             let mut args: Vec<&str> = base.to_vec();
             args[7] = &ns_before;
-            let mark = cp.audit_events().unwrap().len();
-            let start = Instant::now();
-            let out = run_other(&bin, &kubeconfig, &args);
-            let millis = start.elapsed().as_secs_f64() * 1000.0;
-            assert!(
-                out.status.success(),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            let (requests, writes, reviews) = count_requests(&cp, mark, "cf-runner");
-            before.push(Sample {
-                millis,
-                requests,
-                writes,
-                reviews,
-            });
+            before.push(sample(&cp, "cf-runner", || {
+                run_other(&bin, &kubeconfig, &args)
+            }));
         }
 
         // kubectl, the same objects from a dry-run folder (Kubernetes objects only).
@@ -238,33 +216,19 @@ fn apply_cf_runner_vs_kubectl() {
         std::fs::remove_file(out_dir.join("runtime-environment.txt")).unwrap();
         objects = std::fs::read_dir(&out_dir).unwrap().count();
         for target in [&mut kubectl, &mut kubectl_rerun] {
-            let mark = cp.audit_events().unwrap().len();
-            let start = Instant::now();
-            let out = cp
-                .kubectl()
-                .args([
-                    "apply",
-                    "--server-side",
-                    "--field-manager",
-                    "kubectl-bench",
-                    "-f",
-                ])
-                .arg(&out_dir)
-                .output()
-                .unwrap();
-            let millis = start.elapsed().as_secs_f64() * 1000.0;
-            assert!(
-                out.status.success(),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            let (requests, writes, reviews) = count_requests(&cp, mark, "kubectl");
-            target.push(Sample {
-                millis,
-                requests,
-                writes,
-                reviews,
-            });
+            target.push(sample(&cp, "kubectl", || {
+                cp.kubectl()
+                    .args([
+                        "apply",
+                        "--server-side",
+                        "--field-manager",
+                        "kubectl-bench",
+                        "-f",
+                    ])
+                    .arg(&out_dir)
+                    .output()
+                    .unwrap()
+            }));
         }
     }
     println!("\n{objects} objects (values-examples/local.yaml), {RUNS} runs each, median:");
