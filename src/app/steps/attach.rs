@@ -401,20 +401,37 @@ pub(crate) async fn run(
     if !problems.is_empty() {
         return Outcome::BadInput(Problems(problems));
     }
+    let ns = agent.namespace.clone();
+    under_agent_lock(&agent, command, timeout, async |cluster: &Cluster| {
+        under_lock(cluster.clone(), &ns, change, platform_args, timeout).await
+    })
+    .await
+}
+
+/// Connects to the agent's cluster and runs `steps` under the agent's lock.
+pub(crate) async fn under_agent_lock<F>(
+    agent: &AgentSide,
+    command: &str,
+    timeout: Duration,
+    steps: F,
+) -> Outcome
+where
+    F: AsyncFnOnce(&Cluster) -> Result<(), Outcome>,
+{
     let cluster = match connect_with(&agent.connect, ContextFrom::Flags).await {
         Ok(c) => c,
         Err(o) => return o,
     };
-    let ns = agent.namespace.clone();
-    let held = match lock::take(&cluster, &ns, command, LockWait::of(false, timeout), None).await {
+    let ns = &agent.namespace;
+    let held = match lock::take(&cluster, ns, command, LockWait::of(false, timeout), None).await {
         Ok(h) => h,
         Err(o) => return o,
     };
-    let outcome = match under_lock(cluster, &ns, change, platform_args, timeout).await {
+    let outcome = match steps(&cluster).await {
         Ok(()) => Outcome::Ok,
         Err(o) => o,
     };
-    lock::release(held, &ns).await;
+    lock::release(held, ns).await;
     outcome
 }
 

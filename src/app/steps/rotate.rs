@@ -23,11 +23,11 @@ use serde_json::Value;
 
 use super::attach::{self, AgentSide, AgentState, Resolved, Target, IN_CLUSTER_HOST};
 use super::converge;
-use super::lock::{self, LockWait};
-use super::session::{connect_with, failed, ContextFrom};
+use super::session::failed;
 use crate::app::Outcome;
 use crate::cluster::inventory::{self, LiveObject};
 use crate::cluster::runtime_access::{self, Access};
+use crate::cluster::Cluster;
 use crate::cluster::{delete, runtimes as live};
 use crate::output;
 use crate::render::runtimes::{access_manifests, RuntimeAccess, ACCESS_NAME, ACCESS_TOKEN_SECRET};
@@ -56,26 +56,12 @@ pub(crate) async fn run(agent: AgentSide, target: Target, timeout: Duration) -> 
     if !problems.is_empty() {
         return Outcome::BadInput(Problems(problems));
     }
-    let cluster = match connect_with(&agent.connect, ContextFrom::Flags).await {
-        Ok(c) => c,
-        Err(o) => return o,
-    };
     let ns = agent.namespace.clone();
-    let held = match lock::take(&cluster, &ns, COMMAND, LockWait::of(false, timeout), None).await {
-        Ok(h) => h,
-        Err(o) => return o,
-    };
-    let outcome = match async {
-        let state = attach::read_agent(cluster, &ns, COMMAND).await?;
+    attach::under_agent_lock(&agent, COMMAND, timeout, async |cluster: &Cluster| {
+        let state = attach::read_agent(cluster.clone(), &ns, COMMAND).await?;
         rotate(state, target, timeout).await
-    }
+    })
     .await
-    {
-        Ok(()) => Outcome::Ok,
-        Err(o) => o,
-    };
-    lock::release(held, &ns).await;
-    outcome
 }
 
 /// A field of a runtime file, read without its token.

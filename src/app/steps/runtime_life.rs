@@ -21,9 +21,8 @@ use serde_json::Value;
 
 use super::attach::{self, AgentSide, AgentState, Resolved, Target, IN_CLUSTER_HOST};
 use super::converge;
-use super::lock::{self, LockWait};
 use super::register;
-use super::session::{connect_with, failed, need_yes, ContextFrom};
+use super::session::{failed, need_yes};
 use crate::app::Outcome;
 use crate::cli::PlatformArgs;
 use crate::cluster::inventory::{self, LiveObject};
@@ -56,33 +55,6 @@ fn named_problems(t: &Target) -> Vec<Problem> {
         ));
     }
     p
-}
-
-/// Connects to the agent's cluster and runs `steps` under the agent's lock.
-async fn under_agent_lock<F>(
-    agent: &AgentSide,
-    command: &str,
-    timeout: Duration,
-    steps: F,
-) -> Outcome
-where
-    F: AsyncFnOnce(&Cluster) -> Result<(), Outcome>,
-{
-    let cluster = match connect_with(&agent.connect, ContextFrom::Flags).await {
-        Ok(c) => c,
-        Err(o) => return o,
-    };
-    let ns = &agent.namespace;
-    let held = match lock::take(&cluster, ns, command, LockWait::of(false, timeout), None).await {
-        Ok(h) => h,
-        Err(o) => return o,
-    };
-    let outcome = match steps(&cluster).await {
-        Ok(()) => Outcome::Ok,
-        Err(o) => o,
-    };
-    lock::release(held, ns).await;
-    outcome
 }
 
 /// The agent's own runtime is not one of its attached runtimes: it goes
@@ -208,7 +180,7 @@ pub(crate) async fn delete_runtime(
         return need_yes(command, "the deletion");
     }
     let ns = agent.namespace.clone();
-    under_agent_lock(&agent, command, options.timeout, async |cluster: &Cluster| {
+    attach::under_agent_lock(&agent, command, options.timeout, async |cluster: &Cluster| {
         let state = attach::read_agent(cluster.clone(), &ns, command).await?;
         let platform = attach::platform_client(platform_args, &state, command)?;
         let r = attach::resolve(&state.cluster, &ns, &target).await?;
@@ -418,7 +390,7 @@ pub(crate) async fn upgrade_runtime(
         return Outcome::BadInput(Problems(problems));
     }
     let ns = agent.namespace.clone();
-    under_agent_lock(&agent, command, timeout, async |cluster: &Cluster| {
+    attach::under_agent_lock(&agent, command, timeout, async |cluster: &Cluster| {
         let state = attach::read_agent(cluster.clone(), &ns, command).await?;
         let platform = attach::platform_client(platform_args, &state, command)?;
         let r = attach::resolve(&state.cluster, &ns, &target).await?;
