@@ -26,39 +26,7 @@ use support::fake_platform::FakePlatform;
 const CONTEXT: &str = "admin@cf-runner-test";
 const API_TOKEN: &str = "api-token-for-rotate-0123456789abcdef";
 
-/// Writes to `namespaces` since audit event `since` by cf-runner, without
-/// the run's lock (its Lease).
-fn writes_since(cp: &ControlPlane, since: usize, namespaces: &[&str]) -> Vec<String> {
-    cp.audit_events()
-        .unwrap()
-        .into_iter()
-        .skip(since)
-        .filter(|e| e["stage"] == "ResponseComplete")
-        .filter(|e| {
-            e["userAgent"]
-                .as_str()
-                .unwrap_or_default()
-                .to_ascii_lowercase()
-                .starts_with("cf-runner")
-        })
-        .filter(|e| {
-            matches!(
-                e["verb"].as_str(),
-                Some("create" | "update" | "patch" | "delete" | "deletecollection")
-            )
-        })
-        .filter(|e| {
-            let uri = e["requestURI"].as_str().unwrap_or_default();
-            namespaces
-                .iter()
-                .any(|ns| uri.contains(&format!("/namespaces/{ns}/")))
-                && !uri.contains("dryRun=All")
-                && !uri.contains("/leases")
-        })
-        .map(|e| format!("{} {}", e["verb"], e["requestURI"]))
-        .collect()
-}
-
+use support::audit::cf_runner_writes;
 use support::rollout::ReadyWatch;
 
 async fn run(kubeconfig: &Path, home: &Path, args: Vec<String>) -> Output {
@@ -336,7 +304,7 @@ async fn info_checks_each_runtime_token_and_rotate_kills_the_old_one() {
     printed.push_str(&text(&out));
     assert!(out.status.success(), "rotate: {}", text(&out));
     let fewest = watch.fewest().await;
-    let rotate_writes = writes_since(cp, mark, &[&agent_ns, &builds]);
+    let rotate_writes = cf_runner_writes(cp, mark, &[&agent_ns, &builds]);
     eprintln!(
         "rotate: {} writes, fewest ready agent replicas {fewest}: {rotate_writes:#?}\n{}",
         rotate_writes.len(),
@@ -383,7 +351,7 @@ async fn info_checks_each_runtime_token_and_rotate_kills_the_old_one() {
     printed.push_str(&text(&out));
     assert!(out.status.success(), "attach re-run: {}", text(&out));
     assert_eq!(
-        writes_since(cp, mark, &[&agent_ns, &builds]),
+        cf_runner_writes(cp, mark, &[&agent_ns, &builds]),
         Vec::<String>::new()
     );
     let platform_writes: Vec<String> = fake
