@@ -1169,7 +1169,7 @@ _cf__runner() {
             return 0
             ;;
         cf__runner__subcmd__init)
-            opts="-f -y -h -V --kube-context-name --kube-namespace --kube-config-path --kube-node-selector --build-node-selector --docker-registry --env-vars --http-proxy --https-proxy --no-proxy --install-monitor --app-proxy --app-proxy-host --app-proxy-ingress-class --docker-daemon-access --values --set-value --set-file --name --token --agent-token --url --insecure --allow-http --tolerations --storage-class-name --set-default-runtime --exec-demo-pipeline --skip-cluster-test --skip-cluster-integration --dry-run --output-dir --generate-helm-values-file --overwrite --force-conflicts --timeout --no-wait --no-wait-for-lock --probe --probe-timeout --yes --help --version"
+            opts="-f -y -h -V --kube-context-name --kube-namespace --kube-config-path --kube-node-selector --build-node-selector --docker-registry --env-vars --http-proxy --https-proxy --no-proxy --install-monitor --app-proxy --app-proxy-host --app-proxy-ingress-class --docker-daemon-access --values --set-value --set-file --name --token --agent-token --url --insecure --allow-http --tolerations --storage-class-name --set-default-runtime --exec-demo-pipeline --skip-cluster-test --skip-cluster-integration --agent-only --dry-run --output-dir --generate-helm-values-file --overwrite --force-conflicts --timeout --no-wait --no-wait-for-lock --probe --probe-timeout --yes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -81,6 +81,7 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l insecure -d
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l allow-http -d 'Send the API key over a plain http:// platform URL (other than localhost)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l skip-cluster-test -d 'Skip the preflight checks'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l skip-cluster-integration -d 'Do not create the cluster integration on the platform'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l agent-only -d 'Install the agent alone, with no runtime in its namespace (attach runtimes with `runtime attach`)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l dry-run -d 'Write the manifests instead of installing; touches neither cluster nor platform'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l overwrite -d 'Write over files cf-runner did not write (in the --output-dir folder, or at the Helm values path)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l force-conflicts -d 'Take over fields that another field manager owns'

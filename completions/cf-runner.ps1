@@ -79,6 +79,7 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
             [CompletionResult]::new('--allow-http', '--allow-http', [CompletionResultType]::ParameterName, 'Send the API key over a plain http:// platform URL (other than localhost)')
             [CompletionResult]::new('--skip-cluster-test', '--skip-cluster-test', [CompletionResultType]::ParameterName, 'Skip the preflight checks')
             [CompletionResult]::new('--skip-cluster-integration', '--skip-cluster-integration', [CompletionResultType]::ParameterName, 'Do not create the cluster integration on the platform')
+            [CompletionResult]::new('--agent-only', '--agent-only', [CompletionResultType]::ParameterName, 'Install the agent alone, with no runtime in its namespace (attach runtimes with `runtime attach`)')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Write the manifests instead of installing; touches neither cluster nor platform')
             [CompletionResult]::new('--overwrite', '--overwrite', [CompletionResultType]::ParameterName, 'Write over files cf-runner did not write (in the --output-dir folder, or at the Helm values path)')
             [CompletionResult]::new('--force-conflicts', '--force-conflicts', [CompletionResultType]::ParameterName, 'Take over fields that another field manager owns')

@@ -65,6 +65,7 @@ _arguments "${_arguments_options[@]}" : \
 '--allow-http[Send the API key over a plain http\:// platform URL (other than localhost)]' \
 '--skip-cluster-test[Skip the preflight checks]' \
 '--skip-cluster-integration[Do not create the cluster integration on the platform]' \
+'--agent-only[Install the agent alone, with no runtime in its namespace (attach runtimes with \`runtime attach\`)]' \
 '--dry-run[Write the manifests instead of installing; touches neither cluster nor platform]' \
 '--overwrite[Write over files cf-runner did not write (in the --output-dir folder, or at the Helm values path)]' \
 '--force-conflicts[Take over fields that another field manager owns]' \

@@ -242,6 +242,9 @@ pub struct InitArgs {
     /// Do not create the cluster integration on the platform
     #[arg(long)]
     pub skip_cluster_integration: bool,
+    /// Install the agent alone, with no runtime in its namespace (attach runtimes with `runtime attach`)
+    #[arg(long)]
+    pub agent_only: bool,
 
     /// Write the manifests instead of installing; touches neither cluster nor platform
     #[arg(long)]

@@ -162,6 +162,7 @@ pub(crate) fn flag_overrides(args: &InitArgs, problems: &mut Vec<Problem>) -> Ov
     out.boolean("--set-default-runtime", args.set_default_runtime);
     out.boolean("--exec-demo-pipeline", args.exec_demo_pipeline);
     out.boolean("--insecure", args.insecure.then_some(true));
+    out.boolean("--agent-only", args.agent_only.then_some(true));
     out.boolean(
         "--skip-cluster-test",
         args.skip_cluster_test.then_some(true),
@@ -297,6 +298,11 @@ fn init(args: &InitArgs) -> Result<Outcome, Outcome> {
     };
     input::warn_loaded(&loaded);
     let values = &loaded.values;
+    if values.agent_only {
+        if let Some(problem) = agent_only_problem(&plan.mode) {
+            return Err(Outcome::BadInput(Problems(vec![problem])));
+        }
+    }
     let identity = identity::seed(values, context_name(values));
     Ok(match &plan.mode {
         Mode::Helm {
@@ -313,6 +319,14 @@ fn init(args: &InitArgs) -> Result<Outcome, Outcome> {
         }
         Mode::Install { probe } => {
             let registration = plan.registration(&loaded)?;
+            if matches!(registration, Registration::Offline) && values.agent_only {
+                return Err(Outcome::BadInput(Problems(vec![Problem::new(
+                    "AgentOnly",
+                    None,
+                    "(--agent-only) needs the Codefresh platform: an agent alone serves the runtimes attached to it there, and an --agent-token install does not contact it",
+                    "pass --token (or set CF_API_KEY), or drop --agent-only to install the agent with its runtime",
+                )])));
+            }
             if matches!(registration, Registration::Offline) && !loaded.runtimes.is_empty() {
                 return Err(Outcome::BadInput(Problems(vec![Problem::new(
                     "Runtimes",
@@ -336,6 +350,22 @@ fn init(args: &InitArgs) -> Result<Outcome, Outcome> {
             write_dry_run(output_dir, &rendered, plan.overwrite)
         }
     })
+}
+
+/// What an agent-only install cannot do in `mode`: the cf-runtime chart
+/// always runs the agent with the runtime of its namespace
+/// (`CODEFRESH_IN_CLUSTER_RUNTIME`, no config folder), so its values cannot
+/// describe an agent alone.
+fn agent_only_problem(mode: &Mode) -> Option<Problem> {
+    match mode {
+        Mode::Helm { path, .. } => Some(Problem::new(
+            "--generate-helm-values-file",
+            Some(&Value::String(path.display().to_string())),
+            "cannot describe an agent alone (AgentOnly, --agent-only): the cf-runtime chart always installs the agent with a runtime in its namespace",
+            "install the agent alone with `cf-runner init --agent-only`, or drop AgentOnly for chart values of an agent with its runtime",
+        )),
+        _ => None,
+    }
 }
 
 /// `Runtimes` of the values, attached once the agent is installed.
@@ -486,7 +516,10 @@ fn ask(plan: &Plan, mut input: Input) -> Result<Asked, Outcome> {
         let all = load_input(plan, &input).err().unwrap_or(Problems(problems));
         return Err(Outcome::BadInput(all));
     }
-    let interactive = !plan.yes && wizard::terminal::attended();
+    // The wizard's questions are about the runtime of the agent's
+    // namespace (storage, builds' placement): an agent alone asks none.
+    let agent_only = tree::lookup(&given, "AgentOnly").and_then(Value::as_bool) == Some(true);
+    let interactive = !plan.yes && !agent_only && wizard::terminal::attended();
     let kubeconfig = tree::lookup(&given, "ConfigPath")
         .and_then(Value::as_str)
         .map(PathBuf::from);

@@ -214,7 +214,8 @@ pub async fn record(client: &Client, namespace: &str) -> Result<Option<Record>, 
             cf_runner_version: field(record_keys::VERSION),
             record_format: field(record_keys::FORMAT),
             agent_name: field(record_keys::AGENT_NAME),
-            runtime_name: field(record_keys::RUNTIME_NAME),
+            // An agent installed alone records none (an empty name).
+            runtime_name: field(record_keys::RUNTIME_NAME).filter(|n| !n.is_empty()),
             registered: field(record_keys::REGISTERED).map(|v| v == "true"),
             values_yaml: field(record_keys::VALUES),
         }

@@ -359,6 +359,9 @@ pub fn render(
             manifests.push(finish(object, component, name, values)?);
         }
     }
+    if values.agent_only {
+        runtimes::agent_only(&mut manifests, &values.namespace);
+    }
     manifests.sort_by(|a, b| {
         (a.stage, kind_rank(&a.kind), &a.name).cmp(&(b.stage, kind_rank(&b.kind), &b.name))
     });
@@ -798,7 +801,12 @@ fn build_context(values: &Values, identity: &Identity, record: &Value) -> Value 
     let ns = &values.namespace;
     let runtime_selector = selector_with_arch(&values.runtime.scheduling, values.arch);
     let agent_name = identity.agent_name(values);
-    let runtime_name = identity.runtime_name(values);
+    // An agent alone has no runtime of its own: the record names none.
+    let runtime_name = if values.agent_only {
+        String::new()
+    } else {
+        identity.runtime_name(values)
+    };
     let mut runner_env = values.runner.env.clone();
     if values.insecure {
         runner_env.insert("NODE_TLS_REJECT_UNAUTHORIZED".into(), "0".into());

@@ -240,6 +240,29 @@ pub fn config_dir_mode(deployment: &mut Manifest, files_hash: &str) {
     }
 }
 
+/// An agent alone (`AgentOnly`): the runtime's objects of its namespace
+/// and the volume provisioner go; the agent runs in config-dir mode from
+/// the start, with an empty [`CONFIG_SECRET`] that attach fills. venona
+/// accepts a folder without `*.runtime.yaml` files: it polls the platform
+/// for tasks and reports its status, and has no runtime to start builds in
+/// until one is attached.
+pub fn agent_only(manifests: &mut Vec<Manifest>, namespace: &str) {
+    manifests.retain(|m| {
+        !matches!(
+            m.component,
+            Component::Runtime | Component::VolumeProvisioner
+        )
+    });
+    let none = BTreeMap::new();
+    for m in manifests
+        .iter_mut()
+        .filter(|m| m.kind == "Deployment" && m.name == AGENT_DEPLOYMENT)
+    {
+        config_dir_mode(m, &files_hash(&none));
+    }
+    manifests.push(config_manifest(namespace, &none));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

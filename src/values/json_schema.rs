@@ -23,6 +23,7 @@ pub const DESCRIPTIONS: &[(&str, &str)] = &[
     ("ExecDemoPipeline", "Create and run the demo pipeline after the install."),
     ("SkipClusterTest", "Skip the preflight checks."),
     ("SkipClusterIntegration", "Do not create the cluster integration on the platform."),
+    ("AgentOnly", "Install the agent alone, with no runtime in its namespace; attach its runtimes with `cf-runner runtime attach` or Runtimes."),
     ("DockerDaemonAccess", "Let pipeline steps reach the docker daemon (default true)."),
     ("ConfigPath", "Path to the kubeconfig (default: $KUBECONFIG or ~/.kube/config)."),
     ("Context", "Kubernetes context to install into."),

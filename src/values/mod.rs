@@ -6,6 +6,7 @@
 //! `--set-value`/`--set-file` (in order) < explicit flags < wizard answers.
 //! Every problem is collected, so the user fixes them all in one go.
 
+pub mod agent_only;
 pub mod cloud;
 pub mod json_schema;
 pub mod model;
@@ -152,6 +153,9 @@ pub fn load(input: &Input) -> Result<Loaded, Problems> {
         .collect();
     problems.extend(credentials_outside_a_secret(&tree));
     problems.append(&mut reader.problems);
+    if values.agent_only {
+        problems.extend(agent_only::problems(&tree));
+    }
     let runtimes = runtimes::read_list(tree.get("Runtimes")).unwrap_or_else(|mut found| {
         problems.append(&mut found);
         Vec::new()
@@ -457,6 +461,7 @@ fn resolve(r: &mut Reader) -> Values {
         exec_demo_pipeline: r.boolean("ExecDemoPipeline", false),
         skip_cluster_test: r.boolean("SkipClusterTest", false),
         skip_cluster_integration: r.boolean("SkipClusterIntegration", false),
+        agent_only: r.boolean("AgentOnly", false),
         env_vars,
         url_credentials: BTreeMap::new(),
         docker_registry,

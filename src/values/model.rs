@@ -277,6 +277,9 @@ pub struct Values {
     pub exec_demo_pipeline: bool,
     pub skip_cluster_test: bool,
     pub skip_cluster_integration: bool,
+    /// `AgentOnly`: the agent alone, no runtime in its namespace (its
+    /// runtimes are attached in other namespaces or clusters).
+    pub agent_only: bool,
     /// Global env vars (proxies): every component and the runtime get them.
     pub env_vars: BTreeMap<String, String>,
     /// Every value that carries URL credentials (a proxy's password, say),

@@ -49,6 +49,7 @@ pub const KEYS: &[(&str, Kind)] = &[
     ("ExecDemoPipeline", Bool),
     ("SkipClusterTest", Bool),
     ("SkipClusterIntegration", Bool),
+    ("AgentOnly", Bool),
     ("DockerDaemonAccess", Bool),
     // cluster
     ("ConfigPath", Text),

@@ -934,6 +934,26 @@ catalogue! {
     build_node_selector_names_the_flag_then_the_key =>
         bad(&["--build-node-selector", "pool"])
             .says(&["--build-node-selector → Runtime.NodeSelector", "`pool`"]);
+
+    // ---- an agent alone (--agent-only) ------------------------------------------
+    agent_only_with_a_storage_class_flag =>
+        bad(&["--agent-only", "--storage-class-name", "fast"])
+            .says(&["--storage-class-name → StorageClass", "AgentOnly (--agent-only) installs the agent without one"])
+            .problems(1);
+    agent_only_with_runtime_keys_in_a_values_file =>
+        bad(&["--values", "@IN@/agent.yaml"])
+            .file("agent.yaml", "AgentOnly: true\nStorage:\n  Backend: local\nRuntime:\n  NodeSelector: {pool: builds}\n")
+            .says(&["Storage.Backend", "Runtime.NodeSelector.pool", "Runtimes entry's keys"])
+            .problems(2);
+    agent_only_has_no_chart_values =>
+        bad(&["--agent-only"])
+            .mode(Mode::Helm)
+            .says(&["--generate-helm-values-file", "the cf-runtime chart always installs the agent with a runtime"]);
+    agent_only_needs_the_platform =>
+        bad(&["--agent-only", "--agent-token", "AGENTONLYTOKEN1", "--kube-namespace", "hub", "--kube-context-name", "hub-ctx"])
+            .mode(Mode::Install)
+            .says(&["AgentOnly", "needs the Codefresh platform", "--token"])
+            .hides(&["AGENTONLYTOKEN1"]);
 }
 
 /// Nine levels of aliases, each repeating the one before ten times.

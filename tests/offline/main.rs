@@ -10,6 +10,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod agent_only;
 mod bad_input;
 mod bounded_reads;
 mod chart_parity;

@@ -261,7 +261,8 @@ pub(crate) async fn rotate(
     );
     // The old agent vanished before its runtimes moved (deleted by hand):
     // the install's own runtime at least, rather than an agent with none.
-    let wanted = if old.is_none() && wanted.is_empty() {
+    // (An agent installed alone has no runtime of its own to give it.)
+    let wanted = if old.is_none() && wanted.is_empty() && !plan.loaded.values.agent_only {
         vec![plan.identity.runtime_name(&plan.loaded.values)]
     } else {
         wanted

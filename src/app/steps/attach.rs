@@ -305,7 +305,9 @@ pub(crate) struct AgentState {
     pub cluster: Cluster,
     pub namespace: String,
     pub agent_name: String,
-    pub own_runtime: String,
+    /// The runtime of the agent's namespace; `None` for an agent installed
+    /// alone (`AgentOnly`), which serves only attached runtimes.
+    pub own_runtime: Option<String>,
     codefresh_host: String,
     deployment: Manifest,
     pub files: BTreeMap<String, String>,
@@ -322,7 +324,13 @@ pub(crate) async fn read_agent(
     command: &str,
 ) -> Result<AgentState, Outcome> {
     let plan = upgrade_plan::plan(Input::default(), &cluster, namespace).await?;
-    if plan.runtime_name.is_none() {
+    let agent_only = plan.loaded.values.agent_only;
+    let registered = if agent_only {
+        plan.identity.registered
+    } else {
+        plan.runtime_name.is_some()
+    };
+    if !registered {
         return Err(Outcome::Failed(
             anyhow::anyhow!(
                 "the agent in namespace {namespace} is not registered on the Codefresh platform (an offline install)"
@@ -363,7 +371,7 @@ pub(crate) async fn read_agent(
     };
     Ok(AgentState {
         agent_name: plan.identity.agent_name(values),
-        own_runtime: plan.identity.runtime_name(values),
+        own_runtime: (!agent_only).then(|| plan.identity.runtime_name(values)),
         codefresh_host: values.codefresh_host.clone(),
         deployment,
         files,
@@ -560,6 +568,8 @@ pub(crate) async fn ensure_access(
 /// own node selector, tolerations and storage where it gives them.
 fn runtime_values(state: &AgentState, r: &Resolved) -> crate::values::Values {
     let mut values = state.values.clone();
+    // The runtime's own objects are rendered, whatever the agent's install.
+    values.agent_only = false;
     values.namespace = r.namespace.clone();
     values.context = Some(r.cluster.context.clone());
     let own = &r.target.settings;
@@ -659,12 +669,14 @@ pub(crate) async fn runtime_objects(
 /// The account the runtimes belong to: the agent's own runtime names it
 /// (the record does not keep it), else the platform says whose the token is.
 pub(crate) async fn account_of(platform: &Platform, state: &AgentState) -> Result<String, Outcome> {
-    let own = platform
-        .runtime(&state.own_runtime)
-        .await
-        .map_err(|e| register::failed(e, "reading the agent's runtime environment"))?;
-    if let Some(account) = own.as_ref().and_then(register::account_of_runtime) {
-        return Ok(account);
+    if let Some(own) = &state.own_runtime {
+        let own = platform
+            .runtime(own)
+            .await
+            .map_err(|e| register::failed(e, "reading the agent's runtime environment"))?;
+        if let Some(account) = own.as_ref().and_then(register::account_of_runtime) {
+            return Ok(account);
+        }
     }
     let who = platform
         .whoami()
@@ -673,8 +685,11 @@ pub(crate) async fn account_of(platform: &Platform, state: &AgentState) -> Resul
     who.account_id.ok_or_else(|| {
         Outcome::failed(
             anyhow::anyhow!(
-                "the platform did not say which account the token is for (GET /api/user was refused, and runtime environment {} names none)",
-                state.own_runtime
+                "the platform did not say which account the token is for (GET /api/user was refused, and {} names none)",
+                match &state.own_runtime {
+                    Some(own) => format!("runtime environment {own}"),
+                    None => "no runtime of the agent's".to_string(),
+                }
             ),
             Some("use an API key that may read the user (GET /api/user), then re-run".into()),
         )
@@ -818,14 +833,26 @@ async fn attach(
 ) -> Result<(), Outcome> {
     let command = "runtime attach";
     let mut resolved = Vec::new();
-    // The agent's own runtime has a file too: config-dir mode excludes in-cluster mode.
-    let own = Target {
-        name: Some(state.own_runtime.clone()),
-        ..Target::default()
-    };
-    resolved.push(resolve(&state.cluster, &state.namespace, &own).await?);
+    // The agent's own runtime has a file too: config-dir mode excludes
+    // in-cluster mode. An agent installed alone has none.
+    if let Some(own) = &state.own_runtime {
+        let own = Target {
+            name: Some(own.clone()),
+            ..Target::default()
+        };
+        resolved.push(resolve(&state.cluster, &state.namespace, &own).await?);
+    }
+    let own_count = resolved.len();
     for t in &targets {
         let r = resolve(&state.cluster, &state.namespace, t).await?;
+        if own_count == 0 && r.same_cluster && r.namespace == state.namespace {
+            return Err(Outcome::BadInput(Problems(vec![Problem::new(
+                &t.key("Namespace"),
+                Some(&Value::String(r.namespace.clone())),
+                "is the namespace of an agent installed alone (AgentOnly): it holds no runtime's objects, and its runtimes build in other namespaces",
+                "name the namespace the runtime builds in (it exists, and is not the agent's)",
+            )])));
+        }
         if resolved.iter().any(|o| o.key == r.key) {
             return Err(Outcome::BadInput(Problems(vec![Problem::new(
                 &t.key("Name"),
@@ -838,7 +865,7 @@ async fn attach(
     }
     // Before any write: what the platform has of each runtime.
     let mut found = Vec::new();
-    for r in resolved.iter().skip(1) {
+    for r in resolved.iter().skip(own_count) {
         let re = platform.runtime(&r.name).await.map_err(|e| {
             register::failed(
                 e,
@@ -882,7 +909,7 @@ async fn attach(
             }
         });
     }
-    for r in resolved.iter().skip(1) {
+    for r in resolved.iter().skip(own_count) {
         if !r.same_cluster
             && r.target.settings.storage.is_none()
             && state.values.storage.provisioned
@@ -898,7 +925,7 @@ async fn attach(
     let mut specs = Vec::new();
     for (i, r) in resolved.iter().enumerate() {
         // The agent's own namespace has its runtime's objects from `init`.
-        let objects = if i == 0 {
+        let objects = if i < own_count {
             Vec::new()
         } else {
             let render = runtime_objects(&state, r, platform, &account_id).await?;
@@ -910,19 +937,26 @@ async fn attach(
     }
     roll_agent(&state, &files, timeout, command).await?;
     // The platform last: it sends a runtime's builds once the agent can start them.
-    for ((r, found), spec) in resolved.iter().skip(1).zip(&found).zip(&specs) {
+    for ((r, found), spec) in resolved.iter().skip(own_count).zip(&found).zip(&specs) {
         register_runtime(platform, &state, r, found, spec).await?;
     }
     let mut wanted = agent.runtimes.clone();
     wanted.extend(resolved.iter().map(|r| r.name.clone()));
     set_platform_runtimes(platform, &agent, wanted).await?;
-    let names: Vec<&str> = resolved.iter().skip(1).map(|r| r.name.as_str()).collect();
+    let names: Vec<&str> = resolved
+        .iter()
+        .skip(own_count)
+        .map(|r| r.name.as_str())
+        .collect();
     output::done(&format!(
-        "agent {} in namespace {} serves {} (and its own runtime {})",
+        "agent {} in namespace {} serves {}{}",
         state.agent_name,
         state.namespace,
         names.join(", "),
-        state.own_runtime
+        match &state.own_runtime {
+            Some(own) => format!(" (and its own runtime {own})"),
+            None => String::new(),
+        }
     ));
     Ok(())
 }
@@ -936,14 +970,19 @@ async fn detach(
 ) -> Result<(), Outcome> {
     let command = "runtime detach";
     let r = resolve(&state.cluster, &state.namespace, &target).await?;
-    if r.name == state.own_runtime || (r.same_cluster && r.namespace == state.namespace) {
+    if state.own_runtime.as_ref() == Some(&r.name)
+        || (r.same_cluster && r.namespace == state.namespace)
+    {
         return Err(Outcome::BadInput(Problems(vec![Problem::new(
             "--kube-namespace",
             Some(&Value::String(r.namespace.clone())),
-            format!(
-                "is the agent's own runtime {}: an agent always serves its own namespace",
-                state.own_runtime
-            ),
+            match &state.own_runtime {
+                Some(own) => format!(
+                    "is the agent's own runtime {own}: an agent always serves its own namespace"
+                ),
+                None => "is the namespace of the agent installed alone: no runtime builds there"
+                    .to_string(),
+            },
             format!(
                 "to remove the agent, run `cf-runner delete --kube-namespace {}`",
                 state.namespace
@@ -960,7 +999,9 @@ async fn detach(
     let mut files = state.files.clone();
     // By key, and by the name a file holds (a key written by another rule).
     files.retain(|k, text| *k != r.key && file_runtime_name(text).as_deref() != Some(&r.name));
-    if !files.is_empty() {
+    // An agent installed alone rolls to no file at all when its last
+    // runtime goes (it then polls and has nothing to do).
+    if !files.is_empty() || state.own_runtime.is_none() {
         roll_agent(&state, &files, timeout, command).await?;
     }
     remove_access(&r, timeout).await?;
@@ -1093,7 +1134,8 @@ pub(crate) async fn keep_attached(
 }
 
 /// What [`keep_attached`] changes, without changing it: the agent's
-/// Deployment in config-dir mode when the agent serves attached runtimes,
+/// Deployment in config-dir mode when the agent serves attached runtimes
+/// (and the files Secret an agent-only render holds, with those files),
 /// else nothing. For an apply that reads this side by side with its own
 /// reads (`converge::apply_with_progress_after`).
 pub(crate) async fn kept_attached(
@@ -1114,6 +1156,14 @@ pub(crate) async fn kept_attached(
         let mut d = d.clone();
         config_dir_mode(&mut d, &files_hash(&files));
         changed.push(d);
+    }
+    // An agent installed alone renders its (empty) files Secret: the
+    // files attach wrote are kept.
+    if manifests
+        .iter()
+        .any(|m| m.kind == "Secret" && m.name == CONFIG_SECRET)
+    {
+        changed.push(config_manifest(namespace, &files));
     }
     Ok(changed)
 }

@@ -64,6 +64,11 @@ async fn not_ready(
             ));
         }
     }
+    // An agent installed alone has no runtime environment nor dind
+    // certificate of its own: its runtimes are the attached ones.
+    if super::record::agent_only(record) {
+        return out;
+    }
     match (&record.runtime_name, record.registered) {
         (_, Some(false)) => out.push(
             "runtime environment: never registered (an offline install, --agent-token only)".into(),

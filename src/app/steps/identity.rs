@@ -29,9 +29,11 @@ pub(crate) fn recorded(record: &Record, values: Option<&Values>, context: &str) 
             .agent_name
             .clone()
             .or_else(|| values.and_then(|v| v.agent_name.clone())),
+        // An agent-only install records an empty runtime name.
         runtime_name: record
             .runtime_name
             .clone()
+            .filter(|name| !name.is_empty())
             .or_else(|| values.and_then(|v| v.runtime_name.clone())),
         registered: record.registered.unwrap_or(false),
         ..Default::default()

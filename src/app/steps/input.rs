@@ -61,6 +61,7 @@ pub(crate) const FLAG_KEYS: &[FlagKey] = &[
     fk("--exec-demo-pipeline", "ExecDemoPipeline", false),
     fk("--insecure", "Insecure", false),
     fk("--skip-cluster-test", "SkipClusterTest", false),
+    fk("--agent-only", "AgentOnly", false),
     fk(
         "--skip-cluster-integration",
         "SkipClusterIntegration",

@@ -55,6 +55,16 @@ pub(crate) fn shown_values(record: &Record) -> Value {
         .unwrap_or(Value::Null)
 }
 
+/// True when the installation is an agent alone (`AgentOnly: true` in its
+/// recorded values): no runtime in its namespace, no dind certificate, no
+/// runtime environment of its own.
+pub(crate) fn agent_only(record: &Record) -> bool {
+    values_tree(record)
+        .ok()
+        .and_then(|t| tree::lookup(&t, "AgentOnly").and_then(Value::as_bool))
+        .unwrap_or(false)
+}
+
 /// A kept value, or `None` when it is empty or a placeholder (an offline
 /// install has no real one).
 pub(crate) fn kept(value: Option<&String>) -> Option<String> {

@@ -164,9 +164,12 @@ async fn remove(r: &Resolved, objects: &[(&str, &str)], timeout: Duration) -> Re
 
 async fn rotate(state: AgentState, target: Target, timeout: Duration) -> Result<(), Outcome> {
     let mut r = attach::resolve(&state.cluster, &state.namespace, &target).await?;
-    if r.same_cluster && r.namespace == state.namespace && target.name.is_none() {
+    if let (true, Some(own)) = (
+        r.same_cluster && r.namespace == state.namespace && target.name.is_none(),
+        &state.own_runtime,
+    ) {
         // The agent's own namespace: its runtime goes by its own name.
-        r.name = state.own_runtime.clone();
+        r.name = own.clone();
         r.key = crate::render::runtimes::config_key(&r.name).unwrap_or(r.key);
     }
     let Some(old_text) = state.files.get(&r.key).cloned() else {

@@ -60,14 +60,20 @@ fn named_problems(t: &Target) -> Vec<Problem> {
 /// The agent's own runtime is not one of its attached runtimes: it goes
 /// with the agent (exit 2, naming the flag and the command that does it).
 fn refuse_own(state: &AgentState, r: &Resolved, what: &str, fix: String) -> Result<(), Outcome> {
-    if r.name == state.own_runtime || (r.same_cluster && r.namespace == state.namespace) {
+    if state.own_runtime.as_ref() == Some(&r.name)
+        || (r.same_cluster && r.namespace == state.namespace)
+    {
         return Err(Outcome::BadInput(Problems(vec![Problem::new(
             "--kube-namespace",
             Some(&Value::String(r.namespace.clone())),
-            format!(
-                "is the agent's own runtime {}: `runtime {what}` works on a runtime attached to it",
-                state.own_runtime
-            ),
+            match &state.own_runtime {
+                Some(own) => format!(
+                    "is the agent's own runtime {own}: `runtime {what}` works on a runtime attached to it"
+                ),
+                None => format!(
+                    "is the namespace of the agent installed alone: no runtime builds there, and `runtime {what}` works on a runtime attached to it"
+                ),
+            },
             fix,
         )])));
     }
@@ -268,7 +274,8 @@ async fn remove(
     }
     let mut files = state.files.clone();
     files.retain(|k, text| *k != r.key && file_runtime_name(text).as_deref() != Some(&r.name));
-    if !files.is_empty() {
+    // An agent installed alone rolls to no file at all when its last runtime goes.
+    if !files.is_empty() || state.own_runtime.is_none() {
         attach::roll_agent(state, &files, timeout, command).await?;
     }
     if !objects.is_empty() {

@@ -222,6 +222,9 @@ pub fn in_place_problems_raw(installed_in: &str, stored: &Value, merged: &Value)
     let class = |tree: &Value| {
         text(tree, "StorageClass").or_else(|| text(tree, "Storage.StorageClassName"))
     };
+    if let Some(p) = values::agent_only::changed_problem(installed_in, stored, merged) {
+        return vec![p];
+    }
     let mut out = Vec::new();
     if backend(stored) != backend(merged) {
         out.push(storage_problem(

@@ -100,7 +100,10 @@ pub(crate) fn registration(
 
 /// The scopes a run with these options will use.
 pub(crate) fn needs(values: &values::Values) -> Vec<Need> {
-    let mut needs = vec![Need::Agents, Need::RuntimeEnvironments];
+    let mut needs = vec![Need::Agents];
+    if !values.agent_only {
+        needs.push(Need::RuntimeEnvironments);
+    }
     if !values.skip_cluster_integration {
         needs.push(Need::Clusters);
     }

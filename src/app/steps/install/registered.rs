@@ -226,6 +226,9 @@ pub(super) async fn install_locked(
         made,
     )
     .await?;
+    if values.agent_only {
+        return agent_only_steps(options, loaded, platform, cluster, identity, &agent).await;
+    }
     dind_certs_step(platform, values, &left, &mut identity).await?;
     let runtime_name = runtime_step(
         platform,
@@ -274,6 +277,50 @@ pub(super) async fn install_locked(
         platform.url(),
         platform::segment(&runtime_name)
     ));
+    waited
+}
+
+/// The rest of an agent-only install (`AgentOnly`): no dind certificate,
+/// no runtime environment, no spec. The agent keeps the runtimes the
+/// platform lists for it (none when this run created it: `POST
+/// /api/agents` makes an agent with an empty list, as `codefresh runner
+/// init`'s agent install does; attach sets the list).
+pub(super) async fn agent_only_steps(
+    options: &Options,
+    loaded: &values::Loaded,
+    platform: &impl Registrar,
+    cluster: &impl Target,
+    identity: Identity,
+    agent: &Agent,
+) -> Result<(), Outcome> {
+    let values = &loaded.values;
+    let record = &loaded.redacted_tree;
+    save_record(cluster, values, &identity, record, options.force_conflicts).await?;
+    let rendered = render_or_fail(values, &identity, record)?;
+    cluster
+        .apply(
+            &rendered.manifests,
+            &values.namespace,
+            options.force_conflicts,
+        )
+        .await?;
+    if !values.skip_cluster_integration {
+        cluster_integration(platform, cluster, values).await?;
+    }
+    let waited = wait_for_install(cluster, &rendered.manifests, &values.namespace, options).await;
+    if agent.runtimes.is_empty() {
+        output::say(&format!(
+            "agent {} runs alone (config-dir mode, no runtime yet): it polls the platform and has no build to start until a runtime is attached, \
+             e.g. `cf-runner runtime attach --agent-namespace {} --kube-namespace <build namespace>`",
+            agent.name, values.namespace
+        ));
+    } else {
+        output::say(&format!(
+            "agent {} serves the runtimes attached to it: {}",
+            agent.name,
+            agent.runtimes.join(", ")
+        ));
+    }
     waited
 }
 
