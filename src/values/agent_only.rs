@@ -104,8 +104,8 @@ mod tests {
             keys,
             [
                 "StorageClass",
-                "Storage.AvailabilityZone",
                 "Storage.Backend",
+                "Storage.AvailabilityZone",
                 "Runtime.NodeSelector.z"
             ]
         );
