@@ -203,8 +203,16 @@ pub fn files_hash(files: &BTreeMap<String, String>) -> String {
 /// pod template carries the files' hash, and a rollout adds a pod before
 /// it removes one (maxUnavailable 0), so the agent never has no ready
 /// replica. Applying it twice gives the same object.
-pub fn config_dir_mode(deployment: &mut Manifest, files_hash: &str) {
+///
+/// With no file at all (an agent installed alone, before its first attach
+/// or after its last detach) the agent runs no replica: venona 2.0.10
+/// exits at start without a runtime (`Runtimes options is required`,
+/// `pkg/agent/agent.go`), so a pod would only restart for ever. Its
+/// first runtime starts it.
+pub fn config_dir_mode(deployment: &mut Manifest, files: &BTreeMap<String, String>) {
+    let files_hash = files_hash(files);
     let object = &mut deployment.object;
+    object["spec"]["replicas"] = json!(if files.is_empty() { 0 } else { 1 });
     object["spec"]["strategy"] = json!({"type": "RollingUpdate",
         "rollingUpdate": {"maxSurge": 1, "maxUnavailable": 0}});
     let template = &mut object["spec"]["template"];
@@ -258,7 +266,7 @@ pub fn agent_only(manifests: &mut Vec<Manifest>, namespace: &str) {
         .iter_mut()
         .filter(|m| m.kind == "Deployment" && m.name == AGENT_DEPLOYMENT)
     {
-        config_dir_mode(m, &files_hash(&none));
+        config_dir_mode(m, &none);
     }
     manifests.push(config_manifest(namespace, &none));
 }
@@ -309,9 +317,10 @@ mod tests {
                 "env": [{"name": "CODEFRESH_IN_CLUSTER_RUNTIME", "value": "c/ns"},
                         {"name": "AGENT_ID", "value": "a"}]}]}}}}),
         };
-        config_dir_mode(&mut d, "h1");
+        let files = BTreeMap::from([("a.runtime.yaml".to_string(), "x".to_string())]);
+        config_dir_mode(&mut d, &files);
         let once = d.object.clone();
-        config_dir_mode(&mut d, "h1");
+        config_dir_mode(&mut d, &files);
         assert_eq!(d.object, once);
         let env = &d.object["spec"]["template"]["spec"]["containers"][0]["env"];
         let names: Vec<&str> = env
@@ -327,8 +336,11 @@ mod tests {
         );
         assert_eq!(
             d.object["spec"]["template"]["metadata"]["annotations"][RUNTIMES_HASH_ANNOTATION],
-            "h1"
+            files_hash(&files)
         );
+        assert_eq!(d.object["spec"]["replicas"], 1);
+        config_dir_mode(&mut d, &BTreeMap::new());
+        assert_eq!(d.object["spec"]["replicas"], 0, "no runtime, no replica");
     }
 
     #[test]

@@ -42,8 +42,7 @@ use crate::app::Outcome;
 use crate::cluster::{self, runtimes as live};
 use crate::output;
 use crate::render::runtimes::{
-    config_dir_mode, config_key, config_manifest, files_hash, ACCESS_NAME, AGENT_DEPLOYMENT,
-    CONFIG_SECRET,
+    config_dir_mode, config_key, config_manifest, ACCESS_NAME, AGENT_DEPLOYMENT, CONFIG_SECRET,
 };
 use crate::render::{self, Component, Identity, Manifest, LABEL_MANAGED_BY};
 use crate::values::{self, Loaded};
@@ -524,13 +523,12 @@ pub(super) fn config_dir(
         .manifests
         .retain(|m| !(m.kind == "Secret" && m.name == CONFIG_SECRET));
     rendered.manifests.push(config_manifest(namespace, files));
-    let hash = files_hash(files);
     for m in rendered
         .manifests
         .iter_mut()
         .filter(|m| m.kind == "Deployment" && m.name == AGENT_DEPLOYMENT)
     {
-        config_dir_mode(m, &hash);
+        config_dir_mode(m, files);
     }
 }
 

@@ -30,7 +30,7 @@ use crate::cluster::{delete, runtimes as live, Cluster, ConnectOptions};
 use crate::output;
 use crate::platform::{Agent, Platform};
 use crate::render::runtimes::{
-    access_manifests, config_dir_mode, config_key, config_manifest, file_runtime_name, files_hash,
+    access_manifests, config_dir_mode, config_key, config_manifest, file_runtime_name,
     RuntimeAccess, ACCESS_NAME, ACCESS_TOKEN_SECRET, AGENT_DEPLOYMENT, CONFIG_SECRET,
 };
 use crate::render::{Component, Manifest, LABEL_COMPONENT};
@@ -749,7 +749,7 @@ pub(crate) async fn roll_agent(
 ) -> Result<(), Outcome> {
     let config = config_manifest(&state.namespace, files);
     let mut deployment = state.deployment.clone();
-    config_dir_mode(&mut deployment, &files_hash(files));
+    config_dir_mode(&mut deployment, files);
     converge::apply_with_progress(
         &state.cluster,
         &[config, deployment.clone()],
@@ -782,7 +782,17 @@ pub(crate) async fn roll_agent(
     watcher.abort();
     waited?;
     let fewest = fewest.load(Ordering::Relaxed);
-    if fewest != i32::MAX {
+    if files.is_empty() {
+        output::note(&format!(
+            "the agent (Deployment {AGENT_DEPLOYMENT} in namespace {}) now runs no replica: it serves no runtime, and venona does not start without one; the next `cf-runner runtime attach` starts it",
+            state.namespace
+        ));
+    } else if state.files.is_empty() && state.own_runtime.is_none() {
+        output::note(&format!(
+            "the agent (Deployment {AGENT_DEPLOYMENT} in namespace {}) starts with its first runtime: without one it ran no replica",
+            state.namespace
+        ));
+    } else if fewest != i32::MAX {
         output::note(&format!(
             "the agent (Deployment {AGENT_DEPLOYMENT} in namespace {}) had at least {fewest} ready replica(s) throughout",
             state.namespace
@@ -1154,7 +1164,7 @@ pub(crate) async fn kept_attached(
         .find(|m| m.kind == "Deployment" && m.name == AGENT_DEPLOYMENT)
     {
         let mut d = d.clone();
-        config_dir_mode(&mut d, &files_hash(&files));
+        config_dir_mode(&mut d, &files);
         changed.push(d);
     }
     // An agent installed alone renders its (empty) files Secret: the

@@ -148,19 +148,27 @@ fn summary(values: &values::Values) -> Map<String, Value> {
         out.insert(k.to_string(), Value::String(v));
     };
     let storage = &values.storage;
-    put(
-        "storage",
-        if storage.provisioned {
-            format!(
-                "{} volumes through StorageClass {}",
-                storage.backend.name(),
-                storage.class_name
-            )
-        } else {
-            format!("the existing StorageClass {}", storage.class_name)
-        },
-    );
-    put("volume size", values.runtime.volume_size.clone());
+    if values.agent_only {
+        put(
+            "agent",
+            "alone (AgentOnly): no runtime in its namespace; it serves the runtimes attached to it"
+                .into(),
+        );
+    } else {
+        put(
+            "storage",
+            if storage.provisioned {
+                format!(
+                    "{} volumes through StorageClass {}",
+                    storage.backend.name(),
+                    storage.class_name
+                )
+            } else {
+                format!("the existing StorageClass {}", storage.class_name)
+            },
+        );
+        put("volume size", values.runtime.volume_size.clone());
+    }
     put(
         "monitor",
         if values.monitor.enabled {
@@ -304,6 +312,8 @@ async fn describe(cluster: &Cluster, inst: &Installation) -> Result<Installation
 
     let own_class = inst.objects.iter().find(|o| o.kind == "StorageClass");
     let storage = match (own_class, &inst.values) {
+        // An agent installed alone has no dind volumes of its own.
+        (None, Some(v)) if v.agent_only => None,
         (Some(class), _) => Some(storage_info(inst, Some(class), true, class.name.clone())),
         (None, Some(v)) => {
             let name = v.storage.class_name.clone();
