@@ -456,6 +456,21 @@ async fn an_agent_installed_alone_serves_the_runtime_attached_to_it() {
     );
     assert_eq!(agent_runtimes(&fake, &agent_name), vec![runtime.clone()]);
     assert!(fake.runtimes().contains_key(&runtime));
+    // The runtime's own objects in its namespace, though the agent's
+    // namespace has none.
+    let in_builds = labelled_in(cp, &builds).await;
+    for o in [
+        "ServiceAccount/codefresh-engine",
+        "Secret/codefresh-certs-server",
+        "ConfigMap/codefresh-dind-config",
+        "Service/dind",
+        "ServiceAccount/cf-runner-agent",
+    ] {
+        assert!(
+            in_builds.contains(&o.to_string()),
+            "{o} not in {in_builds:?}"
+        );
+    }
 
     fake.clear_requests();
     let mark = cp.audit_events().unwrap().len();
