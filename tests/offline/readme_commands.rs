@@ -118,6 +118,14 @@ fn expected(command: &str) -> Option<Expect> {
                 ],
             )
         }
+        "cf-runner init --agent-only --kube-namespace agents" => e(1, no_platform),
+        "cf-runner runtime attach --agent-namespace agents --kube-namespace builds-eu" => e(
+            1,
+            &[
+                "taking the lock of namespace agents failed",
+                "creating Lease/cf-runner-lock failed",
+            ],
+        ),
         "cf-runner info" => e(1, &["looking for installations at https://127.0.0.1:1/ failed"]),
         "cf-runner info --kube-namespace codefresh -o json" => e(1, no_installation),
         "cf-runner delete --kube-namespace codefresh --yes" => e(1, no_lock),
