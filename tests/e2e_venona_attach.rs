@@ -583,6 +583,83 @@ async fn an_agent_installed_alone_serves_the_runtime_attached_to_it() {
     let notes = inst["notes"].to_string();
     assert!(!notes.contains("StorageClass"), "{notes}");
 
+    // `upgrade` of the agent and `runtime upgrade` of one runtime: nothing
+    // changed, nothing written, no runtime spec of the agent's to send.
+    fake.clear_requests();
+    let mark = cp.audit_events().unwrap().len();
+    let mut upgrade = strings(&["upgrade", "--yes", "--kube-namespace", &agent_ns]);
+    upgrade.extend(platform.clone());
+    let out = run_out(&kubeconfig, home.path(), upgrade).await;
+    printed.push_str(&text(&out));
+    assert!(out.status.success(), "upgrade: {}", text(&out));
+    let mut rupgrade = base("upgrade");
+    rupgrade.extend(strings(&["--kube-namespace", &builds]));
+    let out = run_out(&kubeconfig, home.path(), rupgrade).await;
+    printed.push_str(&text(&out));
+    assert!(out.status.success(), "runtime upgrade: {}", text(&out));
+    // (The record is rewritten by any first upgrade: the install-time
+    // `Token` has no Secret to come back from without the monitor.)
+    let written: Vec<String> = cf_runner_writes(cp, mark, &[&agent_ns, &builds, &builds_c])
+        .into_iter()
+        .filter(|w| !w.contains("/secrets/cf-runner-values"))
+        .collect();
+    assert_eq!(written, Vec::<String>::new());
+    assert_eq!(platform_writes(&fake), Vec::<String>::new());
+
+    // `check` of the agent's namespace, as an agent alone: each runtime's
+    // token may create pods in its namespace.
+    let out = run_out(
+        &kubeconfig,
+        home.path(),
+        strings(&[
+            "check",
+            "-o",
+            "json",
+            "--kube-namespace",
+            &agent_ns,
+            "--set-value",
+            "AgentOnly=true",
+        ]),
+    )
+    .await;
+    printed.push_str(&text(&out));
+    let report: Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&out)));
+    let creds = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "the agent's runtime credentials")
+        .unwrap_or_else(|| panic!("{report:#}"))
+        .clone();
+    assert_eq!(creds["status"], "pass", "{creds:#}");
+    assert!(
+        creds["reason"]
+            .as_str()
+            .unwrap()
+            .contains("each of the 2 runtime(s)"),
+        "{creds:#}"
+    );
+
+    // `runtime rotate` of C: the agent keeps a ready replica.
+    let rotate = strings(&[
+        "runtime",
+        "rotate",
+        "--agent-namespace",
+        &agent_ns,
+        "--agent-context",
+        CONTEXT,
+        "--kube-namespace",
+        &builds_c,
+    ]);
+    let watch = ReadyWatch::start(cp.client(), &agent_ns);
+    let out = run_out(&kubeconfig, home.path(), rotate).await;
+    printed.push_str(&text(&out));
+    assert!(out.status.success(), "rotate: {}", text(&out));
+    let fewest_rotate = watch.fewest().await;
+    eprintln!("rotate: fewest ready agent replicas {fewest_rotate}");
+    assert!(fewest_rotate >= 1, "{fewest_rotate} ready during rotate");
+
     // delete of the agent refuses while the runtime is attached.
     let mut delete = strings(&["delete", "--kube-namespace", &agent_ns, "--yes"]);
     delete.extend(platform.clone());
