@@ -641,6 +641,17 @@ async fn an_agent_installed_alone_serves_the_runtime_attached_to_it() {
         "{creds:#}"
     );
 
+    // No dind certificate to renew in the agent's namespace: refused
+    // before the platform signs anything.
+    fake.clear_requests();
+    let mut renew = strings(&["renew", "certificate", "--kube-namespace", &agent_ns]);
+    renew.extend(platform.clone());
+    let out = run_out(&kubeconfig, home.path(), renew).await;
+    printed.push_str(&text(&out));
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("installed alone"), "{}", text(&out));
+    assert_eq!(platform_writes(&fake), Vec::<String>::new());
+
     // `runtime rotate` of C: the agent keeps a ready replica.
     let rotate = strings(&[
         "runtime",

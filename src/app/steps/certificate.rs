@@ -250,6 +250,17 @@ pub(crate) async fn renew(
     // The install as `upgrade` would write it, from its record: the Secret
     // keeps its labels and everything else the render gives it.
     let plan = upgrade_plan::plan(Input::default(), cluster, namespace).await?;
+    if plan.loaded.values.agent_only {
+        // Before the platform signs anything: there is nothing to renew.
+        return Err(Outcome::BadInput(crate::values::Problems(vec![
+            crate::values::Problem::new(
+                "--kube-namespace",
+                Some(&serde_json::Value::String(namespace.to_string())),
+                "holds an agent installed alone (AgentOnly): no build runs there, so it has no dind certificate",
+                "nothing to renew in this namespace; each attached runtime keeps its certificate in its own namespace",
+            ),
+        ])));
+    }
     let generated = certs::generate(namespace)
         .map_err(|e| super::register::failed(e, "preparing the dind TLS certificate"))?;
     let sans = certs::subject_alt_names(namespace);
