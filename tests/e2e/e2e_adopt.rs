@@ -1019,9 +1019,9 @@ async fn adopt_on_a_terminal_shows_the_changes_and_asks_and_no_changes_nothing()
 /// `runnerconf` with a `*.runtime.yaml` entry per runtime (unlabelled, as
 /// venonactl's attach writes it), and an agent in a namespace of its own.
 /// Adopt moves several runtimes (`e2e_adopt_runtimes`), but not one whose
-/// namespace is gone (its builds could not run), nor an agent without a
-/// runtime of its own namespace: it refuses both before any write, naming
-/// the runtime and where it builds.
+/// namespace is gone (its builds could not run), nor an agent in a
+/// namespace of its own whose namespace still holds a runtime's objects: it
+/// refuses both before any write, naming what is in the way.
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn adopt_refuses_an_agent_with_a_runtime_it_cannot_keep_serving() {
@@ -1132,7 +1132,9 @@ async fn adopt_refuses_an_agent_with_a_runtime_it_cannot_keep_serving() {
         assert_eq!(writes, Vec::<String>::new());
     }
 
-    // An agent in a namespace of its own: its one runtime builds elsewhere.
+    // An agent in a namespace of its own (its one runtime builds
+    // elsewhere) whose namespace still holds venonactl's runtime objects:
+    // builds may use them, and an agent alone would remove them.
     put_runtimes(json!([far]));
     let deleted = cp
         .kubectl()
@@ -1148,7 +1150,8 @@ async fn adopt_refuses_an_agent_with_a_runtime_it_cannot_keep_serving() {
     let shown = text(&out);
     assert_eq!(out.status.code(), Some(3), "{shown}");
     assert!(
-        shown.contains("namespace far-builds") && shown.contains("a namespace of its own"),
+        shown.contains("holds a runtime's objects")
+            && shown.contains("ServiceAccount/codefresh-engine"),
         "{shown}"
     );
     let (_, writes) = requests_since(cp, mark, &ns);

@@ -713,3 +713,197 @@ async fn adopt_takes_over_an_agent_with_several_runtimes_and_each_stays_served()
     }
     assert!(!printed.contains(&ca_line), "a CA line was shown");
 }
+
+/// venonactl's agent in a namespace of its own: the runner in config-dir
+/// mode, `runnerconf` with two runtimes that build in two other
+/// namespaces, and no runtime's objects in the agent's namespace. Adopt
+/// moves it to an agent installed alone (`AgentOnly`): no runtime objects
+/// there, each runtime namespace taken over with cf-runner's access and
+/// token, venonactl's access gone last, a runner ready at every look; the
+/// real agent builds in each runtime's namespace as its `cf-runner-agent`;
+/// a second adopt writes nothing; `delete --all-runtimes` leaves nothing
+/// cf-runner wrote or took over.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
+async fn adopt_moves_an_agent_in_a_namespace_of_its_own_to_an_agent_alone() {
+    let cp = controlplane::shared();
+    let ns = cp.create_namespace("adoptalone").await.unwrap();
+    let b1 = cp.create_namespace("adoptalone-b1").await.unwrap();
+    let b2 = cp.create_namespace("adoptalone-b2").await.unwrap();
+    let scratch = cp.create_namespace("adoptalone-spec").await.unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let fake = FakePlatform::start(USER_TOKEN);
+    let url = fake.url();
+    // A runtime spec with build images for the fake's tasks: one that
+    // cf-runner registers (venonactl's registration carries none).
+    let init = isolated(cp.admin_kubeconfig(), home.path())
+        .args(["init", "--yes", "--kube-namespace", &scratch])
+        .args(["--kube-context-name", "admin@cf-runner-test"])
+        .args(["--skip-cluster-integration", "--no-wait"])
+        .args(["--token", USER_TOKEN, "--url", &url])
+        .output()
+        .unwrap();
+    assert!(init.status.success(), "{}", text(&init));
+    let template = format!("admin@cf-runner-test/{scratch}");
+    // What `codefresh runner init` (agent) and `attach` registered.
+    let agent = platform_call(
+        &fake,
+        "POST",
+        "/api/agents",
+        &json!({"name": "venona-agent"}),
+    );
+    let r1 = format!("venona-cluster/{b1}");
+    let r2 = format!("venona-cluster/{b2}");
+    for (name, in_ns) in [(&r1, b1.as_str()), (&r2, b2.as_str())] {
+        platform_call(
+            &fake,
+            "POST",
+            "/api/custom_clusters/register",
+            &json!({"clusterName": "venona-cluster", "namespace": in_ns, "runtimeEnvironmentName": name,
+                    "storageClassName": format!("dind-local-volumes-runner-{in_ns}"), "agent": true}),
+        );
+    }
+    platform_call(
+        &fake,
+        "PUT",
+        &format!("/api/agent/{}", agent["id"].as_str().unwrap()),
+        &json!({"runtimes": [r1, r2]}),
+    );
+    let venona_runtimes = || -> Vec<String> {
+        let agents = fake.agents();
+        let a = agents.iter().find(|a| a["name"] == "venona-agent").unwrap();
+        let mut list: Vec<String> = a["runtimes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r.as_str().unwrap().to_string())
+            .collect();
+        list.sort();
+        list
+    };
+    let listed_before = venona_runtimes();
+    seed_runtime_namespace(cp, &b1);
+    seed_runtime_namespace(cp, &b2);
+    let (t1, ca1) = venonactl_token(cp, &b1).await;
+    let (t2, ca2) = venonactl_token(cp, &b2).await;
+    let agent_token = agent["token"].as_str().unwrap().to_string();
+    seed_agent(
+        cp,
+        &ns,
+        &Seed {
+            platform: &url,
+            agent_token: &agent_token,
+            runtimes: &[(r1.clone(), t1.clone(), ca1), (r2.clone(), t2.clone(), ca2)],
+        },
+    );
+    let ready = cp.client();
+    controlplane::poll_until("venonactl's runner ready", Duration::from_secs(90), || {
+        let api: kube::Api<k8s_openapi::api::apps::v1::Deployment> =
+            kube::Api::namespaced(ready.clone(), &ns);
+        async move {
+            let d = api.get("runner").await?;
+            Ok(d.status.and_then(|s| s.ready_replicas).unwrap_or(0) > 0)
+        }
+    })
+    .await
+    .unwrap();
+    let mut printed = String::new();
+
+    // The move: a runner ready at every look.
+    let args = move_args(&ns, &fake);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mark = cp.audit_events().unwrap().len();
+    let (out, lowest, looks) = adopt_watching(cp, home.path(), &ns, &args).await;
+    let shown = text(&out);
+    printed.push_str(&shown);
+    assert_eq!(out.status.code(), Some(0), "{shown}");
+    assert!(shown.contains("agent installed alone"), "{shown}");
+    assert!(
+        looks > 5 && lowest >= 1,
+        "fewest ready runners {lowest}\n{shown}"
+    );
+    eprintln!(
+        "adopt of an agent alone with 2 runtimes: {} writes in {ns}, {} in {b1}, {} in {b2}, fewest ready runners {lowest}",
+        cf_runner_writes(cp, mark, &[&ns]).len(),
+        cf_runner_writes(cp, mark, &[&b1]).len(),
+        cf_runner_writes(cp, mark, &[&b2]).len()
+    );
+
+    // The agent's namespace: cf-runner's runner in config-dir mode, its
+    // record an agent alone, no runtime's objects; one file per runtime
+    // with cf-runner's token of that namespace.
+    let here = names_in(cp, &ns);
+    for none in [
+        "serviceaccount/codefresh-engine",
+        "secret/codefresh-certs-server",
+        "configmap/codefresh-dind-config",
+        "service/dind",
+    ] {
+        assert!(!here.contains(&none.to_string()), "{none} in {here:?}");
+    }
+    let runner = object(cp, &ns, "deployment/runner");
+    assert_eq!(
+        runner["metadata"]["labels"]["app.kubernetes.io/managed-by"],
+        json!("cf-runner")
+    );
+    let env = runner["spec"]["template"]["spec"]["containers"][0]["env"].to_string();
+    assert!(
+        env.contains("VENONA_CONFIG_DIR") && !env.contains("CODEFRESH_IN_CLUSTER_RUNTIME"),
+        "{env}"
+    );
+    let record = secret_text(cp, &ns, "cf-runner-values", "values.yaml");
+    assert!(record.contains("AgentOnly: true"), "{record}");
+    assert!(!record.contains("RuntimeEnvironmentName"), "{record}");
+    for (rt, in_ns) in [(&r1, &b1), (&r2, &b2)] {
+        let file = secret_text(cp, &ns, "runnerconf", &key(rt));
+        assert_eq!(token_account(&file), format!("{in_ns}:cf-runner-agent"));
+        let names = names_in(cp, in_ns);
+        assert!(
+            !names.contains(&"serviceaccount/runner".to_string()),
+            "{names:?}"
+        );
+        assert!(
+            names.contains(&"serviceaccount/cf-runner-agent".to_string()),
+            "{names:?}"
+        );
+    }
+    assert_eq!(
+        secret_text(cp, &ns, "runner", "codefresh.token"),
+        agent_token
+    );
+    assert_eq!(venona_runtimes(), listed_before);
+
+    // The real agent builds in each runtime's namespace as its cf-runner-agent.
+    fake.add_runtime_like(&r1, "venona-cluster", &b1, &template);
+    fake.add_runtime_like(&r2, "venona-cluster", &b2, &template);
+    let venona = Agent::start(cp, &ns, "runner").await.unwrap();
+    assert_eq!(venona.env("CODEFRESH_IN_CLUSTER_RUNTIME"), None);
+    build_runs(&fake, &venona, cp, &r1, &b1, "wf-alone-b1").await;
+    build_runs(&fake, &venona, cp, &r2, &b2, "wf-alone-b2").await;
+    drop(venona);
+
+    // A second adopt writes nothing.
+    let mark = cp.audit_events().unwrap().len();
+    let again = adopt(cp, home.path(), &args);
+    printed.push_str(&text(&again));
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again));
+    assert_eq!(
+        cf_runner_writes(cp, mark, &[&ns, &b1, &b2]),
+        Vec::<String>::new()
+    );
+
+    // delete --all-runtimes: nothing cf-runner wrote or took over is left.
+    let gone = isolated(cp.admin_kubeconfig(), home.path())
+        .args(["delete", "--yes", "--all-runtimes", "--kube-namespace", &ns])
+        .args(["--timeout", "90s", "--token", USER_TOKEN, "--url", &url])
+        .output()
+        .unwrap();
+    printed.push_str(&text(&gone));
+    assert_eq!(gone.status.code(), Some(0), "{}", text(&gone));
+    assert_eq!(names_in(cp, &ns), Vec::<String>::new());
+    assert_eq!(names_in(cp, &b1), Vec::<String>::new());
+    assert_eq!(names_in(cp, &b2), Vec::<String>::new());
+    for s in [agent_token.as_str(), USER_TOKEN, t1.as_str(), t2.as_str()] {
+        assert!(!printed.contains(s), "a token was shown:\n{printed}");
+    }
+}

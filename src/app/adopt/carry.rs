@@ -459,7 +459,7 @@ pub(super) async fn move_runner(
         tool,
         resuming,
     } = start;
-    let (input, mut loaded) =
+    let (mut input, mut loaded) =
         load_values(cluster, namespace, found.as_ref(), tree, resuming).await?;
     // Secret runnerconf as it is now (venonactl's, or cf-runner's once an
     // interrupted move took it over): several runtimes keep config-dir mode.
@@ -480,12 +480,23 @@ pub(super) async fn move_runner(
         super::several_runtimes::refuse_several(namespace, named, &runnerconf)?;
     }
     let platform = on_platform(args, &loaded.values, &runnerconf, namespace).await?;
-    super::several_runtimes::refuse_elsewhere(
-        namespace,
-        &platform.agent,
-        &platform.runtime,
-        &platform.spec,
-    )?;
+    // venonactl's agent in a namespace of its own (config-dir mode, every
+    // runtime elsewhere) moves to an agent installed alone.
+    let alone = loaded.values.agent_only
+        || (!conf.is_empty()
+            && super::several_runtimes::builds_elsewhere(namespace, &platform.spec).is_some());
+    if alone {
+        let (agent_input, agent_loaded) =
+            super::several_runtimes::as_agent_alone(&input, namespace)?;
+        (input, loaded) = (agent_input, agent_loaded);
+    } else {
+        super::several_runtimes::refuse_elsewhere(
+            namespace,
+            &platform.agent,
+            &platform.runtime,
+            &platform.spec,
+        )?;
+    }
     if loaded.values.monitor.enabled && loaded.values.token.is_none() {
         // The monitor reads the API token from its Secret, as after `init`.
         let mut input = input;
@@ -495,19 +506,31 @@ pub(super) async fn move_runner(
         ));
         loaded = values::load(&input)?;
     }
-    // The runtime's name is now known for sure: the record keeps it.
-    loaded.redacted_tree["RuntimeEnvironmentName"] = json!(platform.runtime);
+    // The runtime's name is now known for sure: the record keeps it (an
+    // agent alone has none of its own).
+    if !alone {
+        loaded.redacted_tree["RuntimeEnvironmentName"] = json!(platform.runtime);
+    }
     loaded.redacted_tree["AgentId"] = json!(platform.agent);
     let token = agent_token(cluster, namespace, found.as_ref()).await?;
-    let kept = kept_certs(cluster, namespace).await?;
+    let kept = if alone {
+        None
+    } else {
+        kept_certs(cluster, namespace).await?
+    };
     if kept.is_some() {
         output::done("dind TLS certificates kept (Secret/codefresh-certs-server)");
     }
     let mut identity = kept_identity(&loaded, cluster, &platform, token, kept.clone());
     let mut rendered = render_move(&loaded, &identity)?;
-    let layout = if several {
+    let layout = if several || alone {
         let names = super::runtimes::runtime_object_names(&loaded, &identity)?;
-        let layout = super::runtimes::survey(cluster, namespace, &platform, &conf, &names).await?;
+        if alone {
+            super::several_runtimes::refuse_runtime_objects_here(namespace, objects, &names)?;
+        }
+        let own = (!alone).then_some(platform.runtime.as_str());
+        let layout =
+            super::runtimes::survey(cluster, namespace, &platform, own, &conf, &names).await?;
         super::runtimes::config_dir(&mut rendered, namespace, &conf);
         Some(layout)
     } else {
@@ -550,7 +573,11 @@ pub(super) async fn move_runner(
         platform.account_id.as_deref(),
     );
     let differ = register::spec_differences(&spec, &platform.spec);
-    if differ.is_empty() {
+    if alone {
+        output::say(
+            "  on the platform: the agent keeps its runtimes; it has no runtime environment of its own, and no spec is sent",
+        );
+    } else if differ.is_empty() {
         output::say(&format!(
             "  runtime environment {} on the platform: its spec already matches cf-runner's",
             platform.runtime
@@ -572,7 +599,7 @@ pub(super) async fn move_runner(
     let how = lock::LockWait::of(args.no_wait_for_lock, args.timeout);
     let held = lock::take(cluster, namespace, "adopt", how, None).await?;
     let moved: Result<(), Outcome> = async {
-        if kept.is_none() {
+        if kept.is_none() && !alone {
             // Signed only now, once the move is confirmed.
             let (ca, cert, key) = signed_certs(namespace, &platform).await?;
             identity.dind_ca = Some(ca);
@@ -610,7 +637,9 @@ pub(super) async fn move_runner(
         if let Some(layout) = &layout {
             super::runtimes::remove_old_access(cluster, layout, args.timeout).await?;
         }
-        send_spec(&platform, &spec, &differ).await?;
+        if !alone {
+            send_spec(&platform, &spec, &differ).await?;
+        }
         // The record, no longer marked: the move is over.
         adopt_apply(cluster, std::slice::from_ref(carry.record(&rendered)), namespace).await?;
         output::done(&format!(

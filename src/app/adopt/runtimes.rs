@@ -150,7 +150,9 @@ pub(super) struct Attached {
 
 /// The layout `adopt` moves: the agent's own runtime and the others.
 pub(super) struct Layout {
-    pub own: String,
+    /// The runtime of the agent's namespace; `None` for an agent in a
+    /// namespace of its own (it moves to an agent installed alone).
+    pub own: Option<String>,
     /// The API server address the own runtime's old file gave (kept).
     own_host: Option<String>,
     pub others: Vec<Attached>,
@@ -170,6 +172,7 @@ pub(super) async fn survey(
     cluster: &cluster::Cluster,
     namespace: &str,
     platform: &OnPlatform,
+    own: Option<&str>,
     files: &BTreeMap<String, String>,
     rendered_names: &[(String, String)],
 ) -> Result<Layout, Outcome> {
@@ -185,7 +188,7 @@ pub(super) async fn survey(
         };
         let host = facts.host.clone().unwrap_or_default();
         let here = host.trim_end_matches('/').to_string();
-        if runtime == platform.runtime {
+        if Some(runtime.as_str()) == own {
             own_host = Some(here);
             continue;
         }
@@ -229,7 +232,7 @@ pub(super) async fn survey(
             return Err(refusal(
                 format!(
                     "Secret runnerconf in namespace {namespace} holds two runtimes of that namespace: {} and {runtime}",
-                    platform.runtime
+                    own.unwrap_or("(the agent's)")
                 ),
                 "remove the stale entry with the tool that wrote it, then re-run adopt; nothing was changed".into(),
             ));
@@ -306,7 +309,7 @@ pub(super) async fn survey(
         });
     }
     Ok(Layout {
-        own: platform.runtime.clone(),
+        own: own.map(str::to_string),
         own_host,
         others,
     })
@@ -446,8 +449,13 @@ fn runs_as(local: &[&Value], account: &str) -> bool {
 pub(super) fn print_plan(layout: &Layout, agent_namespace: &str) {
     output::say(&format!(
         "  runtimes the agent serves (Secret runnerconf, taken over; one file each with cf-runner's token; \
-         the runner runs in config-dir mode): {} (namespace {agent_namespace})",
-        layout.own
+         the runner runs in config-dir mode): {}",
+        match &layout.own {
+            Some(own) => format!("{own} (namespace {agent_namespace})"),
+            None => format!(
+                "none in namespace {agent_namespace}: the agent has a namespace of its own and becomes an agent installed alone (AgentOnly)"
+            ),
+        }
     ));
     for a in &layout.others {
         let names = |list: &[ObjectRef]| {
@@ -498,6 +506,8 @@ fn render_runtime(
 ) -> Result<Vec<Manifest>, Outcome> {
     let mut values = loaded.values.clone();
     values.namespace = ns.to_string();
+    // A runtime's objects, whether or not the agent is installed alone.
+    values.agent_only = false;
     let mut identity = identity.clone();
     if let Some(r) = runtime {
         identity.runtime_name = Some(r.to_string());
@@ -575,9 +585,11 @@ pub(super) async fn take_over(
     output::say(
         "Before step 1: the agent's access in each runtime namespace (cf-runner's token; the old one stays valid until step 3)",
     );
-    let own = resolved(&layout.own, namespace, layout.own_host.as_deref())?;
-    let access = ensure_access(&own, Vec::new(), timeout, "adopt").await?;
-    files.insert(own.key.clone(), access.file_text());
+    if let Some(own) = &layout.own {
+        let own = resolved(own, namespace, layout.own_host.as_deref())?;
+        let access = ensure_access(&own, Vec::new(), timeout, "adopt").await?;
+        files.insert(own.key.clone(), access.file_text());
+    }
     for a in &layout.others {
         let certs = kept_or_signed(cluster, &a.namespace, platform).await?;
         let mut id = identity.clone();
