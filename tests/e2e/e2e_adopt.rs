@@ -1150,8 +1150,7 @@ async fn adopt_refuses_an_agent_with_a_runtime_it_cannot_keep_serving() {
     let shown = text(&out);
     assert_eq!(out.status.code(), Some(3), "{shown}");
     assert!(
-        shown.contains("holds a runtime's objects")
-            && shown.contains("ServiceAccount/codefresh-engine"),
+        shown.contains("holds a runtime's objects") && shown.contains("Service/dind"),
         "{shown}"
     );
     let (_, writes) = requests_since(cp, mark, &ns);
