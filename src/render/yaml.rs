@@ -244,19 +244,30 @@ fn plain_string(text: &str) -> Option<&str> {
 /// Writes a JSON tree as one block-style YAML document.
 pub fn emit(value: &Value) -> String {
     let mut out = String::with_capacity(1024);
-    match value {
-        Value::Object(map) if !map.is_empty() => mapping_out(map, 0, &mut out),
-        Value::Array(items) if !items.is_empty() => sequence_out(items, 0, &mut out),
-        other => {
-            scalar_out(other, 0, &mut out);
-            out.push('\n');
-        }
-    }
+    emit_into(value, &mut out);
     out
 }
 
+/// [`emit`], appended to `out` (a stream of documents grows one buffer).
+pub fn emit_into(value: &Value, out: &mut String) {
+    match value {
+        Value::Object(map) if !map.is_empty() => mapping_out(map, 0, out),
+        Value::Array(items) if !items.is_empty() => sequence_out(items, 0, out),
+        other => {
+            scalar_out(other, 0, out);
+            out.push('\n');
+        }
+    }
+}
+
 fn pad(out: &mut String, indent: usize) {
-    out.extend(std::iter::repeat_n(' ', indent));
+    const SPACES: &str = "                                ";
+    let mut left = indent;
+    while left > 0 {
+        let n = left.min(SPACES.len());
+        out.push_str(&SPACES[..n]);
+        left -= n;
+    }
 }
 
 fn mapping_out(map: &Map<String, Value>, indent: usize, out: &mut String) {

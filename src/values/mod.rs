@@ -144,6 +144,17 @@ pub struct Loaded {
 pub fn load(input: &Input) -> Result<Loaded, Problems> {
     let mut problems = Vec::new();
     let tree = merge_layers(input, &mut problems);
+    validate(tree, problems)
+}
+
+/// [`load`] of the tree that [`merge_layers`] built from the input, when it
+/// found no problem: the files are not read and parsed a second time.
+pub fn load_merged(tree: Value) -> Result<Loaded, Problems> {
+    validate(tree, Vec::new())
+}
+
+/// Validates a merged tree; `problems` are those the merge found.
+fn validate(tree: Value, mut problems: Vec<Problem>) -> Result<Loaded, Problems> {
     let ignored_keys = schema::check(&tree, &mut problems);
     let mut reader = Reader::new(&tree);
     let mut values = resolve(&mut reader);
@@ -801,5 +812,46 @@ mod secret_key_ref_tests {
             err.0[0].key, "Storage.GoogleServiceAccountSecretKeyRef",
             "{err}"
         );
+    }
+}
+
+#[cfg(test)]
+mod load_merged_tests {
+    use super::*;
+
+    /// A dry-run loads the tree it merged to decide whether to ask
+    /// ([`load_merged`]) instead of parsing the files again ([`load`]):
+    /// both must give the same values, record, warnings and runtimes, for
+    /// every example and with overrides on top.
+    #[test]
+    fn loading_the_merged_tree_gives_what_loading_the_input_gives() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("values-examples");
+        let mut seen = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "yaml") {
+                continue;
+            }
+            let input = Input {
+                files: vec![ValuesFile {
+                    origin: path.display().to_string(),
+                    text: std::fs::read_to_string(&path).unwrap(),
+                }],
+                set_values: vec!["EnvVars.EXTRA=1".into()],
+                overrides: vec![("Namespace".into(), Value::String("other".into()))],
+                ..Default::default()
+            };
+            let mut problems = Vec::new();
+            let tree = merge_layers(&input, &mut problems);
+            assert!(problems.is_empty(), "{}: {problems:?}", path.display());
+            assert_eq!(
+                format!("{:?}", load_merged(tree)),
+                format!("{:?}", load(&input)),
+                "{}",
+                path.display()
+            );
+            seen += 1;
+        }
+        assert!(seen >= 10, "only {seen} examples read");
     }
 }

@@ -127,6 +127,18 @@ pub fn mask_urls_in(value: &Value) -> Value {
     }
 }
 
+/// True when [`mask_urls_in`] would change something in `value`: a string
+/// in it holds a URL with credentials. Lets a caller show a tree without
+/// copying it when there is nothing to mask (most objects).
+pub fn has_urls_to_mask(value: &Value) -> bool {
+    match value {
+        Value::String(s) => mask_value(s).is_some(),
+        Value::Array(items) => items.iter().any(has_urls_to_mask),
+        Value::Object(map) => map.values().any(has_urls_to_mask),
+        _ => false,
+    }
+}
+
 /// A runtime-environment spec as cf-runner may show it: URL credentials
 /// masked, and the values of credential-named variables of its `envVars`
 /// maps hidden whole (the platform gets the real ones: it starts the build
