@@ -726,6 +726,12 @@ async fn an_agent_installed_alone_serves_the_runtime_attached_to_it() {
     let out = run_out(&kubeconfig, home.path(), delete).await;
     printed.push_str(&text(&out));
     assert!(out.status.success(), "delete: {}", text(&out));
+    // Its plan names the agent alone: it has no runtime environment.
+    assert!(
+        text(&out).contains(&format!("on the Codefresh platform: agent {agent_name} ")),
+        "{}",
+        text(&out)
+    );
     assert_eq!(labelled_in(cp, &agent_ns).await, Vec::<String>::new());
     assert_eq!(labelled_in(cp, &builds).await, Vec::<String>::new());
     assert_eq!(labelled_in(cp, &builds_c).await, Vec::<String>::new());

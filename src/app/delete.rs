@@ -121,10 +121,16 @@ async fn delete_locked(
         output::say(&format!("  {}: {}", phase.describe(), names(objects)));
     }
     if platform.is_some() {
+        // An agent installed alone has no runtime environment of its own.
+        let own_runtime = record
+            .runtime_name
+            .as_deref()
+            .filter(|name| !name.is_empty())
+            .map(|name| format!("runtime environment {name}, "))
+            .unwrap_or_default();
         output::say(&format!(
-            "  on the Codefresh platform: runtime environment {}, agent {} (unless it serves another runtime), \
+            "  on the Codefresh platform: {own_runtime}agent {} (unless it serves another runtime), \
              and the cluster integration of {} if no runtime uses it any more",
-            record.runtime_name.as_deref().unwrap_or("(none)"),
             record.agent_name.as_deref().unwrap_or("(none)"),
             cluster.context
         ));
