@@ -23,6 +23,29 @@ pub(crate) fn runtime() -> tokio::runtime::Runtime {
         .expect("a tokio runtime starts")
 }
 
+/// The tokio runtime for `init`'s install: everything on the calling
+/// thread. An install waits on the API server one round trip after another
+/// (about ten in a row), and on a multi-threaded runtime each of them
+/// passes between threads two or three times: the request from the command
+/// to kube-rs's request buffer and to the HTTP/2 connection's task, the
+/// answer back. On a busy machine each such hand-over waits for a CPU, for
+/// milliseconds (issue 26: strace showed the process idle, not computing,
+/// in the gaps between requests). On one thread there is no hand-over.
+///
+/// Only for `init`'s install: it never blocks its thread for long while
+/// it holds the lock (no question is asked under it; the dind key takes
+/// well under a second), so the lock's renewals, every third of the lease,
+/// still run. `upgrade` and `delete` ask for confirmation while holding
+/// the lock and keep [`runtime`], where the renewals go on during the
+/// question.
+pub(crate) fn install_runtime() -> tokio::runtime::Runtime {
+    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a tokio runtime starts")
+}
+
 /// Where the kube context a command connects to was named: it decides
 /// which name a bad context is reported under.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

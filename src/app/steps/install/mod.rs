@@ -16,7 +16,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 pub(crate) use super::lock::LockWait;
-use super::session::{connect, runtime};
+use super::session::{connect, install_runtime, runtime};
 use super::{identity, preflight, register};
 use crate::app::Outcome;
 use crate::output;
@@ -120,7 +120,7 @@ pub(crate) fn run(
     loaded: &values::Loaded,
 ) -> Outcome {
     let connect = async || connect(&loaded.values).await;
-    runtime().block_on(async {
+    install_runtime().block_on(async {
         match registration {
             Registration::Platform(auth) => with_platform(options, loaded, auth, connect).await,
             Registration::Offline => offline(options, loaded, connect).await,
