@@ -859,26 +859,8 @@ async fn adopt_moves_a_venonactl_install_through_an_interim_runner_and_an_interr
     let home = tempfile::tempdir().unwrap();
     let fake = FakePlatform::start(USER_TOKEN);
     // What `codefresh runner init` registered: the agent and its runtime.
-    let agent = platform_call(
-        &fake,
-        "POST",
-        "/api/agents",
-        &json!({"name": "venona-agent"}),
-    );
     let runtime = format!("venona-cluster/{ns}");
-    platform_call(
-        &fake,
-        "POST",
-        "/api/custom_clusters/register",
-        &json!({"clusterName": "venona-cluster", "namespace": ns, "runtimeEnvironmentName": runtime,
-                "storageClassName": format!("dind-local-volumes-runner-{ns}"), "agent": true}),
-    );
-    platform_call(
-        &fake,
-        "PUT",
-        &format!("/api/agent/{}", agent["id"].as_str().unwrap()),
-        &json!({"runtimes": [runtime]}),
-    );
+    venonactl_registered(&fake, &[(&runtime, &ns)]);
     install_venonactl_with(cp, &ns, true);
     wait_for_a_ready_runner(cp, &ns, "venonactl's runner").await;
 

@@ -258,29 +258,9 @@ async fn adopt_takes_over_an_agent_with_several_runtimes_and_each_stays_served()
     let home = tempfile::tempdir().unwrap();
     let fake = FakePlatform::start(USER_TOKEN);
     // What `codefresh runner init` and `attach` registered.
-    let agent = platform_call(
-        &fake,
-        "POST",
-        "/api/agents",
-        &json!({"name": "venona-agent"}),
-    );
     let own = format!("venona-cluster/{ns}");
     let far_rt = format!("venona-cluster/{far}");
-    for (name, in_ns) in [(&own, ns.as_str()), (&far_rt, far.as_str())] {
-        platform_call(
-            &fake,
-            "POST",
-            "/api/custom_clusters/register",
-            &json!({"clusterName": "venona-cluster", "namespace": in_ns, "runtimeEnvironmentName": name,
-                    "storageClassName": format!("dind-local-volumes-runner-{in_ns}"), "agent": true}),
-        );
-    }
-    platform_call(
-        &fake,
-        "PUT",
-        &format!("/api/agent/{}", agent["id"].as_str().unwrap()),
-        &json!({"runtimes": [own, far_rt]}),
-    );
+    let agent = venonactl_registered(&fake, &[(&own, &ns), (&far_rt, &far)]);
     let listed_before = platform_runtimes(&fake);
 
     // venonactl's objects in both namespaces; in the far one also what is
@@ -746,29 +726,9 @@ async fn adopt_moves_an_agent_in_a_namespace_of_its_own_to_an_agent_alone() {
     assert!(init.status.success(), "{}", text(&init));
     let template = format!("admin@cf-runner-test/{scratch}");
     // What `codefresh runner init` (agent) and `attach` registered.
-    let agent = platform_call(
-        &fake,
-        "POST",
-        "/api/agents",
-        &json!({"name": "venona-agent"}),
-    );
     let r1 = format!("venona-cluster/{b1}");
     let r2 = format!("venona-cluster/{b2}");
-    for (name, in_ns) in [(&r1, b1.as_str()), (&r2, b2.as_str())] {
-        platform_call(
-            &fake,
-            "POST",
-            "/api/custom_clusters/register",
-            &json!({"clusterName": "venona-cluster", "namespace": in_ns, "runtimeEnvironmentName": name,
-                    "storageClassName": format!("dind-local-volumes-runner-{in_ns}"), "agent": true}),
-        );
-    }
-    platform_call(
-        &fake,
-        "PUT",
-        &format!("/api/agent/{}", agent["id"].as_str().unwrap()),
-        &json!({"runtimes": [r1, r2]}),
-    );
+    let agent = venonactl_registered(&fake, &[(&r1, &b1), (&r2, &b2)]);
     let venona_runtimes = || -> Vec<String> {
         let agents = fake.agents();
         let a = agents.iter().find(|a| a["name"] == "venona-agent").unwrap();

@@ -218,3 +218,33 @@ pub fn register_like_the_chart(fake: &FakePlatform, ns: &str) {
         &json!({"runtimes": [runtime]}),
     );
 }
+
+/// What `codefresh runner init` and its `attach` registered on the platform
+/// for venonactl's agent `venona-agent`: each runtime (name, namespace) as
+/// a cluster runtime of context `venona-cluster`, and the agent's list of
+/// them. The agent as the platform answered its creation (id, token).
+pub fn venonactl_registered(fake: &FakePlatform, runtimes: &[(&str, &str)]) -> Value {
+    let agent = platform_call(
+        fake,
+        "POST",
+        "/api/agents",
+        &json!({"name": "venona-agent"}),
+    );
+    for (name, in_ns) in runtimes {
+        platform_call(
+            fake,
+            "POST",
+            "/api/custom_clusters/register",
+            &json!({"clusterName": "venona-cluster", "namespace": in_ns, "runtimeEnvironmentName": name,
+                    "storageClassName": format!("dind-local-volumes-runner-{in_ns}"), "agent": true}),
+        );
+    }
+    let names: Vec<&str> = runtimes.iter().map(|(name, _)| *name).collect();
+    platform_call(
+        fake,
+        "PUT",
+        &format!("/api/agent/{}", agent["id"].as_str().unwrap()),
+        &json!({ "runtimes": names }),
+    );
+    agent
+}

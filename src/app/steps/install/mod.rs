@@ -175,6 +175,26 @@ fn render_or_fail(
     Ok(render::render(values, identity, record)?)
 }
 
+/// Renders what `identity` names and applies it whole: what the waits
+/// then watch.
+async fn render_and_apply(
+    cluster: &impl Target,
+    options: &Options,
+    values: &values::Values,
+    identity: &Identity,
+    record: &Value,
+) -> Result<render::Rendered, Outcome> {
+    let rendered = render_or_fail(values, identity, record)?;
+    cluster
+        .apply(
+            &rendered.manifests,
+            &values.namespace,
+            options.force_conflicts,
+        )
+        .await?;
+    Ok(rendered)
+}
+
 /// Connects and says where the runner goes.
 async fn connect_and_announce<C: Target>(
     connect: impl AsyncFnOnce() -> Result<C, Outcome>,

@@ -8,8 +8,8 @@ use serde_json::Value;
 use super::agent::{agent_of_token, ensure_agent, ensure_runtime, AgentSource, RuntimeSource};
 use super::seams::{Registrar, Target};
 use super::{
-    connect_and_announce, namespace_manifest, needs, preflight, render_or_fail, wait_for_install,
-    Options,
+    connect_and_announce, namespace_manifest, needs, preflight, render_and_apply, render_or_fail,
+    wait_for_install, Options,
 };
 use crate::app::steps::installation::LeftBehind;
 use crate::app::steps::{identity, register};
@@ -243,14 +243,7 @@ pub(super) async fn install_locked(
     // The record now names the runtime, suffix and all.
     save_record(cluster, values, &identity, record, options.force_conflicts).await?;
 
-    let rendered = render_or_fail(values, &identity, record)?;
-    cluster
-        .apply(
-            &rendered.manifests,
-            &values.namespace,
-            options.force_conflicts,
-        )
-        .await?;
+    let rendered = render_and_apply(cluster, options, values, &identity, record).await?;
     attach_step(
         platform,
         values,
@@ -296,14 +289,7 @@ pub(super) async fn agent_only_steps(
     let values = &loaded.values;
     let record = &loaded.redacted_tree;
     save_record(cluster, values, &identity, record, options.force_conflicts).await?;
-    let rendered = render_or_fail(values, &identity, record)?;
-    cluster
-        .apply(
-            &rendered.manifests,
-            &values.namespace,
-            options.force_conflicts,
-        )
-        .await?;
+    let rendered = render_and_apply(cluster, options, values, &identity, record).await?;
     if !values.skip_cluster_integration {
         cluster_integration(platform, cluster, values).await?;
     }
