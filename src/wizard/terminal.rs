@@ -7,11 +7,13 @@
 //! `console::Term` to stay in step with it.
 //!
 //! Ctrl-C: in a prompt the terminal is raw, so console reads the key and
-//! raises SIGINT itself. [`InterruptGuard`] catches it: inside a prompt the
-//! handler returns and dialoguer hands back an `Interrupted` error, which
-//! becomes [`PromptError::Interrupted`]; between prompts (during a cluster
-//! look-up, say) it restores the cursor and exits 130 at once. Nothing has
-//! been written by then either way.
+//! raises SIGINT itself. [`InterruptGuard`] catches it: for console's own
+//! signal inside a prompt the handler returns and dialoguer hands back an
+//! `Interrupted` error, which becomes [`PromptError::Interrupted`]; any
+//! other SIGINT (between prompts, during a cluster look-up say, or the
+//! terminal's own for a Ctrl-C typed in the instant between two keys, when
+//! console has the terminal back in its normal mode) restores the cursor
+//! and exits 130 at once. Nothing has been written by then either way.
 
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -230,8 +232,20 @@ pub struct InterruptGuard {
 }
 
 #[cfg(unix)]
-extern "C" fn on_interrupt(_signal: libc::c_int) {
-    if PROMPTING.load(Ordering::SeqCst) {
+extern "C" fn on_interrupt(
+    _signal: libc::c_int,
+    info: *mut libc::siginfo_t,
+    _context: *mut libc::c_void,
+) {
+    // console raises SIGINT itself (tgkill: `SI_TKILL`) when it reads
+    // Ctrl-C in a prompt; dialoguer then reports it. A SIGINT from
+    // anywhere else during a prompt (the terminal's own, for a Ctrl-C
+    // typed while console had the terminal back in its normal mode between
+    // two keys, with the key itself discarded; or `kill -INT`) would
+    // never reach the prompt, which would wait on: it exits here.
+    // SAFETY: the kernel passes a valid siginfo_t to an SA_SIGINFO handler.
+    let raised_by_console = !info.is_null() && unsafe { (*info).si_code } == libc::SI_TKILL;
+    if PROMPTING.load(Ordering::SeqCst) && raised_by_console {
         return;
     }
     // Only async-signal-safe calls here: show the cursor, end the line, exit.
@@ -253,6 +267,7 @@ impl InterruptGuard {
             unsafe {
                 let mut action: libc::sigaction = std::mem::zeroed();
                 action.sa_sigaction = on_interrupt as *const () as libc::sighandler_t;
+                action.sa_flags = libc::SA_SIGINFO;
                 libc::sigemptyset(&mut action.sa_mask);
                 let mut previous: libc::sigaction = std::mem::zeroed();
                 libc::sigaction(libc::SIGINT, &action, &mut previous);
@@ -271,5 +286,56 @@ impl Drop for InterruptGuard {
         unsafe {
             libc::sigaction(libc::SIGINT, &self.previous, std::ptr::null_mut());
         }
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    /// The exit code of a forked child that installs the guard, marks a
+    /// prompt as running, and gets SIGINT from `send`; 0 when the handler
+    /// let it go on.
+    fn child_exit(send: fn()) -> i32 {
+        // SAFETY: the child calls only sigaction, kill/raise and _exit
+        // (async-signal-safe) and an atomic store before it exits.
+        unsafe {
+            match libc::fork() {
+                0 => {
+                    let _guard = InterruptGuard::install();
+                    PROMPTING.store(true, Ordering::SeqCst);
+                    send();
+                    libc::_exit(0);
+                }
+                pid => {
+                    let mut status = 0;
+                    assert_eq!(libc::waitpid(pid, &mut status, 0), pid);
+                    assert!(libc::WIFEXITED(status), "status {status}");
+                    libc::WEXITSTATUS(status)
+                }
+            }
+        }
+    }
+
+    /// During a prompt, console's own SIGINT (raised when it reads Ctrl-C)
+    /// lets dialoguer report the key; any other SIGINT (the terminal's, for
+    /// a Ctrl-C typed while console had it in its normal mode between two
+    /// keys, whose key is then gone; or `kill -INT`) ends the run with 130,
+    /// since no key will ever reach the prompt.
+    #[test]
+    fn only_consoles_own_interrupt_is_left_to_the_prompt() {
+        // SAFETY: raise/kill of this process's own SIGINT, in the child.
+        assert_eq!(
+            child_exit(|| unsafe {
+                libc::raise(libc::SIGINT);
+            }),
+            0
+        );
+        assert_eq!(
+            child_exit(|| unsafe {
+                libc::kill(libc::getpid(), libc::SIGINT);
+            }),
+            INTERRUPTED_EXIT_CODE
+        );
     }
 }
