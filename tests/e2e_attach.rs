@@ -19,6 +19,7 @@ use serde_json::{json, Value};
 use support::cli::{self, isolated, text};
 use support::controlplane::{self, ControlPlane};
 use support::fake_platform::FakePlatform;
+use support::objects::labelled_in;
 
 const CONTEXT: &str = "admin@cf-runner-test";
 const SECOND: &str = "admin2@second-cp";
@@ -608,34 +609,6 @@ fn runtimes_hash(d: &Deployment) -> Option<String> {
         .as_ref()?
         .get("cf-runner.codefresh.io/runtimes-hash")
         .cloned()
-}
-
-/// The names of the objects in `ns` that carry cf-runner's labels, as `Kind/name`.
-async fn labelled_in(client: &Client, ns: &str) -> Vec<String> {
-    use k8s_openapi::api::core::v1::{ConfigMap, Service};
-    use k8s_openapi::api::rbac::v1::{Role, RoleBinding};
-    use kube::api::ListParams;
-    let lp = ListParams::default().labels("app.kubernetes.io/managed-by=cf-runner");
-    let mut out = Vec::new();
-    macro_rules! list {
-        ($t:ty, $kind:expr) => {
-            for o in Api::<$t>::namespaced(client.clone(), ns)
-                .list(&lp)
-                .await
-                .unwrap()
-            {
-                out.push(format!("{}/{}", $kind, o.metadata.name.unwrap()));
-            }
-        };
-    }
-    list!(ServiceAccount, "ServiceAccount");
-    list!(Role, "Role");
-    list!(RoleBinding, "RoleBinding");
-    list!(Secret, "Secret");
-    list!(ConfigMap, "ConfigMap");
-    list!(Service, "Service");
-    out.sort();
-    out
 }
 
 fn dind_config(cm: &k8s_openapi::api::core::v1::ConfigMap) -> Value {

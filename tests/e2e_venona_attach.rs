@@ -18,6 +18,7 @@ use serde_json::Value;
 use support::cli::{self, isolated, text};
 use support::controlplane::{self, poll_until, ControlPlane};
 use support::fake_platform::{BuildPod, FakePlatform};
+use support::objects::labelled_in;
 use support::venona::{requests_by, Agent};
 
 const USER_TOKEN: &str = "user-api-key.attach-0123456789abcdef";
@@ -229,37 +230,6 @@ async fn the_real_agent_serves_attached_runtimes_with_their_own_credentials() {
     assert_eq!(conf, 2, "the agent's files after delete: its own and far");
 }
 
-/// Objects in `ns` that carry cf-runner's labels, as `Kind/name`.
-async fn labelled_in(cp: &ControlPlane, ns: &str) -> Vec<String> {
-    use k8s_openapi::api::apps::v1::Deployment;
-    use k8s_openapi::api::core::v1::{ConfigMap, Secret, Service, ServiceAccount};
-    use k8s_openapi::api::rbac::v1::{Role, RoleBinding};
-    use kube::api::ListParams;
-    let client = cp.client();
-    let lp = ListParams::default().labels("app.kubernetes.io/managed-by=cf-runner");
-    let mut out = Vec::new();
-    macro_rules! list {
-        ($t:ty, $kind:expr) => {
-            for o in Api::<$t>::namespaced(client.clone(), ns)
-                .list(&lp)
-                .await
-                .unwrap()
-            {
-                out.push(format!("{}/{}", $kind, o.metadata.name.unwrap()));
-            }
-        };
-    }
-    list!(ServiceAccount, "ServiceAccount");
-    list!(Role, "Role");
-    list!(RoleBinding, "RoleBinding");
-    list!(Secret, "Secret");
-    list!(ConfigMap, "ConfigMap");
-    list!(Service, "Service");
-    list!(Deployment, "Deployment");
-    out.sort();
-    out
-}
-
 /// The files of Secret runnerconf in `ns`.
 async fn runtime_files_count(cp: &ControlPlane, ns: &str) -> usize {
     use k8s_openapi::api::core::v1::Secret;
@@ -360,7 +330,7 @@ async fn an_agent_installed_alone_serves_the_runtime_attached_to_it() {
     );
     assert!(text(&out).contains("runs alone"), "{}", text(&out));
     assert_eq!(
-        labelled_in(cp, &agent_ns).await,
+        labelled_in(&cp.client(), &agent_ns).await,
         strings(&[
             "Deployment/runner",
             "Role/runner",
@@ -458,7 +428,7 @@ async fn an_agent_installed_alone_serves_the_runtime_attached_to_it() {
     assert!(fake.runtimes().contains_key(&runtime));
     // The runtime's own objects in its namespace, though the agent's
     // namespace has none.
-    let in_builds = labelled_in(cp, &builds).await;
+    let in_builds = labelled_in(&cp.client(), &builds).await;
     for o in [
         "ServiceAccount/codefresh-engine",
         "Secret/codefresh-certs-server",
@@ -732,9 +702,18 @@ async fn an_agent_installed_alone_serves_the_runtime_attached_to_it() {
         "{}",
         text(&out)
     );
-    assert_eq!(labelled_in(cp, &agent_ns).await, Vec::<String>::new());
-    assert_eq!(labelled_in(cp, &builds).await, Vec::<String>::new());
-    assert_eq!(labelled_in(cp, &builds_c).await, Vec::<String>::new());
+    assert_eq!(
+        labelled_in(&cp.client(), &agent_ns).await,
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        labelled_in(&cp.client(), &builds).await,
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        labelled_in(&cp.client(), &builds_c).await,
+        Vec::<String>::new()
+    );
     assert!(
         !fake
             .agents()

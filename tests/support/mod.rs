@@ -8,6 +8,7 @@ pub mod controlplane;
 pub mod fake_platform;
 pub mod helm;
 pub mod namespace;
+pub mod objects;
 pub mod rollout;
 pub mod tool;
 pub mod venona;
