@@ -318,6 +318,17 @@ pub(crate) struct AgentState {
     record_tree: Value,
 }
 
+impl AgentState {
+    /// True when `r` is not a runtime attached to the agent but its own
+    /// (by name), or the agent's namespace of its cluster (an agent
+    /// installed alone has no runtime there): attach, detach and the
+    /// runtime commands refuse it.
+    pub(crate) fn is_own(&self, r: &Resolved) -> bool {
+        self.own_runtime.as_ref() == Some(&r.name)
+            || (r.same_cluster && r.namespace == self.namespace)
+    }
+}
+
 pub(crate) async fn read_agent(
     cluster: Cluster,
     namespace: &str,
@@ -980,9 +991,7 @@ async fn detach(
 ) -> Result<(), Outcome> {
     let command = "runtime detach";
     let r = resolve(&state.cluster, &state.namespace, &target).await?;
-    if state.own_runtime.as_ref() == Some(&r.name)
-        || (r.same_cluster && r.namespace == state.namespace)
-    {
+    if state.is_own(&r) {
         return Err(Outcome::BadInput(Problems(vec![Problem::new(
             "--kube-namespace",
             Some(&Value::String(r.namespace.clone())),
@@ -1010,7 +1019,8 @@ async fn detach(
     // By key, and by the name a file holds (a key written by another rule).
     files.retain(|k, text| *k != r.key && file_runtime_name(text).as_deref() != Some(&r.name));
     // An agent installed alone rolls to no file at all when its last
-    // runtime goes (it then polls and has nothing to do).
+    // runtime goes: it then runs no replica (venona does not start
+    // without a runtime) until the next attach.
     if !files.is_empty() || state.own_runtime.is_none() {
         roll_agent(&state, &files, timeout, command).await?;
     }

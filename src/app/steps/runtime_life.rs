@@ -60,9 +60,7 @@ fn named_problems(t: &Target) -> Vec<Problem> {
 /// The agent's own runtime is not one of its attached runtimes: it goes
 /// with the agent (exit 2, naming the flag and the command that does it).
 fn refuse_own(state: &AgentState, r: &Resolved, what: &str, fix: String) -> Result<(), Outcome> {
-    if state.own_runtime.as_ref() == Some(&r.name)
-        || (r.same_cluster && r.namespace == state.namespace)
-    {
+    if state.is_own(r) {
         return Err(Outcome::BadInput(Problems(vec![Problem::new(
             "--kube-namespace",
             Some(&Value::String(r.namespace.clone())),
