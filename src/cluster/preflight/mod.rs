@@ -129,6 +129,20 @@ pub async fn run(
     runtime_environment: Option<&Value>,
     namespace: &str,
 ) -> Vec<Check> {
+    run_seeing_namespace(client, manifests, runtime_environment, namespace)
+        .await
+        .0
+}
+
+/// [`run`], and the namespace as the checks found it (`Unknown` when they
+/// did not get that far): an install takes its lock with it, so that the
+/// lock does not read the namespace again.
+pub async fn run_seeing_namespace(
+    client: &Client,
+    manifests: &[Manifest],
+    runtime_environment: Option<&Value>,
+    namespace: &str,
+) -> (Vec<Check>, NamespaceState) {
     // One probe first, with one deadline: when the API server does not
     // answer, every other check would wait out its own timeout in turn.
     let version = version::check_version(client).await;
@@ -140,7 +154,7 @@ pub async fn run(
                 "see the server version check",
             )
         };
-        return vec![
+        let checks = vec![
             version,
             not_run(names::PERMISSIONS),
             not_run(names::DRY_RUN),
@@ -148,6 +162,7 @@ pub async fn run(
             not_run(names::EXISTING),
             not_run(names::ADMISSION),
         ];
+        return (checks, NamespaceState::Unknown);
     }
     // Whether the namespace is someone else's changes what the install does
     // with it (only reads it), so both of these checks wait for the answer.
@@ -160,18 +175,22 @@ pub async fn run(
             state,
             live: live.as_ref(),
         };
-        futures::join!(
+        let checks = futures::join!(
             permissions::check_permissions(client, manifests, state),
             dry_run::check_dry_run(client, manifests, state),
             admission::check_admission(client, manifests, runtime_environment, view),
             existing::check_existing(client, manifests, namespace, state),
-        )
+        );
+        (checks, state)
     };
-    let ((permissions, dry_run, admission, existing), nodes) = futures::join!(
+    let (((permissions, dry_run, admission, existing), state), nodes) = futures::join!(
         after_namespace,
         nodes::check_nodes(client, manifests, runtime_environment),
     );
-    vec![version, permissions, dry_run, nodes, existing, admission]
+    (
+        vec![version, permissions, dry_run, nodes, existing, admission],
+        state,
+    )
 }
 
 /// The runner's namespace as it is before the install.
