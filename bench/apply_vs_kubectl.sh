@@ -8,7 +8,8 @@
 # CF_RUNNER_BENCH_PROFILE=bench-fast builds with that Cargo profile instead of
 # release (quicker; say so when quoting its figures). CF_RUNNER_BENCH_BEFORE=
 # <binary> times another build (e.g. a copy from before a change) in the same
-# runs; CF_RUNNER_TIMELINE_BIN=<binary> takes the timeline of another build.
+# runs; CF_RUNNER_TIMELINE_BIN=<binary> takes the timeline of another build;
+# CF_RUNNER_BENCH_RUNS=<n> runs each kind n times instead of 7.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CF_RUNNER_CP_BIN="$(bash tests/controlplane/build.sh | tail -n 1)"

@@ -14,7 +14,15 @@ use std::time::Instant;
 use support::cli;
 use support::controlplane::ControlPlane;
 
-const RUNS: usize = 7;
+/// Runs of each kind; `CF_RUNNER_BENCH_RUNS` sets another number (more
+/// pairs when comparing two builds whose difference is below the spread).
+fn runs() -> usize {
+    std::env::var("CF_RUNNER_BENCH_RUNS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .filter(|n| *n > 0)
+        .unwrap_or(7)
+}
 
 struct Sample {
     millis: f64,
@@ -155,7 +163,7 @@ fn apply_cf_runner_vs_kubectl() {
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut before: Vec<Sample> = Vec::new();
 
-    for i in 0..RUNS {
+    for i in 0..runs() {
         // cf-runner, fresh install, no preflight, no readiness wait.
         let ns = format!("bench-cf-{i}");
         let base = [
@@ -231,7 +239,10 @@ fn apply_cf_runner_vs_kubectl() {
             }));
         }
     }
-    println!("\n{objects} objects (values-examples/local.yaml), {RUNS} runs each, median:");
+    println!(
+        "\n{objects} objects (values-examples/local.yaml), {} runs each, median:",
+        runs()
+    );
     println!("load average: {}", load_average());
     summarize(
         "cf-runner init --skip-cluster-test --no-wait (fresh)",

@@ -275,13 +275,8 @@ pub async fn read(client: &Client, namespace: &str) -> Result<Option<Seen>, Kube
 /// Creates the namespace for the lock when it does not exist, from the
 /// rendered Namespace manifest (so it carries cf-runner's labels, as the
 /// install would have made it). An existing namespace, cf-runner's or
-/// another's, is left as it is. It is made by server-side apply with
-/// cf-runner's field manager, as the install's apply would have made it:
-/// the ownership rule (`cluster::ownership`) knows cf-runner's objects by
-/// that `Apply` entry, and a plain create would leave only an `Update` one,
-/// so that the install would take its own namespace for someone else's.
-/// Two runs at once are fine: both apply the same labels. Gives true when
-/// this call made it.
+/// another's, is left as it is: it is read first, and only a missing one
+/// is made, by [`create_namespace`]. Gives true when this call made it.
 pub async fn ensure_namespace(client: &Client, manifest: &Manifest) -> Result<bool, KubeError> {
     use k8s_openapi::api::core::v1::Namespace;
     let api: Api<Namespace> = Api::all(client.clone());
@@ -292,20 +287,80 @@ pub async fn ensure_namespace(client: &Client, manifest: &Manifest) -> Result<bo
     {
         return Ok(false);
     }
-    let namespace: Namespace =
+    create_namespace(client, manifest).await
+}
+
+/// Creates the namespace for the lock, in one request, unless it exists:
+/// for a run that has just seen it missing (the preflight read it), so no
+/// GET goes first. It is made by server-side apply with cf-runner's field
+/// manager, as the install's apply would have made it: the ownership rule
+/// (`cluster::ownership`) knows cf-runner's objects by that `Apply` entry,
+/// and a plain create would leave only an `Update` one, so that the install
+/// would take its own namespace for someone else's.
+///
+/// The apply is create-only: it carries [`NEVER_A_VERSION`] as
+/// `metadata.resourceVersion`, a precondition no stored object meets. The
+/// API server creates a namespace that does not exist (a version on an
+/// object to create is not compared), and refuses one that does with 409
+/// Conflict before it stores anything: a namespace someone else made since
+/// the run looked, even a moment ago, never gets a write. Of two runs at
+/// once, one makes it and the other is refused and finds it made. A user
+/// who may not patch namespaces is refused (403) before the precondition is
+/// looked at: a GET then tells whether it exists, as [`ensure_namespace`]
+/// would have. Gives true when this call made it.
+pub async fn create_namespace(client: &Client, manifest: &Manifest) -> Result<bool, KubeError> {
+    use k8s_openapi::api::core::v1::Namespace;
+    let api: Api<Namespace> = Api::all(client.clone());
+    let object = format!("Namespace/{}", manifest.name);
+    let mut namespace: Namespace =
         serde_json::from_value(manifest.object.clone()).map_err(|e| KubeError::Client {
             context: String::new(),
             source: Box::new(e),
         })?;
+    namespace.metadata.resource_version = Some(NEVER_A_VERSION.into());
     let params = PatchParams::apply(FIELD_MANAGER);
-    request(
+    let created = request(
         "creating",
         &object,
         api.patch(&manifest.name, &params, &Patch::Apply(&namespace)),
     )
-    .await?;
-    Ok(true)
+    .await;
+    match created {
+        Ok(_) => Ok(true),
+        // It exists: left as it is (nothing was stored).
+        Err(e) if e.code() == Some(409) => Ok(false),
+        Err(refused) if refused.code() == Some(403) => {
+            match request("reading", &object, api.get_opt(&manifest.name)).await? {
+                Some(_) => Ok(false),
+                None => Err(refused),
+            }
+        }
+        Err(e) => Err(e),
+    }
 }
+
+/// What a run saw of its namespace just before it takes the lock (the
+/// preflight read it): where taking the lock starts. Only a shortcut: each
+/// path still copes with the namespace having changed since.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum NamespaceSeen {
+    /// Not read (`--skip-cluster-test`, or it could not be read): read it
+    /// first ([`ensure_namespace`]).
+    #[default]
+    Unknown,
+    /// Missing: make it at once ([`create_namespace`]).
+    Missing,
+    /// It exists: create the Lease at once; should it be gone by then, the
+    /// Lease is refused (404) and the namespace is made as when missing.
+    Exists,
+}
+
+/// The `metadata.resourceVersion` of the lock's create-only namespace
+/// apply ([`ensure_namespace`]): the largest unsigned 64-bit number. The
+/// API server reads a resourceVersion as an unsigned 64-bit number and
+/// compares it with the stored object's, an etcd revision, which is a
+/// signed 64-bit number: no object ever holds this one.
+pub const NEVER_A_VERSION: &str = "18446744073709551615";
 
 /// What one attempt to take the lock found.
 pub enum Attempt {

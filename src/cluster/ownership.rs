@@ -20,7 +20,9 @@
 //! cannot forge without rewriting them on purpose:
 //!
 //! - cf-runner's field manager ([`super::FIELD_MANAGER`]) holds an `Apply`
-//!   entry (every object cf-runner renders is written by server-side apply);
+//!   entry (every object cf-runner renders is written by server-side apply;
+//!   so is the namespace the install's lock makes first, by a create-only
+//!   apply: `super::lock::create_namespace`);
 //! - and either that entry still dates from the object's creation (its time
 //!   within [`CREATION_WINDOW_SECS`] of `metadata.creationTimestamp`), or no
 //!   other manager holds an entry that does: an entry (not on a subresource

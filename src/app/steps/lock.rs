@@ -8,7 +8,7 @@
 use std::time::{Duration, Instant};
 
 use crate::app::Outcome;
-use crate::cluster::lock::{self, Attempt, Holder, Lock, Seen, Taker};
+use crate::cluster::lock::{self, Attempt, Holder, Lock, NamespaceSeen, Seen, Taker};
 use crate::cluster::{Cluster, KubeError};
 use crate::output;
 use crate::render::Manifest;
@@ -45,23 +45,53 @@ pub(crate) async fn take(
     how: LockWait,
     create_namespace: Option<&Manifest>,
 ) -> Result<Option<Lock>, Outcome> {
+    take_seen(
+        cluster,
+        namespace,
+        command,
+        how,
+        create_namespace,
+        NamespaceSeen::Unknown,
+    )
+    .await
+}
+
+/// [`take`], for a run that has just read the namespace (`seen`, from the
+/// preflight): one that exists is not read again, the Lease is created at
+/// once; one that was missing is made without a GET first
+/// (`lock::create_namespace`). Each round trip before the install's first
+/// write is one the install waits for.
+pub(crate) async fn take_seen(
+    cluster: &Cluster,
+    namespace: &str,
+    command: &str,
+    how: LockWait,
+    create_namespace: Option<&Manifest>,
+    seen: NamespaceSeen,
+) -> Result<Option<Lock>, Outcome> {
     let me = Holder::me(command);
     let duration = lock::lease_duration();
     let mut taker = Taker::new(&cluster.client, namespace, me, duration);
     let deadline = how.wait.map(|t| Instant::now() + t);
     let mut shown: Option<output::Waiting> = None;
-    let mut ensure = create_namespace.is_some();
+    let mut ensure = create_namespace.is_some() && seen != NamespaceSeen::Exists;
+    // Known missing: made without reading it first. After that, as the
+    // Lease says (404: missing again; being deleted: read it first).
+    let mut missing = seen == NamespaceSeen::Missing;
     loop {
         if let (true, Some(manifest)) = (ensure, create_namespace) {
-            lock::ensure_namespace(&cluster.client, manifest)
-                .await
-                .map_err(|e| {
-                    lock_failed(
-                        e,
-                        namespace,
-                        format!("making namespace {namespace} for the install's lock"),
-                    )
-                })?;
+            let made = if missing {
+                lock::create_namespace(&cluster.client, manifest).await
+            } else {
+                lock::ensure_namespace(&cluster.client, manifest).await
+            };
+            made.map_err(|e| {
+                lock_failed(
+                    e,
+                    namespace,
+                    format!("making namespace {namespace} for the install's lock"),
+                )
+            })?;
             ensure = false;
         }
         let why_wait = match taker.attempt().await.map_err(|e| {
@@ -90,12 +120,14 @@ pub(crate) async fn take(
             }
             Attempt::NoNamespace if create_namespace.is_some() => {
                 ensure = true;
+                missing = true;
                 continue;
             }
             Attempt::NoNamespace => return Ok(None),
             Attempt::Held(seen) => Wait::Held(Box::new(seen)),
             Attempt::NamespaceTerminating => {
                 ensure = create_namespace.is_some();
+                missing = false;
                 Wait::Terminating
             }
         };

@@ -2,7 +2,8 @@
 //! failure summary, and the gate `init` passes before it applies anything.
 
 use crate::app::Outcome;
-use crate::cluster::preflight::{self, Check, Status};
+use crate::cluster::lock::NamespaceSeen;
+use crate::cluster::preflight::{self, Check, NamespaceState, Status};
 use crate::cluster::Cluster;
 use crate::output;
 use crate::render::Manifest;
@@ -54,15 +55,16 @@ pub(crate) fn waiting_for(cluster: &Cluster) {
 
 /// The first step of `init` against a cluster. Prints the warnings (or,
 /// when a check fails, every check) and gives `Err(PreflightFailed)` when
-/// the install must not go ahead.
+/// the install must not go ahead; else what it saw of the namespace, for
+/// the lock.
 pub(crate) async fn gate_install(
     cluster: &Cluster,
     manifests: &[Manifest],
     runtime_environment: &serde_json::Value,
     namespace: &str,
-) -> Result<(), Outcome> {
+) -> Result<NamespaceSeen, Outcome> {
     waiting_for(cluster);
-    let checks = preflight::run(
+    let (checks, state) = preflight::run_seeing_namespace(
         &cluster.client,
         manifests,
         Some(runtime_environment),
@@ -88,5 +90,9 @@ pub(crate) async fn gate_install(
             n => format!(", {n} warning(s)"),
         }
     ));
-    Ok(())
+    Ok(match state {
+        NamespaceState::Missing => NamespaceSeen::Missing,
+        NamespaceState::Ours | NamespaceState::Foreign => NamespaceSeen::Exists,
+        NamespaceState::Unknown => NamespaceSeen::Unknown,
+    })
 }

@@ -129,10 +129,27 @@ pub async fn run(
     runtime_environment: Option<&Value>,
     namespace: &str,
 ) -> Vec<Check> {
+    run_seeing_namespace(client, manifests, runtime_environment, namespace)
+        .await
+        .0
+}
+
+/// [`run`], and the namespace as the checks found it (`Unknown` when they
+/// did not get that far): an install takes its lock with it, so that the
+/// lock does not read the namespace again.
+pub async fn run_seeing_namespace(
+    client: &Client,
+    manifests: &[Manifest],
+    runtime_environment: Option<&Value>,
+    namespace: &str,
+) -> (Vec<Check>, NamespaceState) {
     // One probe first, with one deadline: when the API server does not
-    // answer, every other check would wait out its own timeout in turn.
-    let version = version::check_version(client).await;
-    if version.status == Status::Fail && version.unreachable {
+    // answer, every other check would wait out its own timeout in turn. The
+    // probe is the namespace's GET, which four checks wait for anyway; the
+    // server version then goes with everything else, not a round trip
+    // before it.
+    let (version, read) = first_answer(client, manifests).await;
+    if let Some(version) = version.as_ref().filter(|v| v.unreachable) {
         let not_run = |name: &str| {
             Check::fail(
                 name,
@@ -140,38 +157,67 @@ pub async fn run(
                 "see the server version check",
             )
         };
-        return vec![
-            version,
+        let checks = vec![
+            version.clone(),
             not_run(names::PERMISSIONS),
             not_run(names::DRY_RUN),
             not_run(names::NODES),
             not_run(names::EXISTING),
             not_run(names::ADMISSION),
         ];
+        return (checks, NamespaceState::Unknown);
     }
+    let version = async {
+        match version {
+            Some(version) => version,
+            None => version::check_version(client).await,
+        }
+    };
     // Whether the namespace is someone else's changes what the install does
     // with it (only reads it), so both of these checks wait for the answer.
     // Admission reads the namespace's labels from the same answer, and a
     // namespace that does not exist has nothing in it to look for.
-    let after_namespace = async {
-        let (state, live) = namespace_state(client, manifests).await;
-        let view = admission::NamespaceView {
-            name: namespace,
-            state,
-            live: live.as_ref(),
-        };
-        futures::join!(
-            permissions::check_permissions(client, manifests, state),
-            dry_run::check_dry_run(client, manifests, state),
-            admission::check_admission(client, manifests, runtime_environment, view),
-            existing::check_existing(client, manifests, namespace, state),
-        )
+    let (state, live) = namespace_state(read);
+    let view = admission::NamespaceView {
+        name: namespace,
+        state,
+        live: live.as_ref(),
     };
-    let ((permissions, dry_run, admission, existing), nodes) = futures::join!(
-        after_namespace,
+    let (version, permissions, dry_run, admission, existing, nodes) = futures::join!(
+        version,
+        permissions::check_permissions(client, manifests, state),
+        dry_run::check_dry_run(client, manifests, state),
+        admission::check_admission(client, manifests, runtime_environment, view),
+        existing::check_existing(client, manifests, namespace, state),
         nodes::check_nodes(client, manifests, runtime_environment),
     );
-    vec![version, permissions, dry_run, nodes, existing, admission]
+    (
+        vec![version, permissions, dry_run, nodes, existing, admission],
+        state,
+    )
+}
+
+/// What the namespace's GET gave: `None` when there is no Namespace to
+/// read (or it got no answer).
+type NamespaceRead = Option<Result<Option<kube::api::DynamicObject>, kube::Error>>;
+
+/// The preflight's first request, with [`FIRST_ANSWER_TIMEOUT`]: the
+/// namespace's GET, or `/version` when the install renders no Namespace.
+/// Gives the version check when it is already decided (asked first, or the
+/// server did not answer: then it says so as it always has, asking
+/// `/version` for the cause of a failed connection), and the GET's answer.
+async fn first_answer(client: &Client, manifests: &[Manifest]) -> (Option<Check>, NamespaceRead) {
+    let Some(ns) = manifests.iter().find(|m| m.kind == "Namespace") else {
+        return (Some(version::check_version(client).await), None);
+    };
+    let api = api_for(client, "v1", "Namespace", None);
+    match tokio::time::timeout(FIRST_ANSWER_TIMEOUT, api.get_opt(&ns.name)).await {
+        Err(_) => (Some(version::unanswered()), None),
+        Ok(Err(e)) if !matches!(e, kube::Error::Api(_)) => {
+            (Some(version::check_version(client).await), Some(Err(e)))
+        }
+        Ok(read) => (None, Some(read)),
+    }
 }
 
 /// The runner's namespace as it is before the install.
@@ -186,20 +232,12 @@ pub enum NamespaceState {
     Unknown,
 }
 
-/// The namespace's state, and the namespace as read when it exists.
-async fn namespace_state(
-    client: &Client,
-    manifests: &[Manifest],
-) -> (NamespaceState, Option<Value>) {
-    let Some(ns) = manifests.iter().find(|m| m.kind == "Namespace") else {
-        return (NamespaceState::Unknown, None);
-    };
-    match api_for(client, "v1", "Namespace", None)
-        .get_opt(&ns.name)
-        .await
-    {
-        Ok(None) => (NamespaceState::Missing, None),
-        Ok(Some(live)) => {
+/// The namespace's state, and the namespace as read when it exists, from
+/// its GET (`None`: not read).
+fn namespace_state(read: NamespaceRead) -> (NamespaceState, Option<Value>) {
+    match read {
+        Some(Ok(None)) => (NamespaceState::Missing, None),
+        Some(Ok(Some(live))) => {
             let live = serde_json::to_value(&live).unwrap_or(Value::Null);
             let state = if foreign_namespace(&live) {
                 NamespaceState::Foreign
@@ -208,7 +246,7 @@ async fn namespace_state(
             };
             (state, Some(live))
         }
-        Err(_) => (NamespaceState::Unknown, None),
+        Some(Err(_)) | None => (NamespaceState::Unknown, None),
     }
 }
 

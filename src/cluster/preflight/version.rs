@@ -1,6 +1,7 @@
-//! The server version: one the rendered objects work on. Also the first
-//! request of the preflight, with its own deadline, so that a server that
-//! does not answer is found once rather than by every check in turn.
+//! The server version: one the rendered objects work on. Asked with its own
+//! deadline: when it is the preflight's first request (there is no
+//! namespace to read first), a server that does not answer is found once
+//! rather than by every check in turn.
 
 use kube::Client;
 
@@ -38,20 +39,25 @@ pub(super) async fn check_version(client: &Client) -> Check {
             check.unreachable = err.code().is_none();
             check
         }
-        Err(_) => {
-            let mut check = Check::fail(
-                names::VERSION,
-                format!(
-                    "the API server did not answer within {}s",
-                    FIRST_ANSWER_TIMEOUT.as_secs()
-                ),
-                "check the server address in the kubeconfig, that the cluster is running, \
-                 and the network path to it (VPN, firewall, HTTPS_PROXY/NO_PROXY)",
-            );
-            check.unreachable = true;
-            check
-        }
+        Err(_) => unanswered(),
     }
+}
+
+/// The version check when the preflight's first request (this one, or the
+/// namespace's GET that goes first) got no answer within
+/// [`FIRST_ANSWER_TIMEOUT`].
+pub(super) fn unanswered() -> Check {
+    let mut check = Check::fail(
+        names::VERSION,
+        format!(
+            "the API server did not answer within {}s",
+            FIRST_ANSWER_TIMEOUT.as_secs()
+        ),
+        "check the server address in the kubeconfig, that the cluster is running, \
+         and the network path to it (VPN, firewall, HTTPS_PROXY/NO_PROXY)",
+    );
+    check.unreachable = true;
+    check
 }
 
 /// Decides the version check from `/version`'s `major` and `minor` (which

@@ -19,6 +19,7 @@ pub(crate) use super::lock::LockWait;
 use super::session::{connect, install_runtime, runtime};
 use super::{identity, preflight, register};
 use crate::app::Outcome;
+use crate::cluster::lock::NamespaceSeen;
 use crate::output;
 use crate::platform::{self, Auth, Need, Transport};
 use crate::render::{self, Identity, Manifest};
@@ -210,19 +211,21 @@ async fn connect_and_announce<C: Target>(
     Ok(cluster)
 }
 
-/// The preflight against what `identity` renders, unless `SkipClusterTest`.
+/// The preflight against what `identity` renders, unless `SkipClusterTest`;
+/// what it saw of the namespace, for the lock.
 async fn preflight(
     cluster: &impl Target,
     values: &values::Values,
     identity: &Identity,
     record: &Value,
-) -> Result<(), Outcome> {
+) -> Result<NamespaceSeen, Outcome> {
     let prelim = render_or_fail(values, identity, record)?;
     // The Namespace, runner Secret and record are saved before the apply:
     // without the preflight, what the install would write is still read
     // first.
     if values.skip_cluster_test {
-        return cluster.ownership(&prelim, &values.namespace).await;
+        cluster.ownership(&prelim, &values.namespace).await?;
+        return Ok(NamespaceSeen::Unknown);
     }
     cluster.preflight(&prelim, &values.namespace).await
 }
@@ -260,14 +263,17 @@ async fn offline_steps<C: Target>(
     let rendered = render_or_fail(values, &identity, &loaded.redacted_tree)?;
     // Without the preflight, the apply is the first write, and it reads
     // every object it would write before it (`cluster::ownership`).
-    if !values.skip_cluster_test {
-        cluster.preflight(&rendered, &values.namespace).await?;
-    }
+    let seen = if values.skip_cluster_test {
+        NamespaceSeen::Unknown
+    } else {
+        cluster.preflight(&rendered, &values.namespace).await?
+    };
     let lock = cluster
         .lock(
             &values.namespace,
             namespace_manifest(&rendered),
             options.lock_wait,
+            seen,
         )
         .await?;
     let applied = cluster

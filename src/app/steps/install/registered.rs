@@ -177,7 +177,7 @@ pub(super) async fn install_registered<C: Target>(
     let mut identity = identity::seed(values, Some(cluster.context().to_string()));
     identity.account_id = account_id;
     identity.registered = true;
-    preflight(&cluster, values, &identity, record).await?;
+    let seen = preflight(&cluster, values, &identity, record).await?;
     // Under the lock from here to the end: what an earlier (or a
     // concurrent, finished) run left is read once nobody else writes.
     let prelim = render_or_fail(values, &identity, record)?;
@@ -186,6 +186,7 @@ pub(super) async fn install_registered<C: Target>(
             &values.namespace,
             namespace_manifest(&prelim),
             options.lock_wait,
+            seen,
         )
         .await?;
     let outcome = install_locked(

@@ -12,7 +12,7 @@ use crate::app::steps::installation::{left_behind, LeftBehind};
 use crate::app::steps::lock::LockWait;
 use crate::app::steps::{converge, preflight};
 use crate::app::Outcome;
-use crate::cluster::lock::Lock;
+use crate::cluster::lock::{Lock, NamespaceSeen};
 use crate::cluster::{self, apply, secrets};
 use crate::platform::KeySubject;
 use crate::platform::{Agent, Platform, PlatformError, RegisterRuntime};
@@ -114,8 +114,13 @@ pub(crate) trait Target {
     fn context(&self) -> &str;
     /// The API server's URL.
     fn server(&self) -> &str;
-    /// The preflight checks against what the install will apply.
-    async fn preflight(&self, rendered: &render::Rendered, namespace: &str) -> Result<(), Outcome>;
+    /// The preflight checks against what the install will apply; gives
+    /// what they saw of the namespace, for [`Target::lock`].
+    async fn preflight(
+        &self,
+        rendered: &render::Rendered,
+        namespace: &str,
+    ) -> Result<NamespaceSeen, Outcome>;
     /// The one check `--skip-cluster-test` does not skip: no object the
     /// install writes may be someone else's (`cluster::ownership`).
     async fn ownership(
@@ -126,12 +131,14 @@ pub(crate) trait Target {
         Ok(())
     }
     /// Takes the install's lock, creating the namespace from
-    /// `namespace_manifest` first when it does not exist yet.
+    /// `namespace_manifest` first when it does not exist yet (`seen`: what
+    /// the preflight saw of it).
     async fn lock(
         &self,
         namespace: &str,
         namespace_manifest: Option<&Manifest>,
         how: LockWait,
+        seen: NamespaceSeen,
     ) -> Result<Option<Lock>, Outcome>;
     /// Releases what [`Target::lock`] took.
     async fn unlock(&self, lock: Option<Lock>, namespace: &str);
@@ -177,7 +184,11 @@ impl Target for cluster::Cluster {
     fn server(&self) -> &str {
         &self.server
     }
-    async fn preflight(&self, rendered: &render::Rendered, namespace: &str) -> Result<(), Outcome> {
+    async fn preflight(
+        &self,
+        rendered: &render::Rendered,
+        namespace: &str,
+    ) -> Result<NamespaceSeen, Outcome> {
         preflight::gate_install(
             self,
             &rendered.manifests,
@@ -213,8 +224,9 @@ impl Target for cluster::Cluster {
         namespace: &str,
         namespace_manifest: Option<&Manifest>,
         how: LockWait,
+        seen: NamespaceSeen,
     ) -> Result<Option<Lock>, Outcome> {
-        super::super::lock::take(self, namespace, "init", how, namespace_manifest).await
+        super::super::lock::take_seen(self, namespace, "init", how, namespace_manifest, seen).await
     }
     async fn unlock(&self, lock: Option<Lock>, namespace: &str) {
         super::super::lock::release(lock, namespace).await

@@ -229,15 +229,21 @@ impl Target for FakeCluster {
     fn server(&self) -> &str {
         "https://cluster.test:6443/"
     }
-    async fn preflight(&self, rendered: &render::Rendered, namespace: &str) -> Result<(), Outcome> {
+    async fn preflight(
+        &self,
+        rendered: &render::Rendered,
+        namespace: &str,
+    ) -> Result<crate::cluster::lock::NamespaceSeen, Outcome> {
         assert!(!rendered.manifests.is_empty());
         self.step("preflight", format!("preflight {namespace}"))
+            .map(|()| crate::cluster::lock::NamespaceSeen::Unknown)
     }
     async fn lock(
         &self,
         _namespace: &str,
         _namespace_manifest: Option<&Manifest>,
         _how: LockWait,
+        _seen: crate::cluster::lock::NamespaceSeen,
     ) -> Result<Option<crate::cluster::lock::Lock>, Outcome> {
         Ok(None)
     }
