@@ -610,33 +610,57 @@ impl Lock {
         if self.lost.lock().expect("not poisoned").is_some() {
             return Ok(renewals);
         }
-        let (uid, version) = {
-            let lease = self.lease.lock().expect("not poisoned");
-            (
-                lease.metadata.uid.clone(),
-                lease.metadata.resource_version.clone(),
-            )
-        };
+        let ours = self.lease.lock().expect("not poisoned").clone();
         let api: Api<Lease> = Api::namespaced(self.client.clone(), &self.namespace);
-        let params = DeleteParams {
-            preconditions: Some(Preconditions {
-                uid,
-                resource_version: version,
-            }),
-            ..Default::default()
-        };
+        let object = format!("Lease/{LEASE_NAME}");
         match request(
             "releasing",
-            &format!("Lease/{LEASE_NAME}"),
-            api.delete(LEASE_NAME, &params),
+            &object,
+            api.delete(LEASE_NAME, &delete_if(&ours)),
         )
         .await
         {
-            // Gone with its namespace, or written by a run that took it over.
-            Err(e) if matches!(e.code(), Some(404 | 409)) => Ok(renewals),
+            // Changed since this run last wrote it. A renewal in flight when
+            // the renewing task stopped may have landed after all (its answer
+            // went unread): then the Lease is still this run's, one version
+            // on, and is deleted at that version. Another holder's is left.
+            Err(e) if e.code() == Some(409) => {
+                let Some(now) = request("reading", &object, api.get_opt(LEASE_NAME)).await? else {
+                    return Ok(renewals);
+                };
+                let holder = |l: &Lease| l.spec.as_ref().and_then(|s| s.holder_identity.clone());
+                if now.metadata.uid != ours.metadata.uid || holder(&now) != holder(&ours) {
+                    return Ok(renewals);
+                }
+                match request(
+                    "releasing",
+                    &object,
+                    api.delete(LEASE_NAME, &delete_if(&now)),
+                )
+                .await
+                {
+                    Err(e) if matches!(e.code(), Some(404 | 409)) => Ok(renewals),
+                    Err(e) => Err(e),
+                    Ok(_) => Ok(renewals),
+                }
+            }
+            // Gone with its namespace.
+            Err(e) if e.code() == Some(404) => Ok(renewals),
             Err(e) => Err(e),
             Ok(_) => Ok(renewals),
         }
+    }
+}
+
+/// A delete of `lease` that the API server carries out only while the
+/// Lease is that very version of it.
+fn delete_if(lease: &Lease) -> DeleteParams {
+    DeleteParams {
+        preconditions: Some(Preconditions {
+            uid: lease.metadata.uid.clone(),
+            resource_version: lease.metadata.resource_version.clone(),
+        }),
+        ..Default::default()
     }
 }
 

@@ -293,47 +293,59 @@ async fn an_apiserver_lost_mid_apply_is_reported_and_a_rerun_converges() {
     // A private control plane: stopping the shared one would break other tests.
     let cp = ControlPlane::start().expect("a private control plane");
     let client = cp.client();
-    let ns = "cffault";
-    let child = init_command(
-        cp.admin_kubeconfig(),
-        "admin@cf-runner-test",
-        ns,
-        &["--no-wait"],
-    )
-    .stdout(Stdio::piped())
-    .stderr(Stdio::piped())
-    .spawn()
-    .unwrap();
     // Pause cf-runner as soon as it holds the install's lock (taken right
     // before the apply), take the API server away, then let it continue
-    // into the outage.
-    let leases: Api<k8s_openapi::api::coordination::v1::Lease> =
-        Api::namespaced(client.clone(), ns);
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while leases
-        .get_opt("cf-runner-lock")
-        .await
-        .ok()
-        .flatten()
-        .is_none()
-    {
-        assert!(Instant::now() < deadline, "cf-runner never took its lock");
-        tokio::time::sleep(Duration::from_millis(1)).await;
-    }
-    let pid = child.id() as i32;
-    unsafe { libc::kill(pid, libc::SIGSTOP) };
-    cp.stop_apiserver();
-    unsafe { libc::kill(pid, libc::SIGCONT) };
-    let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
-        .await
+    // into the outage. The Lease shows in the cluster a moment before its
+    // answer reaches cf-runner; paused in that moment, the run loses the
+    // answer and stops at the lock instead (a loaded machine, once): that
+    // try is set aside, in a namespace of its own, and the next one made.
+    let mut tries = Vec::new();
+    let (ns, first) = loop {
+        let ns = ["cffault", "cffault-2", "cffault-3"][tries.len()];
+        let child = init_command(
+            cp.admin_kubeconfig(),
+            "admin@cf-runner-test",
+            ns,
+            &["--no-wait"],
+        )
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .unwrap();
-    let first = text(&out);
-    eprintln!("first run, interrupted:\n{first}");
-    assert_ne!(out.status.code(), Some(0), "{first}");
+        let leases: Api<k8s_openapi::api::coordination::v1::Lease> =
+            Api::namespaced(client.clone(), ns);
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while leases
+            .get_opt("cf-runner-lock")
+            .await
+            .ok()
+            .flatten()
+            .is_none()
+        {
+            assert!(Instant::now() < deadline, "cf-runner never took its lock");
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        let pid = child.id() as i32;
+        unsafe { libc::kill(pid, libc::SIGSTOP) };
+        cp.stop_apiserver();
+        unsafe { libc::kill(pid, libc::SIGCONT) };
+        let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
+            .await
+            .unwrap();
+        let first = text(&out);
+        eprintln!("first run into {ns}, interrupted:\n{first}");
+        assert_ne!(out.status.code(), Some(0), "{first}");
+        if first.contains(&format!("taking the lock of namespace {ns} failed")) && tries.len() < 2 {
+            tries.push(first);
+            cp.start_apiserver().unwrap();
+            continue;
+        }
+        break (ns, first);
+    };
     assert!(first.contains("error:"), "{first}");
     assert!(
         first.contains("not applied:") && first.contains("Deployment/runner"),
-        "the error must say what was and was not applied: {first}"
+        "the error must say what was and was not applied: {first}\n(earlier tries: {tries:#?})"
     );
     assert!(!first.contains(AGENT_TOKEN));
 

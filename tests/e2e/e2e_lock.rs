@@ -478,3 +478,59 @@ async fn the_locks_namespace_is_made_when_missing_and_an_existing_one_is_left_al
     assert_eq!(managers(&after), managers(&before));
     assert!(!managers(&after).iter().any(|(m, _)| m == "cf-runner"));
 }
+
+/// A renewal still in flight when a run ends may land after the run last
+/// read its Lease: the run's release must delete the Lease at that newer
+/// version (it is still the run's own), and leave one that another run has
+/// written since. Before, any changed version counted as another run's, and
+/// the lock stayed behind until it expired (seen once under load in
+/// `e2e_install_thread`).
+#[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
+async fn a_renewal_landing_as_the_run_ends_does_not_leave_the_lock_behind() {
+    use cf_runner::cluster::lock::{Attempt, Holder, Taker};
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
+    use kube::api::PostParams;
+
+    let cp = controlplane::shared();
+    let ns = cp.create_namespace("cfrelease").await.unwrap();
+    let api: Api<Lease> = Api::namespaced(cp.client(), &ns);
+    for other_holder in [false, true] {
+        let mut taker = Taker::new(
+            &cp.client(),
+            &ns,
+            Holder::me("init"),
+            Duration::from_secs(60),
+        );
+        let Attempt::Taken(lock, _) = taker.attempt().await.unwrap() else {
+            panic!("the lock of {ns} was not taken");
+        };
+        // The write the run did not see: its own renewal, or another run's.
+        let mut written = api.get(LEASE).await.unwrap();
+        written.metadata.managed_fields = None;
+        let spec = written.spec.as_mut().unwrap();
+        spec.renew_time = Some(MicroTime(k8s_openapi::jiff::Timestamp::now()));
+        if other_holder {
+            spec.holder_identity = Some("someone@elsewhere pid 1 (cf-runner init)".into());
+        }
+        api.replace(LEASE, &PostParams::default(), &written)
+            .await
+            .unwrap();
+
+        lock.release().await.unwrap();
+        let left = api.get_opt(LEASE).await.unwrap();
+        if other_holder {
+            let left = left.expect("another run's lock was deleted");
+            assert_eq!(
+                left.spec.unwrap().holder_identity.as_deref(),
+                Some("someone@elsewhere pid 1 (cf-runner init)")
+            );
+            api.delete(LEASE, &Default::default()).await.unwrap();
+        } else {
+            assert!(
+                left.is_none(),
+                "the run's own lock was left behind after a renewal it did not see: {left:?}"
+            );
+        }
+    }
+}
