@@ -347,16 +347,19 @@ pub fn render(
 ) -> Result<Rendered, RenderError> {
     let mut manifests = Vec::new();
     for (name, component, text) in template_output(values, identity, record)? {
-        for (index, doc) in split_documents(&text).into_iter().enumerate() {
-            let object = yaml::parse(doc).map_err(|message| RenderError::Yaml {
+        let objects =
+            yaml::parse_documents(&text).map_err(|(index, message)| RenderError::Yaml {
                 template: name.to_string(),
                 index,
                 message,
             })?;
+        // Once per template, not per object: they all share the component.
+        let labels = common_labels(&values.namespace, component);
+        for object in objects {
             if object.is_null() {
                 continue;
             }
-            manifests.push(finish(object, component, name, values)?);
+            manifests.push(finish(object, component, &labels, name, values)?);
         }
     }
     if values.agent_only {
@@ -468,6 +471,7 @@ pub fn common_labels(namespace: &str, component: Component) -> BTreeMap<String, 
 fn finish(
     mut object: Value,
     component: Component,
+    common: &BTreeMap<String, String>,
     template: &str,
     values: &Values,
 ) -> Result<Manifest, RenderError> {
@@ -495,8 +499,8 @@ fn finish(
         .entry("labels")
         .or_insert_with(|| Value::Object(Map::new()));
     if let Some(labels) = labels.as_object_mut() {
-        for (k, v) in common_labels(&values.namespace, component) {
-            labels.insert(k, Value::String(v));
+        for (k, v) in common {
+            labels.insert(k.clone(), Value::String(v.clone()));
         }
     }
     let namespace = if is_cluster_scoped(&kind) {
