@@ -157,22 +157,8 @@ fn node(tokens: &[Token], pos: &mut usize, min: usize) -> Option<Value> {
     }
 }
 
-/// How many tokens of kind `item` (a dash, or a line) start at `indent`
-/// before the text goes back left of it: an upper bound of the entries of
-/// the collection at `pos`, so it is allocated once at its size.
-fn count_at(tokens: &[Token], pos: usize, indent: usize, dash: bool) -> usize {
-    tokens[pos..]
-        .iter()
-        .take_while(|t| t.indent() >= indent)
-        .filter(|t| match t {
-            Token::Dash(n) => dash && *n == indent,
-            Token::Line(n, _) => !dash && *n == indent,
-        })
-        .count()
-}
-
 fn sequence(tokens: &[Token], pos: &mut usize, indent: usize) -> Option<Value> {
-    let mut items = Vec::with_capacity(count_at(tokens, *pos, indent, true));
+    let mut items = Vec::new();
     while tokens.get(*pos) == Some(&Token::Dash(indent)) {
         *pos += 1;
         match tokens.get(*pos) {
@@ -187,7 +173,7 @@ fn sequence(tokens: &[Token], pos: &mut usize, indent: usize) -> Option<Value> {
 }
 
 fn mapping(tokens: &[Token], pos: &mut usize, indent: usize) -> Option<Value> {
-    let mut map = Map::with_capacity(count_at(tokens, *pos, indent, false));
+    let mut map = Map::new();
     while let Some(Token::Line(n, text)) = tokens.get(*pos).copied() {
         if n != indent {
             break;
