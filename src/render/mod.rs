@@ -825,7 +825,7 @@ fn build_context(values: &Values, identity: &Identity, record: &Value) -> miniji
     if let Some(reg) = registry {
         runner_env.insert("DOCKER_REGISTRY".into(), reg.to_string());
     }
-    let record_yaml = serde_yaml_ng::to_string(record).expect("a tree serializes");
+    let record_yaml = yaml::emit_like_serde_yaml(record);
     let storage = &values.storage;
     let creds = &storage.credentials;
     let mut credentials: BTreeMap<String, String> = values

@@ -361,13 +361,78 @@ pub fn emit(value: &Value) -> String {
     out
 }
 
+/// The text the general-purpose emitter (`serde_yaml_ng::to_string`)
+/// writes for `value`, without running it on the whole tree when [`emit`]
+/// can give the same bytes: every key one [`emit`] writes plain (a word no
+/// reader takes for anything else, which the general emitter writes plain
+/// too), every number whole, no collection empty, and every other string
+/// on one line with no blank or control character in it, which is written
+/// the way the general emitter writes it alone (quoted or not: with no
+/// blank in it, where it stands changes nothing). Anything else goes to the
+/// general emitter whole. The values record is stored byte for byte, so the
+/// two must never differ.
+pub fn emit_like_serde_yaml(value: &Value) -> String {
+    fn collect<'a>(
+        value: &'a Value,
+        as_written: &mut std::collections::HashMap<&'a str, String>,
+    ) -> bool {
+        match value {
+            Value::Null | Value::Bool(_) => true,
+            Value::Number(n) => n.is_i64() || n.is_u64(),
+            Value::String(s) if plain_string(s).is_some() => true,
+            Value::String(s) => {
+                if s.is_empty() || !s.chars().all(|c| c.is_ascii_graphic()) {
+                    return false;
+                }
+                if !as_written.contains_key(s.as_str()) {
+                    let Ok(text) = serde_yaml_ng::to_string(s) else {
+                        return false;
+                    };
+                    match text.strip_suffix('\n') {
+                        Some(line) if !line.contains('\n') && !line.starts_with("---") => {
+                            as_written.insert(s, line.to_string());
+                        }
+                        _ => return false,
+                    }
+                }
+                true
+            }
+            Value::Array(items) => {
+                !items.is_empty() && items.iter().all(|v| collect(v, as_written))
+            }
+            Value::Object(map) => {
+                !map.is_empty()
+                    && map
+                        .iter()
+                        .all(|(k, v)| plain_string(k).is_some() && collect(v, as_written))
+            }
+        }
+    }
+    let mut as_written = std::collections::HashMap::new();
+    if collect(value, &mut as_written) {
+        let mut out = String::with_capacity(1024);
+        emit_with(value, &mut out, Some(&as_written));
+        out
+    } else {
+        serde_yaml_ng::to_string(value).expect("a JSON tree serializes")
+    }
+}
+
 /// [`emit`], appended to `out` (a stream of documents grows one buffer).
 pub fn emit_into(value: &Value, out: &mut String) {
+    emit_with(value, out, None);
+}
+
+/// Strings that are not plain, as the general emitter writes each one
+/// (see [`emit_like_serde_yaml`]); `None` for [`emit`]'s own quoting.
+type AsWritten<'a> = Option<&'a std::collections::HashMap<&'a str, String>>;
+
+fn emit_with(value: &Value, out: &mut String, as_written: AsWritten) {
     match value {
-        Value::Object(map) if !map.is_empty() => mapping_out(map, 0, out),
-        Value::Array(items) if !items.is_empty() => sequence_out(items, 0, out),
+        Value::Object(map) if !map.is_empty() => mapping_out(map, 0, out, as_written),
+        Value::Array(items) if !items.is_empty() => sequence_out(items, 0, out, as_written),
         other => {
-            scalar_out(other, 0, out);
+            scalar_out(other, 0, out, as_written);
             out.push('\n');
         }
     }
@@ -383,49 +448,51 @@ fn pad(out: &mut String, indent: usize) {
     }
 }
 
-fn mapping_out(map: &Map<String, Value>, indent: usize, out: &mut String) {
+fn mapping_out(map: &Map<String, Value>, indent: usize, out: &mut String, as_written: AsWritten) {
     for (i, (key, value)) in map.iter().enumerate() {
         if i > 0 {
             pad(out, indent);
         }
         key_out(key, out);
         out.push(':');
-        after_key(value, indent, out);
+        after_key(value, indent, out, as_written);
     }
 }
 
 /// What follows `key:` (or stands after `- `).
-fn after_key(value: &Value, indent: usize, out: &mut String) {
+fn after_key(value: &Value, indent: usize, out: &mut String, as_written: AsWritten) {
     match value {
         Value::Object(map) if !map.is_empty() => {
             out.push('\n');
             pad(out, indent + 2);
-            mapping_out(map, indent + 2, out);
+            mapping_out(map, indent + 2, out, as_written);
         }
         Value::Array(items) if !items.is_empty() => {
             out.push('\n');
             pad(out, indent);
-            sequence_out(items, indent, out);
+            sequence_out(items, indent, out, as_written);
         }
         other => {
             out.push(' ');
-            scalar_out(other, indent, out);
+            scalar_out(other, indent, out, as_written);
             out.push('\n');
         }
     }
 }
 
-fn sequence_out(items: &[Value], indent: usize, out: &mut String) {
+fn sequence_out(items: &[Value], indent: usize, out: &mut String, as_written: AsWritten) {
     for (i, item) in items.iter().enumerate() {
         if i > 0 {
             pad(out, indent);
         }
         out.push_str("- ");
         match item {
-            Value::Object(map) if !map.is_empty() => mapping_out(map, indent + 2, out),
-            Value::Array(inner) if !inner.is_empty() => sequence_out(inner, indent + 2, out),
+            Value::Object(map) if !map.is_empty() => mapping_out(map, indent + 2, out, as_written),
+            Value::Array(inner) if !inner.is_empty() => {
+                sequence_out(inner, indent + 2, out, as_written)
+            }
             other => {
-                scalar_out(other, indent, out);
+                scalar_out(other, indent, out, as_written);
                 out.push('\n');
             }
         }
@@ -442,16 +509,21 @@ fn key_out(key: &str, out: &mut String) {
 
 /// A scalar or an empty collection; a string of several lines becomes a
 /// literal block indented under `indent`.
-fn scalar_out(value: &Value, indent: usize, out: &mut String) {
+fn scalar_out(value: &Value, indent: usize, out: &mut String, as_written: AsWritten) {
     match value {
         Value::Null => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => out.push_str(&n.to_string()),
+        Value::Number(n) => {
+            use std::fmt::Write;
+            let _ = write!(out, "{n}");
+        }
         Value::Object(_) => out.push_str("{}"),
         Value::Array(_) => out.push_str("[]"),
         Value::String(s) => {
             if plain_string(s).is_some() {
                 out.push_str(s);
+            } else if let Some(text) = as_written.and_then(|w| w.get(s.as_str())) {
+                out.push_str(text);
             } else if let Some(chomp) = literal_block(s) {
                 out.push('|');
                 out.push_str(chomp);
@@ -776,6 +848,92 @@ spec:
         for s in &strings {
             assert_eq!(full(&emit(&json!(s))), json!(s), "{s:?}");
             assert_eq!(full(&emit(&json!([s]))), json!([s]), "{s:?}");
+        }
+    }
+
+    /// The values record is written without the general emitter when the
+    /// bytes are the same: for trees of every shape, with every tricky
+    /// word as a value and as a key (those outside what qualifies go to the
+    /// general emitter), and for every example's record.
+    #[test]
+    fn the_record_is_written_byte_for_byte_as_the_general_emitter_writes_it() {
+        let general = |v: &Value| serde_yaml_ng::to_string(v).unwrap();
+        let mut words = tricky_strings();
+        words.extend(
+            [
+                "node-role/ci=true",
+                "http://proxy:3128",
+                "/app-proxy",
+                "-v=4",
+                "a_b",
+                "Ab9",
+                "x.y/z",
+                "1200Mi",
+                "50%",
+                "a@b.c",
+                "key=val+1",
+                "_x",
+                "/",
+                "<redacted>",
+                "203.0.113.0/24",
+                "a,b",
+                "x y",
+                "0",
+                "007",
+                "1.5",
+                "True",
+                "NULL",
+                "Yes",
+                "off",
+            ]
+            .map(String::from),
+        );
+        let mut trees = Vec::new();
+        for (i, w) in words.iter().enumerate() {
+            trees.push(json!({ w.clone(): w }));
+            trees.push(json!({"k": [w, {"in": w, "num": i, "neg": -(i as i64)}], "deep": {"a": {"b": [[w, [w]], null, true]}}}));
+            trees.push(json!([w, [w, {"m": [w]}], {"a": null, "b": false}]));
+            trees.push(json!({"a": {"b": w, "c": [w, w], "d": {"e": w}}}));
+        }
+        trees.push(json!({"big": u64::MAX, "small": i64::MIN, "list": [1, 2]}));
+        for tree in [
+            json!({"a": 1.5}),
+            json!({"a": {}}),
+            json!({"a": []}),
+            json!({"a": "l1\nl2\n"}),
+            json!({"a b": 1}),
+            json!({}),
+        ] {
+            trees.push(tree);
+        }
+        let mut own = 0;
+        for tree in &trees {
+            assert_eq!(emit_like_serde_yaml(tree), general(tree), "{tree}");
+            if emit(tree) == general(tree) {
+                own += 1;
+            }
+        }
+        assert!(own > 50, "{own}");
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("values-examples");
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "yaml") {
+                continue;
+            }
+            let input = crate::values::Input {
+                files: vec![crate::values::ValuesFile {
+                    origin: path.display().to_string(),
+                    text: std::fs::read_to_string(&path).unwrap(),
+                }],
+                ..Default::default()
+            };
+            let record = crate::values::load(&input).unwrap().redacted_tree;
+            assert_eq!(
+                emit_like_serde_yaml(&record),
+                general(&record),
+                "{}",
+                path.display()
+            );
         }
     }
 
