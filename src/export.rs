@@ -82,7 +82,7 @@ const RUNTIME_ENVIRONMENT_HEADER: &str = "\
 pub fn runtime_environment_text(spec: &Value) -> String {
     format!(
         "{RUNTIME_ENVIRONMENT_HEADER}{}",
-        to_yaml(&secrets::redact_runtime_spec(spec))
+        to_yaml(&secrets::redacted_runtime_spec(spec))
     )
 }
 /// The list of files cf-runner wrote into an export folder.

@@ -347,16 +347,19 @@ pub fn render(
 ) -> Result<Rendered, RenderError> {
     let mut manifests = Vec::new();
     for (name, component, text) in template_output(values, identity, record)? {
-        for (index, doc) in split_documents(&text).into_iter().enumerate() {
-            let object = yaml::parse(doc).map_err(|message| RenderError::Yaml {
+        let objects =
+            yaml::parse_documents(&text).map_err(|(index, message)| RenderError::Yaml {
                 template: name.to_string(),
                 index,
                 message,
             })?;
+        // Once per template, not per object: they all share the component.
+        let labels = common_labels(&values.namespace, component);
+        for object in objects {
             if object.is_null() {
                 continue;
             }
-            manifests.push(finish(object, component, name, values)?);
+            manifests.push(finish(object, component, &labels, name, values)?);
         }
     }
     if values.agent_only {
@@ -380,9 +383,7 @@ pub fn template_output(
     record: &Value,
 ) -> Result<Vec<(&'static str, Component, String)>, RenderError> {
     let env = engine()?;
-    let ctx = minijinja::Value::from(minijinja::value::Serde(build_context(
-        values, identity, record,
-    )));
+    let ctx = build_context(values, identity, record);
     let mut out = Vec::new();
     for (name, component, _) in TEMPLATES {
         let text = env
@@ -468,6 +469,7 @@ pub fn common_labels(namespace: &str, component: Component) -> BTreeMap<String, 
 fn finish(
     mut object: Value,
     component: Component,
+    common: &BTreeMap<String, String>,
     template: &str,
     values: &Values,
 ) -> Result<Manifest, RenderError> {
@@ -495,8 +497,8 @@ fn finish(
         .entry("labels")
         .or_insert_with(|| Value::Object(Map::new()));
     if let Some(labels) = labels.as_object_mut() {
-        for (k, v) in common_labels(&values.namespace, component) {
-            labels.insert(k, Value::String(v));
+        for (k, v) in common {
+            labels.insert(k.clone(), Value::String(v.clone()));
         }
     }
     let namespace = if is_cluster_scoped(&kind) {
@@ -796,7 +798,16 @@ fn app_proxy_telemetry_env(
     env_list(&env, credentials)
 }
 
-fn build_context(values: &Values, identity: &Identity, record: &Value) -> Value {
+/// One context value, serialized straight into the template engine's own
+/// form (no JSON tree in between).
+fn ser<T: Serialize + ?Sized>(value: &T) -> minijinja::Value {
+    minijinja::Value::from(minijinja::value::Serde(value))
+}
+
+/// What the templates see. Built as the engine's values directly: a JSON
+/// tree first, converted whole afterwards, cost about as much again.
+fn build_context(values: &Values, identity: &Identity, record: &Value) -> minijinja::Value {
+    use minijinja::context;
     let registry = values.docker_registry.as_deref();
     let ns = &values.namespace;
     let runtime_selector = selector_with_arch(&values.runtime.scheduling, values.arch);
@@ -814,7 +825,7 @@ fn build_context(values: &Values, identity: &Identity, record: &Value) -> Value 
     if let Some(reg) = registry {
         runner_env.insert("DOCKER_REGISTRY".into(), reg.to_string());
     }
-    let record_yaml = serde_yaml_ng::to_string(record).expect("a tree serializes");
+    let record_yaml = yaml::emit_like_serde_yaml(record);
     let storage = &values.storage;
     let creds = &storage.credentials;
     let mut credentials: BTreeMap<String, String> = values
@@ -827,117 +838,117 @@ fn build_context(values: &Values, identity: &Identity, record: &Value) -> Value 
     let monitor_env = env_list(&values.monitor.env, &mut credentials);
     let app_proxy_env = env_list(&values.app_proxy.env, &mut credentials);
     let app_proxy_telemetry_env = app_proxy_telemetry_env(values, identity, &mut credentials);
-    json!({
-        "credentials_secret": CREDENTIALS_SECRET,
-        "credentials": credentials,
-        "namespace": ns,
-        "codefresh_host": values.codefresh_host,
-        "agent_name": agent_name,
-        "runtime_name": runtime_name,
-        "cluster_id": values.monitor.cluster_id.clone().unwrap_or_else(|| identity.context_or_placeholder()),
-        "version": env!("CARGO_PKG_VERSION"),
-        "chart_version": images::CHART_VERSION,
-        "docker_registry": registry,
-        "record_format": RECORD_FORMAT,
-        "record_secret": RECORD_SECRET,
-        "record_values": record_yaml,
-        "cluster_integration": !values.skip_cluster_integration,
-        "registered": if identity.registered { "true" } else { "false" },
-        "runner": {
-            "image": images::reference(images::RUNNER, values.runner.image.as_ref(), registry),
-            "node_selector": selector_with_arch(&values.runner.scheduling, values.arch),
-            "tolerations": values.runner.scheduling.tolerations,
-            "resources": values.runner.resources,
-            "env": runner_env,
-            "token": secret_or_placeholder(identity.agent_token.as_ref().or(values.agent_token.as_ref()), "agent token"),
+    context! {
+        credentials_secret => ser(&CREDENTIALS_SECRET),
+        credentials => ser(&credentials),
+        namespace => ser(&ns),
+        codefresh_host => ser(&values.codefresh_host),
+        agent_name => ser(&agent_name),
+        runtime_name => ser(&runtime_name),
+        cluster_id => ser(&values.monitor.cluster_id.clone().unwrap_or_else(|| identity.context_or_placeholder())),
+        version => ser(&env!("CARGO_PKG_VERSION")),
+        chart_version => ser(&images::CHART_VERSION),
+        docker_registry => ser(&registry),
+        record_format => ser(&RECORD_FORMAT),
+        record_secret => ser(&RECORD_SECRET),
+        record_values => ser(&record_yaml),
+        cluster_integration => ser(&!values.skip_cluster_integration),
+        registered => ser(&if identity.registered { "true" } else { "false" }),
+        runner => context! {
+            image => ser(&images::reference(images::RUNNER, values.runner.image.as_ref(), registry)),
+            node_selector => ser(&selector_with_arch(&values.runner.scheduling, values.arch)),
+            tolerations => ser(&values.runner.scheduling.tolerations),
+            resources => ser(&values.runner.resources),
+            env => ser(&runner_env),
+            token => ser(&secret_or_placeholder(identity.agent_token.as_ref().or(values.agent_token.as_ref()), "agent token")),
         },
-        "runtime": {
-            "sa_annotations": values.runtime.sa_annotations,
-            "daemon_json": serde_json::to_string_pretty(&daemon_config(values)).expect("serializable"),
-            "dind_ca": secret_or_placeholder(identity.dind_ca.as_ref(), "dind CA certificate"),
-            "dind_cert": secret_or_placeholder(identity.dind_cert.as_ref(), "dind server certificate"),
-            "dind_key": secret_or_placeholder(identity.dind_key.as_ref(), "dind server key, generated locally"),
-            "node_selector": runtime_selector,
-            "tolerations": values.runtime.scheduling.tolerations,
-            "env": values.runtime.env,
-            "dind_resources": values.runtime.dind_resources,
-            "user_volumes": values.runtime.user_volumes,
-            "user_volume_mounts": values.runtime.user_volume_mounts,
-            "volume_size": values.runtime.volume_size,
-            "docker_daemon_access": values.runtime.docker_daemon_access,
-            "dind_image": images::reference(images::DIND, None, registry),
-            "engine_image": images::reference(images::ENGINE, None, registry),
-            "context": identity.context_or_placeholder(),
-            "account_id": identity.account_id.clone().unwrap_or_else(|| placeholder("account id")),
+        runtime => context! {
+            sa_annotations => ser(&values.runtime.sa_annotations),
+            daemon_json => ser(&serde_json::to_string_pretty(&daemon_config(values)).expect("serializable")),
+            dind_ca => ser(&secret_or_placeholder(identity.dind_ca.as_ref(), "dind CA certificate")),
+            dind_cert => ser(&secret_or_placeholder(identity.dind_cert.as_ref(), "dind server certificate")),
+            dind_key => ser(&secret_or_placeholder(identity.dind_key.as_ref(), "dind server key, generated locally")),
+            node_selector => ser(&runtime_selector),
+            tolerations => ser(&values.runtime.scheduling.tolerations),
+            env => ser(&values.runtime.env),
+            dind_resources => ser(&values.runtime.dind_resources),
+            user_volumes => ser(&values.runtime.user_volumes),
+            user_volume_mounts => ser(&values.runtime.user_volume_mounts),
+            volume_size => ser(&values.runtime.volume_size),
+            docker_daemon_access => ser(&values.runtime.docker_daemon_access),
+            dind_image => ser(&images::reference(images::DIND, None, registry)),
+            engine_image => ser(&images::reference(images::ENGINE, None, registry)),
+            context => ser(&identity.context_or_placeholder()),
+            account_id => ser(&identity.account_id.clone().unwrap_or_else(|| placeholder("account id"))),
         },
-        "storage": {
-            "provisioned": storage.provisioned,
-            "class_name": storage.class_name,
-            "backend": storage.backend.name(),
-            "local": matches!(storage.backend, Backend::Local { .. }),
-            "volume_parent_dir": match &storage.backend { Backend::Local { volume_parent_dir } => volume_parent_dir.clone(), _ => String::new() },
-            "parameters": storage_parameters(values),
-            "annotations": storage.annotations,
-            "provisioner_name": provisioner_name(ns),
-            "provisioner_image": images::reference(images::VOLUME_PROVISIONER, storage.provisioner_image.as_ref(), registry),
-            "lv_monitor_image": images::reference(images::LV_MONITOR, storage.lv_monitor_image.as_ref(), registry),
-            "cleaner_image": images::reference(images::VOLUME_CLEANUP, storage.cleaner_image.as_ref(), registry),
-            "provisioner_node_selector": selector_with_arch(&storage.provisioner_scheduling, values.arch),
-            "provisioner_tolerations": storage.provisioner_scheduling.tolerations,
-            "provisioner_resources": storage.provisioner_resources,
-            "provisioner_env": provisioner_env,
-            "provisioner_sa_annotations": storage.provisioner_sa_annotations,
-            "lv_monitor_node_selector": runtime_selector,
-            "lv_monitor_tolerations": lv_monitor_tolerations(values),
-            "lv_monitor_resources": storage.lv_monitor_resources,
-            "has_credentials": creds.any(),
-            "aws_keys": creds.aws_access_key_id.is_some() || creds.aws_access_key_id_ref.is_some(),
-            "aws_access_key_id_ref": creds.aws_access_key_id_ref.clone().unwrap_or(SecretKeyRef {
+        storage => context! {
+            provisioned => ser(&storage.provisioned),
+            class_name => ser(&storage.class_name),
+            backend => ser(&storage.backend.name()),
+            local => ser(&matches!(storage.backend, Backend::Local { .. })),
+            volume_parent_dir => ser(&match &storage.backend { Backend::Local { volume_parent_dir } => volume_parent_dir.clone(), _ => String::new() }),
+            parameters => ser(&storage_parameters(values)),
+            annotations => ser(&storage.annotations),
+            provisioner_name => ser(&provisioner_name(ns)),
+            provisioner_image => ser(&images::reference(images::VOLUME_PROVISIONER, storage.provisioner_image.as_ref(), registry)),
+            lv_monitor_image => ser(&images::reference(images::LV_MONITOR, storage.lv_monitor_image.as_ref(), registry)),
+            cleaner_image => ser(&images::reference(images::VOLUME_CLEANUP, storage.cleaner_image.as_ref(), registry)),
+            provisioner_node_selector => ser(&selector_with_arch(&storage.provisioner_scheduling, values.arch)),
+            provisioner_tolerations => ser(&storage.provisioner_scheduling.tolerations),
+            provisioner_resources => ser(&storage.provisioner_resources),
+            provisioner_env => ser(&provisioner_env),
+            provisioner_sa_annotations => ser(&storage.provisioner_sa_annotations),
+            lv_monitor_node_selector => ser(&runtime_selector),
+            lv_monitor_tolerations => ser(&lv_monitor_tolerations(values)),
+            lv_monitor_resources => ser(&storage.lv_monitor_resources),
+            has_credentials => ser(&creds.any()),
+            aws_keys => ser(&(creds.aws_access_key_id.is_some() || creds.aws_access_key_id_ref.is_some())),
+            aws_access_key_id_ref => ser(&creds.aws_access_key_id_ref.clone().unwrap_or(SecretKeyRef {
                 name: PROVISIONER_SECRET.into(),
                 key: "aws_access_key_id".into(),
-            }),
-            "aws_secret_access_key_ref": creds.aws_secret_access_key_ref.clone().unwrap_or(SecretKeyRef {
+            })),
+            aws_secret_access_key_ref => ser(&creds.aws_secret_access_key_ref.clone().unwrap_or(SecretKeyRef {
                 name: PROVISIONER_SECRET.into(),
                 key: "aws_secret_access_key".into(),
-            }),
-            "google_credentials": creds.google_service_account.is_some() || creds.google_service_account_ref.is_some(),
-            "google_service_account_ref": creds.google_service_account_ref.clone().unwrap_or(SecretKeyRef {
+            })),
+            google_credentials => ser(&(creds.google_service_account.is_some() || creds.google_service_account_ref.is_some())),
+            google_service_account_ref => ser(&creds.google_service_account_ref.clone().unwrap_or(SecretKeyRef {
                 name: PROVISIONER_SECRET.into(),
                 key: "google-service-account.json".into(),
-            }),
-            "aws_access_key_id": creds.aws_access_key_id,
-            "aws_secret_access_key": creds.aws_secret_access_key,
-            "google_service_account": creds.google_service_account,
-            "mount_azure_json": storage.mount_azure_json,
+            })),
+            aws_access_key_id => ser(&creds.aws_access_key_id),
+            aws_secret_access_key => ser(&creds.aws_secret_access_key),
+            google_service_account => ser(&creds.google_service_account),
+            mount_azure_json => ser(&storage.mount_azure_json),
         },
-        "monitor": {
-            "enabled": values.monitor.enabled,
-            "image": images::reference(images::MONITOR, values.monitor.image.as_ref(), registry),
-            "namespaced": values.monitor.namespaced,
-            "helm_releases": values.monitor.helm_releases,
-            "resources": values.monitor.resources,
-            "env": monitor_env,
-            "sa_annotations": values.monitor.sa_annotations,
-            "node_selector": selector_with_arch(&values.runner.scheduling, values.arch),
-            "tolerations": values.runner.scheduling.tolerations,
-            "token": secret_or_placeholder(values.token.as_ref(), "Codefresh API token for the monitor"),
+        monitor => context! {
+            enabled => ser(&values.monitor.enabled),
+            image => ser(&images::reference(images::MONITOR, values.monitor.image.as_ref(), registry)),
+            namespaced => ser(&values.monitor.namespaced),
+            helm_releases => ser(&values.monitor.helm_releases),
+            resources => ser(&values.monitor.resources),
+            env => ser(&monitor_env),
+            sa_annotations => ser(&values.monitor.sa_annotations),
+            node_selector => ser(&selector_with_arch(&values.runner.scheduling, values.arch)),
+            tolerations => ser(&values.runner.scheduling.tolerations),
+            token => ser(&secret_or_placeholder(values.token.as_ref(), "Codefresh API token for the monitor")),
         },
-        "app_proxy": {
-            "enabled": values.app_proxy.enabled,
-            "image": images::reference(images::APP_PROXY, values.app_proxy.image.as_ref(), registry),
-            "resources": values.app_proxy.resources,
-            "env": app_proxy_env,
-            "telemetry_env": app_proxy_telemetry_env,
-            "sa_annotations": values.app_proxy.sa_annotations,
-            "host": values.app_proxy.host,
-            "ingress_class": values.app_proxy.ingress_class,
-            "tls_secret": values.app_proxy.tls_secret,
-            "path_prefix": values.app_proxy.path_prefix,
-            "annotations": values.app_proxy.annotations,
-            "node_selector": selector_with_arch(&values.runner.scheduling, values.arch),
-            "tolerations": values.runner.scheduling.tolerations,
+        app_proxy => context! {
+            enabled => ser(&values.app_proxy.enabled),
+            image => ser(&images::reference(images::APP_PROXY, values.app_proxy.image.as_ref(), registry)),
+            resources => ser(&values.app_proxy.resources),
+            env => ser(&app_proxy_env),
+            telemetry_env => ser(&app_proxy_telemetry_env),
+            sa_annotations => ser(&values.app_proxy.sa_annotations),
+            host => ser(&values.app_proxy.host),
+            ingress_class => ser(&values.app_proxy.ingress_class),
+            tls_secret => ser(&values.app_proxy.tls_secret),
+            path_prefix => ser(&values.app_proxy.path_prefix),
+            annotations => ser(&values.app_proxy.annotations),
+            node_selector => ser(&selector_with_arch(&values.runner.scheduling, values.arch)),
+            tolerations => ser(&values.runner.scheduling.tolerations),
         },
-    })
+    }
 }
 
 #[cfg(test)]

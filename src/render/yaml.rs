@@ -45,36 +45,100 @@ impl Token<'_> {
 pub fn parse_known(doc: &str) -> Option<Value> {
     let mut tokens = Vec::new();
     for raw in doc.lines() {
-        let text = raw.trim_end();
-        let body = text.trim_start_matches(' ');
-        if body.is_empty() || body.starts_with('#') {
-            continue;
-        }
-        if body.starts_with('\t') || body.starts_with("---") || body.starts_with("...") {
+        if !push_tokens(raw, &mut tokens) {
             return None;
         }
-        let mut indent = text.len() - body.len();
-        let mut body = body;
-        while body == "-" || body.starts_with("- ") {
-            tokens.push(Token::Dash(indent));
-            let rest = body[1..].trim_start_matches(' ');
-            if rest.is_empty() {
-                body = rest;
-                break;
-            }
-            indent += body.len() - rest.len();
-            body = rest;
-        }
-        if !body.is_empty() {
-            tokens.push(Token::Line(indent, body));
-        }
     }
+    tokens_to_value(&tokens)
+}
+
+/// Adds the tokens of one line (with or without its line break) to
+/// `tokens`; false when the line is outside the known subset.
+fn push_tokens<'a>(raw: &'a str, tokens: &mut Vec<Token<'a>>) -> bool {
+    let text = raw.trim_end();
+    let body = text.trim_start_matches(' ');
+    if body.is_empty() || body.starts_with('#') {
+        return true;
+    }
+    if body.starts_with('\t') || body.starts_with("---") || body.starts_with("...") {
+        return false;
+    }
+    let mut indent = text.len() - body.len();
+    let mut body = body;
+    while body == "-" || body.starts_with("- ") {
+        tokens.push(Token::Dash(indent));
+        let rest = body[1..].trim_start_matches(' ');
+        if rest.is_empty() {
+            body = rest;
+            break;
+        }
+        indent += body.len() - rest.len();
+        body = rest;
+    }
+    if !body.is_empty() {
+        tokens.push(Token::Line(indent, body));
+    }
+    true
+}
+
+/// The value of a whole document's tokens, or `None` outside the subset.
+fn tokens_to_value(tokens: &[Token]) -> Option<Value> {
     if tokens.is_empty() {
         return Some(Value::Null);
     }
     let mut pos = 0;
-    let value = node(&tokens, &mut pos, 0)?;
+    let value = node(tokens, &mut pos, 0)?;
     (pos == tokens.len()).then_some(value)
+}
+
+/// Reads a rendered multi-document stream: the documents that
+/// [`split_documents`](super::split_documents) finds, each read as
+/// [`parse`] reads it, in one pass over the lines instead of two (one to
+/// split, one to read). An error names the index of the document among
+/// those kept.
+pub fn parse_documents(stream: &str) -> Result<Vec<Value>, (usize, String)> {
+    let mut docs = Vec::new();
+    let mut tokens = Vec::with_capacity(128);
+    // The open document: where it starts, whether a line in it holds
+    // anything but blanks or a comment, and whether it is in the subset.
+    let (mut start, mut kept, mut known) = (0, false, true);
+    let mut finish = |doc: &str, tokens: &mut Vec<Token>, kept: bool, known: bool| {
+        let read = if !kept {
+            None
+        } else if let Some(value) = known.then(|| tokens_to_value(tokens)).flatten() {
+            Some(Ok(value))
+        } else {
+            Some(serde_yaml_ng::from_str(doc).map_err(|e| e.to_string()))
+        };
+        tokens.clear();
+        match read {
+            None => Ok(()),
+            Some(Ok(value)) => {
+                docs.push(value);
+                Ok(())
+            }
+            Some(Err(message)) => Err((docs.len(), message)),
+        }
+    };
+    let mut offset = 0;
+    let bytes = stream.as_bytes();
+    while offset < bytes.len() {
+        let end = bytes[offset..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(bytes.len(), |at| offset + at + 1);
+        let line = &stream[offset..end];
+        if line.trim_end() == "---" {
+            finish(&stream[start..offset], &mut tokens, kept, known)?;
+            (start, kept, known) = (end, false, true);
+        } else {
+            kept = kept || (!line.trim().is_empty() && !line.trim_start().starts_with('#'));
+            known = known && push_tokens(line, &mut tokens);
+        }
+        offset = end;
+    }
+    finish(&stream[start..], &mut tokens, kept, known)?;
+    Ok(docs)
 }
 
 /// The node that starts at `pos`, indented at least `min`.
@@ -139,21 +203,45 @@ fn mapping(tokens: &[Token], pos: &mut usize, indent: usize) -> Option<Value> {
 /// `key: rest` or `key:`, with a plain or JSON-quoted key.
 fn key_and_rest(text: &str) -> Option<(String, &str)> {
     if text.starts_with('"') {
+        if let Some((key, after)) = simple_json_string(text) {
+            let rest = after.strip_prefix(':')?;
+            return (rest.is_empty() || rest.starts_with(' '))
+                .then(|| (key.to_string(), rest.trim_start()));
+        }
         let mut stream = serde_json::Deserializer::from_str(text).into_iter::<String>();
         let key = stream.next()?.ok()?;
         let after = &text[stream.byte_offset()..];
         let rest = after.strip_prefix(':')?;
         return (rest.is_empty() || rest.starts_with(' ')).then(|| (key, rest.trim_start()));
     }
-    let (key, rest) = match text.find(": ") {
-        Some(at) => (&text[..at], text[at + 2..].trim_start()),
-        None => (text.strip_suffix(':')?, ""),
+    // A plain key holds no `:`, so it ends at the first one, which must be
+    // followed by a space or end the line.
+    let at = text.bytes().position(|b| b == b':')?;
+    let (key, after) = (&text[..at], &text[at + 1..]);
+    let rest = if after.is_empty() {
+        ""
+    } else {
+        after.strip_prefix(' ')?.trim_start()
     };
-    (plain_string(key).is_some() && !key.contains(':')).then(|| (key.to_string(), rest))
+    plain_string(key).map(|key| (key.to_string(), rest))
+}
+
+/// A JSON string with no escape in it at the start of `text` (the common
+/// case of what `tojson` writes), as its content and what follows it;
+/// `None` for anything else, which the JSON reader then reads.
+fn simple_json_string(text: &str) -> Option<(&str, &str)> {
+    let inner = text.strip_prefix('"')?;
+    let end = inner
+        .bytes()
+        .position(|b| b == b'"' || b == b'\\' || b < 0x20)?;
+    (inner.as_bytes()[end] == b'"').then(|| (&inner[..end], &inner[end + 1..]))
 }
 
 /// A value on one line: JSON, or a plain word or whole number.
 fn scalar(text: &str) -> Option<Value> {
+    if let Some((content, "")) = simple_json_string(text) {
+        return Some(Value::String(content.to_string()));
+    }
     if text.starts_with(['"', '[', '{']) {
         // The JSON the templates insert; YAML reads it the same way. Numbers
         // other than whole ones are left to the full parser.
@@ -208,22 +296,14 @@ const RESERVED: &[&str] = &[
 fn plain_string(text: &str) -> Option<&str> {
     let bytes = text.as_bytes();
     let first = *bytes.first()?;
-    let charset = bytes.iter().all(|b| {
-        b.is_ascii_alphanumeric()
-            || matches!(
-                b,
-                b'_' | b'.' | b'/' | b'-' | b'%' | b':' | b'@' | b'=' | b'+'
-            )
-    });
-    if !charset || text.ends_with(':') {
+    if !bytes.iter().all(|&b| PLAIN_BYTE[b as usize]) || text.ends_with(':') {
         return None;
     }
     let dashed = text.strip_prefix("--").or_else(|| text.strip_prefix('-'));
     let starts_well = match first {
         // Go's readers (kubectl) take `-inf` or `-NaN` for floats.
         b'-' => dashed.is_some_and(|rest| {
-            rest.starts_with(|c: char| c.is_ascii_alphabetic())
-                && !RESERVED.iter().any(|w| rest.eq_ignore_ascii_case(w))
+            rest.starts_with(|c: char| c.is_ascii_alphabetic()) && !is_reserved(rest)
         }),
         b'0'..=b'9' => {
             // Hex digits, exponents (`p` too: Go reads hex floats such as
@@ -237,8 +317,41 @@ fn plain_string(text: &str) -> Option<&str> {
         }
         b => b.is_ascii_alphabetic() || b == b'_' || b == b'/',
     };
-    let reserved = RESERVED.iter().any(|w| text.eq_ignore_ascii_case(w));
-    (starts_well && !reserved).then_some(text)
+    (starts_well && !is_reserved(text)).then_some(text)
+}
+
+/// The bytes a plain string may hold: letters, digits and `_ . / - % : @ = +`.
+const PLAIN_BYTE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        table[b] = c.is_ascii_alphanumeric()
+            || matches!(
+                c,
+                b'_' | b'.' | b'/' | b'-' | b'%' | b':' | b'@' | b'=' | b'+'
+            );
+        b += 1;
+    }
+    table
+};
+
+/// The length of the longest [`RESERVED`] word.
+const LONGEST_RESERVED: usize = {
+    let (mut i, mut longest) = (0, 0);
+    while i < RESERVED.len() {
+        if RESERVED[i].len() > longest {
+            longest = RESERVED[i].len();
+        }
+        i += 1;
+    }
+    longest
+};
+
+/// One of the [`RESERVED`] words, in any case. Most strings are longer
+/// than the longest of them, so the length decides first.
+fn is_reserved(text: &str) -> bool {
+    text.len() <= LONGEST_RESERVED && RESERVED.iter().any(|w| text.eq_ignore_ascii_case(w))
 }
 
 /// Writes a JSON tree as one block-style YAML document.
@@ -248,13 +361,78 @@ pub fn emit(value: &Value) -> String {
     out
 }
 
+/// The text the general-purpose emitter (`serde_yaml_ng::to_string`)
+/// writes for `value`, without running it on the whole tree when [`emit`]
+/// can give the same bytes: every key one [`emit`] writes plain (a word no
+/// reader takes for anything else, which the general emitter writes plain
+/// too), every number whole, no collection empty, and every other string
+/// on one line with no blank or control character in it, which is written
+/// the way the general emitter writes it alone (quoted or not: with no
+/// blank in it, where it stands changes nothing). Anything else goes to the
+/// general emitter whole. The values record is stored byte for byte, so the
+/// two must never differ.
+pub fn emit_like_serde_yaml(value: &Value) -> String {
+    fn collect<'a>(
+        value: &'a Value,
+        as_written: &mut std::collections::HashMap<&'a str, String>,
+    ) -> bool {
+        match value {
+            Value::Null | Value::Bool(_) => true,
+            Value::Number(n) => n.is_i64() || n.is_u64(),
+            Value::String(s) if plain_string(s).is_some() => true,
+            Value::String(s) => {
+                if s.is_empty() || !s.chars().all(|c| c.is_ascii_graphic()) {
+                    return false;
+                }
+                if !as_written.contains_key(s.as_str()) {
+                    let Ok(text) = serde_yaml_ng::to_string(s) else {
+                        return false;
+                    };
+                    match text.strip_suffix('\n') {
+                        Some(line) if !line.contains('\n') && !line.starts_with("---") => {
+                            as_written.insert(s, line.to_string());
+                        }
+                        _ => return false,
+                    }
+                }
+                true
+            }
+            Value::Array(items) => {
+                !items.is_empty() && items.iter().all(|v| collect(v, as_written))
+            }
+            Value::Object(map) => {
+                !map.is_empty()
+                    && map
+                        .iter()
+                        .all(|(k, v)| plain_string(k).is_some() && collect(v, as_written))
+            }
+        }
+    }
+    let mut as_written = std::collections::HashMap::new();
+    if collect(value, &mut as_written) {
+        let mut out = String::with_capacity(1024);
+        emit_with(value, &mut out, Some(&as_written));
+        out
+    } else {
+        serde_yaml_ng::to_string(value).expect("a JSON tree serializes")
+    }
+}
+
 /// [`emit`], appended to `out` (a stream of documents grows one buffer).
 pub fn emit_into(value: &Value, out: &mut String) {
+    emit_with(value, out, None);
+}
+
+/// Strings that are not plain, as the general emitter writes each one
+/// (see [`emit_like_serde_yaml`]); `None` for [`emit`]'s own quoting.
+type AsWritten<'a> = Option<&'a std::collections::HashMap<&'a str, String>>;
+
+fn emit_with(value: &Value, out: &mut String, as_written: AsWritten) {
     match value {
-        Value::Object(map) if !map.is_empty() => mapping_out(map, 0, out),
-        Value::Array(items) if !items.is_empty() => sequence_out(items, 0, out),
+        Value::Object(map) if !map.is_empty() => mapping_out(map, 0, out, as_written),
+        Value::Array(items) if !items.is_empty() => sequence_out(items, 0, out, as_written),
         other => {
-            scalar_out(other, 0, out);
+            scalar_out(other, 0, out, as_written);
             out.push('\n');
         }
     }
@@ -270,49 +448,51 @@ fn pad(out: &mut String, indent: usize) {
     }
 }
 
-fn mapping_out(map: &Map<String, Value>, indent: usize, out: &mut String) {
+fn mapping_out(map: &Map<String, Value>, indent: usize, out: &mut String, as_written: AsWritten) {
     for (i, (key, value)) in map.iter().enumerate() {
         if i > 0 {
             pad(out, indent);
         }
         key_out(key, out);
         out.push(':');
-        after_key(value, indent, out);
+        after_key(value, indent, out, as_written);
     }
 }
 
 /// What follows `key:` (or stands after `- `).
-fn after_key(value: &Value, indent: usize, out: &mut String) {
+fn after_key(value: &Value, indent: usize, out: &mut String, as_written: AsWritten) {
     match value {
         Value::Object(map) if !map.is_empty() => {
             out.push('\n');
             pad(out, indent + 2);
-            mapping_out(map, indent + 2, out);
+            mapping_out(map, indent + 2, out, as_written);
         }
         Value::Array(items) if !items.is_empty() => {
             out.push('\n');
             pad(out, indent);
-            sequence_out(items, indent, out);
+            sequence_out(items, indent, out, as_written);
         }
         other => {
             out.push(' ');
-            scalar_out(other, indent, out);
+            scalar_out(other, indent, out, as_written);
             out.push('\n');
         }
     }
 }
 
-fn sequence_out(items: &[Value], indent: usize, out: &mut String) {
+fn sequence_out(items: &[Value], indent: usize, out: &mut String, as_written: AsWritten) {
     for (i, item) in items.iter().enumerate() {
         if i > 0 {
             pad(out, indent);
         }
         out.push_str("- ");
         match item {
-            Value::Object(map) if !map.is_empty() => mapping_out(map, indent + 2, out),
-            Value::Array(inner) if !inner.is_empty() => sequence_out(inner, indent + 2, out),
+            Value::Object(map) if !map.is_empty() => mapping_out(map, indent + 2, out, as_written),
+            Value::Array(inner) if !inner.is_empty() => {
+                sequence_out(inner, indent + 2, out, as_written)
+            }
             other => {
-                scalar_out(other, indent, out);
+                scalar_out(other, indent, out, as_written);
                 out.push('\n');
             }
         }
@@ -329,16 +509,21 @@ fn key_out(key: &str, out: &mut String) {
 
 /// A scalar or an empty collection; a string of several lines becomes a
 /// literal block indented under `indent`.
-fn scalar_out(value: &Value, indent: usize, out: &mut String) {
+fn scalar_out(value: &Value, indent: usize, out: &mut String, as_written: AsWritten) {
     match value {
         Value::Null => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => out.push_str(&n.to_string()),
+        Value::Number(n) => {
+            use std::fmt::Write;
+            let _ = write!(out, "{n}");
+        }
         Value::Object(_) => out.push_str("{}"),
         Value::Array(_) => out.push_str("[]"),
         Value::String(s) => {
             if plain_string(s).is_some() {
                 out.push_str(s);
+            } else if let Some(text) = as_written.and_then(|w| w.get(s.as_str())) {
+                out.push_str(text);
             } else if let Some(chomp) = literal_block(s) {
                 out.push('|');
                 out.push_str(chomp);
@@ -476,6 +661,77 @@ spec:
         }
     }
 
+    /// What the render did before [`parse_documents`]: split the stream,
+    /// then read each document kept.
+    fn split_then_parse(stream: &str) -> Result<Vec<Value>, (usize, String)> {
+        crate::render::split_documents(stream)
+            .into_iter()
+            .enumerate()
+            .map(|(index, doc)| parse(doc).map_err(|e| (index, e)))
+            .collect()
+    }
+
+    /// The one-pass reader keeps, drops and reads the same documents as
+    /// splitting then reading each: separators with trailing blanks,
+    /// documents of comments alone, lines outside the fast subset (read by
+    /// the full parser), carriage returns, and the index of a bad document.
+    #[test]
+    fn reading_a_stream_in_one_pass_gives_what_splitting_then_reading_gives() {
+        let streams = [
+            "a: 1\n---\nb: [1, 2]\n",
+            "# only a comment\n---  \n\n---\nkind: x\n  # indented comment\n---\n",
+            "a: 1\n--- # not a separator\nb: 2\n",
+            "a: yes\n---\nb:\n\t- 1\n---\nc: |\n  x\n",
+            "a: 1\r\n---\r\nb:\r\n  - c\r\n",
+            "k: v\n...\n",
+            "  ---\nk: v\n",
+            "\t# tab comment\n---\nk: v\n",
+            "a: 1\n---\nb: [\n---\nc: 3\n",
+            "x: \"a\\\"b\"\n\"k\\u0041\": \"\\n\"\n\"q\": \"r\"\n",
+            "",
+            "---\n",
+            "no newline at the end: 1",
+        ];
+        for stream in streams {
+            assert_eq!(
+                parse_documents(stream),
+                split_then_parse(stream),
+                "{stream:?}"
+            );
+        }
+        assert_eq!(parse_documents("a: 1\n---\nb: [\n").unwrap_err().0, 1);
+
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("values-examples");
+        let mut seen = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "yaml") {
+                continue;
+            }
+            let input = crate::values::Input {
+                files: vec![crate::values::ValuesFile {
+                    origin: path.display().to_string(),
+                    text: std::fs::read_to_string(&path).unwrap(),
+                }],
+                ..Default::default()
+            };
+            let loaded = crate::values::load(&input).unwrap();
+            let outputs = crate::render::template_output(
+                &loaded.values,
+                &crate::render::Identity::default(),
+                &loaded.redacted_tree,
+            )
+            .unwrap();
+            for (template, _, text) in outputs {
+                let one_pass = parse_documents(&text);
+                assert!(one_pass.is_ok(), "{template}: {one_pass:?}");
+                assert_eq!(one_pass, split_then_parse(&text), "{template}");
+            }
+            seen += 1;
+        }
+        assert!(seen > 5, "{seen} examples");
+    }
+
     fn tricky_strings() -> Vec<String> {
         [
             "",
@@ -592,6 +848,92 @@ spec:
         for s in &strings {
             assert_eq!(full(&emit(&json!(s))), json!(s), "{s:?}");
             assert_eq!(full(&emit(&json!([s]))), json!([s]), "{s:?}");
+        }
+    }
+
+    /// The values record is written without the general emitter when the
+    /// bytes are the same: for trees of every shape, with every tricky
+    /// word as a value and as a key (those outside what qualifies go to the
+    /// general emitter), and for every example's record.
+    #[test]
+    fn the_record_is_written_byte_for_byte_as_the_general_emitter_writes_it() {
+        let general = |v: &Value| serde_yaml_ng::to_string(v).unwrap();
+        let mut words = tricky_strings();
+        words.extend(
+            [
+                "node-role/ci=true",
+                "http://proxy:3128",
+                "/app-proxy",
+                "-v=4",
+                "a_b",
+                "Ab9",
+                "x.y/z",
+                "1200Mi",
+                "50%",
+                "a@b.c",
+                "key=val+1",
+                "_x",
+                "/",
+                "<redacted>",
+                "203.0.113.0/24",
+                "a,b",
+                "x y",
+                "0",
+                "007",
+                "1.5",
+                "True",
+                "NULL",
+                "Yes",
+                "off",
+            ]
+            .map(String::from),
+        );
+        let mut trees = Vec::new();
+        for (i, w) in words.iter().enumerate() {
+            trees.push(json!({ w.clone(): w }));
+            trees.push(json!({"k": [w, {"in": w, "num": i, "neg": -(i as i64)}], "deep": {"a": {"b": [[w, [w]], null, true]}}}));
+            trees.push(json!([w, [w, {"m": [w]}], {"a": null, "b": false}]));
+            trees.push(json!({"a": {"b": w, "c": [w, w], "d": {"e": w}}}));
+        }
+        trees.push(json!({"big": u64::MAX, "small": i64::MIN, "list": [1, 2]}));
+        for tree in [
+            json!({"a": 1.5}),
+            json!({"a": {}}),
+            json!({"a": []}),
+            json!({"a": "l1\nl2\n"}),
+            json!({"a b": 1}),
+            json!({}),
+        ] {
+            trees.push(tree);
+        }
+        let mut own = 0;
+        for tree in &trees {
+            assert_eq!(emit_like_serde_yaml(tree), general(tree), "{tree}");
+            if emit(tree) == general(tree) {
+                own += 1;
+            }
+        }
+        assert!(own > 50, "{own}");
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("values-examples");
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "yaml") {
+                continue;
+            }
+            let input = crate::values::Input {
+                files: vec![crate::values::ValuesFile {
+                    origin: path.display().to_string(),
+                    text: std::fs::read_to_string(&path).unwrap(),
+                }],
+                ..Default::default()
+            };
+            let record = crate::values::load(&input).unwrap().redacted_tree;
+            assert_eq!(
+                emit_like_serde_yaml(&record),
+                general(&record),
+                "{}",
+                path.display()
+            );
         }
     }
 

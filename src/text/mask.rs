@@ -43,12 +43,26 @@ pub fn mask_value(value: &str) -> Option<String> {
     mask(value, true)
 }
 
+/// True when `text` holds `://`. A loop over the colons: most strings
+/// have none or one, and a substring search costs more to set up than
+/// that for the short strings of an object.
+fn has_scheme_separator(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut from = 0;
+    while let Some(at) = bytes[from..].iter().position(|&b| b == b':') {
+        let colon = from + at;
+        if bytes[colon + 1..].starts_with(b"//") {
+            return true;
+        }
+        from = colon + 1;
+    }
+    false
+}
+
 fn mask(text: &str, whole_value: bool) -> Option<String> {
     // Most values hold no URL: no copy for them (a dry-run masks every
     // string of every object).
-    // A byte search for `:` first: most strings have none, and it costs
-    // far less than the substring search.
-    if !text.as_bytes().contains(&b':') || !text.contains("://") {
+    if !has_scheme_separator(text) {
         return None;
     }
     let mut out = String::with_capacity(text.len());
@@ -214,6 +228,26 @@ pub fn has_url_credentials(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_scheme_separator_is_found_where_the_substring_search_finds_it() {
+        for text in [
+            "",
+            ":",
+            "://",
+            "a:/",
+            "a:/b://c",
+            "::://",
+            "a:b:c",
+            "http://x",
+            "x:",
+            "é://",
+            "a: //b",
+            "q.io/a:1@sha256:ab",
+        ] {
+            assert_eq!(has_scheme_separator(text), text.contains("://"), "{text:?}");
+        }
+    }
 
     #[test]
     fn a_url_password_is_masked_wherever_it_is() {

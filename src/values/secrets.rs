@@ -151,8 +151,7 @@ pub fn redact_runtime_spec(spec: &Value) -> Value {
                     match v {
                         Value::Object(vars) if k == "envVars" => {
                             for (name, var) in vars.iter_mut() {
-                                let empty = var.is_null() || var.as_str() == Some("");
-                                if is_credential_name(name) && !empty {
+                                if hides_spec_var(name, var) {
                                     *var = Value::String(REDACTED.into());
                                 }
                             }
@@ -168,6 +167,35 @@ pub fn redact_runtime_spec(spec: &Value) -> Value {
     let mut out = mask_urls_in(spec);
     walk(&mut out);
     out
+}
+
+/// [`redact_runtime_spec`], without a copy of the spec when it changes
+/// nothing (no URL with credentials, no credential-named variable set).
+pub fn redacted_runtime_spec(spec: &Value) -> std::borrow::Cow<'_, Value> {
+    fn has_hidden_var(value: &Value) -> bool {
+        match value {
+            Value::Object(map) => map.iter().any(|(k, v)| match v {
+                Value::Object(vars) if k == "envVars" => {
+                    vars.iter().any(|(name, var)| hides_spec_var(name, var))
+                }
+                _ => has_hidden_var(v),
+            }),
+            Value::Array(items) => items.iter().any(has_hidden_var),
+            _ => false,
+        }
+    }
+    if has_urls_to_mask(spec) || has_hidden_var(spec) {
+        std::borrow::Cow::Owned(redact_runtime_spec(spec))
+    } else {
+        std::borrow::Cow::Borrowed(spec)
+    }
+}
+
+/// True when the runtime spec's variable `name` is hidden whole: a
+/// credential's name with a value set.
+fn hides_spec_var(name: &str, var: &Value) -> bool {
+    let empty = var.is_null() || var.as_str() == Some("");
+    is_credential_name(name) && !empty
 }
 
 /// Replaces every secret value in a values tree: the secret keys' values
@@ -500,6 +528,27 @@ mod tests {
             "{spec}"
         );
         assert!(!hides_whole("EnvVars.NO_PROXY") && !hides_whole("Tolerations"));
+    }
+
+    /// The export shows the runtime spec through [`redacted_runtime_spec`],
+    /// which copies the spec only when something in it is hidden: it must
+    /// hide exactly what [`redact_runtime_spec`] hides.
+    #[test]
+    fn the_runtime_spec_is_shown_as_redact_runtime_spec_shows_it() {
+        let specs = [
+            json!({"a": {"envVars": {"DB_PASSWORD": "pw-0123", "X": "y"}}}),
+            json!({"a": [{"envVars": {"NPM_TOKEN": "t-1"}}]}),
+            json!({"a": {"b": "http://u:pp-99@p:3128"}}),
+            json!({"a": {"envVars": {"DB_PASSWORD": "", "T_TOKEN": null, "X": "y"}}}),
+            json!({"a": {"envVars": {"HTTP_PROXY": "http://p:3128"}, "c": [1, "d"]}}),
+        ];
+        for (i, spec) in specs.iter().enumerate() {
+            let shown = redacted_runtime_spec(spec);
+            assert_eq!(*shown, redact_runtime_spec(spec), "{spec}");
+            let copied = matches!(shown, std::borrow::Cow::Owned(_));
+            assert_eq!(copied, i < 3, "{spec}");
+            assert_eq!(copied, *shown != *spec, "{spec}");
+        }
     }
 
     #[test]

@@ -361,7 +361,9 @@ pub fn parse_yaml(text: &str, origin: &str) -> Result<Value, Vec<Problem>> {
         if anchor > 0 {
             anchors.insert(anchor, value.clone());
         }
-        let path = frame_path(&stack);
+        // A key written twice, with the line it was first written on; its
+        // path is only worked out then (most values files have none).
+        let mut written_twice: Option<(usize, String)> = None;
         match stack.last_mut() {
             None => root = Some(value),
             Some(Frame::Seq { items, .. }) => items.push(value),
@@ -384,19 +386,7 @@ pub fn parse_yaml(text: &str, origin: &str) -> Result<Value, Vec<Problem>> {
                         }
                     };
                     if let Some(first) = lines.get(&name) {
-                        let at = if path.is_empty() {
-                            name.clone()
-                        } else {
-                            format!("{path}.{name}")
-                        };
-                        problems.push(Problem::new(
-                            &at,
-                            None,
-                            format!(
-                                "is written twice in {origin}, at lines {first} and {line}; cf-runner does not guess which one you meant"
-                            ),
-                            "keep one of the two lines",
-                        ));
+                        written_twice = Some((*first, name.clone()));
                     } else {
                         lines.insert(name.clone(), line);
                     }
@@ -407,6 +397,23 @@ pub fn parse_yaml(text: &str, origin: &str) -> Result<Value, Vec<Problem>> {
                     map.entry(name).or_insert(value);
                 }
             },
+        }
+        if let Some((first, name)) = written_twice {
+            // The open maps and lists around the key's own map.
+            let path = frame_path(&stack[..stack.len() - 1]);
+            let at = if path.is_empty() {
+                name
+            } else {
+                format!("{path}.{name}")
+            };
+            problems.push(Problem::new(
+                &at,
+                None,
+                format!(
+                    "is written twice in {origin}, at lines {first} and {line}; cf-runner does not guess which one you meant"
+                ),
+                "keep one of the two lines",
+            ));
         }
     }
     if !problems.is_empty() {
