@@ -23,18 +23,8 @@ const CONTEXT: &str = "admin@cf-runner-test";
 /// cf-runner's requests since `since`: `verb resource` (or the URI when
 /// there is no resource).
 fn requests(cp: &ControlPlane, since: usize) -> Vec<String> {
-    cp.audit_events()
-        .unwrap()
+    support::audit::answered_for(cp, since, "cf-runner")
         .into_iter()
-        .skip(since)
-        .filter(|e| e["stage"] == "ResponseComplete")
-        .filter(|e| {
-            e["userAgent"]
-                .as_str()
-                .unwrap_or_default()
-                .to_ascii_lowercase()
-                .starts_with("cf-runner")
-        })
         .map(|e| {
             format!(
                 "{} {}",

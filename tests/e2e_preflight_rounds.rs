@@ -24,18 +24,8 @@ fn seconds(stamp: &str) -> f64 {
 /// cf-runner's requests since `since`, in the order the API server received
 /// them: (`verb URI`, received, answered).
 fn requests(cp: &ControlPlane, since: usize) -> Vec<(String, f64, f64)> {
-    let mut out: Vec<(String, f64, f64)> = cp
-        .audit_events()
-        .unwrap()
+    let mut out: Vec<(String, f64, f64)> = support::audit::answered_for(cp, since, "cf-runner")
         .into_iter()
-        .skip(since)
-        .filter(|e| e["stage"] == "ResponseComplete")
-        .filter(|e| {
-            e["userAgent"]
-                .as_str()
-                .unwrap_or_default()
-                .starts_with("cf-runner")
-        })
         .map(|e| {
             (
                 format!(

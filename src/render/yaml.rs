@@ -701,20 +701,8 @@ spec:
         }
         assert_eq!(parse_documents("a: 1\n---\nb: [\n").unwrap_err().0, 1);
 
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("values-examples");
         let mut seen = 0;
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.extension().is_none_or(|e| e != "yaml") {
-                continue;
-            }
-            let input = crate::values::Input {
-                files: vec![crate::values::ValuesFile {
-                    origin: path.display().to_string(),
-                    text: std::fs::read_to_string(&path).unwrap(),
-                }],
-                ..Default::default()
-            };
+        for (_, input) in crate::values::example_inputs() {
             let loaded = crate::values::load(&input).unwrap();
             let outputs = crate::render::template_output(
                 &loaded.values,
@@ -914,19 +902,7 @@ spec:
             }
         }
         assert!(own > 50, "{own}");
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("values-examples");
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.extension().is_none_or(|e| e != "yaml") {
-                continue;
-            }
-            let input = crate::values::Input {
-                files: vec![crate::values::ValuesFile {
-                    origin: path.display().to_string(),
-                    text: std::fs::read_to_string(&path).unwrap(),
-                }],
-                ..Default::default()
-            };
+        for (path, input) in crate::values::example_inputs() {
             let record = crate::values::load(&input).unwrap().redacted_tree;
             assert_eq!(
                 emit_like_serde_yaml(&record),

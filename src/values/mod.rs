@@ -815,6 +815,30 @@ mod secret_key_ref_tests {
     }
 }
 
+/// Each values example (`values-examples/*.yaml`) as an [`Input`] of that
+/// one file, with its path: for tests that hold something true of them all.
+#[cfg(test)]
+pub(crate) fn example_inputs() -> Vec<(std::path::PathBuf, Input)> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("values-examples");
+    let mut out: Vec<(std::path::PathBuf, Input)> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "yaml"))
+        .map(|path| {
+            let input = Input {
+                files: vec![ValuesFile {
+                    origin: path.display().to_string(),
+                    text: std::fs::read_to_string(&path).unwrap(),
+                }],
+                ..Default::default()
+            };
+            (path, input)
+        })
+        .collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
 #[cfg(test)]
 mod load_merged_tests {
     use super::*;
@@ -825,21 +849,12 @@ mod load_merged_tests {
     /// every example and with overrides on top.
     #[test]
     fn loading_the_merged_tree_gives_what_loading_the_input_gives() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("values-examples");
         let mut seen = 0;
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.extension().is_none_or(|e| e != "yaml") {
-                continue;
-            }
+        for (path, example) in super::example_inputs() {
             let input = Input {
-                files: vec![ValuesFile {
-                    origin: path.display().to_string(),
-                    text: std::fs::read_to_string(&path).unwrap(),
-                }],
                 set_values: vec!["EnvVars.EXTRA=1".into()],
                 overrides: vec![("Namespace".into(), Value::String("other".into()))],
-                ..Default::default()
+                ..example
             };
             let mut problems = Vec::new();
             let tree = merge_layers(&input, &mut problems);

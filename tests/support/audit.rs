@@ -3,10 +3,10 @@
 
 use super::controlplane::ControlPlane;
 
-/// Writes cf-runner (its user agent) made in namespaces `namespaces` since
-/// audit event `since`, as `"verb" "uri"`: server-side dry-runs and the
-/// run's lock (its Lease) are not writes of the install.
-pub fn cf_runner_writes(cp: &ControlPlane, since: usize, namespaces: &[&str]) -> Vec<String> {
+/// The audit events since event `since` of requests the API server
+/// answered (`ResponseComplete`) for a client whose user agent starts with
+/// `agent` (`cf-runner`, `kubectl`; any case), in the log's order.
+pub fn answered_for(cp: &ControlPlane, since: usize, agent: &str) -> Vec<serde_json::Value> {
     cp.audit_events()
         .unwrap()
         .into_iter()
@@ -17,8 +17,17 @@ pub fn cf_runner_writes(cp: &ControlPlane, since: usize, namespaces: &[&str]) ->
                 .as_str()
                 .unwrap_or_default()
                 .to_ascii_lowercase()
-                .starts_with("cf-runner")
+                .starts_with(agent)
         })
+        .collect()
+}
+
+/// Writes cf-runner (its user agent) made in namespaces `namespaces` since
+/// audit event `since`, as `"verb" "uri"`: server-side dry-runs and the
+/// run's lock (its Lease) are not writes of the install.
+pub fn cf_runner_writes(cp: &ControlPlane, since: usize, namespaces: &[&str]) -> Vec<String> {
+    answered_for(cp, since, "cf-runner")
+        .into_iter()
         .filter(|e| {
             matches!(
                 e["verb"].as_str(),
