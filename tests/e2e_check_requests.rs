@@ -14,7 +14,7 @@ mod support;
 use k8s_openapi::api::core::v1::ServiceAccount;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
 use kube::api::{Api, PostParams};
-use support::cli::{example, run as cf_runner, text};
+use support::cli::text;
 use support::controlplane::{self, ControlPlane};
 use support::namespace::unique;
 
@@ -43,24 +43,7 @@ fn count(requests: &[String], which: &str) -> usize {
 }
 
 fn check_json(kubeconfig: &std::path::Path, ns: &str) -> (std::process::Output, serde_json::Value) {
-    let ex = example("local");
-    let out = cf_runner(
-        kubeconfig,
-        &[
-            "check",
-            "--values",
-            ex.to_str().unwrap(),
-            "--kube-namespace",
-            ns,
-            "--kube-context-name",
-            CONTEXT,
-            "-o",
-            "json",
-        ],
-    );
-    let report =
-        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&out)));
-    (out, report)
+    support::cli::check_json(kubeconfig, ns, CONTEXT)
 }
 
 /// The details of the existing-installation check.

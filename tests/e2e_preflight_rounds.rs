@@ -7,7 +7,7 @@
 
 mod support;
 
-use support::cli::{example, run as cf_runner, text};
+use support::cli::{check_json, text};
 use support::controlplane::{self, ControlPlane};
 use support::namespace::unique;
 
@@ -48,25 +48,10 @@ async fn the_preflight_reads_the_namespace_first_and_asks_the_version_with_the_r
     let cp = controlplane::shared();
     let missing = unique("cfrounds");
     let existing = cp.create_namespace("cfrounds").await.unwrap();
-    let values = example("local");
     for ns in [&missing, &existing] {
         let mark = cp.audit_events().unwrap().len();
-        let out = cf_runner(
-            cp.admin_kubeconfig(),
-            &[
-                "check",
-                "--values",
-                values.to_str().unwrap(),
-                "--kube-namespace",
-                ns,
-                "--kube-context-name",
-                CONTEXT,
-                "-o",
-                "json",
-            ],
-        );
+        let (out, report) = check_json(cp.admin_kubeconfig(), ns, CONTEXT);
         assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         let version = report["checks"]
             .as_array()
             .unwrap()

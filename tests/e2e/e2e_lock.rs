@@ -391,42 +391,16 @@ async fn a_lock_left_by_a_killed_run_is_taken_over_once_it_expires() {
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn the_locks_namespace_is_made_when_missing_and_an_existing_one_is_left_alone() {
     use cf_runner::cluster::lock::ensure_namespace;
-    use cf_runner::render::{Component, Manifest};
     use k8s_openapi::api::core::v1::Namespace;
     use kube::api::PostParams;
 
     let cp = controlplane::shared();
     let client = cp.client();
     let namespaces: Api<Namespace> = Api::all(client.clone());
-    let manifest = |name: &str| Manifest {
-        api_version: "v1".into(),
-        kind: "Namespace".into(),
-        name: name.into(),
-        namespace: None,
-        component: Component::Namespace,
-        stage: 0,
-        object: serde_json::json!({
-            "apiVersion": "v1",
-            "kind": "Namespace",
-            "metadata": {"name": name, "labels": {
-                "app.kubernetes.io/managed-by": "cf-runner",
-                "cf-runner.test/made": "by-cf-runner",
-            }},
-        }),
+    let manifest = |name: &str| {
+        support::objects::namespace_manifest(name, &[("cf-runner.test/made", "by-cf-runner")])
     };
-    let managers = |ns: &Namespace| -> Vec<(String, String)> {
-        ns.metadata
-            .managed_fields
-            .iter()
-            .flatten()
-            .map(|e| {
-                (
-                    e.manager.clone().unwrap_or_default(),
-                    e.operation.clone().unwrap_or_default(),
-                )
-            })
-            .collect()
-    };
+    let managers = |ns: &Namespace| support::objects::managers(&ns.metadata);
 
     // A new namespace: made, by cf-runner's apply, with the manifest's labels.
     let fresh = unique("cfnsnew");

@@ -20,27 +20,13 @@ use support::controlplane::{self, LIMITED_USER};
 use support::namespace::unique;
 
 use cf_runner::cluster::lock::create_namespace;
-use cf_runner::render::{Component, Manifest};
+use cf_runner::render::Manifest;
+use support::objects::namespace_manifest;
 
 /// The Namespace manifest as the install renders it (the labels that
 /// matter to the ownership rule).
 fn manifest(name: &str) -> Manifest {
-    Manifest {
-        api_version: "v1".into(),
-        kind: "Namespace".into(),
-        name: name.into(),
-        namespace: None,
-        component: Component::Namespace,
-        stage: 0,
-        object: serde_json::json!({
-            "apiVersion": "v1",
-            "kind": "Namespace",
-            "metadata": {"name": name, "labels": {
-                "app.kubernetes.io/managed-by": "cf-runner",
-                "app.kubernetes.io/instance": name,
-            }},
-        }),
-    }
+    namespace_manifest(name, &[("app.kubernetes.io/instance", name)])
 }
 
 /// The requests the API server answered about namespace `name` itself
@@ -85,17 +71,7 @@ fn requests_about_since(name: &str, since: usize) -> Vec<(String, i64)> {
 }
 
 fn managers(ns: &Namespace) -> Vec<(String, String)> {
-    ns.metadata
-        .managed_fields
-        .iter()
-        .flatten()
-        .map(|e| {
-            (
-                e.manager.clone().unwrap_or_default(),
-                e.operation.clone().unwrap_or_default(),
-            )
-        })
-        .collect()
+    support::objects::managers(&ns.metadata)
 }
 
 #[tokio::test]

@@ -94,3 +94,26 @@ pub fn init(
         .args(["--kube-namespace", ns, "--kube-context-name", context]);
     cmd
 }
+
+/// `cf-runner check -o json` of the `local` values example for namespace
+/// `ns` of `context`, with `kubeconfig`: the run and its report.
+pub fn check_json(kubeconfig: &Path, ns: &str, context: &str) -> (Output, serde_json::Value) {
+    let values = example("local");
+    let out = run(
+        kubeconfig,
+        &[
+            "check",
+            "--values",
+            values.to_str().unwrap(),
+            "--kube-namespace",
+            ns,
+            "--kube-context-name",
+            context,
+            "-o",
+            "json",
+        ],
+    );
+    let report =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&out)));
+    (out, report)
+}

@@ -34,3 +34,44 @@ pub async fn labelled_in(client: &Client, ns: &str) -> Vec<String> {
     out.sort();
     out
 }
+
+/// A Namespace manifest as the install renders one: `name`, with cf-runner's
+/// `managed-by` label and `labels` beside it (the ones that matter to the
+/// ownership rule, or a test's own mark).
+pub fn namespace_manifest(name: &str, labels: &[(&str, &str)]) -> cf_runner::render::Manifest {
+    let mut all = serde_json::Map::new();
+    all.insert("app.kubernetes.io/managed-by".into(), "cf-runner".into());
+    for (k, v) in labels {
+        all.insert((*k).into(), (*v).into());
+    }
+    cf_runner::render::Manifest {
+        api_version: "v1".into(),
+        kind: "Namespace".into(),
+        name: name.into(),
+        namespace: None,
+        component: cf_runner::render::Component::Namespace,
+        stage: 0,
+        object: serde_json::json!({
+            "apiVersion": "v1",
+            "kind": "Namespace",
+            "metadata": {"name": name, "labels": all},
+        }),
+    }
+}
+
+/// The field managers that wrote an object, as (manager, operation), in
+/// the object's order.
+pub fn managers(
+    meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+) -> Vec<(String, String)> {
+    meta.managed_fields
+        .iter()
+        .flatten()
+        .map(|e| {
+            (
+                e.manager.clone().unwrap_or_default(),
+                e.operation.clone().unwrap_or_default(),
+            )
+        })
+        .collect()
+}
