@@ -4,8 +4,8 @@ largest values example to a temp dir (again into the same folder, and each time
 into a new one), and, side by side in the same run,
 `helm template` of the cf-runtime chart 10.5.2 with the Helm values cf-runner
 generates for the same example. Reports median, p90 and min wall time, median
-CPU time (user + system, mean over runs) and peak RSS per run (from wait4), for the release
-binary, and the binary's size.
+CPU time (user + system, mean over runs) and peak RSS per run (from wait4), for the shipped
+binary (the static build of release/build.sh, built if missing), and the binary's size.
 
 Then, paired (helm, the stdout dry-run, a first export into a new folder,
 in turn, --pairs times), helm's CPU time over each dry-run's, pair by pair,
@@ -79,13 +79,13 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=50)
     ap.add_argument("--pairs", type=int, default=7)
-    ap.add_argument("--binary", default=os.path.join(ROOT, "target", "release", "cf-runner"))
+    ap.add_argument("--binary", default=os.path.join(ROOT, "target", "dist", "cf-runner"))
     ap.add_argument("--helm", default=None)
     args = ap.parse_args()
     helm = find_helm(args.helm)
     chart = os.path.join(ROOT, "..", "shared", "reference", "charts", "cf-runtime-10.5.2")
     if not os.path.exists(args.binary):
-        subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
+        subprocess.run(["bash", os.path.join(ROOT, "release", "build.sh")], cwd=ROOT, check=True)
     example = os.path.join(ROOT, "values-examples", "app-proxy-monitor.yaml")
     with tempfile.TemporaryDirectory() as tmp:
         values = os.path.join(tmp, "generated_values.yaml")

@@ -955,7 +955,7 @@ async fn adopt_on_a_terminal_shows_the_changes_and_asks_and_no_changes_nothing()
     fake.clear_requests();
 
     let url = fake.url();
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cf-runner"));
+    let mut cmd = Command::new(crate::support::cli::binary());
     cmd.args([
         "adopt",
         "--kube-namespace",

@@ -178,7 +178,7 @@ fn every_readme_command_line_does_what_it_does_without_a_cluster() {
         "found only {} cf-runner lines in the README: {commands:?}",
         commands.len()
     );
-    let bin = PathBuf::from(env!("CARGO_BIN_EXE_cf-runner"));
+    let bin = crate::support::cli::binary();
     let path = format!(
         "{}:{}",
         bin.parent().unwrap().display(),

@@ -44,12 +44,24 @@ const USER_ENV: &[&str] = &[
     "DOCKER_CONFIG",
 ];
 
+/// The cf-runner binary the tests run: the one cargo built with them, or
+/// the build `CF_RUNNER_TEST_BINARY` names (CI runs some suites a second
+/// time on the static release binary, see `.ci/run`; the benchmarks time the
+/// shipped build this way). A path that is not a binary fails every test
+/// that runs it.
+pub fn binary() -> PathBuf {
+    match std::env::var_os("CF_RUNNER_TEST_BINARY") {
+        Some(path) if !path.is_empty() => PathBuf::from(path),
+        _ => PathBuf::from(env!("CARGO_BIN_EXE_cf-runner")),
+    }
+}
+
 /// The binary, run in `dir`, which is also its HOME (no `~/.cfconfig`, no
 /// `~/.kube/config`): `KUBECONFIG` names a file that does not exist, none of
 /// [`USER_ENV`] is passed on, no colour, no stdin. A test sets what it needs
 /// on top (`KUBECONFIG`, `CF_API_KEY`, another HOME or folder).
 pub fn cf_runner(dir: &Path) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cf-runner"));
+    let mut cmd = Command::new(binary());
     cmd.current_dir(dir)
         .env("HOME", dir)
         .env("KUBECONFIG", dir.join("no-kubeconfig"))
