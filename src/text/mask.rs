@@ -122,15 +122,29 @@ const CREDENTIAL_FIELD_WORDS: &[&str] = &[
     "credential",
 ];
 
+/// The first letters of [`CREDENTIAL_FIELD_WORDS`], by byte.
+const STARTS_A_CREDENTIAL_WORD: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut i = 0;
+    while i < CREDENTIAL_FIELD_WORDS.len() {
+        table[CREDENTIAL_FIELD_WORDS[i].as_bytes()[0] as usize] = true;
+        i += 1;
+    }
+    table
+};
+
 /// True when `name` (a field, an environment variable) names a credential:
 /// it holds one of the words above, in any case.
 pub fn is_credential_name(name: &str) -> bool {
-    // One pass over the name, with no lowercase copy: a word is tried only
-    // where its first letter stands (a dry-run asks this of every variable
-    // and every key of a Secret-like map).
+    // One pass over the name, with no lowercase copy: the words are tried
+    // only where one of their first letters stands (a dry-run asks this of
+    // every variable of the runtime spec and of every object).
     let bytes = name.as_bytes();
     (0..bytes.len()).any(|at| {
         let first = bytes[at].to_ascii_lowercase();
+        if !STARTS_A_CREDENTIAL_WORD[usize::from(first)] {
+            return false;
+        }
         CREDENTIAL_FIELD_WORDS.iter().any(|word| {
             let word = word.as_bytes();
             word[0] == first
