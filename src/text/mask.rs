@@ -61,8 +61,10 @@ fn has_scheme_separator(text: &str) -> bool {
 
 fn mask(text: &str, whole_value: bool) -> Option<String> {
     // Most values hold no URL: no copy for them (a dry-run masks every
-    // string of every object).
-    if !has_scheme_separator(text) {
+    // string of every object). Nothing is hidden without an `@` (every
+    // change below needs one), and that byte is looked for word by word,
+    // so the long strings of an object (scripts, configs) cost little.
+    if !text.as_bytes().contains(&b'@') || !has_scheme_separator(text) {
         return None;
     }
     let mut out = String::with_capacity(text.len());
@@ -120,11 +122,37 @@ const CREDENTIAL_FIELD_WORDS: &[&str] = &[
     "credential",
 ];
 
+/// The first letters of [`CREDENTIAL_FIELD_WORDS`], by byte.
+const STARTS_A_CREDENTIAL_WORD: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut i = 0;
+    while i < CREDENTIAL_FIELD_WORDS.len() {
+        table[CREDENTIAL_FIELD_WORDS[i].as_bytes()[0] as usize] = true;
+        i += 1;
+    }
+    table
+};
+
 /// True when `name` (a field, an environment variable) names a credential:
 /// it holds one of the words above, in any case.
 pub fn is_credential_name(name: &str) -> bool {
-    let name = name.to_ascii_lowercase();
-    CREDENTIAL_FIELD_WORDS.iter().any(|w| name.contains(w))
+    // One pass over the name, with no lowercase copy: the words are tried
+    // only where one of their first letters stands (a dry-run asks this of
+    // every variable of the runtime spec and of every object).
+    let bytes = name.as_bytes();
+    (0..bytes.len()).any(|at| {
+        let first = bytes[at].to_ascii_lowercase();
+        if !STARTS_A_CREDENTIAL_WORD[usize::from(first)] {
+            return false;
+        }
+        CREDENTIAL_FIELD_WORDS.iter().any(|word| {
+            let word = word.as_bytes();
+            word[0] == first
+                && bytes
+                    .get(at..at + word.len())
+                    .is_some_and(|here| here.eq_ignore_ascii_case(word))
+        })
+    })
 }
 
 fn is_name_byte(b: u8) -> bool {
@@ -228,6 +256,43 @@ pub fn has_url_credentials(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_credential_name_is_found_as_a_lowercase_search_finds_it() {
+        let lowercase_search = |name: &str| {
+            let name = name.to_ascii_lowercase();
+            CREDENTIAL_FIELD_WORDS.iter().any(|w| name.contains(w))
+        };
+        for name in [
+            "",
+            "k",
+            "ke",
+            "KEY",
+            "apiKey",
+            "DB_PASSWORD",
+            "PASSWD",
+            "my_passphrase",
+            "pass",
+            "GIT_CREDENTIALS",
+            "credentia",
+            "NPM_TOKEN",
+            "toke",
+            "TOKENS",
+            "client_secret",
+            "secre",
+            "monkey",
+            "BUILDKIT_PROGRESS",
+            "HTTP_PROXY",
+            "ÄKEY",
+            "kéy",
+            "sec\u{0}ret",
+            "xxpasswordxx",
+            "ssecret",
+            "ppassword",
+        ] {
+            assert_eq!(is_credential_name(name), lowercase_search(name), "{name:?}");
+        }
+    }
 
     #[test]
     fn the_scheme_separator_is_found_where_the_substring_search_finds_it() {

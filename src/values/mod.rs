@@ -178,7 +178,8 @@ fn validate(tree: Value, mut problems: Vec<Problem>) -> Result<Loaded, Problems>
     let warnings = advice(&values);
     Ok(Loaded {
         values,
-        redacted_tree: redact(&tree),
+        // The merged tree is not needed any more: it becomes the record's.
+        redacted_tree: secrets::redacted(tree),
         ignored_keys,
         warnings,
         runtimes,

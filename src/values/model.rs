@@ -621,13 +621,14 @@ impl<'a> Reader<'a> {
             return out;
         };
         for (section, entries) in map {
-            let at = format!("{key}.{section}");
+            // The keys are written only for a message (most values have none).
+            let at = || format!("{key}.{section}");
             let target = match section.as_str() {
                 "limits" => &mut out.limits,
                 "requests" => &mut out.requests,
                 _ => {
                     self.problems.push(Problem::new(
-                        &at,
+                        &at(),
                         None,
                         "is not a resources field",
                         "use limits and requests",
@@ -638,7 +639,7 @@ impl<'a> Reader<'a> {
             let Some(entries) = entries.as_object() else {
                 if !entries.is_null() {
                     self.problems.push(Problem::new(
-                        &at,
+                        &at(),
                         Some(entries),
                         "is not a map",
                         "e.g. `cpu: 500m` and `memory: 1Gi` under it",
@@ -647,7 +648,7 @@ impl<'a> Reader<'a> {
                 continue;
             };
             for (name, quantity) in entries {
-                let at = format!("{at}.{name}");
+                let at = || format!("{}.{name}", at());
                 let text = match quantity {
                     Value::String(s) => s.clone(),
                     Value::Number(n) => n.to_string(),
@@ -658,14 +659,14 @@ impl<'a> Reader<'a> {
                     && !name.contains('/')
                 {
                     self.problems.push(Problem::new(
-                        &at,
+                        &at(),
                         None,
                         "is not a resource name",
                         "use cpu, memory or ephemeral-storage",
                     ));
                 } else if !is_quantity(&text) {
                     self.problems.push(Problem::new(
-                        &at,
+                        &at(),
                         Some(quantity),
                         "is not a Kubernetes quantity",
                         "write e.g. 500m or 1 for cpu, 512Mi or 2Gi for memory",

@@ -16,6 +16,7 @@
 //!
 //! Pure: no I/O.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde_json::Value;
@@ -127,6 +128,20 @@ pub fn mask_urls_in(value: &Value) -> Value {
     }
 }
 
+/// [`mask_urls_in`] in place: only the strings that change are rewritten.
+fn mask_urls_where_they_are(value: &mut Value) {
+    match value {
+        Value::String(s) => {
+            if let Some(m) = mask_value(s) {
+                *s = m;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(mask_urls_where_they_are),
+        Value::Object(map) => map.values_mut().for_each(mask_urls_where_they_are),
+        _ => {}
+    }
+}
+
 /// True when [`mask_urls_in`] would change something in `value`: a string
 /// in it holds a URL with credentials. Lets a caller show a tree without
 /// copying it when there is nothing to mask (most objects).
@@ -195,14 +210,24 @@ pub fn redacted_runtime_spec(spec: &Value) -> std::borrow::Cow<'_, Value> {
 /// credential's name with a value set.
 fn hides_spec_var(name: &str, var: &Value) -> bool {
     let empty = var.is_null() || var.as_str() == Some("");
-    is_credential_name(name) && !empty
+    !empty && is_credential_name(name)
 }
 
 /// Replaces every secret value in a values tree: the secret keys' values
 /// and credential-named environment variables' whole, and URL credentials
 /// anywhere.
 pub fn redact(tree: &Value) -> Value {
-    let mut out = mask_urls_in(tree);
+    redacted(tree.clone())
+}
+
+/// [`redact`] of a tree the caller gives up: masked where it lies, with no
+/// second tree built (validation's merged tree becomes the record's).
+pub fn redacted(tree: Value) -> Value {
+    // The variables are found before any masking, as `redact` finds them in
+    // the tree it was given (masking never empties a value).
+    let envs = credential_envs(&tree);
+    let mut out = tree;
+    mask_urls_where_they_are(&mut out);
     for key in SECRET_KEYS {
         if let Some(v) = lookup_mut(&mut out, key) {
             if !v.is_null() {
@@ -210,7 +235,7 @@ pub fn redact(tree: &Value) -> Value {
             }
         }
     }
-    for (path, _) in credential_envs(tree) {
+    for (path, _) in envs {
         if let Some(v) = lookup_mut(&mut out, &path.join(".")) {
             *v = Value::String(REDACTED.into());
         }
@@ -228,13 +253,13 @@ fn lookup_mut<'a>(root: &'a mut Value, path: &str) -> Option<&'a mut Value> {
 
 /// True when the value `s` at `path` is a credential-named variable's,
 /// masked whole.
-fn is_masked_env(path: &[String], s: &str) -> bool {
+fn is_masked_env<S: std::borrow::Borrow<str>>(path: &[S], s: &str) -> bool {
     s == REDACTED && is_credential_env(&path.join("."))
 }
 
 /// The key a leaf's credentials are kept under in the credentials Secret:
 /// its dotted path, with characters a Secret key cannot hold as `_`.
-fn secret_key_of(path: &[String]) -> String {
+fn secret_key_of<S: std::borrow::Borrow<str>>(path: &[S]) -> String {
     path.join(".")
         .chars()
         .map(|c| {
@@ -247,19 +272,25 @@ fn secret_key_of(path: &[String]) -> String {
         .collect()
 }
 
-fn walk_strings(value: &Value, path: &mut Vec<String>, f: &mut dyn FnMut(&[String], &str)) {
+/// Calls `f` with every string of the tree and its path. A map's key is
+/// borrowed, not copied: the walk runs over every node of the values.
+fn walk_strings<'a>(
+    value: &'a Value,
+    path: &mut Vec<Cow<'a, str>>,
+    f: &mut dyn FnMut(&[Cow<'a, str>], &str),
+) {
     match value {
         Value::String(s) => f(path, s),
         Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {
-                path.push(i.to_string());
+                path.push(Cow::Owned(i.to_string()));
                 walk_strings(item, path, f);
                 path.pop();
             }
         }
         Value::Object(map) => {
             for (k, v) in map {
-                path.push(k.clone());
+                path.push(Cow::Borrowed(k));
                 walk_strings(v, path, f);
                 path.pop();
             }
@@ -299,7 +330,8 @@ fn walk_strings_mut(
 pub fn url_credentials(tree: &Value) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     walk_strings(tree, &mut Vec::new(), &mut |path, s| {
-        if !is_secret_key(&path.join(".")) && has_url_credentials(s) {
+        // The URL test first: it is cheap, the key's path is not.
+        if has_url_credentials(s) && !is_secret_key(&path.join(".")) {
             out.insert(secret_key_of(path), s.trim().to_string());
         }
     });
@@ -314,29 +346,52 @@ pub fn url_credentials(tree: &Value) -> BTreeMap<String, String> {
 /// The keys (dotted, `[i]` for a list item) of the values outside the
 /// secret keys that carry URL credentials, in the tree's order.
 pub fn keys_with_url_credentials(tree: &Value) -> Vec<String> {
-    fn walk(value: &Value, key: String, out: &mut Vec<String>) {
+    /// One step down to a value: a map's key or a list's index.
+    enum Step<'a> {
+        Key(&'a str),
+        Index(usize),
+    }
+    // The steps are kept as borrowed names and the dotted key is written
+    // only for a value that has credentials (almost never): no string is
+    // built per node of the tree.
+    fn walk<'a>(value: &'a Value, path: &mut Vec<Step<'a>>, out: &mut Vec<String>) {
         match value {
-            Value::String(s) if !is_secret_key(&key) && has_url_credentials(s) => out.push(key),
+            Value::String(s) if has_url_credentials(s) => {
+                let mut key = String::new();
+                for step in path.iter() {
+                    match step {
+                        Step::Key(k) => {
+                            if !key.is_empty() {
+                                key.push('.');
+                            }
+                            key.push_str(k);
+                        }
+                        Step::Index(i) => key.push_str(&format!("[{i}]")),
+                    }
+                }
+                if !is_secret_key(&key) {
+                    out.push(key);
+                }
+            }
             Value::Array(items) => {
                 for (i, item) in items.iter().enumerate() {
-                    walk(item, format!("{key}[{i}]"), out);
+                    path.push(Step::Index(i));
+                    walk(item, path, out);
+                    path.pop();
                 }
             }
             Value::Object(map) => {
                 for (k, v) in map {
-                    let child = if key.is_empty() {
-                        k.clone()
-                    } else {
-                        format!("{key}.{k}")
-                    };
-                    walk(v, child, out);
+                    path.push(Step::Key(k));
+                    walk(v, path, out);
+                    path.pop();
                 }
             }
             _ => {}
         }
     }
     let mut out = Vec::new();
-    walk(tree, String::new(), &mut out);
+    walk(tree, &mut Vec::new(), &mut out);
     out
 }
 
@@ -457,6 +512,68 @@ mod tests {
         assert_eq!(
             masked("http://a:b#1@h1,https://c:d?2@h2"),
             "http://a:<redacted>@h1,https://c:<redacted>@h2"
+        );
+    }
+
+    /// The keys named in "carries credentials in a URL" messages, and the
+    /// record's redaction, whichever way the tree nests them.
+    #[test]
+    fn url_credentials_are_named_by_their_dotted_key_in_the_trees_order() {
+        let tree = json!({
+            "Token": "http://u:TOK@h",
+            "Storage": {"AwsAccessKeyId": ["ftp://u:AK@h"]},
+            "Runtime": {
+                "RegistryMirrors": ["https://m@mirror", "https://plain", "https://a:b@c"],
+                "userVolumes": {"v": {"nfs": [[{"": "nfs://x:y@srv"}]]}},
+            },
+            "": {"": "http://e:E@h"},
+            "EnvVars": {"HTTPS_PROXY": "http://u:PASS@p:3128", "DB_KEY": "k-1"},
+            "Note": "mail me@home, see http://docs",
+        });
+        assert_eq!(
+            keys_with_url_credentials(&tree),
+            [
+                // A secret key's list item is not the secret key itself.
+                "Storage.AwsAccessKeyId[0]",
+                "Runtime.RegistryMirrors[0]",
+                "Runtime.RegistryMirrors[2]",
+                "Runtime.userVolumes.v.nfs[0][0].",
+                "",
+                "EnvVars.HTTPS_PROXY",
+            ]
+        );
+        assert_eq!(
+            url_credentials(&tree).into_iter().collect::<Vec<_>>(),
+            [
+                (".".to_string(), "http://e:E@h".to_string()),
+                ("EnvVars.DB_KEY".into(), "k-1".into()),
+                ("EnvVars.HTTPS_PROXY".into(), "http://u:PASS@p:3128".into()),
+                (
+                    "Runtime.RegistryMirrors.0".into(),
+                    "https://m@mirror".into()
+                ),
+                ("Runtime.RegistryMirrors.2".into(), "https://a:b@c".into()),
+                (
+                    "Runtime.userVolumes.v.nfs.0.0.".into(),
+                    "nfs://x:y@srv".into()
+                ),
+            ]
+        );
+        let shown = redacted(tree.clone());
+        assert_eq!(shown, redact(&tree));
+        assert_eq!(
+            shown,
+            json!({
+                "Token": REDACTED,
+                "Storage": {"AwsAccessKeyId": REDACTED},
+                "Runtime": {
+                    "RegistryMirrors": ["https://<redacted>@mirror", "https://plain", "https://a:<redacted>@c"],
+                    "userVolumes": {"v": {"nfs": [[{"": "nfs://x:<redacted>@srv"}]]}},
+                },
+                "": {"": "http://e:<redacted>@h"},
+                "EnvVars": {"HTTPS_PROXY": "http://u:<redacted>@p:3128", "DB_KEY": REDACTED},
+                "Note": "mail me@home, see http://docs",
+            })
         );
     }
 

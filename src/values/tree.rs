@@ -203,8 +203,11 @@ enum Frame {
         map: Map<String, Value>,
         /// The key read and waiting for its value, with its line.
         key: Option<(String, usize)>,
-        /// The line each key was first written on.
-        lines: std::collections::HashMap<String, usize>,
+        /// The line each key of `map` was written on, in `map`'s order
+        /// (the tree keeps keys in the order read): a key's first line is
+        /// looked up only for a key written twice, so no key is copied or
+        /// hashed a second time to remember it.
+        lines: Vec<usize>,
         anchor: usize,
     },
     Seq {
@@ -290,7 +293,7 @@ pub fn parse_yaml(text: &str, origin: &str) -> Result<Value, Vec<Problem>> {
                 stack.push(Frame::Map {
                     map: Map::new(),
                     key: None,
-                    lines: std::collections::HashMap::new(),
+                    lines: Vec::new(),
                     anchor,
                 });
                 None
@@ -385,10 +388,16 @@ pub fn parse_yaml(text: &str, origin: &str) -> Result<Value, Vec<Problem>> {
                             )])
                         }
                     };
-                    if let Some(first) = lines.get(&name) {
-                        written_twice = Some((*first, name.clone()));
+                    // Every key before this one has its value: it is in `map`.
+                    if map.contains_key(&name) {
+                        let first = map
+                            .keys()
+                            .position(|k| *k == name)
+                            .and_then(|at| lines.get(at).copied())
+                            .unwrap_or(line);
+                        written_twice = Some((first, name.clone()));
                     } else {
-                        lines.insert(name.clone(), line);
+                        lines.push(line);
                     }
                     *key = Some((name, line));
                 }
@@ -488,6 +497,13 @@ fn yaml_printable(c: char) -> bool {
 /// (a NUL, a byte order mark inside the text, a control character), naming
 /// it, its line and column.
 fn not_yaml_text(text: &str, origin: &str) -> Option<Problem> {
+    // Most files are printable ASCII: one look at each byte settles it.
+    if text
+        .bytes()
+        .all(|b| matches!(b, b' '..=b'~' | b'\t' | b'\n' | b'\r'))
+    {
+        return None;
+    }
     let (at, c) = text.char_indices().find(|(_, c)| !yaml_printable(*c))?;
     let before = &text[..at];
     let line = before.matches('\n').count() + 1;
@@ -617,6 +633,33 @@ pub fn lookup<'a>(root: &'a Value, path: &str) -> Option<&'a Value> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Each key written twice names the line it was FIRST written on,
+    /// wherever it stands in its map and however deep.
+    #[test]
+    fn a_key_written_twice_names_its_first_line() {
+        let text = "A: 1\nB:\n  x: 1\n  y: 2\n  x: 3\nC: [1]\nB: 2\nA: 3\nA: 4\nD:\n  - {k: 1, j: 2, k: 3}\n";
+        let problems = parse_values(text, "v.yaml").unwrap_err();
+        let said: Vec<String> = problems
+            .iter()
+            .map(|p| format!("{}: {}", p.key, p.why))
+            .collect();
+        let twice = |key: &str, first: usize, again: usize| {
+            format!(
+                "{key}: is written twice in v.yaml, at lines {first} and {again}; cf-runner does not guess which one you meant"
+            )
+        };
+        assert_eq!(
+            said,
+            [
+                twice("B.x", 3, 5),
+                twice("B", 2, 7),
+                twice("A", 1, 8),
+                twice("A", 1, 9),
+                twice("D[0].k", 11, 11),
+            ]
+        );
+    }
 
     #[test]
     fn paths_with_escaped_dots_and_indexes() {
