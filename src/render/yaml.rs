@@ -411,7 +411,14 @@ pub fn emit_like_serde_yaml(value: &Value) -> String {
     let mut as_written = std::collections::HashMap::new();
     if collect(value, &mut as_written) {
         let mut out = String::with_capacity(1024);
-        emit_with(value, &mut out, Some(&as_written));
+        emit_with(
+            value,
+            &mut out,
+            Strings {
+                as_written: Some(&as_written),
+                mask: None,
+            },
+        );
         out
     } else {
         serde_yaml_ng::to_string(value).expect("a JSON tree serializes")
@@ -420,12 +427,39 @@ pub fn emit_like_serde_yaml(value: &Value) -> String {
 
 /// [`emit`], appended to `out` (a stream of documents grows one buffer).
 pub fn emit_into(value: &Value, out: &mut String) {
-    emit_with(value, out, None);
+    emit_with(value, out, Strings::default());
 }
 
-/// Strings that are not plain, as the general emitter writes each one
-/// (see [`emit_like_serde_yaml`]); `None` for [`emit`]'s own quoting.
-type AsWritten<'a> = Option<&'a std::collections::HashMap<&'a str, String>>;
+/// [`emit_into`] with every string value (not key) first passed through
+/// `mask`, which gives the text to write instead, or `None` to write it as
+/// it is. The same bytes as emitting a copy of `value` with those strings
+/// replaced, without making the copy or walking the tree twice (once to
+/// find whether anything changes, once to copy).
+pub fn emit_masked_into(value: &Value, out: &mut String, mask: Mask) {
+    emit_with(
+        value,
+        out,
+        Strings {
+            as_written: None,
+            mask: Some(mask),
+        },
+    );
+}
+
+/// How strings are written: `as_written` holds strings that are not plain,
+/// as the general emitter writes each one (see [`emit_like_serde_yaml`]),
+/// `None` for [`emit`]'s own quoting; `mask` replaces string values (see
+/// [`emit_masked_into`]).
+#[derive(Clone, Copy, Default)]
+struct Strings<'a> {
+    as_written: Option<&'a std::collections::HashMap<&'a str, String>>,
+    mask: Option<Mask<'a>>,
+}
+
+/// What [`emit_masked_into`] passes every string value through.
+type Mask<'a> = &'a dyn Fn(&str) -> Option<String>;
+
+type AsWritten<'a> = Strings<'a>;
 
 fn emit_with(value: &Value, out: &mut String, as_written: AsWritten) {
     match value {
@@ -520,9 +554,16 @@ fn scalar_out(value: &Value, indent: usize, out: &mut String, as_written: AsWrit
         Value::Object(_) => out.push_str("{}"),
         Value::Array(_) => out.push_str("[]"),
         Value::String(s) => {
+            if let Some(masked) = as_written.mask.and_then(|mask| mask(s)) {
+                let unmasked = Strings {
+                    mask: None,
+                    ..as_written
+                };
+                return scalar_out(&Value::String(masked), indent, out, unmasked);
+            }
             if plain_string(s).is_some() {
                 out.push_str(s);
-            } else if let Some(text) = as_written.and_then(|w| w.get(s.as_str())) {
+            } else if let Some(text) = as_written.as_written.and_then(|w| w.get(s.as_str())) {
                 out.push_str(text);
             } else if let Some(chomp) = literal_block(s) {
                 out.push('|');
@@ -960,5 +1001,40 @@ spec:
             text,
             "ca.pem: |\n  -----BEGIN-----\n  MIIB\n  -----END-----\n"
         );
+    }
+
+    #[test]
+    fn masking_while_writing_gives_the_bytes_of_writing_a_masked_copy() {
+        use crate::values::secrets::mask_urls_in;
+        let mask = crate::text::mask_value;
+        let mut trees = vec![
+            json!("http://user:pass@proxy.example:8080"),
+            json!({"env": [
+                {"name": "HTTP_PROXY", "value": "http://u:p@proxy:3128"},
+                {"name": "NO_PROXY", "value": "localhost"},
+                {"name": "list", "value": ["https://a:b@h/x", "plain", 3, null]},
+            ]}),
+            json!({"http://k:v@h": "key not masked", "nested": {"deeper": {"url": "ftp://x:y@z/"}}}),
+            json!(["a", ["https://t:s@h", {"m": "ssh://q:r@h:22/p\nsecond line"}]]),
+        ];
+        let mut with_urls = 0;
+        for (_, input) in crate::values::example_inputs() {
+            let loaded = crate::values::load(&input).unwrap();
+            let rendered = crate::render::render(
+                &loaded.values,
+                &crate::render::Identity::default(),
+                &loaded.redacted_tree,
+            )
+            .unwrap();
+            trees.extend(rendered.manifests.into_iter().map(|m| m.object));
+        }
+        for tree in &trees {
+            let masked = mask_urls_in(tree);
+            with_urls += usize::from(&masked != tree);
+            let mut out = String::new();
+            emit_masked_into(tree, &mut out, &mask);
+            assert_eq!(out, emit(&masked), "{tree}");
+        }
+        assert!(with_urls >= 4, "{with_urls} trees with something masked");
     }
 }
