@@ -123,9 +123,9 @@ pub fn parse_documents(stream: &str) -> Result<Vec<Value>, (usize, String)> {
     let mut offset = 0;
     let bytes = stream.as_bytes();
     while offset < bytes.len() {
-        let end = bytes[offset..]
-            .iter()
-            .position(|&b| b == b'\n')
+        // `find` of one ASCII character is core's word-at-a-time memchr.
+        let end = stream[offset..]
+            .find('\n')
             .map_or(bytes.len(), |at| offset + at + 1);
         let line = &stream[offset..end];
         if line.trim_end() == "---" {
@@ -296,7 +296,7 @@ const RESERVED: &[&str] = &[
 fn plain_string(text: &str) -> Option<&str> {
     let bytes = text.as_bytes();
     let first = *bytes.first()?;
-    if !bytes.iter().all(|&b| PLAIN_BYTE[b as usize]) || text.ends_with(':') {
+    if !all_plain_bytes(bytes) || text.ends_with(':') {
         return None;
     }
     let dashed = text.strip_prefix("--").or_else(|| text.strip_prefix('-'));
@@ -318,6 +318,22 @@ fn plain_string(text: &str) -> Option<&str> {
         b => b.is_ascii_alphabetic() || b == b'_' || b == b'/',
     };
     (starts_well && !is_reserved(text)).then_some(text)
+}
+
+/// Every byte of `bytes` is a [`PLAIN_BYTE`]. Eight at a time without a
+/// branch per byte: most strings tested are plain, so the whole of each is
+/// read anyway.
+fn all_plain_bytes(bytes: &[u8]) -> bool {
+    let mut chunks = bytes.chunks_exact(8);
+    for chunk in &mut chunks {
+        if !chunk
+            .iter()
+            .fold(true, |all, &b| all & PLAIN_BYTE[b as usize])
+        {
+            return false;
+        }
+    }
+    chunks.remainder().iter().all(|&b| PLAIN_BYTE[b as usize])
 }
 
 /// The bytes a plain string may hold: letters, digits and `_ . / - % : @ = +`.
@@ -1036,5 +1052,20 @@ spec:
             assert_eq!(out, emit(&masked), "{tree}");
         }
         assert!(with_urls >= 4, "{with_urls} trees with something masked");
+    }
+
+    #[test]
+    fn a_byte_outside_the_plain_set_is_found_wherever_it_stands() {
+        for len in 0..20 {
+            let plain = vec![b'a'; len];
+            assert!(all_plain_bytes(&plain), "{len}");
+            for at in 0..len {
+                for bad in [b' ', b'#', b'\'', 0x80, b'\n'] {
+                    let mut bytes = plain.clone();
+                    bytes[at] = bad;
+                    assert!(!all_plain_bytes(&bytes), "{len} {at} {bad}");
+                }
+            }
+        }
     }
 }
