@@ -1,27 +1,94 @@
 //! The templates' one filter, `tojson`, with the bytes MiniJinja's own
-//! writes (HTML-safe: `<`, `>`, `&` and `'` escaped too). A string, which
-//! most of the 106 uses insert, is written here directly; MiniJinja's
-//! filter first works out its optional `indent` argument and keywords on
-//! every call, about as much work as writing the string. Anything else
-//! goes to MiniJinja's filter as before.
+//! writes (HTML-safe: `<`, `>`, `&` and `'` escaped too). Strings, and
+//! lists and maps of strings, booleans and whole numbers (all the 106 uses
+//! insert), are written here directly; MiniJinja's filter first works out
+//! its optional `indent` argument and keywords on every call, about as
+//! much work as writing a string. Anything else (a float, say) goes to
+//! MiniJinja's filter as before.
 
-use minijinja::value::{Kwargs, ValueKind};
+use minijinja::value::{Kwargs, ObjectRepr, ValueKind};
 use minijinja::{Error, Value};
 
 /// `value | tojson`, byte for byte as `minijinja::filters::tojson` writes it.
 pub fn tojson(value: &Value) -> Result<Value, Error> {
-    if value.kind() == ValueKind::String {
-        if let Some(text) = value.as_str() {
-            let mut out = String::with_capacity(text.len() + 2);
-            write_json_string(text, &mut out);
-            return Ok(Value::from_safe_string(out));
-        }
+    let mut out = String::new();
+    if write_json(value, &mut out) {
+        return Ok(Value::from_safe_string(out));
     }
     minijinja::filters::tojson(
         value,
         None,
         Kwargs::from_iter(std::iter::empty::<(&str, Value)>()),
     )
+}
+
+/// Writes `value` as MiniJinja's spaced JSON (`", "` between items, `": "`
+/// after a key) when it holds only strings, booleans, none, whole numbers
+/// and lists and maps of them with string keys; false (and `out` to be
+/// dropped) for anything else, which MiniJinja's filter then writes.
+fn write_json(value: &Value, out: &mut String) -> bool {
+    match value.kind() {
+        ValueKind::String => match value.as_str() {
+            Some(text) => write_json_string(text, out),
+            None => return false,
+        },
+        ValueKind::None => out.push_str("null"),
+        ValueKind::Bool => out.push_str(if value.is_true() { "true" } else { "false" }),
+        ValueKind::Number if value.is_integer() => match i64::try_from(value.clone()) {
+            Ok(n) => {
+                use std::fmt::Write;
+                let _ = write!(out, "{n}");
+            }
+            Err(_) => return false,
+        },
+        ValueKind::Seq | ValueKind::Map => {
+            let Some(object) = value.as_object() else {
+                return false;
+            };
+            let map = match object.repr() {
+                ObjectRepr::Seq => false,
+                ObjectRepr::Map => true,
+                _ => return false,
+            };
+            out.push(if map { '{' } else { '[' });
+            if map {
+                let Some(pairs) = object.try_iter_pairs() else {
+                    return false;
+                };
+                for (i, (key, item)) in pairs.enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    if key.kind() != ValueKind::String {
+                        return false;
+                    }
+                    match key.as_str() {
+                        Some(text) => write_json_string(text, out),
+                        None => return false,
+                    }
+                    out.push_str(": ");
+                    if !write_json(&item, out) {
+                        return false;
+                    }
+                }
+            } else {
+                let Some(items) = object.try_iter() else {
+                    return false;
+                };
+                for (i, item) in items.enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    if !write_json(&item, out) {
+                        return false;
+                    }
+                }
+            }
+            out.push(if map { '}' } else { ']' });
+        }
+        _ => return false,
+    }
+    true
 }
 
 /// A JSON string literal with the HTML special characters escaped as
@@ -116,6 +183,26 @@ mod tests {
                 serde_json::json!({"k": "v<", "n": [1, 2], "e": {}}),
             )),
             Value::from_bytes(b"raw".to_vec()),
+            Value::from(-7i64),
+            Value::from(u64::MAX),
+            Value::from(1.5),
+            Value::from(Vec::<Value>::new()),
+            Value::from(minijinja::value::Serde(serde_json::json!({}))),
+            Value::from(minijinja::value::Serde(serde_json::json!({
+                "nodeSelector": {"kubernetes.io/arch": "amd64", "x": "it's <b>"},
+                "tolerations": [{"key": "a", "operator": "Exists", "effect": "NoSchedule"}],
+                "limits": {"cpu": "400m", "memory": 1200, "neg": -3, "f": 0.25},
+                "list": [[], [1, "two", null, true, false], {"n": {"m": []}}],
+            }))),
+            Value::from(minijinja::value::Serde(serde_json::json!({
+                "nodeSelector": {"kubernetes.io/arch": "amd64", "x": "it's <b>"},
+                "tolerations": [{"key": "a", "operator": "Exists", "effect": "NoSchedule"}],
+                "limits": {"cpu": "400m", "memory": 1200, "neg": -3, "big": u64::MAX},
+                "list": [[], [1, "two", null, true, false], {"n": {"m": []}}],
+            }))),
+            Value::from(minijinja::value::Serde(std::collections::BTreeMap::from([
+                (1, "a"),
+            ]))),
         ];
         for value in &others {
             assert_eq!(
