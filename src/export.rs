@@ -1109,17 +1109,17 @@ pub fn to_stream(rendered: &Rendered) -> (String, usize) {
     let mut withheld = 0;
     for m in &rendered.manifests {
         out.push_str("---\n");
-        // A copy only of an object that changes: a Secret, or one with a
-        // URL to mask. Withheld values are replaced whole, so masking first
-        // changes nothing of what is shown.
-        if m.is_secret() || secrets::has_urls_to_mask(&m.object) {
+        // A copy only of a Secret, whose values are withheld. Withheld
+        // values are replaced whole, so masking first changes nothing of
+        // what is shown. Any other object is written as it stands, with
+        // URL credentials masked string by string as they are written
+        // (what `secrets::mask_urls_in` does to a copy).
+        if m.is_secret() {
             let mut object = secrets::mask_urls_in(&m.object);
-            if m.is_secret() {
-                withheld += withhold_secret_values(&mut object);
-            }
+            withheld += withhold_secret_values(&mut object);
             crate::render::yaml::emit_into(&object, &mut out);
         } else {
-            crate::render::yaml::emit_into(&m.object, &mut out);
+            crate::render::yaml::emit_masked_into(&m.object, &mut out, &crate::text::mask_value);
         }
     }
     out.push_str(&format!(

@@ -123,9 +123,9 @@ pub fn parse_documents(stream: &str) -> Result<Vec<Value>, (usize, String)> {
     let mut offset = 0;
     let bytes = stream.as_bytes();
     while offset < bytes.len() {
-        let end = bytes[offset..]
-            .iter()
-            .position(|&b| b == b'\n')
+        // `find` of one ASCII character is core's word-at-a-time memchr.
+        let end = stream[offset..]
+            .find('\n')
             .map_or(bytes.len(), |at| offset + at + 1);
         let line = &stream[offset..end];
         if line.trim_end() == "---" {
@@ -296,7 +296,7 @@ const RESERVED: &[&str] = &[
 fn plain_string(text: &str) -> Option<&str> {
     let bytes = text.as_bytes();
     let first = *bytes.first()?;
-    if !bytes.iter().all(|&b| PLAIN_BYTE[b as usize]) || text.ends_with(':') {
+    if !all_plain_bytes(bytes) || text.ends_with(':') {
         return None;
     }
     let dashed = text.strip_prefix("--").or_else(|| text.strip_prefix('-'));
@@ -318,6 +318,22 @@ fn plain_string(text: &str) -> Option<&str> {
         b => b.is_ascii_alphabetic() || b == b'_' || b == b'/',
     };
     (starts_well && !is_reserved(text)).then_some(text)
+}
+
+/// Every byte of `bytes` is a [`PLAIN_BYTE`]. Eight at a time without a
+/// branch per byte: most strings tested are plain, so the whole of each is
+/// read anyway.
+fn all_plain_bytes(bytes: &[u8]) -> bool {
+    let mut chunks = bytes.chunks_exact(8);
+    for chunk in &mut chunks {
+        if !chunk
+            .iter()
+            .fold(true, |all, &b| all & PLAIN_BYTE[b as usize])
+        {
+            return false;
+        }
+    }
+    chunks.remainder().iter().all(|&b| PLAIN_BYTE[b as usize])
 }
 
 /// The bytes a plain string may hold: letters, digits and `_ . / - % : @ = +`.
@@ -411,7 +427,14 @@ pub fn emit_like_serde_yaml(value: &Value) -> String {
     let mut as_written = std::collections::HashMap::new();
     if collect(value, &mut as_written) {
         let mut out = String::with_capacity(1024);
-        emit_with(value, &mut out, Some(&as_written));
+        emit_with(
+            value,
+            &mut out,
+            Strings {
+                as_written: Some(&as_written),
+                mask: None,
+            },
+        );
         out
     } else {
         serde_yaml_ng::to_string(value).expect("a JSON tree serializes")
@@ -420,12 +443,39 @@ pub fn emit_like_serde_yaml(value: &Value) -> String {
 
 /// [`emit`], appended to `out` (a stream of documents grows one buffer).
 pub fn emit_into(value: &Value, out: &mut String) {
-    emit_with(value, out, None);
+    emit_with(value, out, Strings::default());
 }
 
-/// Strings that are not plain, as the general emitter writes each one
-/// (see [`emit_like_serde_yaml`]); `None` for [`emit`]'s own quoting.
-type AsWritten<'a> = Option<&'a std::collections::HashMap<&'a str, String>>;
+/// [`emit_into`] with every string value (not key) first passed through
+/// `mask`, which gives the text to write instead, or `None` to write it as
+/// it is. The same bytes as emitting a copy of `value` with those strings
+/// replaced, without making the copy or walking the tree twice (once to
+/// find whether anything changes, once to copy).
+pub fn emit_masked_into(value: &Value, out: &mut String, mask: Mask) {
+    emit_with(
+        value,
+        out,
+        Strings {
+            as_written: None,
+            mask: Some(mask),
+        },
+    );
+}
+
+/// How strings are written: `as_written` holds strings that are not plain,
+/// as the general emitter writes each one (see [`emit_like_serde_yaml`]),
+/// `None` for [`emit`]'s own quoting; `mask` replaces string values (see
+/// [`emit_masked_into`]).
+#[derive(Clone, Copy, Default)]
+struct Strings<'a> {
+    as_written: Option<&'a std::collections::HashMap<&'a str, String>>,
+    mask: Option<Mask<'a>>,
+}
+
+/// What [`emit_masked_into`] passes every string value through.
+type Mask<'a> = &'a dyn Fn(&str) -> Option<String>;
+
+type AsWritten<'a> = Strings<'a>;
 
 fn emit_with(value: &Value, out: &mut String, as_written: AsWritten) {
     match value {
@@ -520,9 +570,16 @@ fn scalar_out(value: &Value, indent: usize, out: &mut String, as_written: AsWrit
         Value::Object(_) => out.push_str("{}"),
         Value::Array(_) => out.push_str("[]"),
         Value::String(s) => {
+            if let Some(masked) = as_written.mask.and_then(|mask| mask(s)) {
+                let unmasked = Strings {
+                    mask: None,
+                    ..as_written
+                };
+                return scalar_out(&Value::String(masked), indent, out, unmasked);
+            }
             if plain_string(s).is_some() {
                 out.push_str(s);
-            } else if let Some(text) = as_written.and_then(|w| w.get(s.as_str())) {
+            } else if let Some(text) = as_written.as_written.and_then(|w| w.get(s.as_str())) {
                 out.push_str(text);
             } else if let Some(chomp) = literal_block(s) {
                 out.push('|');
@@ -960,5 +1017,55 @@ spec:
             text,
             "ca.pem: |\n  -----BEGIN-----\n  MIIB\n  -----END-----\n"
         );
+    }
+
+    #[test]
+    fn masking_while_writing_gives_the_bytes_of_writing_a_masked_copy() {
+        use crate::values::secrets::mask_urls_in;
+        let mask = crate::text::mask_value;
+        let mut trees = vec![
+            json!("http://user:pass@proxy.example:8080"),
+            json!({"env": [
+                {"name": "HTTP_PROXY", "value": "http://u:p@proxy:3128"},
+                {"name": "NO_PROXY", "value": "localhost"},
+                {"name": "list", "value": ["https://a:b@h/x", "plain", 3, null]},
+            ]}),
+            json!({"http://k:v@h": "key not masked", "nested": {"deeper": {"url": "ftp://x:y@z/"}}}),
+            json!(["a", ["https://t:s@h", {"m": "ssh://q:r@h:22/p\nsecond line"}]]),
+        ];
+        let mut with_urls = 0;
+        for (_, input) in crate::values::example_inputs() {
+            let loaded = crate::values::load(&input).unwrap();
+            let rendered = crate::render::render(
+                &loaded.values,
+                &crate::render::Identity::default(),
+                &loaded.redacted_tree,
+            )
+            .unwrap();
+            trees.extend(rendered.manifests.into_iter().map(|m| m.object));
+        }
+        for tree in &trees {
+            let masked = mask_urls_in(tree);
+            with_urls += usize::from(&masked != tree);
+            let mut out = String::new();
+            emit_masked_into(tree, &mut out, &mask);
+            assert_eq!(out, emit(&masked), "{tree}");
+        }
+        assert!(with_urls >= 4, "{with_urls} trees with something masked");
+    }
+
+    #[test]
+    fn a_byte_outside_the_plain_set_is_found_wherever_it_stands() {
+        for len in 0..20 {
+            let plain = vec![b'a'; len];
+            assert!(all_plain_bytes(&plain), "{len}");
+            for at in 0..len {
+                for bad in [b' ', b'#', b'\'', 0x80, b'\n'] {
+                    let mut bytes = plain.clone();
+                    bytes[at] = bad;
+                    assert!(!all_plain_bytes(&bytes), "{len} {at} {bad}");
+                }
+            }
+        }
     }
 }
