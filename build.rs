@@ -66,8 +66,9 @@ const SYMBOL_ORDER: &str = "release/symbol-order.txt";
 /// `release`; built by `release/build.sh`) with lld, the linker rustc ships,
 /// placing the functions a run of `--version`, a dry-run and an export
 /// executes (listed in [`SYMBOL_ORDER`]) next to each other. Spread over the
-/// 16 MiB of code as the compiler leaves them, a dry-run touched about 110
-/// stretches of 64 KiB of it, each a page fault; packed, about 20 (issue 26).
+/// 20 MiB of code as the compiler leaves them, a dry-run's functions lay in
+/// about 110 stretches of 64 KiB, each a page fault; packed, in about 60
+/// (issue 26).
 /// Only the layout changes: a name the list holds that the binary no longer
 /// has is passed over. Without rustc's lld the binary is linked as usual and
 /// the build says so.
