@@ -5,8 +5,8 @@ use std::process::ExitCode;
 use clap::Parser;
 
 /// The static (musl) build's allocator. musl's own malloc gives memory back
-/// eagerly and costs a dry-run about a third more page faults and CPU than
-/// glibc's; dlmalloc (the allocator Rust's WebAssembly targets use, in Rust)
+/// eagerly: a dry-run took a third more page faults and a tenth more CPU than
+/// with glibc's. dlmalloc (the allocator Rust's WebAssembly targets use, in Rust)
 /// behind one spin lock costs less than either. Other builds keep the
 /// system allocator.
 #[cfg(target_env = "musl")]
