@@ -115,12 +115,7 @@ fn count_requests(cp: &ControlPlane, since: usize, agent: &str) -> (usize, usize
                 Some("selfsubjectaccessreviews" | "selfsubjectrulesreviews")
             )
         })
-        .filter(|e| {
-            !e["requestURI"]
-                .as_str()
-                .unwrap_or_default()
-                .contains("dryRun=All")
-        })
+        .filter(|e| !crate::support::audit::is_dry_run(e))
         .count();
     let of = |resource: &str| {
         events

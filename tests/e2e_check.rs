@@ -112,12 +112,7 @@ fn writes_by(cp: &ControlPlane, user: &str, since: usize) -> Vec<String> {
                 Some("selfsubjectaccessreviews" | "selfsubjectrulesreviews")
             )
         })
-        .filter(|e| {
-            !e["requestURI"]
-                .as_str()
-                .unwrap_or_default()
-                .contains("dryRun=All")
-        })
+        .filter(|e| !crate::support::audit::is_dry_run(e))
         .filter(|e| e["responseStatus"]["code"].as_u64().unwrap_or(0) < 400)
         .map(|e| format!("{} {}", e["verb"], e["requestURI"]))
         .collect()

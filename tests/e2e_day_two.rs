@@ -84,12 +84,7 @@ fn writes_since(cp: &ControlPlane, since: usize, ns: &str) -> Vec<String> {
             )
         })
         .filter(|e| e["objectRef"]["resource"] != "selfsubjectaccessreviews")
-        .filter(|e| {
-            !e["requestURI"]
-                .as_str()
-                .unwrap_or_default()
-                .contains("dryRun=All")
-        })
+        .filter(|e| !crate::support::audit::is_dry_run(e))
         .filter(|e| {
             e["objectRef"]["namespace"] == ns
                 || e["objectRef"]["name"]

@@ -141,12 +141,7 @@ fn writes_since(cp: &ControlPlane, since: usize, ns: &str) -> Vec<String> {
                 Some("create" | "update" | "patch" | "delete" | "deletecollection")
             )
         })
-        .filter(|e| {
-            !e["requestURI"]
-                .as_str()
-                .unwrap_or_default()
-                .contains("dryRun=All")
-        })
+        .filter(|e| !crate::support::audit::is_dry_run(e))
         .filter(|e| e["objectRef"]["namespace"] == ns)
         .map(|e| {
             format!(

@@ -53,12 +53,7 @@ fn requests_since(cp: &ControlPlane, since: usize, ns: &str) -> (usize, Vec<Stri
             )
         })
         // A server-side dry-run (the diff shown before asking) stores nothing.
-        .filter(|e| {
-            !e["requestURI"]
-                .as_str()
-                .unwrap_or_default()
-                .contains("dryRun=All")
-        })
+        .filter(|e| !crate::support::audit::is_dry_run(e))
         .filter(|e| {
             e["objectRef"]["namespace"] == ns
                 || e["objectRef"]["name"]

@@ -75,12 +75,7 @@ fn writes_about(cp: &ControlPlane, ns: &str, since: usize) -> Vec<String> {
                 .iter()
                 .any(|c| agent.starts_with(c))
         })
-        .filter(|e| {
-            !e["requestURI"]
-                .as_str()
-                .unwrap_or_default()
-                .contains("dryRun=All")
-        })
+        .filter(|e| !crate::support::audit::is_dry_run(e))
         .map(|e| format!("{} {} {}", e["verb"], e["requestURI"], e["userAgent"]))
         .collect()
 }

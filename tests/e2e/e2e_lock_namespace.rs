@@ -45,12 +45,7 @@ fn requests_about_since(name: &str, since: usize) -> Vec<(String, i64)> {
         .into_iter()
         .skip(since)
         .filter(|e| e["stage"] == "ResponseComplete")
-        .filter(|e| {
-            !e["requestURI"]
-                .as_str()
-                .unwrap_or_default()
-                .contains("dryRun=All")
-        })
+        .filter(|e| !crate::support::audit::is_dry_run(e))
         .filter(|e| {
             let uri = e["requestURI"].as_str().unwrap_or_default();
             uri == path || uri.starts_with(&format!("{path}?"))

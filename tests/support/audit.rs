@@ -22,6 +22,15 @@ pub fn answered_for(cp: &ControlPlane, since: usize, agent: &str) -> Vec<serde_j
         .collect()
 }
 
+/// True for an audit event of a server-side dry-run (`dryRun=All`), which
+/// stores nothing.
+pub fn is_dry_run(event: &serde_json::Value) -> bool {
+    event["requestURI"]
+        .as_str()
+        .unwrap_or_default()
+        .contains("dryRun=All")
+}
+
 /// Writes cf-runner (its user agent) made in namespaces `namespaces` since
 /// audit event `since`, as `"verb" "uri"`: server-side dry-runs and the
 /// run's lock (its Lease) are not writes of the install.
