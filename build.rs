@@ -35,6 +35,12 @@ fn on_path(name: &str) -> Option<PathBuf> {
         .find(|candidate| candidate.is_file())
 }
 
+/// True when this is a release build for Linux.
+fn release_for_linux() -> bool {
+    std::env::var("PROFILE").is_ok_and(|p| p == "release")
+        && std::env::var("CARGO_CFG_TARGET_OS").is_ok_and(|os| os == "linux")
+}
+
 /// The build-time variable that links a Linux release binary
 /// position-dependent.
 const NO_PIE_VAR: &str = "CF_RUNNER_LINK_NO_PIE";
@@ -51,9 +57,7 @@ const NO_PIE_VAR: &str = "CF_RUNNER_LINK_NO_PIE";
 fn link_release_binary() {
     println!("cargo::rerun-if-env-changed={NO_PIE_VAR}");
     let asked = std::env::var(NO_PIE_VAR).is_ok_and(|v| v == "1");
-    let release = std::env::var("PROFILE").is_ok_and(|p| p == "release");
-    let linux = std::env::var("CARGO_CFG_TARGET_OS").is_ok_and(|os| os == "linux");
-    if asked && release && linux {
+    if asked && release_for_linux() {
         println!("cargo::rustc-link-arg-bins=-no-pie");
     }
 }
@@ -75,9 +79,7 @@ const SYMBOL_ORDER: &str = "release/symbol-order.txt";
 fn link_static_release() {
     println!("cargo::rerun-if-changed={SYMBOL_ORDER}");
     let musl = std::env::var("CARGO_CFG_TARGET_ENV").is_ok_and(|env| env == "musl");
-    let release = std::env::var("PROFILE").is_ok_and(|p| p == "release");
-    let linux = std::env::var("CARGO_CFG_TARGET_OS").is_ok_and(|os| os == "linux");
-    if !(musl && release && linux) {
+    if !(musl && release_for_linux()) {
         return;
     }
     let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
