@@ -843,14 +843,14 @@ fn stage(
         let mut files: Vec<Unsynced> = also.into_iter().collect();
         let owner = staging.join(STAGING_OWNER_FILE);
         let text = staging_owner_text(std::process::id());
-        files.push((owner.clone(), create_file(&owner, &text, false)?));
+        files.push((owner.clone(), create_new_file(&owner, &text, false)?));
         for p in planned {
             let path = staging.join(&p.name);
-            let file = create_file(&path, &p.text, p.private)?;
+            let file = create_new_file(&path, &p.text, p.private)?;
             files.push((path, file));
         }
         let pending = staging.join(PENDING_RECORD_FILE);
-        files.push((pending.clone(), create_file(&pending, record, false)?));
+        files.push((pending.clone(), create_new_file(&pending, record, false)?));
         sync_all(&files)
     })();
     if filled.is_err() {
@@ -859,7 +859,8 @@ fn stage(
     filled
 }
 
-/// How many fsyncs are in flight at once when a batch is made durable.
+/// How many fsyncs are in flight at once when a batch is made durable (the
+/// calling thread takes one share of them).
 const SYNC_THREADS: usize = 8;
 
 /// Makes every staged file durable before any is moved into place, each
@@ -890,15 +891,19 @@ fn sync_all(files: &[Unsynced]) -> Result<(), ExportError> {
         return sync(files);
     }
     let per_thread = files.len().div_ceil(SYNC_THREADS);
+    let mut batches = files.chunks(per_thread);
+    let own = batches.next().unwrap_or_default();
     std::thread::scope(|scope| {
-        let running: Vec<_> = files
-            .chunks(per_thread)
+        let running: Vec<_> = batches
             .map(|batch| scope.spawn(move || sync(batch)))
             .collect();
-        // The scope joins every thread even when one failed early.
+        // This thread takes the first batch; the scope joins every thread
+        // even when one failed early.
+        let mine = sync(own);
         running
             .into_iter()
             .try_for_each(|t| t.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .and(mine)
     })
 }
 
@@ -914,12 +919,19 @@ pub fn write_file(path: &Path, text: &str, private: bool) -> Result<(), ExportEr
 
 /// [`write_file`] without the sync: the caller makes it durable.
 fn create_file(path: &Path, text: &str, private: bool) -> Result<fs::File, ExportError> {
+    // Remove first, so an older file's wider mode is not inherited.
+    let _ = fs::remove_file(path);
+    create_new_file(path, text, private)
+}
+
+/// [`create_file`] in a folder this run made, where nothing can be in the
+/// way: no removal first (it would fail, once per file). Something there
+/// after all is an error, never replaced.
+fn create_new_file(path: &Path, text: &str, private: bool) -> Result<fs::File, ExportError> {
     let err = |source| ExportError::Write {
         path: path.into(),
         source,
     };
-    // Remove first, so an older file's wider mode is not inherited.
-    let _ = fs::remove_file(path);
     let mut options = fs::OpenOptions::new();
     options.write(true).create_new(true);
     #[cfg(unix)]

@@ -17,7 +17,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use super::{
-    create_file, record_key, record_text, recorded, step, sync_all, sync_made, ExportError,
+    create_new_file, record_key, record_text, recorded, step, sync_all, sync_made, ExportError,
     Planned, Unsynced, EXPORT_RECORD_FILE, RECORD_KEY_FILE,
 };
 
@@ -97,10 +97,10 @@ fn fill(staging: &Path, planned: &[Planned]) -> Result<(), ExportError> {
     let mut files: Vec<Unsynced> = key_file.into_iter().collect();
     let record = staging.join(EXPORT_RECORD_FILE);
     let text = record_text(&recorded(planned, &key));
-    files.push((record.clone(), create_file(&record, &text, false)?));
+    files.push((record.clone(), create_new_file(&record, &text, false)?));
     for p in planned {
         let path = staging.join(&p.name);
-        let file = create_file(&path, &p.text, p.private)?;
+        let file = create_new_file(&path, &p.text, p.private)?;
         files.push((path, file));
     }
     let folder = fs::File::open(staging).map_err(|source| ExportError::Write {
