@@ -761,6 +761,16 @@ async fn apply_one(
             });
         }
     }
+    // A namespace made a moment ago for this run's lock, as wanted: nothing
+    // written now, but this run created it.
+    let change = if change == Change::Unchanged
+        && manifest.kind == "Namespace"
+        && super::lock::made_by_this_process(&manifest.name)
+    {
+        Change::Created
+    } else {
+        change
+    };
     let applied = Applied {
         object: manifest.display_name(),
         namespace: manifest.namespace.clone(),

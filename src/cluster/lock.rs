@@ -290,6 +290,20 @@ pub async fn ensure_namespace(client: &Client, manifest: &Manifest) -> Result<bo
     create_namespace(client, manifest).await
 }
 
+/// The namespaces this process made for its lock ([`create_namespace`]).
+static MADE: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// True when this process made namespace `name` for its lock: the apply
+/// that follows finds it as it would have written it, writes nothing, and
+/// reports it as created (not as unchanged, which would say it was there
+/// before the run).
+pub fn made_by_this_process(name: &str) -> bool {
+    MADE.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .iter()
+        .any(|n| n == name)
+}
+
 /// Creates the namespace for the lock, in one request, unless it exists:
 /// for a run that has just seen it missing (the preflight read it), so no
 /// GET goes first. It is made by server-side apply with cf-runner's field
@@ -312,10 +326,14 @@ pub async fn create_namespace(client: &Client, manifest: &Manifest) -> Result<bo
     use k8s_openapi::api::core::v1::Namespace;
     let api: Api<Namespace> = Api::all(client.clone());
     let object = format!("Namespace/{}", manifest.name);
+    // As the install's apply would write it (its applied-hash included), so
+    // that the apply finds it as it wants it and does not write it again.
     let mut namespace: Namespace =
-        serde_json::from_value(manifest.object.clone()).map_err(|e| KubeError::Client {
-            context: String::new(),
-            source: Box::new(e),
+        serde_json::from_value(super::apply::with_hash(&manifest.object)).map_err(|e| {
+            KubeError::Client {
+                context: String::new(),
+                source: Box::new(e),
+            }
         })?;
     namespace.metadata.resource_version = Some(NEVER_A_VERSION.into());
     let params = PatchParams::apply(FIELD_MANAGER);
@@ -326,7 +344,12 @@ pub async fn create_namespace(client: &Client, manifest: &Manifest) -> Result<bo
     )
     .await;
     match created {
-        Ok(_) => Ok(true),
+        Ok(_) => {
+            MADE.lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .push(manifest.name.clone());
+            Ok(true)
+        }
         // It exists: left as it is (nothing was stored).
         Err(e) if e.code() == Some(409) => Ok(false),
         Err(refused) if refused.code() == Some(403) => {

@@ -94,12 +94,27 @@ fn mutating_requests_since(cp: &ControlPlane, since: usize, ns: &str) -> Vec<Str
 async fn install_then_rerun_changes_nothing() {
     let cp = controlplane::shared();
     let ns = unique("cfr");
+    let first_mark = cp.audit_events().unwrap().len();
     let first = init(cp, &ns, "local", &[]);
     assert!(first.status.success(), "{}", text(&first));
     let out = text(&first);
     assert!(
         out.contains("created") && out.contains("Deployment/runner"),
         "{out}"
+    );
+    // The namespace is made once, for the install's lock, as the apply
+    // would write it: the apply does not write it again, and says it was
+    // created by this run.
+    assert!(out.contains(&format!("created    Namespace/{ns}")), "{out}");
+    let namespace_uri = format!("/api/v1/namespaces/{ns}?");
+    let namespace_writes: Vec<String> = mutating_requests_since(cp, first_mark, &ns)
+        .into_iter()
+        .filter(|w| w.contains(&namespace_uri))
+        .collect();
+    assert_eq!(
+        namespace_writes.len(),
+        1,
+        "the namespace was written more than once: {namespace_writes:?}\n{out}"
     );
     assert!(out.contains("the runner is running"), "{out}");
     assert!(!out.contains(AGENT_TOKEN), "the agent token was printed");
