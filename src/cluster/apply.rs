@@ -765,7 +765,9 @@ async fn apply_one(
     // written now, but this run created it.
     let change = if change == Change::Unchanged
         && manifest.kind == "Namespace"
-        && super::lock::made_by_this_process(&manifest.name)
+        && existing
+            .and_then(|live| live.metadata.uid.as_deref())
+            .is_some_and(super::lock::made_by_this_process)
     {
         Change::Created
     } else {

@@ -290,18 +290,20 @@ pub async fn ensure_namespace(client: &Client, manifest: &Manifest) -> Result<bo
     create_namespace(client, manifest).await
 }
 
-/// The namespaces this process made for its lock ([`create_namespace`]).
+/// The uids of the namespaces this process made for its lock
+/// ([`create_namespace`]): uids, not names, as one run may reach several
+/// clusters, each with its own namespace of that name.
 static MADE: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
-/// True when this process made namespace `name` for its lock: the apply
-/// that follows finds it as it would have written it, writes nothing, and
-/// reports it as created (not as unchanged, which would say it was there
-/// before the run).
-pub fn made_by_this_process(name: &str) -> bool {
+/// True when this process made the namespace of this `uid` for its lock:
+/// the apply that follows finds it as it would have written it, writes
+/// nothing, and reports it as created (not as unchanged, which would say it
+/// was there before the run).
+pub fn made_by_this_process(uid: &str) -> bool {
     MADE.lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
         .iter()
-        .any(|n| n == name)
+        .any(|made| made == uid)
 }
 
 /// Creates the namespace for the lock, in one request, unless it exists:
@@ -344,10 +346,12 @@ pub async fn create_namespace(client: &Client, manifest: &Manifest) -> Result<bo
     )
     .await;
     match created {
-        Ok(_) => {
-            MADE.lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .push(manifest.name.clone());
+        Ok(made) => {
+            if let Some(uid) = made.metadata.uid {
+                MADE.lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .push(uid);
+            }
             Ok(true)
         }
         // It exists: left as it is (nothing was stored).
