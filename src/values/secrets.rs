@@ -113,19 +113,9 @@ fn credential_envs(tree: &Value) -> Vec<(Vec<String>, String)> {
 
 /// A copy of `value` with the URL credentials in every string masked.
 pub fn mask_urls_in(value: &Value) -> Value {
-    match value {
-        Value::String(s) => match mask_value(s) {
-            Some(m) => Value::String(m),
-            None => value.clone(),
-        },
-        Value::Array(items) => Value::Array(items.iter().map(mask_urls_in).collect()),
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .map(|(k, v)| (k.clone(), mask_urls_in(v)))
-                .collect(),
-        ),
-        other => other.clone(),
-    }
+    let mut out = value.clone();
+    mask_urls_where_they_are(&mut out);
+    out
 }
 
 /// [`mask_urls_in`] in place: only the strings that change are rewritten.
