@@ -79,11 +79,12 @@ fn mutating_requests_since(cp: &ControlPlane, since: usize, ns: &str) -> Vec<Str
                 Some("create" | "update" | "patch" | "delete" | "deletecollection")
             )
         })
+        // The preflight's server-side dry-runs persist nothing.
+        .filter(|e| !crate::support::audit::is_dry_run(e))
         .filter(|e| {
             let uri = e["requestURI"].as_str().unwrap_or_default();
-            // The preflight's server-side dry-runs persist nothing; the
-            // install's lock (its Lease) is the run's, not the install's.
-            uri.contains(ns) && !uri.contains("dryRun=All") && !uri.contains("/leases")
+            // The install's lock (its Lease) is the run's, not the install's.
+            uri.contains(ns) && !uri.contains("/leases")
         })
         .map(|e| format!("{} {}", e["verb"], e["requestURI"]))
         .collect()

@@ -43,12 +43,12 @@ pub fn cf_runner_writes(cp: &ControlPlane, since: usize, namespaces: &[&str]) ->
                 Some("create" | "update" | "patch" | "delete" | "deletecollection")
             )
         })
+        .filter(|e| !is_dry_run(e))
         .filter(|e| {
             let uri = e["requestURI"].as_str().unwrap_or_default();
             namespaces
                 .iter()
                 .any(|ns| uri.contains(&format!("/namespaces/{ns}/")))
-                && !uri.contains("dryRun=All")
                 && !uri.contains("/leases")
         })
         .map(|e| format!("{} {}", e["verb"], e["requestURI"]))
