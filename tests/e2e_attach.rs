@@ -1004,6 +1004,11 @@ async fn each_runtime_has_its_own_life() {
     let out = run(&kubeconfig, home.path(), all_runtimes.clone()).await;
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     assert_eq!(fake.faults_left(refused), 0, "{}", text(&out));
+    assert!(
+        text(&out).contains("--all-runtimes`: what is already gone"),
+        "{}",
+        text(&out)
+    );
     assert!(deployments.get_opt("runner").await.unwrap().is_some());
     assert_eq!(
         runtime_files(&client, &agent_ns).await.len(),

@@ -879,7 +879,18 @@ pub(crate) async fn delete_attached(
             written.objects,
             timeout,
         )
-        .await?;
+        .await
+        .map_err(|outcome| match outcome {
+            // The agent's runtimes file still names every runtime not
+            // fully gone: the same command finds them again.
+            Outcome::Failed(e, None) => Outcome::Failed(
+                e,
+                Some(format!(
+                    "re-run `cf-runner delete --kube-namespace {namespace} --all-runtimes`: what is already gone is skipped"
+                )),
+            ),
+            other => other,
+        })?;
     }
     Ok(())
 }
