@@ -118,7 +118,7 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l delete-na
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l delete-namespace-with-contents -d 'Also delete the namespace cf-runner created with everything still in it (lists it first)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l purge-volumes -d 'Also delete dind volumes (PVs and PVCs)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l keep-platform -d 'Leave the agent and runtime environment on the platform'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l all-runtimes -d 'Also delete every runtime attached to the agent, each first (`runtime delete`)'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l all-runtimes -d 'Also delete every runtime attached to the agent, first (their objects and runtime environments; the agent is not rolled for them)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l ignore-agent -d 'Delete an attached runtime\'s namespace objects although an agent may still serve it (its agent is gone)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l delete-adopted -d 'Also delete objects that existed before the install and were taken over with --force-conflicts'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l no-wait-for-lock -d 'Stop at once (exit 1) when another run holds the install\'s lock, instead of waiting up to --timeout'

@@ -127,7 +127,7 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
             [CompletionResult]::new('--delete-namespace-with-contents', '--delete-namespace-with-contents', [CompletionResultType]::ParameterName, 'Also delete the namespace cf-runner created with everything still in it (lists it first)')
             [CompletionResult]::new('--purge-volumes', '--purge-volumes', [CompletionResultType]::ParameterName, 'Also delete dind volumes (PVs and PVCs)')
             [CompletionResult]::new('--keep-platform', '--keep-platform', [CompletionResultType]::ParameterName, 'Leave the agent and runtime environment on the platform')
-            [CompletionResult]::new('--all-runtimes', '--all-runtimes', [CompletionResultType]::ParameterName, 'Also delete every runtime attached to the agent, each first (`runtime delete`)')
+            [CompletionResult]::new('--all-runtimes', '--all-runtimes', [CompletionResultType]::ParameterName, 'Also delete every runtime attached to the agent, first (their objects and runtime environments; the agent is not rolled for them)')
             [CompletionResult]::new('--ignore-agent', '--ignore-agent', [CompletionResultType]::ParameterName, 'Delete an attached runtime''s namespace objects although an agent may still serve it (its agent is gone)')
             [CompletionResult]::new('--delete-adopted', '--delete-adopted', [CompletionResultType]::ParameterName, 'Also delete objects that existed before the install and were taken over with --force-conflicts')
             [CompletionResult]::new('--no-wait-for-lock', '--no-wait-for-lock', [CompletionResultType]::ParameterName, 'Stop at once (exit 1) when another run holds the install''s lock, instead of waiting up to --timeout')

@@ -115,7 +115,7 @@ _arguments "${_arguments_options[@]}" : \
 '--delete-namespace-with-contents[Also delete the namespace cf-runner created with everything still in it (lists it first)]' \
 '--purge-volumes[Also delete dind volumes (PVs and PVCs)]' \
 '--keep-platform[Leave the agent and runtime environment on the platform]' \
-'--all-runtimes[Also delete every runtime attached to the agent, each first (\`runtime delete\`)]' \
+'--all-runtimes[Also delete every runtime attached to the agent, first (their objects and runtime environments; the agent is not rolled for them)]' \
 '--ignore-agent[Delete an attached runtime'\''s namespace objects although an agent may still serve it (its agent is gone)]' \
 '--delete-adopted[Also delete objects that existed before the install and were taken over with --force-conflicts]' \
 '--no-wait-for-lock[Stop at once (exit 1) when another run holds the install'\''s lock, instead of waiting up to --timeout]' \

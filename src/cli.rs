@@ -321,7 +321,7 @@ pub struct DeleteArgs {
     /// Leave the agent and runtime environment on the platform
     #[arg(long)]
     pub keep_platform: bool,
-    /// Also delete every runtime attached to the agent, each first (`runtime delete`)
+    /// Also delete every runtime attached to the agent, first (their objects and runtime environments; the agent is not rolled for them)
     #[arg(long)]
     pub all_runtimes: bool,
     /// Delete an attached runtime's namespace objects although an agent may still serve it (its agent is gone)

@@ -634,7 +634,8 @@ fn agent_runtimes(fake: &FakePlatform) -> Vec<String> {
 /// detaches one runtime and removes only its objects (and its runtime
 /// environment unless `--keep-platform`) while the agent keeps a ready
 /// replica; `delete` of the agent refuses while a runtime is attached,
-/// and `--all-runtimes` takes them first.
+/// and `--all-runtimes` takes them first, without ever rolling the agent
+/// it deletes next, and a re-run finishes after a run that failed half-way.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn each_runtime_has_its_own_life() {
@@ -978,20 +979,80 @@ async fn each_runtime_has_its_own_life() {
     assert_eq!(writes_since(cp, mark, &[&agent_ns]), Vec::<String>::new());
     assert!(!fake.agents().is_empty());
 
-    // --all-runtimes: the far runtime first, then the agent.
-    let mark2 = cp2.audit_events().unwrap().len();
+    // --all-runtimes with two runtimes attached (life-b again, life-far in
+    // the second cluster). The agent is deleted next, so it is never
+    // rolled for them: its Deployment and runtimes file are not written,
+    // only deleted at the end. A run that fails half-way (the platform
+    // refuses to delete a runtime environment) leaves the agent and its
+    // runtimes file as they were, and a re-run finishes what is left.
+    let out = run(
+        &kubeconfig,
+        home.path(),
+        agent_flags(&["runtime", "attach"], Some(&b_ns)),
+    )
+    .await;
+    assert!(out.status.success(), "attach again: {}", text(&out));
+    assert_eq!(runtime_files(&client, &agent_ns).await.len(), 3);
+    let (mark, mark2) = (
+        cp.audit_events().unwrap().len(),
+        cp2.audit_events().unwrap().len(),
+    );
     let mut all_runtimes = delete_agent;
     all_runtimes.push("--all-runtimes".into());
-    let out = run(&kubeconfig, home.path(), all_runtimes).await;
+    let refused = "DELETE /api/runtime-environments/";
+    fake.fail(refused, 500, 4);
+    let out = run(&kubeconfig, home.path(), all_runtimes.clone()).await;
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert_eq!(fake.faults_left(refused), 0, "{}", text(&out));
     assert!(
-        out.status.success(),
-        "delete --all-runtimes: {}",
+        text(&out).contains("--all-runtimes`: what is already gone"),
+        "{}",
         text(&out)
     );
+    assert!(deployments.get_opt("runner").await.unwrap().is_some());
+    assert_eq!(
+        runtime_files(&client, &agent_ns).await.len(),
+        3,
+        "the failed run dropped the file of a runtime that is not fully deleted"
+    );
+    let out = run(&kubeconfig, home.path(), all_runtimes.clone()).await;
+    assert!(
+        out.status.success(),
+        "delete --all-runtimes re-run: {}",
+        text(&out)
+    );
+    assert!(text(&out).contains("is not rolled"), "{}", text(&out));
+    let agent_written: Vec<String> = writes_since(cp, mark, &[&agent_ns])
+        .into_iter()
+        .filter(|w| w.contains("/deployments/runner") || w.contains("/secrets/runnerconf"))
+        .collect();
+    eprintln!("delete --all-runtimes, both runs: the agent's Deployment and runtimes file: {agent_written:#?}");
+    assert!(
+        agent_written.iter().all(|w| w.starts_with("\"delete\"")),
+        "delete --all-runtimes rolled the agent it deletes: {agent_written:?}"
+    );
+    assert_eq!(labelled_in(&client, &b_ns).await, Vec::<String>::new());
     assert_eq!(labelled_in(&client2, &far).await, Vec::<String>::new());
     assert!(!writes_since(&cp2, mark2, &[&far]).is_empty());
-    assert!(!fake.runtimes().contains_key(&rf));
-    assert!(!fake.runtimes().contains_key(&own));
+    for name in [&rb, &rf, &own] {
+        assert!(
+            !fake.runtimes().contains_key(name),
+            "runtime environment {name} stayed on the platform"
+        );
+    }
     assert!(fake.agents().is_empty(), "{:?}", fake.agents());
     assert!(deployments.get_opt("runner").await.unwrap().is_none());
+    // A further re-run finds nothing left and writes nothing.
+    let (mark, mark2) = (
+        cp.audit_events().unwrap().len(),
+        cp2.audit_events().unwrap().len(),
+    );
+    let out = run(&kubeconfig, home.path(), all_runtimes).await;
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("nothing to delete"), "{}", text(&out));
+    assert_eq!(
+        writes_since(cp, mark, &[&agent_ns, &b_ns]),
+        Vec::<String>::new()
+    );
+    assert_eq!(writes_since(&cp2, mark2, &[&far]), Vec::<String>::new());
 }

@@ -116,7 +116,7 @@ async fn delete_locked(
         "Deleting the Codefresh Runner in namespace {namespace} of context {} ({}):",
         cluster.context, cluster.server
     ));
-    runtime_life::say_attached(&attached);
+    runtime_life::say_attached(&attached, platform.is_some());
     for (phase, objects) in &phases {
         output::say(&format!("  {}: {}", phase.describe(), names(objects)));
     }
@@ -159,6 +159,7 @@ async fn delete_locked(
     runtime_life::delete_attached(
         cluster,
         namespace,
+        record.agent_name.as_deref(),
         &attached,
         platform.as_ref(),
         args.timeout,

@@ -5,7 +5,7 @@
 //! platform. `runtime upgrade` re-applies one runtime's objects from the
 //! agent's values and touches nothing else. `delete` of an agent refuses
 //! while other runtimes are attached to it, or takes them first
-//! (`--all-runtimes`).
+//! (`--all-runtimes`), without rolling the agent it deletes next.
 //!
 //! What goes in a runtime's namespace is told by the labels and by
 //! ownership, never by a list of names alone: the agent's access objects,
@@ -29,7 +29,7 @@ use crate::cluster::inventory::{self, LiveObject};
 use crate::cluster::ownership::{self, Ownership};
 use crate::cluster::{attached, delete, runtimes as live, Cluster};
 use crate::output;
-use crate::platform::Platform;
+use crate::platform::{Agent, Platform};
 use crate::render::runtimes::{file_runtime_name, ACCESS_NAME, ACCESS_TOKEN_SECRET, CONFIG_SECRET};
 use crate::render::{Component, LABEL_COMPONENT, RECORD_SECRET};
 use crate::values::{Problem, Problems};
@@ -224,7 +224,7 @@ pub(crate) async fn delete_runtime(
             return Ok(());
         }
         remove(
-            &state,
+            &Leaving::AgentStays(&state),
             &r,
             Some(&platform),
             !options.keep_platform,
@@ -245,19 +245,74 @@ fn confirm(name: &str) -> Result<bool, Outcome> {
     })
 }
 
-/// Detaches `r` from the agent (the platform's list first, when a
-/// platform is given; then its file and a rollout of the agent), deletes
-/// `objects`, removes the runtime environment when `delete_record`, then
+/// What becomes of the agent while one of its runtimes is deleted.
+enum Leaving<'a> {
+    /// `runtime delete`: the agent stays and serves the others, so the
+    /// runtime leaves its list on the platform and its runtimes file, and
+    /// the agent rolls to the rest before the runtime's objects go.
+    AgentStays(&'a AgentState),
+    /// `delete --all-runtimes`: the agent (`name`, in `namespace`) is
+    /// deleted right after its runtimes, and its runtimes file with it.
+    /// Neither is written for them, so the agent does not roll once per
+    /// runtime; the file stays until then, and a re-run after a failure
+    /// finds in it every runtime that is not fully gone yet.
+    AgentGoes {
+        namespace: &'a str,
+        name: Option<&'a str>,
+    },
+}
+
+/// Deletes runtime `r` as `leaving` says (for `runtime delete`: detached
+/// first, the platform's list then its file and a rollout of the agent),
+/// then `objects`, then its runtime environment when `delete_record`; then
 /// checks that all of it is gone and says so.
 async fn remove(
-    state: &AgentState,
+    leaving: &Leaving<'_>,
     r: &Resolved,
     platform: Option<&Platform>,
     delete_record: bool,
     objects: Vec<LiveObject>,
     timeout: Duration,
 ) -> Result<(), Outcome> {
-    let command = "runtime delete";
+    let serves = match leaving {
+        Leaving::AgentStays(state) => detach(state, r, platform, timeout).await?,
+        Leaving::AgentGoes { .. } => Vec::new(),
+    };
+    if !objects.is_empty() {
+        let phases = delete::plan(objects);
+        let report = delete::delete_all(&r.cluster.client, &phases, timeout, &|e| match e {
+            delete::Event::Gone(o) => output::removed(&o.display_name(), o.namespace.as_deref()),
+            delete::Event::Waiting(what) => {
+                output::note(&delete::waiting_note(&r.cluster.server, what))
+            }
+            delete::Event::Phase(..) => {}
+        })
+        .await;
+        if !report.ok() {
+            return Err(converge::delete_failed(&report, timeout));
+        }
+    }
+    if let (Some(p), true) = (platform, delete_record) {
+        p.delete_runtime(&r.name).await.map_err(|e| {
+            register::failed(
+                e,
+                "removing the runtime environment from the Codefresh platform",
+            )
+        })?;
+        output::removed(&format!("runtime environment {}", r.name), None);
+    }
+    verify(leaving, r, platform, delete_record, &serves).await
+}
+
+/// Detaches `r` from an agent that stays: the platform's list first (when
+/// a platform is given), then its file and a rollout of the agent. Returns
+/// the runtimes the agent still serves on the platform.
+async fn detach(
+    state: &AgentState,
+    r: &Resolved,
+    platform: Option<&Platform>,
+    timeout: Duration,
+) -> Result<Vec<String>, Outcome> {
     let mut serves = Vec::new();
     if let Some(p) = platform {
         let agent = attach::agent_on_platform(p, &state.agent_name).await?;
@@ -274,49 +329,30 @@ async fn remove(
     files.retain(|k, text| *k != r.key && file_runtime_name(text).as_deref() != Some(&r.name));
     // An agent installed alone rolls to no file at all when its last runtime goes.
     if !files.is_empty() || state.own_runtime.is_none() {
-        attach::roll_agent(state, &files, timeout, command).await?;
+        attach::roll_agent(state, &files, timeout, "runtime delete").await?;
     }
-    if !objects.is_empty() {
-        let phases = delete::plan(objects);
-        let report = delete::delete_all(&r.cluster.client, &phases, timeout, &|e| {
-            if let delete::Event::Gone(o) = e {
-                output::removed(&o.display_name(), o.namespace.as_deref());
-            }
-        })
-        .await;
-        if !report.ok() {
-            return Err(converge::delete_failed(&report, timeout));
-        }
-    }
-    if let (Some(p), true) = (platform, delete_record) {
-        p.delete_runtime(&r.name).await.map_err(|e| {
-            register::failed(
-                e,
-                "removing the runtime environment from the Codefresh platform",
-            )
-        })?;
-        output::removed(&format!("runtime environment {}", r.name), None);
-    }
-    verify(state, r, platform, delete_record, &serves).await
+    Ok(serves)
+}
+
+/// The agent named `name` on the platform, if it is there: a `delete`
+/// re-run after the platform was cleaned finds none.
+async fn agent_if_there(platform: &Platform, name: &str) -> Result<Option<Agent>, Outcome> {
+    let list = platform
+        .agents_named(name)
+        .await
+        .map_err(|e| register::failed(e, "reading the agent on the Codefresh platform"))?;
+    Ok(list.into_iter().find(|a| a.name == name))
 }
 
 /// Reads back what the deletion should have left, and says it.
 async fn verify(
-    state: &AgentState,
+    leaving: &Leaving<'_>,
     r: &Resolved,
     platform: Option<&Platform>,
     delete_record: bool,
     serves: &[String],
 ) -> Result<(), Outcome> {
     let left = written_for(r).await?.objects;
-    let files = live::read_config(&state.cluster.client, &state.namespace, CONFIG_SECRET)
-        .await
-        .map_err(|e| failed(e, "reading the agent's runtimes failed"))?
-        .map(|c| c.files)
-        .unwrap_or_default();
-    let still_served = files
-        .iter()
-        .any(|(k, text)| *k == r.key || file_runtime_name(text).as_deref() == Some(&r.name));
     let mut wrong = Vec::new();
     if !left.is_empty() {
         wrong.push(format!(
@@ -325,20 +361,42 @@ async fn verify(
             names(&left)
         ));
     }
-    if still_served {
-        wrong.push(format!(
-            "Secret {CONFIG_SECRET} in namespace {} still holds its file",
-            state.namespace
-        ));
+    if let Leaving::AgentStays(state) = leaving {
+        let files = live::read_config(&state.cluster.client, &state.namespace, CONFIG_SECRET)
+            .await
+            .map_err(|e| failed(e, "reading the agent's runtimes failed"))?
+            .map(|c| c.files)
+            .unwrap_or_default();
+        let still_served = files
+            .iter()
+            .any(|(k, text)| *k == r.key || file_runtime_name(text).as_deref() == Some(&r.name));
+        if still_served {
+            wrong.push(format!(
+                "Secret {CONFIG_SECRET} in namespace {} still holds its file",
+                state.namespace
+            ));
+        }
     }
+    let mut off_list = String::new();
     let mut platform_said = String::new();
     if let Some(p) = platform {
-        let agent = attach::agent_on_platform(p, &state.agent_name).await?;
-        if agent.runtimes.contains(&r.name) {
-            wrong.push(format!(
-                "agent {} still lists it on the platform",
-                agent.name
-            ));
+        let agent = match leaving {
+            Leaving::AgentStays(state) => {
+                Some(attach::agent_on_platform(p, &state.agent_name).await?)
+            }
+            Leaving::AgentGoes {
+                name: Some(name), ..
+            } => agent_if_there(p, name).await?,
+            Leaving::AgentGoes { name: None, .. } => None,
+        };
+        if let Some(agent) = agent {
+            if agent.runtimes.contains(&r.name) {
+                wrong.push(format!(
+                    "agent {} still lists it on the platform",
+                    agent.name
+                ));
+            }
+            off_list = format!(", agent {} no longer lists it on the platform", agent.name);
         }
         let record = p.runtime(&r.name).await.map_err(|e| {
             register::failed(
@@ -367,15 +425,24 @@ async fn verify(
             Some("re-run the same command: what is already gone is skipped".into()),
         ));
     }
-    let others = if serves.is_empty() {
-        String::new()
-    } else {
-        format!(" (it serves {})", serves.join(", "))
-    };
-    output::done(&format!(
-        "deleted runtime {}: nothing of it is left in namespace {} of context {}, and agent {} no longer serves it{others}{platform_said}",
-        r.name, r.namespace, r.cluster.context, state.agent_name
-    ));
+    match leaving {
+        Leaving::AgentStays(state) => {
+            let others = if serves.is_empty() {
+                String::new()
+            } else {
+                format!(" (it serves {})", serves.join(", "))
+            };
+            output::done(&format!(
+                "deleted runtime {}: nothing of it is left in namespace {} of context {}, and agent {} no longer serves it{others}{platform_said}",
+                r.name, r.namespace, r.cluster.context, state.agent_name
+            ));
+        }
+        Leaving::AgentGoes { namespace, .. } => output::done(&format!(
+            "deleted runtime {}: nothing of it is left in namespace {} of context {}{off_list}{platform_said}; \
+             its file in Secret {CONFIG_SECRET} (namespace {namespace}) goes with the agent",
+            r.name, r.namespace, r.cluster.context
+        )),
+    }
     Ok(())
 }
 
@@ -732,48 +799,98 @@ pub(crate) fn check_runtime_namespace(
     Err(Outcome::PreflightFailed)
 }
 
-/// The line of `delete`'s plan that names the attached runtimes it takes first.
-pub(crate) fn say_attached(attached: &[Attached]) {
+/// The line of `delete`'s plan that names the attached runtimes it takes
+/// first, and what becomes of them; `platform` when the platform is cleaned.
+pub(crate) fn say_attached(attached: &[Attached], platform: bool) {
     if attached.is_empty() {
         return;
     }
     let listed: Vec<String> = attached.iter().map(Attached::describe).collect();
-    output::say(&format!(
-        "  first, the runtime(s) attached to the agent (--all-runtimes), each detached, then its objects \
-         and runtime environment removed: {}",
-        listed.join(", ")
-    ));
+    output::say(&attached_plan(&listed, platform));
 }
 
-/// `delete --all-runtimes`: each attached runtime deleted as `runtime
-/// delete` would, the agent serving the others meanwhile. With no platform
+fn attached_plan(listed: &[String], platform: bool) -> String {
+    let what = if platform {
+        "the agent's runtimes on the platform drop them, then each one's objects in its namespace \
+         and its runtime environment on the platform go"
+    } else {
+        "each one's objects in its namespace go (the platform is left as it is)"
+    };
+    format!(
+        "  first, the runtime(s) attached to the agent (--all-runtimes): {}; {what}. The agent is not \
+         rolled for them: it is deleted next, and its runtimes file (Secret {CONFIG_SECRET}) with it",
+        listed.join(", ")
+    )
+}
+
+/// `delete --all-runtimes`: the agent `agent_name` in `namespace` is about
+/// to be deleted, so its attached runtimes are not detached one by one
+/// (each a rollout of the agent and a wait): the platform's list of the
+/// agent's runtimes drops them all at once, so that no build of theirs goes
+/// to it, then each runtime's objects and runtime environment go. The
+/// agent's runtimes file is not written: it goes with the agent, and until
+/// then it names what a re-run must still finish. With no platform
 /// (`--keep-platform`, or an install the platform never saw), the platform
 /// is left as it is.
 pub(crate) async fn delete_attached(
     cluster: &Cluster,
     namespace: &str,
+    agent_name: Option<&str>,
     attached: &[Attached],
     platform: Option<&Platform>,
     timeout: Duration,
 ) -> Result<(), Outcome> {
+    if attached.is_empty() {
+        return Ok(());
+    }
+    if let (Some(p), Some(name)) = (platform, agent_name) {
+        match agent_if_there(p, name).await? {
+            Some(agent) => {
+                let wanted = agent
+                    .runtimes
+                    .iter()
+                    .filter(|n| attached.iter().all(|a| a.name != **n))
+                    .cloned()
+                    .collect();
+                attach::set_platform_runtimes(p, &agent, wanted).await?;
+            }
+            None => output::note(&format!(
+                "agent {name} is not on the Codefresh platform: no list of runtimes to take them off there"
+            )),
+        }
+    }
+    let leaving = Leaving::AgentGoes {
+        namespace,
+        name: agent_name,
+    };
     for a in attached {
         let Ok(target) = &a.place else { continue };
-        let state = attach::read_agent(cluster.clone(), namespace, "delete").await?;
-        let r = attach::resolve(&state.cluster, namespace, target).await?;
+        let r = attach::resolve(cluster, namespace, target).await?;
         output::say(&format!("Deleting attached runtime {}", a.describe()));
         let written = written_for(&r).await?;
         for note in &written.notes {
             output::note(note);
         }
         remove(
-            &state,
+            &leaving,
             &r,
             platform,
             platform.is_some(),
             written.objects,
             timeout,
         )
-        .await?;
+        .await
+        .map_err(|outcome| match outcome {
+            // The agent's runtimes file still names every runtime not
+            // fully gone: the same command finds them again.
+            Outcome::Failed(e, None) => Outcome::Failed(
+                e,
+                Some(format!(
+                    "re-run `cf-runner delete --kube-namespace {namespace} --all-runtimes`: what is already gone is skipped"
+                )),
+            ),
+            other => other,
+        })?;
     }
     Ok(())
 }
@@ -824,6 +941,31 @@ mod tests {
             list[0].describe(),
             "build-cluster/builds (namespace builds, context build-cluster)"
         );
+    }
+
+    #[test]
+    fn the_all_runtimes_plan_says_the_agent_is_not_rolled_and_what_goes() {
+        let listed = [
+            "a (namespace a)".to_string(),
+            "b (namespace b, context c)".to_string(),
+        ];
+        let with = attached_plan(&listed, true);
+        assert!(
+            with.contains("a (namespace a), b (namespace b, context c)"),
+            "{with}"
+        );
+        assert!(
+            with.contains("its runtime environment on the platform go"),
+            "{with}"
+        );
+        assert!(with.contains("not rolled"), "{with}");
+        assert!(!with.contains("detach"), "{with}");
+        let without = attached_plan(&listed, false);
+        assert!(
+            without.contains("the platform is left as it is"),
+            "{without}"
+        );
+        assert!(!without.contains("runtime environment"), "{without}");
     }
 
     #[test]
