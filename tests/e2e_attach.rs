@@ -1005,7 +1005,8 @@ async fn each_runtime_has_its_own_life() {
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     assert_eq!(fake.faults_left(refused), 0, "{}", text(&out));
     assert!(
-        text(&out).contains("--all-runtimes`: what is already gone"),
+        text(&out).contains("re-run the same `cf-runner delete --all-runtimes`")
+            && text(&out).contains("with the same flags: what is already gone is skipped"),
         "{}",
         text(&out)
     );

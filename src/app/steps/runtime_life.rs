@@ -886,7 +886,8 @@ pub(crate) async fn delete_attached(
             Outcome::Failed(e, None) => Outcome::Failed(
                 e,
                 Some(format!(
-                    "re-run `cf-runner delete --kube-namespace {namespace} --all-runtimes`: what is already gone is skipped"
+                    "re-run the same `cf-runner delete --all-runtimes` of namespace {namespace}, with the same \
+                     flags: what is already gone is skipped"
                 )),
             ),
             other => other,
