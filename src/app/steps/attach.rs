@@ -1008,13 +1008,35 @@ async fn detach(
             ),
         )])));
     }
-    let wanted: Vec<String> = agent
-        .runtimes
-        .iter()
-        .filter(|n| **n != r.name)
-        .cloned()
-        .collect();
-    set_platform_runtimes(platform, &agent, wanted).await?;
+    stop_serving(&state, &r, Some((platform, &agent)), timeout, command).await?;
+    remove_access(&r, timeout).await?;
+    output::done(&format!(
+        "agent {} in namespace {} no longer serves {}",
+        state.agent_name, state.namespace, r.name
+    ));
+    Ok(())
+}
+
+/// Takes runtime `r` off the agent's list on the platform (when `on_platform`
+/// is given) and off its runtimes file, and rolls the agent to the files
+/// left. Returns the runtimes the agent still lists on the platform.
+pub(crate) async fn stop_serving(
+    state: &AgentState,
+    r: &Resolved,
+    on_platform: Option<(&Platform, &Agent)>,
+    timeout: Duration,
+    command: &str,
+) -> Result<Vec<String>, Outcome> {
+    let mut serves = Vec::new();
+    if let Some((platform, agent)) = on_platform {
+        serves = agent
+            .runtimes
+            .iter()
+            .filter(|n| **n != r.name)
+            .cloned()
+            .collect();
+        set_platform_runtimes(platform, agent, serves.clone()).await?;
+    }
     let mut files = state.files.clone();
     // By key, and by the name a file holds (a key written by another rule).
     files.retain(|k, text| *k != r.key && file_runtime_name(text).as_deref() != Some(&r.name));
@@ -1022,14 +1044,9 @@ async fn detach(
     // runtime goes: it then runs no replica (venona does not start
     // without a runtime) until the next attach.
     if !files.is_empty() || state.own_runtime.is_none() {
-        roll_agent(&state, &files, timeout, command).await?;
+        roll_agent(state, &files, timeout, command).await?;
     }
-    remove_access(&r, timeout).await?;
-    output::done(&format!(
-        "agent {} in namespace {} no longer serves {}",
-        state.agent_name, state.namespace, r.name
-    ));
-    Ok(())
+    Ok(serves)
 }
 
 /// `init` with `Runtimes` in its values: once the agent is installed, the

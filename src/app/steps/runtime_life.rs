@@ -313,25 +313,18 @@ async fn detach(
     platform: Option<&Platform>,
     timeout: Duration,
 ) -> Result<Vec<String>, Outcome> {
-    let mut serves = Vec::new();
-    if let Some(p) = platform {
-        let agent = attach::agent_on_platform(p, &state.agent_name).await?;
-        let wanted: Vec<String> = agent
-            .runtimes
-            .iter()
-            .filter(|n| **n != r.name)
-            .cloned()
-            .collect();
-        serves = wanted.clone();
-        attach::set_platform_runtimes(p, &agent, wanted).await?;
-    }
-    let mut files = state.files.clone();
-    files.retain(|k, text| *k != r.key && file_runtime_name(text).as_deref() != Some(&r.name));
-    // An agent installed alone rolls to no file at all when its last runtime goes.
-    if !files.is_empty() || state.own_runtime.is_none() {
-        attach::roll_agent(state, &files, timeout, "runtime delete").await?;
-    }
-    Ok(serves)
+    let agent = match platform {
+        Some(p) => Some(attach::agent_on_platform(p, &state.agent_name).await?),
+        None => None,
+    };
+    attach::stop_serving(
+        state,
+        r,
+        platform.zip(agent.as_ref()),
+        timeout,
+        "runtime delete",
+    )
+    .await
 }
 
 /// The agent named `name` on the platform, if it is there: a `delete`
