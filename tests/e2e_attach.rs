@@ -838,6 +838,58 @@ async fn each_runtime_has_its_own_life() {
         .collect();
     assert_eq!(platform_writes, Vec::<String>::new());
 
+    // A runtime whose environment the platform has under another cluster's
+    // name: `runtime upgrade` with settings of its own refuses before any
+    // write (exit 3), naming the runtime, both clusters and the fix; without
+    // them it upgrades the objects and leaves the spec, as attach does.
+    fake.add_runtime(&rb, "other-cluster", &b_ns);
+    let rb_elsewhere = fake.runtimes()[&rb].clone();
+    let writes_on_platform = |fake: &FakePlatform| -> Vec<String> {
+        fake.calls()
+            .into_iter()
+            .filter(|c| !c.starts_with("GET "))
+            .collect()
+    };
+    let mark = cp.audit_events().unwrap().len();
+    fake.clear_requests();
+    let mut upgrade_b = agent_flags(&["runtime", "upgrade"], Some(&b_ns));
+    upgrade_b.extend(args(&["--set-value", "NodeSelector=disk=ssd"]));
+    let out = run(&kubeconfig, home.path(), upgrade_b).await;
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+    for named in [rb.as_str(), "other-cluster", CONTEXT, "drop --set-value"] {
+        assert!(text(&out).contains(named), "{named}: {}", text(&out));
+    }
+    assert_eq!(
+        writes_since(cp, mark, &[&b_ns, &agent_ns]),
+        Vec::<String>::new()
+    );
+    assert_eq!(writes_on_platform(&fake), Vec::<String>::new());
+    assert_eq!(fake.runtimes()[&rb], rb_elsewhere);
+    let out = run(
+        &kubeconfig,
+        home.path(),
+        agent_flags(&["runtime", "upgrade"], Some(&b_ns)),
+    )
+    .await;
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        text(&out).contains("registered for namespace") && text(&out).contains("left as it is"),
+        "{}",
+        text(&out)
+    );
+    let cm = configmaps(&client, &b_ns)
+        .get("codefresh-dind-config")
+        .await
+        .unwrap();
+    assert_eq!(
+        dind_config(&cm)["mtu"],
+        1400,
+        "the objects were not upgraded"
+    );
+    assert_eq!(writes_on_platform(&fake), Vec::<String>::new());
+    assert_eq!(fake.runtimes()[&rb], rb_elsewhere);
+    fake.add_runtime(&rb, CONTEXT, &b_ns);
+
     // `delete` of a runtime's namespace (not the agent's) refuses: the
     // agent would keep a file whose token died. Nothing is deleted.
     let b_labelled = labelled_in(&client, &b_ns).await;

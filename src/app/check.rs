@@ -67,27 +67,40 @@ pub fn run(args: &CheckArgs) -> Outcome {
             let identity = identity::seed(values, Some(cluster.context.clone()));
             let rendered = render::render(values, &identity, &loaded.redacted_tree)?;
             waiting_for(&cluster);
-            let mut checks = preflight::run(
+            let (mut checks, state) = preflight::run_seeing_namespace(
                 &cluster.client,
                 &rendered.manifests,
                 Some(&rendered.runtime_environment),
                 &values.namespace,
             )
             .await;
+            let answered = !checks.iter().any(|c| c.unreachable);
+            // A namespace that does not exist holds no install, no agent
+            // files and no lock: nothing in it is read (its 404 said so).
+            let installed_here = answered && state != preflight::NamespaceState::Missing;
+            if state == preflight::NamespaceState::Missing {
+                output::note(&format!(
+                    "namespace {} does not exist (init creates it): no installation, dind certificate or lock to look at in it",
+                    values.namespace
+                ));
+            }
             // Day two, from a server that answered: an install already there
-            // (its dind certificate's expiry, version skew), and dind's bridge.
-            if !checks.iter().any(|c| c.unreachable) {
+            // (its dind certificate's expiry, version skew, the agent's
+            // runtime credentials), and dind's bridge.
+            if installed_here {
                 checks.extend(certificate::check(&cluster, &values.namespace).await);
                 checks.extend(skew::check(&cluster, &values.namespace).await);
                 checks
                     .extend(super::steps::runtimes_view::check(&cluster, &values.namespace).await);
+            }
+            if answered {
                 checks.push(
                     crate::cluster::bridge::check(&cluster.client, &rendered.manifests).await,
                 );
             }
             // After the preflight, and only from a server that answered it: a
             // silent one is named once, by the preflight, with its deadline.
-            if !checks.iter().any(|c| c.unreachable) {
+            if installed_here {
                 lock::note_holder(&cluster, &values.namespace).await;
             }
             let mut passed = !preflight::failed(&checks);

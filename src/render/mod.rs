@@ -15,6 +15,7 @@
 
 pub mod helm;
 pub mod images;
+pub mod record;
 pub mod runtime_spec;
 pub mod runtimes;
 mod tojson;
@@ -371,6 +372,7 @@ pub fn render(
     if values.agent_only {
         runtimes::agent_only(&mut manifests, &values.namespace);
     }
+    record::keep_held(&mut manifests, record);
     manifests.sort_by(|a, b| {
         (a.stage, kind_rank(&a.kind), &a.name).cmp(&(b.stage, kind_rank(&b.kind), &b.name))
     });

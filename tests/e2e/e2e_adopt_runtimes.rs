@@ -567,6 +567,20 @@ async fn adopt_takes_over_an_agent_with_several_runtimes_and_each_stays_served()
             .output()
             .unwrap()
     };
+    // Adopt leaves the runtime environment registered under venonactl's
+    // cluster name: with settings of its own, upgrade refuses to change
+    // that spec (exit 3) before any write. Registered under this cluster's
+    // name (as the user would, on the platform), it is cf-runner's to keep.
+    let keep = format!("Storage.StorageClassName={class}");
+    let out = upgrade(&["--set-value", &keep]);
+    printed.push_str(&text(&out));
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+    assert!(text(&out).contains("venona-cluster"), "{}", text(&out));
+    assert_eq!(
+        cf_runner_writes(cp, mark, &[&ns, &far]),
+        Vec::<String>::new()
+    );
+    fake.add_runtime_like(&far_rt, "admin@cf-runner-test", &far, &far_rt);
     let out = upgrade(&[]);
     printed.push_str(&text(&out));
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
@@ -575,7 +589,6 @@ async fn adopt_takes_over_an_agent_with_several_runtimes_and_each_stays_served()
         "{}",
         text(&out)
     );
-    let keep = format!("Storage.StorageClassName={class}");
     let out = upgrade(&[
         "--set-value",
         &keep,

@@ -285,13 +285,46 @@ fn the_runtime_spec_is_compared_with_the_platform_when_a_token_is_at_hand() {
         serde_json::json!([]),
         "{r}"
     );
-    // An upgrade rewrites the record: init keeps `Token: <redacted>` in it,
-    // upgrade keeps only secrets some Secret holds. Nothing else changes.
-    for object in r["objects"].as_array().unwrap() {
-        if object["object"] != "Secret/cf-runner-values" {
-            assert_eq!(object["action"], "same", "{object}");
-        }
+    // Init and upgrade record the same values (only the secrets some Secret
+    // holds): nothing changes, the record included.
+    let objects = r["objects"].as_array().unwrap();
+    assert!(
+        objects
+            .iter()
+            .any(|o| o["object"] == "Secret/cf-runner-values"),
+        "{r}"
+    );
+    for object in objects {
+        assert_eq!(object["action"], "same", "{object}");
     }
+    // And the upgrade with the same inputs writes nothing in the cluster,
+    // the record included. (It sends the runtime spec again, as it says.)
+    let mark = cp.audit_events().unwrap().len();
+    let out = cf_runner(
+        cp,
+        &[
+            "upgrade",
+            "--yes",
+            "--no-wait",
+            "--kube-namespace",
+            &ns,
+            "--kube-context-name",
+            CONTEXT,
+            "--token",
+            API_TOKEN,
+            "--url",
+            &url,
+        ],
+    );
+    assert!(out.status.success(), "upgrade: {}", text(&out));
+    assert!(text(&out).contains("values: unchanged"), "{}", text(&out));
+    // (Its lock's Lease aside: that is the run's, not the install's.)
+    assert_eq!(
+        crate::support::audit::cf_runner_writes(cp, mark, &[&ns]),
+        Vec::<String>::new(),
+        "{}",
+        text(&out)
+    );
 
     let out = diff(
         cp,

@@ -644,18 +644,16 @@ async fn an_older_record_upgrades_cleanly() {
         .patch("cf-runner-values", &as_cf_runner, &Patch::Merge(&patch))
         .await
         .unwrap();
-    let out = cf_runner(
-        cp,
-        &[
-            "upgrade",
-            "--yes",
-            "--kube-namespace",
-            &ns,
-            "--kube-context-name",
-            CONTEXT,
-            "--no-wait",
-        ],
-    );
+    let upgrade = [
+        "upgrade",
+        "--yes",
+        "--kube-namespace",
+        &ns,
+        "--kube-context-name",
+        CONTEXT,
+        "--no-wait",
+    ];
+    let out = cf_runner(cp, &upgrade);
     let said = text(&out);
     assert!(out.status.success(), "{said}");
     assert!(said.contains("cf-runner 0.0.1 →"), "{said}");
@@ -671,6 +669,17 @@ async fn an_older_record_upgrades_cleanly() {
     assert_eq!(record["record-format"].0, b"1");
     let stored = String::from_utf8(record["values.yaml"].0.clone()).unwrap();
     assert!(!stored.contains(AGENT_TOKEN), "{stored}");
+    // The older record named `Token`, which no Secret holds without the
+    // monitor: this one rewrite drops it, and the next upgrade leaves the
+    // record (and everything else) as it is.
+    assert!(!stored.lines().any(|l| l.starts_with("Token:")), "{stored}");
+    let mark = cp.audit_events().unwrap().len();
+    let out = cf_runner(cp, &upgrade);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(
+        support::audit::cf_runner_writes(cp, mark, &[&ns]),
+        Vec::<String>::new()
+    );
     let runner = secrets.get("runner").await.unwrap();
     assert_eq!(
         runner.data.unwrap()["codefresh.token"].0,

@@ -708,13 +708,57 @@ pub(crate) async fn account_of(platform: &Platform, state: &AgentState) -> Resul
 }
 
 /// What the platform has of a runtime before the run.
-enum OnPlatform {
+pub(crate) enum OnPlatform {
     /// Registered for this namespace and cluster: its spec is kept in step.
     Ours,
     /// Registered for another place (by another tool): left as it is.
     Elsewhere,
     /// Not registered: this run registers it.
     Missing,
+}
+
+/// Where runtime environment `re` (the platform's, `None` when it has none)
+/// sends `r`'s builds: the one check of `runtime attach` and `runtime upgrade`.
+/// One registered for another namespace or cluster name is left as it is
+/// (said in a note), or refused (exit 3, before any write, `fix` said) when
+/// the run gives the runtime settings of its own, which live in that spec:
+/// cf-runner does not change the spec of a runtime it did not register.
+pub(crate) fn on_platform(
+    r: &Resolved,
+    re: Option<&Value>,
+    fix: &str,
+) -> Result<OnPlatform, Outcome> {
+    let Some(re) = re else {
+        return Ok(OnPlatform::Missing);
+    };
+    if register::runs_in(re, &r.namespace, &r.cluster.context) {
+        return Ok(OnPlatform::Ours);
+    }
+    let place = |p: &str| {
+        re.pointer(p)
+            .and_then(Value::as_str)
+            .unwrap_or("?")
+            .to_string()
+    };
+    let (ns, ctx) = (
+        place("/runtimeScheduler/cluster/namespace"),
+        place("/runtimeScheduler/cluster/clusterProvider/selector"),
+    );
+    if !r.target.settings.is_empty() {
+        output::error(
+            &anyhow::anyhow!(
+                "runtime environment {} on the Codefresh platform runs builds in namespace {ns} of cluster {ctx}, not in namespace {} of {}: cf-runner does not change the spec of a runtime it did not register",
+                r.name, r.namespace, r.cluster.context
+            ),
+            Some(fix),
+        );
+        return Err(Outcome::PreflightFailed);
+    }
+    output::note(&format!(
+        "runtime environment {} is registered for namespace {ns} of cluster {ctx}; its spec is left as it is",
+        r.name
+    ));
+    Ok(OnPlatform::Elsewhere)
 }
 
 /// Registers a missing runtime environment as `init` does, then sends its
@@ -893,42 +937,11 @@ async fn attach(
                 "reading the runtime environment on the Codefresh platform",
             )
         })?;
-        found.push(match re {
-            None => OnPlatform::Missing,
-            Some(re) if register::runs_in(&re, &r.namespace, &r.cluster.context) => {
-                OnPlatform::Ours
-            }
-            Some(re) => {
-                let place = |p: &str| {
-                    re.pointer(p)
-                        .and_then(Value::as_str)
-                        .unwrap_or("?")
-                        .to_string()
-                };
-                let (ns, ctx) = (
-                    place("/runtimeScheduler/cluster/namespace"),
-                    place("/runtimeScheduler/cluster/clusterProvider/selector"),
-                );
-                if !r.target.settings.is_empty() {
-                    output::error(
-                        &anyhow::anyhow!(
-                            "runtime environment {} on the Codefresh platform runs builds in namespace {ns} of cluster {ctx}, not in namespace {} of {}: cf-runner does not change the spec of a runtime it did not register",
-                            r.name, r.namespace, r.cluster.context
-                        ),
-                        Some(&format!(
-                            "name a new runtime with {} (cf-runner registers it), or drop the runtime's own settings",
-                            r.target.key("Name")
-                        )),
-                    );
-                    return Err(Outcome::PreflightFailed);
-                }
-                output::note(&format!(
-                    "runtime environment {} is registered for namespace {ns} of cluster {ctx}; its spec is left as it is",
-                    r.name
-                ));
-                OnPlatform::Elsewhere
-            }
-        });
+        let fix = format!(
+            "name a new runtime with {} (cf-runner registers it), or drop the runtime's own settings",
+            r.target.key("Name")
+        );
+        found.push(on_platform(r, re.as_ref(), &fix)?);
     }
     for r in resolved.iter().skip(own_count) {
         if !r.same_cluster

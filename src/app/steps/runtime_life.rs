@@ -442,7 +442,8 @@ async fn verify(
 /// Runs `cf-runner runtime upgrade`: the runtime's objects rendered again
 /// from the agent's values (images, dind config), applied in its
 /// namespace only. The agent, its files and the other runtimes are not
-/// written.
+/// written. Its spec goes to the platform unless the platform registered it
+/// for another place (see [`attach::on_platform`]).
 pub(crate) async fn upgrade_runtime(
     agent: AgentSide,
     target: Target,
@@ -481,14 +482,23 @@ pub(crate) async fn upgrade_runtime(
             );
             return Err(Outcome::PreflightFailed);
         }
-        let account_id = attach::account_of(&platform, &state).await?;
-        let render = attach::runtime_objects(&state, &r, &platform, &account_id).await?;
         // The platform's copy, read once: the guard and the send compare with it.
         let current = platform
             .runtime(&r.name)
             .await
             .map_err(|e| register::failed(e, "reading the runtime environment's spec"))?;
-        if let Some(current) = &current {
+        // A runtime environment registered for another place (another
+        // cluster's name) keeps its spec, as `runtime attach` leaves it;
+        // with settings of the runtime's own it is refused before any write.
+        let fix = format!(
+            "drop --set-value: cf-runner then upgrades the runtime's objects in namespace {} and leaves the spec of runtime environment {} as it is; or register it for namespace {} of cluster {} on the platform first",
+            r.namespace, r.name, r.namespace, r.cluster.context
+        );
+        let found = attach::on_platform(&r, current.as_ref(), &fix)?;
+        let send = !matches!(found, attach::OnPlatform::Elsewhere);
+        let account_id = attach::account_of(&platform, &state).await?;
+        let render = attach::runtime_objects(&state, &r, &platform, &account_id).await?;
+        if let (true, Some(current)) = (send, &current) {
             keeps_own_scheduling(&r, &render.spec, current)?;
         }
         let report = converge::apply_with_progress(
@@ -504,14 +514,17 @@ pub(crate) async fn upgrade_runtime(
             .into_iter()
             .map(|(word, n)| format!("{n} {word}"))
             .collect();
-        send_spec(&r, render.spec, current.as_ref(), &platform).await?;
+        if send {
+            send_spec(&r, render.spec, current.as_ref(), &platform).await?;
+        }
         output::done(&format!(
-            "upgraded runtime {} in namespace {} of context {} from agent {}'s values ({}); the agent and its other runtimes were not touched",
+            "upgraded runtime {} in namespace {} of context {} from agent {}'s values ({}{}); the agent and its other runtimes were not touched",
             r.name,
             r.namespace,
             r.cluster.context,
             state.agent_name,
-            counts.join(", ")
+            counts.join(", "),
+            if send { "" } else { "; its spec on the platform was left as it is" }
         ));
         Ok(())
     })

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::identity;
 use super::installation::left_behind;
@@ -17,48 +17,14 @@ use crate::cluster::diff::{Action, ObjectDiff};
 use crate::cluster::inventory::{self, LiveObject};
 use crate::cluster::{secrets, Cluster};
 use crate::output;
-use crate::render::{self, is_placeholder, Manifest, RECORD_SECRET};
+use crate::render::record::SECRET_HOMES;
+use crate::render::{self, Manifest, RECORD_SECRET};
 use crate::text::REDACTED;
 use crate::values::{self, Input, Problem, Problems, Values, ValuesFile};
 
 /// The record layouts this version reads (absent: older than format 1,
 /// read the same way).
 const READABLE_RECORD_FORMATS: &[&str] = &["1"];
-
-/// Where each secret value of the values lives in the cluster: key path,
-/// Secret, key in the Secret.
-const SECRET_HOMES: &[(&str, &str, &str)] = &[
-    ("Token", render::MONITOR_SECRET, render::TOKEN_KEY),
-    ("AgentToken", render::RUNNER_SECRET, render::TOKEN_KEY),
-    (
-        "Storage.AwsAccessKeyId",
-        render::PROVISIONER_SECRET,
-        "aws_access_key_id",
-    ),
-    (
-        "Storage.AwsSecretAccessKey",
-        render::PROVISIONER_SECRET,
-        "aws_secret_access_key",
-    ),
-    (
-        "Storage.GoogleServiceAccount",
-        render::PROVISIONER_SECRET,
-        "google-service-account.json",
-    ),
-];
-
-fn section_mut<'a>(
-    root: &'a mut Value,
-    path: &str,
-) -> Option<(&'a mut Map<String, Value>, String)> {
-    let mut keys: Vec<&str> = path.split('.').collect();
-    let last = keys.pop()?.to_string();
-    let mut node = root;
-    for key in keys {
-        node = node.as_object_mut()?.get_mut(key)?;
-    }
-    Some((node.as_object_mut()?, last))
-}
 
 /// Puts the real secrets back into the stored (redacted) tree, from the
 /// Secrets that hold them. Gives the keys that were recorded but could not
@@ -82,9 +48,7 @@ pub(crate) async fn restore_secrets(
                 values::tree::set_path(tree, &steps, Value::String(v));
             }
             None => {
-                if let Some((section, last)) = section_mut(tree, path) {
-                    section.remove(&last);
-                }
+                render::record::remove_path(tree, path);
                 if redacted {
                     lost.push(path.to_string());
                 }
@@ -336,15 +300,6 @@ pub(crate) fn credential_changes(
         .collect()
 }
 
-/// True when the rendered Secret `secret` holds `key` (with a real value).
-fn holds(manifests: &[Manifest], secret: &str, key: &str) -> bool {
-    manifests
-        .iter()
-        .filter(|m| m.kind == "Secret" && m.name == secret)
-        .filter_map(|m| m.object.pointer("/stringData").and_then(|d| d.get(key)))
-        .any(|v| v.as_str().is_some_and(|t| !is_placeholder(t)))
-}
-
 /// Labelled objects that the new render no longer has (never the
 /// namespace), of those cf-runner created (`cluster::ownership`).
 fn to_prune(live: &[LiveObject], rendered: &[Manifest], namespace: &str) -> Vec<LiveObject> {
@@ -551,21 +506,18 @@ fn missing_secrets(values: &Values, identity: &render::Identity) -> Vec<Problem>
     problems
 }
 
-/// The render, and the values to record with it: the record names only
-/// the secrets some Secret holds, so that a later upgrade can restore every
-/// secret it names.
+/// The render, and the values it records: the record names only the
+/// secrets some Secret holds ([`render::record`]), so that a later upgrade
+/// can restore every secret it names.
 fn render_and_record(
     loaded: &values::Loaded,
     identity: &render::Identity,
     lost: &[String],
 ) -> Result<(Value, render::Rendered), Outcome> {
-    let render_with = |record_tree: &Value| {
-        render::render(&loaded.values, identity, record_tree).map_err(Outcome::render_failed)
-    };
-    let first = render_with(&loaded.redacted_tree)?;
-    let mut record_tree = loaded.redacted_tree.clone();
-    for (path, secret, key) in SECRET_HOMES {
-        let secret_rendered = first
+    let rendered = render::render(&loaded.values, identity, &loaded.redacted_tree)
+        .map_err(Outcome::render_failed)?;
+    for (path, secret, _) in SECRET_HOMES {
+        let secret_rendered = rendered
             .manifests
             .iter()
             .any(|m| m.kind == "Secret" && m.name == *secret);
@@ -577,17 +529,8 @@ fn render_and_record(
                 "{path} was recorded, but the Secret {secret} no longer holds it: pass it again (--set-value {path}=...)"
             ));
         }
-        if !holds(&first.manifests, secret, key) {
-            if let Some((section, last)) = section_mut(&mut record_tree, path) {
-                section.remove(&last);
-            }
-        }
     }
-    let rendered = if record_tree == loaded.redacted_tree {
-        first
-    } else {
-        render_with(&record_tree)?
-    };
+    let record_tree = render::record::recorded_values(&loaded.redacted_tree, &rendered.manifests);
     Ok((record_tree, rendered))
 }
 
@@ -630,6 +573,7 @@ pub(crate) fn print_diffs(objects: &[ObjectDiff], namespace: &str, context: &str
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::render::is_placeholder;
     use serde_json::json;
 
     fn load(tree: Value) -> Values {
