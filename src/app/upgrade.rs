@@ -81,7 +81,11 @@ async fn upgrade(
     namespace: &str,
 ) -> Result<(), Outcome> {
     let sync = platform_sync(args, &plan).await?;
-    show_plan(&plan, cluster, namespace, sync.is_some());
+    let spec = match &sync {
+        Some(sync) => spec_for_platform(sync, &plan)?,
+        None => SpecOnPlatform::NoToken,
+    };
+    show_plan(&plan, cluster, namespace, &spec);
     if let Answer::Declined = confirm(args, &plan, cluster, namespace).await? {
         output::say("Nothing was changed.");
         return Ok(());
@@ -95,8 +99,9 @@ async fn upgrade(
     )
     .await?;
     prune(cluster, &plan, args.timeout).await?;
-    if let (Some((client, account_id)), Some(name)) = (&sync, &plan.runtime_name) {
-        send_spec(client, account_id.as_deref(), name, &plan).await?;
+    if let (Some(sync), SpecOnPlatform::Send(spec), Some(name)) = (&sync, &spec, &plan.runtime_name)
+    {
+        send_spec(&sync.client, name, spec).await?;
     }
     if !args.no_wait {
         converge::wait_with_progress(cluster, &plan.rendered.manifests, args.timeout, "upgrade")
@@ -112,10 +117,7 @@ async fn upgrade(
 /// The platform client for sending the spec, for a registered install. A
 /// platform problem does not stop an upgrade that would not change the
 /// spec there: it is said, and the spec is not re-sent.
-async fn platform_sync(
-    args: &UpgradeArgs,
-    plan: &Plan,
-) -> Result<Option<(Platform, Option<String>)>, Outcome> {
+async fn platform_sync(args: &UpgradeArgs, plan: &Plan) -> Result<Option<Sync>, Outcome> {
     let Some(name) = &plan.runtime_name else {
         return Ok(None);
     };
@@ -134,7 +136,7 @@ async fn platform_sync(
 
 /// Says what the upgrade will do: versions, changed values, objects,
 /// the runtime spec and what is removed.
-fn show_plan(plan: &Plan, cluster: &Cluster, namespace: &str, will_send: bool) {
+fn show_plan(plan: &Plan, cluster: &Cluster, namespace: &str, spec: &SpecOnPlatform) {
     output::say(&format!(
         "Upgrading the Codefresh Runner in namespace {namespace} of context {} ({}): cf-runner {} → {}",
         cluster.context,
@@ -165,15 +167,17 @@ fn show_plan(plan: &Plan, cluster: &Cluster, namespace: &str, will_send: bool) {
         } else {
             "unchanged"
         };
-        if will_send {
-            output::say(&format!(
-                "  runtime environment {name}: spec {change}, sent to the Codefresh platform"
-            ));
-        } else {
-            output::say(&format!(
-                "  runtime environment {name}: spec unchanged, not re-sent (no Codefresh API token)"
-            ));
-        }
+        output::say(&format!(
+            "  runtime environment {name}: {}",
+            match spec {
+                SpecOnPlatform::Send(_) => format!("spec {change}, sent to the Codefresh platform"),
+                SpecOnPlatform::Held =>
+                    format!("spec {change}; the Codefresh platform holds it already, not re-sent"),
+                SpecOnPlatform::NoToken => {
+                    "spec unchanged, not re-sent (no Codefresh API token)".to_string()
+                }
+            }
+        ));
     }
     if !plan.prune.is_empty() {
         output::say(&format!("  remove: {}", names(&plan.prune)));
@@ -233,20 +237,48 @@ async fn prune(
     Ok(())
 }
 
-/// Sends the new runtime spec, once the cluster is upgraded.
-async fn send_spec(
-    client: &Platform,
-    account_id: Option<&str>,
-    name: &str,
-    plan: &Plan,
-) -> Result<(), Outcome> {
+/// The platform's side of an upgrade that has a token: the client, the
+/// account the spec is sent for, and the runtime environment the platform
+/// holds now.
+struct Sync {
+    client: Platform,
+    account_id: Option<String>,
+    current: serde_json::Value,
+}
+
+/// What the upgrade does with the runtime spec on the platform.
+enum SpecOnPlatform {
+    /// The platform's differs (or drifted): this one is sent, once the
+    /// cluster is upgraded.
+    Send(serde_json::Value),
+    /// The platform holds this spec already: nothing is sent (an upgrade
+    /// with unchanged inputs writes nothing there either).
+    Held,
+    /// No platform at hand (no token, or an unchanged spec and a platform
+    /// that failed, which was said): nothing is compared or sent.
+    NoToken,
+}
+
+/// The spec this upgrade registers, compared with the one the platform
+/// holds, as `init`'s re-run compares it.
+fn spec_for_platform(sync: &Sync, plan: &Plan) -> Result<SpecOnPlatform, Outcome> {
     let mut identity = plan.identity.clone();
-    identity.account_id = account_id.map(str::to_string);
-    let spec = match render::render(&plan.loaded.values, &identity, &plan.record_tree) {
-        Ok(r) => register::spec_to_send(&r.runtime_environment, account_id),
-        Err(e) => return Err(Outcome::render_failed(e)),
-    };
-    if let Err(e) = client.put_runtime(name, &spec).await {
+    identity.account_id = sync.account_id.clone();
+    let rendered = render::render(&plan.loaded.values, &identity, &plan.record_tree)
+        .map_err(Outcome::render_failed)?;
+    let spec = register::spec_to_send(&rendered.runtime_environment, sync.account_id.as_deref());
+    Ok(
+        if register::spec_differences(&spec, &sync.current).is_empty() {
+            SpecOnPlatform::Held
+        } else {
+            SpecOnPlatform::Send(spec)
+        },
+    )
+}
+
+/// Sends the new runtime spec, once the cluster is upgraded.
+async fn send_spec(client: &Platform, name: &str, spec: &serde_json::Value) -> Result<(), Outcome> {
+    if let Err(e) = client.put_runtime(name, spec).await {
         return Err(register::failed(
             e,
             "sending the runtime environment's spec failed (the cluster is upgraded; \
@@ -259,15 +291,16 @@ async fn send_spec(
     Ok(())
 }
 
-/// The platform client and account id for sending the runtime spec, or
-/// `None` when there is no token and the spec did not change. No token and
+/// The platform client, the account id for sending the runtime spec and the
+/// runtime environment the platform holds, or `None` when there is no token
+/// and the spec did not change. No token and
 /// a changed spec is bad input.
 async fn platform_for_upgrade(
     args: &UpgradeArgs,
     values: &Values,
     runtime: &str,
     spec_changed: bool,
-) -> Result<Option<(Platform, Option<String>)>, Outcome> {
+) -> Result<Option<Sync>, Outcome> {
     let flag = args.token.as_ref().map(values::Secret::new);
     let found = register::find_token(TokenFrom {
         flag: flag.as_ref(),
@@ -313,5 +346,9 @@ async fn platform_for_upgrade(
     let account_id = who
         .account_id
         .or_else(|| register::account_of_runtime(&current));
-    Ok(Some((client, account_id)))
+    Ok(Some(Sync {
+        client,
+        account_id,
+        current,
+    }))
 }

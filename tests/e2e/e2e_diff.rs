@@ -298,8 +298,9 @@ fn the_runtime_spec_is_compared_with_the_platform_when_a_token_is_at_hand() {
         assert_eq!(object["action"], "same", "{object}");
     }
     // And the upgrade with the same inputs writes nothing in the cluster,
-    // the record included. (It sends the runtime spec again, as it says.)
+    // the record included, nor on the platform, which holds the spec.
     let mark = cp.audit_events().unwrap().len();
+    let platform_calls = fake.calls().len();
     let out = cf_runner(
         cp,
         &[
@@ -318,6 +319,17 @@ fn the_runtime_spec_is_compared_with_the_platform_when_a_token_is_at_hand() {
     );
     assert!(out.status.success(), "upgrade: {}", text(&out));
     assert!(text(&out).contains("values: unchanged"), "{}", text(&out));
+    assert!(
+        text(&out).contains("the Codefresh platform holds it already, not re-sent"),
+        "{}",
+        text(&out)
+    );
+    let sent: Vec<String> = fake.calls()[platform_calls..]
+        .iter()
+        .filter(|c| !c.starts_with("GET "))
+        .cloned()
+        .collect();
+    assert_eq!(sent, Vec::<String>::new(), "{}", text(&out));
     // (Its lock's Lease aside: that is the run's, not the install's.)
     assert_eq!(
         crate::support::audit::cf_runner_writes(cp, mark, &[&ns]),

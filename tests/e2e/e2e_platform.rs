@@ -975,6 +975,34 @@ async fn upgrade_sends_the_changed_runtime_spec_and_info_compares_it() {
         said.contains("spec DIFFERS") && said.contains("volumeSize"),
         "{said}"
     );
+
+    // An upgrade with a token sends the spec back over the drift, and the
+    // next one, with nothing to change, sends nothing.
+    let with_token = ["--token", USER_TOKEN, "--url", &url];
+    let puts = |fake: &FakePlatform| {
+        fake.calls()
+            .iter()
+            .filter(|c| c.starts_with("PUT /api/runtime-environments/"))
+            .count()
+    };
+    let before = puts(&fake);
+    let run = upgrade(&with_token);
+    assert_eq!(run.code(), Some(0), "{}", run.text());
+    assert!(
+        run.text().contains("sent to the Codefresh platform"),
+        "{}",
+        run.text()
+    );
+    assert_eq!(puts(&fake), before + 1, "{}", run.text());
+    assert!(info(true).contains("spec matches"), "{}", info(true));
+    let run = upgrade(&with_token);
+    assert_eq!(run.code(), Some(0), "{}", run.text());
+    assert!(
+        run.text().contains("holds it already, not re-sent"),
+        "{}",
+        run.text()
+    );
+    assert_eq!(puts(&fake), before + 1, "{}", run.text());
 }
 
 /// A platform host written into the cluster (the record Secret, which
