@@ -117,6 +117,13 @@ async fn install_then_rerun_changes_nothing() {
         1,
         "the namespace was written more than once: {namespace_writes:?}\n{out}"
     );
+    // The shared count of the install's writes sees that one too, so the
+    // "nothing written" checks built on it cover the Namespace object.
+    let seen: Vec<String> = crate::support::audit::cf_runner_writes(cp, first_mark, &[&ns])
+        .into_iter()
+        .filter(|w| w.contains(&namespace_uri))
+        .collect();
+    assert_eq!(seen, namespace_writes, "{out}");
     assert!(out.contains("the runner is running"), "{out}");
     assert!(!out.contains(AGENT_TOKEN), "the agent token was printed");
 

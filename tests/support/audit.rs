@@ -31,9 +31,10 @@ pub fn is_dry_run(event: &serde_json::Value) -> bool {
         .contains("dryRun=All")
 }
 
-/// Writes cf-runner (its user agent) made in namespaces `namespaces` since
-/// audit event `since`, as `"verb" "uri"`: server-side dry-runs and the
-/// run's lock (its Lease) are not writes of the install.
+/// Writes cf-runner (its user agent) made in namespaces `namespaces`, or to
+/// those Namespace objects themselves, since audit event `since`, as
+/// `"verb" "uri"`: server-side dry-runs and the run's lock (its Lease) are
+/// not writes of the install.
 pub fn cf_runner_writes(cp: &ControlPlane, since: usize, namespaces: &[&str]) -> Vec<String> {
     answered_for(cp, since, "cf-runner")
         .into_iter()
@@ -46,10 +47,11 @@ pub fn cf_runner_writes(cp: &ControlPlane, since: usize, namespaces: &[&str]) ->
         .filter(|e| !is_dry_run(e))
         .filter(|e| {
             let uri = e["requestURI"].as_str().unwrap_or_default();
-            namespaces
-                .iter()
-                .any(|ns| uri.contains(&format!("/namespaces/{ns}/")))
-                && !uri.contains("/leases")
+            let path = uri.split('?').next().unwrap_or_default();
+            namespaces.iter().any(|ns| {
+                uri.contains(&format!("/namespaces/{ns}/"))
+                    || path.ends_with(&format!("/namespaces/{ns}"))
+            }) && !uri.contains("/leases")
         })
         .map(|e| format!("{} {}", e["verb"], e["requestURI"]))
         .collect()
