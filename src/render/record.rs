@@ -44,14 +44,29 @@ pub fn holds(manifests: &[Manifest], secret: &str, key: &str) -> bool {
         .any(|v| v.as_str().is_some_and(|t| !is_placeholder(t)))
 }
 
+/// The secrets `record` (the redacted values) names that no Secret of
+/// `manifests` holds: what the record Secret leaves out.
+fn unheld<'a>(
+    record: &'a Value,
+    manifests: &'a [Manifest],
+) -> impl Iterator<Item = &'static str> + 'a {
+    SECRET_HOMES
+        .iter()
+        .filter(move |(path, secret, key)| {
+            path.split('.')
+                .try_fold(record, |node, k| node.get(k))
+                .is_some()
+                && !holds(manifests, secret, key)
+        })
+        .map(|(path, _, _)| *path)
+}
+
 /// `record` (the redacted values) without the secrets no Secret of
 /// `manifests` holds: what the record Secret keeps.
 pub fn recorded_values(record: &Value, manifests: &[Manifest]) -> Value {
     let mut kept = record.clone();
-    for (path, secret, key) in SECRET_HOMES {
-        if !holds(manifests, secret, key) {
-            remove_path(&mut kept, path);
-        }
+    for path in unheld(record, manifests) {
+        remove_path(&mut kept, path);
     }
     kept
 }
@@ -75,10 +90,11 @@ pub fn remove_path(root: &mut Value, path: &str) {
 /// Puts [`recorded_values`] into the rendered record Secret, when they
 /// differ from `record`, which the template was given.
 pub(super) fn keep_held(manifests: &mut [Manifest], record: &Value) {
-    let kept = recorded_values(record, manifests);
-    if &kept == record {
+    // Most renders name no secret that is not held: nothing to copy then.
+    if unheld(record, manifests).next().is_none() {
         return;
     }
+    let kept = recorded_values(record, manifests);
     let text = yaml::emit_like_serde_yaml(&kept);
     if let Some(m) = manifests
         .iter_mut()
