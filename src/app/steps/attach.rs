@@ -494,12 +494,22 @@ pub(crate) fn platform_client(
     register::client(&auth, args)
 }
 
-pub(crate) async fn agent_on_platform(platform: &Platform, name: &str) -> Result<Agent, Outcome> {
+/// The agent named `name` on the platform, if it is there (a `delete`
+/// re-run after the platform was cleaned finds none).
+pub(crate) async fn agent_if_there(
+    platform: &Platform,
+    name: &str,
+) -> Result<Option<Agent>, Outcome> {
     let list = platform
         .agents_named(name)
         .await
         .map_err(|e| register::failed(e, "reading the agent on the Codefresh platform"))?;
-    list.into_iter().find(|a| a.name == name).ok_or_else(|| {
+    Ok(list.into_iter().find(|a| a.name == name))
+}
+
+/// The agent named `name` on the platform; its absence is a failure.
+pub(crate) async fn agent_on_platform(platform: &Platform, name: &str) -> Result<Agent, Outcome> {
+    agent_if_there(platform, name).await?.ok_or_else(|| {
         Outcome::Failed(
             anyhow::anyhow!("the Codefresh platform has no agent named {name}"),
             Some("re-install the agent with `cf-runner init` to register it again".into()),

@@ -29,7 +29,7 @@ use crate::cluster::inventory::{self, LiveObject};
 use crate::cluster::ownership::{self, Ownership};
 use crate::cluster::{attached, delete, runtimes as live, Cluster};
 use crate::output;
-use crate::platform::{Agent, Platform};
+use crate::platform::Platform;
 use crate::render::runtimes::{file_runtime_name, ACCESS_NAME, ACCESS_TOKEN_SECRET, CONFIG_SECRET};
 use crate::render::{Component, LABEL_COMPONENT, RECORD_SECRET};
 use crate::values::{Problem, Problems};
@@ -327,16 +327,6 @@ async fn detach(
     .await
 }
 
-/// The agent named `name` on the platform, if it is there: a `delete`
-/// re-run after the platform was cleaned finds none.
-async fn agent_if_there(platform: &Platform, name: &str) -> Result<Option<Agent>, Outcome> {
-    let list = platform
-        .agents_named(name)
-        .await
-        .map_err(|e| register::failed(e, "reading the agent on the Codefresh platform"))?;
-    Ok(list.into_iter().find(|a| a.name == name))
-}
-
 /// Reads back what the deletion should have left, and says it.
 async fn verify(
     leaving: &Leaving<'_>,
@@ -379,7 +369,7 @@ async fn verify(
             }
             Leaving::AgentGoes {
                 name: Some(name), ..
-            } => agent_if_there(p, name).await?,
+            } => attach::agent_if_there(p, name).await?,
             Leaving::AgentGoes { name: None, .. } => None,
         };
         if let Some(agent) = agent {
@@ -850,7 +840,7 @@ pub(crate) async fn delete_attached(
         return Ok(());
     }
     if let (Some(p), Some(name)) = (platform, agent_name) {
-        match agent_if_there(p, name).await? {
+        match attach::agent_if_there(p, name).await? {
             Some(agent) => {
                 let wanted = agent
                     .runtimes
