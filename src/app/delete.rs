@@ -12,7 +12,7 @@
 use super::steps::converge::delete_failed;
 use super::steps::installation::{names, pick_installation, read_installation, Installation};
 use super::steps::lock::{self, LockWait};
-use super::steps::{leftovers, register, runtime_life};
+use super::steps::{leftovers, register, runtime_life, verified};
 use std::collections::BTreeSet;
 
 use super::steps::session::{connect_flags, failed, need_yes, runtime};
@@ -72,6 +72,13 @@ async fn delete_locked(
     })?;
     runtime_life::check_runtime_namespace(&inst.objects, namespace, args.ignore_agent)?;
     let record = inst.record.clone().unwrap_or_default();
+    // The record only claims which agent is this install's: checked against
+    // the Deployment before any platform call (`verified`).
+    let agent = if platform_named(args, &record) {
+        agent_to_clean(cluster, namespace, &record).await?
+    } else {
+        None
+    };
     // An agent that serves attached runtimes goes last, or not at all.
     let attached = runtime_life::attached_to(
         cluster,
@@ -84,11 +91,17 @@ async fn delete_locked(
     // The platform first: checked before anything is deleted, cleaned
     // before the cluster (whose record names what to clean).
     let platform = platform_for_delete(args, &inst, &record).await?;
+    let runtime = match &platform {
+        Some(client) => {
+            runtime_to_clean(client, &record, agent.as_deref(), cluster, namespace).await?
+        }
+        None => None,
+    };
     let strays = match &platform {
         Some(client) => register::stray_agents(
             client,
-            record.agent_name.as_deref(),
-            record.runtime_name.as_deref(),
+            agent.as_deref(),
+            runtime.as_deref(),
             &cluster.context,
             namespace,
         )
@@ -122,16 +135,14 @@ async fn delete_locked(
     }
     if platform.is_some() {
         // An agent installed alone has no runtime environment of its own.
-        let own_runtime = record
-            .runtime_name
+        let own_runtime = runtime
             .as_deref()
-            .filter(|name| !name.is_empty())
             .map(|name| format!("runtime environment {name}, "))
             .unwrap_or_default();
         output::say(&format!(
             "  on the Codefresh platform: {own_runtime}agent {} (unless it serves another runtime), \
              and the cluster integration of {} if no runtime uses it any more",
-            record.agent_name.as_deref().unwrap_or("(none)"),
+            agent.as_deref().unwrap_or("(none)"),
             cluster.context
         ));
         if !strays.is_empty() {
@@ -139,7 +150,7 @@ async fn delete_locked(
                 "  also on the platform: agent(s) {} (named like this install's agent and listed with its \
                  runtime environment {}, left by runs that raced: no runner serves them)",
                 strays.join(", "),
-                record.runtime_name.as_deref().unwrap_or("(none)")
+                runtime.as_deref().unwrap_or("(none)")
             ));
         }
     }
@@ -159,14 +170,21 @@ async fn delete_locked(
     runtime_life::delete_attached(
         cluster,
         namespace,
-        record.agent_name.as_deref(),
+        agent.as_deref(),
         &attached,
         platform.as_ref(),
         args.timeout,
     )
     .await?;
     if let Some(client) = &platform {
-        clean_platform(client, &record, &strays, cluster).await?;
+        clean_platform(
+            client,
+            agent.as_deref(),
+            runtime.as_deref(),
+            &strays,
+            cluster,
+        )
+        .await?;
     }
     delete_objects(args, cluster, namespace, &phases).await?;
     let asked = leftovers::Asked {
@@ -176,8 +194,8 @@ async fn delete_locked(
         keep_platform: args.keep_platform,
         platform: platform.as_ref(),
         registered: record.registered,
-        agent: record.agent_name.as_deref(),
-        runtime: record.runtime_name.as_deref(),
+        agent: agent.as_deref(),
+        runtime: runtime.as_deref(),
     };
     leftovers::verify(cluster, namespace, &asked).await;
     namespace_kept(targets.namespace_kept)
@@ -190,6 +208,81 @@ fn namespace_kept(kept: Option<(String, String)>) -> Result<(), Outcome> {
         Some((message, hint)) => Err(Outcome::Failed(anyhow::anyhow!(message), Some(hint))),
         None => Ok(()),
     }
+}
+
+/// True when the record names something on the platform that this run
+/// would clean there.
+fn platform_named(args: &DeleteArgs, record: &Record) -> bool {
+    !args.keep_platform
+        && record.registered != Some(false)
+        && (record.agent_name.is_some() || record.runtime_name.is_some())
+}
+
+/// How to delete without acting on the platform, for refusals.
+fn keep_platform_instead(namespace: &str) -> String {
+    format!(
+        "; or run `cf-runner delete --kube-namespace {namespace} --keep-platform` to delete only what is in the \
+         cluster and leave the platform as it is"
+    )
+}
+
+/// The agent to remove from the platform: the recorded one, once the
+/// runner's Deployment shows it runs it. A record naming another agent is
+/// refused; with no Deployment left, no agent is known to be this install's
+/// and none is removed (said).
+async fn agent_to_clean(
+    cluster: &Cluster,
+    namespace: &str,
+    record: &Record,
+) -> Result<Option<String>, Outcome> {
+    let Some(recorded) = record.agent_name.as_deref() else {
+        return Ok(None);
+    };
+    let running = verified::running_agent(cluster, namespace).await?;
+    let rotation = match running.as_deref() {
+        Some(r) if r != recorded => verified::rotation_under_way(cluster, namespace).await?,
+        _ => None,
+    };
+    verified::agent_claim(
+        namespace,
+        recorded,
+        running.as_deref(),
+        rotation
+            .as_ref()
+            .map(|(from, to)| verified::Rotation { from, to }),
+        &keep_platform_instead(namespace),
+    )?;
+    if running.is_none() {
+        output::warn(&format!(
+            "the installation record names agent {recorded}, but no runner Deployment in namespace {namespace} \
+             runs an agent: nothing shows that agent is this install's, so it stays on the Codefresh platform \
+             (remove it there once you know it is)"
+        ));
+    }
+    Ok(running)
+}
+
+/// The runtime environment to remove from the platform: the recorded one,
+/// once the platform shows it runs this install's builds; `None` for an
+/// agent installed alone. One that runs elsewhere is refused.
+async fn runtime_to_clean(
+    client: &Platform,
+    record: &Record,
+    agent: Option<&str>,
+    cluster: &Cluster,
+    namespace: &str,
+) -> Result<Option<String>, Outcome> {
+    let Some(name) = record.runtime_name.as_deref().filter(|n| !n.is_empty()) else {
+        return Ok(None);
+    };
+    let claim = verified::RuntimeClaim {
+        name,
+        namespace,
+        context: &cluster.context,
+        named_by: "the installation record",
+    };
+    verified::runtime_claim(client, &claim, agent, &keep_platform_instead(namespace)).await?;
+    Ok(Some(name.to_string()))
 }
 
 /// A client for cleaning the platform, with its token and scopes checked;
@@ -431,17 +524,12 @@ fn confirm(total: usize) -> Result<bool, Outcome> {
 /// Removes the agent, runtime and cluster integration from the platform.
 async fn clean_platform(
     client: &Platform,
-    record: &Record,
+    agent: Option<&str>,
+    runtime: Option<&str>,
     strays: &[String],
     cluster: &Cluster,
 ) -> Result<(), Outcome> {
-    register::clean_up(
-        client,
-        record.agent_name.as_deref(),
-        strays,
-        record.runtime_name.as_deref(),
-        &cluster.context,
-    )
+    register::clean_up(client, agent, strays, runtime, &cluster.context)
     .await
     .map_err(|e| {
         let hint = e.hint();

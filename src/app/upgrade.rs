@@ -15,7 +15,7 @@ use super::steps::lock::{self, LockWait};
 use super::steps::register::{self, TokenFrom};
 use super::steps::session::{connect_flags, need_yes, runtime};
 use super::steps::upgrade_plan::{self, Plan};
-use super::steps::{converge, input};
+use super::steps::{converge, input, verified};
 use super::Outcome;
 use crate::cli::UpgradeArgs;
 use crate::cluster::{self, delete, Cluster};
@@ -121,7 +121,8 @@ async fn platform_sync(args: &UpgradeArgs, plan: &Plan) -> Result<Option<Sync>, 
     let Some(name) = &plan.runtime_name else {
         return Ok(None);
     };
-    match platform_for_upgrade(args, &plan.loaded.values, name, plan.spec_changed).await {
+    let agent = plan.identity.agent_name(&plan.loaded.values);
+    match platform_for_upgrade(args, &plan.loaded.values, name, &agent, plan.spec_changed).await {
         Ok(s) => Ok(s),
         Err(Outcome::Failed(e, _)) if !plan.spec_changed => {
             output::warn(&format!(
@@ -299,6 +300,7 @@ async fn platform_for_upgrade(
     args: &UpgradeArgs,
     values: &Values,
     runtime: &str,
+    agent: &str,
     spec_changed: bool,
 ) -> Result<Option<Sync>, Outcome> {
     let flag = args.token.as_ref().map(values::Secret::new);
@@ -333,6 +335,15 @@ async fn platform_for_upgrade(
     };
     let (client, who) =
         register::checked_client(&auth, transport, Some(&[Need::RuntimeEnvironments])).await?;
+    // The record names the runtime: its spec is sent only where it runs
+    // this install's builds (the agent was checked with the plan).
+    let claim = verified::RuntimeClaim {
+        name: runtime,
+        namespace: &values.namespace,
+        context: values.context.as_deref().unwrap_or_default(),
+        named_by: "the installation record",
+    };
+    verified::runtime_claim(&client, &claim, Some(agent), "").await?;
     let current = client
         .runtime(runtime)
         .await

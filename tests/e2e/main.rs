@@ -33,4 +33,5 @@ mod e2e_lock_namespace;
 mod e2e_messages;
 mod e2e_ownership;
 mod e2e_platform;
+mod e2e_trust_platform;
 mod e2e_wait_outage;

@@ -32,7 +32,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::session::failed;
-use super::{attach, converge, register, upgrade_plan};
+use super::{attach, converge, register, upgrade_plan, verified};
 use crate::app::Outcome;
 use crate::cluster::{rotation, runtimes as live, Cluster};
 use crate::output;
@@ -126,12 +126,26 @@ pub(crate) async fn rotate(
         .agent_token
         .clone()
         .or_else(|| plan.loaded.values.agent_token.clone());
+    // Only the agent the Deployment runs is rotated (the plan checked the
+    // record against it; `verified`).
+    let Some(running) = verified::running_agent(cluster, namespace).await? else {
+        return Err(refused(
+            format!(
+                "no runner Deployment in namespace {namespace} runs an agent: cf-runner rotates only the agent \
+                 the Deployment runs, and the record alone does not show which that is; nothing was changed"
+            ),
+            format!("re-install the runner with `cf-runner upgrade --kube-namespace {namespace}`, then re-run `{}`", rotate_command(namespace)),
+        ));
+    };
     let recorded = rotation::pending(&cluster.client, namespace, RECORD_SECRET)
         .await
         .map_err(|e| failed(e, "reading the installation record failed"))?;
     let pending = recorded
         .as_deref()
         .and_then(|t| serde_json::from_str::<Pending>(t).ok());
+    if let Some(p) = &pending {
+        check_pending(p, &running, namespace)?;
+    }
     let resumed = pending.is_some();
     let (pending, mut old) = match pending {
         Some(p) => {
@@ -146,6 +160,15 @@ pub(crate) async fn rotate(
                     namespace,
                 )
             })?;
+            if let Some(o) = old.as_ref().filter(|o| o.name != p.from) {
+                return Err(refused_pending(
+                    format!(
+                        "the recorded rotation names agent {} with id {}, but on the Codefresh platform that id is agent {}",
+                        p.from, p.from_id, o.name
+                    ),
+                    namespace,
+                ));
+            }
             (p, old)
         }
         None => {
@@ -196,12 +219,15 @@ pub(crate) async fn rotate(
     };
 
     // The new agent, and its token.
-    let running =
-        rotation::deployment_env(&cluster.client, namespace, AGENT_DEPLOYMENT, "AGENT_ID")
-            .await
-            .map_err(|e| failed(e, "reading the agent's Deployment failed"))?;
-    let switched = running.as_deref() == Some(pending.to.as_str());
+    let switched = running == pending.to;
     let existing = named(platform, &pending.to, namespace).await?;
+    check_runtimes_moved(
+        &pending,
+        old.as_ref(),
+        existing.as_ref(),
+        switched,
+        namespace,
+    )?;
     let (new_agent, new_token) = match (switched, existing, held_token.clone()) {
         // The cluster already runs the new agent, with its token.
         (true, Some(agent), Some(token)) => (agent, token),
@@ -382,6 +408,101 @@ pub(crate) async fn annotate(cluster: &Cluster, info: &mut InstallationInfo) {
         p.to,
         rotate_command(&info.namespace)
     ));
+}
+
+/// A refusal to act on the platform (exit 3), before anything is written.
+fn refused(what: String, fix: String) -> Outcome {
+    Outcome::FailedWithCode(anyhow::anyhow!(what), Some(fix), 3)
+}
+
+/// A refusal to finish the recorded rotation: the annotation is a claim,
+/// and this one does not fit the agent the install runs.
+fn refused_pending(what: String, namespace: &str) -> Outcome {
+    refused(
+        format!("{what}: cf-runner finishes only a rotation of the agent this install runs; nothing was changed"),
+        format!(
+            "the annotation holds no secret, so people with patch rights on the record may have written it: find out \
+             who (`kubectl -n {namespace} get secret {RECORD_SECRET} --show-managed-fields -o yaml`), remove it \
+             (`kubectl -n {namespace} annotate secret {RECORD_SECRET} {}-`), then re-run `{}`",
+            rotation::ROTATION_ANNOTATION,
+            rotate_command(namespace)
+        ),
+    )
+}
+
+/// The name a rotation starts from, without its own `-r<N>`.
+fn base(name: &str) -> &str {
+    match name.rsplit_once("-r") {
+        Some((b, n)) if !b.is_empty() && !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()) => {
+            b
+        }
+        _ => name,
+    }
+}
+
+/// A recorded rotation must start or end at the agent the Deployment runs,
+/// and replace it by a name cf-runner would give it.
+fn check_pending(p: &Pending, running: &str, namespace: &str) -> Result<(), Outcome> {
+    if running != p.from && running != p.to {
+        return Err(refused_pending(
+            format!(
+                "the installation record says a rotation of agent {} to agent {} is under way, but the runner's \
+                 Deployment runs agent {running}",
+                p.from, p.to
+            ),
+            namespace,
+        ));
+    }
+    // `next_name` keeps the base, cut only when the new name is as long as
+    // a name may be.
+    let (from_base, to_base) = (base(&p.from), base(&p.to));
+    let related = p.to != p.from
+        && to_base != p.to
+        && (from_base == to_base || (p.to.len() == MAX_NAME && from_base.starts_with(to_base)));
+    if !related {
+        return Err(refused_pending(
+            format!(
+                "the recorded rotation replaces agent {} with agent {}, a name cf-runner never gives it (it adds -r<N>)",
+                p.from, p.to
+            ),
+            namespace,
+        ));
+    }
+    Ok(())
+}
+
+/// The runtimes a rotation may move: before the switch, an agent left by a
+/// stopped run serves none but the old agent's; after it, the new agent
+/// already serves all of the old one's. Anything else means the recorded
+/// rotation names agents that are not this install's.
+fn check_runtimes_moved(
+    p: &Pending,
+    old: Option<&Agent>,
+    new: Option<&Agent>,
+    switched: bool,
+    namespace: &str,
+) -> Result<(), Outcome> {
+    let (old_runtimes, new_runtimes) = (
+        old.map(|a| a.runtimes.clone()).unwrap_or_default(),
+        new.map(|a| a.runtimes.clone()).unwrap_or_default(),
+    );
+    let (part, whole, part_name) = if switched {
+        (&old_runtimes, &new_runtimes, &p.from)
+    } else {
+        (&new_runtimes, &old_runtimes, &p.to)
+    };
+    let strange: Vec<&String> = part.iter().filter(|r| !whole.contains(r)).collect();
+    if strange.is_empty() {
+        return Ok(());
+    }
+    Err(refused_pending(
+        format!(
+            "the recorded rotation would move runtime(s) {} of agent {part_name}, which the agent it pairs it with \
+             does not serve",
+            strange.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+        ),
+        namespace,
+    ))
 }
 
 fn sorted(mut list: Vec<String>) -> Vec<String> {

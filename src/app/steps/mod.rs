@@ -27,3 +27,4 @@ pub mod session;
 pub mod skew;
 pub mod status;
 pub mod upgrade_plan;
+pub mod verified;

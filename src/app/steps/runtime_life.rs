@@ -23,6 +23,7 @@ use super::attach::{self, AgentSide, AgentState, Resolved, Target, IN_CLUSTER_HO
 use super::converge;
 use super::register;
 use super::session::{failed, need_yes};
+use super::verified;
 use crate::app::Outcome;
 use crate::cli::PlatformArgs;
 use crate::cluster::inventory::{self, LiveObject};
@@ -194,6 +195,9 @@ pub(crate) async fn delete_runtime(
             "delete",
             format!("to remove the agent and its runtime, run `cf-runner delete --kube-namespace {ns}`"),
         )?;
+        if !options.keep_platform {
+            check_claim(&platform, &r, Some(&state.agent_name), "this run").await?;
+        }
         let written = written_for(&r).await?;
         output::say(&format!(
             "Deleting runtime {} (namespace {} of context {}):",
@@ -302,6 +306,27 @@ async fn remove(
         output::removed(&format!("runtime environment {}", r.name), None);
     }
     verify(leaving, r, platform, delete_record, &serves).await
+}
+
+/// Refuses to act on the platform for runtime `r` unless the platform shows
+/// it runs builds in `r`'s namespace (`verified`): its name came from
+/// `named_by`, which people with fewer rights may have written.
+async fn check_claim(
+    platform: &Platform,
+    r: &Resolved,
+    agent: Option<&str>,
+    named_by: &str,
+) -> Result<(), Outcome> {
+    let claim = verified::RuntimeClaim {
+        name: &r.name,
+        namespace: &r.namespace,
+        context: &r.cluster.context,
+        named_by,
+    };
+    let fix = "; or pass --keep-platform to leave the platform as it is";
+    verified::runtime_claim(platform, &claim, agent, fix)
+        .await
+        .map(|_| ())
 }
 
 /// Detaches `r` from an agent that stays: the platform's list first (when
@@ -839,6 +864,17 @@ pub(crate) async fn delete_attached(
     if attached.is_empty() {
         return Ok(());
     }
+    // The runtimes Secret names them: a claim. Each is resolved and held
+    // against the platform before anything is written there.
+    let mut resolved = Vec::new();
+    for a in attached {
+        let Ok(target) = &a.place else { continue };
+        let r = attach::resolve(cluster, namespace, target).await?;
+        if let Some(p) = platform {
+            check_claim(p, &r, agent_name, "the agent's runtimes Secret").await?;
+        }
+        resolved.push((a, r));
+    }
     if let (Some(p), Some(name)) = (platform, agent_name) {
         match attach::agent_if_there(p, name).await? {
             Some(agent) => {
@@ -859,9 +895,7 @@ pub(crate) async fn delete_attached(
         namespace,
         name: agent_name,
     };
-    for a in attached {
-        let Ok(target) = &a.place else { continue };
-        let r = attach::resolve(cluster, namespace, target).await?;
+    for (a, r) in resolved {
         output::say(&format!("Deleting attached runtime {}", a.describe()));
         let written = written_for(&r).await?;
         for note in &written.notes {
