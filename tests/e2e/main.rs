@@ -20,6 +20,7 @@ mod e2e_adopt;
 mod e2e_adopt_credentials;
 mod e2e_adopt_runtimes;
 mod e2e_apply_order;
+mod e2e_build_rights;
 mod e2e_cluster_access;
 mod e2e_controlplane;
 mod e2e_diff;
