@@ -187,6 +187,11 @@ async fn delete_locked(
         .await?;
     }
     delete_objects(args, cluster, namespace, &phases).await?;
+    // Left on the platform, the record's names are only said, never acted on.
+    let (agent, runtime) = match &platform {
+        Some(_) => (agent, runtime),
+        None => (record.agent_name.clone(), record.runtime_name.clone()),
+    };
     let asked = leftovers::Asked {
         deleted: total,
         purge_volumes: args.purge_volumes,

@@ -139,7 +139,11 @@ pub fn run(args: &DiffArgs) -> Outcome {
     match ended {
         Ok(true) => Outcome::Differs,
         Ok(false) => Outcome::Ok,
-        Err(Outcome::Failed(err, hint)) => Outcome::FailedWithCode(err, hint, 2),
+        // Like `kubectl diff`, every error is 2, a refusal to act on a
+        // claim (`verified`) included.
+        Err(Outcome::Failed(err, hint)) | Err(Outcome::FailedWithCode(err, hint, _)) => {
+            Outcome::FailedWithCode(err, hint, 2)
+        }
         Err(other) => other,
     }
 }
