@@ -162,32 +162,35 @@ pub fn verify(key: &SealKey, cluster: &str, namespace: &str, reg: &Registration)
     aws_lc_rs::hmac::verify(&k, sealed_text(cluster, namespace, reg).as_bytes(), &tag).is_ok()
 }
 
-/// `path` made absolute with its symbolic links resolved: the longest part
-/// that exists is canonicalised, the rest appended (`..` in it applied).
+/// `path` made absolute with its symbolic links resolved, component by
+/// component, whether or not the rest exists (a link to a folder not yet
+/// made still counts where it points); `..` applies to the resolved path.
 pub fn resolved(path: &Path) -> PathBuf {
+    resolve_links(path, 0)
+}
+
+/// How many links deep [`resolved`] follows (a loop ends there).
+const MAX_LINKS: usize = 40;
+
+fn resolve_links(path: &Path, depth: usize) -> PathBuf {
     let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-    let mut rest: Vec<Component<'_>> = Vec::new();
-    let mut at = absolute.as_path();
-    let base = loop {
-        if let Ok(real) = at.canonicalize() {
-            break real;
-        }
-        match (at.parent(), at.components().next_back()) {
-            (Some(parent), Some(last)) => {
-                rest.push(last);
-                at = parent;
-            }
-            _ => break PathBuf::from("/"),
-        }
-    };
-    let mut out = base;
-    for c in rest.into_iter().rev() {
+    let mut out = PathBuf::new();
+    for c in absolute.components() {
         match c {
+            Component::Prefix(_) | Component::RootDir => out.push(c.as_os_str()),
+            Component::CurDir => {}
             Component::ParentDir => {
                 out.pop();
             }
-            Component::CurDir => {}
-            other => out.push(other.as_os_str()),
+            Component::Normal(name) => {
+                out.push(name);
+                if depth < MAX_LINKS {
+                    if let Ok(target) = std::fs::read_link(&out) {
+                        let base = out.parent().map(Path::to_path_buf).unwrap_or_default();
+                        out = resolve_links(&base.join(target), depth + 1);
+                    }
+                }
+            }
         }
     }
     out
