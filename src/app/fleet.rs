@@ -207,7 +207,8 @@ fn honest(outcome: Outcome, done: &[String]) -> Outcome {
                     done.join("; ")
                 ),
                 Some(
-                    "fix what is named above and re-run: what was done is kept and not done twice"
+                    "fix what is named above and re-run; what this run did stays done (an agent it created without \
+                     writing its registration must first be removed in Codefresh: Account settings → Runners)"
                         .into(),
                 ),
             )
@@ -373,7 +374,7 @@ struct Lazy<'a> {
 impl Lazy<'_> {
     async fn get(&mut self) -> Result<&(Platform, Option<String>), Outcome> {
         if self.client.is_none() {
-            self.client = Some(connect(self.args).await?);
+            self.client = Some(connect(self.args, "fleet register").await?);
         }
         Ok(self.client.as_ref().expect("set above"))
     }
@@ -386,15 +387,19 @@ impl Lazy<'_> {
 
 /// A client of the platform the flags name, its token checked, and the
 /// account the token is for.
-async fn connect(args: &FleetRegisterArgs) -> Result<(Platform, Option<String>), Outcome> {
+async fn connect(
+    args: &FleetRegisterArgs,
+    command: &str,
+) -> Result<(Platform, Option<String>), Outcome> {
     let auth = match register::resolve(&args.platform, None) {
         Ok(Some(a)) => a,
         Ok(None) => {
-            return Err(register::token_needed(
-                "fleet register",
-                "register the fleet's runtimes",
-                "",
-            ))
+            let why = if command == "fleet retire" {
+                "retire the fleet's runtimes"
+            } else {
+                "register the fleet's runtimes"
+            };
+            return Err(register::token_needed(command, why, ""));
         }
         Err(e) => return Err(register::failed(e, "finding the Codefresh API token")),
     };
@@ -620,7 +625,7 @@ fn register_fleet(args: &FleetRegisterArgs) -> Outcome {
         done: Vec::new(),
     };
     super::steps::session::runtime().block_on(async {
-        let mut unchanged = 0;
+        let (mut unchanged, mut total) = (0, 0);
         for cluster in &fleet.clusters {
             for runtime in &cluster.runtimes {
                 let key = (cluster.name.clone(), runtime.namespace().to_string());
@@ -628,6 +633,7 @@ fn register_fleet(args: &FleetRegisterArgs) -> Outcome {
                     reg,
                     sealed: found.sealed.contains_key(&key),
                 });
+                total += 1;
                 match register_runtime(&fleet, cluster, runtime, earlier, dir, &mut lazy).await {
                     Ok(true) => unchanged += 1,
                     Ok(false) => {}
@@ -635,9 +641,14 @@ fn register_fleet(args: &FleetRegisterArgs) -> Outcome {
                 }
             }
         }
-        if lazy.client.is_none() {
+        if lazy.client.is_none() && unchanged == total {
             output::done(&format!(
                 "all {unchanged} runtimes are registered as the fleet file says; the platform was not contacted"
+            ));
+        } else if lazy.client.is_none() {
+            output::done(&format!(
+                "{} of {total} runtimes brought up to date in the tree; the platform was not contacted",
+                total - unchanged
             ));
         }
         Outcome::Ok
@@ -1379,7 +1390,7 @@ fn retire(args: &FleetRegisterArgs) -> Outcome {
         return Outcome::Ok;
     }
     super::steps::session::runtime().block_on(async {
-        let (platform, account) = match connect(args).await {
+        let (platform, account) = match connect(args, "fleet retire").await {
             Ok(c) => c,
             Err(o) => return o,
         };
