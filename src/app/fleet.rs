@@ -290,14 +290,21 @@ fn export_tree(args: &FleetExportArgs) -> Outcome {
             });
     }
     let mut changed = 0;
+    // Folders written so far: a refusal after them must not say that
+    // nothing was written.
+    let mut done = Vec::new();
     for (folder, list) in &by_folder {
         let at = dir.join(folder);
-        changed += list
+        let differ = list
             .iter()
             .filter(|f| read(&at.join(&f.name)).as_deref() != Some(f.text.as_str()))
             .count();
+        changed += differ;
         if let Err(e) = export::write_files(&at, list, args.overwrite) {
-            return export_failed(e);
+            return honest(export_failed(e), &done);
+        }
+        if differ > 0 {
+            done.push(format!("wrote {}", at.display()));
         }
     }
     // Overlays of clusters the fleet file no longer lists.
@@ -312,6 +319,7 @@ fn export_tree(args: &FleetExportArgs) -> Outcome {
             match export::remove_files(&path) {
                 Ok(left) if left.is_empty() => {
                     changed += 1;
+                    done.push(format!("removed {}", path.display()));
                     output::removed(&format!("overlay {}", path.display()), None)
                 }
                 Ok(left) => output::warn(&format!(
@@ -319,7 +327,7 @@ fn export_tree(args: &FleetExportArgs) -> Outcome {
                     path.display(),
                     left.join(", ")
                 )),
-                Err(e) => return export_failed(e),
+                Err(e) => return honest(export_failed(e), &done),
             }
         }
     }
@@ -515,7 +523,7 @@ fn register_preflight(
 
 /// The SOPS files of a runtime's folder, each with the recipients it is
 /// encrypted to.
-fn sops_recipients(folder: &Path) -> Vec<(PathBuf, std::collections::BTreeSet<String>)> {
+fn sops_recipients(folder: &Path) -> Vec<(PathBuf, Vec<String>)> {
     REGISTERED_SECRETS
         .iter()
         .map(|n| folder.join(format!("{n}.sops.yaml")))
@@ -527,14 +535,15 @@ fn sops_recipients(folder: &Path) -> Vec<(PathBuf, std::collections::BTreeSet<St
 }
 
 /// The files of `folder` that are not encrypted to exactly the fleet's
-/// recipients, and the recipients removed from the fleet file that they
-/// still hold.
+/// recipients (each once), and the recipients they hold that the fleet
+/// file no longer lists.
 fn stale_recipients(fleet: &Fleet, folder: &Path) -> (Vec<PathBuf>, Vec<String>) {
-    let want: std::collections::BTreeSet<String> = fleet.age_recipients.iter().cloned().collect();
+    let mut want = fleet.age_recipients.clone();
+    want.sort();
     let (mut files, mut removed) = (Vec::new(), std::collections::BTreeSet::new());
     for (file, have) in sops_recipients(folder) {
         if have != want {
-            removed.extend(have.difference(&want).cloned());
+            removed.extend(have.iter().filter(|r| !want.contains(r)).cloned());
             files.push(file);
         }
     }
@@ -591,6 +600,9 @@ fn register_fleet(args: &FleetRegisterArgs) -> Outcome {
     if let Err(o) = register_preflight(&fleet, args, &ring, &found) {
         return o;
     }
+    if let Err(o) = claim_root(dir, false) {
+        return o;
+    }
     let key = match ring.key.clone() {
         Some(k) => k,
         None => match trust::new_key().and_then(|k| trust::write_key(&ring.path, &k).map(|()| k)) {
@@ -614,9 +626,6 @@ fn register_fleet(args: &FleetRegisterArgs) -> Outcome {
             }
         },
     };
-    if let Err(o) = claim_root(dir, false) {
-        return o;
-    }
     let regs = found.usable(&ring);
     let mut lazy = Lazy {
         args,

@@ -15,7 +15,6 @@
 //! clear must stay out of the export's), and reads the age recipients a
 //! SOPS file is encrypted to (public, no key needed).
 
-use std::collections::BTreeSet;
 use std::path::{Component, Path, PathBuf};
 
 use serde_json::Value;
@@ -207,15 +206,25 @@ pub fn git_work_trees(path: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-/// The age recipients a SOPS file is encrypted to (its `sops.age` list).
-pub fn recipients(file: &Value) -> BTreeSet<String> {
-    file.pointer("/sops/age")
+/// The age recipients a SOPS file is encrypted to (its `sops.age` list),
+/// sorted, one per entry: a recipient named twice shows twice (an entry
+/// relabelled to hide another key must not pass for the fleet's list).
+pub fn recipients(file: &Value) -> Vec<String> {
+    let mut out: Vec<String> = file
+        .pointer("/sops/age")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
-        .filter_map(|e| e.get("recipient").and_then(Value::as_str))
-        .map(|r| r.trim().to_string())
-        .collect()
+        .map(|e| {
+            e.get("recipient")
+                .and_then(Value::as_str)
+                .unwrap_or("(an entry without a recipient)")
+                .trim()
+                .to_string()
+        })
+        .collect();
+    out.sort();
+    out
 }
 
 /// The refusal of a registration without a valid seal, at `file`.
@@ -358,6 +367,21 @@ mod tests {
         unsealed.seal = None;
         assert!(!verify(&key, "east", "cf", &unsealed));
         assert_eq!(cases, 11);
+    }
+
+    #[test]
+    fn recipients_are_read_one_per_entry() {
+        let file = serde_json::json!({"sops": {"age": [
+            {"recipient": "age1b", "enc": "x"},
+            {"recipient": "age1a", "enc": "y"},
+            {"recipient": "age1a", "enc": "z"},
+            {"enc": "w"},
+        ]}});
+        assert_eq!(
+            recipients(&file),
+            vec!["(an entry without a recipient)", "age1a", "age1a", "age1b"]
+        );
+        assert!(recipients(&serde_json::json!({"kind": "Secret"})).is_empty());
     }
 
     #[test]
