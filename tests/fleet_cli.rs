@@ -546,6 +546,35 @@ fn a_material_folder_in_a_git_work_tree_of_the_export_is_refused() {
         assert!(fake.calls().is_empty(), "{:?}", fake.calls());
         assert!(!d.join(tree).exists() && !d.join(material).exists());
     }
+    // The registration key is no better placed in the repository.
+    let out = cf_runner(d)
+        .args([
+            "fleet",
+            "register",
+            "--fleet",
+            "fleet.yaml",
+            "--output-dir",
+            "repo/fleet",
+        ])
+        .args([
+            "--token",
+            TOKEN,
+            "--url",
+            &fake.url(),
+            "--store-material-dir",
+            "material",
+        ])
+        .args(["--registration-key-file", "repo/keys/fleet.key"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("--registration-key-file"),
+        "{}",
+        text(&out)
+    );
+    assert!(fake.calls().is_empty(), "{:?}", fake.calls());
+    assert!(!d.join("repo/keys").exists());
     // Outside every work tree: registered, the material handed over.
     let out = run("repo/fleet", "material");
     assert!(out.status.success(), "{}", text(&out));

@@ -162,11 +162,28 @@ struct Keyring {
 
 /// Reads the registration key the flags name (none there is no error:
 /// `register` makes one, the others refuse what they cannot check).
-fn keyring(args: &RegistrationTrust) -> Result<Keyring, Outcome> {
+fn keyring(args: &RegistrationTrust, tree: &Path) -> Result<Keyring, Outcome> {
     let path = args
         .registration_key_file
         .clone()
         .unwrap_or_else(trust::default_key_path);
+    // A key anyone who reads the repository can read seals nothing.
+    let trees = trust::git_work_trees(tree);
+    if let Some(root) = trust::git_work_trees(&path)
+        .into_iter()
+        .find(|r| trees.contains(r))
+    {
+        return Err(bad(
+            trust::KEY_FLAG,
+            format!(
+                "{} is inside the Git work tree {} that also holds the tree: whoever can read the repository \
+                 could seal a registration with it",
+                path.display(),
+                root.display()
+            ),
+            "keep the key outside every Git work tree (the default is ~/.config/cf-runner/fleet-registration.key)",
+        ));
+    }
     let key = trust::read_key(&path).map_err(|why| {
         bad(
             trust::KEY_FLAG,
@@ -224,7 +241,7 @@ fn export_registrations(
     args: &FleetExportArgs,
 ) -> Result<BTreeMap<At, Registration>, Outcome> {
     let dir = &args.files.output_dir;
-    let ring = keyring(&args.trust)?;
+    let ring = keyring(&args.trust, dir)?;
     let found = registrations(dir, ring.key.as_ref());
     let listed = |(c, ns): &At| {
         fleet
@@ -592,7 +609,7 @@ fn register_fleet(args: &FleetRegisterArgs) -> Outcome {
     if let Err(o) = check_material_dir(args) {
         return o;
     }
-    let ring = match keyring(&args.trust) {
+    let ring = match keyring(&args.trust, dir) {
         Ok(r) => r,
         Err(o) => return o,
     };
@@ -603,28 +620,9 @@ fn register_fleet(args: &FleetRegisterArgs) -> Outcome {
     if let Err(o) = claim_root(dir, false) {
         return o;
     }
-    let key = match ring.key.clone() {
-        Some(k) => k,
-        None => match trust::new_key().and_then(|k| trust::write_key(&ring.path, &k).map(|()| k)) {
-            Ok(k) => {
-                output::note(&format!(
-                    "made the registration key {}: it seals what `fleet register` writes to the tree; keep it out of Git, \
-                     and give it to who registers or retires this fleet ({})",
-                    ring.path.display(),
-                    trust::KEY_FLAG
-                ));
-                k
-            }
-            Err(why) => {
-                return failed(
-                    format!(
-                        "could not write the registration key {}: {why}",
-                        ring.path.display()
-                    ),
-                    "name a writable place with --registration-key-file",
-                )
-            }
-        },
+    let key = match ensure_key(&ring) {
+        Ok(k) => k,
+        Err(o) => return o,
     };
     let regs = found.usable(&ring);
     let mut lazy = Lazy {
@@ -662,6 +660,31 @@ fn register_fleet(args: &FleetRegisterArgs) -> Outcome {
         }
         Outcome::Ok
     })
+}
+
+/// The registration key: the one there, or a new one written to its place
+/// (said, with what it is for).
+fn ensure_key(ring: &Keyring) -> Result<SealKey, Outcome> {
+    if let Some(k) = &ring.key {
+        return Ok(k.clone());
+    }
+    let made = trust::new_key().and_then(|k| trust::write_key(&ring.path, &k).map(|()| k));
+    let key = made.map_err(|why| {
+        failed(
+            format!(
+                "could not write the registration key {}: {why}",
+                ring.path.display()
+            ),
+            "name a writable place with --registration-key-file",
+        )
+    })?;
+    output::note(&format!(
+        "made the registration key {}: it seals what `fleet register` writes to the tree; keep it out of Git, \
+         and give it to who registers or retires this fleet ({})",
+        ring.path.display(),
+        trust::KEY_FLAG
+    ));
+    Ok(key)
 }
 
 /// A registration found in the tree for the runtime being registered.
@@ -1334,7 +1357,7 @@ fn retire_preflight(
     args: &FleetRegisterArgs,
 ) -> Result<Vec<(At, Registration)>, Outcome> {
     let dir = &args.files.output_dir;
-    let ring = keyring(&args.trust)?;
+    let ring = keyring(&args.trust, dir)?;
     let found = registrations(dir, ring.key.as_ref());
     let listed = |(c, ns): &At| {
         fleet
