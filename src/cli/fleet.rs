@@ -59,7 +59,7 @@ pub struct FleetRegisterArgs {
     pub files: FleetFiles,
     #[command(flatten)]
     pub platform: PlatformArgs,
-    /// age identities, to re-encrypt a registration whose Secrets changed shape [default: $SOPS_AGE_KEY_FILE]
+    /// age identities, to re-encrypt a registration whose Secrets changed shape or whose sops.ageRecipients changed [default: $SOPS_AGE_KEY_FILE]
     #[arg(long, value_name = "PATH", env = "SOPS_AGE_KEY_FILE")]
     pub age_key_file: Option<PathBuf>,
     /// With `externalSecrets`: where a new registration's Secrets are written (0600, outside the tree) for you to load into your store
