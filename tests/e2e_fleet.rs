@@ -331,9 +331,11 @@ fn kubectl_apply(cp: &ControlPlane, yaml: &str) {
     assert!(out.status.success(), "kubectl apply: {}", text(&out));
 }
 
-fn fleet_file(recipient: &str, clusters: &[(&str, &str)]) -> String {
+/// The fleet file of the test: its runners talk to `host`, the platform
+/// the tokens are minted on (another host is refused).
+fn fleet_file(recipient: &str, host: &str, clusters: &[(&str, &str)]) -> String {
     let mut s = format!(
-        "defaults:\n  Namespace: fleet-a\n  Storage:\n    Backend: local\n  SkipClusterIntegration: true\n\
+        "defaults:\n  CodefreshHost: {host}\n  Namespace: fleet-a\n  Storage:\n    Backend: local\n  SkipClusterIntegration: true\n\
          gitops:\n  path: fleet\n  interval: 1m\n  timeout: 3m\n  repoURL: https://git.example.com/runners.git\n\
          sops:\n  ageRecipients: [{recipient}]\nclusters:\n"
     );
@@ -591,7 +593,7 @@ async fn a_fleet_of_three_clusters_is_reconciled_by_flux() {
         ("charlie", "    values:\n      Namespace: fleet-c\n"),
     ];
     let fleet_path = work.path().join("fleet.yaml");
-    std::fs::write(&fleet_path, fleet_file(&recipient, &clusters)).unwrap();
+    std::fs::write(&fleet_path, fleet_file(&recipient, &fake.url(), &clusters)).unwrap();
     let tree = repo.join("fleet");
     let (fleet_arg, tree_arg) = (fleet_path.to_str().unwrap(), tree.to_str().unwrap());
     let platform = ["--token", USER_TOKEN, "--url", &fake.url()];
@@ -740,9 +742,9 @@ async fn a_fleet_of_three_clusters_is_reconciled_by_flux() {
         let es_fleet = work.path().join("fleet-es.yaml");
         std::fs::write(
             &es_fleet,
-            "defaults:\n  Namespace: fleet-es\n  Storage:\n    Backend: local\n  SkipClusterIntegration: true\n\
-             externalSecrets:\n  secretStoreRef: {kind: ClusterSecretStore, name: vault-backend}\n  keyPrefix: codefresh/runners\n\
-             clusters:\n  - name: delta\n",
+            format!("defaults:\n  CodefreshHost: {}\n  Namespace: fleet-es\n  Storage:\n    Backend: local\n  SkipClusterIntegration: true\n\
+             externalSecrets:\n  secretStoreRef: {{kind: ClusterSecretStore, name: vault-backend}}\n  keyPrefix: codefresh/runners\n\
+             clusters:\n  - name: delta\n", fake_es.url()),
         )
         .unwrap();
         let es_tree = work.path().join("es-tree");
@@ -1040,7 +1042,7 @@ async fn a_fleet_of_three_clusters_is_reconciled_by_flux() {
     let before: Vec<Option<String>> =
         futures::future::join_all(planes.map(|(c, cp)| runner_env(cp, namespace_of(c)))).await;
     let changed = [("alpha", ""), ("bravo", "    values:\n      Namespace: fleet-b\n      EnvVars:\n        HTTP_PROXY: http://proxy.bravo:3128\n"), ("charlie", "    values:\n      Namespace: fleet-c\n")];
-    std::fs::write(&fleet_path, fleet_file(&recipient, &changed)).unwrap();
+    std::fs::write(&fleet_path, fleet_file(&recipient, &fake.url(), &changed)).unwrap();
     fake.clear_requests();
     let reg3 = cli(
         &home,
@@ -1116,7 +1118,11 @@ async fn a_fleet_of_three_clusters_is_reconciled_by_flux() {
     compare_with_init(&cp2, &tree, &fleet, "bravo", &ids).await;
 
     // 4. A cluster removed from the fleet file is pruned, then retired.
-    std::fs::write(&fleet_path, fleet_file(&recipient, &changed[..2])).unwrap();
+    std::fs::write(
+        &fleet_path,
+        fleet_file(&recipient, &fake.url(), &changed[..2]),
+    )
+    .unwrap();
     let exp = cli(
         &home,
         &[

@@ -37,6 +37,19 @@ pub struct FleetExportArgs {
     /// Write beside files cf-runner did not write (files with the same names are replaced)
     #[arg(long)]
     pub overwrite: bool,
+    #[command(flatten)]
+    pub trust: RegistrationTrust,
+}
+
+/// Which registrations in the tree cf-runner takes as its own.
+#[derive(Debug, Clone, Args)]
+pub struct RegistrationTrust {
+    /// The key registrations are sealed with, kept outside the tree (made by the first `fleet register`) [default: ~/.config/cf-runner/fleet-registration.key]
+    #[arg(long, value_name = "PATH", env = "CF_RUNNER_FLEET_KEY_FILE")]
+    pub registration_key_file: Option<PathBuf>,
+    /// Read registration.yaml files without a valid seal (an older cf-runner's, or another key's); `register` and `retire` check each against the platform first, `register` then seals it. Risky: anyone who can write to the repository can write one naming another team's agent
+    #[arg(long)]
+    pub accept_unsigned_registrations: bool,
 }
 
 /// Flags of `fleet register` and `fleet retire`.
@@ -46,10 +59,12 @@ pub struct FleetRegisterArgs {
     pub files: FleetFiles,
     #[command(flatten)]
     pub platform: PlatformArgs,
-    /// age identities, to re-encrypt a registration whose Secrets changed shape [default: $SOPS_AGE_KEY_FILE]
+    /// age identities, to re-encrypt a registration whose Secrets changed shape or whose sops.ageRecipients changed [default: $SOPS_AGE_KEY_FILE]
     #[arg(long, value_name = "PATH", env = "SOPS_AGE_KEY_FILE")]
     pub age_key_file: Option<PathBuf>,
     /// With `externalSecrets`: where a new registration's Secrets are written (0600, outside the tree) for you to load into your store
     #[arg(long, value_name = "DIR")]
     pub store_material_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub trust: RegistrationTrust,
 }

@@ -10,11 +10,13 @@
 //! [`tree`] turns a fleet into files (a Kustomize base, an overlay per
 //! cluster, Flux `Kustomization`s, Argo CD `Application`s); [`sops`] writes
 //! the registration's secrets encrypted to age recipients, or [`external`]
-//! references them in a store the team runs (`externalSecrets`).
+//! references them in a store the team runs (`externalSecrets`); [`trust`]
+//! tells cf-runner's own registrations from claims in the tree.
 
 pub mod external;
 pub mod sops;
 pub mod tree;
+pub mod trust;
 
 use serde_json::{Map, Value};
 

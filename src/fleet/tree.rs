@@ -41,7 +41,8 @@ pub struct File {
     pub text: String,
 }
 
-/// What registration recorded for a runtime (no secret).
+/// What registration recorded for a runtime (no secret). Read from the
+/// tree it is a claim until its seal is checked ([`super::trust::verify`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Registration {
     pub agent_name: String,
@@ -51,6 +52,12 @@ pub struct Registration {
     pub spec_digest: String,
     /// Digest of the registered Secrets' shape (metadata and keys, no value).
     pub secrets_digest: String,
+    /// The platform the agent and runtime environment were registered on
+    /// (`None` in registrations an older cf-runner wrote).
+    pub platform: Option<String>,
+    /// cf-runner's seal over the rest (see [`super::trust`]); `None` when
+    /// the file carries none.
+    pub seal: Option<String>,
 }
 
 impl Registration {
@@ -64,6 +71,12 @@ impl Registration {
         }
         map.insert("specDigest".into(), json!(self.spec_digest));
         map.insert("secretsDigest".into(), json!(self.secrets_digest));
+        if let Some(p) = &self.platform {
+            map.insert("platform".into(), json!(p));
+        }
+        if let Some(s) = &self.seal {
+            map.insert("seal".into(), json!(s));
+        }
         format!(
             "# What `cf-runner fleet register` registered for this runtime (no secret).\n{}",
             crate::export::to_yaml(&Value::Object(map))
@@ -80,6 +93,8 @@ impl Registration {
             account_id: s("accountId"),
             spec_digest: s("specDigest").unwrap_or_default(),
             secrets_digest: s("secretsDigest").unwrap_or_default(),
+            platform: s("platform"),
+            seal: s("seal"),
         })
     }
 }

@@ -42,6 +42,11 @@ const USER_ENV: &[&str] = &[
     "NO_PROXY",
     "no_proxy",
     "DOCKER_CONFIG",
+    // Where `fleet register` keeps its registration key, and the age key
+    // it re-encrypts with: a test never reads or writes the user's own.
+    "XDG_CONFIG_HOME",
+    "CF_RUNNER_FLEET_KEY_FILE",
+    "SOPS_AGE_KEY_FILE",
 ];
 
 /// The cf-runner binary the tests run: the one cargo built with them, or
