@@ -473,6 +473,101 @@ mod tests {
     use super::*;
     use crate::text::chain;
 
+    /// Data as a hostile cluster object or server could write it: a
+    /// conceal colour, a title change, a C1 CSI, DEL, a fake line, and a
+    /// right-to-left override.
+    const HOSTILE: &str =
+        "a\u{1b}[8mhid\u{1b}]0;T\u{7}\u{9b}2J\u{7f}\nerror: fake\u{202e}kcatta\u{2066}";
+
+    /// What no captured output may hold raw: the controls of [`HOSTILE`]
+    /// (cf-runner's own colours, when on, are the only ESC sequences left
+    /// once `strip_ansi_codes` removed them, and there must be none).
+    fn assert_safe(said: &str, case: &str) {
+        let plain = console::strip_ansi_codes(said);
+        assert!(
+            !said.contains("\u{1b}[8m"),
+            "{case}: a conceal of data reached the terminal: {said:?}"
+        );
+        for c in plain.chars() {
+            assert!(
+                !crate::text::is_terminal_control(c) || c == '\n',
+                "{case}: {c:?} reached the terminal raw: {said:?}"
+            );
+        }
+        assert!(plain.contains("\\e[8mhid"), "{case}: {plain:?}");
+        assert!(
+            plain.contains("\\u{202e}kcatta\\u{2066}"),
+            "{case}: {plain:?}"
+        );
+        assert!(plain.contains("\\u{9b}2J\\u{7f}"), "{case}: {plain:?}");
+    }
+
+    #[test]
+    fn every_way_to_the_terminal_escapes_the_controls_of_data() {
+        let err = anyhow::Error::new(chain(&[HOSTILE, &format!("server said: {HOSTILE}")]));
+        let hint = HOSTILE.to_string();
+        let cases: Vec<(&str, Box<dyn Fn()>)> = vec![
+            ("say", Box::new(|| say(HOSTILE))),
+            ("done", Box::new(|| done(HOSTILE))),
+            ("warn", Box::new(|| warn(HOSTILE))),
+            ("note", Box::new(|| note(HOSTILE))),
+            ("heading", Box::new(|| heading(HOSTILE))),
+            ("print_text", Box::new(|| print_text(HOSTILE))),
+            (
+                "applied",
+                Box::new(|| applied("created", HOSTILE, Some(HOSTILE))),
+            ),
+            ("removed", Box::new(|| removed(HOSTILE, Some(HOSTILE)))),
+            (
+                "check_line",
+                Box::new(|| {
+                    check_line(
+                        Mark::Fail,
+                        HOSTILE,
+                        HOSTILE,
+                        &[HOSTILE.into()],
+                        Some(HOSTILE),
+                    )
+                }),
+            ),
+            (
+                "table",
+                Box::new(|| table(2, &["NAME", HOSTILE], &[vec![HOSTILE.into(), "x".into()]])),
+            ),
+            ("error", Box::new(|| error(&err, Some(&hint)))),
+            (
+                "Outcome::finish",
+                Box::new(|| {
+                    let failed = crate::app::Outcome::Failed(
+                        anyhow::anyhow!("{HOSTILE}"),
+                        Some(HOSTILE.to_string()),
+                    );
+                    let _ = failed.finish();
+                }),
+            ),
+        ];
+        for (case, run) in &cases {
+            let ((), said) = capture(run);
+            assert_safe(&format!("{}{}", said.stdout, said.stderr), case);
+        }
+        // A table cell is one line: its newline is shown, not a new row.
+        let ((), said) = capture(|| table(0, &["A"], &[vec![HOSTILE.into()]]));
+        assert_eq!(console::strip_ansi_codes(&said.stdout).lines().count(), 2);
+    }
+
+    #[test]
+    fn json_for_scripts_escapes_controls_losslessly() {
+        let report = serde_json::json!({ "holder": HOSTILE });
+        let ((), said) = capture(|| print_structured(&report, Structured::Json));
+        assert!(
+            !said.stdout.chars().any(is_terminal_control_of_data),
+            "{:?}",
+            said.stdout
+        );
+        let back: serde_json::Value = serde_json::from_str(&said.stdout).unwrap();
+        assert_eq!(back, report, "the value a script reads is unchanged");
+    }
+
     #[test]
     fn an_error_report_says_each_cause_once() {
         let err = anyhow::Error::new(chain(&[

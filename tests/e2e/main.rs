@@ -29,6 +29,7 @@ mod e2e_init;
 mod e2e_install_thread;
 mod e2e_lifecycle;
 mod e2e_lock;
+mod e2e_lock_forged;
 mod e2e_lock_namespace;
 mod e2e_messages;
 mod e2e_ownership;
