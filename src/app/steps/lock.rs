@@ -165,7 +165,7 @@ pub(crate) async fn take_seen(
         }
         let line = if watching_impossible {
             format!(
-                "{what}: watching it for {}: unchanged, no run renews it, and this run takes it over \
+                "{what}: watching it for {}: unless a run renews it meanwhile, this run takes it over \
                  (--no-wait-for-lock stops at once)",
                 minutes_seconds(left)
             )
@@ -264,12 +264,12 @@ fn shell_word(word: &str) -> String {
 
 /// The warning of a take-over: whose lock, and why this run could take it.
 fn took_over(dead: &Seen, namespace: &str, own: Duration) -> String {
-    let ago = dead
-        .renewed_words()
-        .unwrap_or_else(|| "never renewed".into());
     let why = if dead.impossible().is_empty() {
+        let ago = dead
+            .renewed_words()
+            .unwrap_or_else(|| "never renewed".into());
         format!(
-            "its process ended, or it went unrenewed for the lock's {}s",
+            "its process ended, or it went unrenewed for the lock's {}s; {ago}",
             dead.duration.as_secs()
         )
     } else {
@@ -280,8 +280,8 @@ fn took_over(dead: &Seen, namespace: &str, own: Duration) -> String {
         )
     };
     format!(
-        "took over the lock of namespace {namespace} from {}: that run is gone ({why}; {ago}); this \
-         run continues where it stopped",
+        "took over the lock of namespace {namespace} from {}: that run is gone ({why}); this run \
+         continues where it stopped",
         dead.describe()
     )
 }
