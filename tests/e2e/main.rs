@@ -34,4 +34,5 @@ mod e2e_lock_namespace;
 mod e2e_messages;
 mod e2e_ownership;
 mod e2e_platform;
+mod e2e_terminal_data;
 mod e2e_wait_outage;
