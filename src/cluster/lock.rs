@@ -13,6 +13,16 @@
 //! Lease did not change for a whole duration while this run watched it),
 //! which holds even when the two machines' clocks disagree.
 //!
+//! A Lease is data anyone with `update` on Leases in the namespace can
+//! write: its times and duration are claims. One whose times cannot be
+//! (a renewal ahead of this machine's clock by more than two clocks
+//! disagree, [`CLOCK_SKEW`]; a duration above any cf-runner writes,
+//! [`MAX_LEASE_DURATION`]) is named as forged or broken
+//! ([`Seen::impossible`]), its clock expiry is not believed, and it is
+//! judged by observation alone, over a period cf-runner knows its own
+//! holders renew within ([`Seen::watch_period`]): a forged lock can no
+//! longer keep every write out for ever.
+//!
 //! The Lease carries cf-runner's managed-by label, so it reads as
 //! cf-runner's own object, but it is no rendered kind: the inventory never
 //! lists it, `upgrade` never prunes it, and `delete` removes it by
@@ -44,6 +54,20 @@ pub const LEASE_DURATION: Duration = Duration::from_secs(30);
 /// use a few seconds to see a dead run's lock expire).
 pub const LEASE_SECONDS_VAR: &str = "CF_RUNNER_LOCK_LEASE_SECONDS";
 
+/// The longest lease cf-runner ever writes ([`LEASE_SECONDS_VAR`] is not
+/// taken above it): a Lease that claims more was not written by a
+/// cf-runner run, and no run renews it by cf-runner's rules.
+pub const MAX_LEASE_DURATION: Duration = Duration::from_secs(3600);
+
+/// How far two machines' clocks may disagree: a renewal or acquisition
+/// time further ahead of this machine's clock than that cannot be a
+/// holder's honest clock reading.
+pub const CLOCK_SKEW: Duration = Duration::from_secs(300);
+
+/// How many characters of each holder field (user, host, command) a
+/// message shows: annotations may be 256 KiB long.
+const HOLDER_FIELD_CHARS: usize = 80;
+
 /// What taking, renewing and releasing the lock asks of RBAC in the
 /// install's namespace: (verb, API group, resource).
 pub const PERMISSIONS: [(&str, &str, &str); 4] = [
@@ -62,11 +86,12 @@ const ANNOTATION_COMMAND: &str = "cf-runner.codefresh.io/lock-command";
 const ANNOTATION_PROCESS_SPACE: &str = "cf-runner.codefresh.io/lock-process-space";
 
 /// The lease duration: [`LEASE_SECONDS_VAR`] when it holds a number of
-/// seconds above 0, else [`LEASE_DURATION`].
+/// seconds above 0 and at most [`MAX_LEASE_DURATION`], else
+/// [`LEASE_DURATION`].
 pub fn lease_duration() -> Duration {
     crate::env::var(LEASE_SECONDS_VAR)
         .and_then(|v| v.trim().parse::<u64>().ok())
-        .filter(|s| *s > 0)
+        .filter(|s| *s > 0 && *s <= MAX_LEASE_DURATION.as_secs())
         .map(Duration::from_secs)
         .unwrap_or(LEASE_DURATION)
 }
@@ -125,13 +150,30 @@ impl Holder {
 }
 
 impl std::fmt::Display for Holder {
+    /// The holder in one line. Its fields come from the Lease, which anyone
+    /// who may update Leases writes: each is one line of data (no newline
+    /// to start a fake message line, no control; see `text::one_line`), cut
+    /// at [`HOLDER_FIELD_CHARS`].
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
             "`cf-runner {}` of {}@{} (pid {})",
-            self.command, self.user, self.host, self.pid
+            holder_field(&self.command),
+            holder_field(&self.user),
+            holder_field(&self.host),
+            self.pid
         )
     }
+}
+
+/// One field of a holder as a message shows it (see [`Holder`]'s Display).
+fn holder_field(text: &str) -> String {
+    let line = crate::text::one_line(text);
+    if line.chars().count() <= HOLDER_FIELD_CHARS {
+        return line;
+    }
+    let cut: String = line.chars().take(HOLDER_FIELD_CHARS).collect();
+    format!("{cut}… ({} characters)", text.chars().count())
 }
 
 /// The name of this process's user in the system's records, else `uid N`.
@@ -239,10 +281,108 @@ impl Seen {
         free || now.duration_since(renewed).as_secs_f64() > self.duration.as_secs_f64()
     }
 
-    /// Seconds since the last renewal, by this machine's clock.
+    /// Seconds since the last renewal, by this machine's clock (0 for a
+    /// renewal ahead of it; [`Seen::renewed_words`] says that one).
     pub fn renewed_ago(&self) -> Option<i64> {
         let now = Timestamp::now();
         self.renewed.map(|r| now.duration_since(r).as_secs().max(0))
+    }
+
+    /// When the last renewal was, in words: `renewed 5s ago`, or how far
+    /// ahead of this machine's clock it claims to be.
+    pub fn renewed_words(&self) -> Option<String> {
+        let ago = Timestamp::now().duration_since(self.renewed?).as_secs();
+        Some(if ago >= 0 {
+            format!("renewed {ago}s ago")
+        } else {
+            format!(
+                "renewed {} ahead of this machine's clock",
+                span(ago.unsigned_abs())
+            )
+        })
+    }
+
+    /// What about this Lease cannot be true of a lock a cf-runner run
+    /// holds, each in words (empty when nothing): a renewal or acquisition
+    /// time ahead of this machine's clock by more than [`CLOCK_SKEW`], a
+    /// duration above [`MAX_LEASE_DURATION`].
+    pub fn impossible(&self) -> Vec<String> {
+        self.impossible_at(Timestamp::now())
+    }
+
+    fn impossible_at(&self, now: Timestamp) -> Vec<String> {
+        let spec = self.lease.spec.clone().unwrap_or_default();
+        let mut said = Vec::new();
+        // The first of the two times that is ahead: a forger sets both alike.
+        let ahead = [
+            ("renewTime", spec.renew_time),
+            ("acquireTime", spec.acquire_time),
+        ]
+        .into_iter()
+        .filter_map(|(field, time)| Some((field, time?.0)))
+        .map(|(field, time)| (field, time, time.duration_since(now).as_secs()))
+        .find(|(_, _, ahead)| *ahead > CLOCK_SKEW.as_secs() as i64);
+        if let Some((field, time, ahead)) = ahead {
+            said.push(format!(
+                "its {field} {} is {} ahead of this machine's clock (two clocks may differ by {})",
+                time.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                span(ahead.unsigned_abs()),
+                span(CLOCK_SKEW.as_secs())
+            ));
+        }
+        if self.duration > MAX_LEASE_DURATION {
+            said.push(format!(
+                "its leaseDurationSeconds {} is more than the {} cf-runner ever writes",
+                self.duration.as_secs(),
+                MAX_LEASE_DURATION.as_secs()
+            ));
+        }
+        said
+    }
+
+    /// How long this run watches the Lease unchanged before it takes it
+    /// for abandoned: its own duration when cf-runner could have written
+    /// it (a live holder renews every third of it), else `own`, this run's
+    /// duration (a Lease longer than any cf-runner writes is no cf-runner
+    /// run's, and waiting its claimed years would keep every write out).
+    pub fn watch_period(&self, own: Duration) -> Duration {
+        let period = if self.duration > MAX_LEASE_DURATION {
+            own
+        } else {
+            self.duration
+        };
+        period.max(Duration::from_secs(1))
+    }
+
+    /// When the lock expires by its own fields (`renewTime` plus
+    /// `leaseDurationSeconds`), in words, with how long that is from now.
+    pub fn expiry_words(&self) -> String {
+        self.expiry_words_at(Timestamp::now())
+    }
+
+    fn expiry_words_at(&self, now: Timestamp) -> String {
+        let Some(renewed) = self.renewed else {
+            return "it has no renewTime nor acquireTime, so it is expired".into();
+        };
+        let length = k8s_openapi::jiff::SignedDuration::from_secs(self.duration.as_secs() as i64);
+        let Ok(at) = renewed.checked_add(length) else {
+            return "by its own fields it never expires (its renewTime plus its duration is past the \
+                    year 9999)"
+                .into();
+        };
+        let when = at.strftime("%Y-%m-%dT%H:%M:%SZ");
+        let left = at.duration_since(now).as_secs();
+        if left >= 0 {
+            format!(
+                "by its own fields it expires at {when} (in {}) unless renewed",
+                span(left.unsigned_abs())
+            )
+        } else {
+            format!(
+                "by its own fields it expired at {when} ({} ago)",
+                span(left.unsigned_abs())
+            )
+        }
     }
 
     fn version(&self) -> Option<String> {
@@ -502,9 +642,7 @@ impl Taker {
         }
         let version = seen.version().unwrap_or_default();
         match &self.watched {
-            Some((v, at)) if *v == version => {
-                at.elapsed() > seen.duration.max(Duration::from_secs(1))
-            }
+            Some((v, at)) if *v == version => at.elapsed() > seen.watch_period(self.duration),
             _ => {
                 self.watched = Some((version, Instant::now()));
                 false
@@ -679,6 +817,18 @@ impl Lock {
     }
 }
 
+/// A length of time in words, to the nearest of the largest unit that
+/// matters: `45s`, `12 min`, `5 h`, `365 days`.
+pub fn span(secs: u64) -> String {
+    let nearest = |unit: u64| secs.saturating_add(unit / 2) / unit;
+    match secs {
+        s if s < 120 => format!("{s}s"),
+        s if s < 7200 => format!("{} min", nearest(60)),
+        s if s < 172_800 => format!("{} h", nearest(3600)),
+        _ => format!("{} days", nearest(86_400)),
+    }
+}
+
 /// A delete of `lease` that the API server carries out only while the
 /// Lease is that very version of it.
 fn delete_if(lease: &Lease) -> DeleteParams {
@@ -804,12 +954,88 @@ mod tests {
         assert!(!me.sees_ended(&elsewhere));
     }
 
+    /// A Lease renewed `renewed_in` seconds from now (negative: ago).
+    fn claimed(renewed_in: i64, duration: i32) -> Seen {
+        let mut lease = seen(0, duration, Some("mallory")).lease;
+        let at = Timestamp::now() + k8s_openapi::jiff::SignedDuration::from_secs(renewed_in);
+        let spec = lease.spec.as_mut().unwrap();
+        spec.renew_time = Some(MicroTime(at));
+        spec.acquire_time = Some(MicroTime(at));
+        Seen::of(lease)
+    }
+
+    #[test]
+    fn impossible_times_are_named_and_judged_by_watching_alone() {
+        let own = LEASE_DURATION;
+        // A year ahead, for 60 years: both named, the real expiry stated,
+        // and watched for this run's own duration, not 60 years.
+        let forged = claimed(365 * 86_400, 1_900_000_000);
+        let said = forged.impossible().join("; ");
+        assert!(said.contains("its renewTime 20"), "{said}");
+        assert!(
+            said.contains("is 365 days ahead of this machine's clock"),
+            "{said}"
+        );
+        assert!(!said.contains("its acquireTime"), "said once: {said}");
+        assert!(
+            said.contains("leaseDurationSeconds 1900000000 is more than the 3600"),
+            "{said}"
+        );
+        assert!(!forged.expired(), "not expired by the clock");
+        assert_eq!(forged.watch_period(own), own);
+        let expiry = forged.expiry_words();
+        assert!(
+            expiry.starts_with("by its own fields it expires at 20"),
+            "{expiry}"
+        );
+        assert!(expiry.contains(" days) unless renewed"), "{expiry}");
+        // Only the duration, or only the time: each alone is named.
+        assert_eq!(claimed(0, 86_400).impossible().len(), 1);
+        let ahead = claimed(3600, 30);
+        assert_eq!(ahead.impossible().len(), 1, "{:?}", ahead.impossible());
+        assert_eq!(ahead.watch_period(own), Duration::from_secs(30));
+        assert!(ahead
+            .renewed_words()
+            .unwrap()
+            .contains("ahead of this machine's clock"));
+        // Within the clock skew, and at most the longest duration: believed.
+        for plausible in [claimed(200, 30), claimed(-5, 3600), claimed(-5, 1)] {
+            assert!(
+                plausible.impossible().is_empty(),
+                "{:?}",
+                plausible.impossible()
+            );
+        }
+        assert_eq!(claimed(-5, 3600).watch_period(own), MAX_LEASE_DURATION);
+        // Past the year 9999: said, not a panic.
+        let mut far = claimed(0, i32::MAX).lease;
+        far.spec.as_mut().unwrap().renew_time =
+            Some(MicroTime("9999-12-30T00:00:00Z".parse().unwrap()));
+        assert!(Seen::of(far).expiry_words().contains("never expires"));
+        assert!(claimed(-100, 30).expiry_words().contains("expired at"));
+    }
+
+    #[test]
+    fn a_holder_is_one_short_line_of_data() {
+        let mut hostile = seen(5, 30, Some("x"));
+        hostile.holder.user = "eve\n\u{1b}[8mhidden\u{202e}".into();
+        hostile.holder.host = "h".repeat(5000);
+        let text = hostile.describe();
+        assert!(!text.contains('\n') && !text.contains('\u{1b}') && !text.contains('\u{202e}'));
+        assert!(text.contains("eve\\n\\e[8mhidden\\u{202e}@"), "{text}");
+        assert!(text.contains("… (5000 characters)"), "{text}");
+        assert!(text.len() < 300, "{text}");
+    }
+
     #[test]
     fn the_lease_duration_can_be_set_for_tests_and_ignores_nonsense() {
         crate::env::with_vars(&[(LEASE_SECONDS_VAR, Some("4"))], || {
             assert_eq!(lease_duration(), Duration::from_secs(4));
         });
         crate::env::with_vars(&[(LEASE_SECONDS_VAR, Some("0"))], || {
+            assert_eq!(lease_duration(), LEASE_DURATION);
+        });
+        crate::env::with_vars(&[(LEASE_SECONDS_VAR, Some("3601"))], || {
             assert_eq!(lease_duration(), LEASE_DURATION);
         });
         crate::env::with_vars(&[(LEASE_SECONDS_VAR, Some("soon"))], || {

@@ -2,9 +2,11 @@
 //! leaf: it uses nothing of the crate, and `values`, `output`, `cluster`,
 //! `platform` and the rest use it.
 //!
-//! - [`visible`] and [`one_line`]: control characters shown escaped, so a
-//!   key, a file name or a server's message can neither drive the terminal
-//!   nor start a fake line of its own;
+//! - [`visible`] and [`one_line`]: terminal controls (C0, DEL, C1, escape
+//!   sequences colours included, Unicode bidi controls) shown escaped, so a
+//!   key, a file name or a server's message can neither drive the terminal,
+//!   hide or reorder text, nor start a fake line of its own; `output` sends
+//!   every line through them before it adds cf-runner's own colours;
 //! - masking ([`masked`], [`masked_value`], [`masked_printout`] …): URL
 //!   credentials and credential-named fields replaced by [`REDACTED`], the
 //!   one marker for a hidden value;
@@ -19,7 +21,7 @@ mod line;
 mod mask;
 
 pub use errors::{causes, chain_text, new_root_cause, root_cause};
-pub use line::{one_line, visible};
+pub use line::{is_bidi_control, is_terminal_control, json_escaped, one_line, visible};
 pub use mask::{
     has_url_credentials, is_credential_name, mask_credential_fields, mask_text, mask_value, masked,
     masked_printout, masked_value, REDACTED,

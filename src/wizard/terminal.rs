@@ -14,6 +14,11 @@
 //! terminal's own for a Ctrl-C typed in the instant between two keys, when
 //! console has the terminal back in its normal mode) restores the cursor
 //! and exits 130 at once. Nothing has been written by then either way.
+//!
+//! A question's text may quote data (a context of the kubeconfig, a
+//! storage class or a runtime name the cluster or the platform gave): every
+//! piece is made safe ([`safe`]: terminal controls escaped, as
+//! `crate::output` does) before the wizard styles it.
 
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -22,6 +27,12 @@ use console::{style, Term};
 use dialoguer::theme::{ColorfulTheme, Theme};
 
 use super::{Choice, PromptError, Prompter, Question, SummaryRow, Validator};
+
+/// A piece of a question as it may reach the terminal: its terminal
+/// controls (escape sequences, bidi controls, newlines) shown escaped.
+fn safe(text: &str) -> String {
+    crate::text::one_line(text)
+}
 
 /// The exit code of a run stopped by Ctrl-C (128 + SIGINT).
 pub const INTERRUPTED_EXIT_CODE: i32 = 130;
@@ -63,7 +74,8 @@ impl TerminalPrompter {
 
     fn explain(&self, q: &Question) {
         if !q.help.is_empty() {
-            self.line(&format!("  {}", style(&q.help).dim().for_stderr()));
+            let help = crate::text::visible(&q.help);
+            self.line(&format!("  {}", style(help).dim().for_stderr()));
         }
     }
 
@@ -89,11 +101,11 @@ impl TerminalPrompter {
 impl Prompter for TerminalPrompter {
     fn section(&mut self, title: &str) {
         self.line("");
-        self.line(&style(title).bold().for_stderr().to_string());
+        self.line(&style(safe(title)).bold().for_stderr().to_string());
     }
 
     fn note(&mut self, text: &str) {
-        self.line(&format!("  {text}"));
+        self.line(&format!("  {}", crate::text::visible(text)));
     }
 
     fn busy(&mut self, message: &str, work: &mut dyn FnMut()) {
@@ -105,7 +117,7 @@ impl Prompter for TerminalPrompter {
             indicatif::ProgressStyle::with_template("  {spinner} {msg}…")
                 .expect("a valid template"),
         );
-        spinner.set_message(message.to_string());
+        spinner.set_message(safe(message));
         spinner.enable_steady_tick(std::time::Duration::from_millis(100));
         work();
         spinner.finish_and_clear();
@@ -118,24 +130,26 @@ impl Prompter for TerminalPrompter {
         default: usize,
     ) -> Result<usize, PromptError> {
         self.explain(q);
-        let width = choices
-            .iter()
-            .map(|c| c.label.chars().count())
-            .max()
-            .unwrap_or(0);
+        let labels: Vec<String> = choices.iter().map(|c| safe(&c.label)).collect();
+        let width = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0);
         let items: Vec<String> = choices
             .iter()
-            .map(|c| {
+            .zip(&labels)
+            .map(|(c, label)| {
                 if c.hint.is_empty() {
-                    c.label.clone()
+                    label.clone()
                 } else {
-                    format!("{:width$}  {}", c.label, style(&c.hint).dim().for_stderr())
+                    format!(
+                        "{label:width$}  {}",
+                        style(safe(&c.hint)).dim().for_stderr()
+                    )
                 }
             })
             .collect();
+        let prompt = safe(&q.prompt);
         let picked = self.interact(|| {
             dialoguer::Select::with_theme(&self.theme)
-                .with_prompt(&q.prompt)
+                .with_prompt(&prompt)
                 .items(&items)
                 .default(default)
                 .max_length(12)
@@ -144,11 +158,9 @@ impl Prompter for TerminalPrompter {
         })?;
         // Report only the label, not its hint.
         let mut shown = String::new();
-        let _ = self.theme.format_select_prompt_selection(
-            &mut shown,
-            &q.prompt,
-            &choices[picked].label,
-        );
+        let _ = self
+            .theme
+            .format_select_prompt_selection(&mut shown, &prompt, &labels[picked]);
         self.line(&shown);
         Ok(picked)
     }
@@ -160,9 +172,10 @@ impl Prompter for TerminalPrompter {
         validate: Validator,
     ) -> Result<String, PromptError> {
         self.explain(q);
+        let prompt = safe(&q.prompt);
         let answer = self.interact(|| {
             let mut input = dialoguer::Input::<String>::with_theme(&self.theme)
-                .with_prompt(&q.prompt)
+                .with_prompt(&prompt)
                 .report(false)
                 .validate_with(|s: &String| validate(s.trim()));
             input = if default.is_empty() {
@@ -175,13 +188,13 @@ impl Prompter for TerminalPrompter {
         // An empty answer is reported as "none", not as nothing at all.
         let mut shown = String::new();
         let value = if answer.trim().is_empty() {
-            "none"
+            "none".to_string()
         } else {
-            answer.trim()
+            safe(answer.trim())
         };
         let _ = self
             .theme
-            .format_input_prompt_selection(&mut shown, &q.prompt, value);
+            .format_input_prompt_selection(&mut shown, &prompt, &value);
         self.line(&shown);
         Ok(answer)
     }
@@ -190,7 +203,7 @@ impl Prompter for TerminalPrompter {
         self.explain(q);
         self.interact(|| {
             dialoguer::Password::with_theme(&self.theme)
-                .with_prompt(&q.prompt)
+                .with_prompt(safe(&q.prompt))
                 .allow_empty_password(true)
                 .validate_with(|s: &String| validate(s.trim()))
                 .interact_on(&self.term)
@@ -201,7 +214,7 @@ impl Prompter for TerminalPrompter {
         self.explain(q);
         self.interact(|| {
             dialoguer::Confirm::with_theme(&self.theme)
-                .with_prompt(&q.prompt)
+                .with_prompt(safe(&q.prompt))
                 .default(default)
                 .interact_on(&self.term)
         })
@@ -210,7 +223,7 @@ impl Prompter for TerminalPrompter {
     fn summary(&mut self, rows: &[SummaryRow]) {
         let width = rows
             .iter()
-            .map(|r| r.topic.chars().count())
+            .map(|r| safe(&r.topic).chars().count())
             .max()
             .unwrap_or(0);
         for r in rows {
@@ -219,7 +232,11 @@ impl Prompter for TerminalPrompter {
             } else {
                 String::new()
             };
-            self.line(&format!("  {:width$}  {}{origin}", r.topic, r.value));
+            self.line(&format!(
+                "  {:width$}  {}{origin}",
+                safe(&r.topic),
+                safe(&r.value)
+            ));
         }
     }
 }

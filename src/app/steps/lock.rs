@@ -4,6 +4,14 @@
 //! countdown on a terminal, up to `--timeout`, or stops at once (no
 //! terminal, or `--no-wait-for-lock`) naming the holder. The read-only
 //! commands never take it, and say in one line when a run holds it.
+//!
+//! A Lease whose fields cannot be a cf-runner run's (`Seen::impossible`:
+//! forged, or written by a broken clock) is named as such, with its real
+//! expiry by its own fields and the `kubectl` command that removes it. A
+//! run without a terminal, which would stop at once, watches such a lock
+//! for the period a live holder renews within (`Seen::watch_period`) and
+//! takes it over when nobody renewed it (`--no-wait-for-lock` still stops
+//! at once): a forged Lease cannot keep every write out for ever.
 
 use std::time::{Duration, Instant};
 
@@ -72,7 +80,10 @@ pub(crate) async fn take_seen(
     let me = Holder::me(command);
     let duration = lock::lease_duration();
     let mut taker = Taker::new(&cluster.client, namespace, me, duration);
-    let deadline = how.wait.map(|t| Instant::now() + t);
+    let mut deadline = how.wait.map(|t| Instant::now() + t);
+    // Without a terminal: set once a forged or broken lock is seen (watched
+    // for its period, then taken over or stopped at).
+    let mut watching_impossible = false;
     let mut shown: Option<output::Waiting> = None;
     let mut ensure = create_namespace.is_some() && seen != NamespaceSeen::Exists;
     // Known missing: made without reading it first. After that, as the
@@ -104,17 +115,7 @@ pub(crate) async fn take_seen(
             Attempt::Taken(lock, taken_over) => {
                 drop(shown);
                 if let Some(dead) = taken_over {
-                    let ago = dead
-                        .renewed_ago()
-                        .map(|s| format!("{s}s"))
-                        .unwrap_or_else(|| "long".into());
-                    output::warn(&format!(
-                        "took over the lock of namespace {namespace} from {}: that run is gone (its process \
-                         ended, or it went unrenewed for the lock's {}s; last renewed {ago} ago); this run \
-                         continues where it stopped",
-                        dead.describe(),
-                        dead.duration.as_secs()
-                    ));
+                    output::warn(&took_over(&dead, namespace, duration));
                 }
                 return Ok(Some(lock));
             }
@@ -132,24 +133,48 @@ pub(crate) async fn take_seen(
             }
         };
         let what = why_wait.describe(namespace);
+        let held = match &why_wait {
+            Wait::Held(seen) => Some(seen.as_ref()),
+            Wait::Terminating => None,
+        };
+        let period = held
+            .filter(|seen| !how.by_flag && !seen.impossible().is_empty())
+            .map(|seen| seen.watch_period(duration));
+        if let (None, Some(period)) = (deadline, period) {
+            // A margin over the period: the attempt after it takes it over.
+            deadline = Some(Instant::now() + period + Duration::from_secs(3));
+            watching_impossible = true;
+        }
         let Some(deadline) = deadline else {
-            return Err(stopped(&what, how, duration));
+            return Err(stopped(&what, held, how, namespace, &cluster.context));
         };
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
+            let waited = if watching_impossible {
+                "watching it"
+            } else {
+                "waiting --timeout"
+            };
             return Err(Outcome::Failed(
-                anyhow::anyhow!("{what}; still so after waiting --timeout"),
+                anyhow::anyhow!("{what}; still so after {waited}"),
                 Some(format!(
-                    "re-run when that run has ended, or with a longer --timeout; a lock whose run died \
-                     expires {}s after its last renewal",
-                    duration.as_secs()
+                    "re-run when that run has ended, or with a longer --timeout; {}",
+                    how_it_ends(held, namespace, &cluster.context)
                 )),
             ));
         }
-        let line = format!(
-            "{what}: waiting for it, {} left (--timeout)",
-            minutes_seconds(left)
-        );
+        let line = if watching_impossible {
+            format!(
+                "{what}: watching it for {}: unless a run renews it meanwhile, this run takes it over \
+                 (--no-wait-for-lock stops at once)",
+                minutes_seconds(left)
+            )
+        } else {
+            format!(
+                "{what}: waiting for it, {} left (--timeout)",
+                minutes_seconds(left)
+            )
+        };
         match &shown {
             Some(s) => s.set(&line),
             None => shown = Some(output::countdown(&line)),
@@ -169,12 +194,13 @@ impl Wait {
         match self {
             Wait::Held(seen) => {
                 let renewed = seen
-                    .renewed_ago()
-                    .map(|s| format!(", renewed {s}s ago"))
+                    .renewed_words()
+                    .map(|w| format!(", {w}"))
                     .unwrap_or_default();
                 format!(
-                    "another run holds the lock of namespace {namespace}: {}{renewed}",
-                    seen.describe()
+                    "another run holds the lock of namespace {namespace}: {}{renewed}{}",
+                    seen.describe(),
+                    impossible_words(seen)
                 )
             }
             Wait::Terminating => format!("namespace {namespace} is being deleted"),
@@ -182,8 +208,92 @@ impl Wait {
     }
 }
 
+/// `; the lock looks forged or broken: …` when its fields cannot be a
+/// cf-runner run's, else nothing.
+fn impossible_words(seen: &Seen) -> String {
+    let impossible = seen.impossible();
+    if impossible.is_empty() {
+        return String::new();
+    }
+    format!(
+        "; the lock looks forged or broken: {}",
+        impossible.join(", ")
+    )
+}
+
+/// The end of a hint about a held lock: when it expires by its own fields
+/// (not by this run's duration: the holder wrote its own), how a run takes
+/// over one nobody renews, and the command that removes it.
+fn how_it_ends(seen: Option<&Seen>, namespace: &str, context: &str) -> String {
+    let Some(seen) = seen else {
+        return "a namespace being deleted is gone once its objects are".into();
+    };
+    let own = lock::lease_duration();
+    format!(
+        "{}; a run takes over a lock that stays unrenewed for {}s while it waits; if no cf-runner \
+         run holds it, remove it: {}",
+        seen.expiry_words(),
+        seen.watch_period(own).as_secs(),
+        remove_command(namespace, context)
+    )
+}
+
+/// The command that removes the lock of `namespace` in `context`.
+pub(crate) fn remove_command(namespace: &str, context: &str) -> String {
+    format!(
+        "kubectl delete lease {} -n {} --context {}",
+        lock::LEASE_NAME,
+        shell_word(namespace),
+        shell_word(context)
+    )
+}
+
+/// `word` as one shell word: as it is when it is made of characters no
+/// shell reads specially, else single-quoted.
+fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "@%+=:,./_-".contains(c));
+    if plain {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
+/// The warning of a take-over: whose lock, and why this run could take it.
+fn took_over(dead: &Seen, namespace: &str, own: Duration) -> String {
+    let why = if dead.impossible().is_empty() {
+        let ago = dead
+            .renewed_words()
+            .unwrap_or_else(|| "never renewed".into());
+        format!(
+            "its process ended, or it went unrenewed for the lock's {}s; {ago}",
+            dead.duration.as_secs()
+        )
+    } else {
+        format!(
+            "it stayed unchanged for {}s while this run watched it{}",
+            dead.watch_period(own).as_secs(),
+            impossible_words(dead)
+        )
+    };
+    format!(
+        "took over the lock of namespace {namespace} from {}: that run is gone ({why}); this run \
+         continues where it stopped",
+        dead.describe()
+    )
+}
+
 /// Exit 1 at once: who holds the lock, since when, and how to go on.
-fn stopped(what: &str, how: LockWait, duration: Duration) -> Outcome {
+fn stopped(
+    what: &str,
+    seen: Option<&Seen>,
+    how: LockWait,
+    namespace: &str,
+    context: &str,
+) -> Outcome {
     let why = if how.by_flag {
         "--no-wait-for-lock"
     } else {
@@ -192,13 +302,13 @@ fn stopped(what: &str, how: LockWait, duration: Duration) -> Outcome {
     Outcome::Failed(
         anyhow::anyhow!("{what}; stopped without waiting ({why})"),
         Some(format!(
-            "re-run when that run has ended{}; a lock whose run died expires {}s after its last renewal",
+            "re-run when that run has ended{}; {}",
             if how.by_flag {
                 ", or without --no-wait-for-lock to wait up to --timeout"
             } else {
                 ""
             },
-            duration.as_secs()
+            how_it_ends(seen, namespace, context)
         )),
     )
 }
@@ -273,7 +383,16 @@ pub(crate) async fn release(lock: Option<Lock>, namespace: &str) {
 /// `namespace` now. Nothing when none does, or the lock cannot be read.
 pub(crate) async fn note_holder(cluster: &Cluster, namespace: &str) {
     if let Ok(Some(seen)) = lock::read(&cluster.client, namespace).await {
-        if !seen.expired() {
+        let impossible = impossible_words(&seen);
+        if !impossible.is_empty() {
+            output::note(&format!(
+                "{} holds the lock of namespace {namespace}{impossible}; {}; if no cf-runner run holds it, \
+                 remove it: {}",
+                seen.describe(),
+                seen.expiry_words(),
+                remove_command(namespace, &cluster.context)
+            ));
+        } else if !seen.expired() {
             output::note(&format!(
                 "{} is changing the install in namespace {namespace} now (it holds the lock): what is shown may change under it",
                 seen.describe()
@@ -300,11 +419,22 @@ mod tests {
         }
         let flagged = LockWait::of(true, Duration::from_secs(9));
         assert_eq!(flagged.wait, None);
-        let Outcome::Failed(err, Some(hint)) = stopped("held", flagged, Duration::from_secs(30))
-        else {
+        let Outcome::Failed(err, Some(hint)) = stopped("held", None, flagged, "ns", "ctx") else {
             panic!("not a failure");
         };
         assert!(err.to_string().contains("--no-wait-for-lock"), "{err}");
-        assert!(hint.contains("expires 30s"), "{hint}");
+        assert!(hint.contains("without --no-wait-for-lock"), "{hint}");
+    }
+
+    #[test]
+    fn the_remove_command_quotes_what_a_shell_would_read() {
+        assert_eq!(
+            remove_command("cf", "admin@kind-1"),
+            "kubectl delete lease cf-runner-lock -n cf --context admin@kind-1"
+        );
+        assert_eq!(
+            remove_command("cf", "it's mine; rm -rf /"),
+            "kubectl delete lease cf-runner-lock -n cf --context 'it'\\''s mine; rm -rf /'"
+        );
     }
 }

@@ -567,7 +567,7 @@ pub(crate) fn print_diffs(objects: &[ObjectDiff], namespace: &str, context: &str
     let count = |a: Action| objects.iter().filter(|o| o.action == a).count();
     for o in objects.iter().filter(|o| o.action == Action::Change) {
         output::heading(&format!("~ {}", o.object));
-        output::print_raw(&o.diff);
+        output::print_text(&o.diff);
     }
     for (action, mark, word) in [
         (Action::Create, "+", "create"),
