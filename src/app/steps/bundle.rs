@@ -403,7 +403,15 @@ pub(crate) async fn collect(
     step("reading the Secrets cf-runner wrote, to know what to redact");
     let mut gaps = Vec::new();
     let auth_ok = auth.as_ref().ok().and_then(Option::as_ref);
-    let redactor = known_secrets(cluster, ns, auth_ok, &mut gaps).await;
+    let mut redactor = known_secrets(cluster, ns, auth_ok, &mut gaps).await;
+    // The token on the command line is known even when it could not be
+    // used (another host, a bad config): it may still be echoed somewhere.
+    if let Some(token) = &req.platform.token {
+        redactor.know(
+            "the Codefresh API key given with --token",
+            Secret::new(token.as_str()),
+        );
+    }
     let mut bundle = Bundle::new(redactor, req.max_size);
     for (what, why) in gaps {
         bundle.failed(what, why);
