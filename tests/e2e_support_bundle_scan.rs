@@ -169,6 +169,10 @@ async fn every_secret_of_an_agent_with_an_attached_runtime_in_every_encoding_sta
         .unwrap();
     let said = text(&out);
     assert_eq!(out.status.code(), Some(0), "{said}");
+    assert!(
+        said.contains("the last scan looked for ") && said.contains("encodings, and found none"),
+        "{said}"
+    );
     let files = unpack(&home.path().join("bundle.tar.gz"));
     assert!(
         files["events.yaml"].contains("Seeded") && files["events.yaml"].contains("<redacted>"),
