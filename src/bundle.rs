@@ -8,12 +8,20 @@
 //! Redaction is the one mechanism of [`crate::values::secrets`] (URL
 //! credentials, credential-named fields), applied to every string, plus
 //! the values of the tokens and Secrets cf-runner knows, replaced wherever
-//! they appear. The last scan looks for those same values (and their
-//! base64 form) in the bytes about to be written, and refuses the file if
-//! one is there: a bug in the redaction then costs a bundle, never a token.
+//! they appear in any of the forms of [`ENCODINGS`]. The last scan looks
+//! for those same forms in the bytes about to be written, and refuses the
+//! file if one is there: a bug in the redaction then costs a bundle, never
+//! a token. The bundle's README says how many values were looked for, in
+//! which encodings, and what could not be read to know: it claims no more
+//! than the scan did.
+//!
+//! The forms are searched for all at once ([`Finder`]): a bundle of tens
+//! of megabytes against a few hundred forms stays a single pass.
 
+use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use base64::Engine;
 use serde::Serialize;
@@ -50,6 +58,10 @@ pub struct Known {
 #[derive(Debug, Default, Clone)]
 pub struct Redactor {
     known: Vec<Known>,
+    /// Values offered that were too short to look for (see [`MIN_KNOWN_LEN`]).
+    too_short: usize,
+    /// The forms of `known`, built on first use (and again after a `know`).
+    finder: OnceLock<Finder>,
 }
 
 /// True when a field or variable named `name` holds a credential, by the
@@ -59,10 +71,15 @@ fn is_credential_name(name: &str) -> bool {
 }
 
 impl Redactor {
-    /// Adds a value to replace and to scan for (too short a value is ignored).
+    /// Adds a value to replace and to scan for (too short a value is
+    /// ignored, and counted: the README says so).
     pub fn know(&mut self, kind: impl Into<String>, value: Secret) {
         let trimmed = value.expose().trim();
+        if trimmed.is_empty() {
+            return;
+        }
         if trimmed.len() < MIN_KNOWN_LEN {
+            self.too_short += 1;
             return;
         }
         let value = Secret::new(trimmed);
@@ -77,6 +94,7 @@ impl Redactor {
             kind: kind.into(),
             value,
         });
+        self.finder = OnceLock::new();
     }
 
     /// The values known, for the last scan.
@@ -84,18 +102,20 @@ impl Redactor {
         &self.known
     }
 
+    /// How many values offered were too short to be looked for.
+    pub fn too_short(&self) -> usize {
+        self.too_short
+    }
+
+    fn finder(&self) -> &Finder {
+        self.finder.get_or_init(|| Finder::new(&self.known))
+    }
+
     /// A text made safe: URL credentials and credential-named fields
-    /// masked, and every known value (and its base64 form) replaced.
+    /// masked, and every known value, in every form of [`ENCODINGS`],
+    /// replaced.
     pub fn text(&self, text: &str) -> String {
-        let mut out = masked_printout(text);
-        for k in &self.known {
-            for form in forms(k.value.expose()) {
-                if out.contains(&form) {
-                    out = out.replace(&form, REDACTED);
-                }
-            }
-        }
-        out
+        self.finder().replace(&masked_printout(text), REDACTED)
     }
 
     /// A JSON tree made safe: every string through [`Redactor::text`]; the
@@ -138,10 +158,206 @@ fn is_reference(field: &str) -> bool {
     field == "key" || field.to_ascii_lowercase().ends_with("name")
 }
 
-/// The forms a known value is searched for in: as it is, and base64.
-fn forms(value: &str) -> Vec<String> {
-    let b64 = base64::engine::general_purpose::STANDARD;
-    vec![value.to_string(), b64.encode(value.as_bytes())]
+/// The encodings the redaction replaces and the last scan looks for, as
+/// the bundle's README names them. A person pasting a token into a log or
+/// a config reaches for these; [`forms`] makes each of them.
+pub const ENCODINGS: &[&str] = &[
+    "as it is",
+    "base64, standard and URL-safe alphabets, at each of the three byte alignments \
+     (the value inside a longer encoded text, such as `user:<token>`), padded or not",
+    "hex, lower and upper case",
+    "URL percent-encoding (upper- and lower-case escapes, and form encoding)",
+    "JSON string escaping",
+    "each line of 16 characters or more of a multi-line value (a PEM key re-indented)",
+];
+
+/// The shortest line of a multi-line value searched for on its own.
+const MIN_LINE_LEN: usize = 16;
+
+/// Every form of `value` in [`ENCODINGS`], each at least [`HEAD`] bytes.
+///
+/// Base64 is searched for by its core: the characters that encode whole
+/// 3-byte groups of the value only. The value can start at any of three
+/// offsets within a group of the surrounding text (base64 of `user:` plus
+/// the token puts it at offset 2), so the core is taken from the value
+/// less 0, 1 and 2 leading bytes; the characters at either end depend on
+/// the neighbours (and the padding), so they are left out.
+fn forms(value: &str) -> Vec<Vec<u8>> {
+    use base64::engine::general_purpose::{STANDARD_NO_PAD, URL_SAFE_NO_PAD};
+    let bytes = value.as_bytes();
+    let mut out: Vec<Vec<u8>> = vec![bytes.to_vec()];
+    for skip in 0..3.min(bytes.len()) {
+        let rest = &bytes[skip..];
+        let whole = &rest[..rest.len() / 3 * 3];
+        for engine in [&STANDARD_NO_PAD, &URL_SAFE_NO_PAD] {
+            out.push(engine.encode(whole).into_bytes());
+        }
+    }
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    out.push(hex.to_ascii_uppercase().into_bytes());
+    out.push(hex.into_bytes());
+    let percent: String = bytes
+        .iter()
+        .map(|&b| {
+            if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+                char::from(b).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect();
+    out.push(percent.to_ascii_lowercase_escapes().into_bytes());
+    out.push(percent.into_bytes());
+    out.push(
+        url::form_urlencoded::byte_serialize(bytes)
+            .collect::<String>()
+            .into_bytes(),
+    );
+    let json = serde_json::to_string(value).unwrap_or_default();
+    let json = json.trim_start_matches('"').trim_end_matches('"');
+    out.push(json.replace('/', "\\/").into_bytes());
+    out.push(json.as_bytes().to_vec());
+    if value.contains('\n') {
+        for line in value.lines().map(str::trim) {
+            if line.len() >= MIN_LINE_LEN && !line.starts_with("-----") {
+                out.push(line.as_bytes().to_vec());
+            }
+        }
+    }
+    out.retain(|f| f.len() >= HEAD);
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Lower-case hex digits in `%XX` escapes (`%2F` → `%2f`): some encoders
+/// write them so.
+trait LowerEscapes {
+    fn to_ascii_lowercase_escapes(&self) -> String;
+}
+
+impl LowerEscapes for String {
+    fn to_ascii_lowercase_escapes(&self) -> String {
+        let mut out = String::with_capacity(self.len());
+        let mut after_percent = 0;
+        for c in self.chars() {
+            if c == '%' {
+                after_percent = 2;
+                out.push(c);
+            } else if after_percent > 0 {
+                after_percent -= 1;
+                out.push(c.to_ascii_lowercase());
+            } else {
+                out.push(c);
+            }
+        }
+        out
+    }
+}
+
+/// How many leading bytes of a form the finder indexes: every form is at
+/// least this long (a known value has at least [`MIN_KNOWN_LEN`] bytes,
+/// and its shortest base64 core is 8 characters).
+const HEAD: usize = 8;
+
+/// Every form of every known value, searched for in one pass: a table of
+/// the two first bytes rules out most positions, a map of the first
+/// [`HEAD`] bytes gives the few forms to compare. Its `Debug` shows counts
+/// only (the forms are secrets).
+#[derive(Clone, Default)]
+struct Finder {
+    /// Each form, with the index of its known value.
+    forms: Vec<(Vec<u8>, usize)>,
+    /// True at `first byte * 256 + second byte` of some form.
+    pairs: Vec<bool>,
+    /// The forms (indexes into `forms`) by their first [`HEAD`] bytes.
+    heads: HashMap<[u8; HEAD], Vec<usize>>,
+}
+
+impl std::fmt::Debug for Finder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Finder({} forms)", self.forms.len())
+    }
+}
+
+/// One form found: where, how long, and which known value.
+struct Found {
+    start: usize,
+    len: usize,
+    known: usize,
+}
+
+impl Finder {
+    fn new(known: &[Known]) -> Finder {
+        let mut finder = Finder {
+            pairs: vec![false; 1 << 16],
+            ..Finder::default()
+        };
+        for (i, k) in known.iter().enumerate() {
+            for form in forms(k.value.expose()) {
+                let mut head = [0u8; HEAD];
+                head.copy_from_slice(&form[..HEAD]);
+                finder.pairs[usize::from(form[0]) << 8 | usize::from(form[1])] = true;
+                finder
+                    .heads
+                    .entry(head)
+                    .or_default()
+                    .push(finder.forms.len());
+                finder.forms.push((form, i));
+            }
+        }
+        finder
+    }
+
+    /// The longest form that starts at `at` in `hay`.
+    fn at(&self, hay: &[u8], at: usize) -> Option<Found> {
+        let window = hay.get(at..at + HEAD)?;
+        if !self.pairs[usize::from(window[0]) << 8 | usize::from(window[1])] {
+            return None;
+        }
+        let head: [u8; HEAD] = window.try_into().ok()?;
+        self.heads
+            .get(&head)?
+            .iter()
+            .map(|&f| &self.forms[f])
+            .filter(|(form, _)| hay[at..].starts_with(form))
+            .max_by_key(|(form, _)| form.len())
+            .map(|(form, known)| Found {
+                start: at,
+                len: form.len(),
+                known: *known,
+            })
+    }
+
+    /// The first form in `hay` at or after `from`.
+    fn next(&self, hay: &[u8], from: usize) -> Option<Found> {
+        if self.forms.is_empty() || hay.len() < HEAD {
+            return None;
+        }
+        (from..=hay.len() - HEAD).find_map(|at| self.at(hay, at))
+    }
+
+    /// `text` with every form found replaced by `with`, left to right.
+    fn replace(&self, text: &str, with: &str) -> String {
+        let hay = text.as_bytes();
+        let mut out = String::new();
+        let (mut done, mut from) = (0, 0);
+        while let Some(f) = self.next(hay, from) {
+            let end = f.start + f.len;
+            // A form of a UTF-8 value starts and ends on character
+            // boundaries; anything else is not replaced here (and the last
+            // scan still sees it).
+            if !(text.is_char_boundary(f.start) && text.is_char_boundary(end)) {
+                from = f.start + 1;
+                continue;
+            }
+            out.push_str(&text[done..f.start]);
+            out.push_str(with);
+            (done, from) = (end, end);
+        }
+        out.push_str(&text[done..]);
+        out
+    }
 }
 
 /// Something the bundle does not hold, and why.
@@ -279,7 +495,13 @@ impl Bundle {
             "left_out": self.left_out,
             "failed": self.failed,
         });
-        let readme = readme(about, &self.entries(), &self.left_out, &self.failed);
+        let readme = readme(
+            about,
+            &self.redactor,
+            &self.entries(),
+            &self.left_out,
+            &self.failed,
+        );
         let index = self.redactor.text(&format!(
             "{}\n",
             serde_json::to_string_pretty(&index).unwrap_or_default()
@@ -293,16 +515,65 @@ impl Bundle {
     }
 }
 
-fn readme(about: &Value, entries: &[EntryInfo], left_out: &[Gap], failed: &[Gap]) -> String {
+/// What the last scan looked for, for the README: the count and kinds of
+/// the values known, the encodings, and what it could not know. Written
+/// before the scan; the bundle exists only if the scan found nothing.
+fn scan_statement(redactor: &Redactor, failed: &[Gap]) -> String {
+    let known = redactor.known();
+    let mut out = if known.is_empty() {
+        "The last scan knew no secret value to look for (none could be read), so it looked\n\
+         for nothing: this bundle was redacted by field names and URL credentials only.\n"
+            .to_string()
+    } else {
+        let mut out = format!(
+            "A last scan of every file looked for the {} secret value(s) cf-runner knows, each in\n\
+             these encodings, and found none of them (it refuses to write a bundle where it finds one):\n",
+            known.len()
+        );
+        for e in ENCODINGS {
+            out.push_str(&format!("  - {e}\n"));
+        }
+        out.push_str("The values looked for (never the values themselves):\n");
+        for k in known {
+            out.push_str(&format!("  - {}\n", k.kind));
+        }
+        out
+    };
+    if redactor.too_short() > 0 {
+        out.push_str(&format!(
+            "{} value(s) shorter than {MIN_KNOWN_LEN} characters were not looked for: they would match everywhere.\n",
+            redactor.too_short()
+        ));
+    }
+    let unknown: Vec<&Gap> = failed
+        .iter()
+        .filter(|g| g.what.contains("for the last scan"))
+        .collect();
+    if !unknown.is_empty() {
+        out.push_str(&format!(
+            "The scan could not look for what it could not read ({} part(s), under \"Could not be collected\").\n",
+            unknown.len()
+        ));
+    }
+    out.push('\n');
+    out
+}
+
+fn readme(
+    about: &Value,
+    redactor: &Redactor,
+    entries: &[EntryInfo],
+    left_out: &[Gap],
+    failed: &[Gap],
+) -> String {
     let mut out = String::from(
         "cf-runner support bundle\n\
          ========================\n\n\
          Made by `cf-runner support-bundle`. Secret values were never read into it: Secrets\n\
          appear by name, key and size only, and every text passed through cf-runner's\n\
-         redaction (URL credentials, credential-named fields, the tokens cf-runner knows).\n\
-         A last scan of these files for the agent token, the API key and the values of the\n\
-         Secrets cf-runner wrote found none of them.\n\n",
+         redaction (URL credentials, credential-named fields, the values listed below).\n\n",
     );
+    out.push_str(&scan_statement(redactor, failed));
     if let Some(map) = about.as_object() {
         for (k, v) in map {
             out.push_str(&format!(
@@ -342,34 +613,19 @@ pub struct Leak {
     pub entry: String,
 }
 
-/// The last scan: the first known value (as it is, or base64) found in
-/// any entry's bytes.
+/// The last scan: the first known value, in any form of [`ENCODINGS`],
+/// found in any entry's bytes.
 pub fn scan(entries: &[(String, Vec<u8>)], known: &[Known]) -> Result<(), Leak> {
+    let finder = Finder::new(known);
     for (name, bytes) in entries {
-        for k in known {
-            for form in forms(k.value.expose()) {
-                if contains(bytes, form.as_bytes()) {
-                    return Err(Leak {
-                        kind: k.kind.clone(),
-                        entry: name.clone(),
-                    });
-                }
-            }
+        if let Some(found) = finder.next(bytes, 0) {
+            return Err(Leak {
+                kind: known[found.known].kind.clone(),
+                entry: name.clone(),
+            });
         }
     }
     Ok(())
-}
-
-fn contains(hay: &[u8], needle: &[u8]) -> bool {
-    if needle.is_empty() {
-        return false;
-    }
-    // Every entry cf-runner makes is text: the string search is fast on
-    // a bundle of tens of megabytes; bytes only for anything else.
-    match (std::str::from_utf8(hay), std::str::from_utf8(needle)) {
-        (Ok(h), Ok(n)) => h.contains(n),
-        _ => hay.windows(needle.len()).any(|w| w == needle),
-    }
 }
 
 /// Why a bundle could not be written.
@@ -583,6 +839,120 @@ mod tests {
             assert!(!path.exists(), "nothing is written");
             assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
         }
+    }
+
+    /// Each way a person would write a known value down: the value in
+    /// every encoding of [`ENCODINGS`], alone and inside a longer text
+    /// (base64 of `user:` + value, at all three alignments).
+    fn encoded(value: &str) -> Vec<(String, String)> {
+        use base64::engine::general_purpose::{
+            STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD,
+        };
+        let mut out = vec![("as it is".to_string(), value.to_string())];
+        for prefix in ["", "u:", "user:", "x"] {
+            let text = format!("{prefix}{value}");
+            for (alphabet, engine) in [
+                ("standard", &STANDARD),
+                ("standard, no padding", &STANDARD_NO_PAD),
+                ("URL-safe", &URL_SAFE),
+                ("URL-safe, no padding", &URL_SAFE_NO_PAD),
+            ] {
+                out.push((
+                    format!("base64 {alphabet} of {prefix:?}+value"),
+                    engine.encode(&text),
+                ));
+            }
+        }
+        let hex: String = value.bytes().map(|b| format!("{b:02x}")).collect();
+        out.push(("hex".into(), hex.clone()));
+        out.push(("HEX".into(), hex.to_ascii_uppercase()));
+        out.push((
+            "percent-encoded".into(),
+            url::form_urlencoded::byte_serialize(value.as_bytes()).collect(),
+        ));
+        let json = serde_json::to_string(value).unwrap();
+        out.push(("JSON-escaped".into(), json.clone()));
+        out.push(("JSON-escaped with \\/".into(), json.replace('/', "\\/")));
+        out
+    }
+
+    /// The values the encodings are tried with: a token, an AWS secret key
+    /// (`/` and `+`: percent and JSON escapes differ from the value), and a
+    /// PEM key (newlines).
+    const VALUES: [&str; 3] = [
+        TOKEN,
+        "aws/secret+key/0123456789ABCDEFabcdef==",
+        "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7\nVJTUt9Us8cKjMzEfYyjiWA4R4/M2bS1GB4t7NXp98C3SC6dVMvDuictGeurT8jNbvJZHtCSuYEvuNMoSfm76oqFvAp8Gy0iz5sxjZmSnXyCdPEovGhLa0VzMaQ8s+CLOyS56YyCFGeJZ\n-----END PRIVATE KEY-----\n",
+    ];
+
+    /// The last scan and the redaction know every encoding of every known
+    /// value: each planted form stops the write, naming the value by its
+    /// kind; the same text through the redaction comes out without it.
+    #[test]
+    fn every_encoding_of_a_known_value_is_redacted_and_stops_the_scan() {
+        let mut r = Redactor::default();
+        for (i, v) in VALUES.iter().enumerate() {
+            r.know(format!("value {i}"), Secret::new(*v));
+        }
+        let mut tried = 0;
+        for (i, value) in VALUES.iter().enumerate() {
+            let mut cases = encoded(value);
+            // A PEM key in a YAML block, each line indented.
+            let indented: String = value.lines().map(|l| format!("    {l}\n")).collect();
+            cases.push(("re-indented lines".into(), indented));
+            for (how, planted) in cases {
+                tried += 1;
+                let text = format!("line one\nAuthorization: Basic {planted} end\n");
+                let entries = vec![("pods/p/c.log".to_string(), text.clone().into_bytes())];
+                let leak = scan(&entries, r.known()).expect_err(&how);
+                assert_eq!(leak.kind, format!("value {i}"), "{how}");
+                let safe = r.text(&text);
+                let entries = vec![("pods/p/c.log".to_string(), safe.clone().into_bytes())];
+                assert!(scan(&entries, r.known()).is_ok(), "{how}: {safe}");
+                assert!(safe.contains(REDACTED), "{how}: {safe}");
+            }
+        }
+        eprintln!("encodings tried: {tried}");
+        assert!(tried >= 60, "{tried}");
+    }
+
+    /// The README claims what the scan did: how many values, which
+    /// encodings, their kinds, and what it could not read.
+    #[test]
+    fn the_readme_names_the_values_counted_and_the_encodings() {
+        let mut r = redactor();
+        r.know(
+            "the dind key (Secret codefresh-certs-server, key server-key.pem)",
+            Secret::new(VALUES[2]),
+        );
+        r.know("a short one", Secret::new("abc"));
+        let mut b = Bundle::new(r, 1 << 20);
+        b.failed(
+            "the values of Secret runnerconf, for the last scan",
+            "forbidden",
+        );
+        let entries = b.finish(&json!({}));
+        let readme = String::from_utf8_lossy(&entries[0].1).to_string();
+        for want in [
+            "looked for the 2 secret value(s) cf-runner knows",
+            "  - the agent token\n",
+            "  - the dind key (Secret codefresh-certs-server, key server-key.pem)\n",
+            "hex, lower and upper case",
+            "at each of the three byte alignments",
+            "JSON string escaping",
+            "URL percent-encoding",
+            "1 value(s) shorter than 8 characters were not looked for",
+            "could not look for what it could not read (1 part(s)",
+        ] {
+            assert!(readme.contains(want), "{want} not in:\n{readme}");
+        }
+        let empty = Bundle::new(Redactor::default(), 1 << 20).finish(&json!({}));
+        let readme = String::from_utf8_lossy(&empty[0].1).to_string();
+        assert!(
+            readme.contains("knew no secret value to look for"),
+            "{readme}"
+        );
+        assert!(!readme.contains("found none"), "{readme}");
     }
 
     #[test]

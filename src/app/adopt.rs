@@ -94,6 +94,11 @@ pub struct Found {
     /// Objects the old install's objects made at run time (Jobs of its
     /// CronJobs, token Secrets of its service accounts).
     pub run_time: Vec<ObjectRef>,
+    /// Secrets named like an old installer's credentials (or holding keys
+    /// under the runner's credential names) that adopt cannot tell are the
+    /// old tool's (they lack its labels): left as they are, and named by
+    /// the plan and by `delete` with the command that removes them.
+    pub stray_credentials: Vec<String>,
 }
 
 /// What happens to each object of the old install.

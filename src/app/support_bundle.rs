@@ -2,7 +2,9 @@
 //! needs to look into a runner (`info`, `check`, the runtime spec on both
 //! sides, the record, events, pods and their logs, volumes, nodes,
 //! versions). The reads are the `bundle` step; the redaction, the index,
-//! the last scan and the 0600 file are `crate::bundle`.
+//! the last scan and the 0600 file are `crate::bundle`. What it prints
+//! about the scan (how many values, how many encodings) is what the
+//! scan did, as the bundle's README says in full.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -158,6 +160,19 @@ pub fn run(args: &SupportBundleArgs) -> Outcome {
                 entries.len(),
                 started.elapsed().as_secs_f64()
             ));
+            if known.is_empty() {
+                output::warn(
+                    "cf-runner could read no secret value to look for: the last scan looked for nothing \
+                     (README.txt in the bundle says what could not be read)",
+                );
+            } else {
+                output::note(&format!(
+                    "the last scan looked for {} secret value(s) cf-runner knows, each in {} encodings, \
+                     and found none; README.txt names which",
+                    known.len(),
+                    bundle::ENCODINGS.len()
+                ));
+            }
             if failed > 0 {
                 output::warn(&format!(
                     "{failed} part(s) could not be collected; README.txt in the bundle names them and why"

@@ -94,10 +94,22 @@ impl Credential {
                 render::PROVISIONER_SECRET,
                 self.key
             ),
-            Destination::UsersSecret => format!(
-                "stays where it is, yours: cf-runner's provisioner reads it and never deletes it ({}SecretKeyRef in the values file)",
-                self.key
-            ),
+            Destination::UsersSecret => match &self.from {
+                Source::SecretKey { secret, .. }
+                    if crate::app::steps::leftovers::runner_credential(secret, &[]).is_some() =>
+                {
+                    format!(
+                        "stays where it is (named like an old installer's Secret, without its labels: cf-runner \
+                         cannot tell who made it); cf-runner's provisioner reads it and never deletes it, and \
+                         `cf-runner delete` names it as left ({}SecretKeyRef in the values file)",
+                        self.key
+                    )
+                }
+                _ => format!(
+                    "stays where it is, yours: cf-runner's provisioner reads it and never deletes it ({}SecretKeyRef in the values file)",
+                    self.key
+                ),
+            },
             Destination::HostFile => format!(
                 "the same file, mounted into cf-runner's provisioner ({}: true)",
                 self.key

@@ -10,6 +10,7 @@ use super::{
     in_namespace, kind, label, name, reference, Found, ObjectRef, Plan, Tool, COVERED_CHART,
     HELM_CHART_LABEL, HELM_RELEASE_TYPE, RUNNER_TOKEN_SECRET, SAVED_MARK,
 };
+use crate::app::steps::leftovers;
 use crate::render::{self, LABEL_MANAGED_BY};
 use crate::values::{self, Problem, Problems};
 use crate::wizard;
@@ -352,6 +353,7 @@ pub fn detect(
         .filter(|o| o["spec"]["selector"].is_object())
         .map(|o| (reference(o).to_string(), o["spec"]["selector"].clone()))
         .collect();
+    let stray_credentials = stray_credentials(&local, &mine, &read.credentials);
     let mut refs: Vec<ObjectRef> = mine.iter().map(|o| reference(o)).collect();
     refs.sort();
     refs.dedup();
@@ -367,7 +369,46 @@ pub fn detect(
         credentials: read.credentials,
         runnerconf_runtimes: Vec::new(),
         run_time,
+        stray_credentials,
     }))
+}
+
+/// The Secrets of `local` that look like a runner's credentials
+/// ([`leftovers::runner_credential`]) but are neither the old install's
+/// (`mine`), cf-runner's, nor a Secret a credential is read from where it
+/// is (the plan names those already).
+fn stray_credentials(
+    local: &[&Value],
+    mine: &[&Value],
+    credentials: &[credentials::Credential],
+) -> Vec<String> {
+    let read_in_place = |n: &str| {
+        credentials.iter().any(|c| {
+            matches!(&c.from, credentials::Source::SecretKey { secret, .. } if secret == n)
+                && c.to == credentials::Destination::UsersSecret
+        })
+    };
+    local
+        .iter()
+        .filter(|o| kind(o) == "Secret")
+        .filter(|o| label(o, LABEL_MANAGED_BY) != Some("cf-runner"))
+        .filter(|o| {
+            !mine
+                .iter()
+                .any(|m| kind(m) == "Secret" && name(m) == name(o))
+        })
+        .filter(|o| !read_in_place(name(o)))
+        .filter(|o| {
+            let keys: Vec<&str> = o["data"]
+                .as_object()
+                .into_iter()
+                .flatten()
+                .map(|(k, _)| k.as_str())
+                .collect();
+            leftovers::runner_credential(name(o), &keys).is_some()
+        })
+        .map(|o| name(o).to_string())
+        .collect()
 }
 
 pub(super) fn env_of(container: &Value) -> BTreeMap<String, String> {
@@ -622,11 +663,24 @@ pub fn plan(found: &Found, ours: &[(ObjectRef, Value)], namespace: &str) -> Plan
         ) = (&c.from, &c.to)
         {
             if users.insert(secret.clone()) {
-                plan.left_alone.push(format!(
-                    "Secret/{secret} (yours: cf-runner's provisioner reads it where it is; cf-runner never deletes it)"
-                ));
+                plan.left_alone.push(if leftovers::runner_credential(secret, &[]).is_some() {
+                    format!(
+                        "Secret/{secret} ({STRAY_NOTE}; cf-runner's provisioner reads it where it is. {})",
+                        removal(namespace, secret)
+                    )
+                } else {
+                    format!(
+                        "Secret/{secret} (yours: cf-runner's provisioner reads it where it is; cf-runner never deletes it)"
+                    )
+                });
             }
         }
+    }
+    for secret in &found.stray_credentials {
+        plan.left_alone.push(format!(
+            "Secret/{secret} ({STRAY_NOTE}; no component of the old install reads it. {})",
+            removal(namespace, secret)
+        ));
     }
     plan.left_alone.push(format!(
         "dind volume claims and their volumes ({})",
@@ -642,6 +696,22 @@ pub fn plan(found: &Found, ours: &[(ObjectRef, Value)], namespace: &str) -> Plan
             .into(),
     );
     plan
+}
+
+/// Why a credential Secret that looks like the old tool's is left: adopt
+/// removes only what it recognises as the old install's (by its labels).
+/// Removing it later would need proof that it is unchanged since adopt,
+/// which cf-runner cannot keep where nobody else can write; naming it
+/// with the command is always safe.
+const STRAY_NOTE: &str =
+    "a credential named like an old installer's, without its labels: cf-runner \
+     cannot tell who made it, so it never deletes it";
+
+/// What the plan says about removing a credential Secret cf-runner leaves.
+fn removal(namespace: &str, secret: &str) -> String {
+    format!(
+        "`cf-runner delete` names it as left; once no runner uses it: kubectl -n {namespace} delete secret {secret}"
+    )
 }
 
 /// The type of the Secrets Kubernetes fills with a service account's token.

@@ -18,21 +18,113 @@ use crate::bundle::{Bundle, Redactor};
 use crate::cli::PlatformArgs;
 use crate::cluster::inventory::{self, Record};
 use crate::cluster::support::{self as reads, LogLimits};
-use crate::cluster::{preflight, secrets, Cluster};
+use crate::cluster::{attached, preflight, secrets, Cluster};
 use crate::render::{self, images};
 use crate::values::{self, Secret};
 
-/// The Secrets cf-runner writes whose values are secret, with the keys
-/// that are (`None`: every key). The record holds no secret, and the dind
-/// CA and certificate are public.
-const WRITTEN_SECRETS: &[(&str, Option<&str>)] = &[
-    (render::RUNNER_SECRET, None),
-    (render::MONITOR_SECRET, None),
-    (render::PROVISIONER_SECRET, None),
-    (render::CREDENTIALS_SECRET, None),
-    (render::DIND_CERTS_SECRET, Some("server-key.pem")),
-    (render::CLUSTER_READER_TOKEN_SECRET, Some("token")),
+/// The Secrets looked up by name besides those labelled as the install's:
+/// cf-runner's own (an older version may not have labelled them), the
+/// runtimes file and the attached runtime's token (labelled with the
+/// agent's namespace, not this one), and venonactl's provisioner Secret,
+/// whose keys an adopted install carries. Looking for more values only
+/// makes the redaction and the scan stricter, so a claim is enough here.
+const NAMED_SECRETS: &[&str] = &[
+    render::RUNNER_SECRET,
+    render::MONITOR_SECRET,
+    render::PROVISIONER_SECRET,
+    render::CREDENTIALS_SECRET,
+    render::DIND_CERTS_SECRET,
+    render::CLUSTER_READER_TOKEN_SECRET,
+    render::runtimes::CONFIG_SECRET,
+    render::runtimes::ACCESS_TOKEN_SECRET,
+    "dind-volume-provisioner-runner",
 ];
+
+/// Keys whose values are public by design: a CA or certificate, the
+/// namespace of a service-account token Secret. Looking for them would
+/// redact (or refuse) what support needs.
+fn public_key(key: &str, value: &str) -> bool {
+    let certificates_only = value
+        .trim_start()
+        .starts_with("-----BEGIN CERTIFICATE-----")
+        && !value.contains("PRIVATE KEY-----")
+        && value
+            .lines()
+            .filter(|l| l.starts_with("-----BEGIN "))
+            .all(|l| l == "-----BEGIN CERTIFICATE-----");
+    certificates_only
+        || key == "namespace"
+        || key.ends_with(".crt")
+        || matches!(key, "ca.pem" | "server-cert.pem")
+}
+
+/// The secret values of one Secret, each with what it is (never the
+/// value): every key but the public ones; of a runtime's file in
+/// `runnerconf`, its token (the rest is its name, host and CA). The
+/// record holds no secret (only names, and values already redacted).
+pub(crate) fn secret_values(name: &str, data: &BTreeMap<String, String>) -> Vec<(String, Secret)> {
+    if name == render::RECORD_SECRET {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for (key, value) in data {
+        if render::is_placeholder(value) {
+            continue;
+        }
+        // A runtime's file holds its CA too: the token is looked for
+        // before the file could pass for a certificate.
+        if name == render::runtimes::CONFIG_SECRET && key.ends_with(".runtime.yaml") {
+            let file: Option<Value> = serde_yaml_ng::from_str(value).ok();
+            if let Some(token) = file.as_ref().and_then(|f| f["token"].as_str()) {
+                let runtime = file
+                    .as_ref()
+                    .and_then(|f| f["name"].as_str())
+                    .unwrap_or(key);
+                out.push((
+                    format!("the token of attached runtime {runtime} (Secret {name}, key {key})"),
+                    Secret::new(token),
+                ));
+                continue;
+            }
+        }
+        if public_key(key, value) {
+            continue;
+        }
+        let kind = match (name, key.as_str()) {
+            (render::RUNNER_SECRET, render::TOKEN_KEY) => {
+                format!("the agent token (Secret {name}, key {key})")
+            }
+            (render::DIND_CERTS_SECRET, _) => format!("the dind key (Secret {name}, key {key})"),
+            (render::runtimes::ACCESS_TOKEN_SECRET, "token") => {
+                format!("an attached runtime's token (Secret {name}, key {key})")
+            }
+            _ => format!("the value of Secret {name}, key {key}"),
+        };
+        out.push((kind, Secret::new(value.as_str())));
+    }
+    out
+}
+
+/// The Secrets labelled as the install's in `namespace`, with their data.
+async fn labelled_secrets(
+    client: &kube::Client,
+    namespace: &str,
+) -> Result<Vec<(String, BTreeMap<String, String>)>, kube::Error> {
+    use k8s_openapi::api::core::v1::Secret as KubeSecret;
+    let api: kube::Api<KubeSecret> = kube::Api::namespaced(client.clone(), namespace);
+    let params = kube::api::ListParams::default().labels(&inventory::instance_selector(namespace));
+    let list = api.list(&params).await?;
+    Ok(list
+        .items
+        .into_iter()
+        .map(|s| {
+            (
+                s.metadata.name.unwrap_or_default(),
+                secrets::text_data(s.data.unwrap_or_default()),
+            )
+        })
+        .collect())
+}
 
 /// The annotation `kubectl apply` keeps a copy of the object in (a
 /// Secret's data included): never taken into a bundle.
@@ -49,9 +141,13 @@ pub(crate) struct Request<'a> {
     pub info: Result<String, String>,
 }
 
-/// Reads the values of the Secrets cf-runner wrote and the API key, into a
-/// redactor; names in `gaps` what it could not read (the last scan then
-/// covers less).
+/// Reads every secret value cf-runner wrote or uses for the install in
+/// `namespace`, into a redactor: the API key in use, every value of every
+/// Secret labelled as the install's and of the Secrets of
+/// [`NAMED_SECRETS`], and the tokens of the attached runtimes (from
+/// `runnerconf`, and from their `cf-runner-agent-token` Secrets where this
+/// cluster has them). Names in `gaps` what it could not read: the last
+/// scan then covers less, and the bundle's README says so.
 async fn known_secrets(
     cluster: &Cluster,
     namespace: &str,
@@ -60,22 +156,22 @@ async fn known_secrets(
 ) -> Redactor {
     let mut redactor = Redactor::default();
     if let Some(auth) = auth {
-        redactor.know("the Codefresh API key", auth.token.clone());
+        redactor.know("the Codefresh API key in use", auth.token.clone());
     }
-    for (name, only) in WRITTEN_SECRETS {
+    let mut read: Vec<(String, BTreeMap<String, String>)> = Vec::new();
+    match labelled_secrets(&cluster.client, namespace).await {
+        Ok(list) => read.extend(list),
+        Err(e) => gaps.push((
+            format!("the values of the Secrets labelled as the install's in namespace {namespace}, for the last scan"),
+            format!("listing them failed: {e}; the scan could not look for them"),
+        )),
+    }
+    for name in NAMED_SECRETS {
+        if read.iter().any(|(n, _)| n == name) {
+            continue;
+        }
         match secrets::read_text(&cluster.client, namespace, name).await {
-            Ok(Some(data)) => {
-                for (key, value) in data {
-                    if only.is_none_or(|k| k == key) && !render::is_placeholder(&value) {
-                        let kind = if *name == render::RUNNER_SECRET && key == "codefresh.token" {
-                            format!("the agent token (Secret {name}, key {key})")
-                        } else {
-                            format!("the value of Secret {name}, key {key}")
-                        };
-                        redactor.know(kind, Secret::new(value));
-                    }
-                }
-            }
+            Ok(Some(data)) => read.push((name.to_string(), data)),
             Ok(None) => {}
             Err(e) => gaps.push((
                 format!("the values of Secret {name}, for the last scan"),
@@ -83,7 +179,55 @@ async fn known_secrets(
             )),
         }
     }
+    for (name, data) in &read {
+        for (kind, value) in secret_values(name, data) {
+            redactor.know(kind, value);
+        }
+    }
+    for (other, data) in attached_tokens(cluster, namespace, &read, gaps).await {
+        for (kind, value) in secret_values(render::runtimes::ACCESS_TOKEN_SECRET, &data) {
+            redactor.know(format!("{kind} in namespace {other}"), value);
+        }
+    }
     redactor
+}
+
+/// The `cf-runner-agent-token` Secrets of the runtimes attached to the
+/// agent in `namespace`, in the namespaces their tokens in `runnerconf`
+/// were issued for, where this cluster has them (a runtime in another
+/// cluster is covered by its token in `runnerconf`).
+async fn attached_tokens(
+    cluster: &Cluster,
+    namespace: &str,
+    read: &[(String, BTreeMap<String, String>)],
+    gaps: &mut Vec<(String, String)>,
+) -> Vec<(String, BTreeMap<String, String>)> {
+    let name = render::runtimes::ACCESS_TOKEN_SECRET;
+    let mut namespaces: Vec<String> = read
+        .iter()
+        .filter(|(n, _)| n == render::runtimes::CONFIG_SECRET)
+        .flat_map(|(_, data)| data.values())
+        .filter_map(|file| serde_yaml_ng::from_str::<Value>(file).ok())
+        .filter_map(|file| file["token"].as_str().and_then(attached::token_namespace))
+        .filter(|ns| ns != namespace)
+        .collect();
+    namespaces.sort();
+    namespaces.dedup();
+    let mut out = Vec::new();
+    for other in namespaces {
+        match secrets::read_text(&cluster.client, &other, name).await {
+            Ok(Some(data)) => out.push((other, data)),
+            Ok(None) => {}
+            Err(e) => gaps.push((
+                format!("the values of Secret {name} in namespace {other}, for the last scan"),
+                format!(
+                    "{}; the scan looked for the token runnerconf holds for it instead",
+                    e.chain_text()
+                ),
+            )),
+        }
+    }
+    out
 }
 
 /// A pod as `kubectl describe` would show it, as data: a summary of each
@@ -259,7 +403,15 @@ pub(crate) async fn collect(
     step("reading the Secrets cf-runner wrote, to know what to redact");
     let mut gaps = Vec::new();
     let auth_ok = auth.as_ref().ok().and_then(Option::as_ref);
-    let redactor = known_secrets(cluster, ns, auth_ok, &mut gaps).await;
+    let mut redactor = known_secrets(cluster, ns, auth_ok, &mut gaps).await;
+    // The token on the command line is known even when it could not be
+    // used (another host, a bad config): it may still be echoed somewhere.
+    if let Some(token) = &req.platform.token {
+        redactor.know(
+            "the Codefresh API key given with --token",
+            Secret::new(token.as_str()),
+        );
+    }
     let mut bundle = Bundle::new(redactor, req.max_size);
     for (what, why) in gaps {
         bundle.failed(what, why);
@@ -696,6 +848,71 @@ async fn add_logs(
                     Err(e) => bundle.failed(entry, e.chain_text()),
                 }
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every secret value of a Secret is known, and nothing public: a
+    /// runtime's file gives its token (not its CA), a certificate or a
+    /// token Secret's namespace is left out, the record holds no secret.
+    #[test]
+    fn every_secret_value_is_known_and_no_public_one() {
+        let data = |pairs: &[(&str, &str)]| -> BTreeMap<String, String> {
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        };
+        let cert = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
+        let file = format!(
+            "type: runtime\nname: ctx/b\nhost: https://h\ntoken: rt-token-123456789\ncrt: |\n  {}",
+            cert.replace('\n', "\n  ")
+        );
+        let cases: Vec<(&str, BTreeMap<String, String>, Vec<&str>)> = vec![
+            (
+                "runnerconf",
+                data(&[("ctx.b.runtime.yaml", &file)]),
+                vec!["rt-token-123456789"],
+            ),
+            (
+                "codefresh-certs-server",
+                data(&[
+                    ("ca.pem", cert),
+                    ("server-cert.pem", cert),
+                    ("server-key.pem", "-----BEGIN PRIVATE KEY-----\nK\n"),
+                ]),
+                vec!["-----BEGIN PRIVATE KEY-----\nK\n"],
+            ),
+            (
+                "cf-runner-agent-token",
+                data(&[
+                    ("token", "sa-token-abcdefgh"),
+                    ("ca.crt", cert),
+                    ("namespace", "builds"),
+                ]),
+                vec!["sa-token-abcdefgh"],
+            ),
+            (
+                "cf-runner-values",
+                data(&[("agent-name", "ctx_ns"), ("values.yaml", "a: b")]),
+                vec![],
+            ),
+            (
+                "my-secret",
+                data(&[("password", "hunter2-hunter2")]),
+                vec!["hunter2-hunter2"],
+            ),
+        ];
+        for (name, data, want) in cases {
+            let got: Vec<String> = secret_values(name, &data)
+                .into_iter()
+                .map(|(_, v)| v.expose().to_string())
+                .collect();
+            assert_eq!(got, want, "{name}");
         }
     }
 }

@@ -3,12 +3,21 @@
 //! what was asked. Either one statement that nothing is left (how many
 //! objects, the volumes, the namespace, the agent, runtime environment and
 //! cluster integration), or each thing still there with why.
+//!
+//! A credential an old installer left (venonactl's provisioner Secret
+//! `dind-volume-provisioner-runner` with AWS keys, say) that `adopt` could
+//! not prove was the old tool's stays in the namespace: cf-runner never
+//! deletes what it did not write. It is named here, with the `kubectl`
+//! command that removes it, so that a delete never leaves a key behind
+//! silently. Naming needs no proof (a wrong name deletes nothing), so the
+//! Secret is recognised by the names and keys the old tools use.
 
 use serde_json::Value;
 
 use super::installation::read_installation;
 use crate::cluster::inventory::{self, LiveObject};
 use crate::cluster::ownership::{self, Ownership};
+use crate::cluster::support::{secret_summaries, SecretSummary};
 use crate::cluster::Cluster;
 use crate::output;
 use crate::platform::Platform;
@@ -48,6 +57,93 @@ fn why_left(o: &LiveObject, namespace: &str, asked: &Asked<'_>) -> String {
         Ownership::Foreign(f) => format!("cf-runner did not create it ({})", f.describe()),
         Ownership::Ours => "cf-runner's, yet it survived the delete: re-run `cf-runner delete`".into(),
     }
+}
+
+/// The key names the runner's credentials go under, in the old tools'
+/// Secrets and in cf-runner's (the provisioner's cloud keys, agent tokens).
+const CREDENTIAL_KEYS: &[&str] = &[
+    "aws_access_key_id",
+    "aws_secret_access_key",
+    "google-service-account.json",
+    "agent-codefresh-token",
+    "codefresh.token",
+];
+
+/// What a Secret left in a runner's namespace holds, when its name is one
+/// an old installer gives its credentials (venonactl's and the cf-runtime
+/// chart's provisioner Secret, venonactl's runtimes file, the chart's API
+/// key) or its keys are the runner's credential keys; `None` otherwise.
+pub(crate) fn runner_credential(name: &str, keys: &[&str]) -> Option<&'static str> {
+    if name.starts_with("dind-volume-provisioner-") || name.ends_with("-volume-provisioner") {
+        return Some("the volume provisioner's cloud credentials, under an old installer's name");
+    }
+    match name {
+        "runnerconf" => return Some("venonactl's runtimes file (service-account tokens)"),
+        "codefresh-user-token" => return Some("the Codefresh API key the cf-runtime chart used"),
+        _ => {}
+    }
+    keys.iter()
+        .any(|k| CREDENTIAL_KEYS.contains(k))
+        .then_some("keys under the names of the runner's credentials")
+}
+
+/// True when `secret` carries the labels of the install in `namespace`
+/// (those are listed with the install's objects).
+fn labelled_as_ours(secret: &SecretSummary, namespace: &str) -> bool {
+    secret
+        .labels
+        .get(crate::render::LABEL_MANAGED_BY)
+        .map(String::as_str)
+        == Some("cf-runner")
+        && secret
+            .labels
+            .get(crate::render::LABEL_INSTANCE)
+            .map(String::as_str)
+            == Some(namespace)
+}
+
+/// `word` as one shell word: as it is when it holds only characters no
+/// shell treats specially, else in single quotes (a kubeconfig's context
+/// name is free text; Secret and namespace names are DNS names).
+fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "@%+=:,./_-".contains(c));
+    if plain {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
+/// The credentials of a runner left in `namespace` that cf-runner did not
+/// write (see the module comment), each with the command that removes it.
+async fn credentials_left(cluster: &Cluster, namespace: &str) -> Vec<String> {
+    let secrets = match secret_summaries(&cluster.client, namespace).await {
+        Ok(list) => list,
+        Err(e) => {
+            return vec![format!(
+                "Secrets in namespace {namespace}: not verified ({}); an old installer's credentials may be left",
+                e.chain_text()
+            )]
+        }
+    };
+    secrets
+        .iter()
+        .filter(|s| !labelled_as_ours(s, namespace))
+        .filter_map(|s| {
+            let keys: Vec<&str> = s.keys.keys().map(String::as_str).collect();
+            let what = runner_credential(&s.name, &keys)?;
+            Some(format!(
+                "Secret/{name}: {what} (keys: {keys}); cf-runner did not write it and never deletes it. \
+                 Once no runner uses it: kubectl --context {context} -n {namespace} delete secret {name}",
+                name = s.name,
+                keys = if keys.is_empty() { "none".to_string() } else { keys.join(", ") },
+                context = shell_word(&cluster.context),
+            ))
+        })
+        .collect()
 }
 
 /// What the platform still holds of the install, each with why.
@@ -151,10 +247,19 @@ pub(crate) async fn verify(cluster: &Cluster, namespace: &str, asked: &Asked<'_>
         };
         left.push(format!("{}: {why}", v.display_name()));
     }
-    let namespace_there = inventory::get(&cluster.client, "v1", "Namespace", None, namespace)
-        .await
+    let namespace_object =
+        inventory::get(&cluster.client, "v1", "Namespace", None, namespace).await;
+    let namespace_there = namespace_object
+        .as_ref()
         .map(|n| n.is_some())
         .unwrap_or(true);
+    // A namespace being deleted takes its Secrets with it.
+    let namespace_stays = namespace_object
+        .as_ref()
+        .is_ok_and(|n| n.as_ref().is_some_and(|n| !n.is_deleting()));
+    if namespace_stays {
+        left.extend(credentials_left(cluster, namespace).await);
+    }
     if namespace_there && !objects.iter().any(|o| o.kind == "Namespace") {
         left.push(format!(
             "Namespace/{namespace}: {}",
@@ -211,4 +316,42 @@ pub(crate) async fn verify(cluster: &Cluster, namespace: &str, asked: &Asked<'_>
         }
     }
     left
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{runner_credential, shell_word};
+
+    #[test]
+    fn a_context_name_is_one_shell_word() {
+        assert_eq!(shell_word("admin@cf-runner-test"), "admin@cf-runner-test");
+        assert_eq!(
+            shell_word("arn:aws:eks:eu-1:1:cluster/x"),
+            "arn:aws:eks:eu-1:1:cluster/x"
+        );
+        assert_eq!(shell_word("my ctx; rm -rf /"), "'my ctx; rm -rf /'");
+        assert_eq!(shell_word("it's"), r"'it'\''s'");
+    }
+
+    /// The old installers' credential Secrets are recognised by name or by
+    /// the runner's credential keys; a user's Secret of other names is not.
+    #[test]
+    fn an_old_installers_credential_is_recognised_by_name_or_keys() {
+        for (name, keys, named) in [
+            ("dind-volume-provisioner-runner", vec![], true),
+            (
+                "cf-runtime-volume-provisioner",
+                vec!["aws_access_key_id"],
+                true,
+            ),
+            ("runnerconf", vec!["a.runtime.yaml"], true),
+            ("codefresh-user-token", vec!["token"], true),
+            ("my-keys", vec!["aws_secret_access_key"], true),
+            ("old-runner", vec!["agent-codefresh-token"], true),
+            ("my-aws-keys", vec!["id", "secret"], false),
+            ("registry", vec![".dockerconfigjson"], false),
+        ] {
+            assert_eq!(runner_credential(name, &keys).is_some(), named, "{name}");
+        }
+    }
 }
