@@ -343,6 +343,7 @@ fn init(args: &InitArgs) -> Result<Outcome, Outcome> {
             write_helm_values(path, values, &identity, plan.overwrite)
         }
         Mode::Install { probe } => {
+            before_install(args, &loaded)?;
             let registration = plan.registration(&loaded)?;
             if matches!(registration, Registration::Offline) && values.agent_only {
                 return Err(Outcome::BadInput(Problems(vec![Problem::new(
@@ -360,7 +361,6 @@ fn init(args: &InitArgs) -> Result<Outcome, Outcome> {
                     "pass --token (or set CF_API_KEY), or remove Runtimes and attach them later with `cf-runner runtime attach -f`",
                 )])));
             }
-            before_install(args, &loaded)?;
             let outcome = install::run(&plan.install_options(values), &registration, &loaded);
             let outcome = attach_runtimes(&plan, &loaded, &registration, outcome);
             match (probe, &outcome) {

@@ -710,6 +710,38 @@ mod tests {
         std::os::unix::process::ExitStatusExt::from_raw(0)
     }
 
+    /// What a context's user would run or send, generously: 4 cases.
+    #[test]
+    fn a_kubeconfig_says_what_it_would_run_or_send() {
+        let config = |user: &str| {
+            kube::config::Kubeconfig::from_yaml(&format!(
+                "apiVersion: v1\nkind: Config\nusers:\n- name: u\n  user:\n{user}\n\
+                 contexts:\n- name: x\n  context: {{cluster: c, user: u}}\ncurrent-context: x\n"
+            ))
+            .unwrap()
+        };
+        let exec = config(
+            "    token: t\n    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      \
+             command: aws\n      args: [eks, get-token]",
+        );
+        assert_eq!(
+            local_actions(&exec, None)
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>(),
+            ["runs `aws eks get-token` (its exec auth plugin of user u)"]
+        );
+        let gcp = config("    auth-provider:\n      name: gcp\n      config: {cmd-path: /bin/sh, cmd-args: -c id}");
+        assert!(local_actions(&gcp, Some("x"))[0]
+            .to_string()
+            .contains("`/bin/sh -c id`"));
+        let file = config("    tokenFile: /home/me/.cfconfig");
+        assert!(
+            matches!(&local_actions(&file, None)[0], LocalAction::SendsFile { path, .. } if path == "/home/me/.cfconfig")
+        );
+        assert!(local_actions(&exec, Some("other")).is_empty());
+    }
+
     #[test]
     fn a_missing_plugin_is_named_with_who_needs_it_and_how_to_get_it() {
         let err = crate::env::with_vars(&[("PATH", Some("/nonexistent-dir"))], || {

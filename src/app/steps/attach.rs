@@ -1403,6 +1403,39 @@ mod tests {
         assert!(target_problems(&t[1]).is_empty());
     }
 
+    /// venona reads NODE_TLS_REJECT_UNAUTHORIZED with viper's GetBool:
+    /// only Go's true spellings (and an empty value, the default) verify.
+    /// 9 cases.
+    #[test]
+    fn an_agent_that_does_not_verify_tls_is_told_by_its_env() {
+        let with = |env: Value| Manifest {
+            api_version: "apps/v1".into(),
+            kind: "Deployment".into(),
+            name: AGENT_DEPLOYMENT.into(),
+            namespace: Some("a".into()),
+            component: Component::Runner,
+            stage: 1,
+            object: serde_json::json!({"spec": {"template": {"spec": {"containers": [
+                {"name": "runner", "env": env}]}}}}),
+        };
+        let env =
+            |v: &str| serde_json::json!([{"name": "NODE_TLS_REJECT_UNAUTHORIZED", "value": v}]);
+        for insecure in ["0", "false", "no", "off"] {
+            let p = insecure_agent_problem(&with(env(insecure)), "a").expect(insecure);
+            assert_eq!(p.key, "--accept-agent-insecure-tls");
+        }
+        let from_secret = serde_json::json!([{"name": "NODE_TLS_REJECT_UNAUTHORIZED",
+            "valueFrom": {"secretKeyRef": {"name": "s", "key": "k"}}}]);
+        assert!(insecure_agent_problem(&with(from_secret), "a").is_some());
+        for secure in ["1", "true", ""] {
+            assert!(
+                insecure_agent_problem(&with(env(secure)), "a").is_none(),
+                "{secure}"
+            );
+        }
+        assert!(insecure_agent_problem(&with(serde_json::json!([])), "a").is_none());
+    }
+
     #[test]
     fn a_bad_namespace_or_name_is_named_by_the_flag() {
         let t = Target {
