@@ -961,9 +961,7 @@ async fn attach(
                 key_clash(t, &r, &other.name)
             }])));
         }
-        if let Some(holder) = key_holder(&state.files, &r) {
-            return Err(Outcome::BadInput(Problems(vec![key_clash(t, &r, &holder)])));
-        }
+        refuse_key_clash(&state, t, &r)?;
         resolved.push(r);
     }
     // Before any write: what the platform has of each runtime.
@@ -1059,11 +1057,7 @@ async fn detach(
             ),
         )])));
     }
-    if let Some(holder) = key_holder(&state.files, &r) {
-        return Err(Outcome::BadInput(Problems(vec![key_clash(
-            &target, &r, &holder,
-        )])));
-    }
+    refuse_key_clash(&state, &target, &r)?;
     stop_serving(&state, &r, Some((platform, &agent)), timeout, command).await?;
     remove_access(&r, timeout).await?;
     output::done(&format!(
@@ -1206,6 +1200,22 @@ pub(crate) fn key_holder(files: &BTreeMap<String, String>, r: &Resolved) -> Opti
         Some(_) => None,
         // A file whose name cannot be read is not known to be `r`'s.
         None => Some("(a runtime whose file names none)".to_string()),
+    }
+}
+
+/// Bad input (exit 2) when `r`'s key in the agent's runtimes Secret holds
+/// another runtime's file ([`key_holder`]): for every command that writes
+/// or removes the file at `r.key` (attach, detach, and `runtime rotate`,
+/// `runtime upgrade` and `runtime delete`, which should call it right after
+/// [`resolve`], before any write).
+pub(crate) fn refuse_key_clash(
+    state: &AgentState,
+    t: &Target,
+    r: &Resolved,
+) -> Result<(), Outcome> {
+    match key_holder(&state.files, r) {
+        Some(holder) => Err(Outcome::BadInput(Problems(vec![key_clash(t, r, &holder)]))),
+        None => Ok(()),
     }
 }
 
