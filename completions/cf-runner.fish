@@ -89,6 +89,8 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l no-wait -d 
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l no-wait-for-lock -d 'Stop at once (exit 1) when another run holds the install\'s lock, instead of waiting up to --timeout'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l probe -d 'After the install, try the build path: a dind claim and a dind-like pod'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -s y -l yes -d 'Answer every question with its default; never prompt'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l trust-values-kubeconfig -d 'Let a kubeconfig that a values file names (ConfigPath, Runtimes[].ConfigPath) run its auth plugin and send its token file (risky: whoever wrote the file picks the command)'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l accept-agent-insecure-tls -d 'Attach the values\' Runtimes although the agent skips TLS verification (--insecure): it would then skip it towards every attached runtime\'s API server too'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -s h -l help -d 'Print help'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -s V -l version -d 'Print version'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r -f -a "(kubectl config get-contexts -o name 2>/dev/null)"
@@ -166,6 +168,7 @@ json\t''
 yaml\t''"
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand check" -l probe-timeout -d 'How long the probe may take (e.g. 90s, 5m)' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand check" -l probe -d 'Also try the build path on the installed namespace: a dind claim and a dind-like pod'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand check" -l trust-values-kubeconfig -d 'Let a kubeconfig that a values file names (ConfigPath) run its auth plugin and send its token file (risky: whoever wrote the file picks the command)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand check" -s h -l help -d 'Print help'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand check" -s V -l version -d 'Print version'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r -f -a "(kubectl config get-contexts -o name 2>/dev/null)"
@@ -322,6 +325,8 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from attach" -l kube-context-name -d 'Context of the runtime\'s cluster [default: the agent\'s context]' -r -f -a "(kubectl config get-contexts -o name 2>/dev/null)"
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from attach" -l insecure -d 'Skip TLS verification towards the platform (self-signed on-prem only)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from attach" -l allow-http -d 'Send the API key over a plain http:// platform URL (other than localhost)'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from attach" -l trust-values-kubeconfig -d 'Let a kubeconfig that the runtimes file names (Runtimes[].ConfigPath) run its auth plugin and send its token file (risky: whoever wrote the file picks the command)'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from attach" -l accept-agent-insecure-tls -d 'Attach although the agent skips TLS verification (--insecure at init): it would then skip it towards every attached runtime\'s API server too'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from attach" -s h -l help -d 'Print help'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from attach" -s V -l version -d 'Print version'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from detach" -l kube-config-path -d 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]' -r -F

@@ -74,6 +74,8 @@ _arguments "${_arguments_options[@]}" : \
 '--probe[After the install, try the build path\: a dind claim and a dind-like pod]' \
 '-y[Answer every question with its default; never prompt]' \
 '--yes[Answer every question with its default; never prompt]' \
+'--trust-values-kubeconfig[Let a kubeconfig that a values file names (ConfigPath, Runtimes\[\].ConfigPath) run its auth plugin and send its token file (risky\: whoever wrote the file picks the command)]' \
+'--accept-agent-insecure-tls[Attach the values'\'' Runtimes although the agent skips TLS verification (--insecure)\: it would then skip it towards every attached runtime'\''s API server too]' \
 '-h[Print help]' \
 '--help[Print help]' \
 '-V[Print version]' \
@@ -174,6 +176,7 @@ _arguments "${_arguments_options[@]}" : \
 '--output=[Output format]:OUTPUT:(table json yaml)' \
 '--probe-timeout=[How long the probe may take (e.g. 90s, 5m)]:DURATION:_default' \
 '--probe[Also try the build path on the installed namespace\: a dind claim and a dind-like pod]' \
+'--trust-values-kubeconfig[Let a kubeconfig that a values file names (ConfigPath) run its auth plugin and send its token file (risky\: whoever wrote the file picks the command)]' \
 '-h[Print help]' \
 '--help[Print help]' \
 '-V[Print version]' \
@@ -444,6 +447,8 @@ _arguments "${_arguments_options[@]}" : \
 '--kube-context-name=[Context of the runtime'\''s cluster \[default\: the agent'\''s context\]]:NAME:{compadd -- ${(f)"$(kubectl config get-contexts -o name 2>/dev/null)"}}' \
 '--insecure[Skip TLS verification towards the platform (self-signed on-prem only)]' \
 '--allow-http[Send the API key over a plain http\:// platform URL (other than localhost)]' \
+'--trust-values-kubeconfig[Let a kubeconfig that the runtimes file names (Runtimes\[\].ConfigPath) run its auth plugin and send its token file (risky\: whoever wrote the file picks the command)]' \
+'--accept-agent-insecure-tls[Attach although the agent skips TLS verification (--insecure at init)\: it would then skip it towards every attached runtime'\''s API server too]' \
 '-h[Print help]' \
 '--help[Print help]' \
 '-V[Print version]' \

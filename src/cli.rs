@@ -281,6 +281,12 @@ pub struct InitArgs {
     /// Answer every question with its default; never prompt
     #[arg(long, short = 'y')]
     pub yes: bool,
+    /// Let a kubeconfig that a values file names (ConfigPath, Runtimes[].ConfigPath) run its auth plugin and send its token file (risky: whoever wrote the file picks the command)
+    #[arg(long)]
+    pub trust_values_kubeconfig: bool,
+    /// Attach the values' Runtimes although the agent skips TLS verification (--insecure): it would then skip it towards every attached runtime's API server too
+    #[arg(long)]
+    pub accept_agent_insecure_tls: bool,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -406,6 +412,9 @@ pub struct CheckArgs {
     /// How long the probe may take (e.g. 90s, 5m)
     #[arg(long, value_name = "DURATION", default_value = "2m", value_parser = parse_duration)]
     pub probe_timeout: std::time::Duration,
+    /// Let a kubeconfig that a values file names (ConfigPath) run its auth plugin and send its token file (risky: whoever wrote the file picks the command)
+    #[arg(long)]
+    pub trust_values_kubeconfig: bool,
 }
 
 /// Flags of `diff`: the flags of `upgrade` that decide what is applied.

@@ -46,6 +46,18 @@ struct Report<'a> {
 
 /// Runs `check`.
 pub fn run(args: &CheckArgs) -> Outcome {
+    super::steps::session::give_consent(super::steps::session::KubeconfigConsent {
+        named: args
+            .kube
+            .kube_config_path
+            .iter()
+            .cloned()
+            .chain(super::steps::session::set_value_kubeconfigs(
+                &args.set_value,
+            ))
+            .collect(),
+        trust_files: args.trust_values_kubeconfig,
+    });
     let loaded = match gather_input(args).and_then(|input| values::load(&input)) {
         Ok(l) => l,
         Err(problems) => return Outcome::BadInput(problems),

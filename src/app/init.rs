@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::steps::input::{self, Overrides};
 use super::steps::install::{self, Registration, TokenPlaces};
-use super::steps::{identity, probe};
+use super::steps::{attach, identity, probe, session};
 use super::Outcome;
 use crate::cli::InitArgs;
 use crate::cluster;
@@ -87,6 +87,9 @@ pub(crate) struct Plan {
     pub url: Option<String>,
     /// `--allow-http`.
     pub allow_http: bool,
+    /// `--accept-agent-insecure-tls`: attach `Runtimes` to an agent that
+    /// skips TLS verification.
+    pub accept_insecure_tls: bool,
     /// How an install applies and waits.
     pub force_conflicts: bool,
     pub wait: Option<Duration>,
@@ -105,6 +108,7 @@ impl Plan {
             token_flag_given: args.token.is_some(),
             url: args.url.clone(),
             allow_http: args.allow_http,
+            accept_insecure_tls: args.accept_agent_insecure_tls,
             force_conflicts: args.force_conflicts,
             wait: (!args.no_wait).then_some(args.timeout),
             lock_wait: install::LockWait::of(args.no_wait_for_lock, args.timeout),
@@ -263,6 +267,16 @@ pub fn run(args: &InitArgs) -> Outcome {
 
 /// [`run`]; `Err` is an outcome that stopped it before its mode's steps.
 fn init(args: &InitArgs) -> Result<Outcome, Outcome> {
+    session::give_consent(session::KubeconfigConsent {
+        named: args
+            .kube
+            .kube_config_path
+            .iter()
+            .cloned()
+            .chain(session::set_value_kubeconfigs(&args.set_value))
+            .collect(),
+        trust_files: args.trust_values_kubeconfig,
+    });
     let (input, plan) = gather_input(args)?;
     let (input, merged) = match ask(&plan, input)? {
         Asked::Proceed(input, merged) => (input, merged),
@@ -286,6 +300,7 @@ fn init(args: &InitArgs) -> Result<Outcome, Outcome> {
                         .unwrap_or(false),
                     allow_http: plan.allow_http,
                 },
+                args.accept_agent_insecure_tls,
                 plan.wait.unwrap_or(Duration::from_secs(300)),
             ));
         }
@@ -328,6 +343,7 @@ fn init(args: &InitArgs) -> Result<Outcome, Outcome> {
             write_helm_values(path, values, &identity, plan.overwrite)
         }
         Mode::Install { probe } => {
+            before_install(args, &loaded)?;
             let registration = plan.registration(&loaded)?;
             if matches!(registration, Registration::Offline) && values.agent_only {
                 return Err(Outcome::BadInput(Problems(vec![Problem::new(
@@ -397,11 +413,40 @@ fn attach_runtimes(
                 &loaded.runtimes,
                 auth,
                 plan.allow_http,
+                plan.accept_insecure_tls,
                 plan.wait.unwrap_or(Duration::from_secs(300)),
             )
         }
         (_, outcome) => outcome,
     }
+}
+
+/// What an install refuses before any platform call or cluster write: a
+/// kubeconfig of a values file's (`ConfigPath`, `Runtimes[].ConfigPath`)
+/// that would run a command unasked, and Runtimes to attach to an agent
+/// that skips TLS verification without `--accept-agent-insecure-tls`.
+fn before_install(args: &InitArgs, loaded: &values::Loaded) -> Result<(), Outcome> {
+    let values = &loaded.values;
+    let own = session::options_from_values(values);
+    session::vet_kubeconfig(&own, "ConfigPath")?;
+    for (i, entry) in loaded.runtimes.iter().enumerate() {
+        let options = cluster::ConnectOptions {
+            kubeconfig: entry.config_path.as_ref().map(PathBuf::from),
+            context: entry.context.clone().or_else(|| values.context.clone()),
+        };
+        session::vet_kubeconfig(&options, &format!("Runtimes[{i}].ConfigPath"))?;
+    }
+    if !loaded.runtimes.is_empty() && !args.accept_agent_insecure_tls {
+        let identity = identity::seed(values, values.context.clone());
+        let rendered = render::render(values, &identity, &loaded.redacted_tree)?;
+        let agent = rendered.manifests.iter().find(|m| {
+            m.kind == "Deployment" && m.name == crate::render::runtimes::AGENT_DEPLOYMENT
+        });
+        if let Some(p) = agent.and_then(|d| attach::insecure_agent_problem(d, &values.namespace)) {
+            return Err(Outcome::BadInput(Problems(vec![p])));
+        }
+    }
+    Ok(())
 }
 
 /// Writes the cf-runtime chart's values (to stdout for `-`, secrets withheld).
@@ -633,6 +678,16 @@ fn cluster_facts(kubeconfig: Option<PathBuf>, context: &str) -> wizard::Facts {
         kubeconfig,
         context: Some(context.to_string()),
     };
+    // A values file's kubeconfig that would run a command is not contacted
+    // to fill the wizard's defaults without the user's word.
+    if let Err(Outcome::BadInput(Problems(p))) = session::vet_kubeconfig(&options, "ConfigPath") {
+        return wizard::Facts {
+            unreachable: p
+                .first()
+                .map(|p| format!("not contacted: {} {}", p.key, p.why)),
+            ..Default::default()
+        };
+    }
     let budget = std::time::Duration::from_secs(5);
     match super::steps::session::runtime().block_on(cluster::discover::facts(&options, budget)) {
         Ok(found) => wizard::Facts {

@@ -49,12 +49,15 @@ pub fn run(args: &RuntimeArgs) -> Outcome {
                 },
             };
             let agent = agent_side(&a.agent, &a.kube);
-            runtime().block_on(attach::run(
-                agent,
-                Change::Attach(targets),
-                &a.platform,
-                a.timeout,
-            ))
+            super::steps::session::give_consent(super::steps::session::KubeconfigConsent {
+                named: a.kube.kube_config_path.iter().cloned().collect(),
+                trust_files: a.trust_values_kubeconfig,
+            });
+            let change = Change::Attach {
+                targets,
+                accept_insecure_tls: a.accept_agent_insecure_tls,
+            };
+            runtime().block_on(attach::run(agent, change, &a.platform, a.timeout))
         }
         RuntimeCommand::Delete(d) => runtime().block_on(runtime_life::delete_runtime(
             agent_side(&d.agent, &d.kube),

@@ -100,6 +100,12 @@ pub struct AttachArgs {
     /// How long to wait for each token and for the agent's rollout, and for another run's lock (e.g. 90s, 5m)
     #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
     pub timeout: std::time::Duration,
+    /// Let a kubeconfig that the runtimes file names (Runtimes[].ConfigPath) run its auth plugin and send its token file (risky: whoever wrote the file picks the command)
+    #[arg(long)]
+    pub trust_values_kubeconfig: bool,
+    /// Attach although the agent skips TLS verification (--insecure at init): it would then skip it towards every attached runtime's API server too
+    #[arg(long)]
+    pub accept_agent_insecure_tls: bool,
 }
 
 /// Flags of `runtime detach`.

@@ -473,6 +473,98 @@ impl Plugin {
     }
 }
 
+/// What a kubeconfig makes cf-runner do on this machine, besides reading
+/// the kubeconfig itself, when it connects with one of its contexts: the
+/// commands it runs and the local files it sends away. Harmless in the
+/// user's own kubeconfig; a kubeconfig that a shared file names (a values
+/// file's `ConfigPath`) is someone else's word, and these are what it
+/// could do with the user's machine and files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LocalAction {
+    /// Runs `command` (with its arguments, one line) to get a credential:
+    /// an exec plugin, or the `gcp` auth provider's `cmd-path`.
+    Runs {
+        command: String,
+        how: &'static str,
+        user: String,
+    },
+    /// Reads `path` and sends it to the API server as a bearer token.
+    SendsFile { path: String, user: String },
+}
+
+impl std::fmt::Display for LocalAction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LocalAction::Runs { command, how, user } => {
+                write!(f, "runs `{command}` ({how} of user {user})")
+            }
+            LocalAction::SendsFile { path, user } => write!(
+                f,
+                "sends the file {path} to its API server as a token (tokenFile of user {user})"
+            ),
+        }
+    }
+}
+
+/// What connecting with `context` of `config` (its current context when
+/// `None`) would do on this machine ([`LocalAction`]). Read generously: a
+/// credential that kube-rs would prefer to the command does not hide it,
+/// since whoever wrote the file can drop that credential. An unknown
+/// context gives nothing (the connection fails before anything runs).
+pub fn local_actions(config: &kube::config::Kubeconfig, context: Option<&str>) -> Vec<LocalAction> {
+    let Some(context) = context.or(config.current_context.as_deref()) else {
+        return Vec::new();
+    };
+    let Some(user) = config
+        .contexts
+        .iter()
+        .find(|c| c.name == context)
+        .and_then(|c| c.context.as_ref())
+        .and_then(|c| c.user.clone())
+    else {
+        return Vec::new();
+    };
+    let Some(auth) = config
+        .auth_infos
+        .iter()
+        .find(|a| a.name == user)
+        .and_then(|a| a.auth_info.as_ref())
+    else {
+        return Vec::new();
+    };
+    let user = crate::text::one_line(&user);
+    let mut out = Vec::new();
+    if let Some(exec) = &auth.exec {
+        let mut line = exec.command.clone().unwrap_or_default();
+        for arg in exec.args.iter().flatten() {
+            line.push(' ');
+            line.push_str(arg);
+        }
+        out.push(LocalAction::Runs {
+            command: crate::text::one_line(&line),
+            how: "its exec auth plugin",
+            user: user.clone(),
+        });
+    }
+    if let Some(provider) = auth.auth_provider.as_ref().filter(|p| p.name == "gcp") {
+        if let Some(cmd) = provider.config.get("cmd-path") {
+            let args = provider.config.get("cmd-args").cloned().unwrap_or_default();
+            out.push(LocalAction::Runs {
+                command: crate::text::one_line(format!("{cmd} {args}").trim()),
+                how: "the cmd-path of its gcp auth provider",
+                user: user.clone(),
+            });
+        }
+    }
+    if let Some(file) = &auth.token_file {
+        out.push(LocalAction::SendsFile {
+            path: crate::text::one_line(file),
+            user,
+        });
+    }
+    out
+}
+
 /// Some of what a plugin printed, fit for a message: credentials masked
 /// (the one mechanism, `values::secrets`), one line, cut.
 fn quoted(bytes: &[u8]) -> String {
@@ -616,6 +708,38 @@ mod tests {
     #[cfg(unix)]
     fn ok() -> ExitStatus {
         std::os::unix::process::ExitStatusExt::from_raw(0)
+    }
+
+    /// What a context's user would run or send, generously: 4 cases.
+    #[test]
+    fn a_kubeconfig_says_what_it_would_run_or_send() {
+        let config = |user: &str| {
+            kube::config::Kubeconfig::from_yaml(&format!(
+                "apiVersion: v1\nkind: Config\nusers:\n- name: u\n  user:\n{user}\n\
+                 contexts:\n- name: x\n  context: {{cluster: c, user: u}}\ncurrent-context: x\n"
+            ))
+            .unwrap()
+        };
+        let exec = config(
+            "    token: t\n    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      \
+             command: aws\n      args: [eks, get-token]",
+        );
+        assert_eq!(
+            local_actions(&exec, None)
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>(),
+            ["runs `aws eks get-token` (its exec auth plugin of user u)"]
+        );
+        let gcp = config("    auth-provider:\n      name: gcp\n      config: {cmd-path: /bin/sh, cmd-args: -c id}");
+        assert!(local_actions(&gcp, Some("x"))[0]
+            .to_string()
+            .contains("`/bin/sh -c id`"));
+        let file = config("    tokenFile: /home/me/.cfconfig");
+        assert!(
+            matches!(&local_actions(&file, None)[0], LocalAction::SendsFile { path, .. } if path == "/home/me/.cfconfig")
+        );
+        assert!(local_actions(&exec, Some("other")).is_empty());
     }
 
     #[test]

@@ -149,7 +149,7 @@ fn expected(command: &str) -> Option<Expect> {
         }
         // The README's runtimes file is not in the folder.
         "cf-runner runtime attach --agent-namespace codefresh -f runtimes.yaml" => {
-            e(2, &["--values", "runtimes.yaml", "cannot be read"])
+            e(2, &["--values", "runtimes.yaml", "could not be read"])
         }
         // `diff` exits 2 on any failure, as `kubectl diff` does.
         "cf-runner diff --kube-namespace codefresh --install-monitor false"

@@ -21,7 +21,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::lock::{self, LockWait};
-use super::session::{connect_with, failed, ContextFrom};
+use super::session::{connect_with, failed, vet_kubeconfig, ContextFrom};
 use super::{converge, register, upgrade_plan};
 use crate::app::Outcome;
 use crate::cli::PlatformArgs;
@@ -96,14 +96,19 @@ impl Target {
 
 /// What the run changes.
 pub(crate) enum Change {
-    Attach(Vec<Target>),
+    /// Attach the targets; `accept_insecure_tls` is
+    /// `--accept-agent-insecure-tls` ([`insecure_agent_problem`]).
+    Attach {
+        targets: Vec<Target>,
+        accept_insecure_tls: bool,
+    },
     Detach(Box<Target>),
 }
 
 impl Change {
     fn command(&self) -> &'static str {
         match self {
-            Change::Attach(_) => "runtime attach",
+            Change::Attach { .. } => "runtime attach",
             Change::Detach(_) => "runtime detach",
         }
     }
@@ -113,22 +118,19 @@ impl Change {
 /// (`values::runtimes`). Problems name the key as written (`Runtimes[1].Namespace`).
 pub(crate) fn read_runtimes_file(path: &Path) -> Result<Vec<Target>, Problems> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        Problems(vec![Problem::new(
-            "--values",
-            Some(&Value::String(file.clone())),
-            format!("cannot be read: {e}"),
-            "name a readable runtimes file",
-        )])
-    })?;
-    let tree: Value = serde_yaml_ng::from_str(&text).map_err(|e| {
-        Problems(vec![Problem::new(
-            "--values",
-            Some(&Value::String(file.clone())),
-            format!("is not YAML: {e}"),
-            "fix the file (see README: One agent, many runtimes)",
-        )])
-    })?;
+    // The one bounded reader and parser of values files: a link to
+    // /dev/zero, a FIFO or a huge file is refused before it is read, and
+    // deep nesting or an alias bomb before it is built.
+    let text =
+        crate::input_file::read_text(path, crate::values::tree::MAX_INPUT_BYTES).map_err(|e| {
+            Problems(vec![Problem::new(
+                "--values",
+                Some(&Value::String(file.clone())),
+                e.to_string(),
+                "name a readable runtimes file",
+            )])
+        })?;
+    let tree = crate::values::tree::parse_values(&text, &file).map_err(Problems)?;
     let mut problems = Vec::new();
     if !tree.get("Runtimes").is_some_and(Value::is_array) {
         return Err(Problems(vec![Problem::new(
@@ -268,14 +270,14 @@ pub(crate) async fn resolve(
     let cluster = if same_context {
         agent.clone()
     } else {
-        connect_with(
-            &ConnectOptions {
-                kubeconfig: t.kubeconfig.clone(),
-                context: t.context.clone().or_else(|| Some(agent.context.clone())),
-            },
-            ContextFrom::Flags,
-        )
-        .await?
+        let options = ConnectOptions {
+            kubeconfig: t.kubeconfig.clone(),
+            context: t.context.clone().or_else(|| Some(agent.context.clone())),
+        };
+        if !t.origin.is_empty() {
+            vet_kubeconfig(&options, &t.key("ConfigPath"))?;
+        }
+        connect_with(&options, ContextFrom::Flags).await?
     };
     let namespace = t.namespace.clone().unwrap_or_else(|| agent_ns.to_string());
     let name = t
@@ -403,7 +405,7 @@ pub(crate) async fn run(
 ) -> Outcome {
     let command = change.command();
     let problems: Vec<Problem> = match &change {
-        Change::Attach(list) => list.iter().flat_map(target_problems).collect(),
+        Change::Attach { targets, .. } => targets.iter().flat_map(target_problems).collect(),
         Change::Detach(t) => {
             let mut p = target_problems(t);
             if t.namespace.is_none() {
@@ -419,6 +421,15 @@ pub(crate) async fn run(
     };
     if !problems.is_empty() {
         return Outcome::BadInput(Problems(problems));
+    }
+    // Before the lock, any platform call or write: a kubeconfig that the
+    // runtimes file names may not run a command unasked.
+    if let Change::Attach { targets, .. } = &change {
+        for t in targets {
+            if let Err(o) = vet_target(t, &agent) {
+                return o;
+            }
+        }
     }
     let ns = agent.namespace.clone();
     under_agent_lock(&agent, command, timeout, async |cluster: &Cluster| {
@@ -466,7 +477,17 @@ async fn under_lock(
     let platform = platform_client(platform_args, &state, command)?;
     let agent = agent_on_platform(&platform, &state.agent_name).await?;
     match change {
-        Change::Attach(targets) => attach(state, targets, &platform, agent, timeout).await,
+        Change::Attach {
+            targets,
+            accept_insecure_tls,
+        } => {
+            if !accept_insecure_tls {
+                if let Some(p) = insecure_agent_problem(&state.deployment, &state.namespace) {
+                    return Err(Outcome::BadInput(Problems(vec![p])));
+                }
+            }
+            attach(state, targets, &platform, agent, timeout).await
+        }
         Change::Detach(target) => detach(state, *target, &platform, agent, timeout).await,
     }
 }
@@ -928,14 +949,19 @@ async fn attach(
                 "name the namespace the runtime builds in (it exists, and is not the agent's)",
             )])));
         }
-        if resolved.iter().any(|o| o.key == r.key) {
-            return Err(Outcome::BadInput(Problems(vec![Problem::new(
-                &t.key("Name"),
-                Some(&Value::String(r.name.clone())),
-                "names a runtime given twice (or the agent's own)",
-                "give each runtime once; the agent's own runtime is always served",
-            )])));
+        if let Some(other) = resolved.iter().find(|o| o.key == r.key) {
+            return Err(Outcome::BadInput(Problems(vec![if other.name == r.name {
+                Problem::new(
+                    &t.key("Name"),
+                    Some(&Value::String(r.name.clone())),
+                    "names a runtime given twice (or the agent's own)",
+                    "give each runtime once; the agent's own runtime is always served",
+                )
+            } else {
+                key_clash(t, &r, &other.name)
+            }])));
         }
+        refuse_key_clash(&state, t, &r)?;
         resolved.push(r);
     }
     // Before any write: what the platform has of each runtime.
@@ -1031,6 +1057,7 @@ async fn detach(
             ),
         )])));
     }
+    refuse_key_clash(&state, &target, &r)?;
     stop_serving(&state, &r, Some((platform, &agent)), timeout, command).await?;
     remove_access(&r, timeout).await?;
     output::done(&format!(
@@ -1061,8 +1088,14 @@ pub(crate) async fn stop_serving(
         set_platform_runtimes(platform, agent, serves.clone()).await?;
     }
     let mut files = state.files.clone();
-    // By key, and by the name a file holds (a key written by another rule).
-    files.retain(|k, text| *k != r.key && file_runtime_name(text).as_deref() != Some(&r.name));
+    // By key, and by the name a file holds (a key written by another rule);
+    // never a key whose file names another runtime (`team.x` is not
+    // `team/x`, though both map to one key).
+    files.retain(|k, text| {
+        let named = file_runtime_name(text);
+        let other = named.as_deref().is_some_and(|n| n != r.name);
+        (*k != r.key || other) && named.as_deref() != Some(&r.name)
+    });
     // An agent installed alone rolls to no file at all when its last
     // runtime goes: it then runs no replica (venona does not start
     // without a runtime) until the next attach.
@@ -1080,6 +1113,7 @@ pub(crate) fn after_init(
     runtimes: &[RuntimeEntry],
     auth: &crate::platform::Auth,
     allow_http: bool,
+    accept_insecure_tls: bool,
     timeout: Duration,
 ) -> Outcome {
     let agent = AgentSide {
@@ -1101,7 +1135,11 @@ pub(crate) fn after_init(
         runtimes.len(),
         values.namespace
     ));
-    super::session::runtime().block_on(run(agent, Change::Attach(targets), &platform, timeout))
+    let change = Change::Attach {
+        targets,
+        accept_insecure_tls,
+    };
+    super::session::runtime().block_on(run(agent, change, &platform, timeout))
 }
 
 /// The wizard's choice: attach the runtime of an existing namespace to the
@@ -1111,6 +1149,7 @@ pub(crate) fn from_wizard(
     kubeconfig: Option<PathBuf>,
     context: Option<String>,
     platform: PlatformArgs,
+    accept_insecure_tls: bool,
     timeout: Duration,
 ) -> Outcome {
     let agent = AgentSide {
@@ -1120,11 +1159,124 @@ pub(crate) fn from_wizard(
         },
         namespace: to.agent_namespace.clone(),
     };
+    // The wizard's kubeconfig may be a values file's `ConfigPath`.
+    if let Err(o) = vet_kubeconfig(&agent.connect, "ConfigPath") {
+        return o;
+    }
     let target = Target {
         namespace: Some(to.namespace.clone()),
         ..Target::default()
     };
-    super::session::runtime().block_on(run(agent, Change::Attach(vec![target]), &platform, timeout))
+    let change = Change::Attach {
+        targets: vec![target],
+        accept_insecure_tls,
+    };
+    super::session::runtime().block_on(run(agent, change, &platform, timeout))
+}
+
+/// Vets the kubeconfig a runtimes file entry names (see
+/// [`vet_kubeconfig`]), with the context it connects to (the entry's, else
+/// the agent's as given).
+fn vet_target(t: &Target, agent: &AgentSide) -> Result<(), Outcome> {
+    if t.origin.is_empty() || t.kubeconfig.is_none() {
+        return Ok(());
+    }
+    let options = ConnectOptions {
+        kubeconfig: t.kubeconfig.clone(),
+        context: t.context.clone().or_else(|| agent.connect.context.clone()),
+    };
+    vet_kubeconfig(&options, &t.key("ConfigPath"))
+}
+
+/// The runtime whose file already sits at `r`'s key in the agent's
+/// runtimes Secret, when that is another runtime than `r`: venonactl's
+/// key rule maps `/`, `@` and `:` to `.`, so `team/x` and `team.x` share
+/// one key, and writing one would replace the other's credentials while
+/// the platform still sends the other's builds to the agent.
+pub(crate) fn key_holder(files: &BTreeMap<String, String>, r: &Resolved) -> Option<String> {
+    let text = files.get(&r.key)?;
+    match file_runtime_name(text) {
+        Some(name) if name != r.name => Some(name),
+        Some(_) => None,
+        // A file whose name cannot be read is not known to be `r`'s.
+        None => Some("(a runtime whose file names none)".to_string()),
+    }
+}
+
+/// Bad input (exit 2) when `r`'s key in the agent's runtimes Secret holds
+/// another runtime's file ([`key_holder`]): for every command that writes
+/// or removes the file at `r.key` (attach, detach, and `runtime rotate`,
+/// `runtime upgrade` and `runtime delete`, which should call it right after
+/// [`resolve`], before any write).
+pub(crate) fn refuse_key_clash(
+    state: &AgentState,
+    t: &Target,
+    r: &Resolved,
+) -> Result<(), Outcome> {
+    match key_holder(&state.files, r) {
+        Some(holder) => Err(Outcome::BadInput(Problems(vec![key_clash(t, r, &holder)]))),
+        None => Ok(()),
+    }
+}
+
+/// The refusal of a runtime name whose key another runtime holds.
+fn key_clash(t: &Target, r: &Resolved, holder: &str) -> Problem {
+    Problem::new(
+        &t.key("Name"),
+        Some(&Value::String(r.name.clone())),
+        format!(
+            "maps to the key {} of Secret {CONFIG_SECRET}, which runtime {holder} already holds \
+             (/, @ and : all become . in a key): its credentials would be replaced while the \
+             platform still sends {holder}'s builds to the agent; nothing was written",
+            r.key
+        ),
+        format!(
+            "give this runtime a name that differs from {holder} in more than /, @, : and . \
+             ({} NAME)",
+            t.key("Name")
+        ),
+    )
+}
+
+/// Why an agent that skips TLS verification must not get runtimes
+/// attached, unless `--accept-agent-insecure-tls`: the agent's Deployment
+/// (as cf-runner applies it) sets `NODE_TLS_REJECT_UNAUTHORIZED` to a value
+/// venona does not read as true (`--insecure` sets `0`), and venona 2.0.10
+/// in config-dir mode then skips verification towards every runtime's API
+/// server (`Insecure: !rejectTLSUnauthorized` in `cmd/start.go`), so
+/// whoever sits on the path to an attached cluster gets the agent's token
+/// there. `None` when the agent verifies TLS.
+pub(crate) fn insecure_agent_problem(deployment: &Manifest, namespace: &str) -> Option<Problem> {
+    let containers = deployment
+        .object
+        .pointer("/spec/template/spec/containers")
+        .and_then(Value::as_array)?;
+    let setting = containers
+        .iter()
+        .filter_map(|c| c.get("env").and_then(Value::as_array))
+        .flatten()
+        .find(|e| e.get("name").and_then(Value::as_str) == Some("NODE_TLS_REJECT_UNAUTHORIZED"))?;
+    let value = setting.get("value").and_then(Value::as_str);
+    // viper's GetBool: strconv.ParseBool, anything else is false; an empty
+    // value keeps the default (verify). A value from elsewhere
+    // (`valueFrom`) cannot be told: taken as insecure.
+    if value
+        .is_some_and(|v| v.is_empty() || matches!(v, "1" | "t" | "T" | "TRUE" | "true" | "True"))
+    {
+        return None;
+    }
+    Some(Problem::new(
+        "--accept-agent-insecure-tls",
+        value.map(|v| Value::String(v.to_string())).as_ref(),
+        format!(
+            "is needed: the agent in namespace {namespace} skips TLS verification \
+             (NODE_TLS_REJECT_UNAUTHORIZED, set by --insecure / Insecure at init), and with \
+             attached runtimes it skips it towards every runtime's API server too: anyone on \
+             the network path can take the agent's token for that cluster; nothing was written"
+        ),
+        "re-install the agent without --insecure (give it the platform's CA instead), or pass \
+         --accept-agent-insecure-tls if every attached cluster's network path is trusted",
+    ))
 }
 
 /// True for the names of the agent's credentials in a runtime namespace:
@@ -1259,6 +1411,39 @@ mod tests {
         assert_eq!(t[1].context.as_deref(), Some("other"));
         assert_eq!(t[1].name.as_deref(), Some("eu/c"));
         assert!(target_problems(&t[1]).is_empty());
+    }
+
+    /// venona reads NODE_TLS_REJECT_UNAUTHORIZED with viper's GetBool:
+    /// only Go's true spellings (and an empty value, the default) verify.
+    /// 9 cases.
+    #[test]
+    fn an_agent_that_does_not_verify_tls_is_told_by_its_env() {
+        let with = |env: Value| Manifest {
+            api_version: "apps/v1".into(),
+            kind: "Deployment".into(),
+            name: AGENT_DEPLOYMENT.into(),
+            namespace: Some("a".into()),
+            component: Component::Runner,
+            stage: 1,
+            object: serde_json::json!({"spec": {"template": {"spec": {"containers": [
+                {"name": "runner", "env": env}]}}}}),
+        };
+        let env =
+            |v: &str| serde_json::json!([{"name": "NODE_TLS_REJECT_UNAUTHORIZED", "value": v}]);
+        for insecure in ["0", "false", "no", "off"] {
+            let p = insecure_agent_problem(&with(env(insecure)), "a").expect(insecure);
+            assert_eq!(p.key, "--accept-agent-insecure-tls");
+        }
+        let from_secret = serde_json::json!([{"name": "NODE_TLS_REJECT_UNAUTHORIZED",
+            "valueFrom": {"secretKeyRef": {"name": "s", "key": "k"}}}]);
+        assert!(insecure_agent_problem(&with(from_secret), "a").is_some());
+        for secure in ["1", "true", ""] {
+            assert!(
+                insecure_agent_problem(&with(env(secure)), "a").is_none(),
+                "{secure}"
+            );
+        }
+        assert!(insecure_agent_problem(&with(serde_json::json!([])), "a").is_none());
     }
 
     #[test]

@@ -2,6 +2,10 @@
 //! command makes (from the values or from the kube flags alone), the note
 //! for a slow API server, and a cluster error as an outcome.
 
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
+
 use serde_json::Value;
 
 use crate::app::Outcome;
@@ -46,6 +50,208 @@ pub(crate) fn install_runtime() -> tokio::runtime::Runtime {
         .expect("a tokio runtime starts")
 }
 
+/// The flag that lets a kubeconfig named by a file run its commands.
+pub(crate) const TRUST_FLAG: &str = "--trust-values-kubeconfig";
+
+/// The user's word on kubeconfigs, as the command line gives it: the
+/// kubeconfig paths it names itself, and whether [`TRUST_FLAG`] was given.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct KubeconfigConsent {
+    /// Paths named on the command line (`--kube-config-path`,
+    /// `--set-value ConfigPath=...`): the user's own, like `$KUBECONFIG`.
+    pub named: Vec<PathBuf>,
+    /// [`TRUST_FLAG`]: kubeconfigs that a file names may run their commands.
+    pub trust_files: bool,
+}
+
+/// The command line's consent, set once per process by the command before
+/// it connects. Global because it is the command line's, fixed for the
+/// process, and must reach every connection a command makes (the install's,
+/// the probe's, each attached runtime's) without being threaded through
+/// every step; unset, nothing that a file names may run.
+static CONSENT: OnceLock<KubeconfigConsent> = OnceLock::new();
+
+/// Records the command line's [`KubeconfigConsent`] (the first call wins).
+pub(crate) fn give_consent(consent: KubeconfigConsent) {
+    let _ = CONSENT.set(consent);
+}
+
+/// The paths a command line's `--set-value ConfigPath=...` names.
+pub(crate) fn set_value_kubeconfigs(set_values: &[String]) -> Vec<PathBuf> {
+    set_values
+        .iter()
+        .filter_map(|s| s.strip_prefix("ConfigPath="))
+        .map(PathBuf::from)
+        .collect()
+}
+
+/// The same file for two spellings of a path: compared resolved (links,
+/// `..`, relative), as given when it cannot be resolved.
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
+}
+
+/// True when `path` is a kubeconfig the user named: on the command line,
+/// in `$KUBECONFIG`, or `~/.kube/config`.
+fn users_own(path: &Path, consent: &KubeconfigConsent) -> bool {
+    consent
+        .named
+        .iter()
+        .cloned()
+        .chain(cluster::kubeconfig_paths(None))
+        .any(|own| same_file(path, &own))
+}
+
+/// Checks a kubeconfig that a file names (`key`, e.g. `ConfigPath` or
+/// `Runtimes[1].ConfigPath`) before anything connects with it: when it is
+/// not the user's own and its context would run a command or send a local
+/// file away, that needs [`TRUST_FLAG`] (then said on stderr, once, before
+/// it runs) or the same path named with `--kube-config-path`; otherwise it
+/// is bad input naming the key, the path, and what it would do. A
+/// kubeconfig that cannot be read is left to the connection to report.
+/// For callers that connect on their own (fleet): see [`vet_kubeconfig`].
+pub(crate) fn vet_kubeconfig_with(
+    options: &ConnectOptions,
+    key: &str,
+    consent: &KubeconfigConsent,
+) -> Result<(), Problem> {
+    let Some(path) = &options.kubeconfig else {
+        return Ok(());
+    };
+    if users_own(path, consent) {
+        return Ok(());
+    }
+    let Ok(Some((config, shown))) = cluster::read_kubeconfig(Some(path)) else {
+        return Ok(());
+    };
+    let actions = crate::cluster::auth_plugin::local_actions(&config, options.context.as_deref());
+    if actions.is_empty() {
+        return Ok(());
+    }
+    let context = options
+        .context
+        .clone()
+        .or(config.current_context)
+        .unwrap_or_default();
+    let what = actions
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("; ");
+    if consent.trust_files {
+        announce(&format!(
+            "the kubeconfig {shown}, named by {key} (context {}), {what}: allowed by {TRUST_FLAG}",
+            crate::text::one_line(&context)
+        ));
+        return Ok(());
+    }
+    Err(Problem::new(
+        key,
+        Some(&Value::String(path.display().to_string())),
+        format!(
+            "names a kubeconfig that is not yours (not on the command line, in $KUBECONFIG or \
+             ~/.kube/config), and its context {} {what}: a file is not your word to run a \
+             command or send a file; nothing was run, contacted or written",
+            crate::text::one_line(&context)
+        ),
+        format!(
+            "if you trust that kubeconfig, pass --kube-config-path {0} (or {TRUST_FLAG}, which \
+             lets every kubeconfig a values or runtimes file names run its commands: risky with \
+             files from a shared repository); else remove {key} to use your own kubeconfig",
+            path.display()
+        ),
+    ))
+}
+
+/// [`vet_kubeconfig_with`] the command line's consent, as an outcome (exit 2).
+pub(crate) fn vet_kubeconfig(options: &ConnectOptions, key: &str) -> Result<(), Outcome> {
+    let consent = CONSENT.get().cloned().unwrap_or_default();
+    vet_kubeconfig_with(options, key, &consent).map_err(|p| Outcome::BadInput(Problems(vec![p])))
+}
+
+/// The files a kubeconfig's context names (certificate authority, client
+/// certificate and key, token file), each checked to be a regular file
+/// within the kubeconfig bound before kube-rs reads it whole: a link to
+/// `/dev/zero` or a FIFO there would otherwise eat the memory or hang the
+/// run, as the kubeconfig itself no longer can. A kubeconfig that cannot be
+/// read is left to the connection to report.
+fn named_files_problem(options: &ConnectOptions, from: ContextFrom) -> Option<Problem> {
+    let (config, shown) = cluster::read_kubeconfig(options.kubeconfig.as_ref()).ok()??;
+    let context = options
+        .context
+        .clone()
+        .or_else(|| config.current_context.clone())?;
+    let named = config.contexts.iter().find(|c| c.name == context)?;
+    let named = named.context.as_ref()?;
+    let cluster = config
+        .clusters
+        .iter()
+        .find(|c| c.name == named.cluster)
+        .and_then(|c| c.cluster.as_ref());
+    let user = config
+        .auth_infos
+        .iter()
+        .find(|a| Some(&a.name) == named.user.as_ref())
+        .and_then(|a| a.auth_info.as_ref());
+    let files = [
+        (
+            "certificate-authority",
+            cluster.and_then(|c| c.certificate_authority.clone()),
+        ),
+        (
+            "client-certificate",
+            user.and_then(|u| u.client_certificate.clone()),
+        ),
+        ("client-key", user.and_then(|u| u.client_key.clone())),
+        ("tokenFile", user.and_then(|u| u.token_file.clone())),
+    ];
+    for (field, file) in files {
+        let Some(file) = file else { continue };
+        let checked = crate::input_file::read_bytes(
+            Path::new(&file),
+            cluster::MAX_KUBECONFIG_BYTES,
+            crate::input_file::Accept::RegularFile,
+        );
+        if let Err(why) = checked {
+            if why == crate::input_file::ReadError::Missing {
+                continue; // said by the connection, as before
+            }
+            let key = match (&options.kubeconfig, from) {
+                (Some(_), ContextFrom::Values) => "ConfigPath",
+                (Some(_), ContextFrom::Flags) => "--kube-config-path",
+                (None, _) => "KUBECONFIG",
+            };
+            return Some(Problem::new(
+                key,
+                Some(&Value::String(shown)),
+                format!(
+                    "names, as the {field} of context {}, the file {} that {why}",
+                    crate::text::one_line(&context),
+                    crate::text::one_line(&file)
+                ),
+                format!("point {field} at the file itself, or embed it ({field}-data)"),
+            ));
+        }
+    }
+    None
+}
+
+/// Says `line` on stderr once per process (a kubeconfig may be vetted
+/// before the run and again as it connects).
+fn announce(line: &str) {
+    static SAID: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
+    let first = SAID
+        .lock()
+        .map(|mut said| said.insert(line.to_string()))
+        .unwrap_or(true);
+    if first {
+        output::warn(line);
+    }
+}
+
 /// Where the kube context a command connects to was named: it decides
 /// which name a bad context is reported under.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,9 +278,13 @@ pub(crate) fn options_from_flags(kube: &KubeArgs) -> ConnectOptions {
     }
 }
 
-/// Connects as the values say; a context that does not exist is bad input.
+/// Connects as the values say; a context that does not exist is bad input,
+/// and so is a kubeconfig of a file's that would run a command unasked
+/// ([`vet_kubeconfig`]).
 pub(crate) async fn connect(values: &values::Values) -> Result<Cluster, Outcome> {
-    connect_with(&options_from_values(values), ContextFrom::Values).await
+    let options = options_from_values(values);
+    vet_kubeconfig(&options, "ConfigPath")?;
+    connect_with(&options, ContextFrom::Values).await
 }
 
 /// Connects with the kube flags alone; an unknown context is bad input.
@@ -88,6 +298,9 @@ pub(crate) async fn connect_with(
     options: &ConnectOptions,
     from: ContextFrom,
 ) -> Result<Cluster, Outcome> {
+    if let Some(problem) = named_files_problem(options, from) {
+        return Err(Outcome::BadInput(Problems(vec![problem])));
+    }
     cluster::on_auth_plugin_wait(output::note);
     let connected = cluster::connect(options).await;
     if let Ok(c) = &connected {
