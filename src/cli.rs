@@ -287,6 +287,9 @@ pub struct InitArgs {
     /// Attach the values' Runtimes although the agent skips TLS verification (--insecure): it would then skip it towards every attached runtime's API server too
     #[arg(long)]
     pub accept_agent_insecure_tls: bool,
+    /// Attach the values' Runtimes although the agent runs builds of its own runtime in its namespace: every pipeline there could read their tokens and create pods in their namespaces
+    #[arg(long)]
+    pub allow_builds_to_read_tokens: bool,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -87,9 +87,9 @@ pub(crate) struct Plan {
     pub url: Option<String>,
     /// `--allow-http`.
     pub allow_http: bool,
-    /// `--accept-agent-insecure-tls`: attach `Runtimes` to an agent that
-    /// skips TLS verification.
-    pub accept_insecure_tls: bool,
+    /// `--accept-agent-insecure-tls` and `--allow-builds-to-read-tokens`:
+    /// the risks of attaching `Runtimes` the user accepted.
+    pub accepted: attach::Accepted,
     /// How an install applies and waits.
     pub force_conflicts: bool,
     pub wait: Option<Duration>,
@@ -108,7 +108,10 @@ impl Plan {
             token_flag_given: args.token.is_some(),
             url: args.url.clone(),
             allow_http: args.allow_http,
-            accept_insecure_tls: args.accept_agent_insecure_tls,
+            accepted: attach::Accepted {
+                insecure_tls: args.accept_agent_insecure_tls,
+                build_readable_tokens: args.allow_builds_to_read_tokens,
+            },
             force_conflicts: args.force_conflicts,
             wait: (!args.no_wait).then_some(args.timeout),
             lock_wait: install::LockWait::of(args.no_wait_for_lock, args.timeout),
@@ -300,7 +303,7 @@ fn init(args: &InitArgs) -> Result<Outcome, Outcome> {
                         .unwrap_or(false),
                     allow_http: plan.allow_http,
                 },
-                args.accept_agent_insecure_tls,
+                plan.accepted,
                 plan.wait.unwrap_or(Duration::from_secs(300)),
             ));
         }
@@ -413,7 +416,7 @@ fn attach_runtimes(
                 &loaded.runtimes,
                 auth,
                 plan.allow_http,
-                plan.accept_insecure_tls,
+                plan.accepted,
                 plan.wait.unwrap_or(Duration::from_secs(300)),
             )
         }
@@ -445,6 +448,12 @@ fn before_install(args: &InitArgs, loaded: &values::Loaded) -> Result<(), Outcom
         if let Some(p) = agent.and_then(|d| attach::insecure_agent_problem(d, &values.namespace)) {
             return Err(Outcome::BadInput(Problems(vec![p])));
         }
+    }
+    // The agent's own runtime builds beside the tokens of the attached ones.
+    if !loaded.runtimes.is_empty() && !values.agent_only && !args.allow_builds_to_read_tokens {
+        let own = identity::seed(values, values.context.clone()).runtime_name(values);
+        let p = attach::builds_beside_agent_problem(&values.namespace, &own);
+        return Err(Outcome::BadInput(Problems(vec![p])));
     }
     Ok(())
 }

@@ -55,7 +55,10 @@ pub fn run(args: &RuntimeArgs) -> Outcome {
             });
             let change = Change::Attach {
                 targets,
-                accept_insecure_tls: a.accept_agent_insecure_tls,
+                accepted: attach::Accepted {
+                    insecure_tls: a.accept_agent_insecure_tls,
+                    build_readable_tokens: a.allow_builds_to_read_tokens,
+                },
             };
             runtime().block_on(attach::run(agent, change, &a.platform, a.timeout))
         }

@@ -106,6 +106,9 @@ pub struct AttachArgs {
     /// Attach although the agent skips TLS verification (--insecure at init): it would then skip it towards every attached runtime's API server too
     #[arg(long)]
     pub accept_agent_insecure_tls: bool,
+    /// Attach although the agent's namespace runs builds of its own runtime: every pipeline there could read the attached runtime's token and create pods in its namespace
+    #[arg(long)]
+    pub allow_builds_to_read_tokens: bool,
 }
 
 /// Flags of `runtime detach`.

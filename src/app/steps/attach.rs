@@ -94,13 +94,21 @@ impl Target {
     }
 }
 
+/// The risks of an attach the user accepted by flag.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Accepted {
+    /// `--accept-agent-insecure-tls` ([`insecure_agent_problem`]).
+    pub insecure_tls: bool,
+    /// `--allow-builds-to-read-tokens` ([`builds_beside_agent_problem`]).
+    pub build_readable_tokens: bool,
+}
+
 /// What the run changes.
 pub(crate) enum Change {
-    /// Attach the targets; `accept_insecure_tls` is
-    /// `--accept-agent-insecure-tls` ([`insecure_agent_problem`]).
+    /// Attach the targets, with the risks the user accepted.
     Attach {
         targets: Vec<Target>,
-        accept_insecure_tls: bool,
+        accepted: Accepted,
     },
     Detach(Box<Target>),
 }
@@ -477,12 +485,15 @@ async fn under_lock(
     let platform = platform_client(platform_args, &state, command)?;
     let agent = agent_on_platform(&platform, &state.agent_name).await?;
     match change {
-        Change::Attach {
-            targets,
-            accept_insecure_tls,
-        } => {
-            if !accept_insecure_tls {
+        Change::Attach { targets, accepted } => {
+            if !accepted.insecure_tls {
                 if let Some(p) = insecure_agent_problem(&state.deployment, &state.namespace) {
+                    return Err(Outcome::BadInput(Problems(vec![p])));
+                }
+            }
+            if !accepted.build_readable_tokens {
+                if let Some(own) = &state.own_runtime {
+                    let p = builds_beside_agent_problem(&state.namespace, own);
                     return Err(Outcome::BadInput(Problems(vec![p])));
                 }
             }
@@ -1113,7 +1124,7 @@ pub(crate) fn after_init(
     runtimes: &[RuntimeEntry],
     auth: &crate::platform::Auth,
     allow_http: bool,
-    accept_insecure_tls: bool,
+    accepted: Accepted,
     timeout: Duration,
 ) -> Outcome {
     let agent = AgentSide {
@@ -1135,10 +1146,7 @@ pub(crate) fn after_init(
         runtimes.len(),
         values.namespace
     ));
-    let change = Change::Attach {
-        targets,
-        accept_insecure_tls,
-    };
+    let change = Change::Attach { targets, accepted };
     super::session::runtime().block_on(run(agent, change, &platform, timeout))
 }
 
@@ -1149,7 +1157,7 @@ pub(crate) fn from_wizard(
     kubeconfig: Option<PathBuf>,
     context: Option<String>,
     platform: PlatformArgs,
-    accept_insecure_tls: bool,
+    accepted: Accepted,
     timeout: Duration,
 ) -> Outcome {
     let agent = AgentSide {
@@ -1169,7 +1177,7 @@ pub(crate) fn from_wizard(
     };
     let change = Change::Attach {
         targets: vec![target],
-        accept_insecure_tls,
+        accepted,
     };
     super::session::runtime().block_on(run(agent, change, &platform, timeout))
 }
@@ -1277,6 +1285,28 @@ pub(crate) fn insecure_agent_problem(deployment: &Manifest, namespace: &str) -> 
         "re-install the agent without --insecure (give it the platform's CA instead), or pass \
          --accept-agent-insecure-tls if every attached cluster's network path is trusted",
     ))
+}
+
+/// Why a runtime must not be attached to an agent whose namespace runs
+/// builds (its own runtime `own`), unless `--allow-builds-to-read-tokens`:
+/// every build there runs as `codefresh-engine`, which reads every Secret
+/// of the namespace (as the chart grants), the agent's `runnerconf` among
+/// them, which would hold the attached runtime's token: every pipeline of
+/// `own` could then create pods in the attached runtime's namespace.
+pub(crate) fn builds_beside_agent_problem(namespace: &str, own: &str) -> Problem {
+    Problem::new(
+        "--allow-builds-to-read-tokens",
+        None,
+        format!(
+            "is needed: the agent in namespace {namespace} also runs the builds of runtime {own} there, \
+             and every build can read the Secret {CONFIG_SECRET} that would hold the attached runtime's \
+             token, so every pipeline of {own} could create pods in the attached runtime's namespace; \
+             nothing was written"
+        ),
+        "install an agent alone (`cf-runner init --agent-only --kube-namespace <a namespace without builds>`) \
+         and attach every runtime to it; or pass --allow-builds-to-read-tokens if everyone who writes \
+         pipelines for that runtime may also run pods in the attached namespaces",
+    )
 }
 
 /// True for the names of the agent's credentials in a runtime namespace:
