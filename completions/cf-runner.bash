@@ -509,7 +509,7 @@ _cf__runner() {
             return 0
             ;;
         cf__runner__subcmd__fleet__subcmd__export)
-            opts="-h -V --fleet --output-dir --overwrite --help --version"
+            opts="-h -V --fleet --output-dir --overwrite --registration-key-file --accept-unsigned-registrations --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -520,6 +520,10 @@ _cf__runner() {
                     return 0
                     ;;
                 --output-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --registration-key-file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -601,7 +605,7 @@ _cf__runner() {
             return 0
             ;;
         cf__runner__subcmd__fleet__subcmd__register)
-            opts="-h -V --fleet --output-dir --token --url --insecure --allow-http --age-key-file --store-material-dir --help --version"
+            opts="-h -V --fleet --output-dir --token --url --insecure --allow-http --age-key-file --store-material-dir --registration-key-file --accept-unsigned-registrations --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -628,6 +632,10 @@ _cf__runner() {
                     return 0
                     ;;
                 --store-material-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --registration-key-file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -639,7 +647,7 @@ _cf__runner() {
             return 0
             ;;
         cf__runner__subcmd__fleet__subcmd__retire)
-            opts="-h -V --fleet --output-dir --token --url --insecure --allow-http --age-key-file --store-material-dir --help --version"
+            opts="-h -V --fleet --output-dir --token --url --insecure --allow-http --age-key-file --store-material-dir --registration-key-file --accept-unsigned-registrations --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -666,6 +674,10 @@ _cf__runner() {
                     return 0
                     ;;
                 --store-material-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --registration-key-file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -322,8 +322,10 @@ _arguments "${_arguments_options[@]}" : \
 '--url=[Codefresh platform URL \[default\: the installation'\''s, else https\://g.codefresh.io\]]:URL:_default' \
 '--age-key-file=[age identities, to re-encrypt a registration whose Secrets changed shape \[default\: \$SOPS_AGE_KEY_FILE\]]:PATH:_files' \
 '--store-material-dir=[With \`externalSecrets\`\: where a new registration'\''s Secrets are written (0600, outside the tree) for you to load into your store]:DIR:_files' \
+'--registration-key-file=[The key registrations are sealed with, kept outside the tree (made by the first \`fleet register\`) \[default\: ~/.config/cf-runner/fleet-registration.key\]]:PATH:_files' \
 '--insecure[Skip TLS verification towards the platform (self-signed on-prem only)]' \
 '--allow-http[Send the API key over a plain http\:// platform URL (other than localhost)]' \
+'--accept-unsigned-registrations[Read registration.yaml files without a valid seal (an older cf-runner'\''s, or another key'\''s); \`register\` and \`retire\` check each against the platform first, \`register\` then seals it. Risky\: anyone who can write to the repository can write one naming another team'\''s agent]' \
 '-h[Print help]' \
 '--help[Print help]' \
 '-V[Print version]' \
@@ -334,7 +336,9 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 '--fleet=[The fleet file (YAML\: defaults, gitops, sops, clusters)]:PATH:_files' \
 '--output-dir=[The tree'\''s folder (inside your Git repository)]:DIR:_files' \
+'--registration-key-file=[The key registrations are sealed with, kept outside the tree (made by the first \`fleet register\`) \[default\: ~/.config/cf-runner/fleet-registration.key\]]:PATH:_files' \
 '--overwrite[Write beside files cf-runner did not write (files with the same names are replaced)]' \
+'--accept-unsigned-registrations[Read registration.yaml files without a valid seal (an older cf-runner'\''s, or another key'\''s); \`register\` and \`retire\` check each against the platform first, \`register\` then seals it. Risky\: anyone who can write to the repository can write one naming another team'\''s agent]' \
 '-h[Print help]' \
 '--help[Print help]' \
 '-V[Print version]' \
@@ -349,8 +353,10 @@ _arguments "${_arguments_options[@]}" : \
 '--url=[Codefresh platform URL \[default\: the installation'\''s, else https\://g.codefresh.io\]]:URL:_default' \
 '--age-key-file=[age identities, to re-encrypt a registration whose Secrets changed shape \[default\: \$SOPS_AGE_KEY_FILE\]]:PATH:_files' \
 '--store-material-dir=[With \`externalSecrets\`\: where a new registration'\''s Secrets are written (0600, outside the tree) for you to load into your store]:DIR:_files' \
+'--registration-key-file=[The key registrations are sealed with, kept outside the tree (made by the first \`fleet register\`) \[default\: ~/.config/cf-runner/fleet-registration.key\]]:PATH:_files' \
 '--insecure[Skip TLS verification towards the platform (self-signed on-prem only)]' \
 '--allow-http[Send the API key over a plain http\:// platform URL (other than localhost)]' \
+'--accept-unsigned-registrations[Read registration.yaml files without a valid seal (an older cf-runner'\''s, or another key'\''s); \`register\` and \`retire\` check each against the platform first, \`register\` then seals it. Risky\: anyone who can write to the repository can write one naming another team'\''s agent]' \
 '-h[Print help]' \
 '--help[Print help]' \
 '-V[Print version]' \
