@@ -1181,7 +1181,7 @@ _cf__runner() {
             return 0
             ;;
         cf__runner__subcmd__init)
-            opts="-f -y -h -V --kube-context-name --kube-namespace --kube-config-path --kube-node-selector --build-node-selector --docker-registry --env-vars --http-proxy --https-proxy --no-proxy --install-monitor --app-proxy --app-proxy-host --app-proxy-ingress-class --docker-daemon-access --values --set-value --set-file --name --token --agent-token --url --insecure --allow-http --tolerations --storage-class-name --set-default-runtime --exec-demo-pipeline --skip-cluster-test --skip-cluster-integration --agent-only --dry-run --output-dir --generate-helm-values-file --overwrite --force-conflicts --timeout --no-wait --no-wait-for-lock --probe --probe-timeout --yes --trust-values-kubeconfig --accept-agent-insecure-tls --help --version"
+            opts="-f -y -h -V --kube-context-name --kube-namespace --kube-config-path --kube-node-selector --build-node-selector --docker-registry --env-vars --http-proxy --https-proxy --no-proxy --install-monitor --app-proxy --app-proxy-host --app-proxy-ingress-class --docker-daemon-access --values --set-value --set-file --name --token --agent-token --url --insecure --allow-http --tolerations --storage-class-name --set-default-runtime --exec-demo-pipeline --skip-cluster-test --skip-cluster-integration --agent-only --dry-run --output-dir --generate-helm-values-file --overwrite --force-conflicts --timeout --no-wait --no-wait-for-lock --probe --probe-timeout --yes --trust-values-kubeconfig --accept-agent-insecure-tls --allow-builds-to-read-tokens --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1383,7 +1383,7 @@ _cf__runner() {
             return 0
             ;;
         cf__runner__subcmd__runtime__subcmd__attach)
-            opts="-f -h -V --kube-config-path --agent-namespace --agent-context --token --url --insecure --allow-http --runtime-name --kube-host --values --set-value --timeout --trust-values-kubeconfig --accept-agent-insecure-tls --kube-namespace --kube-context-name --help --version"
+            opts="-f -h -V --kube-config-path --agent-namespace --agent-context --token --url --insecure --allow-http --runtime-name --kube-host --values --set-value --timeout --trust-values-kubeconfig --accept-agent-insecure-tls --allow-builds-to-read-tokens --kube-namespace --kube-context-name --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

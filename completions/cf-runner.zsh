@@ -76,6 +76,7 @@ _arguments "${_arguments_options[@]}" : \
 '--yes[Answer every question with its default; never prompt]' \
 '--trust-values-kubeconfig[Let a kubeconfig that a values file names (ConfigPath, Runtimes\[\].ConfigPath) run its auth plugin and send its token file (risky\: whoever wrote the file picks the command)]' \
 '--accept-agent-insecure-tls[Attach the values'\'' Runtimes although the agent skips TLS verification (--insecure)\: it would then skip it towards every attached runtime'\''s API server too]' \
+'--allow-builds-to-read-tokens[Attach the values'\'' Runtimes although the agent runs builds of its own runtime in its namespace\: every pipeline there could read their tokens and create pods in their namespaces]' \
 '-h[Print help]' \
 '--help[Print help]' \
 '-V[Print version]' \
@@ -320,7 +321,7 @@ _arguments "${_arguments_options[@]}" : \
 '--output-dir=[The tree'\''s folder (inside your Git repository)]:DIR:_files' \
 '--token=[Codefresh API token \[default\: \$CF_API_KEY, then the current context of ~/.cfconfig\]]:TOKEN:_default' \
 '--url=[Codefresh platform URL \[default\: the installation'\''s, else https\://g.codefresh.io\]]:URL:_default' \
-'--age-key-file=[age identities, to re-encrypt a registration whose Secrets changed shape \[default\: \$SOPS_AGE_KEY_FILE\]]:PATH:_files' \
+'--age-key-file=[age identities, to re-encrypt a registration whose Secrets changed shape or whose sops.ageRecipients changed \[default\: \$SOPS_AGE_KEY_FILE\]]:PATH:_files' \
 '--store-material-dir=[With \`externalSecrets\`\: where a new registration'\''s Secrets are written (0600, outside the tree) for you to load into your store]:DIR:_files' \
 '--registration-key-file=[The key registrations are sealed with, kept outside the tree (made by the first \`fleet register\`) \[default\: ~/.config/cf-runner/fleet-registration.key\]]:PATH:_files' \
 '--insecure[Skip TLS verification towards the platform (self-signed on-prem only)]' \
@@ -351,7 +352,7 @@ _arguments "${_arguments_options[@]}" : \
 '--output-dir=[The tree'\''s folder (inside your Git repository)]:DIR:_files' \
 '--token=[Codefresh API token \[default\: \$CF_API_KEY, then the current context of ~/.cfconfig\]]:TOKEN:_default' \
 '--url=[Codefresh platform URL \[default\: the installation'\''s, else https\://g.codefresh.io\]]:URL:_default' \
-'--age-key-file=[age identities, to re-encrypt a registration whose Secrets changed shape \[default\: \$SOPS_AGE_KEY_FILE\]]:PATH:_files' \
+'--age-key-file=[age identities, to re-encrypt a registration whose Secrets changed shape or whose sops.ageRecipients changed \[default\: \$SOPS_AGE_KEY_FILE\]]:PATH:_files' \
 '--store-material-dir=[With \`externalSecrets\`\: where a new registration'\''s Secrets are written (0600, outside the tree) for you to load into your store]:DIR:_files' \
 '--registration-key-file=[The key registrations are sealed with, kept outside the tree (made by the first \`fleet register\`) \[default\: ~/.config/cf-runner/fleet-registration.key\]]:PATH:_files' \
 '--insecure[Skip TLS verification towards the platform (self-signed on-prem only)]' \
@@ -455,6 +456,7 @@ _arguments "${_arguments_options[@]}" : \
 '--allow-http[Send the API key over a plain http\:// platform URL (other than localhost)]' \
 '--trust-values-kubeconfig[Let a kubeconfig that the runtimes file names (Runtimes\[\].ConfigPath) run its auth plugin and send its token file (risky\: whoever wrote the file picks the command)]' \
 '--accept-agent-insecure-tls[Attach although the agent skips TLS verification (--insecure at init)\: it would then skip it towards every attached runtime'\''s API server too]' \
+'--allow-builds-to-read-tokens[Attach although the agent'\''s namespace runs builds of its own runtime\: every pipeline there could read the attached runtime'\''s token and create pods in its namespace]' \
 '-h[Print help]' \
 '--help[Print help]' \
 '-V[Print version]' \
