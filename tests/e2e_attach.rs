@@ -164,7 +164,13 @@ async fn one_agent_serves_runtimes_in_another_namespace_and_another_cluster() {
     // Attach the runtime of a second namespace.
     let mark = cp.audit_events().unwrap().len();
     let watch = ReadyWatch::start(client.clone(), &agent_ns);
-    let mut attach = args(&["runtime", "attach", "--agent-namespace", &agent_ns]);
+    let mut attach = args(&[
+        "runtime",
+        "attach",
+        "--allow-builds-to-read-tokens",
+        "--agent-namespace",
+        &agent_ns,
+    ]);
     attach.extend(args(&[
         "--agent-context",
         CONTEXT,
@@ -336,7 +342,13 @@ async fn one_agent_serves_runtimes_in_another_namespace_and_another_cluster() {
     .unwrap();
     let mark2 = cp2.audit_events().unwrap().len();
     let watch = ReadyWatch::start(client.clone(), &agent_ns);
-    let mut by_file = args(&["runtime", "attach", "--agent-namespace", &agent_ns]);
+    let mut by_file = args(&[
+        "runtime",
+        "attach",
+        "--allow-builds-to-read-tokens",
+        "--agent-namespace",
+        &agent_ns,
+    ]);
     by_file.extend(args(&["--agent-context", CONTEXT, "-f"]));
     by_file.push(file.display().to_string());
     by_file.extend(args(&platform));
@@ -691,7 +703,10 @@ async fn each_runtime_has_its_own_life() {
         ),
     )
     .unwrap();
-    let mut attach = agent_flags(&["runtime", "attach"], None);
+    let mut attach = agent_flags(
+        &["runtime", "attach", "--allow-builds-to-read-tokens"],
+        None,
+    );
     attach.extend(["-f".to_string(), file.display().to_string()]);
     let out = run(&kubeconfig, home.path(), attach).await;
     assert!(out.status.success(), "attach: {}", text(&out));
@@ -1040,7 +1055,10 @@ async fn each_runtime_has_its_own_life() {
     let out = run(
         &kubeconfig,
         home.path(),
-        agent_flags(&["runtime", "attach"], Some(&b_ns)),
+        agent_flags(
+            &["runtime", "attach", "--allow-builds-to-read-tokens"],
+            Some(&b_ns),
+        ),
     )
     .await;
     assert!(out.status.success(), "attach again: {}", text(&out));

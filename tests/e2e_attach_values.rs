@@ -243,7 +243,13 @@ async fn init_installs_one_agent_and_runtimes_each_with_its_own_placement_and_st
     // And so does `runtime attach -f` with the same list.
     let file = home.path().join("runtimes.yaml");
     std::fs::write(&file, &runtimes).unwrap();
-    let mut attach = strings(&["runtime", "attach", "--agent-namespace", &agent_ns]);
+    let mut attach = strings(&[
+        "runtime",
+        "attach",
+        "--allow-builds-to-read-tokens",
+        "--agent-namespace",
+        &agent_ns,
+    ]);
     attach.extend(strings(&["--agent-context", CONTEXT, "-f"]));
     attach.push(file.display().to_string());
     attach.extend(strings(&["--token", API_TOKEN, "--url", &url]));
@@ -258,7 +264,13 @@ async fn init_installs_one_agent_and_runtimes_each_with_its_own_placement_and_st
     assert_eq!(platform_writes(&fake), Vec::<String>::new());
 
     // A runtime's setting by flag: a bad one is named by the flag.
-    let mut by_flag = strings(&["runtime", "attach", "--agent-namespace", &agent_ns]);
+    let mut by_flag = strings(&[
+        "runtime",
+        "attach",
+        "--allow-builds-to-read-tokens",
+        "--agent-namespace",
+        &agent_ns,
+    ]);
     by_flag.extend(strings(&["--kube-namespace", &zone_b]));
     by_flag.extend(strings(&["--set-value", "Tolerations=none"]));
     by_flag.extend(strings(&["--token", API_TOKEN, "--url", &url]));

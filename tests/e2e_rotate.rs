@@ -186,7 +186,13 @@ async fn renew_agent_token_replaces_the_agent_keeps_its_runtimes_and_checks_the_
     let own = format!("{CONTEXT}/{ns}");
     let near = format!("{CONTEXT}/{builds}");
     fake.add_runtime(&near, CONTEXT, &builds);
-    let mut attach = args(&["runtime", "attach", "--agent-namespace", &ns]);
+    let mut attach = args(&[
+        "runtime",
+        "attach",
+        "--allow-builds-to-read-tokens",
+        "--agent-namespace",
+        &ns,
+    ]);
     attach.extend(args(&[
         "--agent-context",
         CONTEXT,

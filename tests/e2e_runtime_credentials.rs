@@ -210,7 +210,13 @@ async fn info_checks_each_runtime_token_and_rotate_kills_the_old_one() {
     );
     set_agent_runtimes(&fake, &[&own]).await;
 
-    let mut attach = args(&["runtime", "attach", "--agent-namespace", &agent_ns]);
+    let mut attach = args(&[
+        "runtime",
+        "attach",
+        "--allow-builds-to-read-tokens",
+        "--agent-namespace",
+        &agent_ns,
+    ]);
     attach.extend(args(&[
         "--agent-context",
         CONTEXT,

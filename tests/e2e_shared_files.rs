@@ -398,10 +398,16 @@ fn attach(
     url: &str,
 ) -> Output {
     let mut cmd = cli::isolated(kubeconfig, home);
-    cmd.args(["runtime", "attach", "--agent-namespace", agent_ns])
-        .args(["--agent-context", CONTEXT, "--kube-namespace", ns])
-        .args(["--token", API_TOKEN, "--url", url])
-        .args(extra);
+    cmd.args([
+        "runtime",
+        "attach",
+        "--allow-builds-to-read-tokens",
+        "--agent-namespace",
+        agent_ns,
+    ])
+    .args(["--agent-context", CONTEXT, "--kube-namespace", ns])
+    .args(["--token", API_TOKEN, "--url", url])
+    .args(extra);
     bounded(cmd).0
 }
 

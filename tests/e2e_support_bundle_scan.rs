@@ -104,7 +104,13 @@ async fn every_secret_of_an_agent_with_an_attached_runtime_in_every_encoding_sta
     let near = format!("{CONTEXT}/{builds}");
     fake.add_runtime(&near, CONTEXT, &builds);
     let out = isolated(&kubeconfig, home.path())
-        .args(["runtime", "attach", "--agent-namespace", &agent_ns])
+        .args([
+            "runtime",
+            "attach",
+            "--allow-builds-to-read-tokens",
+            "--agent-namespace",
+            &agent_ns,
+        ])
         .args(["--agent-context", CONTEXT, "--kube-namespace", &builds])
         .args(["--token", API_TOKEN, "--url", &url])
         .output()

@@ -186,6 +186,7 @@ async fn the_real_agent_serves_attached_runtimes_with_their_own_credentials() {
     };
     let mut attach = base("attach");
     attach.extend(["-f".to_string(), file.display().to_string()]);
+    attach.push("--allow-builds-to-read-tokens".to_string());
     cf_runner(&kubeconfig, home.path(), attach).await;
 
     let mut agent = Agent::start(cp, &agent_ns, "runner").await.unwrap();

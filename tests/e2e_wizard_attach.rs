@@ -67,9 +67,17 @@ fn the_wizard_offers_the_agent_it_finds_and_attaches_a_runtime_to_it() {
 
     // The wizard of a second `init` in the same cluster.
     let mut cmd = cli::isolated(&kubeconfig, home.path());
-    cmd.args(["init", "--timeout=90s", "--token", API_TOKEN, "--url", &url])
-        .env("TERM", "xterm")
-        .stdin(Stdio::inherit());
+    cmd.args([
+        "init",
+        "--timeout=90s",
+        "--allow-builds-to-read-tokens",
+        "--token",
+        API_TOKEN,
+        "--url",
+        &url,
+    ])
+    .env("TERM", "xterm")
+    .stdin(Stdio::inherit());
     let options = Options::new()
         .timeout_ms(Some(120_000))
         .strip_ansi_escape_codes(true);

@@ -660,7 +660,13 @@ async fn adopt_takes_over_an_agent_with_several_runtimes_and_each_stays_served()
 
     // Attached again by cf-runner, over the objects it took over.
     let attach = isolated(cp.admin_kubeconfig(), home.path())
-        .args(["runtime", "attach", "--agent-namespace", &ns])
+        .args([
+            "runtime",
+            "attach",
+            "--allow-builds-to-read-tokens",
+            "--agent-namespace",
+            &ns,
+        ])
         .args(["--kube-namespace", &far, "--runtime-name", &far_rt])
         .args(platform)
         .output()
