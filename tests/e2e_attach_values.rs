@@ -57,6 +57,7 @@ async fn init(kubeconfig: &Path, home: &Path, ns: &str, values: &Path, url: &str
             .arg("--values")
             .arg(&v)
             .args(["--skip-cluster-test", "--timeout=90s"])
+            .arg("--allow-builds-to-read-tokens")
             .args(["--token", API_TOKEN, "--url", &u])
             .output()
             .unwrap()

@@ -448,6 +448,7 @@ async fn info_checks_each_runtime_token_and_rotate_kills_the_old_one() {
     sas.create(&PostParams::default(), &bridge).await.unwrap();
     let mut detach = attach.clone();
     detach[1] = "detach".into();
+    detach.retain(|a| a != "--allow-builds-to-read-tokens");
     let out = run(&kubeconfig, home.path(), detach).await;
     printed.push_str(&text(&out));
     assert!(out.status.success(), "detach: {}", text(&out));
