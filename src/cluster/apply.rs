@@ -54,6 +54,9 @@ pub struct Applied {
     /// For a configured object: the first field path where the live object
     /// differed from the render (shown with `CF_RUNNER_DEBUG_APPLY`).
     pub differs_at: Option<String>,
+    /// The object's uid as the API server gave it (created, configured or
+    /// found unchanged): what the ledger records (`ownership::record`).
+    pub uid: Option<String>,
 }
 
 /// Why an object could not be applied.
@@ -398,7 +401,7 @@ pub async fn apply_all_after<E>(
     let (namespace_read, inventoried, foreign, may_bind, learned) = futures::join!(
         read_namespace,
         inventory(client, &namespaced, instance),
-        super::ownership::collisions(client, &manifests, instance, &|_| None),
+        super::ownership::collisions_and_ledger(client, &manifests, instance),
         bind_rights(client, &manifests),
         first,
     );
@@ -426,6 +429,7 @@ pub async fn apply_all_after<E>(
                             "exists, created by someone else; left as it is".into(),
                         ),
                         differs_at: None,
+                        uid: None,
                     };
                     on_applied(&applied);
                     report.applied.push(applied);
@@ -458,9 +462,9 @@ pub async fn apply_all_after<E>(
     live.extend(namespace_live);
 
     // Before the first write: every object that exists must be cf-runner's.
-    match foreign {
-        Ok(foreign) if foreign.is_empty() => {}
-        Ok(foreign) => {
+    let ledger = match foreign {
+        Ok((foreign, ledger)) if foreign.is_empty() => ledger,
+        Ok((foreign, _)) => {
             report.foreign = foreign;
             report.not_attempted = manifests.iter().map(|m| m.display_name()).collect();
             return Ok(report);
@@ -474,7 +478,7 @@ pub async fn apply_all_after<E>(
             report.not_attempted = manifests.iter().map(|m| m.display_name()).collect();
             return Ok(report);
         }
-    }
+    };
 
     // What `first` learned, in place of what it changed.
     for m in manifests.iter_mut() {
@@ -545,7 +549,54 @@ pub async fn apply_all_after<E>(
             None => report.not_attempted.push(manifests[i].display_name()),
         }
     }
+    // Whatever was applied, even when something else failed, is recorded:
+    // an object cf-runner made and did not record is not its to delete.
+    if let Err(e) = record_applied(client, instance, &ledger, &report.applied).await {
+        report.failed.push(Failure {
+            object: format!("Namespace/{instance} (cf-runner's ledger of what it created)"),
+            namespace: None,
+            cause: classify(e, "patch"),
+        });
+    }
     Ok(report)
+}
+
+/// Records in the ledger of `instance` (`ownership::record`) the objects
+/// an apply wrote or found as wanted, the Namespace (the ledger's holder)
+/// aside. Where no ledger was kept yet, the first one holds, besides,
+/// every object of the installation the marks call cf-runner's: trust on
+/// first use, so that an installation of an earlier version keeps all its
+/// objects, not only those this apply wrote.
+async fn record_applied(
+    client: &Client,
+    instance: &str,
+    ledger: &super::ownership::Ledger,
+    applied: &[Applied],
+) -> Result<(), KubeError> {
+    let mut uids: std::collections::BTreeSet<String> = applied
+        .iter()
+        .filter(|a| !a.object.starts_with("Namespace/"))
+        .filter_map(|a| a.uid.clone())
+        .collect();
+    // All there already: not even a read (a re-run writes nothing).
+    if uids.is_empty() || uids.is_subset(&ledger.uids()) {
+        return Ok(());
+    }
+    if ledger.is_absent() {
+        let absent = super::ownership::Ledger::Absent;
+        for o in super::inventory::labelled(client, instance).await? {
+            if o.kind != "Namespace"
+                && !matches!(
+                    super::ownership::ownership(&o.object, instance, &absent),
+                    super::ownership::Ownership::Foreign(_)
+                )
+            {
+                uids.extend(o.uid().map(str::to_string));
+            }
+        }
+    }
+    super::ownership::record(client, instance, &uids).await?;
+    Ok(())
 }
 
 /// What each object waits for before it is applied (indices into
@@ -735,6 +786,7 @@ async fn apply_one(
         }
         None => Change::Created,
     };
+    let mut uid = existing.and_then(|live| live.metadata.uid.clone());
     if change != Change::Unchanged {
         let api = api_for(
             client,
@@ -742,23 +794,26 @@ async fn apply_one(
             &manifest.kind,
             manifest.namespace.as_deref(),
         );
-        if let Err(e) = request(
+        match request(
             "applying",
             &manifest.display_name(),
             api.patch(&manifest.name, params, &Patch::Apply(&desired)),
         )
         .await
         {
-            let verb = if existing.is_some() {
-                "patch"
-            } else {
-                "create"
-            };
-            return Err(Failure {
-                object: manifest.display_name(),
-                namespace: manifest.namespace.clone(),
-                cause: classify(e, verb),
-            });
+            Ok(written) => uid = written.metadata.uid,
+            Err(e) => {
+                let verb = if existing.is_some() {
+                    "patch"
+                } else {
+                    "create"
+                };
+                return Err(Failure {
+                    object: manifest.display_name(),
+                    namespace: manifest.namespace.clone(),
+                    cause: classify(e, verb),
+                });
+            }
         }
     }
     // A namespace made a moment ago for this run's lock, as wanted: nothing
@@ -778,6 +833,7 @@ async fn apply_one(
         namespace: manifest.namespace.clone(),
         change,
         differs_at,
+        uid,
     };
     on_applied(&applied);
     Ok(applied)

@@ -526,7 +526,12 @@ pub(super) async fn move_runner(
     let layout = if several || alone {
         let names = super::runtimes::runtime_object_names(&loaded, &identity)?;
         if alone {
-            super::several_runtimes::refuse_runtime_objects_here(namespace, objects, &names)?;
+            let ledger = cluster::ownership::Ledger::read(&cluster.client, namespace)
+                .await
+                .map_err(|e| session::failed(e, "reading the namespace's ledger failed"))?;
+            super::several_runtimes::refuse_runtime_objects_here(
+                namespace, objects, &names, &ledger,
+            )?;
         }
         let own = (!alone).then_some(platform.runtime.as_str());
         let layout =
