@@ -562,8 +562,8 @@ pub async fn apply_all_after<E>(
 }
 
 /// Records in the ledger of `instance` (`ownership::record`) the objects
-/// an apply wrote or found as wanted, the Namespace (the ledger's holder)
-/// aside. Where no ledger was kept yet, the first one holds, besides,
+/// an apply wrote or found as wanted, the Namespace that holds the ledger
+/// included (`delete --delete-namespace` asks the same rule). Where no ledger was kept yet, the first one holds, besides,
 /// every object of the installation the marks call cf-runner's: trust on
 /// first use, so that an installation of an earlier version keeps all its
 /// objects, not only those this apply wrote.
@@ -573,11 +573,8 @@ async fn record_applied(
     ledger: &super::ownership::Ledger,
     applied: &[Applied],
 ) -> Result<(), KubeError> {
-    let mut uids: std::collections::BTreeSet<String> = applied
-        .iter()
-        .filter(|a| !a.object.starts_with("Namespace/"))
-        .filter_map(|a| a.uid.clone())
-        .collect();
+    let mut uids: std::collections::BTreeSet<String> =
+        applied.iter().filter_map(|a| a.uid.clone()).collect();
     // All there already: not even a read (a re-run writes nothing).
     if uids.is_empty() || uids.is_subset(&ledger.uids()) {
         return Ok(());
@@ -585,12 +582,10 @@ async fn record_applied(
     if ledger.is_absent() {
         let absent = super::ownership::Ledger::Absent;
         for o in super::inventory::labelled(client, instance).await? {
-            if o.kind != "Namespace"
-                && !matches!(
-                    super::ownership::ownership(&o.object, instance, &absent),
-                    super::ownership::Ownership::Foreign(_)
-                )
-            {
+            if !matches!(
+                super::ownership::ownership(&o.object, instance, &absent),
+                super::ownership::Ownership::Foreign(_)
+            ) {
                 uids.extend(o.uid().map(str::to_string));
             }
         }

@@ -33,9 +33,11 @@
 //! then the marks alone decide, as they did, and the first run that applies
 //! (a re-run of `init`, `upgrade`, `adopt`, `runtime attach`) records what
 //! it applies: trust on first use. `delete` of such an installation warns
-//! that what it deletes was judged on forgeable marks. The Namespace object
-//! itself needs no ledger: only someone with cluster-level rights can label
-//! or write its managedFields.
+//! that what it deletes was judged on forgeable marks. The Namespace that
+//! holds the ledger is recorded in it too (for `delete --delete-namespace`);
+//! whether the apply may write it is read from its marks alone
+//! (`super::namespace_is_ours`): only someone with cluster-level rights can
+//! mark a Namespace.
 //!
 //! The marks still matter: labels alone prove nothing (a user can put them
 //! on by hand, and server-side apply merges into an object someone else

@@ -32,5 +32,6 @@ mod e2e_lock;
 mod e2e_lock_namespace;
 mod e2e_messages;
 mod e2e_ownership;
+mod e2e_ownership_forged;
 mod e2e_platform;
 mod e2e_wait_outage;
