@@ -350,3 +350,36 @@ async fn an_install_without_a_ledger_gets_one_on_first_use() {
     );
     kubectl(cp, &["delete", "namespace", &ns, "--wait=false"]);
 }
+
+/// The third case: a forged object under a name cf-runner renders (its own
+/// was gone) is not written over by the admin's `upgrade`: nothing is
+/// applied, and the object is named.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
+async fn a_forged_object_under_cf_runners_name_is_not_written_over() {
+    let cp = controlplane::shared();
+    let ns = unique("cfforgedname");
+    let out = init(cp, &ns);
+    assert!(out.status.success(), "{}", text(&out));
+    grant_patch_not_delete(cp, &ns).await;
+    let name = "codefresh-dind-config";
+    kubectl(cp, &["delete", "configmap", name, "-n", &ns]);
+    let forged = forge(cp, &ns, name, false);
+
+    let out = upgrade(cp, &ns);
+    let said = text(&out);
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "the upgrade wrote over it: {said}"
+    );
+    assert!(said.contains(&format!("ConfigMap/{name}")), "{said}");
+    assert!(said.contains("not in the ledger"), "{said}");
+    let after = get(cp, "configmap", name, Some(&ns)).unwrap();
+    assert_eq!(data(&after), data(&forged), "{said}");
+    assert_eq!(
+        after["metadata"]["resourceVersion"], forged["metadata"]["resourceVersion"],
+        "{said}"
+    );
+    kubectl(cp, &["delete", "namespace", &ns, "--wait=false"]);
+}
