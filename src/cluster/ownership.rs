@@ -257,6 +257,20 @@ fn other_managers(object: &Value) -> Vec<String> {
     out
 }
 
+/// Every manager the object's managedFields name (the control plane's
+/// aside), cf-runner's too: for an object whose marks say cf-runner's and
+/// whose uid the ledger does not hold, where they may be forged.
+fn named_managers(object: &Value) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for e in main_entries(object) {
+        let m = manager(e);
+        if !SYSTEM_MANAGERS.contains(&m) && !out.iter().any(|o| o == m) {
+            out.push(m.to_string());
+        }
+    }
+    out
+}
+
 /// The managers other than cf-runner's whose entry dates from the object's
 /// creation: who created it, when it was not cf-runner.
 pub fn other_creators(object: &Value) -> Vec<String> {
@@ -343,7 +357,8 @@ pub fn ownership(object: &Value, instance: &str, ledger: &Ledger) -> Ownership {
                  on Namespace/{instance} (marks are written by whoever may patch the object; or a run was \
                  stopped between creating and recording it: then delete it yourself and re-run)"
             ),
-            managers: other_managers(object),
+            // cf-runner's own names included: a patch may have written them.
+            managers: named_managers(object),
             marks: other_marks(object),
         }),
     }
@@ -1199,6 +1214,13 @@ mod ledger_tests {
                 "{}",
                 f.why
             );
+            if !adopt_mark {
+                assert!(
+                    f.describe().contains("field manager(s) cf-runner"),
+                    "{}",
+                    f.describe()
+                );
+            }
         }
         // A force-adopted object of an earlier version needs the ledger too.
         let mut o = forged(false);
