@@ -398,14 +398,35 @@ pub async fn apply_all_after<E>(
         .copied()
         .filter(|m| m.kind != "Namespace")
         .collect();
-    let (namespace_read, inventoried, foreign, may_bind, learned) = futures::join!(
+    // The ledger (`ownership`) is on the installation's Namespace: read by
+    // the GET above when the Namespace is applied too, else on its own.
+    let holds_ledger = namespace.is_some_and(|ns| ns.name == instance);
+    let read_ledger = async {
+        match holds_ledger {
+            true => None,
+            false => Some(super::ownership::Ledger::read(client, instance).await),
+        }
+    };
+    let (namespace_read, inventoried, existing, ledger_read, may_bind, learned) = futures::join!(
         read_namespace,
         inventory(client, &namespaced, instance),
-        super::ownership::collisions_and_ledger(client, &manifests, instance),
+        super::ownership::existing(client, &manifests),
+        read_ledger,
         bind_rights(client, &manifests),
         first,
     );
     changed = learned?;
+    let ledger = match (ledger_read, &namespace_read) {
+        (Some(read), _) => read,
+        (None, Some(Ok(live))) => Ok(live
+            .as_ref()
+            .map(|l| {
+                super::ownership::Ledger::of_namespace(&serde_json::to_value(l).unwrap_or_default())
+            })
+            .unwrap_or_default()),
+        // The Namespace's GET failed: said below.
+        (None, _) => Ok(super::ownership::Ledger::Absent),
+    };
 
     // A namespace that exists but is not ours is used, never adopted: taking
     // it over would let `delete` remove something we did not create.
@@ -462,6 +483,10 @@ pub async fn apply_all_after<E>(
     live.extend(namespace_live);
 
     // Before the first write: every object that exists must be cf-runner's.
+    let foreign = ledger.and_then(|ledger| {
+        let found = existing?.collisions(instance, &ledger);
+        Ok((found, ledger))
+    });
     let ledger = match foreign {
         Ok((foreign, ledger)) if foreign.is_empty() => ledger,
         Ok((foreign, _)) => {
@@ -566,7 +591,7 @@ pub async fn apply_all_after<E>(
 /// included (`delete --delete-namespace` asks the same rule). Where no ledger was kept yet, the first one holds, besides,
 /// every object of the installation the marks call cf-runner's: trust on
 /// first use, so that an installation of an earlier version keeps all its
-/// objects, not only those this apply wrote.
+/// objects, not only those this apply wrote (one LIST per kind, once).
 async fn record_applied(
     client: &Client,
     instance: &str,
@@ -579,18 +604,15 @@ async fn record_applied(
     if uids.is_empty() || uids.is_subset(&ledger.uids()) {
         return Ok(());
     }
-    if ledger.is_absent() {
-        let absent = super::ownership::Ledger::Absent;
-        for o in super::inventory::labelled(client, instance).await? {
-            if !matches!(
-                super::ownership::ownership(&o.object, instance, &absent),
-                super::ownership::Ownership::Foreign(_)
-            ) {
-                uids.extend(o.uid().map(str::to_string));
-            }
-        }
+    // A namespace this apply created held nothing before: what it wrote is
+    // all there is to record.
+    let namespace_new = applied
+        .iter()
+        .any(|a| a.object == format!("Namespace/{instance}") && a.change == Change::Created);
+    if ledger.is_absent() && !namespace_new {
+        uids.extend(super::ownership::trusted_on_first_use(client, instance).await?);
     }
-    super::ownership::record(client, instance, &uids).await?;
+    super::ownership::record(client, instance, ledger, &uids).await?;
     Ok(())
 }
 

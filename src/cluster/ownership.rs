@@ -503,54 +503,80 @@ pub fn no_ledger_warning(instance: &str) -> String {
 }
 
 /// Adds `uids` to the ledger of the installation in namespace `instance`,
-/// with [`LEDGER_FIELD_MANAGER`]; nothing is sent when they are all there.
-/// A merge patch carrying the `resourceVersion` read: it never creates a
-/// namespace (an apply would), and a write in between is read again
-/// rather than lost. Gives whether it wrote; a namespace that does not
-/// exist gets nothing (`Ok(false)`).
+/// `kept` being what it holds (read by the caller in this run), with
+/// [`LEDGER_FIELD_MANAGER`]; nothing is sent when they are all there. A
+/// merge patch: it never creates a namespace (an apply would). No write
+/// can come in between: every command that writes holds the install's
+/// lock (`super::lock`). Gives whether it wrote; a namespace that does
+/// not exist gets nothing (`Ok(false)`).
 pub async fn record(
     client: &Client,
     instance: &str,
+    kept: &Ledger,
     uids: &BTreeSet<String>,
 ) -> Result<bool, KubeError> {
+    let mut all = kept.uids();
+    all.extend(uids.iter().cloned());
+    if *kept == Ledger::Kept(all.clone()) {
+        return Ok(false);
+    }
     let api = api_for(client, "v1", "Namespace", None);
     let what = format!("Namespace/{instance} (cf-runner's ledger)");
-    let mut last = None;
-    for _ in 0..5 {
-        let Some(live) = request("reading", &what, api.get_metadata_opt(instance)).await? else {
-            return Ok(false);
-        };
-        let mut kept = Ledger::of_namespace(&serde_json::to_value(&live).unwrap_or(Value::Null));
-        let before = kept.clone();
-        let mut all = kept.uids();
-        all.extend(uids.iter().cloned());
-        kept = Ledger::Kept(all.clone());
-        if kept == before {
-            return Ok(false);
-        }
-        let patch = serde_json::json!({"metadata": {
-            "resourceVersion": live.metadata.resource_version,
-            "annotations": {LEDGER_ANNOTATION: all.into_iter().collect::<Vec<_>>().join(",")},
-        }});
-        let params = PatchParams {
-            field_manager: Some(LEDGER_FIELD_MANAGER.into()),
-            ..PatchParams::default()
-        };
-        match request(
-            "recording in",
-            &what,
-            api.patch(instance, &params, &Patch::Merge(&patch)),
+    let patch = serde_json::json!({"metadata": {
+        "annotations": {LEDGER_ANNOTATION: all.into_iter().collect::<Vec<_>>().join(",")},
+    }});
+    let params = PatchParams {
+        field_manager: Some(LEDGER_FIELD_MANAGER.into()),
+        ..PatchParams::default()
+    };
+    match request(
+        "recording in",
+        &what,
+        api.patch(instance, &params, &Patch::Merge(&patch)),
+    )
+    .await
+    {
+        Ok(_) => Ok(true),
+        Err(e) if e.code() == Some(404) => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// The uids of every object the marks alone call cf-runner's for
+/// `instance` (labelled, or carrying the adopt mark with its own uid):
+/// what the first ledger of an installation made before the ledger starts
+/// from (trust on first use). One metadata LIST per kind cf-runner
+/// renders, without a selector (the adopt mark is not a label).
+pub async fn trusted_on_first_use(
+    client: &Client,
+    instance: &str,
+) -> Result<BTreeSet<String>, KubeError> {
+    let kinds = super::inventory::RENDERED_KINDS;
+    let lists =
+        join_all(
+            kinds.iter().map(|k| {
+                let api = api_for(
+                    client,
+                    k.api_version,
+                    k.kind,
+                    k.namespaced.then_some(instance),
+                );
+                async move {
+                    request("listing", k.kind, api.list_metadata(&ListParams::default())).await
+                }
+            }),
         )
-        .await
-        {
-            Ok(_) => return Ok(true),
-            // Written in between: read again.
-            Err(e) if e.code() == Some(409) => last = Some(e),
-            Err(e) if e.code() == Some(404) => return Ok(false),
-            Err(e) => return Err(e),
+        .await;
+    let mut out = BTreeSet::new();
+    for list in lists {
+        for item in list?.items {
+            let o = serde_json::to_value(&item).unwrap_or(Value::Null);
+            if !matches!(ownership_by_marks(&o, instance), Ownership::Foreign(_)) {
+                out.extend(item.metadata.uid);
+            }
         }
     }
-    Err(last.expect("five conflicts"))
+    Ok(out)
 }
 
 /// One object the install would write that is someone else's.
@@ -606,39 +632,38 @@ pub fn collision_fix(namespace: &str) -> String {
 /// whose LIST fails (e.g. `get` granted without `list`), is read object by
 /// object as before, so what is found, and every error, stays the same.
 ///
-/// The installation's ledger is read alongside; a user who may not read
-/// the Namespace (a `check` by a narrow user, which writes nothing) is
-/// answered on the marks alone. The apply itself reads it strictly
-/// ([`collisions_and_ledger`]).
+/// This is the preflight's answer (`check`, and `init` before its lock),
+/// from the objects' marks alone: it sends no request for the ledger. The
+/// apply, which writes, asks the ledger too before its first write
+/// ([`Existing::collisions`]), so a forged object the preflight let pass
+/// is refused there, with nothing written.
 pub async fn collisions(
     client: &Client,
     manifests: &[&Manifest],
     instance: &str,
     known: &(dyn Fn(&Manifest) -> Option<Value> + Sync),
 ) -> Result<Vec<Collision>, KubeError> {
-    let ledger = async {
-        match Ledger::read(client, instance).await {
-            Err(e) if e.code() == Some(403) => Ok(Ledger::Absent),
-            other => other,
-        }
-    };
-    let (ledger, live) = futures::join!(ledger, read_targets(client, manifests, known));
-    Ok(judge(live?, instance, &ledger?))
+    let live = read_targets(client, manifests, known).await?;
+    Ok(judge(live, instance, &Ledger::Absent))
 }
 
-/// [`collisions`] for the apply, which writes: the ledger must be read (a
-/// refusal is an error), and is given back for the apply to add to.
-pub async fn collisions_and_ledger(
+/// What the cluster holds under the names an apply would write, read
+/// before the ledger is known (side by side with the apply's other reads).
+pub struct Existing<'m>(Vec<(&'m Manifest, Option<Value>)>);
+
+impl Existing<'_> {
+    /// Those that exist and are not cf-runner's by the rule, `ledger` asked.
+    pub fn collisions(self, instance: &str, ledger: &Ledger) -> Vec<Collision> {
+        judge(self.0, instance, ledger)
+    }
+}
+
+/// Reads what [`Existing`] holds for `manifests` (the Namespace aside).
+pub async fn existing<'m>(
     client: &Client,
-    manifests: &[&Manifest],
-    instance: &str,
-) -> Result<(Vec<Collision>, Ledger), KubeError> {
-    let (ledger, live) = futures::join!(
-        Ledger::read(client, instance),
-        read_targets(client, manifests, &|_| None)
-    );
-    let ledger = ledger?;
-    Ok((judge(live?, instance, &ledger), ledger))
+    manifests: &[&'m Manifest],
+) -> Result<Existing<'m>, KubeError> {
+    Ok(Existing(read_targets(client, manifests, &|_| None).await?))
 }
 
 /// The objects `manifests` would write (the Namespace aside), each with
@@ -749,13 +774,15 @@ fn judge(live: Vec<(&Manifest, Option<Value>)>, instance: &str, ledger: &Ledger)
 }
 
 /// Marks an object `adopt` takes over from another runner installer as
-/// cf-runner's from now on (see [`ADOPTED_UID_ANNOTATION`]). The mark is a
-/// claim anyone who may patch the object can copy, so a namespaced object
-/// is also recorded in its namespace's ledger, when one is kept (a ledger
-/// begun from one object would disown the rest): the apply that follows
-/// records it otherwise, cluster-scoped ones included.
+/// cf-runner's from now on, for the installation in namespace `instance`
+/// (see [`ADOPTED_UID_ANNOTATION`]). The mark is a claim anyone who may
+/// patch an object can copy, so the object is recorded in that
+/// installation's ledger too; a first ledger starts from every object the
+/// marks call cf-runner's ([`trusted_on_first_use`]), so that it disowns
+/// none of an installation made before it.
 pub async fn mark_adopted(
     client: &Client,
+    instance: &str,
     api_version: &str,
     kind: &str,
     namespace: Option<&str>,
@@ -776,11 +803,12 @@ pub async fn mark_adopted(
         api.patch(name, &params, &Patch::Merge(&patch)),
     )
     .await?;
-    if let Some(ns) = namespace {
-        if !Ledger::read(client, ns).await?.is_absent() {
-            record(client, ns, &BTreeSet::from([uid.to_string()])).await?;
-        }
+    let kept = Ledger::read(client, instance).await?;
+    let mut uids = BTreeSet::from([uid.to_string()]);
+    if kept.is_absent() {
+        uids.extend(trusted_on_first_use(client, instance).await?);
     }
+    record(client, instance, &kept, &uids).await?;
     Ok(())
 }
 

@@ -622,7 +622,7 @@ async fn mark(cluster: &cluster::Cluster, ns: &str, list: &[ObjectRef]) -> Resul
         else {
             continue;
         };
-        super::carry::mark_taken_over(cluster, o).await?;
+        super::carry::mark_taken_over(cluster, ns, o).await?;
     }
     Ok(())
 }
