@@ -588,10 +588,12 @@ pub async fn apply_all_after<E>(
 
 /// Records in the ledger of `instance` (`ownership::record`) the objects
 /// an apply wrote or found as wanted, the Namespace that holds the ledger
-/// included (`delete --delete-namespace` asks the same rule). Where no ledger was kept yet, the first one holds, besides,
-/// every object of the installation the marks call cf-runner's: trust on
-/// first use, so that an installation of an earlier version keeps all its
-/// objects, not only those this apply wrote (one LIST per kind, once).
+/// included (`delete --delete-namespace` asks the same rule). Where no
+/// ledger was kept yet, the first one holds, besides, every object of the
+/// installation the marks call cf-runner's: trust on first use, so that an
+/// installation of an earlier version keeps all its objects, not only
+/// those this apply wrote (one LIST per kind, once). A namespace this
+/// apply created held nothing before: then what it wrote is all there is.
 async fn record_applied(
     client: &Client,
     instance: &str,
@@ -604,8 +606,6 @@ async fn record_applied(
     if uids.is_empty() || uids.is_subset(&ledger.uids()) {
         return Ok(());
     }
-    // A namespace this apply created held nothing before: what it wrote is
-    // all there is to record.
     let namespace_new = applied
         .iter()
         .any(|a| a.object == format!("Namespace/{instance}") && a.change == Change::Created);

@@ -16,7 +16,10 @@
 //! is cluster-scoped: a RoleBinding in the namespace cannot grant rights on
 //! it, so builds and narrow users cannot touch the ledger. cf-runner writes
 //! it with its own field manager ([`LEDGER_FIELD_MANAGER`]) after each apply
-//! ([`record`]); an attached runtime namespace keeps its own.
+//! ([`record`]); an attached runtime namespace keeps its own. The preflight
+//! (`check`) judges on the marks alone, sending no request more; the apply
+//! asks the ledger before its first write, and `delete`, `upgrade`'s prune,
+//! `runtime detach` and `adopt` read it before they act.
 //!
 //! An object is cf-runner's for the installation in namespace `instance`
 //! when its uid is in that installation's ledger and either
@@ -505,10 +508,12 @@ pub fn no_ledger_warning(instance: &str) -> String {
 /// Adds `uids` to the ledger of the installation in namespace `instance`,
 /// `kept` being what it holds (read by the caller in this run), with
 /// [`LEDGER_FIELD_MANAGER`]; nothing is sent when they are all there. A
-/// merge patch: it never creates a namespace (an apply would). No write
-/// can come in between: every command that writes holds the install's
-/// lock (`super::lock`). Gives whether it wrote; a namespace that does
-/// not exist gets nothing (`Ok(false)`).
+/// merge patch: it never creates a namespace (an apply would). Commands
+/// that write hold the install's lock (`super::lock`), so no other run
+/// writes the ledger in between; were one to (two runs on a namespace
+/// without its lock), a uid could be lost, and that object would then be
+/// left alone and named, never deleted: the safe side. Gives whether it
+/// wrote; a namespace that does not exist gets nothing (`Ok(false)`).
 pub async fn record(
     client: &Client,
     instance: &str,
