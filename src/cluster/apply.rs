@@ -110,6 +110,9 @@ pub struct Report {
     /// Objects the apply would write that exist and are not cf-runner's
     /// (`ownership`): when there is any, nothing is written at all.
     pub foreign: Vec<super::ownership::Collision>,
+    /// What the user should know although the apply went through (the
+    /// ledger could not be recorded: the user may not patch namespaces).
+    pub warnings: Vec<String>,
 }
 
 impl Report {
@@ -576,12 +579,22 @@ pub async fn apply_all_after<E>(
     }
     // Whatever was applied, even when something else failed, is recorded:
     // an object cf-runner made and did not record is not its to delete.
-    if let Err(e) = record_applied(client, instance, &ledger, &report.applied).await {
-        report.failed.push(Failure {
+    // A namespace admin may not patch namespaces: the install works as it
+    // did before the ledger, and says what that leaves open.
+    match record_applied(client, instance, &ledger, &report.applied).await {
+        Ok(()) => {}
+        Err(e) if e.code() == Some(403) => report.warnings.push(format!(
+            "what cf-runner created was not recorded in its ledger on Namespace/{instance} (your user may \
+             not patch namespaces, or list a kind cluster-wide: {}): until someone who may runs \
+             `cf-runner upgrade --kube-namespace {instance}`, `delete` and `upgrade` judge these objects \
+             by their labels and managedFields, which anyone who may patch them can forge",
+            e.chain_text()
+        )),
+        Err(e) => report.failed.push(Failure {
             object: format!("Namespace/{instance} (cf-runner's ledger of what it created)"),
             namespace: None,
             cause: classify(e, "patch"),
-        });
+        }),
     }
     Ok(report)
 }
