@@ -364,8 +364,11 @@ fn targets(args: &DeleteArgs, inst: &Installation, namespace: &str) -> Targets {
     let mut adopted = Vec::new();
     let mut not_ours = Vec::new();
     let delete_namespace = args.delete_namespace || args.delete_namespace_with_contents;
+    if inst.ledger.is_absent() && inst.objects.iter().any(|o| o.namespace.is_some()) {
+        output::warn(&ownership::no_ledger_warning(namespace));
+    }
     for o in &inst.objects {
-        match ownership::ownership(&o.object, namespace) {
+        match ownership::ownership(&o.object, namespace, &inst.ledger) {
             Ownership::Ours => {}
             Ownership::ForceAdopted if args.delete_adopted => {}
             Ownership::ForceAdopted => {

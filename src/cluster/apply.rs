@@ -54,6 +54,9 @@ pub struct Applied {
     /// For a configured object: the first field path where the live object
     /// differed from the render (shown with `CF_RUNNER_DEBUG_APPLY`).
     pub differs_at: Option<String>,
+    /// The object's uid as the API server gave it (created, configured or
+    /// found unchanged): what the ledger records (`ownership::record`).
+    pub uid: Option<String>,
 }
 
 /// Why an object could not be applied.
@@ -107,6 +110,9 @@ pub struct Report {
     /// Objects the apply would write that exist and are not cf-runner's
     /// (`ownership`): when there is any, nothing is written at all.
     pub foreign: Vec<super::ownership::Collision>,
+    /// What the user should know although the apply went through (the
+    /// ledger could not be recorded: the user may not patch namespaces).
+    pub warnings: Vec<String>,
 }
 
 impl Report {
@@ -395,14 +401,35 @@ pub async fn apply_all_after<E>(
         .copied()
         .filter(|m| m.kind != "Namespace")
         .collect();
-    let (namespace_read, inventoried, foreign, may_bind, learned) = futures::join!(
+    // The ledger (`ownership`) is on the installation's Namespace: read by
+    // the GET above when the Namespace is applied too, else on its own.
+    let holds_ledger = namespace.is_some_and(|ns| ns.name == instance);
+    let read_ledger = async {
+        match holds_ledger {
+            true => None,
+            false => Some(super::ownership::Ledger::read(client, instance).await),
+        }
+    };
+    let (namespace_read, inventoried, existing, ledger_read, may_bind, learned) = futures::join!(
         read_namespace,
         inventory(client, &namespaced, instance),
-        super::ownership::collisions(client, &manifests, instance, &|_| None),
+        super::ownership::existing(client, &manifests),
+        read_ledger,
         bind_rights(client, &manifests),
         first,
     );
     changed = learned?;
+    let ledger = match (ledger_read, &namespace_read) {
+        (Some(read), _) => read,
+        (None, Some(Ok(live))) => Ok(live
+            .as_ref()
+            .map(|l| {
+                super::ownership::Ledger::of_namespace(&serde_json::to_value(l).unwrap_or_default())
+            })
+            .unwrap_or_default()),
+        // The Namespace's GET failed: said below.
+        (None, _) => Ok(super::ownership::Ledger::Absent),
+    };
 
     // A namespace that exists but is not ours is used, never adopted: taking
     // it over would let `delete` remove something we did not create.
@@ -426,6 +453,7 @@ pub async fn apply_all_after<E>(
                             "exists, created by someone else; left as it is".into(),
                         ),
                         differs_at: None,
+                        uid: None,
                     };
                     on_applied(&applied);
                     report.applied.push(applied);
@@ -458,9 +486,13 @@ pub async fn apply_all_after<E>(
     live.extend(namespace_live);
 
     // Before the first write: every object that exists must be cf-runner's.
-    match foreign {
-        Ok(foreign) if foreign.is_empty() => {}
-        Ok(foreign) => {
+    let foreign = ledger.and_then(|ledger| {
+        let found = existing?.collisions(instance, &ledger);
+        Ok((found, ledger))
+    });
+    let ledger = match foreign {
+        Ok((foreign, ledger)) if foreign.is_empty() => ledger,
+        Ok((foreign, _)) => {
             report.foreign = foreign;
             report.not_attempted = manifests.iter().map(|m| m.display_name()).collect();
             return Ok(report);
@@ -474,7 +506,7 @@ pub async fn apply_all_after<E>(
             report.not_attempted = manifests.iter().map(|m| m.display_name()).collect();
             return Ok(report);
         }
-    }
+    };
 
     // What `first` learned, in place of what it changed.
     for m in manifests.iter_mut() {
@@ -545,7 +577,56 @@ pub async fn apply_all_after<E>(
             None => report.not_attempted.push(manifests[i].display_name()),
         }
     }
+    // Whatever was applied, even when something else failed, is recorded:
+    // an object cf-runner made and did not record is not its to delete.
+    // A namespace admin may not patch namespaces: the install works as it
+    // did before the ledger, and says what that leaves open.
+    match record_applied(client, instance, &ledger, &report.applied).await {
+        Ok(()) => {}
+        Err(e) if e.code() == Some(403) => report.warnings.push(format!(
+            "what cf-runner created was not recorded in its ledger on Namespace/{instance} (your user may \
+             not patch namespaces, or list a kind cluster-wide: {}): until someone who may runs \
+             `cf-runner upgrade --kube-namespace {instance}`, `delete` and `upgrade` judge these objects \
+             by their labels and managedFields, which anyone who may patch them can forge",
+            e.chain_text()
+        )),
+        Err(e) => report.failed.push(Failure {
+            object: format!("Namespace/{instance} (cf-runner's ledger of what it created)"),
+            namespace: None,
+            cause: classify(e, "patch"),
+        }),
+    }
     Ok(report)
+}
+
+/// Records in the ledger of `instance` (`ownership::record`) the objects
+/// an apply wrote or found as wanted, the Namespace that holds the ledger
+/// included (`delete --delete-namespace` asks the same rule). Where no
+/// ledger was kept yet, the first one holds, besides, every object of the
+/// installation the marks call cf-runner's: trust on first use, so that an
+/// installation of an earlier version keeps all its objects, not only
+/// those this apply wrote (one LIST per kind, once). A namespace this
+/// apply created held nothing before: then what it wrote is all there is.
+async fn record_applied(
+    client: &Client,
+    instance: &str,
+    ledger: &super::ownership::Ledger,
+    applied: &[Applied],
+) -> Result<(), KubeError> {
+    let mut uids: std::collections::BTreeSet<String> =
+        applied.iter().filter_map(|a| a.uid.clone()).collect();
+    // All there already: not even a read (a re-run writes nothing).
+    if uids.is_empty() || uids.is_subset(&ledger.uids()) {
+        return Ok(());
+    }
+    let namespace_new = applied
+        .iter()
+        .any(|a| a.object == format!("Namespace/{instance}") && a.change == Change::Created);
+    if ledger.is_absent() && !namespace_new {
+        uids.extend(super::ownership::trusted_on_first_use(client, instance).await?);
+    }
+    super::ownership::record(client, instance, ledger, &uids).await?;
+    Ok(())
 }
 
 /// What each object waits for before it is applied (indices into
@@ -735,6 +816,7 @@ async fn apply_one(
         }
         None => Change::Created,
     };
+    let mut uid = existing.and_then(|live| live.metadata.uid.clone());
     if change != Change::Unchanged {
         let api = api_for(
             client,
@@ -742,23 +824,26 @@ async fn apply_one(
             &manifest.kind,
             manifest.namespace.as_deref(),
         );
-        if let Err(e) = request(
+        match request(
             "applying",
             &manifest.display_name(),
             api.patch(&manifest.name, params, &Patch::Apply(&desired)),
         )
         .await
         {
-            let verb = if existing.is_some() {
-                "patch"
-            } else {
-                "create"
-            };
-            return Err(Failure {
-                object: manifest.display_name(),
-                namespace: manifest.namespace.clone(),
-                cause: classify(e, verb),
-            });
+            Ok(written) => uid = written.metadata.uid,
+            Err(e) => {
+                let verb = if existing.is_some() {
+                    "patch"
+                } else {
+                    "create"
+                };
+                return Err(Failure {
+                    object: manifest.display_name(),
+                    namespace: manifest.namespace.clone(),
+                    cause: classify(e, verb),
+                });
+            }
         }
     }
     // A namespace made a moment ago for this run's lock, as wanted: nothing
@@ -778,6 +863,7 @@ async fn apply_one(
         namespace: manifest.namespace.clone(),
         change,
         differs_at,
+        uid,
     };
     on_applied(&applied);
     Ok(applied)

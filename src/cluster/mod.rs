@@ -535,7 +535,8 @@ async fn build_with_plugin(
 
 /// True when the namespace `live` is cf-runner's by the ownership rule
 /// (`ownership::ownership`): one that is not is used, never written or
-/// deleted.
+/// deleted. Its marks are judged without a ledger: a Namespace holds the
+/// ledger, and only someone with cluster-level rights can mark it.
 pub fn namespace_is_ours(live: &impl serde::Serialize) -> bool {
     let live = serde_json::to_value(live).unwrap_or(serde_json::Value::Null);
     let name = live
@@ -543,7 +544,7 @@ pub fn namespace_is_ours(live: &impl serde::Serialize) -> bool {
         .and_then(serde_json::Value::as_str)
         .unwrap_or_default()
         .to_string();
-    ownership::is_ours(&live, &name)
+    ownership::is_ours(&live, &name, &ownership::Ledger::Absent)
 }
 
 /// The API resource of a kind cf-runner renders (no discovery round-trip).

@@ -3,21 +3,52 @@
 //! check all use, so that cf-runner never writes over, nor deletes, an
 //! object someone else made that merely shares a name with one of its own.
 //!
+//! Everything written on an object is a claim, not a fact: whoever may
+//! `patch` it may set its labels, its annotations and even its
+//! `metadata.managedFields` (the API server keeps managedFields a client
+//! sends, manager names, operations and times included). A user granted
+//! `patch` but not `delete` on ConfigMaps could otherwise dress a ConfigMap
+//! of theirs as cf-runner's and have the admin's `delete` remove it. So the
+//! fact the rule rests on lives where such a user cannot write: the
+//! **ledger**, an annotation ([`LEDGER_ANNOTATION`]) on the Namespace object
+//! of the installation, listing the uid of every object cf-runner created
+//! (or `adopt` took over) for it, cluster-scoped ones included. A Namespace
+//! is cluster-scoped: a RoleBinding in the namespace cannot grant rights on
+//! it, so builds and narrow users cannot touch the ledger. cf-runner writes
+//! it with its own field manager ([`LEDGER_FIELD_MANAGER`]) after each apply
+//! ([`record`]); an attached runtime namespace keeps its own. The preflight
+//! (`check`) judges on the marks alone, sending no request more; the apply
+//! asks the ledger before its first write, and `delete`, `upgrade`'s prune,
+//! `runtime detach` and `adopt` read it before they act.
+//!
 //! An object is cf-runner's for the installation in namespace `instance`
-//! when either
+//! when its uid is in that installation's ledger and either
 //!
 //! 1. `cf-runner adopt` took it over from another runner installer: it
 //!    carries [`ADOPTED_UID_ANNOTATION`] with its own uid (a mark copied
 //!    from another object does not match), or
 //! 2. it carries cf-runner's labels for this installation
 //!    (`app.kubernetes.io/managed-by=cf-runner`,
-//!    `app.kubernetes.io/instance=<instance>`) **and** cf-runner created it.
+//!    `app.kubernetes.io/instance=<instance>`) **and** its managedFields say
+//!    cf-runner created it.
 //!
-//! Labels alone prove nothing: a user can put them on by hand, and
-//! server-side apply merges into an object someone else created without
-//! any conflict when the fields differ. So "created by cf-runner" is read
-//! from `metadata.managedFields`, which the API server keeps and a client
-//! cannot forge without rewriting them on purpose:
+//! An installation made before the ledger has none ([`Ledger::Absent`]):
+//! then the marks alone decide, as they did, and the first run that applies
+//! (a re-run of `init`, `upgrade`, `adopt`, `runtime attach`) records what
+//! it applies: trust on first use. `delete` of such an installation warns
+//! that what it deletes was judged on forgeable marks. The Namespace that
+//! holds the ledger is recorded in it too (for `delete --delete-namespace`);
+//! whether the apply may write it is read from its marks alone
+//! (`super::namespace_is_ours`): only someone with cluster-level rights can
+//! mark a Namespace.
+//!
+//! The marks still matter: labels alone prove nothing (a user can put them
+//! on by hand, and server-side apply merges into an object someone else
+//! created without any conflict when the fields differ), and "created by
+//! cf-runner" is read from `metadata.managedFields`. They tell apart what
+//! the ledger cannot (an object made by someone else under cf-runner's name
+//! before the first ledger), and they name who made an object that is not
+//! cf-runner's. What they say:
 //!
 //! - cf-runner's field manager ([`super::FIELD_MANAGER`]) holds an `Apply`
 //!   entry (every object cf-runner renders is written by server-side apply;
@@ -31,30 +62,34 @@
 //!   stamped in the request that created the object, just before the
 //!   object's own creation time, so a `kubectl create`, `kubectl apply`,
 //!   Helm or a team's tooling shows there. cf-runner's own managers
-//!   (`cf-runner`, `cf-runner-restart`, `cf-runner-adopt`) and the control
-//!   plane's controllers ([`SYSTEM_MANAGERS`], which fill a Deployment's
-//!   revision or a token Secret right after creation) never count as
-//!   creators.
+//!   (`cf-runner`, `cf-runner-restart`, `cf-runner-adopt`,
+//!   `cf-runner-ledger`) and the control plane's controllers
+//!   ([`SYSTEM_MANAGERS`], which fill a Deployment's revision or a token
+//!   Secret right after creation) never count as creators.
 //!
 //! Later writes by anyone (a `kubectl rollout restart`, an edit, a
-//! controller) come after creation and do not make an object foreign, so
-//! installs made by any earlier cf-runner version, which also created
-//! everything with manager `cf-runner` and `Apply`, stay cf-runner's.
+//! controller) come after creation and do not make an object foreign.
 //!
-//! What the rule cannot see, since `managedFields` keep one time per
+//! What the marks cannot see, since `managedFields` keep one time per
 //! manager (its last write) with a one-second grain: a creator that wrote
 //! no field at all (the API server keeps no entry for it); a creator that
 //! has written the object again since (its entry moved past the creation
 //! time); and, the other way round, another manager's write in the very
 //! second cf-runner created the object, once cf-runner has re-applied it
-//! since (that write then looks like the creation). The first two still
-//! need our labels to count as ours, which only a hand-relabelling or a
-//! cf-runner before this rule could have put there; the last is left alone
-//! and named, never deleted.
+//! since (that write then looks like the creation). Where a ledger is kept
+//! none of these can make an object cf-runner's; without one, the first two
+//! still need our labels, and the last is left alone and named.
+//!
+//! What the ledger cannot see: an object a run created and did not record
+//! because the run was stopped in between (it is then named as not in the
+//! ledger, never written or deleted: delete it by hand and re-run), and
+//! anyone with `patch` on Namespaces (cluster-level rights, as good as the
+//! admin's for this purpose) may edit it.
 //!
 //! Objects taken over with `--force-conflicts` by an earlier version carry
 //! [`super::apply::ADOPTED_ANNOTATION`]: they stay applied as before, and
-//! `delete` removes them only with `--delete-adopted`.
+//! `delete` removes them only with `--delete-adopted`; where a ledger is
+//! kept, only those in it.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -74,11 +109,20 @@ pub const ADOPTED_UID_ANNOTATION: &str = "cf-runner.codefresh.io/adopted-uid";
 /// The field manager of `adopt`'s marks, apart from the applied fields.
 pub const ADOPT_FIELD_MANAGER: &str = "cf-runner-adopt";
 
+/// The annotation on an installation's Namespace that holds its ledger:
+/// the uids (comma-separated, sorted) of the objects cf-runner created or
+/// took over for that installation.
+pub const LEDGER_ANNOTATION: &str = "cf-runner.codefresh.io/ledger";
+
+/// The field manager of the ledger's writes, apart from the applied fields.
+pub const LEDGER_FIELD_MANAGER: &str = "cf-runner-ledger";
+
 /// cf-runner's own field managers: never another creator.
-const OUR_MANAGERS: [&str; 3] = [
+const OUR_MANAGERS: [&str; 4] = [
     FIELD_MANAGER,
     super::apply::RESTART_FIELD_MANAGER,
     ADOPT_FIELD_MANAGER,
+    LEDGER_FIELD_MANAGER,
 ];
 
 /// The control plane's controllers: they write into objects right after
@@ -216,6 +260,20 @@ fn other_managers(object: &Value) -> Vec<String> {
     out
 }
 
+/// Every manager the object's managedFields name (the control plane's
+/// aside), cf-runner's too: for an object whose marks say cf-runner's and
+/// whose uid the ledger does not hold, where they may be forged.
+fn named_managers(object: &Value) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for e in main_entries(object) {
+        let m = manager(e);
+        if !SYSTEM_MANAGERS.contains(&m) && !out.iter().any(|o| o == m) {
+            out.push(m.to_string());
+        }
+    }
+    out
+}
+
 /// The managers other than cf-runner's whose entry dates from the object's
 /// creation: who created it, when it was not cf-runner.
 pub fn other_creators(object: &Value) -> Vec<String> {
@@ -284,8 +342,34 @@ fn other_marks(object: &Value) -> Vec<String> {
 }
 
 /// The rule (see the module's comment): whose `object` (as JSON, with its
-/// `metadata`) is, for the installation in namespace `instance`.
-pub fn ownership(object: &Value, instance: &str) -> Ownership {
+/// `metadata`) is, for the installation in namespace `instance` whose
+/// ledger is `ledger` ([`Ledger::read`]).
+pub fn ownership(object: &Value, instance: &str, ledger: &Ledger) -> Ownership {
+    let by_marks = ownership_by_marks(object, instance);
+    if matches!(by_marks, Ownership::Foreign(_)) {
+        return by_marks;
+    }
+    match ledger {
+        Ledger::Absent => by_marks,
+        Ledger::Kept(uids) if text(object, "/metadata/uid").is_some_and(|u| uids.contains(u)) => {
+            by_marks
+        }
+        Ledger::Kept(_) => Ownership::Foreign(Foreign {
+            why: format!(
+                "carries cf-runner's marks, but cf-runner did not record it: its uid is not in the ledger \
+                 on Namespace/{instance} (marks are written by whoever may patch the object; or a run was \
+                 stopped between creating and recording it: then delete it yourself and re-run)"
+            ),
+            // cf-runner's own names included: a patch may have written them.
+            managers: named_managers(object),
+            marks: other_marks(object),
+        }),
+    }
+}
+
+/// What the object's own marks say (labels, adopt mark, managedFields),
+/// before the ledger is asked: forgeable by whoever may patch the object.
+fn ownership_by_marks(object: &Value, instance: &str) -> Ownership {
     let uid = text(object, "/metadata/uid");
     let adopt_mark = text(
         object,
@@ -346,8 +430,158 @@ pub fn ownership(object: &Value, instance: &str) -> Ownership {
 
 /// True when the rule says cf-runner may delete `object` without being
 /// asked for more (not force-adopted, not foreign).
-pub fn is_ours(object: &Value, instance: &str) -> bool {
-    ownership(object, instance) == Ownership::Ours
+pub fn is_ours(object: &Value, instance: &str, ledger: &Ledger) -> bool {
+    ownership(object, instance, ledger) == Ownership::Ours
+}
+
+// ------------------------------------------------------------------ ledger
+
+/// The uids cf-runner recorded for one installation, as its Namespace holds
+/// them (see the module's comment).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Ledger {
+    /// No ledger: the namespace carries none (installed by a version
+    /// before the ledger, or nothing recorded yet) or does not exist. The
+    /// marks alone decide, as before the ledger.
+    #[default]
+    Absent,
+    /// The uids recorded.
+    Kept(BTreeSet<String>),
+}
+
+impl Ledger {
+    /// The ledger a Namespace object (as JSON) carries.
+    pub fn of_namespace(namespace: &Value) -> Ledger {
+        match namespace
+            .pointer("/metadata/annotations")
+            .and_then(|a| a.get(LEDGER_ANNOTATION))
+            .and_then(Value::as_str)
+        {
+            Some(list) => Ledger::Kept(
+                list.split(',')
+                    .map(str::trim)
+                    .filter(|u| !u.is_empty())
+                    .map(str::to_string)
+                    .collect(),
+            ),
+            None => Ledger::Absent,
+        }
+    }
+
+    /// Reads the ledger of the installation in namespace `instance`; a
+    /// namespace that does not exist has none. A refused read is an error:
+    /// without it, nothing can be deleted on verified facts.
+    pub async fn read(client: &Client, instance: &str) -> Result<Ledger, KubeError> {
+        let api = api_for(client, "v1", "Namespace", None);
+        let what = format!("Namespace/{instance} (cf-runner's ledger)");
+        let live = request("reading", &what, api.get_metadata_opt(instance)).await?;
+        Ok(live
+            .map(|l| Ledger::of_namespace(&serde_json::to_value(&l).unwrap_or(Value::Null)))
+            .unwrap_or_default())
+    }
+
+    /// True when no ledger is kept (see [`Ledger::Absent`]).
+    pub fn is_absent(&self) -> bool {
+        *self == Ledger::Absent
+    }
+
+    /// The uids recorded (none when absent).
+    pub fn uids(&self) -> BTreeSet<String> {
+        match self {
+            Ledger::Absent => BTreeSet::new(),
+            Ledger::Kept(uids) => uids.clone(),
+        }
+    }
+}
+
+/// What `delete` says before deleting on marks alone (no ledger kept): the
+/// risk, and the command that records a ledger first.
+pub fn no_ledger_warning(instance: &str) -> String {
+    format!(
+        "namespace {instance} holds no ledger of cf-runner's objects (installed by a cf-runner before the \
+         ledger): whether an object is cf-runner's is judged on its labels and managedFields alone, which \
+         anyone who may patch it can forge; check the list, or run `cf-runner upgrade --kube-namespace \
+         {instance}` (or re-run init) first: it records what cf-runner applies"
+    )
+}
+
+/// Adds `uids` to the ledger of the installation in namespace `instance`,
+/// `kept` being what it holds (read by the caller in this run), with
+/// [`LEDGER_FIELD_MANAGER`]; nothing is sent when they are all there. A
+/// merge patch: it never creates a namespace (an apply would). Commands
+/// that write hold the install's lock (`super::lock`), so no other run
+/// writes the ledger in between; were one to (two runs on a namespace
+/// without its lock), a uid could be lost, and that object would then be
+/// left alone and named, never deleted: the safe side. Gives whether it
+/// wrote; a namespace that does not exist gets nothing (`Ok(false)`).
+pub async fn record(
+    client: &Client,
+    instance: &str,
+    kept: &Ledger,
+    uids: &BTreeSet<String>,
+) -> Result<bool, KubeError> {
+    let mut all = kept.uids();
+    all.extend(uids.iter().cloned());
+    if *kept == Ledger::Kept(all.clone()) {
+        return Ok(false);
+    }
+    let api = api_for(client, "v1", "Namespace", None);
+    let what = format!("Namespace/{instance} (cf-runner's ledger)");
+    let patch = serde_json::json!({"metadata": {
+        "annotations": {LEDGER_ANNOTATION: all.into_iter().collect::<Vec<_>>().join(",")},
+    }});
+    let params = PatchParams {
+        field_manager: Some(LEDGER_FIELD_MANAGER.into()),
+        ..PatchParams::default()
+    };
+    match request(
+        "recording in",
+        &what,
+        api.patch(instance, &params, &Patch::Merge(&patch)),
+    )
+    .await
+    {
+        Ok(_) => Ok(true),
+        Err(e) if e.code() == Some(404) => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// The uids of every object the marks alone call cf-runner's for
+/// `instance` (labelled, or carrying the adopt mark with its own uid):
+/// what the first ledger of an installation made before the ledger starts
+/// from (trust on first use). One metadata LIST per kind cf-runner
+/// renders, without a selector (the adopt mark is not a label).
+pub async fn trusted_on_first_use(
+    client: &Client,
+    instance: &str,
+) -> Result<BTreeSet<String>, KubeError> {
+    let kinds = super::inventory::RENDERED_KINDS;
+    let lists =
+        join_all(
+            kinds.iter().map(|k| {
+                let api = api_for(
+                    client,
+                    k.api_version,
+                    k.kind,
+                    k.namespaced.then_some(instance),
+                );
+                async move {
+                    request("listing", k.kind, api.list_metadata(&ListParams::default())).await
+                }
+            }),
+        )
+        .await;
+    let mut out = BTreeSet::new();
+    for list in lists {
+        for item in list?.items {
+            let o = serde_json::to_value(&item).unwrap_or(Value::Null);
+            if !matches!(ownership_by_marks(&o, instance), Ownership::Foreign(_)) {
+                out.extend(item.metadata.uid);
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// One object the install would write that is someone else's.
@@ -402,12 +636,48 @@ pub fn collision_fix(namespace: &str) -> String {
 /// kind instead of one per object. A kind with a single object to read, or
 /// whose LIST fails (e.g. `get` granted without `list`), is read object by
 /// object as before, so what is found, and every error, stays the same.
+///
+/// This is the preflight's answer (`check`, and `init` before its lock),
+/// from the objects' marks alone: it sends no request for the ledger. The
+/// apply, which writes, asks the ledger too before its first write
+/// ([`Existing::collisions`]), so a forged object the preflight let pass
+/// is refused there, with nothing written.
 pub async fn collisions(
     client: &Client,
     manifests: &[&Manifest],
     instance: &str,
     known: &(dyn Fn(&Manifest) -> Option<Value> + Sync),
 ) -> Result<Vec<Collision>, KubeError> {
+    let live = read_targets(client, manifests, known).await?;
+    Ok(judge(live, instance, &Ledger::Absent))
+}
+
+/// What the cluster holds under the names an apply would write, read
+/// before the ledger is known (side by side with the apply's other reads).
+pub struct Existing<'m>(Vec<(&'m Manifest, Option<Value>)>);
+
+impl Existing<'_> {
+    /// Those that exist and are not cf-runner's by the rule, `ledger` asked.
+    pub fn collisions(self, instance: &str, ledger: &Ledger) -> Vec<Collision> {
+        judge(self.0, instance, ledger)
+    }
+}
+
+/// Reads what [`Existing`] holds for `manifests` (the Namespace aside).
+pub async fn existing<'m>(
+    client: &Client,
+    manifests: &[&'m Manifest],
+) -> Result<Existing<'m>, KubeError> {
+    Ok(Existing(read_targets(client, manifests, &|_| None).await?))
+}
+
+/// The objects `manifests` would write (the Namespace aside), each with
+/// what the cluster holds under its name.
+async fn read_targets<'m>(
+    client: &Client,
+    manifests: &[&'m Manifest],
+    known: &(dyn Fn(&Manifest) -> Option<Value> + Sync),
+) -> Result<Vec<(&'m Manifest, Option<Value>)>, KubeError> {
     let targets: Vec<&Manifest> = manifests
         .iter()
         .copied()
@@ -485,10 +755,19 @@ pub async fn collisions(
     }
     let mut out = Vec::new();
     for (m, live) in targets.into_iter().zip(live) {
-        let Some(live) = live.expect("every object read")? else {
+        out.push((m, live.expect("every object read")?));
+    }
+    Ok(out)
+}
+
+/// Those of the objects read that exist and are not cf-runner's.
+fn judge(live: Vec<(&Manifest, Option<Value>)>, instance: &str, ledger: &Ledger) -> Vec<Collision> {
+    let mut out = Vec::new();
+    for (m, live) in live {
+        let Some(live) = live else {
             continue;
         };
-        if let Ownership::Foreign(foreign) = ownership(&live, instance) {
+        if let Ownership::Foreign(foreign) = ownership(&live, instance, ledger) {
             out.push(Collision {
                 object: m.display_name(),
                 namespace: m.namespace.clone(),
@@ -496,13 +775,19 @@ pub async fn collisions(
             });
         }
     }
-    Ok(out)
+    out
 }
 
 /// Marks an object `adopt` takes over from another runner installer as
-/// cf-runner's from now on (see [`ADOPTED_UID_ANNOTATION`]).
+/// cf-runner's from now on, for the installation in namespace `instance`
+/// (see [`ADOPTED_UID_ANNOTATION`]). The mark is a claim anyone who may
+/// patch an object can copy, so the object is recorded in that
+/// installation's ledger too; a first ledger starts from every object the
+/// marks call cf-runner's ([`trusted_on_first_use`]), so that it disowns
+/// none of an installation made before it.
 pub async fn mark_adopted(
     client: &Client,
+    instance: &str,
     api_version: &str,
     kind: &str,
     namespace: Option<&str>,
@@ -522,8 +807,14 @@ pub async fn mark_adopted(
         &format!("{kind}/{name}"),
         api.patch(name, &params, &Patch::Merge(&patch)),
     )
-    .await
-    .map(|_| ())
+    .await?;
+    let kept = Ledger::read(client, instance).await?;
+    let mut uids = BTreeSet::from([uid.to_string()]);
+    if kept.is_absent() {
+        uids.extend(trusted_on_first_use(client, instance).await?);
+    }
+    record(client, instance, &kept, &uids).await?;
+    Ok(())
 }
 
 // ------------------------------------------------------- namespace contents
@@ -756,7 +1047,7 @@ mod tests {
                 entry("cf-runner-restart", "Update", "2026-01-02T03:04:05Z"),
             ],
         );
-        assert_eq!(ownership(&o, "ci"), Ownership::Ours);
+        assert_eq!(ownership(&o, "ci", &Ledger::Absent), Ownership::Ours);
     }
 
     #[test]
@@ -768,7 +1059,7 @@ mod tests {
                 entry("someone-else", "Apply", "2026-01-02T03:04:05Z"),
             ],
         );
-        assert_eq!(ownership(&o, "ci"), Ownership::Ours);
+        assert_eq!(ownership(&o, "ci", &Ledger::Absent), Ownership::Ours);
         // A write a second after the creation is not the creation.
         let o = object(
             ours_labels(),
@@ -777,7 +1068,7 @@ mod tests {
                 entry("someone-else", "Update", "2026-01-02T03:04:06Z"),
             ],
         );
-        assert_eq!(ownership(&o, "ci"), Ownership::Ours);
+        assert_eq!(ownership(&o, "ci", &Ledger::Absent), Ownership::Ours);
     }
 
     #[test]
@@ -789,7 +1080,7 @@ mod tests {
                 entry("cf-runner", "Apply", "2026-01-02T03:09:00Z"),
             ],
         );
-        let Ownership::Foreign(f) = ownership(&o, "ci") else {
+        let Ownership::Foreign(f) = ownership(&o, "ci", &Ledger::Absent) else {
             panic!("ours")
         };
         assert!(f.why.contains("kubectl-create did"), "{}", f.why);
@@ -799,7 +1090,10 @@ mod tests {
             ours_labels(),
             vec![entry("kubectl-label", "Update", "2026-01-05T00:00:00Z")],
         );
-        assert!(matches!(ownership(&o, "ci"), Ownership::Foreign(_)));
+        assert!(matches!(
+            ownership(&o, "ci", &Ledger::Absent),
+            Ownership::Foreign(_)
+        ));
     }
 
     #[test]
@@ -809,7 +1103,7 @@ mod tests {
             json!({LABEL_MANAGED_BY: "cf-runner", LABEL_INSTANCE: "other"}),
             applied.clone(),
         );
-        let Ownership::Foreign(f) = ownership(&o, "ci") else {
+        let Ownership::Foreign(f) = ownership(&o, "ci", &Ledger::Absent) else {
             panic!("ours")
         };
         assert!(f.why.contains("namespace other"), "{}", f.why);
@@ -817,7 +1111,7 @@ mod tests {
             json!({LABEL_MANAGED_BY: "Helm", "helm.sh/chart": "x-1"}),
             vec![entry("helm", "Update", "2026-01-02T03:04:05Z")],
         );
-        let Ownership::Foreign(f) = ownership(&o, "ci") else {
+        let Ownership::Foreign(f) = ownership(&o, "ci", &Ledger::Absent) else {
             panic!("ours")
         };
         assert_eq!(
@@ -837,9 +1131,12 @@ mod tests {
             vec![entry("helm", "Update", "2026-01-02T03:04:05Z")],
         );
         o["metadata"]["annotations"] = json!({ADOPTED_UID_ANNOTATION: "u-1"});
-        assert_eq!(ownership(&o, "ci"), Ownership::Ours);
+        assert_eq!(ownership(&o, "ci", &Ledger::Absent), Ownership::Ours);
         o["metadata"]["annotations"] = json!({ADOPTED_UID_ANNOTATION: "u-other"});
-        assert!(matches!(ownership(&o, "ci"), Ownership::Foreign(_)));
+        assert!(matches!(
+            ownership(&o, "ci", &Ledger::Absent),
+            Ownership::Foreign(_)
+        ));
     }
 
     #[test]
@@ -852,7 +1149,10 @@ mod tests {
             ],
         );
         o["metadata"]["annotations"] = json!({crate::cluster::apply::ADOPTED_ANNOTATION: "true"});
-        assert_eq!(ownership(&o, "ci"), Ownership::ForceAdopted);
+        assert_eq!(
+            ownership(&o, "ci", &Ledger::Absent),
+            Ownership::ForceAdopted
+        );
     }
 
     /// `delete --delete-namespace` kept every namespace "for
@@ -905,6 +1205,89 @@ mod tests {
             c.first(10),
             "Secret/s00, Secret/s01, Secret/s02, Secret/s03, Secret/s04, Secret/s05, Secret/s06, \
              Secret/s07, Secret/s08, Secret/s09 and 2 more"
+        );
+    }
+}
+
+#[cfg(test)]
+mod ledger_tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A ConfigMap a user made, then dressed as cf-runner's with nothing
+    /// but `patch`: our labels and a forged `cf-runner` Apply entry stamped
+    /// at its creation, or the adopt mark with its own uid.
+    fn forged(adopt_mark: bool) -> Value {
+        let mut o = json!({"metadata": {
+            "name": "team-notes", "namespace": "ci", "uid": "u-team",
+            "creationTimestamp": "2026-01-02T03:04:05Z",
+            "labels": {LABEL_MANAGED_BY: "cf-runner", LABEL_INSTANCE: "ci"},
+            "managedFields": [{"manager": "cf-runner", "operation": "Apply",
+                               "time": "2026-01-02T03:04:05Z", "apiVersion": "v1"}],
+        }});
+        if adopt_mark {
+            o["metadata"]["annotations"] = json!({ADOPTED_UID_ANNOTATION: "u-team"});
+            o["metadata"]["managedFields"] = json!([]);
+        }
+        o
+    }
+
+    #[test]
+    fn forged_marks_are_not_ours_where_a_ledger_is_kept() {
+        let ledger = Ledger::Kept(BTreeSet::from(["u-runner".to_string()]));
+        for adopt_mark in [false, true] {
+            let o = forged(adopt_mark);
+            // The marks alone (no ledger) are fooled: that is the forgery.
+            assert_eq!(ownership(&o, "ci", &Ledger::Absent), Ownership::Ours);
+            let Ownership::Foreign(f) = ownership(&o, "ci", &ledger) else {
+                panic!("a forged object is ours (adopt mark: {adopt_mark})")
+            };
+            assert!(
+                f.why.contains("not in the ledger on Namespace/ci"),
+                "{}",
+                f.why
+            );
+            if !adopt_mark {
+                assert!(
+                    f.describe().contains("field manager(s) cf-runner"),
+                    "{}",
+                    f.describe()
+                );
+            }
+        }
+        // A force-adopted object of an earlier version needs the ledger too.
+        let mut o = forged(false);
+        o["metadata"]["annotations"] = json!({crate::cluster::apply::ADOPTED_ANNOTATION: "true"});
+        assert!(matches!(
+            ownership(&o, "ci", &ledger),
+            Ownership::Foreign(_)
+        ));
+    }
+
+    #[test]
+    fn recorded_objects_stay_ours_and_the_ledger_never_makes_a_foreign_one_ours() {
+        let ledger = Ledger::Kept(BTreeSet::from(["u-team".to_string()]));
+        assert_eq!(ownership(&forged(false), "ci", &ledger), Ownership::Ours);
+        assert_eq!(ownership(&forged(true), "ci", &ledger), Ownership::Ours);
+        let mut o = forged(false);
+        o["metadata"]["labels"] = json!({});
+        assert!(matches!(
+            ownership(&o, "ci", &ledger),
+            Ownership::Foreign(_)
+        ));
+    }
+
+    #[test]
+    fn the_ledger_is_read_from_the_namespaces_annotation() {
+        let ns = |a: Value| json!({"metadata": {"name": "ci", "annotations": a}});
+        assert_eq!(Ledger::of_namespace(&ns(json!({}))), Ledger::Absent);
+        assert_eq!(
+            Ledger::of_namespace(&ns(json!({LEDGER_ANNOTATION: ""}))),
+            Ledger::Kept(BTreeSet::new())
+        );
+        assert_eq!(
+            Ledger::of_namespace(&ns(json!({LEDGER_ANNOTATION: "b, a,,"}))).uids(),
+            BTreeSet::from(["a".to_string(), "b".to_string()])
         );
     }
 }

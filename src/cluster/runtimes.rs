@@ -35,8 +35,9 @@ pub async fn read_config(
         return Ok(None);
     };
     let as_json = serde_json::to_value(&secret).unwrap_or_default();
+    let ledger = ownership::Ledger::read(client, namespace).await?;
     Ok(Some(ConfigSecret {
-        ours: ownership::is_ours(&as_json, namespace),
+        ours: ownership::is_ours(&as_json, namespace, &ledger),
         files: text_data(secret.data.unwrap_or_default()),
     }))
 }

@@ -252,8 +252,14 @@ async fn init_reads_its_namespace_once_before_the_lock() {
         let expected = match run {
             // The preflight's GET, the lock's create-only apply (of the
             // namespace as the apply would write it, its applied-hash
-            // included) and the apply's GET: the apply writes it no more.
-            "first" => vec![get("get", 404), get("patch", 201), get("get", 200)],
+            // included) and the apply's GET: the apply writes it no more;
+            // then the ledger of what the apply created (`ownership`).
+            "first" => vec![
+                get("get", 404),
+                get("patch", 201),
+                get("get", 200),
+                get("patch", 200),
+            ],
             // The preflight's GET and the apply's: nothing written.
             _ => vec![get("get", 200), get("get", 200)],
         };

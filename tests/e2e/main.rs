@@ -34,6 +34,7 @@ mod e2e_lock_forged;
 mod e2e_lock_namespace;
 mod e2e_messages;
 mod e2e_ownership;
+mod e2e_ownership_forged;
 mod e2e_platform;
 mod e2e_terminal_data;
 mod e2e_trust_platform;

@@ -526,7 +526,12 @@ pub(super) async fn move_runner(
     let layout = if several || alone {
         let names = super::runtimes::runtime_object_names(&loaded, &identity)?;
         if alone {
-            super::several_runtimes::refuse_runtime_objects_here(namespace, objects, &names)?;
+            let ledger = cluster::ownership::Ledger::read(&cluster.client, namespace)
+                .await
+                .map_err(|e| session::failed(e, "reading the namespace's ledger failed"))?;
+            super::several_runtimes::refuse_runtime_objects_here(
+                namespace, objects, &names, &ledger,
+            )?;
         }
         let own = (!alone).then_some(platform.runtime.as_str());
         let layout =
@@ -882,7 +887,7 @@ impl<'a> Carry<'a> {
         });
         for r in plan.taken_over.iter().chain(rendered_class) {
             let Some(o) = self.by_ref(r) else { continue };
-            mark_taken_over(self.cluster, o).await?;
+            mark_taken_over(self.cluster, self.namespace, o).await?;
         }
         Ok(())
     }
@@ -1022,12 +1027,17 @@ pub(super) fn is_cluster_scoped_value(o: &Value, namespace: &str) -> bool {
 
 /// Marks one old installer's object (as listed, with its uid) as taken over
 /// by cf-runner; one without a uid is left as it is.
-pub(super) async fn mark_taken_over(cluster: &cluster::Cluster, o: &Value) -> Result<(), Outcome> {
+pub(super) async fn mark_taken_over(
+    cluster: &cluster::Cluster,
+    instance: &str,
+    o: &Value,
+) -> Result<(), Outcome> {
     let Some(uid) = o["metadata"]["uid"].as_str() else {
         return Ok(());
     };
     cluster::ownership::mark_adopted(
         &cluster.client,
+        instance,
         o["apiVersion"].as_str().unwrap_or_default(),
         kind(o),
         o["metadata"]["namespace"].as_str(),

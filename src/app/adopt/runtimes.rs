@@ -250,6 +250,9 @@ pub(super) async fn survey(
         let objects = cluster::adopt::scan(cluster, &ns)
             .await
             .map_err(|e| session::failed(e, "reading the runtime's namespace failed"))?;
+        let ledger = cluster::ownership::Ledger::read(&cluster.client, &ns)
+            .await
+            .map_err(|e| session::failed(e, "reading the runtime's namespace failed"))?;
         let local: Vec<&Value> = objects.iter().filter(|o| in_namespace(o, &ns)).collect();
         if let Some(record) = local
             .iter()
@@ -281,7 +284,7 @@ pub(super) async fn survey(
             .filter(|o| {
                 label(o, "helm.sh/chart").is_some()
                     || (label(o, LABEL_MANAGED_BY) == Some("cf-runner")
-                        && !cluster::ownership::is_ours(o, &ns))
+                        && !cluster::ownership::is_ours(o, &ns, &ledger))
             })
             .map(|o| super::reference(o).to_string())
             .collect();
@@ -619,7 +622,7 @@ async fn mark(cluster: &cluster::Cluster, ns: &str, list: &[ObjectRef]) -> Resul
         else {
             continue;
         };
-        super::carry::mark_taken_over(cluster, o).await?;
+        super::carry::mark_taken_over(cluster, ns, o).await?;
     }
     Ok(())
 }

@@ -65,6 +65,7 @@ pub(super) fn refuse_runtime_objects_here(
     namespace: &str,
     objects: &[Value],
     runtime_names: &[(String, String)],
+    ledger: &crate::cluster::ownership::Ledger,
 ) -> Result<(), Outcome> {
     let here: Vec<String> = objects
         .iter()
@@ -74,7 +75,7 @@ pub(super) fn refuse_runtime_objects_here(
                 .iter()
                 .any(|(k, n)| k == kind(o) && n == name(o))
         })
-        .filter(|o| !crate::cluster::ownership::is_ours(o, namespace))
+        .filter(|o| !crate::cluster::ownership::is_ours(o, namespace, ledger))
         .map(|o| format!("{}/{}", kind(o), name(o)))
         .collect();
     if here.is_empty() {

@@ -86,6 +86,7 @@ pub(crate) async fn apply_with_progress_after(
     let report = report?;
     // From here on a signal ends the process at once, saying where it was.
     exit_on_signal();
+    report.warnings.iter().for_each(|w| output::warn(w));
     if !report.foreign.is_empty() {
         return Err(refuse_foreign(&report.foreign, namespace, command));
     }

@@ -72,6 +72,8 @@ pub(crate) struct Installation {
     pub values: Option<values::Values>,
     /// Every object carrying the installation's labels.
     pub objects: Vec<LiveObject>,
+    /// What cf-runner recorded it created (`cluster::ownership::Ledger`).
+    pub ledger: crate::cluster::ownership::Ledger,
     /// dind PVCs and PVs.
     pub volumes: Vec<LiveObject>,
 }
@@ -111,12 +113,12 @@ pub(crate) async fn read_installation(
     namespace: &str,
 ) -> Result<Installation, KubeError> {
     let client = &cluster.client;
-    let (record, objects) = futures::join!(
+    let (record, objects, ledger) = futures::join!(
         record::read(cluster, namespace),
-        inventory::labelled(client, namespace)
+        inventory::labelled(client, namespace),
+        crate::cluster::ownership::Ledger::read(client, namespace)
     );
-    let record = record?;
-    let objects = objects?;
+    let (record, objects, ledger) = (record?, objects?, ledger?);
     let values = record.as_ref().and_then(record::loaded).map(|l| l.values);
     let scope = VolumeScope {
         namespace: namespace.to_string(),
@@ -128,6 +130,7 @@ pub(crate) async fn read_installation(
         record,
         values,
         objects,
+        ledger,
         volumes,
     })
 }

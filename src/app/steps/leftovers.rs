@@ -16,7 +16,7 @@ use serde_json::Value;
 
 use super::installation::read_installation;
 use crate::cluster::inventory::{self, LiveObject};
-use crate::cluster::ownership::{self, Ownership};
+use crate::cluster::ownership::{self, Ledger, Ownership};
 use crate::cluster::support::{secret_summaries, SecretSummary};
 use crate::cluster::Cluster;
 use crate::output;
@@ -38,7 +38,7 @@ pub(crate) struct Asked<'a> {
 }
 
 /// Why a labelled object is still in the cluster.
-fn why_left(o: &LiveObject, namespace: &str, asked: &Asked<'_>) -> String {
+fn why_left(o: &LiveObject, namespace: &str, ledger: &Ledger, asked: &Asked<'_>) -> String {
     if o.is_deleting() {
         return "still being deleted (a finalizer holds it)".into();
     }
@@ -49,7 +49,7 @@ fn why_left(o: &LiveObject, namespace: &str, asked: &Asked<'_>) -> String {
             "namespaces stay unless --delete-namespace".into()
         };
     }
-    match ownership::ownership(&o.object, namespace) {
+    match ownership::ownership(&o.object, namespace, ledger) {
         Ownership::ForceAdopted => {
             "it existed before the install (taken over with --force-conflicts): --delete-adopted deletes it"
                 .into()
@@ -223,8 +223,8 @@ async fn on_platform(platform: &Platform, asked: &Asked<'_>, context: &str) -> V
 /// Gives what is left (empty: nothing).
 pub(crate) async fn verify(cluster: &Cluster, namespace: &str, asked: &Asked<'_>) -> Vec<String> {
     let mut left = Vec::new();
-    let (objects, volumes) = match read_installation(cluster, namespace).await {
-        Ok(inst) => (inst.objects, inst.volumes),
+    let (objects, volumes, ledger) = match read_installation(cluster, namespace).await {
+        Ok(inst) => (inst.objects, inst.volumes, inst.ledger),
         Err(e) => {
             output::warn(&format!(
                 "what is left in namespace {namespace} could not be verified: {e}"
@@ -236,7 +236,7 @@ pub(crate) async fn verify(cluster: &Cluster, namespace: &str, asked: &Asked<'_>
         left.push(format!(
             "{}: {}",
             o.display_name(),
-            why_left(o, namespace, asked)
+            why_left(o, namespace, &ledger, asked)
         ));
     }
     for v in &volumes {

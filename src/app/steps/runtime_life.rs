@@ -95,14 +95,16 @@ struct Written {
 }
 
 async fn written_for(r: &Resolved) -> Result<Written, Outcome> {
-    let listed = inventory::labelled(&r.cluster.client, &r.namespace)
-        .await
-        .map_err(|e| {
-            failed(
-                e,
-                "listing cf-runner's objects in the runtime's namespace failed",
-            )
-        })?;
+    let (listed, ledger) = futures::join!(
+        inventory::labelled(&r.cluster.client, &r.namespace),
+        ownership::Ledger::read(&r.cluster.client, &r.namespace)
+    );
+    let (listed, ledger) = listed.and_then(|l| Ok((l, ledger?))).map_err(|e| {
+        failed(
+            e,
+            "listing cf-runner's objects in the runtime's namespace failed",
+        )
+    })?;
     let here = |o: &LiveObject| o.namespace.as_deref() == Some(r.namespace.as_str());
     let installation = listed
         .iter()
@@ -129,7 +131,7 @@ async fn written_for(r: &Resolved) -> Result<Written, Outcome> {
         if !wanted {
             continue;
         }
-        match ownership::ownership(&o.object, &r.namespace) {
+        match ownership::ownership(&o.object, &r.namespace, &ledger) {
             Ownership::Ours => objects.push(o),
             Ownership::ForceAdopted => not_ours.push(format!(
                 "{} (existed before cf-runner took it over)",

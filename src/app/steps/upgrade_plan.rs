@@ -327,18 +327,38 @@ pub(crate) fn credential_changes(
 }
 
 /// Labelled objects that the new render no longer has (never the
-/// namespace), of those cf-runner created (`cluster::ownership`).
-fn to_prune(live: &[LiveObject], rendered: &[Manifest], namespace: &str) -> Vec<LiveObject> {
-    live.iter()
-        .filter(|o| o.kind != "Namespace")
-        .filter(|o| crate::cluster::ownership::is_ours(&o.object, namespace))
-        .filter(|o| {
-            !rendered
-                .iter()
-                .any(|m| o.same_object(&m.kind, m.namespace.as_deref(), &m.name))
-        })
-        .cloned()
-        .collect()
+/// namespace), of those cf-runner created (`cluster::ownership`); those it
+/// did not are named, left alone.
+fn to_prune(
+    live: &[LiveObject],
+    rendered: &[Manifest],
+    namespace: &str,
+    ledger: &crate::cluster::ownership::Ledger,
+) -> Vec<LiveObject> {
+    use crate::cluster::ownership::{ownership, Ownership};
+    let mut prune = Vec::new();
+    let mut not_ours = Vec::new();
+    for o in live.iter().filter(|o| o.kind != "Namespace").filter(|o| {
+        !rendered
+            .iter()
+            .any(|m| o.same_object(&m.kind, m.namespace.as_deref(), &m.name))
+    }) {
+        match ownership(&o.object, namespace, ledger) {
+            Ownership::Ours => prune.push(o.clone()),
+            Ownership::ForceAdopted => {}
+            Ownership::Foreign(f) => {
+                not_ours.push(format!("{} ({})", o.display_name(), f.describe()))
+            }
+        }
+    }
+    if !not_ours.is_empty() {
+        crate::output::note(&format!(
+            "left alone, not pruned: {} object(s) carry cf-runner's labels, but are not cf-runner's:\n  {}",
+            not_ours.len(),
+            not_ours.join("\n  ")
+        ));
+    }
+    prune
 }
 
 /// Everything an upgrade will do, worked out before anything is written:
@@ -421,10 +441,14 @@ pub(crate) async fn plan(
             .map(|r| r.runtime_environment)
     });
     let spec_changed = old_spec.as_ref() != Some(&rendered.runtime_environment);
-    let live = inventory::labelled(&cluster.client, namespace)
-        .await
+    let (live, ledger) = futures::join!(
+        inventory::labelled(&cluster.client, namespace),
+        crate::cluster::ownership::Ledger::read(&cluster.client, namespace)
+    );
+    let (live, ledger) = live
+        .and_then(|l| Ok((l, ledger?)))
         .map_err(|e| failed(e, "listing the installed objects failed"))?;
-    let mut prune = to_prune(&live, &rendered.manifests, namespace);
+    let mut prune = to_prune(&live, &rendered.manifests, namespace, &ledger);
     super::attach::keep_attached(cluster, namespace, &mut rendered.manifests, &mut prune).await?;
     Ok(Plan {
         version,

@@ -250,6 +250,7 @@ impl Target for cluster::Cluster {
             &|_| {},
         )
         .await;
+        report.warnings.iter().for_each(|w| crate::output::warn(w));
         if !report.foreign.is_empty() {
             return Err(converge::refuse_foreign(
                 &report.foreign,
