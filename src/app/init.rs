@@ -452,7 +452,12 @@ fn before_install(args: &InitArgs, loaded: &values::Loaded) -> Result<(), Outcom
     // The agent's own runtime builds beside the tokens of the attached ones.
     if !loaded.runtimes.is_empty() && !values.agent_only && !args.allow_builds_to_read_tokens {
         let own = identity::seed(values, values.context.clone()).runtime_name(values);
-        let p = attach::builds_beside_agent_problem(&values.namespace, &own);
+        let places: Vec<String> = loaded
+            .runtimes
+            .iter()
+            .filter_map(|r| r.namespace.clone())
+            .collect();
+        let p = attach::builds_beside_agent_problem(&values.namespace, &own, &places);
         return Err(Outcome::BadInput(Problems(vec![p])));
     }
     Ok(())

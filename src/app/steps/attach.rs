@@ -493,7 +493,9 @@ async fn under_lock(
             }
             if !accepted.build_readable_tokens {
                 if let Some(own) = &state.own_runtime {
-                    let p = builds_beside_agent_problem(&state.namespace, own);
+                    let places: Vec<String> =
+                        targets.iter().filter_map(|t| t.namespace.clone()).collect();
+                    let p = builds_beside_agent_problem(&state.namespace, own, &places);
                     return Err(Outcome::BadInput(Problems(vec![p])));
                 }
             }
@@ -1293,15 +1295,23 @@ pub(crate) fn insecure_agent_problem(deployment: &Manifest, namespace: &str) -> 
 /// of the namespace (as the chart grants), the agent's `runnerconf` among
 /// them, which would hold the attached runtime's token: every pipeline of
 /// `own` could then create pods in the attached runtime's namespace.
-pub(crate) fn builds_beside_agent_problem(namespace: &str, own: &str) -> Problem {
+pub(crate) fn builds_beside_agent_problem(
+    namespace: &str,
+    own: &str,
+    attached: &[String],
+) -> Problem {
+    let places = if attached.is_empty() {
+        "the attached runtimes' namespaces".to_string()
+    } else {
+        format!("namespace(s) {}", attached.join(", "))
+    };
     Problem::new(
         "--allow-builds-to-read-tokens",
         None,
         format!(
             "is needed: the agent in namespace {namespace} also runs the builds of runtime {own} there, \
-             and every build can read the Secret {CONFIG_SECRET} that would hold the attached runtime's \
-             token, so every pipeline of {own} could create pods in the attached runtime's namespace; \
-             nothing was written"
+             and every build can read the Secret {CONFIG_SECRET} that would hold the attached runtimes' \
+             tokens, so every pipeline of {own} could create pods in {places}; nothing was written"
         ),
         "install an agent alone (`cf-runner init --agent-only --kube-namespace <a namespace without builds>`) \
          and attach every runtime to it; or pass --allow-builds-to-read-tokens if everyone who writes \
