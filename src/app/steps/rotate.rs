@@ -172,6 +172,8 @@ async fn rotate(state: AgentState, target: Target, timeout: Duration) -> Result<
         r.name = own.clone();
         r.key = crate::render::runtimes::config_key(&r.name).unwrap_or(r.key);
     }
+    // `team.x` must not rotate the token in `team/x`'s file.
+    attach::refuse_key_clash(&state, &target, &r)?;
     let Some(old_text) = state.files.get(&r.key).cloned() else {
         let (flag, value) = match &target.name {
             Some(n) => ("--runtime-name", n.clone()),

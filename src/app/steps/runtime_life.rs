@@ -191,6 +191,7 @@ pub(crate) async fn delete_runtime(
         let state = attach::read_agent(cluster.clone(), &ns, command).await?;
         let platform = attach::platform_client(platform_args, &state, command)?;
         let r = attach::resolve(&state.cluster, &ns, &target).await?;
+        attach::refuse_key_clash(&state, &target, &r)?;
         refuse_own(
             &state,
             &r,
@@ -477,6 +478,7 @@ pub(crate) async fn upgrade_runtime(
         let state = attach::read_agent(cluster.clone(), &ns, command).await?;
         let platform = attach::platform_client(platform_args, &state, command)?;
         let r = attach::resolve(&state.cluster, &ns, &target).await?;
+        attach::refuse_key_clash(&state, &target, &r)?;
         refuse_own(
             &state,
             &r,
