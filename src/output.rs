@@ -506,7 +506,8 @@ mod tests {
     fn every_way_to_the_terminal_escapes_the_controls_of_data() {
         let err = anyhow::Error::new(chain(&[HOSTILE, &format!("server said: {HOSTILE}")]));
         let hint = HOSTILE.to_string();
-        let cases: Vec<(&str, Box<dyn Fn()>)> = vec![
+        type Case<'a> = (&'a str, Box<dyn Fn() + 'a>);
+        let cases: Vec<Case> = vec![
             ("say", Box::new(|| say(HOSTILE))),
             ("done", Box::new(|| done(HOSTILE))),
             ("warn", Box::new(|| warn(HOSTILE))),

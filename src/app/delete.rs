@@ -243,20 +243,13 @@ async fn agent_to_clean(
     let Some(recorded) = record.agent_name.as_deref() else {
         return Ok(None);
     };
-    let running = verified::running_agent(cluster, namespace).await?;
-    let rotation = match running.as_deref() {
-        Some(r) if r != recorded => verified::rotation_under_way(cluster, namespace).await?,
-        _ => None,
-    };
-    verified::agent_claim(
+    let running = verified::recorded_agent(
+        cluster,
         namespace,
         recorded,
-        running.as_deref(),
-        rotation
-            .as_ref()
-            .map(|(from, to)| verified::Rotation { from, to }),
         &keep_platform_instead(namespace),
-    )?;
+    )
+    .await?;
     if running.is_none() {
         output::warn(&format!(
             "the installation record names agent {recorded}, but no runner Deployment in namespace {namespace} \

@@ -98,9 +98,36 @@ pub fn json_escaped(json: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// `word` as one shell word, for a command cf-runner prints for the user to
+/// run: as it is when no shell reads any of its characters specially, else
+/// single-quoted (a kubeconfig's context name is free text).
+pub fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "@%+=:,./_-".contains(c));
+    if plain {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_context_name_is_one_shell_word() {
+        use super::shell_word;
+        assert_eq!(shell_word("admin@cf-runner-test"), "admin@cf-runner-test");
+        assert_eq!(
+            shell_word("arn:aws:eks:eu-1:1:cluster/x"),
+            "arn:aws:eks:eu-1:1:cluster/x"
+        );
+        assert_eq!(shell_word("my ctx; rm -rf /"), "'my ctx; rm -rf /'");
+        assert_eq!(shell_word("it's"), r"'it'\''s'");
+    }
 
     #[test]
     fn control_characters_are_shown_escaped() {

@@ -21,7 +21,7 @@ mod line;
 mod mask;
 
 pub use errors::{causes, chain_text, new_root_cause, root_cause};
-pub use line::{is_bidi_control, is_terminal_control, json_escaped, one_line, visible};
+pub use line::{is_bidi_control, is_terminal_control, json_escaped, one_line, shell_word, visible};
 pub use mask::{
     has_url_credentials, is_credential_name, mask_credential_fields, mask_text, mask_value, masked,
     masked_printout, masked_value, REDACTED,

@@ -24,7 +24,7 @@ use k8s_openapi::api::core::v1::{Secret, ServiceAccount};
 use kube::api::{Api, ListParams, PostParams};
 use kube::{Client, Config};
 use serde_json::{json, Value};
-use support::cli::{isolated, text};
+use support::cli::text;
 use support::controlplane::{self, ControlPlane};
 use support::fake_platform::FakePlatform;
 
@@ -33,16 +33,7 @@ const TOKEN: &str = "api-token-for-rights-0123456789abcdef";
 const ALLOW: &str = "--allow-builds-to-read-tokens";
 
 async fn run(cp: &ControlPlane, home: &Path, args: Vec<String>) -> Output {
-    let (k, h) = (cp.admin_kubeconfig().to_path_buf(), home.to_path_buf());
-    tokio::task::spawn_blocking(move || {
-        isolated(&k, &h)
-            .args(&args)
-            .env("CF_RUNNER_RETRY_BASE_MS", "20")
-            .output()
-            .unwrap()
-    })
-    .await
-    .unwrap()
+    support::cli::run_blocking(cp.admin_kubeconfig(), home, args).await
 }
 
 fn strings(list: &[&str]) -> Vec<String> {

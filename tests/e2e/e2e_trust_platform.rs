@@ -15,7 +15,7 @@ use std::process::Output;
 use k8s_openapi::api::core::v1::Secret;
 use kube::api::{Api, Patch, PatchParams};
 use serde_json::json;
-use support::cli::{self, isolated};
+use support::cli;
 use support::controlplane::{self, ControlPlane};
 use support::fake_platform::FakePlatform;
 use support::namespace::unique;
@@ -33,16 +33,7 @@ fn text(out: &Output) -> String {
 }
 
 async fn cf_runner(cp: &ControlPlane, home: &Path, args: Vec<String>) -> Output {
-    let (k, h) = (cp.admin_kubeconfig().to_path_buf(), home.to_path_buf());
-    tokio::task::spawn_blocking(move || {
-        isolated(&k, &h)
-            .args(&args)
-            .env("CF_RUNNER_RETRY_BASE_MS", "20")
-            .output()
-            .unwrap()
-    })
-    .await
-    .unwrap()
+    support::cli::run_blocking(cp.admin_kubeconfig(), home, args).await
 }
 
 fn platform_args(fake: &FakePlatform) -> Vec<String> {

@@ -85,6 +85,22 @@ pub fn isolated(kubeconfig: &Path, home: &Path) -> Command {
     cmd
 }
 
+/// Runs the binary with `args`, `kubeconfig` and `home` on a blocking
+/// thread, off an async test's runtime, with the platform client's retries
+/// made quick.
+pub async fn run_blocking(kubeconfig: &Path, home: &Path, args: Vec<String>) -> Output {
+    let (k, h) = (kubeconfig.to_path_buf(), home.to_path_buf());
+    tokio::task::spawn_blocking(move || {
+        isolated(&k, &h)
+            .args(&args)
+            .env("CF_RUNNER_RETRY_BASE_MS", "20")
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap()
+}
+
 /// Runs the binary with `args` in a fresh, empty home.
 pub fn run(kubeconfig: &Path, args: &[&str]) -> Output {
     let home = tempfile::tempdir().unwrap();

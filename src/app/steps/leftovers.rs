@@ -102,21 +102,6 @@ fn labelled_as_ours(secret: &SecretSummary, namespace: &str) -> bool {
             == Some(namespace)
 }
 
-/// `word` as one shell word: as it is when it holds only characters no
-/// shell treats specially, else in single quotes (a kubeconfig's context
-/// name is free text; Secret and namespace names are DNS names).
-fn shell_word(word: &str) -> String {
-    let plain = !word.is_empty()
-        && word
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "@%+=:,./_-".contains(c));
-    if plain {
-        word.to_string()
-    } else {
-        format!("'{}'", word.replace('\'', r"'\''"))
-    }
-}
-
 /// The credentials of a runner left in `namespace` that cf-runner did not
 /// write (see the module comment), each with the command that removes it.
 async fn credentials_left(cluster: &Cluster, namespace: &str) -> Vec<String> {
@@ -140,7 +125,7 @@ async fn credentials_left(cluster: &Cluster, namespace: &str) -> Vec<String> {
                  Once no runner uses it: kubectl --context {context} -n {namespace} delete secret {name}",
                 name = s.name,
                 keys = if keys.is_empty() { "none".to_string() } else { keys.join(", ") },
-                context = shell_word(&cluster.context),
+                context = crate::text::shell_word(&cluster.context),
             ))
         })
         .collect()
@@ -320,18 +305,7 @@ pub(crate) async fn verify(cluster: &Cluster, namespace: &str, asked: &Asked<'_>
 
 #[cfg(test)]
 mod tests {
-    use super::{runner_credential, shell_word};
-
-    #[test]
-    fn a_context_name_is_one_shell_word() {
-        assert_eq!(shell_word("admin@cf-runner-test"), "admin@cf-runner-test");
-        assert_eq!(
-            shell_word("arn:aws:eks:eu-1:1:cluster/x"),
-            "arn:aws:eks:eu-1:1:cluster/x"
-        );
-        assert_eq!(shell_word("my ctx; rm -rf /"), "'my ctx; rm -rf /'");
-        assert_eq!(shell_word("it's"), r"'it'\''s'");
-    }
+    use super::runner_credential;
 
     /// The old installers' credential Secrets are recognised by name or by
     /// the runner's credential keys; a user's Secret of other names is not.

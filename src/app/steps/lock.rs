@@ -243,23 +243,9 @@ pub(crate) fn remove_command(namespace: &str, context: &str) -> String {
     format!(
         "kubectl delete lease {} -n {} --context {}",
         lock::LEASE_NAME,
-        shell_word(namespace),
-        shell_word(context)
+        crate::text::shell_word(namespace),
+        crate::text::shell_word(context)
     )
-}
-
-/// `word` as one shell word: as it is when it is made of characters no
-/// shell reads specially, else single-quoted.
-fn shell_word(word: &str) -> String {
-    let plain = !word.is_empty()
-        && word
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "@%+=:,./_-".contains(c));
-    if plain {
-        word.to_string()
-    } else {
-        format!("'{}'", word.replace('\'', "'\\''"))
-    }
 }
 
 /// The warning of a take-over: whose lock, and why this run could take it.

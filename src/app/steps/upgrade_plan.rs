@@ -122,31 +122,6 @@ async fn restore_identity(
     Ok(identity)
 }
 
-/// Refuses an upgrade (and every command built on its plan: `diff`,
-/// `runtime attach`, the renewals) whose record names another agent than
-/// the Deployment runs: the plan would render that agent's name into the
-/// Deployment and act for it on the platform (`verified`).
-async fn check_recorded_agent(
-    cluster: &Cluster,
-    namespace: &str,
-    recorded: &str,
-) -> Result<(), Outcome> {
-    let running = verified::running_agent(cluster, namespace).await?;
-    let rotation = match running.as_deref() {
-        Some(r) if r != recorded => verified::rotation_under_way(cluster, namespace).await?,
-        _ => None,
-    };
-    verified::agent_claim(
-        namespace,
-        recorded,
-        running.as_deref(),
-        rotation
-            .as_ref()
-            .map(|(from, to)| verified::Rotation { from, to }),
-        "",
-    )
-}
-
 fn describe_storage(v: &Values) -> String {
     if v.storage.provisioned {
         format!(
@@ -420,7 +395,10 @@ pub(crate) async fn plan(
     let identity = restore_identity(cluster, namespace, &record, values)
         .await
         .map_err(|e| failed(e, "reading the installed secrets failed"))?;
-    check_recorded_agent(cluster, namespace, &identity.agent_name(values)).await?;
+    // The plan would render the recorded agent into the Deployment and act
+    // for it on the platform (`upgrade`, `diff`, `runtime attach`, the
+    // renewals): it must be the one the Deployment runs.
+    verified::recorded_agent(cluster, namespace, &identity.agent_name(values), "").await?;
     let mut problems = in_place_problems(namespace, old_values.as_ref(), values);
     problems.extend(missing_secrets(values, &identity));
     if !problems.is_empty() {

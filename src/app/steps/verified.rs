@@ -46,15 +46,15 @@ pub(crate) async fn running_agent(
 
 /// A rotation under way, as far as this check needs it: the agent being
 /// replaced and the one replacing it.
-pub(crate) struct Rotation<'a> {
-    pub from: &'a str,
-    pub to: &'a str,
+struct Rotation<'a> {
+    from: &'a str,
+    to: &'a str,
 }
 
 /// The two sides of the rotation the record says is under way, if any
-/// (itself a claim: [`agent_claim`] accepts it only where the Deployment
+/// (itself a claim: [`judge_agent`] accepts it only where the Deployment
 /// runs one of its sides).
-pub(crate) async fn rotation_under_way(
+async fn rotation_under_way(
     cluster: &Cluster,
     namespace: &str,
 ) -> Result<Option<(String, String)>, Outcome> {
@@ -68,11 +68,35 @@ pub(crate) async fn rotation_under_way(
     }))
 }
 
+/// Reads the agent the Deployment in `namespace` runs and refuses (see
+/// [`judge_agent`]) when the record names another; gives the running one.
+/// `alternative` ends the fix with what else the user may do.
+pub(crate) async fn recorded_agent(
+    cluster: &Cluster,
+    namespace: &str,
+    recorded: &str,
+    alternative: &str,
+) -> Result<Option<String>, Outcome> {
+    let running = running_agent(cluster, namespace).await?;
+    let rotation = match running.as_deref() {
+        Some(r) if r != recorded => rotation_under_way(cluster, namespace).await?,
+        _ => None,
+    };
+    judge_agent(
+        namespace,
+        recorded,
+        running.as_deref(),
+        rotation.as_ref().map(|(from, to)| Rotation { from, to }),
+        alternative,
+    )?;
+    Ok(running)
+}
+
 /// Refuses when the record names another agent than the Deployment runs.
 /// During a rotation (`renew agent-token` stopped half-way) the record and
 /// the Deployment may each name either side of it. With no Deployment,
 /// nothing is known: the caller must not act on the recorded agent.
-pub(crate) fn agent_claim(
+fn judge_agent(
     namespace: &str,
     recorded: &str,
     running: Option<&str>,
@@ -214,10 +238,10 @@ mod tests {
 
     #[test]
     fn the_record_may_name_only_the_agent_the_deployment_runs() {
-        assert!(agent_claim("ns", "a", Some("a"), None, "").is_ok());
+        assert!(judge_agent("ns", "a", Some("a"), None, "").is_ok());
         // No Deployment: nothing to hold it against (the caller acts on none).
-        assert!(agent_claim("ns", "a", None, None, "").is_ok());
-        let (exit, text) = code(agent_claim("ns", "theirs", Some("ours"), None, "").unwrap_err());
+        assert!(judge_agent("ns", "a", None, None, "").is_ok());
+        let (exit, text) = code(judge_agent("ns", "theirs", Some("ours"), None, "").unwrap_err());
         assert_eq!(exit, 3);
         assert!(text.contains("names agent theirs"), "{text}");
         assert!(text.contains("runs agent ours"), "{text}");
@@ -232,9 +256,9 @@ mod tests {
                 to: "a-r2",
             })
         };
-        assert!(agent_claim("ns", "a", Some("a-r2"), r(), "").is_ok());
-        assert!(agent_claim("ns", "a-r2", Some("a"), r(), "").is_ok());
-        assert!(agent_claim("ns", "theirs", Some("a"), r(), "").is_err());
-        assert!(agent_claim("ns", "a", Some("theirs"), r(), "").is_err());
+        assert!(judge_agent("ns", "a", Some("a-r2"), r(), "").is_ok());
+        assert!(judge_agent("ns", "a-r2", Some("a"), r(), "").is_ok());
+        assert!(judge_agent("ns", "theirs", Some("a"), r(), "").is_err());
+        assert!(judge_agent("ns", "a", Some("theirs"), r(), "").is_err());
     }
 }
