@@ -15,7 +15,7 @@
 //! which encodings, and what could not be read to know: it claims no more
 //! than the scan did.
 //!
-//! The forms are searched for all at once ([`Finder`]): a bundle of tens
+//! The forms are searched for all at once (`Finder`): a bundle of tens
 //! of megabytes against a few hundred forms stays a single pass.
 
 use std::collections::HashMap;
@@ -160,7 +160,7 @@ fn is_reference(field: &str) -> bool {
 
 /// The encodings the redaction replaces and the last scan looks for, as
 /// the bundle's README names them. A person pasting a token into a log or
-/// a config reaches for these; [`forms`] makes each of them.
+/// a config reaches for these; `forms` makes each of them.
 pub const ENCODINGS: &[&str] = &[
     "as it is",
     "base64, standard and URL-safe alphabets, at each of the three byte alignments \

@@ -6,7 +6,7 @@
 //!
 //! Every text a caller passes is data: it may quote a cluster object, a
 //! server's answer or a name from the platform. Each function here first
-//! makes it safe ([`shown`]: URL credentials masked, every terminal control
+//! makes it safe (`shown`: URL credentials masked, every terminal control
 //! escaped, colour sequences and bidi controls included, see
 //! `text::visible`), and only then adds cf-runner's own styling (a green
 //! `✓`, a bold heading). So the only colours that reach the terminal are
@@ -109,7 +109,7 @@ fn shown_in_line(text: &str) -> String {
 }
 
 /// A line of normal output (stdout), made safe like every other line
-/// ([`shown`]).
+/// (`shown`).
 pub fn say(line: &str) {
     styled_line(&shown(line));
 }
@@ -129,7 +129,7 @@ pub fn print_raw(text: &str) {
 }
 
 /// A block of text for a person to read (a diff of live objects), lines
-/// kept, to stdout as it is but made safe ([`shown`]); no newline added.
+/// kept, to stdout as it is but made safe (`shown`); no newline added.
 pub fn print_text(text: &str) {
     emit(Stream::Out, &shown(text));
 }
@@ -414,7 +414,7 @@ pub fn heading(line: &str) {
 
 /// An aligned table (stdout): a dimmed header row (left out when every
 /// header is empty), then the rows, each line indented by `indent` spaces.
-/// Each cell is one line of data ([`shown_in_line`]): it may not carry
+/// Each cell is one line of data (`shown_in_line`): it may not carry
 /// colour, nor break the table with a newline.
 pub fn table(indent: usize, headers: &[&str], rows: &[Vec<String>]) {
     let headers: Vec<String> = headers.iter().map(|h| shown_in_line(h)).collect();

@@ -153,7 +153,7 @@ impl std::fmt::Display for Holder {
     /// The holder in one line. Its fields come from the Lease, which anyone
     /// who may update Leases writes: each is one line of data (no newline
     /// to start a fake message line, no control; see `text::one_line`), cut
-    /// at [`HOLDER_FIELD_CHARS`].
+    /// at `HOLDER_FIELD_CHARS`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,

@@ -17,7 +17,7 @@
 //!
 //! A question's text may quote data (a context of the kubeconfig, a
 //! storage class or a runtime name the cluster or the platform gave): every
-//! piece is made safe ([`safe`]: terminal controls escaped, as
+//! piece is made safe (`safe`: terminal controls escaped, as
 //! `crate::output` does) before the wizard styles it.
 
 use std::io::IsTerminal;
