@@ -17,7 +17,10 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::app::steps::{lock, record, session, status};
+use crate::app::steps::lock;
+use crate::app::steps::record;
+use crate::app::steps::session;
+use crate::app::steps::status;
 use crate::app::Outcome;
 use crate::cli::AdoptArgs;
 use crate::cluster;

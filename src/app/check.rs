@@ -5,12 +5,19 @@
 
 use serde::Serialize;
 
-use super::steps::input::{self, Overrides};
-use super::steps::lock;
-use super::steps::preflight::{print_checks, report_failure, waiting_for};
-use super::steps::session::{connect, runtime};
-use super::steps::{certificate, identity, probe, skew};
-use super::Outcome;
+use crate::app::steps::certificate;
+use crate::app::steps::identity;
+use crate::app::steps::input;
+use crate::app::steps::input::Overrides;
+use crate::app::steps::lock;
+use crate::app::steps::preflight::print_checks;
+use crate::app::steps::preflight::report_failure;
+use crate::app::steps::preflight::waiting_for;
+use crate::app::steps::probe;
+use crate::app::steps::session::connect;
+use crate::app::steps::session::runtime;
+use crate::app::steps::skew;
+use crate::app::Outcome;
 use crate::cli::{CheckArgs, OutputFormat};
 use crate::cluster::preflight::{self, Check};
 use crate::output::{self, Structured};
@@ -46,13 +53,13 @@ struct Report<'a> {
 
 /// Runs `check`.
 pub fn run(args: &CheckArgs) -> Outcome {
-    super::steps::session::give_consent(super::steps::session::KubeconfigConsent {
+    crate::app::steps::session::give_consent(crate::app::steps::session::KubeconfigConsent {
         named: args
             .kube
             .kube_config_path
             .iter()
             .cloned()
-            .chain(super::steps::session::set_value_kubeconfigs(
+            .chain(crate::app::steps::session::set_value_kubeconfigs(
                 &args.set_value,
             ))
             .collect(),
@@ -103,7 +110,7 @@ pub fn run(args: &CheckArgs) -> Outcome {
                 checks.extend(certificate::check(&cluster, &values.namespace).await);
                 checks.extend(skew::check(&cluster, &values.namespace).await);
                 checks
-                    .extend(super::steps::runtimes_view::check(&cluster, &values.namespace).await);
+                    .extend(crate::app::steps::runtimes_view::check(&cluster, &values.namespace).await);
             }
             if answered {
                 checks.push(

@@ -9,14 +9,24 @@
 //! everything is gone (`cluster::delete`). Re-running is safe: it picks up
 //! whatever is left, and says so when nothing is.
 
-use super::steps::converge::delete_failed;
-use super::steps::installation::{names, pick_installation, read_installation, Installation};
-use super::steps::lock::{self, LockWait};
-use super::steps::{leftovers, register, runtime_life, verified};
+use crate::app::steps::converge::delete_failed;
+use crate::app::steps::installation::names;
+use crate::app::steps::installation::pick_installation;
+use crate::app::steps::installation::read_installation;
+use crate::app::steps::installation::Installation;
+use crate::app::steps::leftovers;
+use crate::app::steps::lock;
+use crate::app::steps::lock::LockWait;
+use crate::app::steps::register;
+use crate::app::steps::runtime_life;
+use crate::app::steps::verified;
 use std::collections::BTreeSet;
 
-use super::steps::session::{connect_flags, failed, need_yes, runtime};
-use super::Outcome;
+use crate::app::steps::session::connect_flags;
+use crate::app::steps::session::failed;
+use crate::app::steps::session::need_yes;
+use crate::app::steps::session::runtime;
+use crate::app::Outcome;
 use crate::cli::DeleteArgs;
 use crate::cluster::delete::{self, Event};
 use crate::cluster::inventory::{LiveObject, Record};

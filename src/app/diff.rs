@@ -8,13 +8,20 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::steps::installation::pick_installation;
-use super::steps::lock;
-use super::steps::register::{self, TokenFrom};
-use super::steps::session::{connect_flags, failed, runtime};
-use super::steps::upgrade_plan::{self, print_diffs, Plan};
-use super::steps::{identity, input, record};
-use super::Outcome;
+use crate::app::steps::identity;
+use crate::app::steps::input;
+use crate::app::steps::installation::pick_installation;
+use crate::app::steps::lock;
+use crate::app::steps::record;
+use crate::app::steps::register;
+use crate::app::steps::register::TokenFrom;
+use crate::app::steps::session::connect_flags;
+use crate::app::steps::session::failed;
+use crate::app::steps::session::runtime;
+use crate::app::steps::upgrade_plan;
+use crate::app::steps::upgrade_plan::print_diffs;
+use crate::app::steps::upgrade_plan::Plan;
+use crate::app::Outcome;
 use crate::cli::{DiffArgs, OutputFormat};
 use crate::cluster::diff::{self, Action, ObjectDiff};
 use crate::cluster::{preflight, Cluster};

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use super::steps::register;
+use crate::app::steps::register;
 use crate::app::Outcome;
 use crate::cli::{FleetCommand, FleetExportArgs, FleetFiles, FleetRegisterArgs, RegistrationTrust};
 use crate::export::{self, OutFile};
@@ -631,7 +631,7 @@ fn register_fleet(args: &FleetRegisterArgs) -> Outcome {
         key,
         done: Vec::new(),
     };
-    super::steps::session::runtime().block_on(async {
+    crate::app::steps::session::runtime().block_on(async {
         let (mut unchanged, mut total) = (0, 0);
         for cluster in &fleet.clusters {
             for runtime in &cluster.runtimes {
@@ -1421,7 +1421,7 @@ fn retire(args: &FleetRegisterArgs) -> Outcome {
         );
         return Outcome::Ok;
     }
-    super::steps::session::runtime().block_on(async {
+    crate::app::steps::session::runtime().block_on(async {
         let (platform, account) = match connect(args, "fleet retire").await {
             Ok(c) => c,
             Err(o) => return o,

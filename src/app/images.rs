@@ -11,8 +11,8 @@ use futures::StreamExt;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::steps::input;
-use super::Outcome;
+use crate::app::steps::input;
+use crate::app::Outcome;
 use crate::cli::{ImagesArgs, OutputFormat};
 use crate::output::{self, Structured};
 use crate::platform::registry::{DockerConfig, Presence, Registry};
@@ -211,7 +211,7 @@ pub fn run(args: &ImagesArgs) -> Outcome {
         DockerConfig::default()
     };
     let values = &loaded.values;
-    let identity = super::steps::identity::seed(values, values.context.clone());
+    let identity = crate::app::steps::identity::seed(values, values.context.clone());
     let rendered = match render::render(values, &identity, &loaded.redacted_tree) {
         Ok(r) => r,
         Err(e) => return Outcome::render_failed(e),
@@ -229,7 +229,7 @@ pub fn run(args: &ImagesArgs) -> Outcome {
             Ok(r) => r,
             Err(why) => return Outcome::Failed(anyhow::anyhow!(why), None),
         };
-        let answers = super::steps::session::runtime().block_on(async {
+        let answers = crate::app::steps::session::runtime().block_on(async {
             futures::stream::iter(images.iter())
                 .map(|i| registry.presence(&i.image))
                 .buffered(8)

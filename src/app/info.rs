@@ -3,9 +3,12 @@
 //! JSON/YAML. The view model is the `status` step, which `adopt` also ends
 //! with.
 
-use super::steps::session::{connect_flags, runtime, SlowNote};
-use super::steps::{health, status};
-use super::Outcome;
+use crate::app::steps::health;
+use crate::app::steps::session::connect_flags;
+use crate::app::steps::session::runtime;
+use crate::app::steps::session::SlowNote;
+use crate::app::steps::status;
+use crate::app::Outcome;
 use crate::cli::{InfoArgs, OutputFormat};
 use crate::cluster::{inventory, Cluster};
 use crate::output::{self, info as info_table, Structured};

@@ -8,10 +8,16 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::steps::input::{self, Overrides};
-use super::steps::install::{self, Registration, TokenPlaces};
-use super::steps::{attach, identity, probe, session};
-use super::Outcome;
+use crate::app::steps::attach;
+use crate::app::steps::identity;
+use crate::app::steps::input;
+use crate::app::steps::input::Overrides;
+use crate::app::steps::install;
+use crate::app::steps::install::Registration;
+use crate::app::steps::install::TokenPlaces;
+use crate::app::steps::probe;
+use crate::app::steps::session;
+use crate::app::Outcome;
 use crate::cli::InitArgs;
 use crate::cluster;
 use crate::platform::Transport;
@@ -614,7 +620,7 @@ fn ask(plan: &Plan, mut input: Input) -> Result<Asked, Outcome> {
         mode,
         ask_token: needs_platform
             && matches!(
-                super::steps::register::find_token(Default::default()),
+                crate::app::steps::register::find_token(Default::default()),
                 Ok(None)
             ),
     };
@@ -703,7 +709,8 @@ fn cluster_facts(kubeconfig: Option<PathBuf>, context: &str) -> wizard::Facts {
         };
     }
     let budget = std::time::Duration::from_secs(5);
-    match super::steps::session::runtime().block_on(cluster::discover::facts(&options, budget)) {
+    match crate::app::steps::session::runtime().block_on(cluster::discover::facts(&options, budget))
+    {
         Ok(found) => wizard::Facts {
             unreachable: None,
             namespaces: found.namespaces.map(|list| {

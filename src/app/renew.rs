@@ -6,11 +6,15 @@
 //! comes with a new agent that takes over the old one's runtimes
 //! (`steps::agent_token`).
 
-use super::steps::installation::pick_installation;
-use super::steps::lock::{self, LockWait};
-use super::steps::session::{connect_flags, runtime};
-use super::steps::{agent_token, certificate, register};
-use super::Outcome;
+use crate::app::steps::agent_token;
+use crate::app::steps::certificate;
+use crate::app::steps::installation::pick_installation;
+use crate::app::steps::lock;
+use crate::app::steps::lock::LockWait;
+use crate::app::steps::register;
+use crate::app::steps::session::connect_flags;
+use crate::app::steps::session::runtime;
+use crate::app::Outcome;
 use crate::cli::{RenewArgs, Renewable};
 use crate::cluster::{inventory, Cluster};
 use crate::platform::{self, Platform};

@@ -2,10 +2,13 @@
 //! runtimes in other namespaces or clusters. The steps are `steps::attach`,
 //! `steps::rotate` and `steps::runtime_life`.
 
-use super::steps::attach::{self, AgentSide, Change, Target};
-use super::steps::runtime_life;
-use super::steps::session::runtime;
-use super::Outcome;
+use crate::app::steps::attach;
+use crate::app::steps::attach::AgentSide;
+use crate::app::steps::attach::Change;
+use crate::app::steps::attach::Target;
+use crate::app::steps::runtime_life;
+use crate::app::steps::session::runtime;
+use crate::app::Outcome;
 use crate::cli::{AgentPlace, KubeArgs, RuntimeArgs, RuntimeCommand};
 use crate::cluster::ConnectOptions;
 
@@ -49,10 +52,12 @@ pub fn run(args: &RuntimeArgs) -> Outcome {
                 },
             };
             let agent = agent_side(&a.agent, &a.kube);
-            super::steps::session::give_consent(super::steps::session::KubeconfigConsent {
-                named: a.kube.kube_config_path.iter().cloned().collect(),
-                trust_files: a.trust_values_kubeconfig,
-            });
+            crate::app::steps::session::give_consent(
+                crate::app::steps::session::KubeconfigConsent {
+                    named: a.kube.kube_config_path.iter().cloned().collect(),
+                    trust_files: a.trust_values_kubeconfig,
+                },
+            );
             let change = Change::Attach {
                 targets,
                 accepted: attach::Accepted {
@@ -97,7 +102,7 @@ pub fn run(args: &RuntimeArgs) -> Outcome {
         RuntimeCommand::Rotate(r) => {
             let target = target_of(&r.kube, &r.runtime_name, None);
             let agent = agent_side(&r.agent, &r.kube);
-            runtime().block_on(super::steps::rotate::run(agent, target, r.timeout))
+            runtime().block_on(crate::app::steps::rotate::run(agent, target, r.timeout))
         }
     }
 }

@@ -11,11 +11,15 @@ use std::time::Instant;
 
 use serde_json::json;
 
-use super::steps::bundle::{collect, Request};
-use super::steps::installation::pick_installation;
-use super::steps::session::{connect_flags, failed, runtime};
-use super::steps::{record, status};
-use super::Outcome;
+use crate::app::steps::bundle::collect;
+use crate::app::steps::bundle::Request;
+use crate::app::steps::installation::pick_installation;
+use crate::app::steps::record;
+use crate::app::steps::session::connect_flags;
+use crate::app::steps::session::failed;
+use crate::app::steps::session::runtime;
+use crate::app::steps::status;
+use crate::app::Outcome;
 use crate::bundle::{self, WriteError};
 use crate::cli::SupportBundleArgs;
 use crate::output;

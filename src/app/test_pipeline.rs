@@ -3,10 +3,13 @@
 //! the build's link. The runtime is `--runtime-name`, else the one the
 //! installation in the kube context (and `--kube-namespace`) recorded.
 
-use super::steps::installation::{pick_installation, read_installation};
-use super::steps::register;
-use super::steps::session::{connect_flags, failed, runtime};
-use super::Outcome;
+use crate::app::steps::installation::pick_installation;
+use crate::app::steps::installation::read_installation;
+use crate::app::steps::register;
+use crate::app::steps::session::connect_flags;
+use crate::app::steps::session::failed;
+use crate::app::steps::session::runtime;
+use crate::app::Outcome;
 use crate::cli::TestPipelineArgs;
 use crate::output;
 use crate::platform;

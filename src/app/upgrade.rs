@@ -10,13 +10,21 @@
 //! storage of the dind volumes) is refused before anything is written, with
 //! the way to do it instead. The plan itself is `steps::upgrade_plan`.
 
-use super::steps::installation::{names, pick_installation};
-use super::steps::lock::{self, LockWait};
-use super::steps::register::{self, TokenFrom};
-use super::steps::session::{connect_flags, need_yes, runtime};
-use super::steps::upgrade_plan::{self, Plan};
-use super::steps::{converge, input, verified};
-use super::Outcome;
+use crate::app::steps::converge;
+use crate::app::steps::input;
+use crate::app::steps::installation::names;
+use crate::app::steps::installation::pick_installation;
+use crate::app::steps::lock;
+use crate::app::steps::lock::LockWait;
+use crate::app::steps::register;
+use crate::app::steps::register::TokenFrom;
+use crate::app::steps::session::connect_flags;
+use crate::app::steps::session::need_yes;
+use crate::app::steps::session::runtime;
+use crate::app::steps::upgrade_plan;
+use crate::app::steps::upgrade_plan::Plan;
+use crate::app::steps::verified;
+use crate::app::Outcome;
 use crate::cli::UpgradeArgs;
 use crate::cluster::{self, delete, Cluster};
 use crate::output;

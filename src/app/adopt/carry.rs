@@ -6,11 +6,28 @@ use std::collections::BTreeSet;
 
 use serde_json::{json, Value};
 
-use super::credentials;
-use super::detect::{plan, values_text, ADOPTING_ANNOTATION, INTERIM_SUFFIX};
-use super::report::{print_plan, unclassified_refusal};
-use super::{in_namespace, kind, name, Found, ObjectRef, Plan, Start, RUNNER_TOKEN_SECRET};
-use crate::app::steps::{converge, identity, lock, record, register, session, upgrade_plan};
+use crate::app::adopt::credentials;
+use crate::app::adopt::detect::plan;
+use crate::app::adopt::detect::values_text;
+use crate::app::adopt::detect::ADOPTING_ANNOTATION;
+use crate::app::adopt::detect::INTERIM_SUFFIX;
+use crate::app::adopt::in_namespace;
+use crate::app::adopt::kind;
+use crate::app::adopt::name;
+use crate::app::adopt::report::print_plan;
+use crate::app::adopt::report::unclassified_refusal;
+use crate::app::adopt::Found;
+use crate::app::adopt::ObjectRef;
+use crate::app::adopt::Plan;
+use crate::app::adopt::Start;
+use crate::app::adopt::RUNNER_TOKEN_SECRET;
+use crate::app::steps::converge;
+use crate::app::steps::identity;
+use crate::app::steps::lock;
+use crate::app::steps::record;
+use crate::app::steps::register;
+use crate::app::steps::session;
+use crate::app::steps::upgrade_plan;
 use crate::app::Outcome;
 use crate::cli::AdoptArgs;
 use crate::cluster;
@@ -124,7 +141,7 @@ pub(super) async fn on_platform(
                 .find(|r| runnerconf.contains(r))
                 .cloned()
                 .expect("counted one"),
-            other => match super::runtimes::own_of(&client, other, runnerconf, namespace).await? {
+            other => match crate::app::adopt::runtimes::own_of(&client, other, runnerconf, namespace).await? {
                 Some(own) => own,
                 None => return Err(Outcome::failed(
                     anyhow::anyhow!(
@@ -463,8 +480,8 @@ pub(super) async fn move_runner(
         load_values(cluster, namespace, found.as_ref(), tree, resuming).await?;
     // Secret runnerconf as it is now (venonactl's, or cf-runner's once an
     // interrupted move took it over): several runtimes keep config-dir mode.
-    let conf = super::runtimes::read_files(cluster, namespace).await?;
-    let several = super::runtimes::serves_several(&conf);
+    let conf = crate::app::adopt::runtimes::read_files(cluster, namespace).await?;
+    let several = crate::app::adopt::runtimes::serves_several(&conf);
     let runnerconf = if several {
         conf.values()
             .filter_map(|t| render::runtimes::file_runtime_name(t))
@@ -477,20 +494,21 @@ pub(super) async fn move_runner(
     };
     if !several {
         let named = loaded.values.runtime_name.as_deref();
-        super::several_runtimes::refuse_several(namespace, named, &runnerconf)?;
+        crate::app::adopt::several_runtimes::refuse_several(namespace, named, &runnerconf)?;
     }
     let platform = on_platform(args, &loaded.values, &runnerconf, namespace).await?;
     // venonactl's agent in a namespace of its own (config-dir mode, every
     // runtime elsewhere) moves to an agent installed alone.
     let alone = loaded.values.agent_only
         || (!conf.is_empty()
-            && super::several_runtimes::builds_elsewhere(namespace, &platform.spec).is_some());
+            && crate::app::adopt::several_runtimes::builds_elsewhere(namespace, &platform.spec)
+                .is_some());
     if alone {
         let (agent_input, agent_loaded) =
-            super::several_runtimes::as_agent_alone(&input, namespace)?;
+            crate::app::adopt::several_runtimes::as_agent_alone(&input, namespace)?;
         (input, loaded) = (agent_input, agent_loaded);
     } else {
-        super::several_runtimes::refuse_elsewhere(
+        crate::app::adopt::several_runtimes::refuse_elsewhere(
             namespace,
             &platform.agent,
             &platform.runtime,
@@ -524,19 +542,20 @@ pub(super) async fn move_runner(
     let mut identity = kept_identity(&loaded, cluster, &platform, token, kept.clone());
     let mut rendered = render_move(&loaded, &identity)?;
     let layout = if several || alone {
-        let names = super::runtimes::runtime_object_names(&loaded, &identity)?;
+        let names = crate::app::adopt::runtimes::runtime_object_names(&loaded, &identity)?;
         if alone {
             let ledger = cluster::ownership::Ledger::read(&cluster.client, namespace)
                 .await
                 .map_err(|e| session::failed(e, "reading the namespace's ledger failed"))?;
-            super::several_runtimes::refuse_runtime_objects_here(
+            crate::app::adopt::several_runtimes::refuse_runtime_objects_here(
                 namespace, objects, &names, &ledger,
             )?;
         }
         let own = (!alone).then_some(platform.runtime.as_str());
         let layout =
-            super::runtimes::survey(cluster, namespace, &platform, own, &conf, &names).await?;
-        super::runtimes::config_dir(&mut rendered, namespace, &conf);
+            crate::app::adopt::runtimes::survey(cluster, namespace, &platform, own, &conf, &names)
+                .await?;
+        crate::app::adopt::runtimes::config_dir(&mut rendered, namespace, &conf);
         Some(layout)
     } else {
         None
@@ -571,7 +590,7 @@ pub(super) async fn move_runner(
     }
     print_plan(found.as_ref(), &plan, false);
     if let Some(layout) = &layout {
-        super::runtimes::print_plan(layout, namespace);
+        crate::app::adopt::runtimes::print_plan(layout, namespace);
     }
     let spec = register::spec_to_send(
         &rendered.runtime_environment,
@@ -612,13 +631,13 @@ pub(super) async fn move_runner(
             identity.dind_key = Some(key);
             rendered = render_move(&loaded, &identity)?;
             if several {
-                super::runtimes::config_dir(&mut rendered, namespace, &conf);
+                crate::app::adopt::runtimes::config_dir(&mut rendered, namespace, &conf);
             }
         }
         if let Some(layout) = &layout {
             // Every runtime's access first: cf-runner's runner comes up
             // with every runtime's file and cf-runner's tokens.
-            let files = super::runtimes::take_over(
+            let files = crate::app::adopt::runtimes::take_over(
                 cluster,
                 namespace,
                 layout,
@@ -628,7 +647,7 @@ pub(super) async fn move_runner(
                 args.timeout,
             )
             .await?;
-            super::runtimes::config_dir(&mut rendered, namespace, &files);
+            crate::app::adopt::runtimes::config_dir(&mut rendered, namespace, &files);
         }
         let carry = Carry {
             cluster,
@@ -640,7 +659,7 @@ pub(super) async fn move_runner(
             .run(&rendered, &plan, found.as_ref(), &tool)
             .await?;
         if let Some(layout) = &layout {
-            super::runtimes::remove_old_access(cluster, layout, args.timeout).await?;
+            crate::app::adopt::runtimes::remove_old_access(cluster, layout, args.timeout).await?;
         }
         if !alone {
             send_spec(&platform, &spec, &differ).await?;

@@ -14,8 +14,10 @@ use std::collections::BTreeSet;
 
 use serde_json::{json, Map, Value};
 
-use super::detect::component_of;
-use super::{in_namespace, kind, name};
+use crate::app::adopt::detect::component_of;
+use crate::app::adopt::in_namespace;
+use crate::app::adopt::kind;
+use crate::app::adopt::name;
 use crate::app::steps::session;
 use crate::app::Outcome;
 use crate::cluster;

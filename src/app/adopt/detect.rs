@@ -5,11 +5,21 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{json, Map, Value};
 
-use super::credentials;
-use super::{
-    in_namespace, kind, label, name, reference, Found, ObjectRef, Plan, Tool, COVERED_CHART,
-    HELM_CHART_LABEL, HELM_RELEASE_TYPE, RUNNER_TOKEN_SECRET, SAVED_MARK,
-};
+use crate::app::adopt::credentials;
+use crate::app::adopt::in_namespace;
+use crate::app::adopt::kind;
+use crate::app::adopt::label;
+use crate::app::adopt::name;
+use crate::app::adopt::reference;
+use crate::app::adopt::Found;
+use crate::app::adopt::ObjectRef;
+use crate::app::adopt::Plan;
+use crate::app::adopt::Tool;
+use crate::app::adopt::COVERED_CHART;
+use crate::app::adopt::HELM_CHART_LABEL;
+use crate::app::adopt::HELM_RELEASE_TYPE;
+use crate::app::adopt::RUNNER_TOKEN_SECRET;
+use crate::app::adopt::SAVED_MARK;
 use crate::app::steps::leftovers;
 use crate::render::{self, LABEL_MANAGED_BY};
 use crate::values::{self, Problem, Problems};

@@ -4,8 +4,13 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::detect::{plan, refuse, values_text, INTERIM_SUFFIX};
-use super::{Found, ObjectRef, Plan};
+use crate::app::adopt::detect::plan;
+use crate::app::adopt::detect::refuse;
+use crate::app::adopt::detect::values_text;
+use crate::app::adopt::detect::INTERIM_SUFFIX;
+use crate::app::adopt::Found;
+use crate::app::adopt::ObjectRef;
+use crate::app::adopt::Plan;
 use crate::app::Outcome;
 use crate::output;
 use crate::render;

@@ -2,10 +2,19 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use super::carry::{interim, storage_problems};
-use super::detect::{detect, plan, use_runnerconf, values_text, SERVICE_ACCOUNT_TOKEN_TYPE};
-use super::report::{check_save_path, unclassified_refusal};
-use super::{Found, ObjectRef, Tool, SAVED_MARK};
+use crate::app::adopt::carry::interim;
+use crate::app::adopt::carry::storage_problems;
+use crate::app::adopt::detect::detect;
+use crate::app::adopt::detect::plan;
+use crate::app::adopt::detect::use_runnerconf;
+use crate::app::adopt::detect::values_text;
+use crate::app::adopt::detect::SERVICE_ACCOUNT_TOKEN_TYPE;
+use crate::app::adopt::report::check_save_path;
+use crate::app::adopt::report::unclassified_refusal;
+use crate::app::adopt::Found;
+use crate::app::adopt::ObjectRef;
+use crate::app::adopt::Tool;
+use crate::app::adopt::SAVED_MARK;
 use crate::render::{self, Manifest, LABEL_MANAGED_BY};
 use crate::values::{self, Input};
 

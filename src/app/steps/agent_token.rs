@@ -31,8 +31,12 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::session::failed;
-use super::{attach, converge, register, upgrade_plan, verified};
+use crate::app::steps::attach;
+use crate::app::steps::converge;
+use crate::app::steps::register;
+use crate::app::steps::session::failed;
+use crate::app::steps::upgrade_plan;
+use crate::app::steps::verified;
 use crate::app::Outcome;
 use crate::cluster::{rotation, runtimes as live, Cluster};
 use crate::output;

@@ -20,9 +20,15 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::lock::{self, LockWait};
-use super::session::{connect_with, failed, vet_kubeconfig, ContextFrom};
-use super::{converge, register, upgrade_plan};
+use crate::app::steps::converge;
+use crate::app::steps::lock;
+use crate::app::steps::lock::LockWait;
+use crate::app::steps::register;
+use crate::app::steps::session::connect_with;
+use crate::app::steps::session::failed;
+use crate::app::steps::session::vet_kubeconfig;
+use crate::app::steps::session::ContextFrom;
+use crate::app::steps::upgrade_plan;
 use crate::app::Outcome;
 use crate::cli::PlatformArgs;
 use crate::cluster::inventory::{self, LiveObject};
@@ -1149,7 +1155,7 @@ pub(crate) fn after_init(
         values.namespace
     ));
     let change = Change::Attach { targets, accepted };
-    super::session::runtime().block_on(run(agent, change, &platform, timeout))
+    crate::app::steps::session::runtime().block_on(run(agent, change, &platform, timeout))
 }
 
 /// The wizard's choice: attach the runtime of an existing namespace to the
@@ -1181,7 +1187,7 @@ pub(crate) fn from_wizard(
         targets: vec![target],
         accepted,
     };
-    super::session::runtime().block_on(run(agent, change, &platform, timeout))
+    crate::app::steps::session::runtime().block_on(run(agent, change, &platform, timeout))
 }
 
 /// Vets the kubeconfig a runtimes file entry names (see
@@ -1326,8 +1332,8 @@ pub(crate) fn is_access_credential(name: &str) -> bool {
     [
         ACCESS_NAME,
         ACCESS_TOKEN_SECRET,
-        super::rotate::BRIDGE,
-        super::rotate::BRIDGE_TOKEN_SECRET,
+        crate::app::steps::rotate::BRIDGE,
+        crate::app::steps::rotate::BRIDGE_TOKEN_SECRET,
     ]
     .contains(&name)
 }

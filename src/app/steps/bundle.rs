@@ -10,10 +10,10 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
-use super::identity;
-use super::installation::own_classes;
-use super::record;
-use super::register;
+use crate::app::steps::identity;
+use crate::app::steps::installation::own_classes;
+use crate::app::steps::record;
+use crate::app::steps::register;
 use crate::bundle::{Bundle, Redactor};
 use crate::cli::PlatformArgs;
 use crate::cluster::inventory::{self, Record};

@@ -11,8 +11,8 @@
 
 use serde_json::Value;
 
-use super::session::failed;
-use super::upgrade_plan;
+use crate::app::steps::session::failed;
+use crate::app::steps::upgrade_plan;
 use crate::app::Outcome;
 use crate::cluster::preflight::{Check, Status};
 use crate::cluster::{secrets, Cluster, KubeError};
@@ -261,13 +261,16 @@ pub(crate) async fn renew(
             ),
         ])));
     }
-    let generated = certs::generate(namespace)
-        .map_err(|e| super::register::failed(e, "preparing the dind TLS certificate"))?;
+    let generated = certs::generate(namespace).map_err(|e| {
+        crate::app::steps::register::failed(e, "preparing the dind TLS certificate")
+    })?;
     let sans = certs::subject_alt_names(namespace);
     let (ca, cert) = platform
         .sign_server_certs(&generated.csr_pem, &sans)
         .await
-        .map_err(|e| super::register::failed(e, "having the platform sign the dind certificate"))?;
+        .map_err(|e| {
+            crate::app::steps::register::failed(e, "having the platform sign the dind certificate")
+        })?;
     let expires = not_after(&cert).map_err(|e| {
         Outcome::Failed(
             anyhow::anyhow!(
@@ -297,7 +300,14 @@ pub(crate) async fn renew(
             Some("a bug in cf-runner: please report it".into()),
         )
     })?;
-    super::converge::apply_with_progress(cluster, &[manifest], namespace, false, "renew").await?;
+    crate::app::steps::converge::apply_with_progress(
+        cluster,
+        &[manifest],
+        namespace,
+        false,
+        "renew",
+    )
+    .await?;
     let was = match before {
         Some(CertState::Expires(at)) if at <= now() => {
             format!(" (the old one expired on {})", date(at))

@@ -6,9 +6,9 @@
 
 use std::time::{Duration, Instant};
 
-use super::certificate;
-use super::installation::read_installation;
-use super::register;
+use crate::app::steps::certificate;
+use crate::app::steps::installation::read_installation;
+use crate::app::steps::register;
 use crate::app::Outcome;
 use crate::cli::PlatformArgs;
 use crate::cluster::{wait, Cluster};
@@ -66,7 +66,7 @@ async fn not_ready(
     }
     // An agent installed alone has no runtime environment nor dind
     // certificate of its own: its runtimes are the attached ones.
-    if super::record::agent_only(record) {
+    if crate::app::steps::record::agent_only(record) {
         return out;
     }
     match (&record.runtime_name, record.registered) {
@@ -103,7 +103,7 @@ async fn not_ready(
 /// that `init` registered it is taken.
 async fn runtime_on_platform(
     platform: &PlatformArgs,
-    inst: &super::installation::Installation,
+    inst: &crate::app::steps::installation::Installation,
     name: &str,
 ) -> Option<String> {
     let host = inst.values.as_ref().map(|v| v.codefresh_host.clone());
@@ -190,7 +190,7 @@ pub(crate) async fn wait_healthy(
 mod tests {
     #[test]
     fn durations_read_as_typed() {
-        use super::span;
+        use crate::app::steps::health::span;
         use std::time::Duration;
         assert_eq!(span(Duration::from_secs(300)), "5m");
         assert_eq!(span(Duration::from_secs(45)), "45s");

@@ -5,8 +5,10 @@
 
 use futures::join;
 
-use super::record::{self, Record};
-use super::session::{failed, SlowNote};
+use crate::app::steps::record;
+use crate::app::steps::record::Record;
+use crate::app::steps::session::failed;
+use crate::app::steps::session::SlowNote;
 use crate::app::Outcome;
 use crate::cli::KubeArgs;
 use crate::cluster::inventory::{self, LiveObject, VolumeScope};

@@ -14,7 +14,7 @@
 
 use serde_json::Value;
 
-use super::installation::read_installation;
+use crate::app::steps::installation::read_installation;
 use crate::cluster::inventory::{self, LiveObject};
 use crate::cluster::ownership::{self, Ledger, Ownership};
 use crate::cluster::support::{secret_summaries, SecretSummary};
@@ -305,7 +305,7 @@ pub(crate) async fn verify(cluster: &Cluster, namespace: &str, asked: &Asked<'_>
 
 #[cfg(test)]
 mod tests {
-    use super::runner_credential;
+    use crate::app::steps::leftovers::runner_credential;
 
     /// The old installers' credential Secrets are recognised by name or by
     /// the runner's credential keys; a user's Secret of other names is not.

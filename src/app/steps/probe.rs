@@ -30,7 +30,7 @@ pub(crate) async fn run(
     let on_stage = |_: &Stage| {};
     tokio::select! {
         result = probe::run(&cluster.client, &spec, timeout, &on_stage) => {
-            result.map_err(|e| super::session::failed(e, "the probe failed to talk to the cluster"))
+            result.map_err(|e| crate::app::steps::session::failed(e, "the probe failed to talk to the cluster"))
         }
         _ = tokio::signal::ctrl_c() => {
             let _ = probe::clean_up(&cluster.client, namespace).await;
@@ -63,9 +63,9 @@ pub(crate) fn print_stages(stages: &[Stage]) {
 
 /// `init --probe`: the probe right after an install that went well.
 pub(crate) fn after_install(values: &values::Values, timeout: Duration) -> Outcome {
-    let probed: Result<(), Outcome> = super::session::runtime().block_on(async {
-        let cluster = super::session::connect(values).await?;
-        let identity = super::identity::seed(values, Some(cluster.context.clone()));
+    let probed: Result<(), Outcome> = crate::app::steps::session::runtime().block_on(async {
+        let cluster = crate::app::steps::session::connect(values).await?;
+        let identity = crate::app::steps::identity::seed(values, Some(cluster.context.clone()));
         let rendered = render::render(values, &identity, &serde_json::Value::Null)?;
         output::say("Probing the build path (a dind claim and a dind-like pod):");
         let url = Some(values.codefresh_host.clone());

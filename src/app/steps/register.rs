@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use super::install::seams::Registrar;
+use crate::app::steps::install::seams::Registrar;
 use crate::app::Outcome;
 use crate::cli::PlatformArgs;
 use crate::output;
@@ -407,9 +407,9 @@ pub(crate) async fn stray_agents(
         return Ok(Vec::new());
     };
     let default = format!("{context}_{namespace}");
-    let mut pattern: Vec<String> = super::install::candidates(&default).collect();
+    let mut pattern: Vec<String> = crate::app::steps::install::candidates(&default).collect();
     if let Some(name) = recorded_agent {
-        pattern.extend(super::install::candidates(name));
+        pattern.extend(crate::app::steps::install::candidates(name));
     }
     let mut found: Vec<String> = platform
         .agents()

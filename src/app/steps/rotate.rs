@@ -21,9 +21,14 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::attach::{self, AgentSide, AgentState, Resolved, Target, IN_CLUSTER_HOST};
-use super::converge;
-use super::session::failed;
+use crate::app::steps::attach;
+use crate::app::steps::attach::AgentSide;
+use crate::app::steps::attach::AgentState;
+use crate::app::steps::attach::Resolved;
+use crate::app::steps::attach::Target;
+use crate::app::steps::attach::IN_CLUSTER_HOST;
+use crate::app::steps::converge;
+use crate::app::steps::session::failed;
 use crate::app::Outcome;
 use crate::cluster::inventory::{self, LiveObject};
 use crate::cluster::runtime_access::{self, Access};

@@ -19,11 +19,17 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::attach::{self, AgentSide, AgentState, Resolved, Target, IN_CLUSTER_HOST};
-use super::converge;
-use super::register;
-use super::session::{failed, need_yes};
-use super::verified;
+use crate::app::steps::attach;
+use crate::app::steps::attach::AgentSide;
+use crate::app::steps::attach::AgentState;
+use crate::app::steps::attach::Resolved;
+use crate::app::steps::attach::Target;
+use crate::app::steps::attach::IN_CLUSTER_HOST;
+use crate::app::steps::converge;
+use crate::app::steps::register;
+use crate::app::steps::session::failed;
+use crate::app::steps::session::need_yes;
+use crate::app::steps::verified;
 use crate::app::Outcome;
 use crate::cli::PlatformArgs;
 use crate::cluster::inventory::{self, LiveObject};

@@ -13,9 +13,9 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::attach::IN_CLUSTER_HOST;
-use super::installation::Installation;
-use super::register;
+use crate::app::steps::attach::IN_CLUSTER_HOST;
+use crate::app::steps::installation::Installation;
+use crate::app::steps::register;
 use crate::cli::PlatformArgs;
 use crate::cluster::preflight::{Check, Status};
 use crate::cluster::runtime_access::{self, Access};

@@ -7,9 +7,12 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use super::installation::{read_installation, Installation};
-use super::session::failed;
-use super::{identity, record, register};
+use crate::app::steps::identity;
+use crate::app::steps::installation::read_installation;
+use crate::app::steps::installation::Installation;
+use crate::app::steps::record;
+use crate::app::steps::register;
+use crate::app::steps::session::failed;
 use crate::app::Outcome;
 use crate::cli::PlatformArgs;
 use crate::cluster::inventory::{self, LiveObject};
@@ -249,7 +252,8 @@ fn storage_info(
 async fn describe(cluster: &Cluster, inst: &Installation) -> Result<InstallationInfo, KubeError> {
     let mut notes = Vec::new();
     let record = inst.record.clone().unwrap_or_default();
-    if inst.record.is_none() && super::runtime_life::is_attached_runtime(&inst.objects) {
+    if inst.record.is_none() && crate::app::steps::runtime_life::is_attached_runtime(&inst.objects)
+    {
         notes.push(
             "a runtime attached to an agent in another namespace (ServiceAccount cf-runner-agent here is that \
              agent's access), not an installation of its own; `cf-runner info --kube-namespace <the agent's \
@@ -379,7 +383,7 @@ pub(crate) async fn report(
 ) -> Result<Report, Outcome> {
     let mut installations = Vec::new();
     for ns in namespaces {
-        super::lock::note_holder(cluster, ns).await;
+        crate::app::steps::lock::note_holder(cluster, ns).await;
         let reading = format!("reading the installation in namespace {ns} failed");
         let inst = read_installation(cluster, ns)
             .await
@@ -391,10 +395,11 @@ pub(crate) async fn report(
             .await
             .map_err(|e| failed(e, &reading))?;
         info.platform = platform_status(platform, &inst, &cluster.context).await;
-        info.runtimes = super::runtimes_view::view(cluster, &inst, platform, &mut info.notes).await;
-        super::certificate::annotate(cluster, &mut info).await;
-        super::agent_token::annotate(cluster, &mut info).await;
-        info.notes.extend(super::skew::notes(
+        info.runtimes =
+            crate::app::steps::runtimes_view::view(cluster, &inst, platform, &mut info.notes).await;
+        crate::app::steps::certificate::annotate(cluster, &mut info).await;
+        crate::app::steps::agent_token::annotate(cluster, &mut info).await;
+        info.notes.extend(crate::app::steps::skew::notes(
             info.installed_by.as_deref(),
             &inst.objects,
         ));

@@ -8,11 +8,12 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::identity;
-use super::installation::left_behind;
-use super::record::{self, Record};
-use super::session::failed;
-use super::verified;
+use crate::app::steps::identity;
+use crate::app::steps::installation::left_behind;
+use crate::app::steps::record;
+use crate::app::steps::record::Record;
+use crate::app::steps::session::failed;
+use crate::app::steps::verified;
 use crate::app::Outcome;
 use crate::cluster::diff::{Action, ObjectDiff};
 use crate::cluster::inventory::{self, LiveObject};
@@ -404,7 +405,7 @@ pub(crate) async fn plan(
     if !problems.is_empty() {
         return Err(Outcome::BadInput(Problems(problems)));
     }
-    super::input::warn_loaded(&loaded);
+    crate::app::steps::input::warn_loaded(&loaded);
     let (record_tree, mut rendered) = render_and_record(&loaded, &identity, &stored.lost)?;
     // A registered install keeps the platform's runtime spec in step, as the
     // chart's post-upgrade hook does: the token is checked before anything
@@ -427,7 +428,13 @@ pub(crate) async fn plan(
         .and_then(|l| Ok((l, ledger?)))
         .map_err(|e| failed(e, "listing the installed objects failed"))?;
     let mut prune = to_prune(&live, &rendered.manifests, namespace, &ledger);
-    super::attach::keep_attached(cluster, namespace, &mut rendered.manifests, &mut prune).await?;
+    crate::app::steps::attach::keep_attached(
+        cluster,
+        namespace,
+        &mut rendered.manifests,
+        &mut prune,
+    )
+    .await?;
     Ok(Plan {
         version,
         loaded,

@@ -22,8 +22,8 @@
 
 use serde_json::Value;
 
-use super::register;
-use super::session::failed;
+use crate::app::steps::register;
+use crate::app::steps::session::failed;
 use crate::app::Outcome;
 use crate::cluster::{rotation, Cluster};
 use crate::platform::{Agent, Platform};

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::seams::Registrar;
+use crate::app::steps::install::seams::Registrar;
 use crate::app::steps::installation::LeftBehind;
 use crate::app::steps::register;
 use crate::app::Outcome;

@@ -15,9 +15,13 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-pub(crate) use super::lock::LockWait;
-use super::session::{connect, install_runtime, runtime};
-use super::{identity, preflight, register};
+use crate::app::steps::identity;
+pub(crate) use crate::app::steps::lock::LockWait;
+use crate::app::steps::preflight;
+use crate::app::steps::register;
+use crate::app::steps::session::connect;
+use crate::app::steps::session::install_runtime;
+use crate::app::steps::session::runtime;
 use crate::app::Outcome;
 use crate::cluster::lock::NamespaceSeen;
 use crate::output;

@@ -5,14 +5,24 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::agent::{agent_of_token, ensure_agent, ensure_runtime, AgentSource, RuntimeSource};
-use super::seams::{Registrar, Target};
-use super::{
-    connect_and_announce, namespace_manifest, needs, preflight, render_and_apply, render_or_fail,
-    wait_for_install, Options,
-};
+use crate::app::steps::identity;
+use crate::app::steps::install::agent::agent_of_token;
+use crate::app::steps::install::agent::ensure_agent;
+use crate::app::steps::install::agent::ensure_runtime;
+use crate::app::steps::install::agent::AgentSource;
+use crate::app::steps::install::agent::RuntimeSource;
+use crate::app::steps::install::connect_and_announce;
+use crate::app::steps::install::namespace_manifest;
+use crate::app::steps::install::needs;
+use crate::app::steps::install::preflight;
+use crate::app::steps::install::render_and_apply;
+use crate::app::steps::install::render_or_fail;
+use crate::app::steps::install::seams::Registrar;
+use crate::app::steps::install::seams::Target;
+use crate::app::steps::install::wait_for_install;
+use crate::app::steps::install::Options;
 use crate::app::steps::installation::LeftBehind;
-use crate::app::steps::{identity, register};
+use crate::app::steps::register;
 use crate::app::Outcome;
 use crate::output;
 use crate::platform::{self, certs, Agent, Auth, Whoami};

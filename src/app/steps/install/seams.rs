@@ -8,9 +8,11 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::app::steps::installation::{left_behind, LeftBehind};
+use crate::app::steps::converge;
+use crate::app::steps::installation::left_behind;
+use crate::app::steps::installation::LeftBehind;
 use crate::app::steps::lock::LockWait;
-use crate::app::steps::{converge, preflight};
+use crate::app::steps::preflight;
 use crate::app::Outcome;
 use crate::cluster::lock::{Lock, NamespaceSeen};
 use crate::cluster::{self, apply, secrets};
@@ -226,10 +228,11 @@ impl Target for cluster::Cluster {
         how: LockWait,
         seen: NamespaceSeen,
     ) -> Result<Option<Lock>, Outcome> {
-        super::super::lock::take_seen(self, namespace, "init", how, namespace_manifest, seen).await
+        crate::app::steps::lock::take_seen(self, namespace, "init", how, namespace_manifest, seen)
+            .await
     }
     async fn unlock(&self, lock: Option<Lock>, namespace: &str) {
-        super::super::lock::release(lock, namespace).await
+        crate::app::steps::lock::release(lock, namespace).await
     }
     async fn left_behind(&self, namespace: &str) -> Result<LeftBehind, Outcome> {
         left_behind(self, namespace)

@@ -9,11 +9,18 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::agent::{candidates, ensure_agent, ensure_runtime, AgentSource, RuntimeSource};
-use super::registered::registered;
-use super::seams::{Registrar, Target};
-use super::{offline, Options};
-use crate::app::steps::installation::{DindCerts, LeftBehind};
+use crate::app::steps::install::agent::candidates;
+use crate::app::steps::install::agent::ensure_agent;
+use crate::app::steps::install::agent::ensure_runtime;
+use crate::app::steps::install::agent::AgentSource;
+use crate::app::steps::install::agent::RuntimeSource;
+use crate::app::steps::install::offline;
+use crate::app::steps::install::registered::registered;
+use crate::app::steps::install::seams::Registrar;
+use crate::app::steps::install::seams::Target;
+use crate::app::steps::install::Options;
+use crate::app::steps::installation::DindCerts;
+use crate::app::steps::installation::LeftBehind;
 use crate::app::steps::lock::LockWait;
 use crate::app::Outcome;
 use crate::output;
