@@ -3,26 +3,18 @@
 //! steps they share live in [`steps`]; how a command ended in [`outcome`].
 
 pub mod adopt;
-pub mod check;
-pub mod completions;
-pub mod delete;
-pub mod diff;
+pub mod commands;
+pub mod day_two;
 pub mod fleet;
-pub mod images;
-pub mod info;
-pub mod init;
-pub mod outcome;
-pub mod renew;
-pub mod runtime;
-pub mod schema;
-pub mod steps;
-pub mod support_bundle;
-pub mod test_pipeline;
-pub mod upgrade;
+pub mod identity;
+pub mod install;
+pub mod installation;
+pub mod runtimes;
+pub mod session;
 
 use std::process::ExitCode;
 
-pub use outcome::Outcome;
+pub use session::outcome::Outcome;
 
 use crate::cli::{Cli, Command};
 use crate::output;
@@ -31,20 +23,20 @@ use crate::output;
 pub fn run(cli: Cli) -> ExitCode {
     output::init_terminal();
     let outcome = match cli.command {
-        Command::Init(args) => init::run(&args),
-        Command::Completions(args) => completions::run(&args),
-        Command::Info(args) => info::run(&args),
-        Command::Delete(args) => delete::run(&args),
-        Command::Upgrade(args) => upgrade::run(&args),
-        Command::Check(args) => check::run(&args),
-        Command::TestPipeline(args) => test_pipeline::run(&args),
+        Command::Init(args) => commands::init::run(&args),
+        Command::Completions(args) => commands::completions::run(&args),
+        Command::Info(args) => commands::info::run(&args),
+        Command::Delete(args) => commands::delete::run(&args),
+        Command::Upgrade(args) => commands::upgrade::run(&args),
+        Command::Check(args) => commands::check::run(&args),
+        Command::TestPipeline(args) => commands::test_pipeline::run(&args),
         Command::Adopt(args) => adopt::run(&args),
-        Command::Schema => schema::run(),
-        Command::Images(args) => images::run(&args),
-        Command::Diff(args) => diff::run(&args),
-        Command::SupportBundle(args) => support_bundle::run(&args),
-        Command::Runtime(args) => runtime::run(&args),
-        Command::Renew(args) => renew::run(&args),
+        Command::Schema => commands::schema::run(),
+        Command::Images(args) => commands::images::run(&args),
+        Command::Diff(args) => commands::diff::run(&args),
+        Command::SupportBundle(args) => commands::support_bundle::run(&args),
+        Command::Runtime(args) => commands::runtime::run(&args),
+        Command::Renew(args) => commands::renew::run(&args),
         Command::Fleet(command) => fleet::run(&command),
     };
     outcome.finish()

@@ -29,6 +29,11 @@ use crate::values::Secret;
 pub const CONFIG_SECRET: &str = "runnerconf";
 /// Where the agent's container reads [`CONFIG_SECRET`] (venonactl's path).
 pub const CONFIG_DIR: &str = "/etc/secrets";
+/// The ServiceAccount (and RoleBinding) the agent acts as while its own is
+/// made again.
+pub const BRIDGE: &str = "cf-runner-agent-rotating";
+/// The token Secret of [`BRIDGE`].
+pub const BRIDGE_TOKEN_SECRET: &str = "cf-runner-agent-rotating-token";
 /// ServiceAccount, Role and RoleBinding the agent acts as in a runtime namespace.
 pub const ACCESS_NAME: &str = "cf-runner-agent";
 /// The token Secret of [`ACCESS_NAME`].

@@ -21,13 +21,13 @@ use crate::app::adopt::ObjectRef;
 use crate::app::adopt::Plan;
 use crate::app::adopt::Start;
 use crate::app::adopt::RUNNER_TOKEN_SECRET;
-use crate::app::steps::converge;
-use crate::app::steps::identity;
-use crate::app::steps::lock;
-use crate::app::steps::record;
-use crate::app::steps::register;
-use crate::app::steps::session;
-use crate::app::steps::upgrade_plan;
+use crate::app::identity::register;
+use crate::app::installation::identity;
+use crate::app::installation::plan;
+use crate::app::installation::record;
+use crate::app::session::connect;
+use crate::app::session::converge;
+use crate::app::session::lock;
 use crate::app::Outcome;
 use crate::cli::AdoptArgs;
 use crate::cluster;
@@ -57,7 +57,7 @@ async fn adopt_wait(
 
 /// The diff of a move, against objects that are installed.
 fn print_diffs(diffs: &[cluster::diff::ObjectDiff], namespace: &str, context: &str) {
-    upgrade_plan::print_diffs(diffs, namespace, context, true)
+    plan::print_diffs(diffs, namespace, context, true)
 }
 
 fn token_needed(why: &str) -> Outcome {
@@ -236,7 +236,7 @@ pub(super) async fn agent_token(
     for (secret, key) in &places {
         let value = record::read_kept(cluster, namespace, secret, key)
             .await
-            .map_err(|e| session::failed(e, "reading the agent token failed"))?;
+            .map_err(|e| connect::failed(e, "reading the agent token failed"))?;
         if let Some(v) = value {
             return Ok(values::Secret::new(v));
         }
@@ -263,7 +263,7 @@ pub(super) async fn kept_certs(
     for key in render::DIND_CERT_KEYS {
         let value = record::read_kept(cluster, namespace, render::DIND_CERTS_SECRET, key)
             .await
-            .map_err(|e| session::failed(e, "reading the dind certificates failed"))?;
+            .map_err(|e| connect::failed(e, "reading the dind certificates failed"))?;
         got.push(value);
     }
     Ok(match got.as_slice() {
@@ -435,7 +435,7 @@ pub(super) async fn remove(
         )
         .await
         .map_err(|e| {
-            session::failed(
+            connect::failed(
                 e,
                 "preparing the old installer's objects for removal failed",
             )
@@ -546,7 +546,7 @@ pub(super) async fn move_runner(
         if alone {
             let ledger = cluster::ownership::Ledger::read(&cluster.client, namespace)
                 .await
-                .map_err(|e| session::failed(e, "reading the namespace's ledger failed"))?;
+                .map_err(|e| connect::failed(e, "reading the namespace's ledger failed"))?;
             crate::app::adopt::several_runtimes::refuse_runtime_objects_here(
                 namespace, objects, &names, &ledger,
             )?;
@@ -689,9 +689,9 @@ async fn load_values(
     if resuming {
         // The record holds the secrets redacted: back from cf-runner's
         // Secrets, which the first run wrote.
-        upgrade_plan::restore_secrets(cluster, namespace, &mut tree)
+        plan::restore_secrets(cluster, namespace, &mut tree)
             .await
-            .map_err(|e| session::failed(e, "reading the installed secrets failed"))?;
+            .map_err(|e| connect::failed(e, "reading the installed secrets failed"))?;
     }
     // The credentials cf-runner keeps in its own Secret, read from where
     // the old install keeps them: overrides, never in the saved file.
@@ -990,7 +990,7 @@ impl<'a> Carry<'a> {
                 &interim_name,
             )
             .await
-            .map_err(|e| session::failed(e, "reading the interim workloads failed"))?
+            .map_err(|e| connect::failed(e, "reading the interim workloads failed"))?
             {
                 let mut object = live.object.clone();
                 object["apiVersion"] = json!(m.api_version);
@@ -1016,7 +1016,7 @@ impl<'a> Carry<'a> {
                 &m.name,
             )
             .await
-            .map_err(|e| session::failed(e, "removing the old installer's labels failed"))?;
+            .map_err(|e| connect::failed(e, "removing the old installer's labels failed"))?;
         }
         let is_release =
             |r: &ObjectRef| r.kind == "Secret" && r.name.starts_with("sh.helm.release.v1.");
@@ -1065,7 +1065,7 @@ pub(super) async fn mark_taken_over(
     )
     .await
     .map_err(|e| {
-        session::failed(
+        connect::failed(
             e,
             "marking the old installer's objects as taken over failed",
         )

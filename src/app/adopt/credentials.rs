@@ -18,7 +18,7 @@ use crate::app::adopt::detect::component_of;
 use crate::app::adopt::in_namespace;
 use crate::app::adopt::kind;
 use crate::app::adopt::name;
-use crate::app::steps::session;
+use crate::app::session::connect;
 use crate::app::Outcome;
 use crate::cluster;
 use crate::render;
@@ -98,7 +98,7 @@ impl Credential {
             ),
             Destination::UsersSecret => match &self.from {
                 Source::SecretKey { secret, .. }
-                    if crate::app::steps::leftovers::runner_credential(secret, &[]).is_some() =>
+                    if crate::app::installation::leftovers::runner_credential(secret, &[]).is_some() =>
                 {
                     format!(
                         "stays where it is (named like an old installer's Secret, without its labels: cf-runner \
@@ -541,7 +541,7 @@ pub(super) async fn carried_values(
                 let old = cluster::secrets::read_key(&cluster.client, namespace, secret, key)
                     .await
                     .map_err(|e| {
-                        session::failed(e, "reading the old install's credentials failed")
+                        connect::failed(e, "reading the old install's credentials failed")
                     })?;
                 match old {
                     Some(v) => Some(v),
@@ -553,7 +553,7 @@ pub(super) async fn carried_values(
                     )
                     .await
                     .map_err(|e| {
-                        session::failed(e, "reading the provisioner's credentials failed")
+                        connect::failed(e, "reading the provisioner's credentials failed")
                     })?,
                 }
             }
@@ -600,7 +600,7 @@ pub(super) async fn runnerconf_runtimes(
     for entry in entries {
         let text = cluster::secrets::read_key(&cluster.client, namespace, "runnerconf", &entry)
             .await
-            .map_err(|e| session::failed(e, "reading Secret runnerconf failed"))?;
+            .map_err(|e| connect::failed(e, "reading Secret runnerconf failed"))?;
         let name = text
             .and_then(|t| serde_yaml_ng::from_str::<Value>(&t).ok())
             .and_then(|v| v["name"].as_str().map(str::to_string))

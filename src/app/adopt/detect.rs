@@ -20,7 +20,7 @@ use crate::app::adopt::HELM_CHART_LABEL;
 use crate::app::adopt::HELM_RELEASE_TYPE;
 use crate::app::adopt::RUNNER_TOKEN_SECRET;
 use crate::app::adopt::SAVED_MARK;
-use crate::app::steps::leftovers;
+use crate::app::installation::leftovers;
 use crate::render::{self, LABEL_MANAGED_BY};
 use crate::values::{self, Problem, Problems};
 use crate::wizard;

@@ -33,7 +33,8 @@ pub(super) fn report(found: &Found, namespace: &str, path: &Path) -> Result<(), 
         ..Default::default()
     };
     let loaded = values::load(&input)?;
-    let identity = crate::app::steps::identity::seed(&loaded.values, loaded.values.context.clone());
+    let identity =
+        crate::app::installation::identity::seed(&loaded.values, loaded.values.context.clone());
     let rendered = render::render(&loaded.values, &identity, &loaded.redacted_tree)
         .map_err(Outcome::render_failed)?;
     let mut ours: Vec<(ObjectRef, Value)> = rendered

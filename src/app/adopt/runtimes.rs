@@ -41,13 +41,13 @@ use crate::app::adopt::kind;
 use crate::app::adopt::label;
 use crate::app::adopt::name;
 use crate::app::adopt::ObjectRef;
-use crate::app::steps::attach::ensure_access;
-use crate::app::steps::attach::Resolved;
-use crate::app::steps::attach::Target;
-use crate::app::steps::attach::IN_CLUSTER_HOST;
-use crate::app::steps::converge;
-use crate::app::steps::register;
-use crate::app::steps::session;
+use crate::app::identity::register;
+use crate::app::runtimes::attach::ensure_access;
+use crate::app::runtimes::attach::Resolved;
+use crate::app::runtimes::attach::Target;
+use crate::app::runtimes::attach::IN_CLUSTER_HOST;
+use crate::app::session::connect;
+use crate::app::session::converge;
 use crate::app::Outcome;
 use crate::cluster::{self, runtimes as live};
 use crate::output;
@@ -72,7 +72,7 @@ pub(super) async fn read_files(
     live::read_config(&cluster.client, namespace, CONFIG_SECRET)
         .await
         .map(|c| c.map(|c| c.files).unwrap_or_default())
-        .map_err(|e| session::failed(e, "reading Secret runnerconf failed"))
+        .map_err(|e| connect::failed(e, "reading Secret runnerconf failed"))
 }
 
 /// What one `*.runtime.yaml` says, without its token.
@@ -255,14 +255,14 @@ pub(super) async fn survey(
                     format!("detach {runtime} from the agent with the tool that attached it (its builds cannot run), then re-run adopt; nothing was changed"),
                 ))
             }
-            Err(e) => return Err(session::failed(e, "reading the runtime's namespace failed")),
+            Err(e) => return Err(connect::failed(e, "reading the runtime's namespace failed")),
         }
         let objects = cluster::adopt::scan(cluster, &ns)
             .await
-            .map_err(|e| session::failed(e, "reading the runtime's namespace failed"))?;
+            .map_err(|e| connect::failed(e, "reading the runtime's namespace failed"))?;
         let ledger = cluster::ownership::Ledger::read(&cluster.client, &ns)
             .await
-            .map_err(|e| session::failed(e, "reading the runtime's namespace failed"))?;
+            .map_err(|e| connect::failed(e, "reading the runtime's namespace failed"))?;
         let local: Vec<&Value> = objects.iter().filter(|o| in_namespace(o, &ns)).collect();
         if let Some(record) = local
             .iter()
@@ -624,7 +624,7 @@ async fn mark(cluster: &cluster::Cluster, ns: &str, list: &[ObjectRef]) -> Resul
     }
     let objects = cluster::adopt::scan(cluster, ns)
         .await
-        .map_err(|e| session::failed(e, "reading the runtime's namespace failed"))?;
+        .map_err(|e| connect::failed(e, "reading the runtime's namespace failed"))?;
     for r in list {
         let Some(o) = objects
             .iter()
@@ -661,7 +661,7 @@ pub(super) async fn remove_old_access(
     for a in &layout.others {
         let objects = cluster::adopt::scan(cluster, &a.namespace)
             .await
-            .map_err(|e| session::failed(e, "reading the runtime's namespace failed"))?;
+            .map_err(|e| connect::failed(e, "reading the runtime's namespace failed"))?;
         let local: Vec<&Value> = objects
             .iter()
             .filter(|o| in_namespace(o, &a.namespace))

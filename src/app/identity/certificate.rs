@@ -1,0 +1,404 @@
+//! The dind certificate over time: its expiry date as `info` and `check`
+//! show it, and its renewal (`cf-runner renew certificate`).
+//!
+//! The certificate is read from the Secret cf-runner writes
+//! ([`render::DIND_CERTS_SECRET`]), never from a dind pod. A renewal never
+//! reads the old certificate as a precondition: the day it expired is the
+//! day a renewal must work, so it makes a new key and CSR, has the platform
+//! sign them exactly as `init` does, and writes the Secret as `upgrade`
+//! would render it. dind pods are made per build and mount the Secret when
+//! they start, so no workload needs a restart.
+
+use serde_json::Value;
+
+use crate::app::installation::plan;
+use crate::app::session::connect::failed;
+use crate::app::Outcome;
+use crate::cluster::preflight::{Check, Status};
+use crate::cluster::{secrets, Cluster, KubeError};
+use crate::output;
+use crate::output::info::InstallationInfo;
+use crate::platform::{certs, Platform};
+use crate::render::{self, DIND_CERTS_SECRET};
+use crate::values::{Input, Secret};
+
+/// A certificate with fewer days left than this is reported (and fails
+/// `check`), leaving a month to renew it.
+pub(crate) const WARN_DAYS: i64 = 30;
+
+/// Name of the `check` line.
+pub(crate) const CHECK_NAME: &str = "dind certificate";
+
+/// The command that renews the certificate of the install in `namespace`.
+pub(crate) fn renew_command(namespace: &str) -> String {
+    format!("cf-runner renew certificate --kube-namespace {namespace}")
+}
+
+/// The dind server certificate as the cluster holds it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum CertState {
+    /// No Secret, or no certificate in it.
+    Missing,
+    /// The placeholder of an install that was never registered.
+    Placeholder,
+    /// Present but not a certificate this can read.
+    Unreadable(String),
+    /// Its notAfter, in seconds since the Unix epoch.
+    Expires(i64),
+}
+
+/// The notAfter of the first certificate of a PEM text, in seconds since
+/// the Unix epoch.
+pub(crate) fn not_after(pem: &str) -> Result<i64, String> {
+    let (_, block) = x509_parser::pem::parse_x509_pem(pem.as_bytes())
+        .map_err(|e| format!("not a PEM certificate ({e})"))?;
+    let cert = block
+        .parse_x509()
+        .map_err(|e| format!("not an X.509 certificate ({e})"))?;
+    Ok(cert.validity().not_after.timestamp())
+}
+
+/// What a Secret's `server-cert.pem` says.
+pub(crate) fn state_of(cert: Option<&str>) -> CertState {
+    match cert {
+        None => CertState::Missing,
+        Some(t) if t.trim().is_empty() => CertState::Missing,
+        Some(t) if render::is_placeholder(t) => CertState::Placeholder,
+        Some(t) => match not_after(t) {
+            Ok(at) => CertState::Expires(at),
+            Err(e) => CertState::Unreadable(e),
+        },
+    }
+}
+
+/// Reads the dind certificate of the install in `namespace`.
+pub(crate) async fn read(cluster: &Cluster, namespace: &str) -> Result<CertState, KubeError> {
+    let cert = secrets::read_key(
+        &cluster.client,
+        namespace,
+        DIND_CERTS_SECRET,
+        "server-cert.pem",
+    )
+    .await?;
+    Ok(state_of(cert.as_deref()))
+}
+
+/// Seconds since the Unix epoch, now.
+pub(crate) fn now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or_default()
+}
+
+/// `2027-11-25 17:21 UTC` of seconds since the Unix epoch.
+pub(crate) fn date(unix: i64) -> String {
+    let days = unix.div_euclid(86_400);
+    let secs = unix.rem_euclid(86_400);
+    // Civil date of a day count (H. Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02} UTC",
+        secs / 3600,
+        (secs % 3600) / 60
+    )
+}
+
+/// How the certificate stands, in words.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Verdict {
+    /// False when it is expired, expires within [`WARN_DAYS`], or cannot be
+    /// read: builds fail (or soon will) with a TLS error.
+    pub ok: bool,
+    /// True when there is nothing to judge (no Secret, an offline install).
+    pub absent: bool,
+    pub text: String,
+    /// The command that renews it, when not ok.
+    pub fix: Option<String>,
+}
+
+/// Judges `state` at `now` for the install in `namespace`.
+pub(crate) fn judge(state: &CertState, now: i64, namespace: &str) -> Verdict {
+    let renew = || {
+        Some(format!(
+            "run `{}` (a Codefresh API token is needed: --token or CF_API_KEY)",
+            renew_command(namespace)
+        ))
+    };
+    match state {
+        CertState::Missing => Verdict {
+            ok: true,
+            absent: true,
+            text: format!("no certificate in Secret {DIND_CERTS_SECRET}"),
+            fix: None,
+        },
+        CertState::Placeholder => Verdict {
+            ok: true,
+            absent: true,
+            text: "a placeholder: the install was never registered on the platform, which signs it"
+                .into(),
+            fix: None,
+        },
+        CertState::Unreadable(why) => Verdict {
+            ok: false,
+            absent: false,
+            text: format!(
+                "Secret {DIND_CERTS_SECRET} holds a certificate that cannot be read: {why}"
+            ),
+            fix: renew(),
+        },
+        CertState::Expires(at) => {
+            let left = at - now;
+            let days = left.div_euclid(86_400);
+            if left <= 0 {
+                Verdict {
+                    ok: false,
+                    absent: false,
+                    text: format!(
+                        "EXPIRED on {}: every build fails with a TLS error until it is renewed",
+                        date(*at)
+                    ),
+                    fix: renew(),
+                }
+            } else if days < WARN_DAYS {
+                Verdict {
+                    ok: false,
+                    absent: false,
+                    text: format!(
+                        "expires on {} ({days} days left, under {WARN_DAYS}): builds fail with a TLS error from then on",
+                        date(*at)
+                    ),
+                    fix: renew(),
+                }
+            } else {
+                Verdict {
+                    ok: true,
+                    absent: false,
+                    text: format!("valid until {} ({days} days left)", date(*at)),
+                    fix: None,
+                }
+            }
+        }
+    }
+}
+
+/// Adds the certificate's expiry to what `info` shows of one installation:
+/// a summary line, and a note with the renewal command when it needs one.
+pub(crate) async fn annotate(cluster: &Cluster, info: &mut InstallationInfo) {
+    let verdict = match read(cluster, &info.namespace).await {
+        Ok(state) => judge(&state, now(), &info.namespace),
+        Err(e) => Verdict {
+            ok: true,
+            absent: false,
+            text: format!("not read: {e}"),
+            fix: None,
+        },
+    };
+    info.summary
+        .insert(CHECK_NAME.into(), Value::String(verdict.text.clone()));
+    if !verdict.ok {
+        info.healthy = false;
+        info.notes.push(format!(
+            "the dind certificate {}; {}",
+            verdict.text,
+            verdict.fix.unwrap_or_default()
+        ));
+    }
+}
+
+/// The `check` line of an install already in `namespace` (`None` when
+/// there is none to judge). Under [`WARN_DAYS`] or expired it fails, so a
+/// pipeline running `check` stops a month ahead.
+pub(crate) async fn check(cluster: &Cluster, namespace: &str) -> Option<Check> {
+    let state = read(cluster, namespace).await.ok()?;
+    let verdict = judge(&state, now(), namespace);
+    if verdict.absent {
+        return None;
+    }
+    Some(Check {
+        name: CHECK_NAME.into(),
+        status: if verdict.ok {
+            Status::Pass
+        } else {
+            Status::Fail
+        },
+        reason: verdict.text,
+        details: Vec::new(),
+        fix: verdict.fix,
+        unreachable: false,
+    })
+}
+
+/// Renews the dind certificate of the install in `namespace`, under its
+/// lock: a new key and CSR, signed by `platform` as `init` has them signed,
+/// written into the Secret as `upgrade` renders it. The old certificate is
+/// only shown, never required.
+pub(crate) async fn renew(
+    cluster: &Cluster,
+    namespace: &str,
+    platform: &Platform,
+) -> Result<(), Outcome> {
+    let before = read(cluster, namespace).await.ok();
+    // The install as `upgrade` would write it, from its record: the Secret
+    // keeps its labels and everything else the render gives it.
+    let plan = plan::plan(Input::default(), cluster, namespace).await?;
+    if plan.loaded.values.agent_only {
+        // Before the platform signs anything: there is nothing to renew.
+        return Err(Outcome::BadInput(crate::values::Problems(vec![
+            crate::values::Problem::new(
+                "--kube-namespace",
+                Some(&serde_json::Value::String(namespace.to_string())),
+                "holds an agent installed alone (AgentOnly): no build runs there, so it has no dind certificate",
+                "nothing to renew in this namespace; each attached runtime keeps its certificate in its own namespace",
+            ),
+        ])));
+    }
+    let generated = certs::generate(namespace).map_err(|e| {
+        crate::app::identity::register::failed(e, "preparing the dind TLS certificate")
+    })?;
+    let sans = certs::subject_alt_names(namespace);
+    let (ca, cert) = platform
+        .sign_server_certs(&generated.csr_pem, &sans)
+        .await
+        .map_err(|e| {
+            crate::app::identity::register::failed(
+                e,
+                "having the platform sign the dind certificate",
+            )
+        })?;
+    let expires = not_after(&cert).map_err(|e| {
+        Outcome::Failed(
+            anyhow::anyhow!(
+                "the platform {} signed a certificate that cannot be read: {e}",
+                platform.url()
+            ),
+            Some(
+                "nothing was written; re-run the renewal, and report it if it happens again".into(),
+            ),
+        )
+    })?;
+    output::done(&format!(
+        "dind TLS certificate signed by the platform, valid until {} (the key stays in the cluster)",
+        date(expires)
+    ));
+    let manifest = secret_manifest(
+        &plan.rendered.manifests,
+        &Secret::new(ca),
+        &Secret::new(cert),
+        &generated.key_pem,
+    )
+    .ok_or_else(|| {
+        Outcome::Failed(
+            anyhow::anyhow!(
+                "the render of namespace {namespace} has no Secret {DIND_CERTS_SECRET}"
+            ),
+            Some("a bug in cf-runner: please report it".into()),
+        )
+    })?;
+    crate::app::session::converge::apply_with_progress(
+        cluster,
+        &[manifest],
+        namespace,
+        false,
+        "renew",
+    )
+    .await?;
+    let was = match before {
+        Some(CertState::Expires(at)) if at <= now() => {
+            format!(" (the old one expired on {})", date(at))
+        }
+        Some(CertState::Expires(at)) => format!(" (the old one was valid until {})", date(at)),
+        _ => String::new(),
+    };
+    output::done(&format!(
+        "the dind certificate of namespace {namespace} is renewed{was}"
+    ));
+    output::note(
+        "no restart is needed: each build's dind pod mounts the Secret when it starts; \
+         builds already running keep the old certificate until they end",
+    );
+    Ok(())
+}
+
+/// The rendered dind Secret with the new material in place.
+fn secret_manifest(
+    manifests: &[render::Manifest],
+    ca: &Secret,
+    cert: &Secret,
+    key: &Secret,
+) -> Option<render::Manifest> {
+    let mut m = manifests
+        .iter()
+        .find(|m| m.kind == "Secret" && m.name == DIND_CERTS_SECRET)?
+        .clone();
+    let data = m.object.get_mut("stringData")?.as_object_mut()?;
+    data.insert("ca.pem".into(), Value::String(ca.expose().to_string()));
+    data.insert(
+        "server-cert.pem".into(),
+        Value::String(cert.expose().to_string()),
+    );
+    data.insert(
+        "server-key.pem".into(),
+        Value::String(key.expose().to_string()),
+    );
+    Some(m)
+}
+
+/// A cluster error while reading the certificate, as the outcome to return.
+pub(crate) fn read_failed(e: KubeError, namespace: &str) -> Outcome {
+    failed(
+        e,
+        &format!("reading the dind certificate in namespace {namespace} failed"),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cert_valid(from: (i32, u8, u8), to: (i32, u8, u8)) -> String {
+        let mut p = rcgen::CertificateParams::new(vec!["dind".to_string()]).unwrap();
+        p.not_before = rcgen::date_time_ymd(from.0, from.1, from.2);
+        p.not_after = rcgen::date_time_ymd(to.0, to.1, to.2);
+        let key = rcgen::KeyPair::generate().unwrap();
+        p.self_signed(&key).unwrap().pem()
+    }
+
+    #[test]
+    fn the_expiry_date_is_read_from_the_certificate() {
+        let pem = cert_valid((2020, 1, 1), (2031, 3, 4));
+        let at = not_after(&pem).unwrap();
+        assert_eq!(date(at), "2031-03-04 00:00 UTC");
+        assert_eq!(date(0), "1970-01-01 00:00 UTC");
+        assert_eq!(date(951_782_400 + 3_660), "2000-02-29 01:01 UTC");
+    }
+
+    #[test]
+    fn an_expired_or_soon_expiring_certificate_names_the_renewal() {
+        let at = 2_000_000_000;
+        let day = 86_400;
+        let v = judge(&CertState::Expires(at), at + 1, "ci");
+        assert!(!v.ok && v.text.starts_with("EXPIRED on"), "{v:?}");
+        assert!(v
+            .fix
+            .unwrap()
+            .contains("cf-runner renew certificate --kube-namespace ci"));
+        let v = judge(&CertState::Expires(at), at - 10 * day, "ci");
+        assert!(!v.ok && v.text.contains("10 days left"), "{v:?}");
+        let v = judge(&CertState::Expires(at), at - 90 * day, "ci");
+        assert!(
+            v.ok && v.fix.is_none() && v.text.contains("90 days left"),
+            "{v:?}"
+        );
+        assert!(judge(&CertState::Placeholder, at, "ci").absent);
+        assert!(!judge(&state_of(Some("-----BEGIN CERTIFICATE-----\nxx")), at, "ci").ok);
+    }
+}
