@@ -11,16 +11,17 @@ use crate::app::adopt::detect::plan;
 use crate::app::adopt::detect::values_text;
 use crate::app::adopt::detect::ADOPTING_ANNOTATION;
 use crate::app::adopt::detect::INTERIM_SUFFIX;
-use crate::app::adopt::in_namespace;
-use crate::app::adopt::kind;
-use crate::app::adopt::name;
+use crate::app::adopt::found::Found;
+use crate::app::adopt::found::Plan;
+use crate::app::adopt::found::Start;
+use crate::app::adopt::handover::{kept_certs, mark_taken_over, remove, signed_certs, OnPlatform};
+use crate::app::adopt::objects::in_namespace;
+use crate::app::adopt::objects::kind;
+use crate::app::adopt::objects::name;
+use crate::app::adopt::objects::ObjectRef;
+use crate::app::adopt::objects::RUNNER_TOKEN_SECRET;
 use crate::app::adopt::report::print_plan;
 use crate::app::adopt::report::unclassified_refusal;
-use crate::app::adopt::Found;
-use crate::app::adopt::ObjectRef;
-use crate::app::adopt::Plan;
-use crate::app::adopt::Start;
-use crate::app::adopt::RUNNER_TOKEN_SECRET;
 use crate::app::identity::register;
 use crate::app::installation::identity;
 use crate::app::installation::plan;
@@ -62,19 +63,6 @@ fn print_diffs(diffs: &[cluster::diff::ObjectDiff], namespace: &str, context: &s
 
 fn token_needed(why: &str) -> Outcome {
     register::token_needed("adopt", why, "")
-}
-
-/// Everything the move needs from the platform, checked before the
-/// cluster is touched.
-pub(super) struct OnPlatform {
-    pub(super) client: crate::platform::Platform,
-    /// The API token, for a monitor the install runs.
-    token: values::Secret,
-    account_id: Option<String>,
-    agent: String,
-    pub(super) runtime: String,
-    /// The runtime environment as the platform has it now.
-    spec: Value,
 }
 
 pub(super) async fn on_platform(
@@ -254,49 +242,6 @@ pub(super) async fn agent_token(
     ))
 }
 
-/// The dind TLS material in place (`None`: the install has none yet).
-pub(super) async fn kept_certs(
-    cluster: &cluster::Cluster,
-    namespace: &str,
-) -> Result<Option<(values::Secret, values::Secret, values::Secret)>, Outcome> {
-    let mut got = Vec::new();
-    for key in render::DIND_CERT_KEYS {
-        let value = record::read_kept(cluster, namespace, render::DIND_CERTS_SECRET, key)
-            .await
-            .map_err(|e| connect::failed(e, "reading the dind certificates failed"))?;
-        got.push(value);
-    }
-    Ok(match got.as_slice() {
-        [Some(ca), Some(cert), Some(key)] => Some((
-            values::Secret::new(ca.clone()),
-            values::Secret::new(cert.clone()),
-            values::Secret::new(key.clone()),
-        )),
-        _ => None,
-    })
-}
-
-/// A new dind key, signed by the platform, for an install that has none.
-pub(super) async fn signed_certs(
-    namespace: &str,
-    platform: &OnPlatform,
-) -> Result<(values::Secret, values::Secret, values::Secret), Outcome> {
-    let generated = crate::platform::certs::generate(namespace)
-        .map_err(|e| register::failed(e, "preparing the dind TLS certificate"))?;
-    let sans = crate::platform::certs::subject_alt_names(namespace);
-    let (ca, cert) = platform
-        .client
-        .sign_server_certs(&generated.csr_pem, &sans)
-        .await
-        .map_err(|e| register::failed(e, "having the platform sign the dind certificate"))?;
-    output::done("the install had no dind TLS certificate: a new one was signed by the platform");
-    Ok((
-        values::Secret::new(ca),
-        values::Secret::new(cert),
-        generated.key_pem,
-    ))
-}
-
 /// Refuses a move that would change how dind volumes are made: the
 /// StorageClass cf-runner renders must equal the one in place (a class's
 /// provisioner and parameters cannot change, and the volumes belong to it).
@@ -413,50 +358,6 @@ pub(super) fn interim(m: &Manifest) -> Manifest {
     labels["app.kubernetes.io/name"] = json!(copy.name);
     labels[render::LABEL_INSTANCE] = json!(m.namespace.clone().unwrap_or_default());
     copy
-}
-
-/// Deletes scanned objects (after taking the old tool's finalizer off
-/// them), waiting until they are gone.
-pub(super) async fn remove(
-    cluster: &cluster::Cluster,
-    objects: Vec<&Value>,
-    timeout: std::time::Duration,
-) -> Result<(), Outcome> {
-    if objects.is_empty() {
-        return Ok(());
-    }
-    for o in &objects {
-        cluster::adopt::remove_old_marks(
-            cluster,
-            o["apiVersion"].as_str().unwrap_or_default(),
-            kind(o),
-            o["metadata"]["namespace"].as_str(),
-            name(o),
-        )
-        .await
-        .map_err(|e| {
-            connect::failed(
-                e,
-                "preparing the old installer's objects for removal failed",
-            )
-        })?;
-    }
-    let live: Vec<cluster::inventory::LiveObject> = objects
-        .iter()
-        .map(|o| cluster::adopt::live_object(o))
-        .collect();
-    let phases = cluster::delete::plan(live);
-    let on_event = |e: &cluster::delete::Event| {
-        if let cluster::delete::Event::Gone(o) = e {
-            output::removed(&o.display_name(), o.namespace.as_deref());
-        }
-    };
-    let report = cluster::delete::delete_all(&cluster.client, &phases, timeout, &on_event).await;
-    if report.ok() {
-        Ok(())
-    } else {
-        Err(converge::delete_failed(&report, timeout))
-    }
 }
 
 /// Moves the runner: reads what the move needs (values, platform, token,
@@ -1042,32 +943,4 @@ impl<'a> Carry<'a> {
 
 pub(super) fn is_cluster_scoped_value(o: &Value, namespace: &str) -> bool {
     !in_namespace(o, namespace)
-}
-
-/// Marks one old installer's object (as listed, with its uid) as taken over
-/// by cf-runner; one without a uid is left as it is.
-pub(super) async fn mark_taken_over(
-    cluster: &cluster::Cluster,
-    instance: &str,
-    o: &Value,
-) -> Result<(), Outcome> {
-    let Some(uid) = o["metadata"]["uid"].as_str() else {
-        return Ok(());
-    };
-    cluster::ownership::mark_adopted(
-        &cluster.client,
-        instance,
-        o["apiVersion"].as_str().unwrap_or_default(),
-        kind(o),
-        o["metadata"]["namespace"].as_str(),
-        name(o),
-        uid,
-    )
-    .await
-    .map_err(|e| {
-        connect::failed(
-            e,
-            "marking the old installer's objects as taken over failed",
-        )
-    })
 }

@@ -14,10 +14,10 @@ use std::collections::BTreeSet;
 
 use serde_json::{json, Map, Value};
 
-use crate::app::adopt::detect::component_of;
-use crate::app::adopt::in_namespace;
-use crate::app::adopt::kind;
-use crate::app::adopt::name;
+use crate::app::adopt::objects::component_of;
+use crate::app::adopt::objects::in_namespace;
+use crate::app::adopt::objects::kind;
+use crate::app::adopt::objects::name;
 use crate::app::session::connect;
 use crate::app::Outcome;
 use crate::cluster;

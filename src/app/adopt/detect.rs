@@ -6,20 +6,21 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{json, Map, Value};
 
 use crate::app::adopt::credentials;
-use crate::app::adopt::in_namespace;
-use crate::app::adopt::kind;
-use crate::app::adopt::label;
-use crate::app::adopt::name;
-use crate::app::adopt::reference;
-use crate::app::adopt::Found;
-use crate::app::adopt::ObjectRef;
-use crate::app::adopt::Plan;
-use crate::app::adopt::Tool;
-use crate::app::adopt::COVERED_CHART;
-use crate::app::adopt::HELM_CHART_LABEL;
-use crate::app::adopt::HELM_RELEASE_TYPE;
-use crate::app::adopt::RUNNER_TOKEN_SECRET;
-use crate::app::adopt::SAVED_MARK;
+use crate::app::adopt::found::Found;
+use crate::app::adopt::found::Plan;
+use crate::app::adopt::objects::component_of;
+use crate::app::adopt::objects::in_namespace;
+use crate::app::adopt::objects::kind;
+use crate::app::adopt::objects::label;
+use crate::app::adopt::objects::name;
+use crate::app::adopt::objects::reference;
+use crate::app::adopt::objects::ObjectRef;
+use crate::app::adopt::objects::Tool;
+use crate::app::adopt::objects::COVERED_CHART;
+use crate::app::adopt::objects::HELM_CHART_LABEL;
+use crate::app::adopt::objects::HELM_RELEASE_TYPE;
+use crate::app::adopt::objects::RUNNER_TOKEN_SECRET;
+use crate::app::adopt::objects::SAVED_MARK;
 use crate::app::installation::leftovers;
 use crate::render::{self, LABEL_MANAGED_BY};
 use crate::values::{self, Problem, Problems};
@@ -778,25 +779,6 @@ fn unclassified(old: &ObjectRef) -> Option<String> {
         "adopt has no rule for a {} of the old tool's",
         old.kind
     ))
-}
-
-/// Which part of the runner a workload's name says it is.
-pub(super) fn component_of(name: &str) -> Option<&'static str> {
-    if name.contains("lv-monitor") {
-        Some("lv-monitor")
-    } else if name.contains("volume-provisioner") {
-        Some("volume-provisioner")
-    } else if name.contains("volume-cleanup") {
-        Some("volume-cleanup")
-    } else if name.contains("app-proxy") {
-        Some("app-proxy")
-    } else if name.contains("monitor") {
-        Some("monitor")
-    } else if name.contains("runner") {
-        Some("runner")
-    } else {
-        None
-    }
 }
 
 /// The saved values file's text: like the wizard's, with adopt's header.

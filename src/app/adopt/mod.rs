@@ -13,11 +13,10 @@
 //! release record last). The record Secret is written first and marked
 //! while the move is under way, so an interrupted adopt re-runs to the end.
 
-use std::collections::BTreeMap;
-
 use serde_json::Value;
 
-use crate::app::day_two::status;
+use crate::app::adopt::found::Start;
+use crate::app::adopt::objects::{kind, label, name};
 use crate::app::installation::record;
 use crate::app::session::connect;
 use crate::app::session::lock;
@@ -27,161 +26,10 @@ use crate::cluster;
 use crate::output;
 use crate::render::{self, LABEL_MANAGED_BY};
 
-/// The chart version whose layout `adopt` knows (the one cf-runner follows).
-pub const COVERED_CHART: &str = "cf-runtime-10.5.2";
-/// The label the chart puts on every object it renders.
-pub(super) const HELM_CHART_LABEL: &str = "helm.sh/chart";
-/// The Secret type Helm stores a release in.
-pub(super) const HELM_RELEASE_TYPE: &str = "helm.sh/release.v1";
-/// The Secret cf-runner keeps the agent token in (templates/runner.yaml).
-pub(super) const RUNNER_TOKEN_SECRET: &str = render::RUNNER_SECRET;
-/// The first line of a values file `adopt` wrote (and may write over).
-pub(super) const SAVED_MARK: &str = "# cf-runner values, read by `cf-runner adopt`";
-
-/// Which tool made the runner found.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Tool {
-    /// The cf-runtime chart, installed as Helm release `release`.
-    Helm { release: String },
-    /// venonactl, or `codefresh runner init` (which drives it).
-    Venonactl,
-}
-
-impl Tool {
-    fn describe(&self) -> String {
-        match self {
-            Tool::Helm { release } => {
-                format!("the cf-runtime Helm chart ({COVERED_CHART}, release {release:?})")
-            }
-            Tool::Venonactl => "venonactl / `codefresh runner init`".to_string(),
-        }
-    }
-}
-
-/// One object of the old install, by kind and name.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub struct ObjectRef {
-    pub kind: String,
-    pub name: String,
-}
-
-impl std::fmt::Display for ObjectRef {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}/{}", self.kind, self.name)
-    }
-}
-
-/// What a namespace holds, as `adopt` reads it.
-#[derive(Debug, Clone)]
-pub struct Found {
-    pub tool: Tool,
-    /// The old install's objects (dind volumes and the namespace excluded).
-    pub objects: Vec<ObjectRef>,
-    /// The install as a cf-runner values tree (no tokens in it).
-    pub values: Value,
-    /// Settings the install has that this version of `adopt` does not read.
-    pub not_read: Vec<String>,
-    /// The Secret holding the agent token (kept; its value is never read here).
-    pub token_secret: Option<String>,
-    /// The dind volume claims (left alone).
-    pub volume_claims: Vec<String>,
-    /// The StorageClass of the dind volumes, with its provisioner.
-    pub storage_class: Option<(String, String)>,
-    /// The pod selector of each workload (`Kind/name`), which Kubernetes
-    /// does not let an update change.
-    pub selectors: BTreeMap<String, Value>,
-    /// The credentials the install gives its components, and where each goes.
-    pub credentials: Vec<credentials::Credential>,
-    /// The runtime environments Secret runnerconf names (venonactl).
-    pub runnerconf_runtimes: Vec<String>,
-    /// Objects the old install's objects made at run time (Jobs of its
-    /// CronJobs, token Secrets of its service accounts).
-    pub run_time: Vec<ObjectRef>,
-    /// Secrets named like an old installer's credentials (or holding keys
-    /// under the runner's credential names) that adopt cannot tell are the
-    /// old tool's (they lack its labels): left as they are, and named by
-    /// the plan and by `delete` with the command that removes them.
-    pub stray_credentials: Vec<String>,
-}
-
-/// What happens to each object of the old install.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Plan {
-    /// Same kind and name in cf-runner's install: applied over, then labelled.
-    pub taken_over: Vec<ObjectRef>,
-    /// A cf-runner object of another name does its job: the new one comes up
-    /// first, then the old one is deleted. (old, new)
-    pub replaced: Vec<(ObjectRef, ObjectRef)>,
-    /// Same kind and name, but a different pod selector, which cannot be
-    /// changed in place: the old one must go before cf-runner's of that
-    /// name can exist, so the move needs a runner under another name first.
-    pub selector_clash: Vec<ObjectRef>,
-    /// Only the old tool needed it: deleted (the Helm release record last).
-    pub removed: Vec<ObjectRef>,
-    /// Never touched.
-    pub left_alone: Vec<String>,
-    /// Objects of the old tool no rule places, with why: the move stops.
-    pub unclassified: Vec<(ObjectRef, String)>,
-}
-
-/// Moves the runner to cf-runner: checks everything, asks, then brings
-/// cf-runner's runner up with the same agent token before the old one goes.
-/// Where a move starts from.
-struct Start {
-    /// What is left of the old install (`None`: nothing, on a re-run).
-    pub(super) found: Option<Found>,
-    /// The values: read from the install, or recorded by the earlier run.
-    pub(super) tree: Value,
-    /// The old tool, in words (kept on the record while the move runs).
-    pub(super) tool: String,
-    /// True when continuing an earlier, interrupted run.
-    pub(super) resuming: bool,
-}
-
-fn label<'a>(object: &'a Value, key: &str) -> Option<&'a str> {
-    object["metadata"]["labels"][key].as_str()
-}
-
-fn name(object: &Value) -> &str {
-    object["metadata"]["name"].as_str().unwrap_or_default()
-}
-
-fn kind(object: &Value) -> &str {
-    object["kind"].as_str().unwrap_or_default()
-}
-
-fn reference(object: &Value) -> ObjectRef {
-    ObjectRef {
-        kind: kind(object).to_string(),
-        name: name(object).to_string(),
-    }
-}
-
-fn in_namespace(object: &Value, namespace: &str) -> bool {
-    object["metadata"]["namespace"].as_str() == Some(namespace)
-}
-
-/// Runs `adopt`.
-pub fn run(args: &AdoptArgs) -> Outcome {
-    if !args.dry_run && !args.yes && !output::stdin_is_tty() {
-        return connect::need_yes("adopt", "the move of the runner");
-    }
-    if let Err(problems) = check_save_path(&args.values_file, args.overwrite) {
-        return problems.into();
-    }
-    adopt(args)
-        .and_then(|moved| match moved {
-            // `info`'s view opens its own runtime: after the move's is done.
-            Some(namespace) => show_installed(args, namespace),
-            None => Ok(()),
-        })
-        .into()
-}
-
 /// Reads the namespace `args` names and, unless `--dry-run`, moves the
 /// runner found there (or finishes a move under way). Gives the namespace
 /// to show `info` of, or `None` when nothing was moved.
-fn adopt(args: &AdoptArgs) -> Result<Option<String>, Outcome> {
+pub(crate) fn adopt(args: &AdoptArgs) -> Result<Option<String>, Outcome> {
     connect::runtime().block_on(async {
         let cluster = connect::connect_flags(&args.kube).await?;
         let namespace = args
@@ -193,17 +41,6 @@ fn adopt(args: &AdoptArgs) -> Result<Option<String>, Outcome> {
         // until then it only reads, and names a run that holds the lock.
         lock::note_holder(&cluster, &namespace).await;
         adopt_in(args, &cluster, namespace).await
-    })
-}
-
-/// What `info` shows of the install in `namespace`, once it is moved.
-fn show_installed(args: &AdoptArgs, namespace: String) -> Result<(), Outcome> {
-    connect::runtime().block_on(async {
-        let cluster = connect::connect_flags(&args.kube).await?;
-        let report =
-            status::report(&cluster, std::slice::from_ref(&namespace), &args.platform).await?;
-        output::info::print_table(&report, Some(&namespace));
-        Ok(())
     })
 }
 
@@ -292,13 +129,17 @@ async fn adopt_in(
 mod carry;
 mod credentials;
 mod detect;
+pub mod found;
+mod handover;
+pub mod objects;
 mod report;
 mod runtimes;
 mod several_runtimes;
 
 use carry::move_runner;
 use detect::{detect, use_runnerconf, ADOPTING_ANNOTATION};
-use report::{check_save_path, report};
+pub(crate) use report::check_save_path;
+use report::report;
 
 #[cfg(test)]
 mod tests;

@@ -34,13 +34,13 @@ use std::time::Duration;
 use base64::Engine;
 use serde_json::Value;
 
-use crate::app::adopt::carry::remove;
-use crate::app::adopt::carry::OnPlatform;
-use crate::app::adopt::in_namespace;
-use crate::app::adopt::kind;
-use crate::app::adopt::label;
-use crate::app::adopt::name;
-use crate::app::adopt::ObjectRef;
+use crate::app::adopt::handover::remove;
+use crate::app::adopt::handover::OnPlatform;
+use crate::app::adopt::objects::in_namespace;
+use crate::app::adopt::objects::kind;
+use crate::app::adopt::objects::label;
+use crate::app::adopt::objects::name;
+use crate::app::adopt::objects::ObjectRef;
 use crate::app::identity::register;
 use crate::app::runtimes::attach::ensure_access;
 use crate::app::runtimes::attach::Resolved;
@@ -296,7 +296,7 @@ pub(super) async fn survey(
                     || (label(o, LABEL_MANAGED_BY) == Some("cf-runner")
                         && !cluster::ownership::is_ours(o, &ns, &ledger))
             })
-            .map(|o| crate::app::adopt::reference(o).to_string())
+            .map(|o| crate::app::adopt::objects::reference(o).to_string())
             .collect();
         if !blocked.is_empty() {
             return Err(refusal(
@@ -352,7 +352,7 @@ fn take_over_set(local: &[&Value], rendered: &[(String, String)]) -> Vec<ObjectR
         .filter(|o| label(o, LABEL_MANAGED_BY) != Some("cf-runner"))
         .filter(|o| label(o, "helm.sh/chart").is_none())
         .filter(|o| rendered.iter().any(|(k, n)| k == kind(o) && n == name(o)))
-        .map(|o| crate::app::adopt::reference(o))
+        .map(|o| crate::app::adopt::objects::reference(o))
         .collect()
 }
 
@@ -382,7 +382,7 @@ fn old_access(
             .filter(foreign)
             .filter(|o| kind(o) == "Secret" && o["type"].as_str() == Some(TOKEN_TYPE))
             .filter(|o| Some(name(o)) == token_secret)
-            .map(|o| crate::app::adopt::reference(o))
+            .map(|o| crate::app::adopt::objects::reference(o))
             .collect();
     }
     let mut out = Vec::new();
@@ -391,7 +391,7 @@ fn old_access(
             .iter()
             .filter(foreign)
             .filter(|o| kind(o) == "ServiceAccount" && name(o) == account)
-            .map(|o| crate::app::adopt::reference(o)),
+            .map(|o| crate::app::adopt::objects::reference(o)),
     );
     out.extend(
         local
@@ -403,7 +403,7 @@ fn old_access(
                     || o["metadata"]["annotations"]["kubernetes.io/service-account.name"].as_str()
                         == Some(account)
             })
-            .map(|o| crate::app::adopt::reference(o)),
+            .map(|o| crate::app::adopt::objects::reference(o)),
     );
     let only_this_account = |b: &Value| {
         b["subjects"].as_array().is_some_and(|s| {
@@ -427,14 +427,18 @@ fn old_access(
         .filter(|o| kind(o) == "RoleBinding" && !only_this_account(o))
         .filter_map(|b| b["roleRef"]["name"].as_str())
         .collect();
-    out.extend(bindings.iter().map(|o| crate::app::adopt::reference(o)));
+    out.extend(
+        bindings
+            .iter()
+            .map(|o| crate::app::adopt::objects::reference(o)),
+    );
     out.extend(
         local
             .iter()
             .filter(foreign)
             .filter(|o| kind(o) == "Role" && roles.contains(name(o)))
             .filter(|o| !bound_elsewhere.contains(name(o)))
-            .map(|o| crate::app::adopt::reference(o)),
+            .map(|o| crate::app::adopt::objects::reference(o)),
     );
     out.sort();
     out.dedup();
@@ -632,7 +636,7 @@ async fn mark(cluster: &cluster::Cluster, ns: &str, list: &[ObjectRef]) -> Resul
         else {
             continue;
         };
-        crate::app::adopt::carry::mark_taken_over(cluster, ns, o).await?;
+        crate::app::adopt::handover::mark_taken_over(cluster, ns, o).await?;
     }
     Ok(())
 }
@@ -644,10 +648,10 @@ async fn kept_or_signed(
     ns: &str,
     platform: &OnPlatform,
 ) -> Result<(values::Secret, values::Secret, values::Secret), Outcome> {
-    if let Some(kept) = crate::app::adopt::carry::kept_certs(cluster, ns).await? {
+    if let Some(kept) = crate::app::adopt::handover::kept_certs(cluster, ns).await? {
         return Ok(kept);
     }
-    crate::app::adopt::carry::signed_certs(ns, platform).await
+    crate::app::adopt::handover::signed_certs(ns, platform).await
 }
 
 /// Deletes venonactl's access objects in each other runtime namespace
@@ -670,7 +674,7 @@ pub(super) async fn remove_old_access(
         let gone: Vec<&Value> = local
             .iter()
             .copied()
-            .filter(|o| now.contains(&crate::app::adopt::reference(o)))
+            .filter(|o| now.contains(&crate::app::adopt::objects::reference(o)))
             .collect();
         remove(cluster, gone, timeout).await?;
     }

@@ -9,12 +9,12 @@ use crate::app::adopt::detect::plan;
 use crate::app::adopt::detect::use_runnerconf;
 use crate::app::adopt::detect::values_text;
 use crate::app::adopt::detect::SERVICE_ACCOUNT_TOKEN_TYPE;
+use crate::app::adopt::found::Found;
+use crate::app::adopt::objects::ObjectRef;
+use crate::app::adopt::objects::Tool;
+use crate::app::adopt::objects::SAVED_MARK;
 use crate::app::adopt::report::check_save_path;
 use crate::app::adopt::report::unclassified_refusal;
-use crate::app::adopt::Found;
-use crate::app::adopt::ObjectRef;
-use crate::app::adopt::Tool;
-use crate::app::adopt::SAVED_MARK;
 use crate::render::{self, Manifest, LABEL_MANAGED_BY};
 use crate::values::{self, Input};
 

@@ -2,6 +2,7 @@
 //! the capability that does the work, and says how the run ended with an
 //! [`Outcome`](crate::app::Outcome). A command never imports another one.
 
+pub mod adopt;
 pub mod check;
 pub mod completions;
 pub mod delete;

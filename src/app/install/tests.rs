@@ -18,7 +18,7 @@ use crate::app::identity::registrar::Registrar;
 use crate::app::install::offline;
 use crate::app::install::registered::registered;
 use crate::app::install::seams::Target;
-use crate::app::install::Options;
+use crate::app::install::steps::Options;
 use crate::app::installation::DindCerts;
 use crate::app::installation::LeftBehind;
 use crate::app::session::lock::LockWait;
