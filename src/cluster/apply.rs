@@ -16,11 +16,12 @@ use kube::api::{DynamicObject, ListParams, Patch, PatchParams, ValidationDirecti
 use kube::Client;
 use serde_json::{Map, Value};
 
+pub use super::marks::{
+    applied_hash, with_hash, ADOPTED_ANNOTATION, APPLIED_HASH_ANNOTATION, RESTARTED_AT_ANNOTATION,
+    RESTART_FIELD_MANAGER,
+};
 use super::{api_for, request, KubeError, FIELD_MANAGER};
 use crate::render::{Manifest, LABEL_INSTANCE, LABEL_MANAGED_BY};
-
-/// Annotation holding the hash of the object as cf-runner last applied it.
-pub const APPLIED_HASH_ANNOTATION: &str = "cf-runner.codefresh.io/applied-hash";
 
 /// What happened to one object.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -136,39 +137,6 @@ pub struct Options {
     /// Take over fields owned by another manager (`--force-conflicts`), in
     /// objects that are cf-runner's; never an object someone else made.
     pub force_conflicts: bool,
-}
-
-/// A stable 64-bit FNV-1a hash of the object's JSON (maps keep their order).
-pub fn applied_hash(object: &Value) -> String {
-    let text = serde_json::to_string(object).expect("a JSON tree serializes");
-    let mut hash: u64 = 0xcbf29ce484222325;
-    for byte in text.as_bytes() {
-        hash ^= u64::from(*byte);
-        hash = hash.wrapping_mul(0x100000001b3);
-    }
-    format!("{hash:016x}")
-}
-
-/// The object as it is sent: with the hash annotation added.
-pub(crate) fn with_hash(object: &Value) -> Value {
-    let hash = applied_hash(object);
-    let mut out = object.clone();
-    let metadata = out
-        .as_object_mut()
-        .and_then(|o| o.get_mut("metadata"))
-        .and_then(Value::as_object_mut)
-        .expect("rendered objects have metadata");
-    let annotations = metadata
-        .entry("annotations")
-        .or_insert_with(|| Value::Object(Map::new()));
-    if !annotations.is_object() {
-        *annotations = Value::Object(Map::new());
-    }
-    annotations
-        .as_object_mut()
-        .expect("just made a map")
-        .insert(APPLIED_HASH_ANNOTATION.into(), Value::String(hash));
-    out
 }
 
 /// The path of the first value of `want` that `live` does not hold, if any
@@ -771,12 +739,6 @@ fn needs_peers_first(m: &Manifest) -> bool {
                 == Some("kubernetes.io/service-account-token"))
 }
 
-/// Marks an object that existed before cf-runner and was taken over with
-/// `--force-conflicts` by a version before the ownership rule (which no
-/// longer lets anything take a foreign object over): it is the user's, so
-/// `delete` leaves it in place unless told otherwise.
-pub const ADOPTED_ANNOTATION: &str = "cf-runner.codefresh.io/adopted";
-
 async fn apply_one(
     client: &Client,
     manifest: &Manifest,
@@ -852,7 +814,7 @@ async fn apply_one(
         && manifest.kind == "Namespace"
         && existing
             .and_then(|live| live.metadata.uid.as_deref())
-            .is_some_and(super::lock::made_by_this_process)
+            .is_some_and(super::marks::made_by_this_process)
     {
         Change::Created
     } else {
@@ -868,12 +830,6 @@ async fn apply_one(
     on_applied(&applied);
     Ok(applied)
 }
-
-/// Annotation on a pod template that rolls its pods when it changes.
-pub const RESTARTED_AT_ANNOTATION: &str = "cf-runner.codefresh.io/restarted-at";
-/// Field manager of restarts, apart from [`FIELD_MANAGER`]'s applied fields,
-/// so a later apply neither owns nor removes the annotation.
-pub const RESTART_FIELD_MANAGER: &str = "cf-runner-restart";
 
 /// Rolls a workload's pods, as `kubectl rollout restart` does: for a change
 /// its pods only read when they start (the values of a Secret they take env

@@ -38,11 +38,9 @@ use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams, Preconditions
 use kube::core::ObjectMeta;
 use kube::Client;
 
+pub use super::marks::{made_by_this_process, LEASE_NAME, PERMISSIONS};
 use super::{request, KubeError, FIELD_MANAGER};
 use crate::render::{self, Manifest};
-
-/// The Lease's name in the installation's namespace.
-pub const LEASE_NAME: &str = "cf-runner-lock";
 
 /// How long a Lease stays held without a renewal. 30 s: a run that died
 /// keeps others out for at most that long, while a live one renews three
@@ -67,15 +65,6 @@ pub const CLOCK_SKEW: Duration = Duration::from_secs(300);
 /// How many characters of each holder field (user, host, command) a
 /// message shows: annotations may be 256 KiB long.
 const HOLDER_FIELD_CHARS: usize = 80;
-
-/// What taking, renewing and releasing the lock asks of RBAC in the
-/// install's namespace: (verb, API group, resource).
-pub const PERMISSIONS: [(&str, &str, &str); 4] = [
-    ("get", "coordination.k8s.io", "leases"),
-    ("create", "coordination.k8s.io", "leases"),
-    ("update", "coordination.k8s.io", "leases"),
-    ("delete", "coordination.k8s.io", "leases"),
-];
 
 /// The annotations that say who holds the lock, field by field (the
 /// Lease's `holderIdentity` has them in one line).
@@ -430,22 +419,6 @@ pub async fn ensure_namespace(client: &Client, manifest: &Manifest) -> Result<bo
     create_namespace(client, manifest).await
 }
 
-/// The uids of the namespaces this process made for its lock
-/// ([`create_namespace`]): uids, not names, as one run may reach several
-/// clusters, each with its own namespace of that name.
-static MADE: Mutex<Vec<String>> = Mutex::new(Vec::new());
-
-/// True when this process made the namespace of this `uid` for its lock:
-/// the apply that follows finds it as it would have written it, writes
-/// nothing, and reports it as created (not as unchanged, which would say it
-/// was there before the run).
-pub fn made_by_this_process(uid: &str) -> bool {
-    MADE.lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .iter()
-        .any(|made| made == uid)
-}
-
 /// Creates the namespace for the lock, in one request, unless it exists:
 /// for a run that has just seen it missing (the preflight read it), so no
 /// GET goes first. It is made by server-side apply with cf-runner's field
@@ -471,7 +444,7 @@ pub async fn create_namespace(client: &Client, manifest: &Manifest) -> Result<bo
     // As the install's apply would write it (its applied-hash included), so
     // that the apply finds it as it wants it and does not write it again.
     let mut namespace: Namespace =
-        serde_json::from_value(super::apply::with_hash(&manifest.object)).map_err(|e| {
+        serde_json::from_value(super::marks::with_hash(&manifest.object)).map_err(|e| {
             KubeError::Client {
                 context: String::new(),
                 source: Box::new(e),
@@ -488,9 +461,7 @@ pub async fn create_namespace(client: &Client, manifest: &Manifest) -> Result<bo
     match created {
         Ok(made) => {
             if let Some(uid) = made.metadata.uid {
-                MADE.lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner)
-                    .push(uid);
+                super::marks::remember_made(uid);
             }
             Ok(true)
         }

@@ -18,6 +18,7 @@ pub mod diff;
 pub mod discover;
 pub mod inventory;
 pub mod lock;
+pub mod marks;
 pub mod ownership;
 pub mod preflight;
 pub mod probe;

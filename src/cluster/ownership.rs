@@ -87,7 +87,7 @@
 //! admin's for this purpose) may edit it.
 //!
 //! Objects taken over with `--force-conflicts` by an earlier version carry
-//! [`super::apply::ADOPTED_ANNOTATION`]: they stay applied as before, and
+//! [`super::marks::ADOPTED_ANNOTATION`]: they stay applied as before, and
 //! `delete` removes them only with `--delete-adopted`; where a ledger is
 //! kept, only those in it.
 
@@ -120,7 +120,7 @@ pub const LEDGER_FIELD_MANAGER: &str = "cf-runner-ledger";
 /// cf-runner's own field managers: never another creator.
 const OUR_MANAGERS: [&str; 4] = [
     FIELD_MANAGER,
-    super::apply::RESTART_FIELD_MANAGER,
+    super::marks::RESTART_FIELD_MANAGER,
     ADOPT_FIELD_MANAGER,
     LEDGER_FIELD_MANAGER,
 ];
@@ -333,7 +333,7 @@ fn other_marks(object: &Value) -> Vec<String> {
         let v = v.as_str().unwrap_or_default();
         let claims = (k == LABEL_MANAGED_BY && v != "cf-runner")
             || k.starts_with("helm.sh/")
-            || (k == "app" && crate::cluster::preflight::OLD_INSTALLER_APPS.contains(&v));
+            || (k == "app" && crate::cluster::marks::OLD_INSTALLER_APPS.contains(&v));
         if claims {
             out.push(format!("{k}={v}"));
         }
@@ -399,7 +399,7 @@ fn ownership_by_marks(object: &Value, instance: &str) -> Ownership {
     }
     let force_adopted = object
         .pointer("/metadata/annotations")
-        .and_then(|a| a.get(super::apply::ADOPTED_ANNOTATION))
+        .and_then(|a| a.get(super::marks::ADOPTED_ANNOTATION))
         .is_some();
     if force_adopted {
         return Ownership::ForceAdopted;
@@ -868,7 +868,7 @@ fn is_kubernetes_own(group: &str, kind: &str, object: &Value) -> bool {
 fn is_install_lock(group: &str, kind: &str, object: &Value) -> bool {
     group == "coordination.k8s.io"
         && kind == "Lease"
-        && text(object, "/metadata/name") == Some(super::lock::LEASE_NAME)
+        && text(object, "/metadata/name") == Some(super::marks::LEASE_NAME)
         && label(object, crate::render::LABEL_MANAGED_BY) == Some("cf-runner")
 }
 
@@ -1148,7 +1148,7 @@ mod tests {
                 entry("cf-runner", "Apply", "2026-01-03T00:00:00Z"),
             ],
         );
-        o["metadata"]["annotations"] = json!({crate::cluster::apply::ADOPTED_ANNOTATION: "true"});
+        o["metadata"]["annotations"] = json!({crate::cluster::marks::ADOPTED_ANNOTATION: "true"});
         assert_eq!(
             ownership(&o, "ci", &Ledger::Absent),
             Ownership::ForceAdopted
@@ -1167,12 +1167,12 @@ mod tests {
         assert!(is_install_lock(
             group,
             "Lease",
-            &lease(super::super::lock::LEASE_NAME, "cf-runner")
+            &lease(super::super::marks::LEASE_NAME, "cf-runner")
         ));
         assert!(!is_install_lock(
             group,
             "Lease",
-            &lease(super::super::lock::LEASE_NAME, "team")
+            &lease(super::super::marks::LEASE_NAME, "team")
         ));
         assert!(!is_install_lock(
             group,
@@ -1182,7 +1182,7 @@ mod tests {
         assert!(!is_install_lock(
             "",
             "ConfigMap",
-            &lease(super::super::lock::LEASE_NAME, "cf-runner")
+            &lease(super::super::marks::LEASE_NAME, "cf-runner")
         ));
     }
 
@@ -1257,7 +1257,7 @@ mod ledger_tests {
         }
         // A force-adopted object of an earlier version needs the ledger too.
         let mut o = forged(false);
-        o["metadata"]["annotations"] = json!({crate::cluster::apply::ADOPTED_ANNOTATION: "true"});
+        o["metadata"]["annotations"] = json!({crate::cluster::marks::ADOPTED_ANNOTATION: "true"});
         assert!(matches!(
             ownership(&o, "ci", &ledger),
             Ownership::Foreign(_)

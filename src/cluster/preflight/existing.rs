@@ -11,19 +11,10 @@ use kube::api::{Api, ListParams};
 use kube::Client;
 
 use super::{api_message, names, Check, NamespaceState};
+pub use crate::cluster::marks::OLD_INSTALLER_APPS;
 use crate::cluster::ownership::{self, Collision};
 use crate::cluster::{inventory, KubeError};
 use crate::render::{Manifest, LABEL_MANAGED_BY, RECORD_SECRET};
-
-/// The `app` label values the older installers (venonactl, `codefresh runner
-/// init`) put on their objects.
-pub const OLD_INSTALLER_APPS: [&str; 5] = [
-    "runner",
-    "venona",
-    "dind-volume-provisioner",
-    "dind-lv-monitor",
-    "app-proxy",
-];
 
 /// The label Helm charts put on what they render (`cf-runtime-10.5.2`).
 const HELM_CHART_LABEL: &str = "helm.sh/chart";

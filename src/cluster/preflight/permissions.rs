@@ -14,37 +14,9 @@ use super::{api_message, names, Check, NamespaceState};
 use crate::cluster::resource_for;
 use crate::render::Manifest;
 
+pub use super::rules_review::Permission;
+
 const RBAC_GROUP: &str = "rbac.authorization.k8s.io";
-
-/// One thing a user may or may not be allowed to do.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Permission {
-    pub verb: String,
-    /// API group; empty for the core group.
-    pub group: String,
-    /// Plural resource name.
-    pub resource: String,
-    /// Limited to one object, when a rule names it.
-    pub name: Option<String>,
-    /// `None`: cluster-wide.
-    pub namespace: Option<String>,
-}
-
-impl Permission {
-    pub(super) fn new(verb: &str, group: &str, resource: &str, namespace: Option<&str>) -> Self {
-        Permission {
-            verb: verb.into(),
-            group: group.into(),
-            resource: resource.into(),
-            name: None,
-            namespace: namespace.map(str::to_string),
-        }
-    }
-    pub(super) fn named(mut self, name: &str) -> Self {
-        self.name = Some(name.into());
-        self
-    }
-}
 
 impl fmt::Display for Permission {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -100,7 +72,7 @@ pub fn install_permissions(manifests: &[Manifest], namespace: NamespaceState) ->
     }
     // The install's lock (`cluster::lock`): a Lease in the namespace.
     if let Some(ns) = manifests.iter().find_map(|m| m.namespace.as_deref()) {
-        for (verb, group, resource) in crate::cluster::lock::PERMISSIONS {
+        for (verb, group, resource) in crate::cluster::marks::PERMISSIONS {
             push(Permission::new(verb, group, resource, Some(ns)));
         }
     }

@@ -48,8 +48,37 @@ use k8s_openapi::api::authorization::v1::{
 use kube::api::{Api, PostParams};
 use kube::Client;
 
-use super::permissions::Permission;
 use crate::cluster::KubeError;
+
+/// One thing a user may or may not be allowed to do.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Permission {
+    pub verb: String,
+    /// API group; empty for the core group.
+    pub group: String,
+    /// Plural resource name.
+    pub resource: String,
+    /// Limited to one object, when a rule names it.
+    pub name: Option<String>,
+    /// `None`: cluster-wide.
+    pub namespace: Option<String>,
+}
+
+impl Permission {
+    pub(crate) fn new(verb: &str, group: &str, resource: &str, namespace: Option<&str>) -> Self {
+        Permission {
+            verb: verb.into(),
+            group: group.into(),
+            resource: resource.into(),
+            name: None,
+            namespace: namespace.map(str::to_string),
+        }
+    }
+    pub(super) fn named(mut self, name: &str) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+}
 
 /// How many SelfSubjectAccessReviews are in flight at once: enough to finish
 /// ~100 reviews in a few round-trips, few enough not to open a connection
