@@ -131,7 +131,7 @@ fn app_paths(text: &str) -> Vec<Vec<String>> {
 }
 
 /// The file of `app/` a path leads to: the longest prefix of its segments
-/// that is a file (`a/b.rs` or `a/b/mod.rs`). `crate::app::Outcome` is
+/// that is a file (`a/b.rs` or `a/b/mod.rs`). `crate::app::session::outcome::Outcome` is
 /// re-exported from `session/outcome.rs`.
 fn file_of(segments: &[String]) -> Option<String> {
     if segments.first().is_some_and(|s| s == "Outcome") {

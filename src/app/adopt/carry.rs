@@ -29,7 +29,7 @@ use crate::app::installation::record;
 use crate::app::session::connect;
 use crate::app::session::converge;
 use crate::app::session::lock;
-use crate::app::Outcome;
+use crate::app::session::outcome::Outcome;
 use crate::cli::AdoptArgs;
 use crate::cluster;
 use crate::output;

@@ -19,7 +19,7 @@ use crate::app::adopt::objects::in_namespace;
 use crate::app::adopt::objects::kind;
 use crate::app::adopt::objects::name;
 use crate::app::session::connect;
-use crate::app::Outcome;
+use crate::app::session::outcome::Outcome;
 use crate::cluster;
 use crate::render;
 use crate::values::{self, Problem, Problems};

@@ -9,7 +9,7 @@ use crate::app::identity::register;
 use crate::app::installation::record;
 use crate::app::session::connect;
 use crate::app::session::converge;
-use crate::app::Outcome;
+use crate::app::session::outcome::Outcome;
 use crate::cluster;
 use crate::output;
 use crate::render;

@@ -20,7 +20,7 @@ use crate::app::adopt::objects::{kind, label, name};
 use crate::app::installation::record;
 use crate::app::session::connect;
 use crate::app::session::lock;
-use crate::app::Outcome;
+use crate::app::session::outcome::Outcome;
 use crate::cli::AdoptArgs;
 use crate::cluster;
 use crate::output;

@@ -11,7 +11,7 @@ use crate::app::adopt::detect::INTERIM_SUFFIX;
 use crate::app::adopt::found::Found;
 use crate::app::adopt::found::Plan;
 use crate::app::adopt::objects::ObjectRef;
-use crate::app::Outcome;
+use crate::app::session::outcome::Outcome;
 use crate::output;
 use crate::render;
 use crate::values::{self, Input, Problem, Problems};

@@ -48,7 +48,7 @@ use crate::app::runtimes::attach::Target;
 use crate::app::runtimes::attach::IN_CLUSTER_HOST;
 use crate::app::session::connect;
 use crate::app::session::converge;
-use crate::app::Outcome;
+use crate::app::session::outcome::Outcome;
 use crate::cluster::{self, runtimes as live};
 use crate::output;
 use crate::render::runtimes::{

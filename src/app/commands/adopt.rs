@@ -6,7 +6,7 @@ use crate::app::adopt::adopt;
 use crate::app::adopt::check_save_path;
 use crate::app::day_two::status;
 use crate::app::session::connect;
-use crate::app::Outcome;
+use crate::app::session::outcome::Outcome;
 use crate::cli::AdoptArgs;
 use crate::output;
 

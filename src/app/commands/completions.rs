@@ -5,7 +5,7 @@
 use clap::CommandFactory;
 use clap_complete::Shell as ClapShell;
 
-use crate::app::Outcome;
+use crate::app::session::outcome::Outcome;
 use crate::cli::{Cli, CompletionsArgs, Shell};
 
 /// The completion script for `shell`.

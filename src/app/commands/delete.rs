@@ -26,7 +26,7 @@ use crate::app::session::connect::connect_flags;
 use crate::app::session::connect::failed;
 use crate::app::session::connect::need_yes;
 use crate::app::session::connect::runtime;
-use crate::app::Outcome;
+use crate::app::session::outcome::Outcome;
 use crate::cli::DeleteArgs;
 use crate::cluster::delete::{self, Event};
 use crate::cluster::inventory::{LiveObject, Record};

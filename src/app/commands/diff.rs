@@ -21,7 +21,7 @@ use crate::app::session::connect::failed;
 use crate::app::session::connect::runtime;
 use crate::app::session::input;
 use crate::app::session::lock;
-use crate::app::Outcome;
+use crate::app::session::outcome::Outcome;
 use crate::cli::{DiffArgs, OutputFormat};
 use crate::cluster::diff::{self, Action, ObjectDiff};
 use crate::cluster::{preflight, Cluster};

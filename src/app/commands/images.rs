@@ -12,7 +12,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::app::session::input;
-use crate::app::Outcome;
+use crate::app::session::outcome::Outcome;
 use crate::cli::{ImagesArgs, OutputFormat};
 use crate::output::{self, Structured};
 use crate::platform::registry::{DockerConfig, Presence, Registry};

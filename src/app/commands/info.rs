@@ -8,7 +8,7 @@ use crate::app::day_two::status;
 use crate::app::session::connect::connect_flags;
 use crate::app::session::connect::runtime;
 use crate::app::session::connect::SlowNote;
-use crate::app::Outcome;
+use crate::app::session::outcome::Outcome;
 use crate::cli::{InfoArgs, OutputFormat};
 use crate::cluster::{inventory, Cluster};
 use crate::output::{self, info as info_table, Structured};

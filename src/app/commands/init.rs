@@ -17,7 +17,7 @@ use crate::app::runtimes::attach;
 use crate::app::session::connect;
 use crate::app::session::input;
 use crate::app::session::input::Overrides;
-use crate::app::Outcome;
+use crate::app::session::outcome::Outcome;
 use crate::cli::InitArgs;
 use crate::cluster;
 use crate::platform::Transport;

@@ -1,12 +1,13 @@
 //! One file per command: it turns the command's flags into options, calls
 //! the capability that does the work, and says how the run ended with an
-//! [`Outcome`](crate::app::Outcome). A command never imports another one.
+//! [`Outcome`](crate::app::session::outcome::Outcome). A command never imports another one.
 
 pub mod adopt;
 pub mod check;
 pub mod completions;
 pub mod delete;
 pub mod diff;
+pub mod fleet;
 pub mod images;
 pub mod info;
 pub mod init;

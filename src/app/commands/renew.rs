@@ -14,7 +14,7 @@ use crate::app::session::connect::connect_flags;
 use crate::app::session::connect::runtime;
 use crate::app::session::lock;
 use crate::app::session::lock::LockWait;
-use crate::app::Outcome;
+use crate::app::session::outcome::Outcome;
 use crate::cli::{RenewArgs, Renewable};
 use crate::cluster::{inventory, Cluster};
 use crate::platform::{self, Platform};

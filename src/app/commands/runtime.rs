@@ -8,7 +8,7 @@ use crate::app::runtimes::attach::Change;
 use crate::app::runtimes::attach::Target;
 use crate::app::runtimes::life;
 use crate::app::session::connect::runtime;
-use crate::app::Outcome;
+use crate::app::session::outcome::Outcome;
 use crate::cli::{AgentPlace, KubeArgs, RuntimeArgs, RuntimeCommand};
 use crate::cluster::ConnectOptions;
 

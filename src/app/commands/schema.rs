@@ -3,7 +3,7 @@
 //! editor at the output (README, "Values") to get completion and checks
 //! while writing a values file.
 
-use crate::app::Outcome;
+use crate::app::session::outcome::Outcome;
 use crate::output;
 use crate::values::json_schema;
 

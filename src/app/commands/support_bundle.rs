@@ -19,7 +19,7 @@ use crate::app::installation::record;
 use crate::app::session::connect::connect_flags;
 use crate::app::session::connect::failed;
 use crate::app::session::connect::runtime;
-use crate::app::Outcome;
+use crate::app::session::outcome::Outcome;
 use crate::bundle::{self, WriteError};
 use crate::cli::SupportBundleArgs;
 use crate::output;

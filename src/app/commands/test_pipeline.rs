@@ -9,7 +9,7 @@ use crate::app::installation::read_installation;
 use crate::app::session::connect::connect_flags;
 use crate::app::session::connect::failed;
 use crate::app::session::connect::runtime;
-use crate::app::Outcome;
+use crate::app::session::outcome::Outcome;
 use crate::cli::TestPipelineArgs;
 use crate::output;
 use crate::platform;

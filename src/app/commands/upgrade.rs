@@ -24,7 +24,7 @@ use crate::app::session::converge;
 use crate::app::session::input;
 use crate::app::session::lock;
 use crate::app::session::lock::LockWait;
-use crate::app::Outcome;
+use crate::app::session::outcome::Outcome;
 use crate::cli::UpgradeArgs;
 use crate::cluster::{self, delete, Cluster};
 use crate::output;

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use crate::app::identity::certificate;
 use crate::app::identity::register;
 use crate::app::installation::read_installation;
-use crate::app::Outcome;
+use crate::app::session::outcome::Outcome;
 use crate::cli::PlatformArgs;
 use crate::cluster::{wait, Cluster};
 use crate::output;

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use crate::app::Outcome;
+use crate::app::session::outcome::Outcome;
 use crate::cluster::probe::{self, ProbeSpec, Stage};
 use crate::cluster::Cluster;
 use crate::{output, render, values};

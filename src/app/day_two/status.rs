@@ -13,7 +13,7 @@ use crate::app::installation::read_installation;
 use crate::app::installation::record;
 use crate::app::installation::Installation;
 use crate::app::session::connect::failed;
-use crate::app::Outcome;
+use crate::app::session::outcome::Outcome;
 use crate::cli::PlatformArgs;
 use crate::cluster::inventory::{self, LiveObject};
 use crate::cluster::{wait, Cluster, KubeError};

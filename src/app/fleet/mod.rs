@@ -16,8 +16,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 use crate::app::identity::register;
-use crate::app::Outcome;
-use crate::cli::{FleetCommand, FleetExportArgs, FleetFiles, FleetRegisterArgs, RegistrationTrust};
+use crate::app::session::outcome::Outcome;
+use crate::cli::{FleetExportArgs, FleetFiles, FleetRegisterArgs, RegistrationTrust};
 use crate::export::{self, OutFile};
 use crate::fleet::tree::{self, Registration, REGISTERED_SECRETS, REGISTRATION_FILE};
 use crate::fleet::trust::{self, SealKey};
@@ -26,15 +26,6 @@ use crate::output;
 use crate::platform::{self, certs, Need, Platform, RegisterRuntime};
 use crate::render::{self, Identity};
 use crate::values::{Problem, Problems, Secret};
-
-/// Runs one `fleet` command.
-pub fn run(command: &FleetCommand) -> Outcome {
-    match command {
-        FleetCommand::Export(args) => export_tree(args),
-        FleetCommand::Register(args) => register_fleet(args),
-        FleetCommand::Retire(args) => retire(args),
-    }
-}
 
 /// The largest fleet file read.
 const FLEET_FILE_LIMIT: u64 = 4 << 20;
@@ -267,7 +258,7 @@ fn export_registrations(
     Ok(usable)
 }
 
-fn export_tree(args: &FleetExportArgs) -> Outcome {
+pub(crate) fn export_tree(args: &FleetExportArgs) -> Outcome {
     let fleet = match load(&args.files) {
         Ok(f) => f,
         Err(o) => return o,
@@ -592,7 +583,7 @@ fn recipients_problem(fleet: &Fleet, folder: &Path) -> Option<Problem> {
     ))
 }
 
-fn register_fleet(args: &FleetRegisterArgs) -> Outcome {
+pub(crate) fn register_fleet(args: &FleetRegisterArgs) -> Outcome {
     let fleet = match load(&args.files) {
         Ok(f) => f,
         Err(o) => return o,
@@ -1397,7 +1388,7 @@ fn retire_preflight(
     Ok(gone)
 }
 
-fn retire(args: &FleetRegisterArgs) -> Outcome {
+pub(crate) fn retire(args: &FleetRegisterArgs) -> Outcome {
     if args.store_material_dir.is_some() {
         // Shared with `register`, where it means something: never ignored.
         return bad(

@@ -6,7 +6,7 @@ use serde_json::Value;
 use crate::app::identity::register;
 use crate::app::identity::registrar::Registrar;
 use crate::app::installation::LeftBehind;
-use crate::app::Outcome;
+use crate::app::session::outcome::Outcome;
 use crate::output;
 use crate::platform::{self, Agent, PlatformError};
 use crate::values::{self, Problem, Problems, Secret};

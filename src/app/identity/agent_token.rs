@@ -35,7 +35,7 @@ use crate::app::identity::register;
 use crate::app::installation::plan;
 use crate::app::session::connect::failed;
 use crate::app::session::converge;
-use crate::app::Outcome;
+use crate::app::session::outcome::Outcome;
 use crate::cluster::{rotation, runtimes as live, Cluster};
 use crate::output;
 use crate::output::info::InstallationInfo;

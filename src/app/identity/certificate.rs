@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use crate::app::installation::plan;
 use crate::app::session::connect::failed;
-use crate::app::Outcome;
+use crate::app::session::outcome::Outcome;
 use crate::cluster::preflight::{Check, Status};
 use crate::cluster::{secrets, Cluster, KubeError};
 use crate::output;

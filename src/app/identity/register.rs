@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use crate::app::identity::registrar::Registrar;
-use crate::app::Outcome;
+use crate::app::session::outcome::Outcome;
 use crate::cli::PlatformArgs;
 use crate::platform::{
     self, Auth, Need, Platform, PlatformError, RegisterRuntime, Transport, Whoami,

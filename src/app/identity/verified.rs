@@ -24,7 +24,7 @@ use serde_json::Value;
 
 use crate::app::identity::register;
 use crate::app::installation::verified::refusal;
-use crate::app::Outcome;
+use crate::app::session::outcome::Outcome;
 use crate::platform::{Agent, Platform};
 
 /// Where a runtime environment's builds run, as its spec says.

@@ -21,7 +21,7 @@ use crate::app::session::connect::connect;
 use crate::app::session::connect::install_runtime;
 use crate::app::session::connect::runtime;
 pub(crate) use crate::app::session::lock::LockWait;
-use crate::app::Outcome;
+use crate::app::session::outcome::Outcome;
 use crate::cluster::lock::NamespaceSeen;
 use crate::output;
 use crate::platform::{self, Auth, Need, Transport};

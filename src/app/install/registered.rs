@@ -23,7 +23,7 @@ use crate::app::install::steps::wait_for_install;
 use crate::app::install::steps::Options;
 use crate::app::installation::identity;
 use crate::app::installation::LeftBehind;
-use crate::app::Outcome;
+use crate::app::session::outcome::Outcome;
 use crate::output;
 use crate::platform::{self, certs, Agent, Auth, Whoami};
 use crate::render::{self, Identity, Manifest};

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use crate::app::install::seams::Target;
 use crate::app::session::lock::LockWait;
-use crate::app::Outcome;
+use crate::app::session::outcome::Outcome;
 use crate::cluster::lock::NamespaceSeen;
 use crate::output;
 use crate::platform::{Need, Transport};

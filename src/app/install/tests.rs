@@ -22,7 +22,7 @@ use crate::app::install::steps::Options;
 use crate::app::installation::DindCerts;
 use crate::app::installation::LeftBehind;
 use crate::app::session::lock::LockWait;
-use crate::app::Outcome;
+use crate::app::session::outcome::Outcome;
 use crate::output;
 use crate::platform::{
     self, Agent, Auth, KeySubject, PlatformError, RegisterRuntime, TokenSource, Transport, Whoami,

@@ -4,7 +4,7 @@
 //! `init`) keeps both, and never prunes the runtimes' files or credentials.
 
 use crate::app::session::connect::failed;
-use crate::app::Outcome;
+use crate::app::session::outcome::Outcome;
 use crate::cluster::inventory::LiveObject;
 use crate::cluster::{runtimes as live, Cluster};
 use crate::render::runtimes::{config_dir_mode, config_manifest, AGENT_DEPLOYMENT, CONFIG_SECRET};

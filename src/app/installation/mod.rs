@@ -15,7 +15,7 @@ use futures::join;
 use crate::app::installation::record::Record;
 use crate::app::session::connect::failed;
 use crate::app::session::connect::SlowNote;
-use crate::app::Outcome;
+use crate::app::session::outcome::Outcome;
 use crate::cli::KubeArgs;
 use crate::cluster::inventory::{self, LiveObject, VolumeScope};
 use crate::cluster::{secrets, Cluster, KubeError};

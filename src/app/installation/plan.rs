@@ -14,7 +14,7 @@ use crate::app::installation::record;
 use crate::app::installation::record::Record;
 use crate::app::session::connect::failed;
 
-use crate::app::Outcome;
+use crate::app::session::outcome::Outcome;
 use crate::cluster::diff::{Action, ObjectDiff};
 use crate::cluster::inventory::{self, LiveObject};
 use crate::cluster::{secrets, Cluster};

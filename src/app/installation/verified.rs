@@ -12,7 +12,7 @@
 use serde_json::Value;
 
 use crate::app::session::connect::failed;
-use crate::app::Outcome;
+use crate::app::session::outcome::Outcome;
 use crate::cluster::{rotation, Cluster};
 use crate::render::runtimes::AGENT_DEPLOYMENT;
 use crate::render::RECORD_SECRET;

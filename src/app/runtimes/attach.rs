@@ -29,7 +29,7 @@ use crate::app::session::connect::ContextFrom;
 use crate::app::session::converge;
 use crate::app::session::lock;
 use crate::app::session::lock::LockWait;
-use crate::app::Outcome;
+use crate::app::session::outcome::Outcome;
 use crate::cli::PlatformArgs;
 use crate::cluster::inventory::{self, LiveObject};
 use crate::cluster::{delete, runtimes as live, Cluster, ConnectOptions};

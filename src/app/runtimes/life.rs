@@ -30,7 +30,7 @@ use crate::app::runtimes::attach::IN_CLUSTER_HOST;
 use crate::app::session::connect::failed;
 use crate::app::session::connect::need_yes;
 use crate::app::session::converge;
-use crate::app::Outcome;
+use crate::app::session::outcome::Outcome;
 use crate::cli::PlatformArgs;
 use crate::cluster::inventory::{self, LiveObject};
 use crate::cluster::ownership::{self, Ownership};

@@ -29,7 +29,7 @@ use crate::app::runtimes::attach::Target;
 use crate::app::runtimes::attach::IN_CLUSTER_HOST;
 use crate::app::session::connect::failed;
 use crate::app::session::converge;
-use crate::app::Outcome;
+use crate::app::session::outcome::Outcome;
 use crate::cluster::inventory::{self, LiveObject};
 use crate::cluster::runtime_access::{self, Access};
 use crate::cluster::Cluster;

@@ -8,7 +8,7 @@ use std::sync::{Mutex, OnceLock};
 
 use serde_json::Value;
 
-use crate::app::Outcome;
+use crate::app::session::outcome::Outcome;
 use crate::cli::KubeArgs;
 use crate::cluster::{self, Cluster, ConnectOptions, KubeError};
 use crate::output;

@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use crate::app::Outcome;
+use crate::app::session::outcome::Outcome;
 use crate::cluster::{self, apply, delete, wait};
 use crate::output;
 use crate::render::{self, Manifest};

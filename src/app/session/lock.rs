@@ -15,7 +15,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::app::Outcome;
+use crate::app::session::outcome::Outcome;
 use crate::cluster::lock::{self, Attempt, Holder, Lock, NamespaceSeen, Seen, Taker};
 use crate::cluster::{Cluster, KubeError};
 use crate::output;

@@ -1,7 +1,7 @@
 //! The preflight as `init` and `check` show it: one line per check, the
 //! failure summary, and the gate `init` passes before it applies anything.
 
-use crate::app::Outcome;
+use crate::app::session::outcome::Outcome;
 use crate::cluster::lock::NamespaceSeen;
 use crate::cluster::preflight::{self, Check, NamespaceState, Status};
 use crate::cluster::Cluster;
