@@ -14,10 +14,7 @@ use std::collections::BTreeSet;
 
 use serde_json::{json, Map, Value};
 
-use crate::app::adopt::objects::component_of;
-use crate::app::adopt::objects::in_namespace;
-use crate::app::adopt::objects::kind;
-use crate::app::adopt::objects::name;
+use crate::app::adopt::objects::{component_of, in_namespace, kind, name};
 use crate::app::session::connect;
 use crate::app::session::outcome::Outcome;
 use crate::cluster;

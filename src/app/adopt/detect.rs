@@ -6,21 +6,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{json, Map, Value};
 
 use crate::app::adopt::credentials;
-use crate::app::adopt::found::Found;
-use crate::app::adopt::found::Plan;
-use crate::app::adopt::objects::component_of;
-use crate::app::adopt::objects::in_namespace;
-use crate::app::adopt::objects::kind;
-use crate::app::adopt::objects::label;
-use crate::app::adopt::objects::name;
-use crate::app::adopt::objects::reference;
-use crate::app::adopt::objects::ObjectRef;
-use crate::app::adopt::objects::Tool;
-use crate::app::adopt::objects::COVERED_CHART;
-use crate::app::adopt::objects::HELM_CHART_LABEL;
-use crate::app::adopt::objects::HELM_RELEASE_TYPE;
-use crate::app::adopt::objects::RUNNER_TOKEN_SECRET;
-use crate::app::adopt::objects::SAVED_MARK;
+use crate::app::adopt::found::{Found, Plan};
+use crate::app::adopt::objects::{
+    component_of, in_namespace, kind, label, name, reference, ObjectRef, Tool, COVERED_CHART,
+    HELM_CHART_LABEL, HELM_RELEASE_TYPE, RUNNER_TOKEN_SECRET, SAVED_MARK,
+};
 use crate::app::installation::leftovers;
 use crate::render::{self, LABEL_MANAGED_BY};
 use crate::values::{self, Problem, Problems};

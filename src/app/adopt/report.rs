@@ -4,12 +4,8 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::app::adopt::detect::plan;
-use crate::app::adopt::detect::refuse;
-use crate::app::adopt::detect::values_text;
-use crate::app::adopt::detect::INTERIM_SUFFIX;
-use crate::app::adopt::found::Found;
-use crate::app::adopt::found::Plan;
+use crate::app::adopt::detect::{plan, refuse, values_text, INTERIM_SUFFIX};
+use crate::app::adopt::found::{Found, Plan};
 use crate::app::adopt::objects::ObjectRef;
 use crate::app::session::outcome::Outcome;
 use crate::output;

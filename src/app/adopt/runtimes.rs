@@ -34,21 +34,12 @@ use std::time::Duration;
 use base64::Engine;
 use serde_json::Value;
 
-use crate::app::adopt::handover::remove;
-use crate::app::adopt::handover::OnPlatform;
-use crate::app::adopt::objects::in_namespace;
-use crate::app::adopt::objects::kind;
-use crate::app::adopt::objects::label;
-use crate::app::adopt::objects::name;
-use crate::app::adopt::objects::ObjectRef;
+use crate::app::adopt::handover::{remove, OnPlatform};
+use crate::app::adopt::objects::{in_namespace, kind, label, name, ObjectRef};
 use crate::app::identity::register;
-use crate::app::runtimes::attach::ensure_access;
-use crate::app::runtimes::attach::Resolved;
-use crate::app::runtimes::attach::Target;
-use crate::app::runtimes::attach::IN_CLUSTER_HOST;
-use crate::app::session::connect;
-use crate::app::session::converge;
+use crate::app::runtimes::attach::{ensure_access, Resolved, Target, IN_CLUSTER_HOST};
 use crate::app::session::outcome::Outcome;
+use crate::app::session::{connect, converge};
 use crate::cluster::{self, runtimes as live};
 use crate::output;
 use crate::render::runtimes::{

@@ -15,9 +15,7 @@
 
 use serde_json::Value;
 
-use crate::app::adopt::objects::in_namespace;
-use crate::app::adopt::objects::kind;
-use crate::app::adopt::objects::name;
+use crate::app::adopt::objects::{in_namespace, kind, name};
 use crate::app::session::outcome::Outcome;
 use crate::output;
 use crate::values::{self, agent_only, Input, Loaded, Problems, ValuesFile};

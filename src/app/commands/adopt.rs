@@ -2,8 +2,7 @@
 //! asked and a values file it may not write, moves the runner
 //! ([`crate::app::adopt`]), then shows what `info` shows of it.
 
-use crate::app::adopt::adopt;
-use crate::app::adopt::check_save_path;
+use crate::app::adopt::{adopt, check_save_path};
 use crate::app::day_two::status;
 use crate::app::session::connect;
 use crate::app::session::outcome::Outcome;

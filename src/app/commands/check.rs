@@ -5,19 +5,14 @@
 
 use serde::Serialize;
 
-use crate::app::day_two::probe;
-use crate::app::day_two::skew;
+use crate::app::day_two::{probe, skew};
 use crate::app::identity::certificate;
 use crate::app::installation::identity;
-use crate::app::session::connect::connect;
-use crate::app::session::connect::runtime;
-use crate::app::session::input;
-use crate::app::session::input::Overrides;
+use crate::app::session::connect::{connect, runtime};
+use crate::app::session::input::{self, Overrides};
 use crate::app::session::lock;
 use crate::app::session::outcome::Outcome;
-use crate::app::session::preflight::print_checks;
-use crate::app::session::preflight::report_failure;
-use crate::app::session::preflight::waiting_for;
+use crate::app::session::preflight::{print_checks, report_failure, waiting_for};
 use crate::cli::{CheckArgs, OutputFormat};
 use crate::cluster::preflight::{self, Check};
 use crate::output::{self, Structured};

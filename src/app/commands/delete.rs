@@ -9,23 +9,16 @@
 //! everything is gone (`cluster::delete`). Re-running is safe: it picks up
 //! whatever is left, and says so when nothing is.
 
-use crate::app::identity::register;
-use crate::app::identity::verified;
-use crate::app::installation::leftovers;
-use crate::app::installation::names;
-use crate::app::installation::pick_installation;
-use crate::app::installation::read_installation;
-use crate::app::installation::Installation;
+use crate::app::identity::{register, verified};
+use crate::app::installation::{
+    leftovers, names, pick_installation, read_installation, Installation,
+};
 use crate::app::runtimes::life;
 use crate::app::session::converge::delete_failed;
-use crate::app::session::lock;
-use crate::app::session::lock::LockWait;
+use crate::app::session::lock::{self, LockWait};
 use std::collections::BTreeSet;
 
-use crate::app::session::connect::connect_flags;
-use crate::app::session::connect::failed;
-use crate::app::session::connect::need_yes;
-use crate::app::session::connect::runtime;
+use crate::app::session::connect::{connect_flags, failed, need_yes, runtime};
 use crate::app::session::outcome::Outcome;
 use crate::cli::DeleteArgs;
 use crate::cluster::delete::{self, Event};

@@ -8,20 +8,12 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::app::identity::register;
-use crate::app::identity::register::TokenFrom;
-use crate::app::installation::identity;
-use crate::app::installation::pick_installation;
-use crate::app::installation::plan;
-use crate::app::installation::plan::print_diffs;
-use crate::app::installation::plan::Plan;
-use crate::app::installation::record;
-use crate::app::session::connect::connect_flags;
-use crate::app::session::connect::failed;
-use crate::app::session::connect::runtime;
-use crate::app::session::input;
-use crate::app::session::lock;
+use crate::app::identity::register::{self, TokenFrom};
+use crate::app::installation::plan::{self, print_diffs, Plan};
+use crate::app::installation::{identity, pick_installation, record};
+use crate::app::session::connect::{connect_flags, failed, runtime};
 use crate::app::session::outcome::Outcome;
+use crate::app::session::{input, lock};
 use crate::cli::{DiffArgs, OutputFormat};
 use crate::cluster::diff::{self, Action, ObjectDiff};
 use crate::cluster::{preflight, Cluster};

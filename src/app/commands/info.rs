@@ -3,11 +3,8 @@
 //! JSON/YAML. The view model is the `status` step, which `adopt` also ends
 //! with.
 
-use crate::app::day_two::health;
-use crate::app::day_two::status;
-use crate::app::session::connect::connect_flags;
-use crate::app::session::connect::runtime;
-use crate::app::session::connect::SlowNote;
+use crate::app::day_two::{health, status};
+use crate::app::session::connect::{connect_flags, runtime, SlowNote};
 use crate::app::session::outcome::Outcome;
 use crate::cli::{InfoArgs, OutputFormat};
 use crate::cluster::{inventory, Cluster};

@@ -10,13 +10,11 @@ use serde_json::Value;
 
 use crate::app::day_two::probe;
 use crate::app::install;
-use crate::app::install::Registration;
-use crate::app::install::TokenPlaces;
+use crate::app::install::{Registration, TokenPlaces};
 use crate::app::installation::identity;
 use crate::app::runtimes::attach;
 use crate::app::session::connect;
-use crate::app::session::input;
-use crate::app::session::input::Overrides;
+use crate::app::session::input::{self, Overrides};
 use crate::app::session::outcome::Outcome;
 use crate::cli::InitArgs;
 use crate::cluster;

@@ -6,14 +6,10 @@
 //! comes with a new agent that takes over the old one's runtimes
 //! (`steps::agent_token`).
 
-use crate::app::identity::agent_token;
-use crate::app::identity::certificate;
-use crate::app::identity::register;
+use crate::app::identity::{agent_token, certificate, register};
 use crate::app::installation::pick_installation;
-use crate::app::session::connect::connect_flags;
-use crate::app::session::connect::runtime;
-use crate::app::session::lock;
-use crate::app::session::lock::LockWait;
+use crate::app::session::connect::{connect_flags, runtime};
+use crate::app::session::lock::{self, LockWait};
 use crate::app::session::outcome::Outcome;
 use crate::cli::{RenewArgs, Renewable};
 use crate::cluster::{inventory, Cluster};

@@ -2,10 +2,7 @@
 //! runtimes in other namespaces or clusters. The steps are `steps::attach`,
 //! `steps::rotate` and `steps::runtime_life`.
 
-use crate::app::runtimes::attach;
-use crate::app::runtimes::attach::AgentSide;
-use crate::app::runtimes::attach::Change;
-use crate::app::runtimes::attach::Target;
+use crate::app::runtimes::attach::{self, AgentSide, Change, Target};
 use crate::app::runtimes::life;
 use crate::app::session::connect::runtime;
 use crate::app::session::outcome::Outcome;

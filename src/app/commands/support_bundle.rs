@@ -11,14 +11,10 @@ use std::time::Instant;
 
 use serde_json::json;
 
-use crate::app::day_two::bundle::collect;
-use crate::app::day_two::bundle::Request;
+use crate::app::day_two::bundle::{collect, Request};
 use crate::app::day_two::status;
-use crate::app::installation::pick_installation;
-use crate::app::installation::record;
-use crate::app::session::connect::connect_flags;
-use crate::app::session::connect::failed;
-use crate::app::session::connect::runtime;
+use crate::app::installation::{pick_installation, record};
+use crate::app::session::connect::{connect_flags, failed, runtime};
 use crate::app::session::outcome::Outcome;
 use crate::bundle::{self, WriteError};
 use crate::cli::SupportBundleArgs;

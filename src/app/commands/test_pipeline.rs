@@ -4,11 +4,8 @@
 //! installation in the kube context (and `--kube-namespace`) recorded.
 
 use crate::app::identity::register;
-use crate::app::installation::pick_installation;
-use crate::app::installation::read_installation;
-use crate::app::session::connect::connect_flags;
-use crate::app::session::connect::failed;
-use crate::app::session::connect::runtime;
+use crate::app::installation::{pick_installation, read_installation};
+use crate::app::session::connect::{connect_flags, failed, runtime};
 use crate::app::session::outcome::Outcome;
 use crate::cli::TestPipelineArgs;
 use crate::output;

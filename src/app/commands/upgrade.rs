@@ -10,21 +10,14 @@
 //! storage of the dind volumes) is refused before anything is written, with
 //! the way to do it instead. The plan itself is `steps::upgrade_plan`.
 
-use crate::app::identity::register;
-use crate::app::identity::register::TokenFrom;
+use crate::app::identity::register::{self, TokenFrom};
 use crate::app::identity::verified;
-use crate::app::installation::names;
-use crate::app::installation::pick_installation;
-use crate::app::installation::plan;
-use crate::app::installation::plan::Plan;
-use crate::app::session::connect::connect_flags;
-use crate::app::session::connect::need_yes;
-use crate::app::session::connect::runtime;
-use crate::app::session::converge;
-use crate::app::session::input;
-use crate::app::session::lock;
-use crate::app::session::lock::LockWait;
+use crate::app::installation::plan::{self, Plan};
+use crate::app::installation::{names, pick_installation};
+use crate::app::session::connect::{connect_flags, need_yes, runtime};
+use crate::app::session::lock::{self, LockWait};
 use crate::app::session::outcome::Outcome;
+use crate::app::session::{converge, input};
 use crate::cli::UpgradeArgs;
 use crate::cluster::{self, delete, Cluster};
 use crate::output;

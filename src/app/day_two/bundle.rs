@@ -11,9 +11,7 @@ use std::collections::BTreeMap;
 use serde_json::{json, Map, Value};
 
 use crate::app::identity::register;
-use crate::app::installation::identity;
-use crate::app::installation::own_classes;
-use crate::app::installation::record;
+use crate::app::installation::{identity, own_classes, record};
 use crate::bundle::{Bundle, Redactor};
 use crate::cli::PlatformArgs;
 use crate::cluster::inventory::{self, Record};

@@ -6,8 +6,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::app::identity::certificate;
-use crate::app::identity::register;
+use crate::app::identity::{certificate, register};
 use crate::app::installation::read_installation;
 use crate::app::session::outcome::Outcome;
 use crate::cli::PlatformArgs;

@@ -8,10 +8,7 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use crate::app::identity::register;
-use crate::app::installation::identity;
-use crate::app::installation::read_installation;
-use crate::app::installation::record;
-use crate::app::installation::Installation;
+use crate::app::installation::{identity, read_installation, record, Installation};
 use crate::app::session::connect::failed;
 use crate::app::session::outcome::Outcome;
 use crate::cli::PlatformArgs;

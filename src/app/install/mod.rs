@@ -17,9 +17,7 @@ use crate::app::install::steps::{
 };
 pub(crate) use crate::app::install::steps::{needs, Options};
 use crate::app::installation::identity;
-use crate::app::session::connect::connect;
-use crate::app::session::connect::install_runtime;
-use crate::app::session::connect::runtime;
+use crate::app::session::connect::{connect, install_runtime, runtime};
 pub(crate) use crate::app::session::lock::LockWait;
 use crate::app::session::outcome::Outcome;
 use crate::cluster::lock::NamespaceSeen;

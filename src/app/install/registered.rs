@@ -5,24 +5,17 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::app::identity::agent::agent_of_token;
-use crate::app::identity::agent::ensure_agent;
-use crate::app::identity::agent::ensure_runtime;
-use crate::app::identity::agent::AgentSource;
-use crate::app::identity::agent::RuntimeSource;
+use crate::app::identity::agent::{
+    agent_of_token, ensure_agent, ensure_runtime, AgentSource, RuntimeSource,
+};
 use crate::app::identity::register;
 use crate::app::identity::registrar::Registrar;
 use crate::app::install::seams::Target;
-use crate::app::install::steps::connect_and_announce;
-use crate::app::install::steps::namespace_manifest;
-use crate::app::install::steps::needs;
-use crate::app::install::steps::preflight;
-use crate::app::install::steps::render_and_apply;
-use crate::app::install::steps::render_or_fail;
-use crate::app::install::steps::wait_for_install;
-use crate::app::install::steps::Options;
-use crate::app::installation::identity;
-use crate::app::installation::LeftBehind;
+use crate::app::install::steps::{
+    connect_and_announce, namespace_manifest, needs, preflight, render_and_apply, render_or_fail,
+    wait_for_install, Options,
+};
+use crate::app::installation::{identity, LeftBehind};
 use crate::app::session::outcome::Outcome;
 use crate::output;
 use crate::platform::{self, certs, Agent, Auth, Whoami};

@@ -6,12 +6,10 @@
 
 use std::time::Duration;
 
-use crate::app::installation::left_behind;
-use crate::app::installation::LeftBehind;
-use crate::app::session::converge;
+use crate::app::installation::{left_behind, LeftBehind};
 use crate::app::session::lock::LockWait;
 use crate::app::session::outcome::Outcome;
-use crate::app::session::preflight;
+use crate::app::session::{converge, preflight};
 use crate::cluster::lock::{Lock, NamespaceSeen};
 use crate::cluster::{self, apply, secrets};
 use crate::render::{self, Manifest};

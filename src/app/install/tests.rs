@@ -9,18 +9,15 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::app::identity::agent::candidates;
-use crate::app::identity::agent::ensure_agent;
-use crate::app::identity::agent::ensure_runtime;
-use crate::app::identity::agent::AgentSource;
-use crate::app::identity::agent::RuntimeSource;
+use crate::app::identity::agent::{
+    candidates, ensure_agent, ensure_runtime, AgentSource, RuntimeSource,
+};
 use crate::app::identity::registrar::Registrar;
 use crate::app::install::offline;
 use crate::app::install::registered::registered;
 use crate::app::install::seams::Target;
 use crate::app::install::steps::Options;
-use crate::app::installation::DindCerts;
-use crate::app::installation::LeftBehind;
+use crate::app::installation::{DindCerts, LeftBehind};
 use crate::app::session::lock::LockWait;
 use crate::app::session::outcome::Outcome;
 use crate::output;

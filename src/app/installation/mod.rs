@@ -13,8 +13,7 @@ pub mod verified;
 use futures::join;
 
 use crate::app::installation::record::Record;
-use crate::app::session::connect::failed;
-use crate::app::session::connect::SlowNote;
+use crate::app::session::connect::{failed, SlowNote};
 use crate::app::session::outcome::Outcome;
 use crate::cli::KubeArgs;
 use crate::cluster::inventory::{self, LiveObject, VolumeScope};

@@ -8,10 +8,8 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::app::installation::identity;
-use crate::app::installation::left_behind;
-use crate::app::installation::record;
-use crate::app::installation::record::Record;
+use crate::app::installation::record::{self, Record};
+use crate::app::installation::{identity, left_behind};
 use crate::app::session::connect::failed;
 
 use crate::app::session::outcome::Outcome;

@@ -22,13 +22,9 @@ use serde_json::Value;
 
 use crate::app::identity::register;
 use crate::app::installation::plan;
-use crate::app::session::connect::connect_with;
-use crate::app::session::connect::failed;
-use crate::app::session::connect::vet_kubeconfig;
-use crate::app::session::connect::ContextFrom;
+use crate::app::session::connect::{connect_with, failed, vet_kubeconfig, ContextFrom};
 use crate::app::session::converge;
-use crate::app::session::lock;
-use crate::app::session::lock::LockWait;
+use crate::app::session::lock::{self, LockWait};
 use crate::app::session::outcome::Outcome;
 use crate::cli::PlatformArgs;
 use crate::cluster::inventory::{self, LiveObject};

@@ -21,12 +21,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::app::runtimes::attach;
-use crate::app::runtimes::attach::AgentSide;
-use crate::app::runtimes::attach::AgentState;
-use crate::app::runtimes::attach::Resolved;
-use crate::app::runtimes::attach::Target;
-use crate::app::runtimes::attach::IN_CLUSTER_HOST;
+use crate::app::runtimes::attach::{
+    self, AgentSide, AgentState, Resolved, Target, IN_CLUSTER_HOST,
+};
 use crate::app::session::connect::failed;
 use crate::app::session::converge;
 use crate::app::session::outcome::Outcome;
