@@ -5,8 +5,9 @@
 
 use serde::Serialize;
 
-use crate::app::day_two::{probe, skew};
+use crate::app::day_two::skew;
 use crate::app::identity::certificate;
+use crate::app::install::probe;
 use crate::app::installation::identity;
 use crate::app::session::connect::{connect, runtime};
 use crate::app::session::input::{self, Overrides};

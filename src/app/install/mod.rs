@@ -202,6 +202,8 @@ async fn offline_steps<C: Target>(
     outcome
 }
 
+pub(crate) mod init;
+pub(crate) mod probe;
 mod registered;
 pub(crate) mod seams;
 pub(crate) mod steps;
