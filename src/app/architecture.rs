@@ -4,7 +4,8 @@
 //! (`crate::app::area::file::item`): no `super::` reaches across files, so
 //! these tests see every arrow. An area may use only the areas its row of
 //! [`LAYERS`] names; no file of `app/` is in an import circle; no command
-//! imports another; only commands read the clap definitions. The table is
+//! imports another ([`COMMANDS_SHARE`] are the files commands share); only
+//! commands read the clap definitions. The table is
 //! also docs/design/ARCHITECTURE.md's, and a test keeps the two equal.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -43,6 +44,10 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("installation", &["session"]),
     ("session", &[]),
 ];
+
+/// The files of `commands/` that are no command: what commands share of
+/// reading their flags.
+const COMMANDS_SHARE: &[&str] = &["commands/flags.rs", "commands/mod.rs"];
 
 fn app() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src/app")
@@ -280,12 +285,29 @@ fn no_command_imports_another_command() {
             offences.extend(
                 targets
                     .iter()
-                    .filter(|to| area(to) == "commands")
+                    .filter(|to| area(to) == "commands" && !COMMANDS_SHARE.contains(&to.as_str()))
                     .map(|to| format!("{from} uses {to}")),
             );
         }
     }
     assert!(offences.is_empty(), "{offences:#?}");
+}
+
+/// A capability takes options, never the command line's definitions: only
+/// `commands/` (and `app/mod.rs`, which hands a parsed command line to its
+/// command) names `crate::cli`.
+#[test]
+fn only_commands_read_the_command_line() {
+    let offences: Vec<String> = rust_files(&app())
+        .into_iter()
+        .map(|f| short(&f))
+        .filter(|f| area(f) != "commands" && f != "mod.rs" && f != "architecture.rs")
+        .filter(|f| code(&std::fs::read_to_string(app().join(f)).unwrap()).contains("crate::cli"))
+        .collect();
+    assert!(
+        offences.is_empty(),
+        "files outside commands/ that read crate::cli: {offences:#?}"
+    );
 }
 
 /// The files of `app/` import each other's items by name: a glob hides

@@ -10,13 +10,13 @@ use crate::app::adopt::credentials;
 use crate::app::adopt::detect::{plan, values_text, ADOPTING_ANNOTATION, INTERIM_SUFFIX};
 use crate::app::adopt::found::{Found, Plan, Start};
 use crate::app::adopt::handover::{kept_certs, mark_taken_over, remove, signed_certs, OnPlatform};
+use crate::app::adopt::objects::AdoptOptions;
 use crate::app::adopt::objects::{in_namespace, kind, name, ObjectRef, RUNNER_TOKEN_SECRET};
 use crate::app::adopt::report::{print_plan, unclassified_refusal};
 use crate::app::identity::register;
 use crate::app::installation::{identity, plan, record};
 use crate::app::session::outcome::Outcome;
 use crate::app::session::{connect, converge, lock};
-use crate::cli::AdoptArgs;
 use crate::cluster;
 use crate::output;
 use crate::render::{self, Identity, Manifest, Rendered};
@@ -52,7 +52,7 @@ fn token_needed(why: &str) -> Outcome {
 }
 
 pub(super) async fn on_platform(
-    args: &AdoptArgs,
+    args: &AdoptOptions,
     values: &values::Values,
     runnerconf: &[String],
     namespace: &str,
@@ -162,7 +162,7 @@ pub(super) async fn on_platform(
 /// platform's agent record lists others: asks which one on a terminal,
 /// otherwise refuses (exit 2) naming both.
 fn choose_runtime(
-    args: &AdoptArgs,
+    args: &AdoptOptions,
     agent: &str,
     from_install: &str,
     listed: &[String],
@@ -351,7 +351,7 @@ pub(super) fn interim(m: &Manifest) -> Manifest {
 /// the plan and asks; then, under the install's lock, carries it out.
 /// False when the user said no (nothing was changed).
 pub(super) async fn move_runner(
-    args: &AdoptArgs,
+    args: &AdoptOptions,
     cluster: &cluster::Cluster,
     namespace: &str,
     objects: &[Value],
@@ -637,7 +637,7 @@ fn render_move(loaded: &values::Loaded, identity: &Identity) -> Result<Rendered,
 }
 
 /// Saves what the install is as a values file (tokens left out).
-fn save_values_file(args: &AdoptArgs, found: &Found, namespace: &str) -> Result<(), Outcome> {
+fn save_values_file(args: &AdoptOptions, found: &Found, namespace: &str) -> Result<(), Outcome> {
     output::say(&format!(
         "found in namespace {namespace}: a runner made by {}",
         found.tool.describe()

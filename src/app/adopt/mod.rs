@@ -16,11 +16,11 @@
 use serde_json::Value;
 
 use crate::app::adopt::found::Start;
+use crate::app::adopt::objects::AdoptOptions;
 use crate::app::adopt::objects::{kind, label, name};
 use crate::app::installation::record;
 use crate::app::session::outcome::Outcome;
 use crate::app::session::{connect, lock};
-use crate::cli::AdoptArgs;
 use crate::cluster;
 use crate::output;
 use crate::render::{self, LABEL_MANAGED_BY};
@@ -28,7 +28,7 @@ use crate::render::{self, LABEL_MANAGED_BY};
 /// Reads the namespace `args` names and, unless `--dry-run`, moves the
 /// runner found there (or finishes a move under way). Gives the namespace
 /// to show `info` of, or `None` when nothing was moved.
-pub(crate) fn adopt(args: &AdoptArgs) -> Result<Option<String>, Outcome> {
+pub(crate) fn adopt(args: &AdoptOptions) -> Result<Option<String>, Outcome> {
     connect::runtime().block_on(async {
         let cluster = connect::connect_flags(&args.kube).await?;
         let namespace = args
@@ -45,7 +45,7 @@ pub(crate) fn adopt(args: &AdoptArgs) -> Result<Option<String>, Outcome> {
 
 /// [`adopt`] once connected.
 async fn adopt_in(
-    args: &AdoptArgs,
+    args: &AdoptOptions,
     cluster: &cluster::Cluster,
     namespace: String,
 ) -> Result<Option<String>, Outcome> {

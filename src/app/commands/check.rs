@@ -5,6 +5,7 @@
 
 use serde::Serialize;
 
+use crate::app::commands::flags;
 use crate::app::day_two::skew;
 use crate::app::identity::certificate;
 use crate::app::install::probe;
@@ -28,7 +29,7 @@ fn gather_input(args: &CheckArgs) -> Result<Input, Problems> {
         return Err(Problems(problems));
     }
     let mut out = Overrides::default();
-    input::kube_overrides(&args.kube, &mut out);
+    flags::kube_overrides(&args.kube, &mut out);
     input.overrides = out.list;
     Ok(input)
 }

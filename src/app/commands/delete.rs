@@ -9,6 +9,7 @@
 //! everything is gone (`cluster::delete`). Re-running is safe: it picks up
 //! whatever is left, and says so when nothing is.
 
+use crate::app::commands::flags;
 use crate::app::identity::{register, verified};
 use crate::app::installation::{
     leftovers, names, pick_installation, read_installation, Installation,
@@ -44,8 +45,9 @@ pub fn run(args: &DeleteArgs) -> Outcome {
 
 /// The steps of `delete`, in order. `Err` is the outcome to return.
 async fn delete_installation(args: &DeleteArgs) -> Result<(), Outcome> {
-    let cluster = connect_flags(&args.kube).await?;
-    let Some(namespace) = pick_installation(&cluster, &args.kube, "delete").await? else {
+    let cluster = connect_flags(&flags::kube(&args.kube)).await?;
+    let Some(namespace) = pick_installation(&cluster, &flags::kube(&args.kube), "delete").await?
+    else {
         output::done(&format!(
             "nothing to delete: no Codefresh Runner is installed in context {}",
             cluster.context
@@ -305,7 +307,7 @@ async fn platform_for_delete(
     }
     let host = inst.values.as_ref().map(|v| v.codefresh_host.clone());
     let auth = match register::resolve(
-        &args.platform,
+        &flags::platform(&args.platform),
         host.as_deref().map(|url| crate::platform::auth::NamedUrl {
             url,
             origin: register::RECORDED_HOST,
@@ -333,7 +335,7 @@ async fn platform_for_delete(
         Err(e) => return Err(register::failed(e, "finding the Codefresh API token")),
     };
     let needs = [Need::Agents, Need::RuntimeEnvironments, Need::Clusters];
-    let transport = register::transport(&args.platform);
+    let transport = register::transport(&flags::platform(&args.platform));
     let (client, _) = register::checked_client(&auth, transport, Some(&needs)).await?;
     Ok(Some(client))
 }

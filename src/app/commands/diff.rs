@@ -8,12 +8,13 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::app::commands::flags;
 use crate::app::identity::register::{self, TokenFrom};
 use crate::app::installation::plan::{self, print_diffs, Plan};
 use crate::app::installation::{identity, pick_installation, record};
 use crate::app::session::connect::{connect_flags, failed, runtime};
+use crate::app::session::lock;
 use crate::app::session::outcome::Outcome;
-use crate::app::session::{input, lock};
 use crate::cli::{DiffArgs, OutputFormat};
 use crate::cluster::diff::{self, Action, ObjectDiff};
 use crate::cluster::{preflight, Cluster};
@@ -117,8 +118,8 @@ async fn spec_diff(args: &DiffArgs, plan: &Plan) -> Option<SpecDiff> {
 }
 
 /// The upgrade flags `diff` shares.
-fn upgrade_flags(args: &DiffArgs) -> input::UpgradeFlags<'_> {
-    input::UpgradeFlags {
+fn upgrade_flags(args: &DiffArgs) -> flags::UpgradeFlags<'_> {
+    flags::UpgradeFlags {
         kube: &args.kube,
         settings: &args.settings,
         values: &args.values,
@@ -132,7 +133,7 @@ fn upgrade_flags(args: &DiffArgs) -> input::UpgradeFlags<'_> {
 
 /// Runs `diff`; any failure exits 2, as `kubectl diff` exits above 1.
 pub fn run(args: &DiffArgs) -> Outcome {
-    let ended = input::for_upgrade(upgrade_flags(args))
+    let ended = flags::for_upgrade(upgrade_flags(args))
         .map_err(Outcome::from)
         .and_then(|input| runtime().block_on(diff(args, input)));
     match ended {
@@ -149,8 +150,8 @@ pub fn run(args: &DiffArgs) -> Outcome {
 
 /// Shows what an apply would change; true when it would change something.
 async fn diff(args: &DiffArgs, input: values::Input) -> Result<bool, Outcome> {
-    let cluster = connect_flags(&args.kube).await?;
-    let namespace = pick_installation(&cluster, &args.kube, "diff")
+    let cluster = connect_flags(&flags::kube(&args.kube)).await?;
+    let namespace = pick_installation(&cluster, &flags::kube(&args.kube), "diff")
         .await?
         .or_else(|| args.kube.kube_namespace.clone())
         .unwrap_or_else(|| values::DEFAULT_NAMESPACE.to_string());

@@ -11,6 +11,7 @@ use futures::StreamExt;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::app::commands::flags;
 use crate::app::session::input;
 use crate::app::session::outcome::Outcome;
 use crate::cli::{ImagesArgs, OutputFormat};
@@ -175,7 +176,7 @@ fn gather_input(args: &ImagesArgs) -> Result<values::Input, Problems> {
     let (mut input, mut problems) =
         input::read_input(&args.values, &args.set_value, &args.set_file);
     let mut overrides = input::Overrides::default();
-    input::settings_overrides(&args.settings, &mut overrides, &mut problems);
+    flags::settings_overrides(&args.settings, &mut overrides, &mut problems);
     input.overrides = overrides.list;
     if !problems.is_empty() {
         return Err(Problems(problems));

@@ -2,6 +2,7 @@
 //! input (values files, `--set-*`, the flags that set keys); everything
 //! after that ([`crate::app::install::init`]) never looks at them again.
 
+use crate::app::commands::flags;
 use crate::app::install::init::{init, Mode, Plan};
 use crate::app::install::LockWait;
 use crate::app::runtimes::attach;
@@ -59,7 +60,7 @@ pub(crate) fn flag_overrides(args: &InitArgs, problems: &mut Vec<Problem>) -> Ov
     out.text("--url", &args.url);
     out.text("--storage-class-name", &args.storage_class_name);
     out.path("--kube-config-path", &args.kube.kube_config_path);
-    input::settings_overrides(&args.settings, &mut out, problems);
+    flags::settings_overrides(&args.settings, &mut out, problems);
     out.boolean("--set-default-runtime", args.set_default_runtime);
     out.boolean("--exec-demo-pipeline", args.exec_demo_pipeline);
     out.boolean("--insecure", args.insecure.then_some(true));

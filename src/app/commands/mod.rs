@@ -7,6 +7,7 @@ pub mod check;
 pub mod completions;
 pub mod delete;
 pub mod diff;
+pub mod flags;
 pub mod fleet;
 pub mod images;
 pub mod info;

@@ -6,6 +6,7 @@
 //! comes with a new agent that takes over the old one's runtimes
 //! (`steps::agent_token`).
 
+use crate::app::commands::flags;
 use crate::app::identity::{agent_token, certificate, register};
 use crate::app::installation::pick_installation;
 use crate::app::session::connect::{connect_flags, runtime};
@@ -26,8 +27,9 @@ pub fn run(args: &RenewArgs) -> Outcome {
 }
 
 async fn renew(args: &RenewArgs) -> Result<(), Outcome> {
-    let cluster = connect_flags(&args.kube).await?;
-    let Some(namespace) = pick_installation(&cluster, &args.kube, "renew").await? else {
+    let cluster = connect_flags(&flags::kube(&args.kube)).await?;
+    let Some(namespace) = pick_installation(&cluster, &flags::kube(&args.kube), "renew").await?
+    else {
         return Err(Outcome::Failed(
             anyhow::anyhow!(
                 "no Codefresh Runner is installed in context {}",
@@ -84,7 +86,7 @@ async fn platform_for(
         .and_then(|t| serde_yaml_ng::from_str::<serde_json::Value>(t).ok())
         .and_then(|t| t["CodefreshHost"].as_str().map(str::to_string));
     let auth = register::resolve(
-        &args.platform,
+        &flags::platform(&args.platform),
         host.as_deref().map(|url| platform::auth::NamedUrl {
             url,
             origin: register::RECORDED_HOST,
@@ -104,5 +106,5 @@ async fn platform_for(
         };
         return Err(register::token_needed(command, why, ""));
     };
-    register::client(&auth, &args.platform)
+    register::client(&auth, &flags::platform(&args.platform))
 }

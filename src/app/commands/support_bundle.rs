@@ -11,6 +11,7 @@ use std::time::Instant;
 
 use serde_json::json;
 
+use crate::app::commands::flags;
 use crate::app::day_two::bundle::{collect, Request};
 use crate::app::day_two::status;
 use crate::app::installation::{pick_installation, record};
@@ -56,8 +57,8 @@ pub fn run(args: &SupportBundleArgs) -> Outcome {
     let started = Instant::now();
     let rt = runtime();
     let found = rt.block_on(async {
-        let cluster = connect_flags(&args.kube).await?;
-        match pick_installation(&cluster, &args.kube, "support-bundle").await? {
+        let cluster = connect_flags(&flags::kube(&args.kube)).await?;
+        match pick_installation(&cluster, &flags::kube(&args.kube), "support-bundle").await? {
             Some(ns) => Ok((cluster, ns)),
             None => Err(Outcome::Failed(
                 anyhow::anyhow!("no cf-runner installation in context {}", cluster.context),
@@ -93,7 +94,13 @@ pub fn run(args: &SupportBundleArgs) -> Outcome {
     let bundle = rt.block_on(async {
         // What `info -o json` shows for the namespace, from the step `info` runs.
         step("collecting what `cf-runner info -o json` shows");
-        let info = match status::report(&cluster, std::slice::from_ref(&ns), &args.platform).await {
+        let info = match status::report(
+            &cluster,
+            std::slice::from_ref(&ns),
+            &flags::platform(&args.platform),
+        )
+        .await
+        {
             Ok(report) => Ok(format!(
                 "{}\n",
                 serde_json::to_string_pretty(&report).expect("the report serializes")
@@ -110,7 +117,7 @@ pub fn run(args: &SupportBundleArgs) -> Outcome {
         };
         let req = Request {
             namespace: &ns,
-            platform: &args.platform,
+            platform: &flags::platform(&args.platform),
             since: args.since,
             max_log_bytes: args.max_log_bytes,
             max_size: args.max_size,

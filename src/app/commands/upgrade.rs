@@ -10,14 +10,15 @@
 //! storage of the dind volumes) is refused before anything is written, with
 //! the way to do it instead. The plan itself is `steps::upgrade_plan`.
 
+use crate::app::commands::flags;
 use crate::app::identity::register::{self, TokenFrom};
 use crate::app::identity::verified;
 use crate::app::installation::plan::{self, Plan};
 use crate::app::installation::{names, pick_installation};
 use crate::app::session::connect::{connect_flags, need_yes, runtime};
+use crate::app::session::converge;
 use crate::app::session::lock::{self, LockWait};
 use crate::app::session::outcome::Outcome;
-use crate::app::session::{converge, input};
 use crate::cli::UpgradeArgs;
 use crate::cluster::{self, delete, Cluster};
 use crate::output;
@@ -30,7 +31,7 @@ pub fn run(args: &UpgradeArgs) -> Outcome {
     if !args.yes && !output::stdin_is_tty() {
         return need_yes("upgrade", "the upgrade");
     }
-    input::for_upgrade(input::UpgradeFlags {
+    flags::for_upgrade(flags::UpgradeFlags {
         kube: &args.kube,
         settings: &args.settings,
         values: &args.values,
@@ -48,8 +49,9 @@ pub fn run(args: &UpgradeArgs) -> Outcome {
 /// Finds the installation and upgrades it under its lock, from reading it
 /// to the end.
 async fn locked(args: &UpgradeArgs, new_input: values::Input) -> Result<(), Outcome> {
-    let cluster = connect_flags(&args.kube).await?;
-    let Some(namespace) = pick_installation(&cluster, &args.kube, "upgrade").await? else {
+    let cluster = connect_flags(&flags::kube(&args.kube)).await?;
+    let Some(namespace) = pick_installation(&cluster, &flags::kube(&args.kube), "upgrade").await?
+    else {
         return Err(Outcome::failed(
             anyhow::anyhow!(
                 "no Codefresh Runner is installed in context {}",

@@ -12,8 +12,8 @@ use serde_json::{json, Map, Value};
 
 use crate::app::identity::register;
 use crate::app::installation::{identity, own_classes, record};
+use crate::app::session::options::PlatformOptions;
 use crate::bundle::{Bundle, Redactor};
-use crate::cli::PlatformArgs;
 use crate::cluster::inventory::{self, Record};
 use crate::cluster::support::{self as reads, LogLimits};
 use crate::cluster::{attached, preflight, secrets, Cluster};
@@ -131,7 +131,7 @@ const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
 /// What the collection needs besides the cluster.
 pub(crate) struct Request<'a> {
     pub namespace: &'a str,
-    pub platform: &'a PlatformArgs,
+    pub platform: &'a PlatformOptions,
     pub since: std::time::Duration,
     pub max_log_bytes: u64,
     pub max_size: u64,
@@ -502,7 +502,7 @@ async fn add_platform_spec(
     bundle: &mut Bundle,
     auth: &Result<Option<crate::platform::auth::Auth>, crate::platform::PlatformError>,
     record: Option<&Record>,
-    platform: &PlatformArgs,
+    platform: &PlatformOptions,
     step: &dyn Fn(&str),
 ) {
     let runtime_name = record.and_then(|r| r.runtime_name.clone());

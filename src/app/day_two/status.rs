@@ -10,8 +10,8 @@ use serde_json::{Map, Value};
 use crate::app::identity::register;
 use crate::app::installation::{identity, read_installation, record, Installation};
 use crate::app::session::connect::failed;
+use crate::app::session::options::PlatformOptions;
 use crate::app::session::outcome::Outcome;
-use crate::cli::PlatformArgs;
 use crate::cluster::inventory::{self, LiveObject};
 use crate::cluster::{wait, Cluster, KubeError};
 use crate::output::info::{
@@ -24,7 +24,7 @@ const PLATFORM_NO_TOKEN: &str =
     "not shown: no Codefresh API token (--token, CF_API_KEY or the current context of ~/.cfconfig)";
 
 /// The agent's and runtime's state on the platform, when a token is at hand.
-async fn platform_status(platform: &PlatformArgs, inst: &Installation, context: &str) -> String {
+async fn platform_status(platform: &PlatformOptions, inst: &Installation, context: &str) -> String {
     let Some(record) = &inst.record else {
         return "no record of an agent or runtime environment".into();
     };
@@ -375,7 +375,7 @@ async fn describe(cluster: &Cluster, inst: &Installation) -> Result<Installation
 pub(crate) async fn report(
     cluster: &Cluster,
     namespaces: &[String],
-    platform: &PlatformArgs,
+    platform: &PlatformOptions,
 ) -> Result<Report, Outcome> {
     let mut installations = Vec::new();
     for ns in namespaces {

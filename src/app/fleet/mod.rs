@@ -10,14 +10,18 @@
 //! was registered for runtimes the fleet file no longer lists (the engine
 //! prunes the cluster side; it cannot reach the platform).
 
+pub mod options;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
+use crate::app::fleet::options::{
+    FleetExportOptions, FleetFiles, FleetRegisterOptions, RegistrationTrust,
+};
 use crate::app::identity::register;
 use crate::app::session::outcome::Outcome;
-use crate::cli::{FleetExportArgs, FleetFiles, FleetRegisterArgs, RegistrationTrust};
 use crate::export::{self, OutFile};
 use crate::fleet::tree::{self, Registration, REGISTERED_SECRETS, REGISTRATION_FILE};
 use crate::fleet::trust::{self, SealKey};
@@ -229,7 +233,7 @@ fn honest(outcome: Outcome, done: &[String]) -> Outcome {
 /// (or accepted), and each runner sent to the platform it was registered on.
 fn export_registrations(
     fleet: &Fleet,
-    args: &FleetExportArgs,
+    args: &FleetExportOptions,
 ) -> Result<BTreeMap<At, Registration>, Outcome> {
     let dir = &args.files.output_dir;
     let ring = keyring(&args.trust, dir)?;
@@ -258,7 +262,7 @@ fn export_registrations(
     Ok(usable)
 }
 
-pub(crate) fn export_tree(args: &FleetExportArgs) -> Outcome {
+pub(crate) fn export_tree(args: &FleetExportOptions) -> Outcome {
     let fleet = match load(&args.files) {
         Ok(f) => f,
         Err(o) => return o,
@@ -381,7 +385,7 @@ fn secrets_shape(manifests: &[render::Manifest]) -> String {
 /// time it is needed), the key registrations are sealed with, and what the
 /// run changed so far (on the platform or in the tree).
 struct Lazy<'a> {
-    args: &'a FleetRegisterArgs,
+    args: &'a FleetRegisterOptions,
     client: Option<(Platform, Option<String>)>,
     key: SealKey,
     done: Vec<String>,
@@ -404,7 +408,7 @@ impl Lazy<'_> {
 /// A client of the platform the flags name, its token checked, and the
 /// account the token is for.
 async fn connect(
-    args: &FleetRegisterArgs,
+    args: &FleetRegisterOptions,
     command: &str,
 ) -> Result<(Platform, Option<String>), Outcome> {
     let auth = match register::resolve(&args.platform, None) {
@@ -439,7 +443,7 @@ fn failed(why: String, fix: &str) -> Outcome {
 
 /// The URL of the platform the token is for, when there is a token: read
 /// from the flags, `CF_API_KEY` and the cfconfig, without a call.
-fn token_platform(args: &FleetRegisterArgs) -> Option<String> {
+fn token_platform(args: &FleetRegisterOptions) -> Option<String> {
     register::resolve(&args.platform, None)
         .ok()
         .flatten()
@@ -450,7 +454,7 @@ fn token_platform(args: &FleetRegisterArgs) -> Option<String> {
 /// of the fleet, so that a refusal comes before anything is done.
 fn register_preflight(
     fleet: &Fleet,
-    args: &FleetRegisterArgs,
+    args: &FleetRegisterOptions,
     ring: &Keyring,
     found: &Found,
 ) -> Result<(), Outcome> {
@@ -583,7 +587,7 @@ fn recipients_problem(fleet: &Fleet, folder: &Path) -> Option<Problem> {
     ))
 }
 
-pub(crate) fn register_fleet(args: &FleetRegisterArgs) -> Outcome {
+pub(crate) fn register_fleet(args: &FleetRegisterOptions) -> Outcome {
     let fleet = match load(&args.files) {
         Ok(f) => f,
         Err(o) => return o,
@@ -698,7 +702,7 @@ fn secret_file(fleet: &Fleet, secret: &str) -> String {
 /// `--store-material-dir` must not be inside the tree, nor anywhere in a
 /// Git work tree the tree is in: what it receives is the material in
 /// clear, and `git add -A` there would stage it. Links are resolved first.
-fn check_material_dir(args: &FleetRegisterArgs) -> Result<(), Outcome> {
+fn check_material_dir(args: &FleetRegisterOptions) -> Result<(), Outcome> {
     let Some(material) = &args.store_material_dir else {
         return Ok(());
     };
@@ -767,7 +771,7 @@ fn external_files(
 /// What registration wrote for a runtime, re-read: token, CA, cert, key.
 fn decrypted_material(
     folder: &Path,
-    args: &FleetRegisterArgs,
+    args: &FleetRegisterOptions,
 ) -> Result<(Secret, Secret, Secret, Secret), Outcome> {
     let Some(path) = &args.age_key_file else {
         return Err(bad(
@@ -1345,7 +1349,7 @@ fn claim_refused(folder: &Path, why: String) -> Outcome {
 /// with no overlay left for their cluster.
 fn retire_preflight(
     fleet: &Fleet,
-    args: &FleetRegisterArgs,
+    args: &FleetRegisterOptions,
 ) -> Result<Vec<(At, Registration)>, Outcome> {
     let dir = &args.files.output_dir;
     let ring = keyring(&args.trust, dir)?;
@@ -1388,7 +1392,7 @@ fn retire_preflight(
     Ok(gone)
 }
 
-pub(crate) fn retire(args: &FleetRegisterArgs) -> Outcome {
+pub(crate) fn retire(args: &FleetRegisterOptions) -> Outcome {
     if args.store_material_dir.is_some() {
         // Shared with `register`, where it means something: never ignored.
         return bad(

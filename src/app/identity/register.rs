@@ -6,8 +6,8 @@
 use serde_json::Value;
 
 use crate::app::identity::registrar::Registrar;
+use crate::app::session::options::PlatformOptions;
 use crate::app::session::outcome::Outcome;
-use crate::cli::PlatformArgs;
 use crate::platform::{
     self, Auth, Need, Platform, PlatformError, RegisterRuntime, Transport, Whoami,
 };
@@ -145,7 +145,7 @@ pub(crate) fn account_of_runtime(runtime: &Value) -> Option<String> {
 /// that same platform, or the token is not sent. `Ok(None)` when there is
 /// no token at all.
 pub(crate) fn resolve(
-    args: &PlatformArgs,
+    args: &PlatformOptions,
     installed: Option<platform::auth::NamedUrl<'_>>,
 ) -> Result<Option<Auth>, PlatformError> {
     let token = args.token.as_ref().map(Secret::new);
@@ -161,7 +161,7 @@ pub(crate) fn resolve(
 pub(crate) const RECORDED_HOST: &str = "the installation's record in the cluster (CodefreshHost)";
 
 /// How `args` say to reach the platform.
-pub(crate) fn transport(args: &PlatformArgs) -> Transport {
+pub(crate) fn transport(args: &PlatformOptions) -> Transport {
     Transport {
         insecure: args.insecure,
         allow_http: args.allow_http,
@@ -169,7 +169,7 @@ pub(crate) fn transport(args: &PlatformArgs) -> Transport {
 }
 
 /// A client, or the outcome to return.
-pub(crate) fn client(auth: &Auth, args: &PlatformArgs) -> Result<Platform, Outcome> {
+pub(crate) fn client(auth: &Auth, args: &PlatformOptions) -> Result<Platform, Outcome> {
     Platform::new(auth, transport(args)).map_err(|e| failed(e, "preparing the platform client"))
 }
 

@@ -558,7 +558,7 @@ pub(crate) fn init(input: Input, plan: Plan) -> Result<Outcome, Outcome> {
                 &to,
                 text("ConfigPath").map(PathBuf::from),
                 text("Context"),
-                crate::cli::PlatformArgs {
+                crate::app::session::options::PlatformOptions {
                     token: text("Token"),
                     url: plan.url.clone(),
                     insecure: tree::lookup(&given, "Insecure")

@@ -14,8 +14,8 @@ use futures::join;
 
 use crate::app::installation::record::Record;
 use crate::app::session::connect::{failed, SlowNote};
+use crate::app::session::options::KubeOptions;
 use crate::app::session::outcome::Outcome;
-use crate::cli::KubeArgs;
 use crate::cluster::inventory::{self, LiveObject, VolumeScope};
 use crate::cluster::{secrets, Cluster, KubeError};
 use crate::output;
@@ -27,7 +27,7 @@ use crate::values::{self, Problem, Problems, Secret};
 /// there is none; several without a name is bad input.
 pub(crate) async fn pick_installation(
     cluster: &Cluster,
-    kube: &KubeArgs,
+    kube: &KubeOptions,
     command: &str,
 ) -> Result<Option<String>, Outcome> {
     if let Some(ns) = &kube.kube_namespace {

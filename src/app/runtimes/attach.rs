@@ -25,8 +25,8 @@ use crate::app::installation::plan;
 use crate::app::session::connect::{connect_with, failed, vet_kubeconfig, ContextFrom};
 use crate::app::session::converge;
 use crate::app::session::lock::{self, LockWait};
+use crate::app::session::options::PlatformOptions;
 use crate::app::session::outcome::Outcome;
-use crate::cli::PlatformArgs;
 use crate::cluster::inventory::{self, LiveObject};
 use crate::cluster::{delete, runtimes as live, Cluster, ConnectOptions};
 use crate::output;
@@ -410,7 +410,7 @@ pub(crate) async fn read_agent(
 pub(crate) async fn run(
     agent: AgentSide,
     change: Change,
-    platform_args: &PlatformArgs,
+    platform_args: &PlatformOptions,
     timeout: Duration,
 ) -> Outcome {
     let command = change.command();
@@ -479,7 +479,7 @@ async fn under_lock(
     cluster: Cluster,
     ns: &str,
     change: Change,
-    platform_args: &PlatformArgs,
+    platform_args: &PlatformOptions,
     timeout: Duration,
 ) -> Result<(), Outcome> {
     let command = change.command();
@@ -508,7 +508,7 @@ async fn under_lock(
 }
 
 pub(crate) fn platform_client(
-    args: &PlatformArgs,
+    args: &PlatformOptions,
     state: &AgentState,
     command: &str,
 ) -> Result<Platform, Outcome> {
@@ -1138,7 +1138,7 @@ pub(crate) fn after_init(
         },
         namespace: values.namespace.clone(),
     };
-    let platform = PlatformArgs {
+    let platform = PlatformOptions {
         token: Some(auth.token.expose().to_string()),
         url: Some(auth.url.clone()),
         insecure: values.insecure,
@@ -1160,7 +1160,7 @@ pub(crate) fn from_wizard(
     to: &crate::wizard::AttachTo,
     kubeconfig: Option<PathBuf>,
     context: Option<String>,
-    platform: PlatformArgs,
+    platform: PlatformOptions,
     accepted: Accepted,
     timeout: Duration,
 ) -> Outcome {

@@ -25,8 +25,8 @@ use crate::app::runtimes::attach::{
 };
 use crate::app::session::connect::{failed, need_yes};
 use crate::app::session::converge;
+use crate::app::session::options::PlatformOptions;
 use crate::app::session::outcome::Outcome;
-use crate::cli::PlatformArgs;
 use crate::cluster::inventory::{self, LiveObject};
 use crate::cluster::ownership::{self, Ownership};
 use crate::cluster::{attached, delete, runtimes as live, Cluster};
@@ -176,7 +176,7 @@ fn names(objects: &[LiveObject]) -> String {
 pub(crate) async fn delete_runtime(
     agent: AgentSide,
     target: Target,
-    platform_args: &PlatformArgs,
+    platform_args: &PlatformOptions,
     options: DeleteOptions,
 ) -> Outcome {
     let command = "runtime delete";
@@ -466,7 +466,7 @@ async fn verify(
 pub(crate) async fn upgrade_runtime(
     agent: AgentSide,
     target: Target,
-    platform_args: &PlatformArgs,
+    platform_args: &PlatformOptions,
     timeout: Duration,
 ) -> Outcome {
     let command = "runtime upgrade";

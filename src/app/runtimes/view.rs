@@ -16,7 +16,7 @@ use serde_json::Value;
 use crate::app::identity::register;
 use crate::app::installation::Installation;
 use crate::app::runtimes::attach::IN_CLUSTER_HOST;
-use crate::cli::PlatformArgs;
+use crate::app::session::options::PlatformOptions;
 use crate::cluster::preflight::{Check, Status};
 use crate::cluster::runtime_access::{self, Access};
 use crate::cluster::{runtimes as live, Cluster};
@@ -64,7 +64,7 @@ fn place_of(spec: &Value) -> Place {
 /// The platform's side: the agent's runtimes and where each runs, `None`
 /// when no token is at hand or the platform did not answer (said in `notes`).
 async fn platform_side(
-    platform_args: &PlatformArgs,
+    platform_args: &PlatformOptions,
     inst: &Installation,
     agent_name: &str,
     only_own: Option<&str>,
@@ -248,7 +248,7 @@ fn attach_command_in(cluster: &Cluster, agent_ns: &str, name: &str, place: &Plac
 pub(crate) async fn view(
     cluster: &Cluster,
     inst: &Installation,
-    platform_args: &PlatformArgs,
+    platform_args: &PlatformOptions,
     notes: &mut Vec<String>,
 ) -> Vec<RuntimeInfo> {
     let files = match live::read_config(&cluster.client, &inst.namespace, CONFIG_SECRET).await {
