@@ -1,0 +1,609 @@
+//! `delete`: removes exactly what cf-runner installed. The objects
+//! come from the labels (`cluster::inventory`), never from a list in this
+//! version's templates, so whatever an older or newer version installed goes
+//! too and a user's own objects next to them stay; of the labelled ones,
+//! only those cf-runner created go (`cluster::ownership`). The namespace
+//! goes only when nothing but cf-runner's objects is in it, or with
+//! `--delete-namespace-with-contents`. Shows the plan, asks (or
+//! takes `--yes`), deletes in reverse dependency order and waits until
+//! everything is gone (`cluster::delete`). Re-running is safe: it picks up
+//! whatever is left, and says so when nothing is.
+
+use crate::app::identity::{register, verified};
+use crate::app::installation::{
+    leftovers, names, pick_installation, read_installation, Installation,
+};
+use crate::app::runtimes::life;
+use crate::app::session::converge::delete_failed;
+use crate::app::session::lock::{self, LockWait};
+use std::collections::BTreeSet;
+
+use crate::app::session::connect::{connect_flags, failed, runtime};
+use crate::app::session::options::{KubeOptions, PlatformOptions};
+use crate::app::session::outcome::Outcome;
+use crate::cluster::delete::{self, Event};
+use crate::cluster::inventory::{LiveObject, Record};
+use crate::cluster::ownership::{self, Ownership};
+use crate::cluster::Cluster;
+use crate::output;
+use crate::platform::{Need, Platform};
+
+/// What `delete` is asked to do, from its flags.
+#[derive(Debug, Clone)]
+pub struct DeleteOptions {
+    /// Where the installation is.
+    pub kube: KubeOptions,
+    /// How the platform is reached.
+    pub platform: PlatformOptions,
+    /// Never ask.
+    pub yes: bool,
+    /// Delete the namespace too, when cf-runner created it and nothing else is in it.
+    pub delete_namespace: bool,
+    /// Delete the namespace cf-runner created with everything still in it.
+    pub delete_namespace_with_contents: bool,
+    /// Delete the dind volumes (PVs and PVCs) too.
+    pub purge_volumes: bool,
+    /// Leave the agent and runtime environment on the platform.
+    pub keep_platform: bool,
+    /// Delete every runtime attached to the agent first.
+    pub all_runtimes: bool,
+    /// Delete an attached runtime's objects although an agent may still serve it.
+    pub ignore_agent: bool,
+    /// Delete objects that existed before the install and were taken over too.
+    pub delete_adopted: bool,
+    /// How long to wait for the objects to be gone, and for another run's lock.
+    pub timeout: std::time::Duration,
+    /// Fail at once when another run holds the install's lock.
+    pub no_wait_for_lock: bool,
+}
+
+/// Runs `delete`: find the installation, check the platform token, work
+/// out what goes, show it and ask, clean the platform, delete, wait.
+pub fn run(args: &DeleteOptions) -> Outcome {
+    runtime().block_on(async {
+        match delete_installation(args).await {
+            Ok(()) => Outcome::Ok,
+            Err(outcome) => outcome,
+        }
+    })
+}
+
+/// The steps of `delete`, in order. `Err` is the outcome to return.
+async fn delete_installation(args: &DeleteOptions) -> Result<(), Outcome> {
+    let cluster = connect_flags(&args.kube).await?;
+    let Some(namespace) = pick_installation(&cluster, &args.kube, "delete").await? else {
+        output::done(&format!(
+            "nothing to delete: no Codefresh Runner is installed in context {}",
+            cluster.context
+        ));
+        return Ok(());
+    };
+    // Under the lock, from reading the installation to the last deletion:
+    // a run that changes it meanwhile would leave half an install.
+    let how = LockWait::of(args.no_wait_for_lock, args.timeout);
+    let held = lock::take(&cluster, &namespace, "delete", how, None).await?;
+    let deleted = delete_locked(args, &cluster, &namespace).await;
+    lock::release(held, &namespace).await;
+    deleted
+}
+
+/// The steps of `delete` under the install's lock.
+async fn delete_locked(
+    args: &DeleteOptions,
+    cluster: &Cluster,
+    namespace: &str,
+) -> Result<(), Outcome> {
+    let inst = read_installation(cluster, namespace).await.map_err(|e| {
+        failed(
+            e,
+            &format!("reading the installation in namespace {namespace} failed"),
+        )
+    })?;
+    life::check_runtime_namespace(&inst.objects, namespace, args.ignore_agent)?;
+    let record = inst.record.clone().unwrap_or_default();
+    // The record only claims which agent is this install's: checked against
+    // the Deployment before any platform call (`verified`).
+    let agent = if platform_named(args, &record) {
+        agent_to_clean(cluster, namespace, &record).await?
+    } else {
+        None
+    };
+    // An agent that serves attached runtimes goes last, or not at all.
+    let attached = life::attached_to(
+        cluster,
+        namespace,
+        record.runtime_name.as_deref(),
+        args.kube.kube_config_path.as_ref(),
+    )
+    .await?;
+    life::check_agent_delete(&attached, namespace, args.all_runtimes)?;
+    // The platform first: checked before anything is deleted, cleaned
+    // before the cluster (whose record names what to clean).
+    let platform = platform_for_delete(args, &inst, &record).await?;
+    let runtime = match &platform {
+        Some(client) => {
+            runtime_to_clean(client, &record, agent.as_deref(), cluster, namespace).await?
+        }
+        None => None,
+    };
+    let strays = match &platform {
+        Some(client) => crate::app::identity::unregister::stray_agents(
+            client,
+            agent.as_deref(),
+            runtime.as_deref(),
+            &cluster.context,
+            namespace,
+        )
+        .await
+        .map_err(|e| register::failed(e, "listing the agents on the Codefresh platform"))?,
+        None => Vec::new(),
+    };
+    let mut targets = targets(args, &inst, namespace);
+    check_namespace(args, cluster, &inst, namespace, &mut targets).await?;
+    if targets.objects.is_empty() {
+        output::done(&format!(
+            "nothing to delete: no object in namespace {namespace} or cluster-wide is cf-runner's for it"
+        ));
+        for note in [targets.namespace_note, targets.volume_note]
+            .into_iter()
+            .flatten()
+        {
+            output::note(&note);
+        }
+        return namespace_kept(targets.namespace_kept);
+    }
+    let total = targets.objects.len();
+    let phases = delete::plan(targets.objects);
+    output::say(&format!(
+        "Deleting the Codefresh Runner in namespace {namespace} of context {} ({}):",
+        cluster.context, cluster.server
+    ));
+    life::say_attached(&attached, platform.is_some());
+    for (phase, objects) in &phases {
+        output::say(&format!("  {}: {}", phase.describe(), names(objects)));
+    }
+    if platform.is_some() {
+        // An agent installed alone has no runtime environment of its own.
+        let own_runtime = runtime
+            .as_deref()
+            .map(|name| format!("runtime environment {name}, "))
+            .unwrap_or_default();
+        output::say(&format!(
+            "  on the Codefresh platform: {own_runtime}agent {} (unless it serves another runtime), \
+             and the cluster integration of {} if no runtime uses it any more",
+            agent.as_deref().unwrap_or("(none)"),
+            cluster.context
+        ));
+        if !strays.is_empty() {
+            output::say(&format!(
+                "  also on the platform: agent(s) {} (named like this install's agent and listed with its \
+                 runtime environment {}, left by runs that raced: no runner serves them)",
+                strays.join(", "),
+                runtime.as_deref().unwrap_or("(none)")
+            ));
+        }
+    }
+    for note in [&targets.namespace_note, &targets.volume_note]
+        .into_iter()
+        .flatten()
+    {
+        output::note(note);
+    }
+    if let Some(warning) = &targets.contents_warning {
+        output::warn(warning);
+    }
+    if !args.yes && !confirm(total)? {
+        output::say("Nothing was deleted.");
+        return Ok(());
+    }
+    life::delete_attached(
+        cluster,
+        namespace,
+        agent.as_deref(),
+        &attached,
+        platform.as_ref(),
+        args.timeout,
+    )
+    .await?;
+    if let Some(client) = &platform {
+        clean_platform(
+            client,
+            agent.as_deref(),
+            runtime.as_deref(),
+            &strays,
+            cluster,
+        )
+        .await?;
+    }
+    delete_objects(args, cluster, namespace, &phases).await?;
+    // Left on the platform, the record's names are only said, never acted on.
+    let (agent, runtime) = match &platform {
+        Some(_) => (agent, runtime),
+        None => (record.agent_name.clone(), record.runtime_name.clone()),
+    };
+    let asked = leftovers::Asked {
+        deleted: total,
+        purge_volumes: args.purge_volumes,
+        delete_namespace: args.delete_namespace || args.delete_namespace_with_contents,
+        keep_platform: args.keep_platform,
+        platform: platform.as_ref(),
+        registered: record.registered,
+        agent: agent.as_deref(),
+        runtime: runtime.as_deref(),
+    };
+    leftovers::verify(cluster, namespace, &asked).await;
+    namespace_kept(targets.namespace_kept)
+}
+
+/// Exit 1 when the namespace was asked to go and stays: the user's
+/// objects in it are not cf-runner's to delete.
+fn namespace_kept(kept: Option<(String, String)>) -> Result<(), Outcome> {
+    match kept {
+        Some((message, hint)) => Err(Outcome::Failed(anyhow::anyhow!(message), Some(hint))),
+        None => Ok(()),
+    }
+}
+
+/// True when the record names something on the platform that this run
+/// would clean there.
+fn platform_named(args: &DeleteOptions, record: &Record) -> bool {
+    !args.keep_platform
+        && record.registered != Some(false)
+        && (record.agent_name.is_some() || record.runtime_name.is_some())
+}
+
+/// How to delete without acting on the platform, for refusals.
+fn keep_platform_instead(namespace: &str) -> String {
+    format!(
+        "; or run `cf-runner delete --kube-namespace {namespace} --keep-platform` to delete only what is in the \
+         cluster and leave the platform as it is"
+    )
+}
+
+/// The agent to remove from the platform: the recorded one, once the
+/// runner's Deployment shows it runs it. A record naming another agent is
+/// refused; with no Deployment left, no agent is known to be this install's
+/// and none is removed (said).
+async fn agent_to_clean(
+    cluster: &Cluster,
+    namespace: &str,
+    record: &Record,
+) -> Result<Option<String>, Outcome> {
+    let Some(recorded) = record.agent_name.as_deref() else {
+        return Ok(None);
+    };
+    let running = crate::app::installation::verified::recorded_agent(
+        cluster,
+        namespace,
+        recorded,
+        &keep_platform_instead(namespace),
+    )
+    .await?;
+    if running.is_none() {
+        output::warn(&format!(
+            "the installation record names agent {recorded}, but no runner Deployment in namespace {namespace} \
+             runs an agent: nothing shows that agent is this install's, so it stays on the Codefresh platform \
+             (remove it there once you know it is)"
+        ));
+    }
+    Ok(running)
+}
+
+/// The runtime environment to remove from the platform: the recorded one,
+/// once the platform shows it runs this install's builds; `None` for an
+/// agent installed alone. One that runs elsewhere is refused.
+async fn runtime_to_clean(
+    client: &Platform,
+    record: &Record,
+    agent: Option<&str>,
+    cluster: &Cluster,
+    namespace: &str,
+) -> Result<Option<String>, Outcome> {
+    let Some(name) = record.runtime_name.as_deref().filter(|n| !n.is_empty()) else {
+        return Ok(None);
+    };
+    let claim = verified::RuntimeClaim {
+        name,
+        namespace,
+        context: &cluster.context,
+        named_by: "the installation record",
+    };
+    verified::runtime_claim(client, &claim, agent, &keep_platform_instead(namespace)).await?;
+    Ok(Some(name.to_string()))
+}
+
+/// A client for cleaning the platform, with its token and scopes checked;
+/// `None` when there is nothing to clean there (or `--keep-platform`).
+async fn platform_for_delete(
+    args: &DeleteOptions,
+    inst: &Installation,
+    record: &Record,
+) -> Result<Option<Platform>, Outcome> {
+    let offline = record.registered == Some(false);
+    if offline && !args.keep_platform {
+        output::note("the install was offline (registered nothing on the Codefresh platform): there is nothing to clean there");
+    }
+    if args.keep_platform
+        || offline
+        || (record.agent_name.is_none() && record.runtime_name.is_none())
+    {
+        return Ok(None);
+    }
+    let host = inst.values.as_ref().map(|v| v.codefresh_host.clone());
+    let auth = match register::resolve(
+        &args.platform,
+        host.as_deref().map(|url| crate::platform::auth::NamedUrl {
+            url,
+            origin: register::RECORDED_HOST,
+        }),
+    ) {
+        Ok(Some(a)) => a,
+        Ok(None) if record.registered.is_none() => {
+            // A record older than the platform client: it may have
+            // been an offline install, so no token is no error.
+            output::warn(&format!(
+                "no Codefresh API token: if agent {} and runtime environment {} exist on the platform, \
+                 remove them there (or re-run with --token)",
+                record.agent_name.as_deref().unwrap_or("(none)"),
+                record.runtime_name.as_deref().unwrap_or("(none)")
+            ));
+            return Ok(None);
+        }
+        Ok(None) => {
+            return Err(register::token_needed(
+                "delete",
+                "remove the agent and runtime environment from Codefresh",
+                ", or pass --keep-platform to leave them there",
+            ))
+        }
+        Err(e) => return Err(register::failed(e, "finding the Codefresh API token")),
+    };
+    let needs = [Need::Agents, Need::RuntimeEnvironments, Need::Clusters];
+    let transport = register::transport(&args.platform);
+    let (client, _) = register::checked_client(&auth, transport, Some(&needs)).await?;
+    Ok(Some(client))
+}
+
+/// What `delete` removes, and what stays with a note saying why.
+struct Targets {
+    objects: Vec<LiveObject>,
+    namespace_note: Option<String>,
+    volume_note: Option<String>,
+    /// Why the namespace cf-runner created stays although it was asked to
+    /// go (what else is in it): the delete then exits 1.
+    namespace_kept: Option<(String, String)>,
+    /// What `--delete-namespace-with-contents` deletes besides cf-runner's
+    /// objects, shown with the plan.
+    contents_warning: Option<String>,
+}
+
+/// The labelled objects to delete: only those cf-runner created
+/// (`cluster::ownership`); adopted ones, the namespace and the dind
+/// volumes only when their flags say so.
+fn targets(args: &DeleteOptions, inst: &Installation, namespace: &str) -> Targets {
+    let mut objects: Vec<LiveObject> = Vec::new();
+    let mut namespace_note = None;
+    let mut adopted = Vec::new();
+    let mut not_ours = Vec::new();
+    let delete_namespace = args.delete_namespace || args.delete_namespace_with_contents;
+    if inst.ledger.is_absent() && inst.objects.iter().any(|o| o.namespace.is_some()) {
+        output::warn(&ownership::no_ledger_warning(namespace));
+    }
+    for o in &inst.objects {
+        match ownership::ownership(&o.object, namespace, &inst.ledger) {
+            Ownership::Ours => {}
+            Ownership::ForceAdopted if args.delete_adopted => {}
+            Ownership::ForceAdopted => {
+                adopted.push(o.display_name());
+                continue;
+            }
+            Ownership::Foreign(f) => {
+                not_ours.push(format!("{} ({})", o.display_name(), f.describe()));
+                continue;
+            }
+        }
+        if o.kind != "Namespace" || delete_namespace {
+            objects.push(o.clone());
+        } else {
+            namespace_note = Some(format!(
+                "the namespace {namespace} stays (cf-runner created it: --delete-namespace removes it when nothing else is in it)"
+            ));
+        }
+    }
+    if delete_namespace && !objects.iter().any(|o| o.kind == "Namespace") {
+        namespace_note = Some(format!(
+            "the namespace {namespace} stays: cf-runner did not create it"
+        ));
+    }
+    if !not_ours.is_empty() {
+        output::note(&format!(
+            "left alone, not deleted: {} object(s) carry cf-runner's labels, but cf-runner did not create them:\n  {}",
+            not_ours.len(),
+            not_ours.join("\n  ")
+        ));
+    }
+    if !adopted.is_empty() {
+        let (verb, pronoun) = if adopted.len() == 1 {
+            ("stays", "it")
+        } else {
+            ("stay", "they")
+        };
+        output::note(&format!(
+            "{} {verb}: {pronoun} existed before the install and cf-runner took {pronoun} over with \
+             --force-conflicts (--delete-adopted deletes {pronoun} too)",
+            adopted.join(", "),
+        ));
+    }
+    let volume_note = if args.purge_volumes {
+        objects.extend(inst.volumes.iter().cloned());
+        None
+    } else if !inst.volumes.is_empty() {
+        Some(format!(
+            "{} dind volume(s) stay (--purge-volumes removes them): {}",
+            inst.volumes.len(),
+            names(&inst.volumes)
+        ))
+    } else {
+        None
+    };
+    Targets {
+        objects,
+        namespace_note,
+        volume_note,
+        namespace_kept: None,
+        contents_warning: None,
+    }
+}
+
+/// How many objects a message names before it gives a count.
+const NAMED_AT_MOST: usize = 10;
+
+/// Before the namespace goes: what else is in it. Anything cf-runner did
+/// not create (or anything that cannot be listed) keeps the namespace,
+/// unless `--delete-namespace-with-contents`, which lists it first.
+async fn check_namespace(
+    args: &DeleteOptions,
+    cluster: &Cluster,
+    inst: &Installation,
+    namespace: &str,
+    targets: &mut Targets,
+) -> Result<(), Outcome> {
+    if !targets.objects.iter().any(|o| o.kind == "Namespace") {
+        return Ok(());
+    }
+    let ours: BTreeSet<String> = targets
+        .objects
+        .iter()
+        .chain(inst.volumes.iter())
+        .filter_map(|o| o.uid().map(str::to_string))
+        .collect();
+    let contents = ownership::namespace_contents(&cluster.client, namespace, &ours)
+        .await
+        .map_err(|e| {
+            failed(
+                e,
+                &format!("listing what is in namespace {namespace} failed; nothing was deleted"),
+            )
+        })?;
+    if contents.is_empty() {
+        return Ok(());
+    }
+    let mut why = Vec::new();
+    if !contents.others.is_empty() {
+        why.push(format!(
+            "it holds {} object(s) cf-runner did not create: {}",
+            contents.others.len(),
+            contents.first(NAMED_AT_MOST)
+        ));
+    }
+    if !contents.unlisted.is_empty() {
+        why.push(format!(
+            "what else is in it cannot be told: these resource types could not be listed: {}",
+            contents.unlisted.join(", ")
+        ));
+    }
+    if args.delete_namespace_with_contents {
+        let mut text = format!(
+            "--delete-namespace-with-contents: the namespace {namespace} goes with everything in it"
+        );
+        if !contents.others.is_empty() {
+            text.push_str(&format!(
+                ", including {} object(s) cf-runner did not create:\n  {}",
+                contents.others.len(),
+                contents.others.join("\n  ")
+            ));
+        }
+        if !contents.unlisted.is_empty() {
+            text.push_str(&format!(
+                "\n  and whatever is in the resource types that could not be listed: {}",
+                contents.unlisted.join(", ")
+            ));
+        }
+        targets.contents_warning = Some(text);
+        return Ok(());
+    }
+    targets.objects.retain(|o| o.kind != "Namespace");
+    targets.namespace_note = Some(format!(
+        "the namespace {namespace} stays: {} (named at the end)",
+        if contents.others.is_empty() {
+            "some resource types in it could not be listed"
+        } else {
+            "it holds objects cf-runner did not create"
+        }
+    ));
+    let message = format!("the namespace {namespace} stays: {}", why.join("; "));
+    let hint = format!(
+        "cf-runner's own objects are deleted; once you have decided about the rest, remove the namespace \
+         by hand (`kubectl delete namespace {namespace}` deletes everything in it), or re-run \
+         `cf-runner delete --kube-namespace {namespace} --delete-namespace-with-contents`"
+    );
+    targets.namespace_kept = Some((message, hint));
+    Ok(())
+}
+
+/// Asks before deleting `total` objects; `true` to go ahead.
+fn confirm(total: usize) -> Result<bool, Outcome> {
+    output::confirm(&format!("Delete these {total} objects?"), false).map_err(|e| {
+        Outcome::Failed(
+            anyhow::Error::new(e).context("reading the answer failed"),
+            Some("re-run with --yes to skip the question".into()),
+        )
+    })
+}
+
+/// Removes the agent, runtime and cluster integration from the platform.
+async fn clean_platform(
+    client: &Platform,
+    agent: Option<&str>,
+    runtime: Option<&str>,
+    strays: &[String],
+    cluster: &Cluster,
+) -> Result<(), Outcome> {
+    crate::app::identity::unregister::clean_up(client, agent, strays, runtime, &cluster.context)
+    .await
+    .map_err(|e| {
+        let hint = e.hint();
+        Outcome::Failed(
+            anyhow::Error::new(e).context("removing the runner from the Codefresh platform failed; nothing in the cluster was deleted yet"),
+            hint.or(Some("re-run `cf-runner delete`: what is already gone is skipped".into())),
+        )
+    })
+}
+
+/// Deletes phase by phase and waits until everything is gone.
+async fn delete_objects(
+    args: &DeleteOptions,
+    cluster: &Cluster,
+    namespace: &str,
+    phases: &[(delete::Phase, Vec<LiveObject>)],
+) -> Result<(), Outcome> {
+    let on_event = |e: &Event| match e {
+        Event::Phase(phase, n) => output::say(&format!("Deleting {} ({n})", phase.describe())),
+        Event::Gone(o) => output::removed(&o.display_name(), o.namespace.as_deref()),
+        Event::Waiting(what) => output::note(&delete::waiting_note(&cluster.server, what)),
+    };
+    // A probe stopped hard (kill -9) leaves its claim, pod or Job.
+    let cleaned = delete::noting_quiet(
+        crate::cluster::probe::clean_up(&cluster.client, namespace),
+        || "the removal of leftover probe objects".to_string(),
+        &on_event,
+    )
+    .await;
+    if let Err(e) = cleaned {
+        output::warn(&format!("leftover probe objects could not be removed: {e}"));
+    }
+    let report = delete::delete_all(&cluster.client, phases, args.timeout, &on_event).await;
+    if !report.ok() {
+        return Err(delete_failed(&report, args.timeout));
+    }
+    output::done(&format!(
+        "deleted {} objects of the Codefresh Runner in namespace {namespace}",
+        report.gone.len()
+    ));
+    if args.keep_platform {
+        output::note(
+            "the agent and runtime environment stay on the Codefresh platform (--keep-platform)",
+        );
+    }
+    Ok(())
+}
