@@ -2,7 +2,7 @@
 //! passes through on the way in, the index of what was left out or could
 //! not be collected, the size cap, the last scan for known secrets, and the
 //! one `.tar.gz` written 0600 in one rename. What goes in is gathered by
-//! `app::steps::bundle`; this module owns the guarantee that no secret
+//! `app::day_two::bundle`; this module owns the guarantee that no secret
 //! value cf-runner knows of comes out.
 //!
 //! Redaction is the one mechanism of [`crate::values::secrets`] (URL

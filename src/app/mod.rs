@@ -1,6 +1,10 @@
-//! The one place that orders the steps of each command: one thin file per
-//! command, which orders named steps and imports no other command. The
-//! steps they share live in [`steps`]; how a command ended in [`outcome`].
+//! What cf-runner does, in layers that only point down (the table is in
+//! docs/design/ARCHITECTURE.md, and the tests of `architecture.rs` hold the
+//! code to it): [`commands`] read their flags into options and call one
+//! capability ([`install`], [`runtimes`], [`adopt`], [`fleet`],
+//! [`day_two`], [`identity`]), which stand on the kernel: the installation
+//! as the cluster holds it ([`installation`]) and what every run needs
+//! ([`session`]: its outcome, input, connection, lock and apply).
 
 pub mod adopt;
 pub mod commands;

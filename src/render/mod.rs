@@ -979,7 +979,7 @@ mod own_secrets {
 
 #[cfg(test)]
 mod record_layout {
-    /// The readers of the record (`app::steps::record`) go by
+    /// The readers of the record (`app::installation::record`) go by
     /// [`super::record_keys`]: the template must write exactly those keys.
     #[test]
     fn the_record_template_writes_the_keys_its_readers_read() {

@@ -1,7 +1,7 @@
 //! `cf-runner check`: the preflight of an install, without installing. Loads
 //! the values as `init` does, renders what `init` would apply, and asks the
 //! cluster whether it can take it (`cluster::preflight`). Exit code 3 when a
-//! check fails. `init` runs the same checks first (`steps::preflight`).
+//! check fails. `init` runs the same checks first (`session::preflight`).
 
 use serde::Serialize;
 

@@ -1,6 +1,6 @@
 //! `cf-runner diff`: what `upgrade` (or, with nothing installed, `init`)
 //! with the same flags and values would change in the cluster, changing
-//! nothing. The upgrade's own plan (`steps::upgrade_plan`) decides what would be
+//! nothing. The upgrade's own plan (`installation::plan`) decides what would be
 //! applied and pruned; `cluster::diff` asks the API server for a dry-run of
 //! each object and compares it with the live one. Exit codes follow
 //! `kubectl diff`: 0 no changes, 1 changes, above 1 an error.

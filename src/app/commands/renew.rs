@@ -1,10 +1,10 @@
 //! `cf-runner renew certificate|agent-token`: what the platform issued at
 //! install time, issued again and rolled out. The certificate is signed
 //! through the platform as `init` has it signed, and written as `upgrade`
-//! renders it (`steps::certificate`). Works on an install whose certificate
+//! renders it (`identity::certificate`). Works on an install whose certificate
 //! already expired: the old one is never a precondition. The agent token
 //! comes with a new agent that takes over the old one's runtimes
-//! (`steps::agent_token`).
+//! (`identity::agent_token`).
 
 use crate::app::commands::flags;
 use crate::app::identity::{agent_token, certificate, register};

@@ -1,6 +1,6 @@
 //! `cf-runner runtime attach|detach|rotate|delete|upgrade`: one agent serving
-//! runtimes in other namespaces or clusters. The steps are `steps::attach`,
-//! `steps::rotate` and `steps::runtime_life`.
+//! runtimes in other namespaces or clusters. The steps are `runtimes::attach`,
+//! `runtimes::rotate` and `runtimes::life`.
 
 use crate::app::commands::flags;
 use crate::app::runtimes::attach::{self, AgentSide, Change, Target};

@@ -208,6 +208,7 @@ pub(crate) mod probe;
 mod registered;
 pub(crate) mod seams;
 pub(crate) mod steps;
+pub(crate) mod upgrade;
 
 use crate::app::identity::agent::{candidates, free_agent_name};
 use registered::with_platform;
