@@ -4,5 +4,6 @@
 
 pub mod bundle;
 pub mod health;
+pub mod images;
 pub mod skew;
 pub mod status;
