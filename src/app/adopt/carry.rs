@@ -15,8 +15,8 @@ use crate::app::adopt::objects::{in_namespace, kind, name, ObjectRef, RUNNER_TOK
 use crate::app::adopt::report::{print_plan, unclassified_refusal};
 use crate::app::identity::register;
 use crate::app::installation::{identity, plan, record};
-use crate::app::session::outcome::Outcome;
-use crate::app::session::{connect, converge, lock};
+use crate::app::session::outcome::{Doing, Outcome};
+use crate::app::session::{converge, lock};
 use crate::cluster;
 use crate::output;
 use crate::render::{self, Identity, Manifest, Rendered};
@@ -72,17 +72,17 @@ pub(super) async fn on_platform(
                  runs and send it when it differs (builds would otherwise keep the old installer's spec)",
             ))
         }
-        Err(e) => return Err(register::failed(e, "finding the Codefresh API token")),
+        Err(e) => return Err(Outcome::from_platform(e, "finding the Codefresh API token")),
     };
     let client = register::client(&auth, &args.platform)?;
     let who = client
         .whoami()
         .await
-        .map_err(|e| register::failed(e, "checking the Codefresh API token"))?;
+        .doing("checking the Codefresh API token")?;
     client
         .require_scopes(&[Need::Agents, Need::RuntimeEnvironments])
         .await
-        .map_err(|e| register::failed(e, "checking the Codefresh API token's scopes"))?;
+        .doing("checking the Codefresh API token's scopes")?;
     let Some(agent_name) = values.agent_name.clone() else {
         return Err(Outcome::BadInput(Problems(vec![Problem::new(
             "AgentId",
@@ -94,7 +94,7 @@ pub(super) async fn on_platform(
     let agents = client
         .agents_named(&agent_name)
         .await
-        .map_err(|e| register::failed(e, "looking up the agent"))?;
+        .doing("looking up the agent")?;
     let Some(agent) = agents.into_iter().next() else {
         return Err(Outcome::failed(
             anyhow::anyhow!(
@@ -131,7 +131,7 @@ pub(super) async fn on_platform(
     let spec = client
         .runtime(&runtime)
         .await
-        .map_err(|e| register::failed(e, "reading the runtime environment"))?
+        .doing("reading the runtime environment")?
         .ok_or_else(|| {
             Outcome::failed(
                 anyhow::anyhow!("runtime environment {runtime} is not on the Codefresh platform"),
@@ -210,7 +210,7 @@ pub(super) async fn agent_token(
     for (secret, key) in &places {
         let value = record::read_kept(cluster, namespace, secret, key)
             .await
-            .map_err(|e| connect::failed(e, "reading the agent token failed"))?;
+            .doing("reading the agent token failed")?;
         if let Some(v) = value {
             return Ok(values::Secret::new(v));
         }
@@ -433,7 +433,7 @@ pub(super) async fn move_runner(
         if alone {
             let ledger = cluster::ownership::Ledger::read(&cluster.client, namespace)
                 .await
-                .map_err(|e| connect::failed(e, "reading the namespace's ledger failed"))?;
+                .doing("reading the namespace's ledger failed")?;
             crate::app::adopt::several_runtimes::refuse_runtime_objects_here(
                 namespace, objects, &names, &ledger,
             )?;
@@ -578,7 +578,7 @@ async fn load_values(
         // Secrets, which the first run wrote.
         plan::restore_secrets(cluster, namespace, &mut tree)
             .await
-            .map_err(|e| connect::failed(e, "reading the installed secrets failed"))?;
+            .doing("reading the installed secrets failed")?;
     }
     // The credentials cf-runner keeps in its own Secret, read from where
     // the old install keeps them: overrides, never in the saved file.
@@ -697,12 +697,7 @@ async fn send_spec(platform: &OnPlatform, spec: &Value, differ: &[String]) -> Re
         .client
         .put_runtime(&platform.runtime, spec)
         .await
-        .map_err(|e| {
-            register::failed(
-                e,
-                "sending the runtime environment's spec failed (the cluster is moved; re-run `cf-runner upgrade` with a token to send it)",
-            )
-        })?;
+        .doing("sending the runtime environment's spec failed (the cluster is moved; re-run `cf-runner upgrade` with a token to send it)")?;
     output::done(&format!(
         "runtime environment {}: cf-runner's spec sent to the platform ({} differed)",
         platform.runtime,
@@ -877,7 +872,7 @@ impl<'a> Carry<'a> {
                 &interim_name,
             )
             .await
-            .map_err(|e| connect::failed(e, "reading the interim workloads failed"))?
+            .doing("reading the interim workloads failed")?
             {
                 let mut object = live.object.clone();
                 object["apiVersion"] = json!(m.api_version);
@@ -903,7 +898,7 @@ impl<'a> Carry<'a> {
                 &m.name,
             )
             .await
-            .map_err(|e| connect::failed(e, "removing the old installer's labels failed"))?;
+            .doing("removing the old installer's labels failed")?;
         }
         let is_release =
             |r: &ObjectRef| r.kind == "Secret" && r.name.starts_with("sh.helm.release.v1.");

@@ -15,8 +15,7 @@ use std::collections::BTreeSet;
 use serde_json::{json, Map, Value};
 
 use crate::app::adopt::objects::{component_of, in_namespace, kind, name};
-use crate::app::session::connect;
-use crate::app::session::outcome::Outcome;
+use crate::app::session::outcome::{Doing, Outcome};
 use crate::cluster;
 use crate::render;
 use crate::values::{self, Problem, Problems};
@@ -537,9 +536,7 @@ pub(super) async fn carried_values(
             Source::SecretKey { secret, key } => {
                 let old = cluster::secrets::read_key(&cluster.client, namespace, secret, key)
                     .await
-                    .map_err(|e| {
-                        connect::failed(e, "reading the old install's credentials failed")
-                    })?;
+                    .doing("reading the old install's credentials failed")?;
                 match old {
                     Some(v) => Some(v),
                     None => cluster::secrets::read_key(
@@ -549,9 +546,7 @@ pub(super) async fn carried_values(
                         own_key,
                     )
                     .await
-                    .map_err(|e| {
-                        connect::failed(e, "reading the provisioner's credentials failed")
-                    })?,
+                    .doing("reading the provisioner's credentials failed")?,
                 }
             }
             _ => None,
@@ -597,7 +592,7 @@ pub(super) async fn runnerconf_runtimes(
     for entry in entries {
         let text = cluster::secrets::read_key(&cluster.client, namespace, "runnerconf", &entry)
             .await
-            .map_err(|e| connect::failed(e, "reading Secret runnerconf failed"))?;
+            .doing("reading Secret runnerconf failed")?;
         let name = text
             .and_then(|t| serde_yaml_ng::from_str::<Value>(&t).ok())
             .and_then(|v| v["name"].as_str().map(str::to_string))

@@ -5,10 +5,9 @@
 use serde_json::Value;
 
 use crate::app::adopt::objects::{kind, name};
-use crate::app::identity::register;
 use crate::app::installation::record;
-use crate::app::session::outcome::Outcome;
-use crate::app::session::{connect, converge};
+use crate::app::session::converge;
+use crate::app::session::outcome::{Doing, Outcome};
 use crate::cluster;
 use crate::output;
 use crate::render;
@@ -36,7 +35,7 @@ pub(crate) async fn kept_certs(
     for key in render::DIND_CERT_KEYS {
         let value = record::read_kept(cluster, namespace, render::DIND_CERTS_SECRET, key)
             .await
-            .map_err(|e| connect::failed(e, "reading the dind certificates failed"))?;
+            .doing("reading the dind certificates failed")?;
         got.push(value);
     }
     Ok(match got.as_slice() {
@@ -54,14 +53,14 @@ pub(crate) async fn signed_certs(
     namespace: &str,
     platform: &OnPlatform,
 ) -> Result<(values::Secret, values::Secret, values::Secret), Outcome> {
-    let generated = crate::platform::certs::generate(namespace)
-        .map_err(|e| register::failed(e, "preparing the dind TLS certificate"))?;
+    let generated =
+        crate::platform::certs::generate(namespace).doing("preparing the dind TLS certificate")?;
     let sans = crate::platform::certs::subject_alt_names(namespace);
     let (ca, cert) = platform
         .client
         .sign_server_certs(&generated.csr_pem, &sans)
         .await
-        .map_err(|e| register::failed(e, "having the platform sign the dind certificate"))?;
+        .doing("having the platform sign the dind certificate")?;
     output::done("the install had no dind TLS certificate: a new one was signed by the platform");
     Ok((
         values::Secret::new(ca),
@@ -89,12 +88,7 @@ pub(crate) async fn remove(
             name(o),
         )
         .await
-        .map_err(|e| {
-            connect::failed(
-                e,
-                "preparing the old installer's objects for removal failed",
-            )
-        })?;
+        .doing("preparing the old installer's objects for removal failed")?;
     }
     let live: Vec<cluster::inventory::LiveObject> = objects
         .iter()
@@ -134,10 +128,5 @@ pub(crate) async fn mark_taken_over(
         uid,
     )
     .await
-    .map_err(|e| {
-        connect::failed(
-            e,
-            "marking the old installer's objects as taken over failed",
-        )
-    })
+    .doing("marking the old installer's objects as taken over failed")
 }

@@ -19,7 +19,7 @@ use crate::app::adopt::found::Start;
 use crate::app::adopt::objects::AdoptOptions;
 use crate::app::adopt::objects::{kind, label, name};
 use crate::app::installation::record;
-use crate::app::session::outcome::Outcome;
+use crate::app::session::outcome::{Doing, Outcome};
 use crate::app::session::{connect, lock};
 use crate::cluster;
 use crate::output;
@@ -53,7 +53,7 @@ async fn adopt_in(
     {
         let objects = cluster::adopt::scan(cluster, &namespace)
             .await
-            .map_err(|e| connect::failed(e, "reading the namespace failed"))?;
+            .doing("reading the namespace failed")?;
         let resuming = objects
             .iter()
             .find(|o| kind(o) == "Secret" && name(o) == render::RECORD_SECRET)
@@ -72,7 +72,7 @@ async fn adopt_in(
             let found = detect(&others, &namespace, &cluster.context).ok().flatten();
             let record = record::read(cluster, &namespace)
                 .await
-                .map_err(|e| connect::failed(e, "reading the installation record failed"))?
+                .doing("reading the installation record failed")?
                 .unwrap_or_else(|| record::Record {
                     namespace: namespace.clone(),
                     ..Default::default()

@@ -36,10 +36,9 @@ use serde_json::Value;
 
 use crate::app::adopt::handover::{remove, OnPlatform};
 use crate::app::adopt::objects::{in_namespace, kind, label, name, ObjectRef};
-use crate::app::identity::register;
 use crate::app::runtimes::attach::{ensure_access, Resolved, Target, IN_CLUSTER_HOST};
-use crate::app::session::outcome::Outcome;
-use crate::app::session::{connect, converge};
+use crate::app::session::converge;
+use crate::app::session::outcome::{Doing, Outcome};
 use crate::cluster::{self, runtimes as live};
 use crate::output;
 use crate::render::runtimes::{
@@ -63,7 +62,7 @@ pub(super) async fn read_files(
     live::read_config(&cluster.client, namespace, CONFIG_SECRET)
         .await
         .map(|c| c.map(|c| c.files).unwrap_or_default())
-        .map_err(|e| connect::failed(e, "reading Secret runnerconf failed"))
+        .doing("reading Secret runnerconf failed")
 }
 
 /// What one `*.runtime.yaml` says, without its token.
@@ -119,7 +118,7 @@ pub(super) async fn own_of(
         let spec = client
             .runtime(r)
             .await
-            .map_err(|e| register::failed(e, "reading the runtime environment"))?;
+            .doing("reading the runtime environment")?;
         let ns = spec
             .as_ref()
             .and_then(|s| s.pointer("/runtimeScheduler/cluster/namespace"))
@@ -211,7 +210,7 @@ pub(super) async fn survey(
             .client
             .runtime(&runtime)
             .await
-            .map_err(|e| register::failed(e, "reading the runtime environment"))?;
+            .doing("reading the runtime environment")?;
         let Some(ns) = spec
             .as_ref()
             .and_then(|s| s.pointer("/runtimeScheduler/cluster/namespace"))
@@ -246,14 +245,14 @@ pub(super) async fn survey(
                     format!("detach {runtime} from the agent with the tool that attached it (its builds cannot run), then re-run adopt; nothing was changed"),
                 ))
             }
-            Err(e) => return Err(connect::failed(e, "reading the runtime's namespace failed")),
+            Err(e) => return Err(Outcome::from_cluster(e, "reading the runtime's namespace failed")),
         }
         let objects = cluster::adopt::scan(cluster, &ns)
             .await
-            .map_err(|e| connect::failed(e, "reading the runtime's namespace failed"))?;
+            .doing("reading the runtime's namespace failed")?;
         let ledger = cluster::ownership::Ledger::read(&cluster.client, &ns)
             .await
-            .map_err(|e| connect::failed(e, "reading the runtime's namespace failed"))?;
+            .doing("reading the runtime's namespace failed")?;
         let local: Vec<&Value> = objects.iter().filter(|o| in_namespace(o, &ns)).collect();
         if let Some(record) = local
             .iter()
@@ -619,7 +618,7 @@ async fn mark(cluster: &cluster::Cluster, ns: &str, list: &[ObjectRef]) -> Resul
     }
     let objects = cluster::adopt::scan(cluster, ns)
         .await
-        .map_err(|e| connect::failed(e, "reading the runtime's namespace failed"))?;
+        .doing("reading the runtime's namespace failed")?;
     for r in list {
         let Some(o) = objects
             .iter()
@@ -656,7 +655,7 @@ pub(super) async fn remove_old_access(
     for a in &layout.others {
         let objects = cluster::adopt::scan(cluster, &a.namespace)
             .await
-            .map_err(|e| connect::failed(e, "reading the runtime's namespace failed"))?;
+            .doing("reading the runtime's namespace failed")?;
         let local: Vec<&Value> = objects
             .iter()
             .filter(|o| in_namespace(o, &a.namespace))

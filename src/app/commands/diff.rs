@@ -12,9 +12,9 @@ use crate::app::commands::flags;
 use crate::app::identity::register::{self, TokenFrom};
 use crate::app::installation::plan::{self, print_diffs, Plan};
 use crate::app::installation::{identity, pick_installation, record};
-use crate::app::session::connect::{connect_flags, failed, runtime};
+use crate::app::session::connect::{connect_flags, runtime};
 use crate::app::session::lock;
-use crate::app::session::outcome::Outcome;
+use crate::app::session::outcome::{Doing, Outcome};
 use crate::cli::{DiffArgs, OutputFormat};
 use crate::cluster::diff::{self, Action, ObjectDiff};
 use crate::cluster::{preflight, Cluster};
@@ -158,7 +158,7 @@ async fn diff(args: &DiffArgs, input: values::Input) -> Result<bool, Outcome> {
     lock::note_holder(&cluster, &namespace).await;
     let installed = record::read(&cluster, &namespace)
         .await
-        .map_err(|e| failed(e, "reading the installation record failed"))?
+        .doing("reading the installation record failed")?
         .is_some();
     let (manifests, prune, spec) = if installed {
         let plan = plan::plan(input, &cluster, &namespace).await?;
@@ -181,7 +181,7 @@ async fn diff(args: &DiffArgs, input: values::Input) -> Result<bool, Outcome> {
     }
     let objects = diff::diff_all(&cluster.client, &manifests, &prune)
         .await
-        .map_err(|e| failed(e, "the server-side dry-run failed"))?;
+        .doing("the server-side dry-run failed")?;
     let changes = objects
         .iter()
         .any(|o| !matches!(o.action, Action::Same | Action::Skip))

@@ -11,7 +11,7 @@ use crate::app::identity::{agent_token, certificate, register};
 use crate::app::installation::pick_installation;
 use crate::app::session::connect::{connect_flags, runtime};
 use crate::app::session::lock::{self, LockWait};
-use crate::app::session::outcome::Outcome;
+use crate::app::session::outcome::{Doing, Outcome};
 use crate::cli::{RenewArgs, Renewable};
 use crate::cluster::{inventory, Cluster};
 use crate::platform::{self, Platform};
@@ -92,7 +92,7 @@ async fn platform_for(
             origin: register::RECORDED_HOST,
         }),
     )
-    .map_err(|e| register::failed(e, "finding the Codefresh API token"))?;
+    .doing("finding the Codefresh API token")?;
     let Some(auth) = auth else {
         let (command, why) = match args.what {
             Renewable::Certificate => (

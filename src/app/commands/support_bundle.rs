@@ -15,7 +15,7 @@ use crate::app::commands::flags;
 use crate::app::day_two::bundle::{collect, Request};
 use crate::app::day_two::status;
 use crate::app::installation::{pick_installation, record};
-use crate::app::session::connect::{connect_flags, failed, runtime};
+use crate::app::session::connect::{connect_flags, runtime};
 use crate::app::session::outcome::Outcome;
 use crate::bundle::{self, WriteError};
 use crate::cli::SupportBundleArgs;
@@ -139,7 +139,7 @@ pub fn run(args: &SupportBundleArgs) -> Outcome {
     let bundle = match bundle {
         Ok(b) => b,
         Err(e) => {
-            return failed(
+            return Outcome::from_cluster(
                 e,
                 &format!(
                     "the API server at {} did not answer; no bundle was written",

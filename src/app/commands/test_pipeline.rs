@@ -6,8 +6,8 @@
 use crate::app::commands::flags;
 use crate::app::identity::register;
 use crate::app::installation::{pick_installation, read_installation};
-use crate::app::session::connect::{connect_flags, failed, runtime};
-use crate::app::session::outcome::Outcome;
+use crate::app::session::connect::{connect_flags, runtime};
+use crate::app::session::outcome::{Doing, Outcome};
 use crate::cli::TestPipelineArgs;
 use crate::output;
 use crate::platform;
@@ -28,7 +28,7 @@ async fn test_pipeline(args: &TestPipelineArgs) -> Result<(), Outcome> {
         origin: register::RECORDED_HOST,
     });
     let auth = register::resolve(&flags::platform(&args.platform), named)
-        .map_err(|e| register::failed(e, "finding the Codefresh API token"))?
+        .doing("finding the Codefresh API token")?
         .ok_or_else(|| register::token_needed("test-pipeline", "run a pipeline", ""))?;
     let client = register::client(&auth, &flags::platform(&args.platform))?;
     let result = async {
@@ -73,7 +73,7 @@ async fn recorded_runtime(args: &TestPipelineArgs) -> Result<(String, Option<Str
     };
     let inst = read_installation(&cluster, &namespace)
         .await
-        .map_err(|e| failed(e, "reading the installation failed"))?;
+        .doing("reading the installation failed")?;
     let host = inst.values.as_ref().map(|v| v.codefresh_host.clone());
     match inst.record.and_then(|r| r.runtime_name) {
         Some(name) => Ok((name, host)),

@@ -9,9 +9,8 @@ use serde_json::{Map, Value};
 
 use crate::app::identity::register;
 use crate::app::installation::{identity, read_installation, record, Installation};
-use crate::app::session::connect::failed;
 use crate::app::session::options::PlatformOptions;
-use crate::app::session::outcome::Outcome;
+use crate::app::session::outcome::{Doing, Outcome};
 use crate::cluster::inventory::{self, LiveObject};
 use crate::cluster::{wait, Cluster, KubeError};
 use crate::output::info::{
@@ -381,15 +380,11 @@ pub(crate) async fn report(
     for ns in namespaces {
         crate::app::session::lock::note_holder(cluster, ns).await;
         let reading = format!("reading the installation in namespace {ns} failed");
-        let inst = read_installation(cluster, ns)
-            .await
-            .map_err(|e| failed(e, &reading))?;
+        let inst = read_installation(cluster, ns).await.doing(&reading)?;
         if inst.is_empty() {
             continue;
         }
-        let mut info = describe(cluster, &inst)
-            .await
-            .map_err(|e| failed(e, &reading))?;
+        let mut info = describe(cluster, &inst).await.doing(&reading)?;
         info.platform = platform_status(platform, &inst, &cluster.context).await;
         info.runtimes =
             crate::app::runtimes::view::view(cluster, &inst, platform, &mut info.notes).await;

@@ -21,7 +21,7 @@ use crate::app::fleet::options::{
     FleetExportOptions, FleetFiles, FleetRegisterOptions, RegistrationTrust,
 };
 use crate::app::identity::register;
-use crate::app::session::outcome::Outcome;
+use crate::app::session::outcome::{Doing, Outcome};
 use crate::export::{self, OutFile};
 use crate::fleet::tree::{self, Registration, REGISTERED_SECRETS, REGISTRATION_FILE};
 use crate::fleet::trust::{self, SealKey};
@@ -421,7 +421,7 @@ async fn connect(
             };
             return Err(register::token_needed(command, why, ""));
         }
-        Err(e) => return Err(register::failed(e, "finding the Codefresh API token")),
+        Err(e) => return Err(Outcome::from_platform(e, "finding the Codefresh API token")),
     };
     let (platform, who) = register::checked_client(
         &auth,
@@ -1031,7 +1031,7 @@ async fn new_registration(
     let existing = platform
         .agents_named(&agent_name)
         .await
-        .map_err(|e| register::failed(e, &doing("looking up the agent")))?;
+        .doing(&doing("looking up the agent"))?;
     if !existing.is_empty() {
         return Err(failed(
             format!("agent {agent_name} is on the platform already, but its token is not in {}", folder.display()),
@@ -1041,7 +1041,7 @@ async fn new_registration(
     let mut agent = platform
         .create_agent(&agent_name)
         .await
-        .map_err(|e| register::failed(e, &doing("creating the agent")))?;
+        .doing(&doing("creating the agent"))?;
     let token = agent.token.take().map(Secret::new).ok_or_else(|| {
         failed(
             format!("the platform created agent {agent_name} but sent no token"),
@@ -1050,16 +1050,15 @@ async fn new_registration(
     })?;
     output::done(&format!("{what}: agent {agent_name} created"));
     made.push(format!("created agent {agent_name} on the platform"));
-    let generated = certs::generate(ns)
-        .map_err(|e| register::failed(e, "preparing the dind TLS certificate"))?;
+    let generated = certs::generate(ns).doing("preparing the dind TLS certificate")?;
     let (ca, cert) = platform
         .sign_server_certs(&generated.csr_pem, &certs::subject_alt_names(ns))
         .await
-        .map_err(|e| register::failed(e, "having the platform sign the dind certificate"))?;
+        .doing("having the platform sign the dind certificate")?;
     match platform
         .runtime(&runtime_name)
         .await
-        .map_err(|e| register::failed(e, &doing("looking up the runtime environment")))?
+        .doing(&doing("looking up the runtime environment"))?
     {
         Some(re)
             if re.pointer("/runtimeScheduler/cluster/namespace").and_then(Value::as_str) == Some(ns)
@@ -1093,7 +1092,7 @@ async fn new_registration(
                     node_selector: Value::Object(node_selector),
                 })
                 .await
-                .map_err(|e| register::failed(e, &doing("registering the runtime environment")))?;
+                .doing(&doing("registering the runtime environment"))?;
             made.push(format!("registered runtime environment {runtime_name}"));
         }
     }
@@ -1116,7 +1115,7 @@ async fn new_registration(
     platform
         .update_agent(&agent, std::slice::from_ref(&runtime_name))
         .await
-        .map_err(|e| register::failed(e, "attaching the runtime environment to the agent"))?;
+        .doing("attaching the runtime environment to the agent")?;
     made.push(format!("attached {runtime_name} to agent {agent_name}"));
     if put_spec(platform, at, &runtime_name, &spec).await? {
         made.push(format!("sent the runtime spec of {runtime_name}"));
@@ -1164,7 +1163,7 @@ async fn put_spec(
     let current = platform
         .runtime(name)
         .await
-        .map_err(|e| register::failed(e, "reading the runtime environment's spec"))?;
+        .doing("reading the runtime environment's spec")?;
     if let Some(why) = current.as_ref().and_then(|re| elsewhere(re, at)) {
         return Err(failed(
             format!("runtime environment {name} {why}: cf-runner does not send it the spec of runtime {} of cluster {}", at.1, at.0),
@@ -1177,7 +1176,7 @@ async fn put_spec(
     platform
         .put_runtime(name, spec)
         .await
-        .map_err(|e| register::failed(e, "sending the runtime environment's spec"))?;
+        .doing("sending the runtime environment's spec")?;
     Ok(true)
 }
 
@@ -1443,7 +1442,7 @@ pub(crate) fn retire(args: &FleetRegisterOptions) -> Outcome {
         for ((c, ns), reg, folder, (agents, runtime_there)) in checked {
             let result = retire_one(&platform, reg, &agents, runtime_there, &mut done).await;
             if let Err(e) = result {
-                return honest(register::failed(e, &format!("retiring runtime {ns} of cluster {c}")), &done);
+                return honest(Outcome::from_platform(e, &format!("retiring runtime {ns} of cluster {c}")), &done);
             }
             match export::remove_files(&folder) {
                 Ok(left) if left.is_empty() => {}

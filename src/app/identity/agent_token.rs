@@ -31,11 +31,9 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::app::identity::register;
 use crate::app::installation::plan;
-use crate::app::session::connect::failed;
 use crate::app::session::converge;
-use crate::app::session::outcome::Outcome;
+use crate::app::session::outcome::{Doing, Outcome};
 use crate::cluster::{rotation, runtimes as live, Cluster};
 use crate::output;
 use crate::output::info::InstallationInfo;
@@ -90,7 +88,7 @@ fn bug(what: String) -> Outcome {
 }
 
 fn platform_failed(e: crate::platform::PlatformError, doing: &str, namespace: &str) -> Outcome {
-    let outcome = register::failed(e, doing);
+    let outcome = Outcome::from_platform(e, doing);
     match outcome {
         Outcome::Failed(e, hint) => Outcome::Failed(
             e,
@@ -143,7 +141,7 @@ pub(crate) async fn rotate(
     };
     let recorded = rotation::pending(&cluster.client, namespace, RECORD_SECRET)
         .await
-        .map_err(|e| failed(e, "reading the installation record failed"))?;
+        .doing("reading the installation record failed")?;
     let pending = recorded
         .as_deref()
         .and_then(|t| serde_json::from_str::<Pending>(t).ok());
@@ -204,12 +202,7 @@ pub(crate) async fn rotate(
             let text = serde_json::to_string(&p).expect("a rotation serializes");
             rotation::set_pending(&cluster.client, namespace, RECORD_SECRET, Some(&text))
                 .await
-                .map_err(|e| {
-                    failed(
-                        e,
-                        "recording the rotation on the installation record failed",
-                    )
-                })?;
+                .doing("recording the rotation on the installation record failed")?;
             output::applied(
                 "recorded",
                 &format!(
@@ -356,12 +349,7 @@ pub(crate) async fn rotate(
     }
     rotation::set_pending(&cluster.client, namespace, RECORD_SECRET, None)
         .await
-        .map_err(|e| {
-            failed(
-                e,
-                "clearing the finished rotation from the installation record failed",
-            )
-        })?;
+        .doing("clearing the finished rotation from the installation record failed")?;
     output::done(&format!(
         "the agent token of namespace {namespace} is rotated: agent {} replaced agent {}, with the same runtimes ({})",
         pending.to,

@@ -12,8 +12,7 @@
 use serde_json::Value;
 
 use crate::app::installation::plan;
-use crate::app::session::connect::failed;
-use crate::app::session::outcome::Outcome;
+use crate::app::session::outcome::{Doing, Outcome};
 use crate::cluster::preflight::{Check, Status};
 use crate::cluster::{secrets, Cluster, KubeError};
 use crate::output;
@@ -261,19 +260,12 @@ pub(crate) async fn renew(
             ),
         ])));
     }
-    let generated = certs::generate(namespace).map_err(|e| {
-        crate::app::identity::register::failed(e, "preparing the dind TLS certificate")
-    })?;
+    let generated = certs::generate(namespace).doing("preparing the dind TLS certificate")?;
     let sans = certs::subject_alt_names(namespace);
     let (ca, cert) = platform
         .sign_server_certs(&generated.csr_pem, &sans)
         .await
-        .map_err(|e| {
-            crate::app::identity::register::failed(
-                e,
-                "having the platform sign the dind certificate",
-            )
-        })?;
+        .doing("having the platform sign the dind certificate")?;
     let expires = not_after(&cert).map_err(|e| {
         Outcome::Failed(
             anyhow::anyhow!(
@@ -354,7 +346,7 @@ fn secret_manifest(
 
 /// A cluster error while reading the certificate, as the outcome to return.
 pub(crate) fn read_failed(e: KubeError, namespace: &str) -> Outcome {
-    failed(
+    Outcome::from_cluster(
         e,
         &format!("reading the dind certificate in namespace {namespace} failed"),
     )

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::app::identity::registrar::Registrar;
 use crate::app::session::options::PlatformOptions;
-use crate::app::session::outcome::Outcome;
+use crate::app::session::outcome::{Doing, Outcome};
 use crate::platform::{
     self, Auth, Need, Platform, PlatformError, RegisterRuntime, Transport, Whoami,
 };
@@ -46,17 +46,16 @@ pub(crate) async fn checked_client(
     transport: Transport,
     needs: Option<&[Need]>,
 ) -> Result<(Platform, Whoami), Outcome> {
-    let platform =
-        Platform::new(auth, transport).map_err(|e| failed(e, "preparing the platform client"))?;
+    let platform = Platform::new(auth, transport).doing("preparing the platform client")?;
     let who = platform
         .whoami()
         .await
-        .map_err(|e| failed(e, "checking the Codefresh API token"))?;
+        .doing("checking the Codefresh API token")?;
     if let Some(needs) = needs {
         platform
             .require_scopes(needs)
             .await
-            .map_err(|e| failed(e, "checking the Codefresh API token's scopes"))?;
+            .doing("checking the Codefresh API token's scopes")?;
     }
     Ok((platform, who))
 }
@@ -119,14 +118,14 @@ pub(crate) async fn send_spec(
     let current = platform
         .runtime(name)
         .await
-        .map_err(|e| failed(e, "reading the runtime environment's spec"))?;
+        .doing("reading the runtime environment's spec")?;
     if current.is_some_and(|c| spec_differences(spec, &c).is_empty()) {
         return Ok(false);
     }
     platform
         .put_runtime(name, spec)
         .await
-        .map_err(|e| failed(e, "sending the runtime environment's spec"))?;
+        .doing("sending the runtime environment's spec")?;
     Ok(true)
 }
 
@@ -170,23 +169,7 @@ pub(crate) fn transport(args: &PlatformOptions) -> Transport {
 
 /// A client, or the outcome to return.
 pub(crate) fn client(auth: &Auth, args: &PlatformOptions) -> Result<Platform, Outcome> {
-    Platform::new(auth, transport(args)).map_err(|e| failed(e, "preparing the platform client"))
-}
-
-/// The outcome of a platform error while `doing` something: bad input
-/// (exit 2, naming the flag) for a URL that would leak the key, else a
-/// failure with the error's hint.
-pub(crate) fn failed(err: PlatformError, doing: &str) -> Outcome {
-    let hint = err.hint();
-    if err.is_bad_input() {
-        return Outcome::BadInput(Problems(vec![Problem::new(
-            err.flag(),
-            None,
-            err.to_string(),
-            hint.unwrap_or_default(),
-        )]));
-    }
-    Outcome::Failed(anyhow::Error::new(err).context(doing.to_string()), hint)
+    Platform::new(auth, transport(args)).doing("preparing the platform client")
 }
 
 /// Seconds since the Unix epoch of an RFC 3339 time (`2026-11-22T20:50:00.123Z`,

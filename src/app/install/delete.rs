@@ -18,9 +18,9 @@ use crate::app::session::converge::delete_failed;
 use crate::app::session::lock::{self, LockWait};
 use std::collections::BTreeSet;
 
-use crate::app::session::connect::{connect_flags, failed, runtime};
+use crate::app::session::connect::{connect_flags, runtime};
 use crate::app::session::options::{KubeOptions, PlatformOptions};
-use crate::app::session::outcome::Outcome;
+use crate::app::session::outcome::{Doing, Outcome};
 use crate::cluster::delete::{self, Event};
 use crate::cluster::inventory::{LiveObject, Record};
 use crate::cluster::ownership::{self, Ownership};
@@ -93,12 +93,9 @@ async fn delete_locked(
     cluster: &Cluster,
     namespace: &str,
 ) -> Result<(), Outcome> {
-    let inst = read_installation(cluster, namespace).await.map_err(|e| {
-        failed(
-            e,
-            &format!("reading the installation in namespace {namespace} failed"),
-        )
-    })?;
+    let inst = read_installation(cluster, namespace).await.doing(&format!(
+        "reading the installation in namespace {namespace} failed"
+    ))?;
     life::check_runtime_namespace(&inst.objects, namespace, args.ignore_agent)?;
     let record = inst.record.clone().unwrap_or_default();
     // The record only claims which agent is this install's: checked against
@@ -135,7 +132,7 @@ async fn delete_locked(
             namespace,
         )
         .await
-        .map_err(|e| register::failed(e, "listing the agents on the Codefresh platform"))?,
+        .doing("listing the agents on the Codefresh platform")?,
         None => Vec::new(),
     };
     let mut targets = targets(args, &inst, namespace);
@@ -356,7 +353,7 @@ async fn platform_for_delete(
                 ", or pass --keep-platform to leave them there",
             ))
         }
-        Err(e) => return Err(register::failed(e, "finding the Codefresh API token")),
+        Err(e) => return Err(Outcome::from_platform(e, "finding the Codefresh API token")),
     };
     let needs = [Need::Agents, Need::RuntimeEnvironments, Need::Clusters];
     let transport = register::transport(&args.platform);
@@ -479,12 +476,9 @@ async fn check_namespace(
         .collect();
     let contents = ownership::namespace_contents(&cluster.client, namespace, &ours)
         .await
-        .map_err(|e| {
-            failed(
-                e,
-                &format!("listing what is in namespace {namespace} failed; nothing was deleted"),
-            )
-        })?;
+        .doing(&format!(
+            "listing what is in namespace {namespace} failed; nothing was deleted"
+        ))?;
     if contents.is_empty() {
         return Ok(());
     }

@@ -19,7 +19,7 @@ pub(crate) use crate::app::install::steps::{needs, Options};
 use crate::app::installation::identity;
 use crate::app::session::connect::{connect, install_runtime, runtime};
 pub(crate) use crate::app::session::lock::LockWait;
-use crate::app::session::outcome::Outcome;
+use crate::app::session::outcome::{Doing, Outcome};
 use crate::cluster::lock::NamespaceSeen;
 use crate::output;
 use crate::platform::{self, Auth, Need, Transport};
@@ -68,7 +68,7 @@ pub(crate) fn registration(
             origin: "CodefreshHost in the values",
         }),
     })
-    .map_err(|e| register::failed(e, "finding the Codefresh API token"))?;
+    .doing("finding the Codefresh API token")?;
     match found {
         Some(auth) => Ok(Registration::Platform(auth)),
         None if values.agent_token.is_some() => Ok(Registration::Offline),
@@ -131,7 +131,7 @@ pub(crate) fn helm_identity(
             let existing = platform
                 .runtime(&name)
                 .await
-                .map_err(|e| register::failed(e, "looking up runtime environment names"))?;
+                .doing("looking up runtime environment names")?;
             if existing.is_none() {
                 identity.runtime_name = Some(name);
                 break;

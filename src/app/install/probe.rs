@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use crate::app::session::outcome::Outcome;
+use crate::app::session::outcome::{Doing, Outcome};
 use crate::cluster::probe::{self, ProbeSpec, Stage};
 use crate::cluster::Cluster;
 use crate::{output, render, values};
@@ -30,7 +30,7 @@ pub(crate) async fn run(
     let on_stage = |_: &Stage| {};
     tokio::select! {
         result = probe::run(&cluster.client, &spec, timeout, &on_stage) => {
-            result.map_err(|e| crate::app::session::connect::failed(e, "the probe failed to talk to the cluster"))
+            result.doing("the probe failed to talk to the cluster")
         }
         _ = tokio::signal::ctrl_c() => {
             let _ = probe::clean_up(&cluster.client, namespace).await;

@@ -18,7 +18,7 @@ use crate::app::session::connect::connect_flags;
 use crate::app::session::converge;
 use crate::app::session::lock::{self, LockWait};
 use crate::app::session::options::KubeOptions;
-use crate::app::session::outcome::Outcome;
+use crate::app::session::outcome::{Doing, Outcome};
 use crate::cluster::{self, delete, Cluster};
 use crate::output;
 use crate::platform::{Need, Platform, Transport};
@@ -284,7 +284,7 @@ fn spec_for_platform(sync: &Sync, plan: &Plan) -> Result<SpecOnPlatform, Outcome
 /// Sends the new runtime spec, once the cluster is upgraded.
 async fn send_spec(client: &Platform, name: &str, spec: &serde_json::Value) -> Result<(), Outcome> {
     if let Err(e) = client.put_runtime(name, spec).await {
-        return Err(register::failed(
+        return Err(Outcome::from_platform(
             e,
             "sending the runtime environment's spec failed (the cluster is upgraded; \
              re-run `cf-runner upgrade` to send it again)",
@@ -317,7 +317,7 @@ async fn platform_for_upgrade(
             origin: "CodefreshHost of the installation (its record, or --values)",
         }),
     })
-    .map_err(|e| register::failed(e, "finding the Codefresh API token"))?;
+    .doing("finding the Codefresh API token")?;
     let Some(auth) = found else {
         if !spec_changed {
             return Ok(None);
@@ -351,7 +351,7 @@ async fn platform_for_upgrade(
     let current = client
         .runtime(runtime)
         .await
-        .map_err(|e| register::failed(e, "reading the runtime environment"))?;
+        .doing("reading the runtime environment")?;
     let Some(current) = current else {
         return Err(Outcome::Failed(
             anyhow::anyhow!("runtime environment {runtime} is not on the Codefresh platform {}", client.url()),

@@ -3,7 +3,6 @@
 //! A re-render of the agent (`upgrade`, `diff`, the renewals, a re-run of
 //! `init`) keeps both, and never prunes the runtimes' files or credentials.
 
-use crate::app::session::connect::failed;
 use crate::app::session::outcome::Outcome;
 use crate::cluster::inventory::LiveObject;
 use crate::cluster::{runtimes as live, Cluster};
@@ -44,7 +43,12 @@ pub(crate) async fn kept_attached(
     let files = match live::read_config(&cluster.client, namespace, CONFIG_SECRET).await {
         Ok(Some(c)) if c.ours && !c.files.is_empty() => c.files,
         Ok(_) => return Ok(Vec::new()),
-        Err(e) => return Err(failed(e, "reading the agent's runtimes failed")),
+        Err(e) => {
+            return Err(Outcome::from_cluster(
+                e,
+                "reading the agent's runtimes failed",
+            ))
+        }
     };
     let mut changed = Vec::new();
     if let Some(d) = manifests

@@ -13,7 +13,7 @@ pub mod verified;
 use futures::join;
 
 use crate::app::installation::record::Record;
-use crate::app::session::connect::{failed, SlowNote};
+use crate::app::session::connect::SlowNote;
 use crate::app::session::options::KubeOptions;
 use crate::app::session::outcome::Outcome;
 use crate::cluster::inventory::{self, LiveObject, VolumeScope};
@@ -47,7 +47,7 @@ pub(crate) async fn pick_installation(
             return Ok(Some(values::DEFAULT_NAMESPACE.to_string()));
         }
         Err(e) => {
-            return Err(failed(
+            return Err(Outcome::from_cluster(
                 e,
                 &format!("looking for installations at {} failed", cluster.server),
             ))

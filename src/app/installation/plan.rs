@@ -10,9 +10,8 @@ use serde_json::Value;
 
 use crate::app::installation::record::{self, Record};
 use crate::app::installation::{identity, left_behind};
-use crate::app::session::connect::failed;
 
-use crate::app::session::outcome::Outcome;
+use crate::app::session::outcome::{Doing, Outcome};
 use crate::cluster::diff::{Action, ObjectDiff};
 use crate::cluster::inventory::{self, LiveObject};
 use crate::cluster::{secrets, Cluster};
@@ -393,7 +392,7 @@ pub(crate) async fn plan(
     let values = &loaded.values;
     let identity = restore_identity(cluster, namespace, &record, values)
         .await
-        .map_err(|e| failed(e, "reading the installed secrets failed"))?;
+        .doing("reading the installed secrets failed")?;
     // The plan would render the recorded agent into the Deployment and act
     // for it on the platform (`upgrade`, `diff`, `runtime attach`, the
     // renewals): it must be the one the Deployment runs.
@@ -430,7 +429,7 @@ pub(crate) async fn plan(
     );
     let (live, ledger) = live
         .and_then(|l| Ok((l, ledger?)))
-        .map_err(|e| failed(e, "listing the installed objects failed"))?;
+        .doing("listing the installed objects failed")?;
     let mut prune = to_prune(&live, &rendered.manifests, namespace, &ledger);
     crate::app::installation::attached::keep_attached(
         cluster,
@@ -470,7 +469,7 @@ async fn read_record(cluster: &Cluster, namespace: &str) -> Result<Record, Outco
                 ),
             ))
         }
-        Err(e) => return Err(failed(e, "reading the installation record failed")),
+        Err(e) => return Err(Outcome::from_cluster(e, "reading the installation record failed")),
     };
     if let Some(format) = &record.record_format {
         if !READABLE_RECORD_FORMATS.contains(&format.as_str()) {
@@ -510,7 +509,7 @@ async fn read_stored(
     let redacted = values::redact(&tree);
     let lost = restore_secrets(cluster, namespace, &mut tree)
         .await
-        .map_err(|e| failed(e, "reading the installed secrets failed"))?;
+        .doing("reading the installed secrets failed")?;
     let file = ValuesFile {
         origin,
         text: serde_yaml_ng::to_string(&tree).expect("a tree serializes"),

@@ -22,11 +22,11 @@ use serde_json::Value;
 
 use crate::app::identity::register;
 use crate::app::installation::plan;
-use crate::app::session::connect::{connect_with, failed, vet_kubeconfig, ContextFrom};
+use crate::app::session::connect::{connect_with, vet_kubeconfig, ContextFrom};
 use crate::app::session::converge;
 use crate::app::session::lock::{self, LockWait};
 use crate::app::session::options::PlatformOptions;
-use crate::app::session::outcome::Outcome;
+use crate::app::session::outcome::{Doing, Outcome};
 use crate::cluster::inventory::{self, LiveObject};
 use crate::cluster::{delete, runtimes as live, Cluster, ConnectOptions};
 use crate::output;
@@ -390,7 +390,12 @@ pub(crate) async fn read_agent(
             return Err(Outcome::PreflightFailed);
         }
         Ok(None) => BTreeMap::new(),
-        Err(e) => return Err(failed(e, "reading the agent's runtimes failed")),
+        Err(e) => {
+            return Err(Outcome::from_cluster(
+                e,
+                "reading the agent's runtimes failed",
+            ))
+        }
     };
     Ok(AgentState {
         agent_name: plan.identity.agent_name(values),
@@ -519,7 +524,7 @@ pub(crate) fn platform_client(
             origin: register::RECORDED_HOST,
         }),
     )
-    .map_err(|e| register::failed(e, "finding the Codefresh API token"))?
+    .doing("finding the Codefresh API token")?
     .ok_or_else(|| {
         register::token_needed(
             command,
@@ -539,7 +544,7 @@ pub(crate) async fn agent_if_there(
     let list = platform
         .agents_named(name)
         .await
-        .map_err(|e| register::failed(e, "reading the agent on the Codefresh platform"))?;
+        .doing("reading the agent on the Codefresh platform")?;
     Ok(list.into_iter().find(|a| a.name == name))
 }
 
@@ -574,7 +579,12 @@ pub(crate) async fn ensure_access(
             );
             return Err(Outcome::PreflightFailed);
         }
-        Err(e) => return Err(failed(e, "reading the runtime's namespace failed")),
+        Err(e) => {
+            return Err(Outcome::from_cluster(
+                e,
+                "reading the runtime's namespace failed",
+            ))
+        }
     }
     let mut manifests = access_manifests(&r.namespace);
     manifests.extend(extra);
@@ -604,7 +614,7 @@ pub(crate) async fn ensure_access(
                 ),
             ))
         }
-        Err(e) => return Err(failed(e, "reading the runtime's token failed")),
+        Err(e) => return Err(Outcome::from_cluster(e, "reading the runtime's token failed")),
     };
     let host = r.target.kube_host.clone().unwrap_or_else(|| {
         if r.same_cluster {
@@ -674,7 +684,7 @@ pub(crate) async fn runtime_objects(
         crate::render::DIND_CERTS_SECRET,
     )
     .await
-    .map_err(|e| failed(e, "reading the runtime's dind certificate failed"))?
+    .doing("reading the runtime's dind certificate failed")?
     .unwrap_or_default();
     let (ca, cert, key) = match (
         held.get("ca.pem"),
@@ -688,14 +698,12 @@ pub(crate) async fn runtime_objects(
         ),
         _ => {
             let generated = crate::platform::certs::generate(&r.namespace)
-                .map_err(|e| register::failed(e, "preparing the dind TLS certificate"))?;
+                .doing("preparing the dind TLS certificate")?;
             let sans = crate::platform::certs::subject_alt_names(&r.namespace);
             let (ca, cert) = platform
                 .sign_server_certs(&generated.csr_pem, &sans)
                 .await
-                .map_err(|e| {
-                    register::failed(e, "having the platform sign the dind certificate")
-                })?;
+                .doing("having the platform sign the dind certificate")?;
             (
                 crate::values::Secret::new(ca),
                 crate::values::Secret::new(cert),
@@ -730,7 +738,7 @@ pub(crate) async fn account_of(platform: &Platform, state: &AgentState) -> Resul
         let own = platform
             .runtime(own)
             .await
-            .map_err(|e| register::failed(e, "reading the agent's runtime environment"))?;
+            .doing("reading the agent's runtime environment")?;
         if let Some(account) = own.as_ref().and_then(register::account_of_runtime) {
             return Ok(account);
         }
@@ -738,7 +746,7 @@ pub(crate) async fn account_of(platform: &Platform, state: &AgentState) -> Resul
     let who = platform
         .whoami()
         .await
-        .map_err(|e| register::failed(e, "checking the Codefresh API token"))?;
+        .doing("checking the Codefresh API token")?;
     who.account_id.ok_or_else(|| {
         Outcome::failed(
             anyhow::anyhow!(
@@ -825,7 +833,7 @@ async fn register_runtime(
             platform
                 .register_runtime(&request)
                 .await
-                .map_err(|e| register::failed(e, "registering the runtime environment"))?;
+                .doing("registering the runtime environment")?;
             output::applied("created", &format!("runtime environment {}", r.name), None);
         }
         OnPlatform::Ours => {}
@@ -920,9 +928,10 @@ pub(crate) async fn set_platform_runtimes(
         );
         return Ok(());
     }
-    platform.update_agent(agent, &sorted).await.map_err(|e| {
-        register::failed(e, "setting the agent's runtimes on the Codefresh platform")
-    })?;
+    platform
+        .update_agent(agent, &sorted)
+        .await
+        .doing("setting the agent's runtimes on the Codefresh platform")?;
     output::applied(
         "configured",
         &format!(
@@ -982,12 +991,10 @@ async fn attach(
     // Before any write: what the platform has of each runtime.
     let mut found = Vec::new();
     for r in resolved.iter().skip(own_count) {
-        let re = platform.runtime(&r.name).await.map_err(|e| {
-            register::failed(
-                e,
-                "reading the runtime environment on the Codefresh platform",
-            )
-        })?;
+        let re = platform
+            .runtime(&r.name)
+            .await
+            .doing("reading the runtime environment on the Codefresh platform")?;
         let fix = format!(
             "name a new runtime with {} (cf-runner registers it), or drop the runtime's own settings",
             r.target.key("Name")
@@ -1339,12 +1346,7 @@ pub(crate) fn is_access_credential(name: &str) -> bool {
 async fn remove_access(r: &Resolved, timeout: Duration) -> Result<(), Outcome> {
     let listed = inventory::labelled(&r.cluster.client, &r.namespace)
         .await
-        .map_err(|e| {
-            failed(
-                e,
-                "listing the agent's credentials in the runtime's namespace failed",
-            )
-        })?;
+        .doing("listing the agent's credentials in the runtime's namespace failed")?;
     let ours: Vec<LiveObject> = listed
         .into_iter()
         .filter(|o| o.label(LABEL_COMPONENT) == Some(Component::RuntimeAccess.as_str()))

@@ -23,10 +23,10 @@ use crate::app::identity::{register, verified};
 use crate::app::runtimes::attach::{
     self, AgentSide, AgentState, Resolved, Target, IN_CLUSTER_HOST,
 };
-use crate::app::session::connect::{failed, need_yes};
+use crate::app::session::connect::need_yes;
 use crate::app::session::converge;
 use crate::app::session::options::PlatformOptions;
-use crate::app::session::outcome::Outcome;
+use crate::app::session::outcome::{Doing, Outcome};
 use crate::cluster::inventory::{self, LiveObject};
 use crate::cluster::ownership::{self, Ownership};
 use crate::cluster::{attached, delete, runtimes as live, Cluster};
@@ -100,12 +100,9 @@ async fn written_for(r: &Resolved) -> Result<Written, Outcome> {
         inventory::labelled(&r.cluster.client, &r.namespace),
         ownership::Ledger::read(&r.cluster.client, &r.namespace)
     );
-    let (listed, ledger) = listed.and_then(|l| Ok((l, ledger?))).map_err(|e| {
-        failed(
-            e,
-            "listing cf-runner's objects in the runtime's namespace failed",
-        )
-    })?;
+    let (listed, ledger) = listed
+        .and_then(|l| Ok((l, ledger?)))
+        .doing("listing cf-runner's objects in the runtime's namespace failed")?;
     let here = |o: &LiveObject| o.namespace.as_deref() == Some(r.namespace.as_str());
     let installation = listed
         .iter()
@@ -301,12 +298,9 @@ async fn remove(
         }
     }
     if let (Some(p), true) = (platform, delete_record) {
-        p.delete_runtime(&r.name).await.map_err(|e| {
-            register::failed(
-                e,
-                "removing the runtime environment from the Codefresh platform",
-            )
-        })?;
+        p.delete_runtime(&r.name)
+            .await
+            .doing("removing the runtime environment from the Codefresh platform")?;
         output::removed(&format!("runtime environment {}", r.name), None);
     }
     verify(leaving, r, platform, delete_record, &serves).await
@@ -376,7 +370,7 @@ async fn verify(
     if let Leaving::AgentStays(state) = leaving {
         let files = live::read_config(&state.cluster.client, &state.namespace, CONFIG_SECRET)
             .await
-            .map_err(|e| failed(e, "reading the agent's runtimes failed"))?
+            .doing("reading the agent's runtimes failed")?
             .map(|c| c.files)
             .unwrap_or_default();
         let still_served = files
@@ -410,12 +404,10 @@ async fn verify(
             }
             off_list = format!(", agent {} no longer lists it on the platform", agent.name);
         }
-        let record = p.runtime(&r.name).await.map_err(|e| {
-            register::failed(
-                e,
-                "reading the runtime environment on the Codefresh platform",
-            )
-        })?;
+        let record = p
+            .runtime(&r.name)
+            .await
+            .doing("reading the runtime environment on the Codefresh platform")?;
         match (delete_record, record.is_some()) {
             (true, true) => wrong.push(format!(
                 "runtime environment {} is still on the platform",
@@ -506,7 +498,7 @@ pub(crate) async fn upgrade_runtime(
         let current = platform
             .runtime(&r.name)
             .await
-            .map_err(|e| register::failed(e, "reading the runtime environment's spec"))?;
+            .doing("reading the runtime environment's spec")?;
         // A runtime environment registered for another place (another
         // cluster's name) keeps its spec, as `runtime attach` leaves it;
         // with settings of the runtime's own it is refused before any write.
@@ -576,7 +568,7 @@ async fn send_spec(
     platform
         .put_runtime(&r.name, &spec)
         .await
-        .map_err(|e| register::failed(e, "sending the runtime environment's spec"))?;
+        .doing("sending the runtime environment's spec")?;
     output::applied("configured", &what, None);
     Ok(())
 }
@@ -687,7 +679,12 @@ pub(crate) async fn attached_to(
     let files = match live::read_config(&cluster.client, namespace, CONFIG_SECRET).await {
         Ok(Some(c)) if c.ours => c.files,
         Ok(_) => return Ok(Vec::new()),
-        Err(e) => return Err(failed(e, "reading the agent's runtimes failed")),
+        Err(e) => {
+            return Err(Outcome::from_cluster(
+                e,
+                "reading the agent's runtimes failed",
+            ))
+        }
     };
     let mut out = Vec::new();
     for text in files.values() {

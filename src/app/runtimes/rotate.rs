@@ -24,9 +24,8 @@ use serde_json::Value;
 use crate::app::runtimes::attach::{
     self, AgentSide, AgentState, Resolved, Target, IN_CLUSTER_HOST,
 };
-use crate::app::session::connect::failed;
 use crate::app::session::converge;
-use crate::app::session::outcome::Outcome;
+use crate::app::session::outcome::{Doing, Outcome};
 use crate::cluster::inventory::{self, LiveObject};
 use crate::cluster::runtime_access::{self, Access};
 use crate::cluster::Cluster;
@@ -123,7 +122,7 @@ async fn issue(
                     .into(),
             ),
         )),
-        Err(e) => Err(failed(e, "reading the runtime's token failed")),
+        Err(e) => Err(Outcome::from_cluster(e, "reading the runtime's token failed")),
     }
 }
 
@@ -133,12 +132,7 @@ async fn issue(
 async fn remove(r: &Resolved, objects: &[(&str, &str)], timeout: Duration) -> Result<(), Outcome> {
     let listed = inventory::labelled(&r.cluster.client, &r.namespace)
         .await
-        .map_err(|e| {
-            failed(
-                e,
-                "listing the agent's credentials in the runtime's namespace failed",
-            )
-        })?;
+        .doing("listing the agent's credentials in the runtime's namespace failed")?;
     let ours: Vec<LiveObject> = listed
         .into_iter()
         .filter(|o| o.label(LABEL_COMPONENT) == Some(Component::RuntimeAccess.as_str()))

@@ -342,7 +342,7 @@ pub(crate) async fn connect_with(
             let hint = e.hint();
             Outcome::Failed(e.into(), hint)
         }
-        (_, ContextFrom::Flags) => failed(e, "connecting to the cluster failed"),
+        (_, ContextFrom::Flags) => Outcome::from_cluster(e, "connecting to the cluster failed"),
     })
 }
 
@@ -369,12 +369,6 @@ impl Drop for SlowNote {
     fn drop(&mut self) {
         self.0.abort();
     }
-}
-
-/// A cluster error as a failed outcome, with its hint.
-pub(crate) fn failed(e: KubeError, what: &str) -> Outcome {
-    let hint = e.hint();
-    Outcome::Failed(anyhow::Error::new(e).context(what.to_string()), hint)
 }
 
 /// Bad input when there is no terminal to confirm on and no `--yes`.
