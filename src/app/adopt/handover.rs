@@ -53,20 +53,9 @@ pub(crate) async fn signed_certs(
     namespace: &str,
     platform: &OnPlatform,
 ) -> Result<(values::Secret, values::Secret, values::Secret), Outcome> {
-    let generated =
-        crate::platform::certs::generate(namespace).doing("preparing the dind TLS certificate")?;
-    let sans = crate::platform::certs::subject_alt_names(namespace);
-    let (ca, cert) = platform
-        .client
-        .sign_server_certs(&generated.csr_pem, &sans)
-        .await
-        .doing("having the platform sign the dind certificate")?;
+    let tls = crate::app::identity::certificate::sign(&platform.client, namespace).await?;
     output::done("the install had no dind TLS certificate: a new one was signed by the platform");
-    Ok((
-        values::Secret::new(ca),
-        values::Secret::new(cert),
-        generated.key_pem,
-    ))
+    Ok(tls)
 }
 
 /// Deletes scanned objects (after taking the old tool's finalizer off

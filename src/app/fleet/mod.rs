@@ -27,7 +27,7 @@ use crate::fleet::tree::{self, Registration, REGISTERED_SECRETS, REGISTRATION_FI
 use crate::fleet::trust::{self, SealKey};
 use crate::fleet::{self, external, sops, Cluster, Fleet, Runtime};
 use crate::output;
-use crate::platform::{self, certs, Need, Platform, RegisterRuntime};
+use crate::platform::{self, Need, Platform, RegisterRuntime};
 use crate::render::{self, Identity};
 use crate::values::{Problem, Problems, Secret};
 
@@ -1050,11 +1050,7 @@ async fn new_registration(
     })?;
     output::done(&format!("{what}: agent {agent_name} created"));
     made.push(format!("created agent {agent_name} on the platform"));
-    let generated = certs::generate(ns).doing("preparing the dind TLS certificate")?;
-    let (ca, cert) = platform
-        .sign_server_certs(&generated.csr_pem, &certs::subject_alt_names(ns))
-        .await
-        .doing("having the platform sign the dind certificate")?;
+    let (ca, cert, key) = crate::app::identity::certificate::sign(platform, ns).await?;
     match platform
         .runtime(&runtime_name)
         .await
@@ -1105,9 +1101,9 @@ async fn new_registration(
     };
     let id = Identity {
         agent_token: Some(token),
-        dind_ca: Some(Secret::new(ca)),
-        dind_cert: Some(Secret::new(cert)),
-        dind_key: Some(generated.key_pem),
+        dind_ca: Some(ca),
+        dind_cert: Some(cert),
+        dind_key: Some(key),
         ..tree::identity(cluster, Some(&reg))
     };
     let rendered = tree::render_runtime(runtime, &id).map_err(fail)?;

@@ -11,6 +11,7 @@
 
 use serde_json::Value;
 
+use crate::app::identity::registrar::Registrar;
 use crate::app::installation::plan;
 use crate::app::session::outcome::{Doing, Outcome};
 use crate::cluster::preflight::{Check, Status};
@@ -260,13 +261,8 @@ pub(crate) async fn renew(
             ),
         ])));
     }
-    let generated = certs::generate(namespace).doing("preparing the dind TLS certificate")?;
-    let sans = certs::subject_alt_names(namespace);
-    let (ca, cert) = platform
-        .sign_server_certs(&generated.csr_pem, &sans)
-        .await
-        .doing("having the platform sign the dind certificate")?;
-    let expires = not_after(&cert).map_err(|e| {
+    let (ca, cert, key) = sign(platform, namespace).await?;
+    let expires = not_after(cert.expose()).map_err(|e| {
         Outcome::Failed(
             anyhow::anyhow!(
                 "the platform {} signed a certificate that cannot be read: {e}",
@@ -281,20 +277,15 @@ pub(crate) async fn renew(
         "dind TLS certificate signed by the platform, valid until {} (the key stays in the cluster)",
         date(expires)
     ));
-    let manifest = secret_manifest(
-        &plan.rendered.manifests,
-        &Secret::new(ca),
-        &Secret::new(cert),
-        &generated.key_pem,
-    )
-    .ok_or_else(|| {
-        Outcome::Failed(
-            anyhow::anyhow!(
-                "the render of namespace {namespace} has no Secret {DIND_CERTS_SECRET}"
-            ),
-            Some("a bug in cf-runner: please report it".into()),
-        )
-    })?;
+    let manifest =
+        secret_manifest(&plan.rendered.manifests, &ca, &cert, &key).ok_or_else(|| {
+            Outcome::Failed(
+                anyhow::anyhow!(
+                    "the render of namespace {namespace} has no Secret {DIND_CERTS_SECRET}"
+                ),
+                Some("a bug in cf-runner: please report it".into()),
+            )
+        })?;
     crate::app::session::converge::apply_with_progress(
         cluster,
         &[manifest],
@@ -318,6 +309,23 @@ pub(crate) async fn renew(
          builds already running keep the old certificate until they end",
     );
     Ok(())
+}
+
+/// The dind TLS material: the CA, the server certificate and its key.
+pub(crate) type DindTls = (Secret, Secret, Secret);
+
+/// A new dind key for the builds of `namespace`, its certificate signed by
+/// the platform: the one way cf-runner makes a dind certificate (install,
+/// attach, adopt, fleet, renewal). The key is made here and goes only into
+/// the cluster's Secret; the platform sees the signing request.
+pub(crate) async fn sign(platform: &impl Registrar, namespace: &str) -> Result<DindTls, Outcome> {
+    let generated = certs::generate(namespace).doing("preparing the dind TLS certificate")?;
+    let sans = certs::subject_alt_names(namespace);
+    let (ca, cert) = platform
+        .sign_server_certs(&generated.csr_pem, &sans)
+        .await
+        .doing("having the platform sign the dind certificate")?;
+    Ok((Secret::new(ca), Secret::new(cert), generated.key_pem))
 }
 
 /// The rendered dind Secret with the new material in place.

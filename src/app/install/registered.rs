@@ -18,9 +18,9 @@ use crate::app::install::steps::{
 use crate::app::installation::{identity, LeftBehind};
 use crate::app::session::outcome::{Doing, Outcome};
 use crate::output;
-use crate::platform::{self, certs, Agent, Auth, Whoami};
+use crate::platform::{self, Agent, Auth, Whoami};
 use crate::render::{self, Identity, Manifest};
-use crate::values::{self, Secret};
+use crate::values::{self};
 
 /// What this run has on the platform so far, to say on a failure what is
 /// left there and how to go on.
@@ -369,17 +369,11 @@ pub(super) async fn dind_certs_step(
             c
         }
         None => {
-            let generated =
-                certs::generate(&values.namespace).doing("preparing the dind TLS certificate")?;
-            let sans = certs::subject_alt_names(&values.namespace);
-            let (ca, cert) = platform
-                .sign_server_certs(&generated.csr_pem, &sans)
-                .await
-                .doing("having the platform sign the dind certificate")?;
+            let tls = crate::app::identity::certificate::sign(platform, &values.namespace).await?;
             output::done(
                 "dind TLS certificate signed by the platform (the key stays in the cluster)",
             );
-            (Secret::new(ca), Secret::new(cert), generated.key_pem)
+            tls
         }
     };
     identity.dind_ca = Some(ca);

@@ -696,20 +696,7 @@ pub(crate) async fn runtime_objects(
             crate::values::Secret::new(cert.clone()),
             crate::values::Secret::new(key.clone()),
         ),
-        _ => {
-            let generated = crate::platform::certs::generate(&r.namespace)
-                .doing("preparing the dind TLS certificate")?;
-            let sans = crate::platform::certs::subject_alt_names(&r.namespace);
-            let (ca, cert) = platform
-                .sign_server_certs(&generated.csr_pem, &sans)
-                .await
-                .doing("having the platform sign the dind certificate")?;
-            (
-                crate::values::Secret::new(ca),
-                crate::values::Secret::new(cert),
-                generated.key_pem,
-            )
-        }
+        _ => crate::app::identity::certificate::sign(platform, &r.namespace).await?,
     };
     identity.dind_ca = Some(ca);
     identity.dind_cert = Some(cert);
