@@ -693,11 +693,15 @@ async fn send_spec(platform: &OnPlatform, spec: &Value, differ: &[String]) -> Re
         ));
         return Ok(());
     }
-    platform
-        .client
-        .put_runtime(&platform.runtime, spec)
-        .await
-        .doing("sending the runtime environment's spec failed (the cluster is moved; re-run `cf-runner upgrade` with a token to send it)")?;
+    // `differ` already holds what the platform's spec lacks.
+    register::put_spec(
+        &platform.client,
+        &platform.runtime,
+        spec,
+        None,
+        "sending the runtime environment's spec failed (the cluster is moved; re-run `cf-runner upgrade` with a token to send it)",
+    )
+    .await?;
     output::done(&format!(
         "runtime environment {}: cf-runner's spec sent to the platform ({} differed)",
         platform.runtime,

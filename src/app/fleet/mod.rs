@@ -1166,14 +1166,14 @@ async fn put_spec(
             "check the registration.yaml of that runtime in the tree: restore it from Git, or retire and register the runtime again",
         ));
     }
-    if current.is_some_and(|c| register::spec_differences(spec, &c).is_empty()) {
-        return Ok(false);
-    }
-    platform
-        .put_runtime(name, spec)
-        .await
-        .doing("sending the runtime environment's spec")?;
-    Ok(true)
+    register::put_spec(
+        platform,
+        name,
+        spec,
+        current.as_ref(),
+        "sending the runtime environment's spec",
+    )
+    .await
 }
 
 /// [`put_spec`] for a registered runtime, noted in the run's changes.

@@ -119,13 +119,31 @@ pub(crate) async fn send_spec(
         .runtime(name)
         .await
         .doing("reading the runtime environment's spec")?;
-    if current.is_some_and(|c| spec_differences(spec, &c).is_empty()) {
+    put_spec(
+        platform,
+        name,
+        spec,
+        current.as_ref(),
+        "sending the runtime environment's spec",
+    )
+    .await
+}
+
+/// Sends runtime environment `name`'s spec unless `current` (the platform's
+/// copy, when it was read) already matches it: the one place a runtime spec
+/// goes to the platform. True when it was sent; `failure` is what the
+/// message says failed.
+pub(crate) async fn put_spec(
+    platform: &impl Registrar,
+    name: &str,
+    spec: &Value,
+    current: Option<&Value>,
+    failure: &str,
+) -> Result<bool, Outcome> {
+    if current.is_some_and(|c| spec_differences(spec, c).is_empty()) {
         return Ok(false);
     }
-    platform
-        .put_runtime(name, spec)
-        .await
-        .doing("sending the runtime environment's spec")?;
+    platform.put_runtime(name, spec).await.doing(failure)?;
     Ok(true)
 }
 

@@ -283,13 +283,16 @@ fn spec_for_platform(sync: &Sync, plan: &Plan) -> Result<SpecOnPlatform, Outcome
 
 /// Sends the new runtime spec, once the cluster is upgraded.
 async fn send_spec(client: &Platform, name: &str, spec: &serde_json::Value) -> Result<(), Outcome> {
-    if let Err(e) = client.put_runtime(name, spec).await {
-        return Err(Outcome::from_platform(
-            e,
-            "sending the runtime environment's spec failed (the cluster is upgraded; \
-             re-run `cf-runner upgrade` to send it again)",
-        ));
-    }
+    // The plan already found that the platform's spec differs.
+    register::put_spec(
+        client,
+        name,
+        spec,
+        None,
+        "sending the runtime environment's spec failed (the cluster is upgraded; \
+         re-run `cf-runner upgrade` to send it again)",
+    )
+    .await?;
     output::done(&format!(
         "runtime environment {name}: the platform has the new spec"
     ));

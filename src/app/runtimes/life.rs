@@ -561,15 +561,15 @@ async fn send_spec(
         ));
         return Ok(());
     };
-    if register::spec_differences(&spec, current).is_empty() {
-        output::applied("unchanged", &what, None);
-        return Ok(());
-    }
-    platform
-        .put_runtime(&r.name, &spec)
-        .await
-        .doing("sending the runtime environment's spec")?;
-    output::applied("configured", &what, None);
+    let sent = register::put_spec(
+        platform,
+        &r.name,
+        &spec,
+        Some(current),
+        "sending the runtime environment's spec",
+    )
+    .await?;
+    output::applied(if sent { "configured" } else { "unchanged" }, &what, None);
     Ok(())
 }
 
