@@ -19,7 +19,7 @@ use crate::cli::{DiffArgs, OutputFormat};
 use crate::cluster::diff::{self, Action, ObjectDiff};
 use crate::cluster::{preflight, Cluster};
 use crate::output::{self, Structured};
-use crate::platform::{Platform, Transport};
+use crate::platform::Transport;
 use crate::{render, values};
 
 /// What `diff -o json|yaml` prints.
@@ -84,7 +84,7 @@ async fn spec_diff(args: &DiffArgs, plan: &Plan) -> Option<SpecDiff> {
         insecure: values.insecure,
         allow_http: false,
     };
-    let client = match Platform::new(&auth, transport) {
+    let client = match crate::app::identity::register::platform_for(&auth, transport) {
         Ok(c) => c,
         Err(e) => return Some(not_compared(format!("not compared: {e}"))),
     };

@@ -509,7 +509,8 @@ async fn add_platform_spec(
     match (auth, &runtime_name) {
         (Ok(Some(auth)), Some(name)) => {
             step("reading the runtime environment on the platform");
-            match crate::platform::Platform::new(auth, register::transport(platform)) {
+            match crate::app::identity::register::platform_for(auth, register::transport(platform))
+            {
                 Ok(p) => match p.runtime(name).await {
                     Ok(Some(spec)) => bundle.add_value("runtime/platform.json", &spec),
                     Ok(None) => bundle.failed(

@@ -12,7 +12,7 @@ use crate::app::session::options::PlatformOptions;
 use crate::app::session::outcome::Outcome;
 use crate::cluster::{wait, Cluster};
 use crate::output;
-use crate::platform::{self, Platform};
+use crate::platform::{self};
 
 /// How often the install is read again.
 const POLL: Duration = Duration::from_secs(2);
@@ -114,7 +114,8 @@ async fn runtime_on_platform(
         }),
     )
     .ok()??;
-    let client = Platform::new(&auth, register::transport(platform)).ok()?;
+    let client =
+        crate::app::identity::register::platform_for(&auth, register::transport(platform)).ok()?;
     match client.runtime(name).await {
         Ok(Some(_)) => None,
         Ok(None) => Some(format!(

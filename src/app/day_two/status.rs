@@ -44,7 +44,7 @@ async fn platform_status(platform: &PlatformOptions, inst: &Installation, contex
         Ok(None) => return PLATFORM_NO_TOKEN.into(),
         Err(e) => return format!("not shown: {e}"),
     };
-    match crate::platform::Platform::new(&auth, register::transport(platform)) {
+    match crate::app::identity::register::platform_for(&auth, register::transport(platform)) {
         Ok(p) => {
             // What cf-runner would send now, to compare with the platform's spec.
             let expected = |account_id: Option<String>| {

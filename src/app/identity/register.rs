@@ -46,7 +46,7 @@ pub(crate) async fn checked_client(
     transport: Transport,
     needs: Option<&[Need]>,
 ) -> Result<(Platform, Whoami), Outcome> {
-    let platform = Platform::new(auth, transport).doing("preparing the platform client")?;
+    let platform = platform_for(auth, transport).doing("preparing the platform client")?;
     let who = platform
         .whoami()
         .await
@@ -187,7 +187,15 @@ pub(crate) fn transport(args: &PlatformOptions) -> Transport {
 
 /// A client, or the outcome to return.
 pub(crate) fn client(auth: &Auth, args: &PlatformOptions) -> Result<Platform, Outcome> {
-    Platform::new(auth, transport(args)).doing("preparing the platform client")
+    platform_for(auth, transport(args)).doing("preparing the platform client")
+}
+
+/// The one place a token becomes a platform client: every command that
+/// talks to the platform comes through here (through [`client`] and
+/// [`checked_client`], or here directly where a platform problem is only
+/// shown, not fatal).
+pub(crate) fn platform_for(auth: &Auth, transport: Transport) -> Result<Platform, PlatformError> {
+    Platform::new(auth, transport)
 }
 
 /// Seconds since the Unix epoch of an RFC 3339 time (`2026-11-22T20:50:00.123Z`,

@@ -21,7 +21,6 @@ use crate::cluster::preflight::{Check, Status};
 use crate::cluster::runtime_access::{self, Access};
 use crate::cluster::{runtimes as live, Cluster};
 use crate::output::info::RuntimeInfo;
-use crate::platform::Platform;
 use crate::render::runtimes::CONFIG_SECRET;
 use crate::values::Secret;
 
@@ -80,7 +79,9 @@ async fn platform_side(
     )
     .ok()
     .flatten()?;
-    let platform = Platform::new(&auth, register::transport(platform_args)).ok()?;
+    let platform =
+        crate::app::identity::register::platform_for(&auth, register::transport(platform_args))
+            .ok()?;
     let agent = match platform.agents_named(agent_name).await {
         Ok(list) => list.into_iter().find(|a| a.name == agent_name),
         Err(e) => {
