@@ -594,8 +594,7 @@ pub(super) async fn runnerconf_runtimes(
             .await
             .doing("reading Secret runnerconf failed")?;
         let name = text
-            .and_then(|t| serde_yaml_ng::from_str::<Value>(&t).ok())
-            .and_then(|v| v["name"].as_str().map(str::to_string))
+            .and_then(|t| crate::render::runtimes::file_runtime_name(&t))
             .filter(|n| !n.trim().is_empty());
         if let Some(n) = name {
             names.insert(n);

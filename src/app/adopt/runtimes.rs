@@ -76,9 +76,8 @@ struct FileFacts {
 }
 
 fn file_facts(text: &str) -> FileFacts {
-    let v: Value = serde_yaml_ng::from_str(text).unwrap_or(Value::Null);
-    let s = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
-    let claims = s("token").and_then(|t| token_claims(&t));
+    let file = crate::render::runtimes::read_runtime_file(text);
+    let claims = file.token.as_ref().and_then(|t| token_claims(t.expose()));
     let claim = |k: &str| {
         claims
             .as_ref()
@@ -87,8 +86,8 @@ fn file_facts(text: &str) -> FileFacts {
             .map(str::to_string)
     };
     FileFacts {
-        name: s("name"),
-        host: s("host"),
+        name: file.name,
+        host: file.host,
         account: claim("kubernetes.io/serviceaccount/service-account.name"),
         token_secret: claim("kubernetes.io/serviceaccount/secret.name"),
     }

@@ -80,11 +80,7 @@ async fn platform_for(
             Some("register it with `cf-runner init --token <API key>`".into()),
         ));
     }
-    let host = record
-        .values_yaml
-        .as_deref()
-        .and_then(|t| serde_yaml_ng::from_str::<serde_json::Value>(t).ok())
-        .and_then(|t| t["CodefreshHost"].as_str().map(str::to_string));
+    let host = crate::app::installation::record::recorded_host(&record);
     let auth = register::resolve(
         &flags::platform(&args.platform),
         host.as_deref().map(|url| platform::auth::NamedUrl {

@@ -72,12 +72,9 @@ pub(crate) fn secret_values(name: &str, data: &BTreeMap<String, String>) -> Vec<
         // A runtime's file holds its CA too: the token is looked for
         // before the file could pass for a certificate.
         if name == render::runtimes::CONFIG_SECRET && key.ends_with(".runtime.yaml") {
-            let file: Option<Value> = serde_yaml_ng::from_str(value).ok();
-            if let Some(token) = file.as_ref().and_then(|f| f["token"].as_str()) {
-                let runtime = file
-                    .as_ref()
-                    .and_then(|f| f["name"].as_str())
-                    .unwrap_or(key);
+            let file = render::runtimes::read_runtime_file(value);
+            if let Some(token) = file.token.as_ref().map(|t| t.expose()) {
+                let runtime = file.name.as_deref().unwrap_or(key);
                 out.push((
                     format!("the token of attached runtime {runtime} (Secret {name}, key {key})"),
                     Secret::new(token),
@@ -205,8 +202,8 @@ async fn attached_tokens(
         .iter()
         .filter(|(n, _)| n == render::runtimes::CONFIG_SECRET)
         .flat_map(|(_, data)| data.values())
-        .filter_map(|file| serde_yaml_ng::from_str::<Value>(file).ok())
-        .filter_map(|file| file["token"].as_str().and_then(attached::token_namespace))
+        .filter_map(|file| render::runtimes::read_runtime_file(file).token)
+        .filter_map(|token| attached::token_namespace(token.expose()))
         .filter(|ns| ns != namespace)
         .collect();
     namespaces.sort();
@@ -538,12 +535,7 @@ async fn add_platform_spec(
 fn add_record(bundle: &mut Bundle, record: Option<&Record>, ns: &str) {
     match record {
         Some(r) => {
-            let values_tree: Value = r
-                .values_yaml
-                .as_deref()
-                .and_then(|t| serde_yaml_ng::from_str(t).ok())
-                .map(|t| values::redact(&t))
-                .unwrap_or(Value::Null);
+            let values_tree = record::shown_values(r);
             bundle.add_value(
                 "record.yaml",
                 &json!({

@@ -55,6 +55,16 @@ pub(crate) fn shown_values(record: &Record) -> Value {
         .unwrap_or(Value::Null)
 }
 
+/// The platform the install was made for (`CodefreshHost` of its recorded
+/// values), when the record says.
+pub(crate) fn recorded_host(record: &Record) -> Option<String> {
+    values_tree(record).ok().and_then(|t| {
+        tree::lookup(&t, "CodefreshHost")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    })
+}
+
 /// True when the installation is an agent alone (`AgentOnly: true` in its
 /// recorded values): no runtime in its namespace, no dind certificate, no
 /// runtime environment of its own.

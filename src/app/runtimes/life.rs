@@ -688,14 +688,20 @@ pub(crate) async fn attached_to(
     };
     let mut out = Vec::new();
     for text in files.values() {
-        let file: Value = serde_yaml_ng::from_str(text).unwrap_or_default();
-        let text_of = |k: &str| file.get(k).and_then(Value::as_str).unwrap_or_default();
-        let name = text_of("name").to_string();
+        let file = crate::render::runtimes::read_runtime_file(text);
+        let name = file.name.clone().unwrap_or_default();
         if name.is_empty() || Some(name.as_str()) == own {
             continue;
         }
-        let host = text_of("host").trim_end_matches('/').to_string();
-        let place = match attached::token_namespace(text_of("token")) {
+        let host = file
+            .host
+            .as_deref()
+            .unwrap_or_default()
+            .trim_end_matches('/')
+            .to_string();
+        let place = match attached::token_namespace(
+            file.token.as_ref().map(|t| t.expose()).unwrap_or_default(),
+        ) {
             None => Err("its token names no namespace".to_string()),
             Some(ns) => {
                 let context =

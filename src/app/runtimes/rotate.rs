@@ -61,12 +61,6 @@ pub(crate) async fn run(agent: AgentSide, target: Target, timeout: Duration) -> 
     .await
 }
 
-/// A field of a runtime file, read without its token.
-fn file_field(text: &str, field: &str) -> Option<String> {
-    let v: Value = serde_yaml_ng::from_str(text).ok()?;
-    v.get(field)?.as_str().map(str::to_string)
-}
-
 /// The bridge's objects: a ServiceAccount bound to the runtime's Role, and
 /// its token Secret, labelled like the agent's own access objects.
 fn bridge_manifests(namespace: &str) -> Vec<Manifest> {
@@ -181,8 +175,12 @@ async fn rotate(state: AgentState, target: Target, timeout: Duration) -> Result<
             "attach it first with `cf-runner runtime attach`, or name an attached runtime",
         )])));
     };
-    let host = file_field(&old_text, "host").unwrap_or_else(|| IN_CLUSTER_HOST.into());
-    let old_token = file_field(&old_text, "token").map(Secret::new);
+    let old_file = crate::render::runtimes::read_runtime_file(&old_text);
+    let host = old_file
+        .host
+        .clone()
+        .unwrap_or_else(|| IN_CLUSTER_HOST.into());
+    let old_token = old_file.token.clone();
     let file = |token: Secret, ca_pem: String| RuntimeAccess {
         name: r.name.clone(),
         host: host.clone(),
@@ -229,7 +227,7 @@ async fn rotate(state: AgentState, target: Target, timeout: Duration) -> Result<
 
     // Say what the API server now makes of the old token (not a gate:
     // the rotation is done either way).
-    if let (Some(old), Some(ca)) = (old_token, file_field(&old_text, "crt")) {
+    if let (Some(old), Some(ca)) = (old_token, old_file.crt.clone()) {
         let at = if host.trim_end_matches('/') == IN_CLUSTER_HOST {
             r.cluster.server.trim_end_matches('/').to_string()
         } else {

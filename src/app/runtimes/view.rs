@@ -34,14 +34,13 @@ struct RuntimeFile {
 }
 
 fn parse_file(key: &str, text: &str) -> RuntimeFile {
-    let v: Value = serde_yaml_ng::from_str(text).unwrap_or_default();
-    let field = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
+    let file = crate::render::runtimes::read_runtime_file(text);
     RuntimeFile {
         key: key.to_string(),
-        name: field("name"),
-        host: field("host"),
-        token: field("token").filter(|t| !t.is_empty()).map(Secret::new),
-        crt: field("crt"),
+        name: file.name,
+        host: file.host,
+        token: file.token.filter(|t| !t.expose().is_empty()),
+        crt: file.crt,
     }
 }
 
