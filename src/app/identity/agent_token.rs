@@ -111,7 +111,10 @@ async fn named(platform: &Platform, name: &str, namespace: &str) -> Result<Optio
         .map_err(|e| platform_failed(e, "reading the agents on the Codefresh platform", namespace))
 }
 
-/// Rotates the agent token of the install in `namespace`, under its lock.
+/// Rotates the agent token of the install in `namespace`, under its lock:
+/// a new agent takes over the old one's runtimes, the cluster switches to
+/// its token, then the old agent goes. A run that stopped half-way is
+/// finished, under the same name.
 pub(crate) async fn rotate(
     cluster: &Cluster,
     namespace: &str,
@@ -120,100 +123,13 @@ pub(crate) async fn rotate(
 ) -> Result<(), Outcome> {
     // The install as `upgrade` would write it, from its record.
     let plan = plan::plan(Input::default(), cluster, namespace).await?;
-    let current = plan.identity.agent_name(&plan.loaded.values);
     let held_token = plan
         .identity
         .agent_token
         .clone()
         .or_else(|| plan.loaded.values.agent_token.clone());
-    // Only the agent the Deployment runs is rotated (the plan checked the
-    // record against it; `verified`).
-    let Some(running) =
-        crate::app::installation::verified::running_agent(cluster, namespace).await?
-    else {
-        return Err(refused(
-            format!(
-                "no runner Deployment in namespace {namespace} runs an agent: cf-runner rotates only the agent \
-                 the Deployment runs, and the record alone does not show which that is; nothing was changed"
-            ),
-            format!("re-install the runner with `cf-runner upgrade --kube-namespace {namespace}`, then re-run `{}`", rotate_command(namespace)),
-        ));
-    };
-    let recorded = rotation::pending(&cluster.client, namespace, RECORD_SECRET)
-        .await
-        .doing("reading the installation record failed")?;
-    let pending = recorded
-        .as_deref()
-        .and_then(|t| serde_json::from_str::<Pending>(t).ok());
-    if let Some(p) = &pending {
-        check_pending(p, &running, namespace)?;
-    }
-    let resumed = pending.is_some();
-    let (pending, mut old) = match pending {
-        Some(p) => {
-            output::note(&format!(
-                "an earlier run was replacing agent {} with agent {} and stopped: finishing that rotation",
-                p.from, p.to
-            ));
-            let old = platform.agent(&p.from_id).await.map_err(|e| {
-                platform_failed(
-                    e,
-                    "reading the old agent on the Codefresh platform",
-                    namespace,
-                )
-            })?;
-            if let Some(o) = old.as_ref().filter(|o| o.name != p.from) {
-                return Err(refused_pending(
-                    format!(
-                        "the recorded rotation names agent {} with id {}, but on the Codefresh platform that id is agent {}",
-                        p.from, p.from_id, o.name
-                    ),
-                    namespace,
-                ));
-            }
-            (p, old)
-        }
-        None => {
-            let Some(old) = named(platform, &current, namespace).await? else {
-                return Err(Outcome::Failed(
-                    anyhow::anyhow!(
-                        "the installation in namespace {namespace} runs agent {current}, which the Codefresh platform at {} does not know",
-                        platform.url()
-                    ),
-                    Some(format!(
-                        "check --url and --token (the account the runner was installed with); nothing was changed. \
-                         To register the runner again, run `cf-runner init --kube-namespace {namespace}`"
-                    )),
-                ));
-            };
-            let mut skip = 0;
-            let to = loop {
-                let candidate = next_name(&current, skip);
-                if named(platform, &candidate, namespace).await?.is_none() {
-                    break candidate;
-                }
-                skip += 1;
-            };
-            let p = Pending {
-                from: current.clone(),
-                from_id: old.id.clone(),
-                to,
-            };
-            let text = serde_json::to_string(&p).expect("a rotation serializes");
-            rotation::set_pending(&cluster.client, namespace, RECORD_SECRET, Some(&text))
-                .await
-                .doing("recording the rotation on the installation record failed")?;
-            output::applied(
-                "recorded",
-                &format!(
-                    "the rotation of agent {} to agent {} on Secret/{RECORD_SECRET}",
-                    p.from, p.to
-                ),
-                Some(namespace),
-            );
-            (p, Some(old))
-        }
-    };
+    let running = running_agent(cluster, namespace).await?;
+    let (pending, mut old, resumed) = begin(cluster, namespace, platform, &plan, &running).await?;
 
     // The new agent, and its token.
     let switched = running == pending.to;
@@ -228,53 +144,220 @@ pub(crate) async fn rotate(
     let (new_agent, new_token) = match (switched, existing, held_token.clone()) {
         // The cluster already runs the new agent, with its token.
         (true, Some(agent), Some(token)) => (agent, token),
-        (_, existing, _) => {
-            if let Some(orphan) = existing {
-                // Made by the run that stopped, before its token reached
-                // the cluster: nothing can use it.
-                platform.delete_agent(&orphan.id).await.map_err(|e| {
-                    platform_failed(
-                        e,
-                        "removing the agent an earlier run left without a token",
-                        namespace,
-                    )
-                })?;
-                output::applied(
-                    "deleted",
-                    &format!("agent {} on the platform (an earlier run made it; its token never reached the cluster)", orphan.name),
-                    None,
-                );
-            }
-            let created = platform.create_agent(&pending.to).await.map_err(|e| {
-                platform_failed(
-                    e,
-                    "creating the new agent on the Codefresh platform",
-                    namespace,
-                )
-            })?;
-            let Some(token) = created.token.clone().filter(|t| !t.is_empty()) else {
-                return Err(Outcome::Failed(
-                    anyhow::anyhow!(
-                        "the Codefresh platform created agent {} without handing out its token",
-                        pending.to
-                    ),
-                    Some(format!(
-                        "nothing in the cluster was changed; re-run `{}`",
-                        rotate_command(namespace)
-                    )),
-                ));
-            };
-            output::applied(
-                "created",
-                &format!("agent {} on the platform", created.name),
-                None,
-            );
-            (created, Secret::new(token))
-        }
+        (_, existing, _) => new_agent(platform, &pending, existing, namespace).await?,
     };
+    let wanted = give_runtimes(platform, &new_agent, old.as_ref(), &plan, namespace).await?;
 
-    // Its runtimes: the old agent's, attached ones included (with those a
-    // stopped run already moved: the old agent may have none left).
+    // The runner Secret, AGENT_ID and the record, then the rollout.
+    let manifests = switch_manifests(cluster, namespace, &plan, &pending.to, &new_token).await?;
+    converge::apply_with_progress(cluster, &manifests, namespace, false, "renew").await?;
+    let deployment: Vec<render::Manifest> = manifests
+        .iter()
+        .filter(|m| m.kind == "Deployment")
+        .cloned()
+        .collect();
+    roll(cluster, namespace, &deployment, timeout).await?;
+
+    if let Some(agent) = old.take() {
+        retire(platform, agent, namespace).await?;
+    }
+    rotation::set_pending(&cluster.client, namespace, RECORD_SECRET, None)
+        .await
+        .doing("clearing the finished rotation from the installation record failed")?;
+    output::done(&format!(
+        "the agent token of namespace {namespace} is rotated: agent {} replaced agent {}, with the same runtimes ({})",
+        pending.to,
+        pending.from,
+        if wanted.is_empty() { "none".to_string() } else { wanted.join(", ") }
+    ));
+    say_revoked(platform, &pending, resumed, held_token).await;
+    Ok(())
+}
+
+/// The agent the runner's Deployment runs: the only one rotated (the plan
+/// checked the record against it; `verified`).
+async fn running_agent(cluster: &Cluster, namespace: &str) -> Result<String, Outcome> {
+    match crate::app::installation::verified::running_agent(cluster, namespace).await? {
+        Some(running) => Ok(running),
+        None => Err(refused(
+            format!(
+                "no runner Deployment in namespace {namespace} runs an agent: cf-runner rotates only the agent \
+                 the Deployment runs, and the record alone does not show which that is; nothing was changed"
+            ),
+            format!("re-install the runner with `cf-runner upgrade --kube-namespace {namespace}`, then re-run `{}`", rotate_command(namespace)),
+        )),
+    }
+}
+
+/// The rotation to carry out: the one an earlier run recorded and did not
+/// finish, else a new one, recorded before anything changes. Gives it, the
+/// old agent as the platform has it, and whether it was resumed.
+async fn begin(
+    cluster: &Cluster,
+    namespace: &str,
+    platform: &Platform,
+    plan: &plan::Plan,
+    running: &str,
+) -> Result<(Pending, Option<Agent>, bool), Outcome> {
+    let recorded = rotation::pending(&cluster.client, namespace, RECORD_SECRET)
+        .await
+        .doing("reading the installation record failed")?;
+    let pending = recorded
+        .as_deref()
+        .and_then(|t| serde_json::from_str::<Pending>(t).ok());
+    match pending {
+        Some(p) => {
+            check_pending(&p, running, namespace)?;
+            let old = resume(platform, &p, namespace).await?;
+            Ok((p, old, true))
+        }
+        None => {
+            let current = plan.identity.agent_name(&plan.loaded.values);
+            let (p, old) = record_new(cluster, namespace, platform, &current).await?;
+            Ok((p, Some(old), false))
+        }
+    }
+}
+
+/// The old agent of a rotation an earlier run stopped, checked against
+/// the platform: its recorded id must still be its name.
+async fn resume(
+    platform: &Platform,
+    p: &Pending,
+    namespace: &str,
+) -> Result<Option<Agent>, Outcome> {
+    output::note(&format!(
+        "an earlier run was replacing agent {} with agent {} and stopped: finishing that rotation",
+        p.from, p.to
+    ));
+    let old = platform.agent(&p.from_id).await.map_err(|e| {
+        platform_failed(
+            e,
+            "reading the old agent on the Codefresh platform",
+            namespace,
+        )
+    })?;
+    if let Some(o) = old.as_ref().filter(|o| o.name != p.from) {
+        return Err(refused_pending(
+            format!(
+                "the recorded rotation names agent {} with id {}, but on the Codefresh platform that id is agent {}",
+                p.from, p.from_id, o.name
+            ),
+            namespace,
+        ));
+    }
+    Ok(old)
+}
+
+/// A new rotation of agent `current`: the next free name, recorded on the
+/// installation record before anything changes.
+async fn record_new(
+    cluster: &Cluster,
+    namespace: &str,
+    platform: &Platform,
+    current: &str,
+) -> Result<(Pending, Agent), Outcome> {
+    let Some(old) = named(platform, current, namespace).await? else {
+        return Err(Outcome::Failed(
+            anyhow::anyhow!(
+                "the installation in namespace {namespace} runs agent {current}, which the Codefresh platform at {} does not know",
+                platform.url()
+            ),
+            Some(format!(
+                "check --url and --token (the account the runner was installed with); nothing was changed. \
+                 To register the runner again, run `cf-runner init --kube-namespace {namespace}`"
+            )),
+        ));
+    };
+    let mut skip = 0;
+    let to = loop {
+        let candidate = next_name(current, skip);
+        if named(platform, &candidate, namespace).await?.is_none() {
+            break candidate;
+        }
+        skip += 1;
+    };
+    let p = Pending {
+        from: current.to_string(),
+        from_id: old.id.clone(),
+        to,
+    };
+    let text = serde_json::to_string(&p).expect("a rotation serializes");
+    rotation::set_pending(&cluster.client, namespace, RECORD_SECRET, Some(&text))
+        .await
+        .doing("recording the rotation on the installation record failed")?;
+    output::applied(
+        "recorded",
+        &format!(
+            "the rotation of agent {} to agent {} on Secret/{RECORD_SECRET}",
+            p.from, p.to
+        ),
+        Some(namespace),
+    );
+    Ok((p, old))
+}
+
+/// Makes the new agent and gives its token, after deleting one an earlier
+/// run made whose token never reached the cluster.
+async fn new_agent(
+    platform: &Platform,
+    pending: &Pending,
+    existing: Option<Agent>,
+    namespace: &str,
+) -> Result<(Agent, Secret), Outcome> {
+    if let Some(orphan) = existing {
+        // Made by the run that stopped, before its token reached
+        // the cluster: nothing can use it.
+        platform.delete_agent(&orphan.id).await.map_err(|e| {
+            platform_failed(
+                e,
+                "removing the agent an earlier run left without a token",
+                namespace,
+            )
+        })?;
+        output::applied(
+            "deleted",
+            &format!("agent {} on the platform (an earlier run made it; its token never reached the cluster)", orphan.name),
+            None,
+        );
+    }
+    let created = platform.create_agent(&pending.to).await.map_err(|e| {
+        platform_failed(
+            e,
+            "creating the new agent on the Codefresh platform",
+            namespace,
+        )
+    })?;
+    let Some(token) = created.token.clone().filter(|t| !t.is_empty()) else {
+        return Err(Outcome::Failed(
+            anyhow::anyhow!(
+                "the Codefresh platform created agent {} without handing out its token",
+                pending.to
+            ),
+            Some(format!(
+                "nothing in the cluster was changed; re-run `{}`",
+                rotate_command(namespace)
+            )),
+        ));
+    };
+    output::applied(
+        "created",
+        &format!("agent {} on the platform", created.name),
+        None,
+    );
+    Ok((created, Secret::new(token)))
+}
+
+/// Gives the new agent the old one's runtimes, attached ones included
+/// (with those a stopped run already moved: the old agent may have none
+/// left). Gives the runtimes it serves.
+async fn give_runtimes(
+    platform: &Platform,
+    new_agent: &Agent,
+    old: Option<&Agent>,
+    plan: &plan::Plan,
+    namespace: &str,
+) -> Result<Vec<String>, Outcome> {
     let wanted = sorted(
         old.iter()
             .flat_map(|o| o.runtimes.iter())
@@ -292,7 +375,7 @@ pub(crate) async fn rotate(
     };
     if sorted(new_agent.runtimes.clone()) != wanted {
         platform
-            .update_agent(&new_agent, &wanted)
+            .update_agent(new_agent, &wanted)
             .await
             .map_err(|e| {
                 platform_failed(
@@ -312,58 +395,45 @@ pub(crate) async fn rotate(
         );
     }
 
-    // The runner Secret, AGENT_ID and the record, then the rollout.
-    let manifests = switch_manifests(cluster, namespace, &plan, &pending.to, &new_token).await?;
-    converge::apply_with_progress(cluster, &manifests, namespace, false, "renew").await?;
-    let deployment: Vec<render::Manifest> = manifests
-        .iter()
-        .filter(|m| m.kind == "Deployment")
-        .cloned()
-        .collect();
-    roll(cluster, namespace, &deployment, timeout).await?;
+    Ok(wanted)
+}
 
-    // The old agent: no runtimes, then gone.
-    if let Some(agent) = old.take() {
-        if !agent.runtimes.is_empty() {
-            platform.update_agent(&agent, &[]).await.map_err(|e| {
-                platform_failed(e, "detaching the runtimes from the old agent", namespace)
-            })?;
-            output::applied(
-                "configured",
-                &format!("agent {}: no runtimes", agent.name),
-                None,
-            );
-        }
-        platform.delete_agent(&agent.id).await.map_err(|e| {
-            platform_failed(
-                e,
-                "deleting the old agent on the Codefresh platform",
-                namespace,
-            )
+/// The old agent: no runtimes, then gone.
+async fn retire(platform: &Platform, agent: Agent, namespace: &str) -> Result<(), Outcome> {
+    if !agent.runtimes.is_empty() {
+        platform.update_agent(&agent, &[]).await.map_err(|e| {
+            platform_failed(e, "detaching the runtimes from the old agent", namespace)
         })?;
         output::applied(
-            "deleted",
-            &format!("agent {} on the platform", agent.name),
+            "configured",
+            &format!("agent {}: no runtimes", agent.name),
             None,
         );
     }
-    rotation::set_pending(&cluster.client, namespace, RECORD_SECRET, None)
-        .await
-        .doing("clearing the finished rotation from the installation record failed")?;
-    output::done(&format!(
-        "the agent token of namespace {namespace} is rotated: agent {} replaced agent {}, with the same runtimes ({})",
-        pending.to,
-        pending.from,
-        if wanted.is_empty() { "none".to_string() } else { wanted.join(", ") }
-    ));
+    platform.delete_agent(&agent.id).await.map_err(|e| {
+        platform_failed(
+            e,
+            "deleting the old agent on the Codefresh platform",
+            namespace,
+        )
+    })?;
+    output::applied(
+        "deleted",
+        &format!("agent {} on the platform", agent.name),
+        None,
+    );
+    Ok(())
+}
 
-    // Revoked? Only the old token of this run is known for sure.
+/// Whether the old token is revoked: only the old token of this run is
+/// known for sure.
+async fn say_revoked(platform: &Platform, pending: &Pending, resumed: bool, held: Option<Secret>) {
     let revoke_step = format!(
         "revoke it by hand: in the Codefresh UI, click your avatar, select User Settings, and delete the key of agent {} under API Keys; \
          if it is not listed there, ask Codefresh support to revoke the keys of the deleted agent {}",
         pending.from, pending.from
     );
-    match (resumed, held_token) {
+    match (resumed, held) {
         (false, Some(token)) => match platform.probe_agent_token(&pending.from, &token).await {
             TokenProbe::Refused(code) => output::done(&format!(
                 "old token revoked: the platform refuses it (HTTP {code}) on agent {}'s own call, GET /api/agent/{{agent}}/tasks",
@@ -381,7 +451,6 @@ pub(crate) async fn rotate(
             "could not check that the old token is revoked: the run that replaced it in the cluster stopped before it could; {revoke_step}"
         )),
     }
-    Ok(())
 }
 
 /// Adds to what `info` shows of one installation a note when a rotation
