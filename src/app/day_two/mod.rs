@@ -7,3 +7,4 @@ pub mod health;
 pub mod images;
 pub mod skew;
 pub mod status;
+pub mod support_bundle;
