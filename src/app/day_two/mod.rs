@@ -5,6 +5,5 @@
 pub mod bundle;
 pub mod health;
 pub mod images;
-pub mod skew;
 pub mod status;
 pub mod support_bundle;

@@ -202,6 +202,7 @@ async fn offline_steps<C: Target>(
     outcome
 }
 
+pub(crate) mod check;
 pub(crate) mod delete;
 pub(crate) mod init;
 pub(crate) mod probe;

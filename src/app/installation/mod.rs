@@ -8,6 +8,7 @@ pub mod identity;
 pub mod leftovers;
 pub mod plan;
 pub mod record;
+pub mod skew;
 pub mod verified;
 
 use futures::join;
