@@ -10,12 +10,11 @@ use crate::cli::examples_of;
 
 /// The roff source of the man page of `doc`.
 pub(super) fn page(doc: &CommandDoc) -> String {
-    let version = doc.cmd.get_version().unwrap_or_default().to_string();
     // The examples are ours (below); clap_mangen's copy would be a filled paragraph.
     let cmd = doc.cmd.clone().after_long_help(None::<&'static str>);
-    let man = Man::new(cmd)
-        .source(format!("cf-runner {version}"))
-        .manual("cf-runner manual");
+    // No version in the footer: the committed pages would change with every
+    // release while nothing in them did.
+    let man = Man::new(cmd).source("cf-runner").manual("cf-runner manual");
     let mut out: Vec<u8> = Vec::new();
     // Writing into a Vec cannot fail.
     let sections: [fn(&Man, &mut dyn std::io::Write) -> std::io::Result<()>; 6] = [
@@ -61,22 +60,17 @@ fn examples_section(doc: &CommandDoc) -> String {
     out
 }
 
-/// `.SH SEE ALSO`: the parent command's page, or for the root every command's.
+/// `.SH SEE ALSO`: the parent command's page (the root's own page lists
+/// every command already).
 fn see_also(doc: &CommandDoc) -> String {
-    let pages: Vec<String> = if doc.path.is_empty() {
-        doc.cmd
-            .get_subcommands()
-            .map(|s| format!("cf-runner-{}(1)", s.get_name()))
-            .collect()
-    } else {
-        let parent = &doc.path[..doc.path.len() - 1];
-        let name = std::iter::once("cf-runner")
-            .chain(parent.iter().map(String::as_str))
-            .collect::<Vec<_>>()
-            .join("-");
-        vec![format!("{name}(1)")]
+    let Some((_, parent)) = doc.path.split_last() else {
+        return String::new();
     };
-    format!(".SH \"SEE ALSO\"\n{}\n", roff_line(&pages.join(", ")))
+    let name = std::iter::once("cf-runner")
+        .chain(parent.iter().map(String::as_str))
+        .collect::<Vec<_>>()
+        .join("-");
+    format!(".SH \"SEE ALSO\"\n{}\n", roff_line(&format!("{name}(1)")))
 }
 
 /// One line of text as roff reads it literally: a backslash is `\e`, a
