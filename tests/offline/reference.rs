@@ -294,13 +294,25 @@ fn examples_show_in_long_help_only_and_fit_the_width() {
             String::from_utf8(out.stdout).unwrap()
         };
         let long = run("--help");
-        let first = examples_of(&path)[0];
-        let shown = long.split("\nExamples:\n").nth(1).unwrap_or_default();
-        assert!(
-            shown.contains(&format!("  # {}\n", first.comment))
-                && shown.contains(first.command.lines().next().unwrap()),
-            "`{path} --help` lacks its first example, unwrapped:\n{long}"
-        );
+        let shown: Vec<&str> = long
+            .split("\nExamples:\n")
+            .nth(1)
+            .unwrap_or_default()
+            .lines()
+            .map(str::trim)
+            .collect();
+        // Each line whole: clap wraps a line wider than the help's 100 columns.
+        for example in examples_of(&path) {
+            let comment = format!("# {}", example.comment);
+            let lines =
+                std::iter::once(comment.as_str()).chain(example.command.lines().map(str::trim));
+            for line in lines {
+                assert!(
+                    shown.contains(&line),
+                    "`{path} --help` lacks the example line {line:?}, whole:\n{long}"
+                );
+            }
+        }
         let short = run("-h");
         assert!(
             !short.contains("Examples:"),
