@@ -8,6 +8,9 @@ use clap_mangen::Man;
 use super::commands::CommandDoc;
 use crate::cli::examples_of;
 
+/// One of clap_mangen's section writers.
+type Section = fn(&Man, &mut dyn std::io::Write) -> std::io::Result<()>;
+
 /// The roff source of the man page of `doc`.
 pub(super) fn page(doc: &CommandDoc) -> String {
     // The examples are ours (below); clap_mangen's copy would be a filled paragraph.
@@ -16,20 +19,19 @@ pub(super) fn page(doc: &CommandDoc) -> String {
     // release while nothing in them did.
     let man = Man::new(cmd).source("cf-runner").manual("cf-runner manual");
     let mut out: Vec<u8> = Vec::new();
-    // Writing into a Vec cannot fail.
-    let sections: [fn(&Man, &mut dyn std::io::Write) -> std::io::Result<()>; 6] = [
+    let mut sections: Vec<Section> = vec![
         Man::render_title,
         Man::render_name_section,
         Man::render_synopsis_section,
         Man::render_description_section,
         Man::render_options_section,
-        Man::render_subcommands_section,
     ];
-    for (i, render) in sections.iter().enumerate() {
-        // A command without subcommands has no SUBCOMMANDS section.
-        if i == 5 && !doc.cmd.has_subcommands() {
-            continue;
-        }
+    // A command without subcommands has no SUBCOMMANDS section.
+    if doc.cmd.has_subcommands() {
+        sections.push(Man::render_subcommands_section);
+    }
+    for render in sections {
+        // Writing into a Vec cannot fail.
         render(&man, &mut out).expect("write to memory");
     }
     let mut text = String::from_utf8(out).expect("roff is UTF-8");
