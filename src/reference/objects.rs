@@ -49,6 +49,10 @@ fn why(component: Component) -> &'static str {
 /// The namespace every example is rendered into.
 const NAMESPACE: &str = "codefresh";
 
+/// A second namespace to render into: a name that differs between the two
+/// renders is made of the namespace, and the page says so.
+const OTHER_NAMESPACE: &str = "cf-runner-reference-ns";
+
 /// One object as the page lists it.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 struct ObjectRow {
@@ -63,10 +67,10 @@ pub(super) fn page(examples: &[ValuesExample]) -> Result<String, String> {
     // component → object → the examples that create it
     let mut parts: BTreeMap<Component, BTreeMap<ObjectRow, Vec<String>>> = BTreeMap::new();
     for example in examples {
-        for manifest in render_example(example)? {
+        for (manifest, name) in render_named(example)? {
             let row = ObjectRow {
                 kind: manifest.kind.clone(),
-                name: manifest.name.clone(),
+                name,
                 scope: if manifest.namespace.is_some() {
                     "namespace"
                 } else {
@@ -86,9 +90,8 @@ pub(super) fn page(examples: &[ValuesExample]) -> Result<String, String> {
     let mut out = String::from(
         "# Objects an install creates\n\n\
          Found by rendering every file in `values-examples/` as `cf-runner init --dry-run` does \
-         (run it on your own values to see exactly yours), each into namespace `codefresh`: \
-         objects in a namespace are in the runner's, and a name holding `codefresh` may hold \
-         your namespace's name instead. Each object \
+         (run it on your own values to see exactly yours). Objects in a namespace are in the \
+         runner's; `<namespace>` in a name is the runner's namespace. Each object \
          carries the label `app.kubernetes.io/managed-by: cf-runner`, by which `delete` finds \
          exactly what it installed.\n\n\
          Examples rendered: ",
@@ -140,15 +143,46 @@ fn created_by(users: &[String], examples: &[ValuesExample]) -> String {
     }
 }
 
-/// The manifests `init --dry-run` would write for one example.
-fn render_example(example: &ValuesExample) -> Result<Vec<render::Manifest>, String> {
+/// The manifests of one example, each with its name as the page shows it:
+/// `<namespace>` where the name is made of the namespace.
+fn render_named(example: &ValuesExample) -> Result<Vec<(render::Manifest, String)>, String> {
+    let here = render_example(example, NAMESPACE)?;
+    let there = render_example(example, OTHER_NAMESPACE)?;
+    if here.len() != there.len() {
+        return Err(format!(
+            "{}: {} objects in one namespace, {} in another",
+            example.name,
+            here.len(),
+            there.len()
+        ));
+    }
+    Ok(here
+        .into_iter()
+        .zip(there)
+        .map(|(manifest, other)| {
+            let name = if manifest.name == other.name {
+                manifest.name.clone()
+            } else {
+                other.name.replace(OTHER_NAMESPACE, "<namespace>")
+            };
+            (manifest, name)
+        })
+        .collect())
+}
+
+/// The manifests `init --dry-run` would write for one example installed
+/// into `namespace`.
+fn render_example(
+    example: &ValuesExample,
+    namespace: &str,
+) -> Result<Vec<render::Manifest>, String> {
     let input = Input {
         files: vec![ValuesFile {
             origin: format!("values-examples/{}.yaml", example.name),
             text: example.text.clone(),
         }],
         // One namespace for every example, so an object has one name.
-        overrides: vec![("Namespace".to_string(), serde_json::json!(NAMESPACE))],
+        overrides: vec![("Namespace".to_string(), serde_json::json!(namespace))],
         ..Default::default()
     };
     let loaded = values::load(&input).map_err(|p| format!("{}: {p}", example.name))?;
