@@ -382,3 +382,60 @@ fn the_exit_codes_the_reference_lists_are_those_the_binary_gives() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", cli::text(&out));
 }
+
+/// The rows of the objects page's tables: kind, name (with `<namespace>`
+/// as `namespace`), and the "created by" cell.
+fn object_rows(page: &str, namespace: &str) -> Vec<(String, String, String)> {
+    page.lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| kind"))
+        .map(|l| {
+            let cells: Vec<&str> = l.trim_matches('|').split(" | ").map(str::trim).collect();
+            let name = cells[1].trim_matches('`').replace("<namespace>", namespace);
+            (cells[0].to_string(), name, cells[3].to_string())
+        })
+        .collect()
+}
+
+/// True when a "created by" cell names `example`: every example, every
+/// example but others, or a list that holds it.
+fn created_by(cell: &str, example: &str) -> bool {
+    let named = cell.contains(&format!("`{example}`"));
+    match cell.strip_prefix("every example") {
+        Some("") => true,
+        Some(_but) => !named,
+        None => named,
+    }
+}
+
+/// The objects page says what `init --dry-run` writes: every file of the
+/// `local` example's golden snapshot (the binary's own output) is a row
+/// the page gives to `local`, and no row given to `local` lacks its file.
+#[test]
+fn the_objects_page_lists_what_a_dry_run_of_local_writes() {
+    let generated = reference::generate(&values_examples()).unwrap();
+    let page = &generated
+        .iter()
+        .find(|f| f.path == "docs/reference/objects.md")
+        .unwrap()
+        .text;
+    let on_page: BTreeSet<String> = object_rows(page, "codefresh")
+        .into_iter()
+        .filter(|(_, _, by)| created_by(by, "local"))
+        .map(|(kind, name, _)| format!("{}-{name}", kind.to_lowercase()))
+        .collect();
+    let mut written = BTreeSet::new();
+    for entry in std::fs::read_dir(root().join("tests/golden/local")).unwrap() {
+        let file = entry.unwrap().file_name().to_string_lossy().into_owned();
+        // `<stage>-<kind>-<name>.yaml`; the runtime environment is not an object.
+        if let Some(stem) = file.strip_suffix(".yaml") {
+            written.insert(stem.split_once('-').unwrap().1.to_string());
+        }
+    }
+    assert!(written.len() > 10, "{written:?}");
+    let missing: Vec<&String> = written.difference(&on_page).collect();
+    let extra: Vec<&String> = on_page.difference(&written).collect();
+    assert!(
+        missing.is_empty() && extra.is_empty(),
+        "objects.md and `init --dry-run` of local differ:\nnot on the page: {missing:?}\nnot written: {extra:?}"
+    );
+}
