@@ -113,7 +113,7 @@ fn key_doc(path: &str, node: &Value, required: bool) -> KeyDoc {
         text.push_str(" Deprecated.");
     }
     if node["writeOnly"] == Value::Bool(true) {
-        text.push_str(" A secret: better passed by flag or environment than kept in a file.");
+        text.push_str(" A secret: masked wherever cf-runner shows or records values.");
     }
     KeyDoc {
         path: path.to_string(),
