@@ -2,8 +2,8 @@
 //! examples of `--help`: the committed files are what the program generates
 //! (a flag or a values key changed and they were not regenerated fails
 //! here), every example parses with the real command line, every leaf
-//! command has one, and the exit codes the reference lists are those the
-//! binary gives.
+//! command has one, the exit codes the reference lists are those the
+//! binary gives, and the objects page lists what a dry-run writes.
 //! Regenerate with: `UPDATE_REFERENCE=1 cargo test --test offline reference::`.
 
 use crate::support;
