@@ -22,6 +22,7 @@ mod honest_input;
 mod images;
 mod messages;
 mod readme_commands;
+mod reference;
 mod render_invariants;
 mod test_honesty;
 mod user_files;
