@@ -5,7 +5,7 @@
 //! its output), and the generated reference (`crate::reference`); each leaf
 //! command's examples come from one table, `cli/examples.rs`. Flag names
 //! follow `codefresh runner init` so scripts port by swapping the command.
-//! Which values key each flag sets is the table in `app::steps::input`.
+//! Which values key each flag sets is the table in `app::session::input`.
 
 use std::path::PathBuf;
 
