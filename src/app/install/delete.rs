@@ -114,27 +114,7 @@ async fn delete_locked(
     )
     .await?;
     life::check_agent_delete(&attached, namespace, args.all_runtimes)?;
-    // The platform first: checked before anything is deleted, cleaned
-    // before the cluster (whose record names what to clean).
-    let platform = platform_for_delete(args, &inst, &record).await?;
-    let runtime = match &platform {
-        Some(client) => {
-            runtime_to_clean(client, &record, agent.as_deref(), cluster, namespace).await?
-        }
-        None => None,
-    };
-    let strays = match &platform {
-        Some(client) => crate::app::identity::unregister::stray_agents(
-            client,
-            agent.as_deref(),
-            runtime.as_deref(),
-            &cluster.context,
-            namespace,
-        )
-        .await
-        .doing("listing the agents on the Codefresh platform")?,
-        None => Vec::new(),
-    };
+    let side = platform_side(args, cluster, namespace, &inst, &record, agent).await?;
     let mut targets = targets(args, &inst, namespace);
     check_namespace(args, cluster, &inst, namespace, &mut targets).await?;
     if targets.objects.is_empty() {
@@ -150,33 +130,135 @@ async fn delete_locked(
         return namespace_kept(targets.namespace_kept);
     }
     let total = targets.objects.len();
-    let phases = delete::plan(targets.objects);
+    let phases = delete::plan(std::mem::take(&mut targets.objects));
+    show_plan(cluster, namespace, &phases, &attached, &side, &targets);
+    if !args.yes && !confirm(total)? {
+        output::say("Nothing was deleted.");
+        return Ok(());
+    }
+    life::delete_attached(
+        cluster,
+        namespace,
+        side.agent.as_deref(),
+        &attached,
+        side.client.as_ref(),
+        args.timeout,
+    )
+    .await?;
+    if let Some(client) = &side.client {
+        clean_platform(
+            client,
+            side.agent.as_deref(),
+            side.runtime.as_deref(),
+            &side.strays,
+            cluster,
+        )
+        .await?;
+    }
+    delete_objects(args, cluster, namespace, &phases).await?;
+    // Left on the platform, the record's names are only said, never acted on.
+    let (agent, runtime) = match &side.client {
+        Some(_) => (side.agent.clone(), side.runtime.clone()),
+        None => (record.agent_name.clone(), record.runtime_name.clone()),
+    };
+    let asked = leftovers::Asked {
+        deleted: total,
+        purge_volumes: args.purge_volumes,
+        delete_namespace: args.delete_namespace || args.delete_namespace_with_contents,
+        keep_platform: args.keep_platform,
+        platform: side.client.as_ref(),
+        registered: record.registered,
+        agent: agent.as_deref(),
+        runtime: runtime.as_deref(),
+    };
+    leftovers::verify(cluster, namespace, &asked).await;
+    namespace_kept(targets.namespace_kept)
+}
+
+/// What `delete` removes on the platform: nothing without a client (kept,
+/// or not registered), else the checked agent and runtime environment and
+/// the stray agents racing runs left.
+struct PlatformSide {
+    client: Option<Platform>,
+    agent: Option<String>,
+    runtime: Option<String>,
+    strays: Vec<String>,
+}
+
+/// The platform side of a delete: checked before anything is deleted,
+/// cleaned before the cluster (whose record names what to clean).
+async fn platform_side(
+    args: &DeleteOptions,
+    cluster: &Cluster,
+    namespace: &str,
+    inst: &Installation,
+    record: &Record,
+    agent: Option<String>,
+) -> Result<PlatformSide, Outcome> {
+    let client = platform_for_delete(args, inst, record).await?;
+    let Some(platform) = &client else {
+        return Ok(PlatformSide {
+            client,
+            agent,
+            runtime: None,
+            strays: Vec::new(),
+        });
+    };
+    let runtime = runtime_to_clean(platform, record, agent.as_deref(), cluster, namespace).await?;
+    let strays = crate::app::identity::unregister::stray_agents(
+        platform,
+        agent.as_deref(),
+        runtime.as_deref(),
+        &cluster.context,
+        namespace,
+    )
+    .await
+    .doing("listing the agents on the Codefresh platform")?;
+    Ok(PlatformSide {
+        client,
+        agent,
+        runtime,
+        strays,
+    })
+}
+
+/// What the delete will remove, phase by phase, on the platform too, with
+/// its notes and warnings.
+fn show_plan(
+    cluster: &Cluster,
+    namespace: &str,
+    phases: &[(delete::Phase, Vec<LiveObject>)],
+    attached: &[life::Attached],
+    side: &PlatformSide,
+    targets: &Targets,
+) {
     output::say(&format!(
         "Deleting the Codefresh Runner in namespace {namespace} of context {} ({}):",
         cluster.context, cluster.server
     ));
-    life::say_attached(&attached, platform.is_some());
-    for (phase, objects) in &phases {
+    life::say_attached(attached, side.client.is_some());
+    for (phase, objects) in phases {
         output::say(&format!("  {}: {}", phase.describe(), names(objects)));
     }
-    if platform.is_some() {
+    if side.client.is_some() {
         // An agent installed alone has no runtime environment of its own.
-        let own_runtime = runtime
+        let own_runtime = side
+            .runtime
             .as_deref()
             .map(|name| format!("runtime environment {name}, "))
             .unwrap_or_default();
         output::say(&format!(
             "  on the Codefresh platform: {own_runtime}agent {} (unless it serves another runtime), \
              and the cluster integration of {} if no runtime uses it any more",
-            agent.as_deref().unwrap_or("(none)"),
+            side.agent.as_deref().unwrap_or("(none)"),
             cluster.context
         ));
-        if !strays.is_empty() {
+        if !side.strays.is_empty() {
             output::say(&format!(
                 "  also on the platform: agent(s) {} (named like this install's agent and listed with its \
                  runtime environment {}, left by runs that raced: no runner serves them)",
-                strays.join(", "),
-                runtime.as_deref().unwrap_or("(none)")
+                side.strays.join(", "),
+                side.runtime.as_deref().unwrap_or("(none)")
             ));
         }
     }
@@ -189,47 +271,6 @@ async fn delete_locked(
     if let Some(warning) = &targets.contents_warning {
         output::warn(warning);
     }
-    if !args.yes && !confirm(total)? {
-        output::say("Nothing was deleted.");
-        return Ok(());
-    }
-    life::delete_attached(
-        cluster,
-        namespace,
-        agent.as_deref(),
-        &attached,
-        platform.as_ref(),
-        args.timeout,
-    )
-    .await?;
-    if let Some(client) = &platform {
-        clean_platform(
-            client,
-            agent.as_deref(),
-            runtime.as_deref(),
-            &strays,
-            cluster,
-        )
-        .await?;
-    }
-    delete_objects(args, cluster, namespace, &phases).await?;
-    // Left on the platform, the record's names are only said, never acted on.
-    let (agent, runtime) = match &platform {
-        Some(_) => (agent, runtime),
-        None => (record.agent_name.clone(), record.runtime_name.clone()),
-    };
-    let asked = leftovers::Asked {
-        deleted: total,
-        purge_volumes: args.purge_volumes,
-        delete_namespace: args.delete_namespace || args.delete_namespace_with_contents,
-        keep_platform: args.keep_platform,
-        platform: platform.as_ref(),
-        registered: record.registered,
-        agent: agent.as_deref(),
-        runtime: runtime.as_deref(),
-    };
-    leftovers::verify(cluster, namespace, &asked).await;
-    namespace_kept(targets.namespace_kept)
 }
 
 /// Exit 1 when the namespace was asked to go and stays: the user's
