@@ -129,199 +129,13 @@ pub fn detect(
         .iter()
         .filter(|o| in_namespace(o, namespace))
         .collect();
-    let ns_flag = "--kube-namespace";
-
-    // Helm releases: the release Secrets, and the chart's instance labels.
-    let mut releases: BTreeSet<String> = BTreeSet::new();
-    let mut charts: BTreeSet<String> = BTreeSet::new();
-    let mut release_secrets = Vec::new();
-    for o in &local {
-        if kind(o) == "Secret"
-            && (o["type"].as_str() == Some(HELM_RELEASE_TYPE)
-                || name(o).starts_with("sh.helm.release.v1."))
-        {
-            let release = label(o, "name").map(str::to_string).or_else(|| {
-                name(o)
-                    .strip_prefix("sh.helm.release.v1.")
-                    .and_then(|r| r.rsplit_once(".v"))
-                    .map(|(r, _)| r.to_string())
-            });
-            if let Some(r) = release {
-                releases.insert(r);
-            }
-            release_secrets.push(reference(o));
-        } else if let Some(chart) = label(o, HELM_CHART_LABEL) {
-            if chart.starts_with("cf-runtime-") {
-                charts.insert(chart.to_string());
-                if let Some(r) = label(o, "app.kubernetes.io/instance") {
-                    releases.insert(r.to_string());
-                }
-            }
-        }
-    }
-    let venonactl_runner = local
-        .iter()
-        .any(|o| kind(o) == "Deployment" && name(o) == "runner" && is_venonactl_object(o));
-    let ours = local
-        .iter()
-        .any(|o| label(o, LABEL_MANAGED_BY) == Some("cf-runner"));
-
-    let mut runners: Vec<String> = releases
-        .iter()
-        .map(|r| format!("Helm release {r:?}"))
-        .collect();
-    if venonactl_runner {
-        runners.push("a venonactl runner (Deployment/runner)".into());
-    }
-    if ours {
-        runners.push("a cf-runner install".into());
-    }
-    if runners.len() > 1 {
-        return Err(refuse(
-            ns_flag,
-            Some(namespace),
-            format!(
-                "holds more than one runner ({}); adopt moves exactly one, and cannot tell which you mean",
-                runners.join(", ")
-            ),
-            "remove the runners you no longer use (`helm uninstall`, `cf-runner delete`), then re-run adopt",
-        ));
-    }
-    if ours {
+    let helm = helm_releases(&local);
+    let Some(tool) = which_runner(&local, namespace, &helm)? else {
         return Ok(None);
-    }
-    if runners.is_empty() {
-        return Err(refuse(
-            ns_flag,
-            Some(namespace),
-            "holds no runner made by the cf-runtime Helm chart, venonactl or `codefresh runner init`",
-            "pass --kube-namespace with the namespace of the runner to adopt",
-        ));
-    }
-    if let Some(other) = charts.iter().find(|c| c.as_str() != COVERED_CHART) {
-        return Err(refuse(
-            "helm.sh/chart",
-            Some(other),
-            format!(
-                "is a chart version whose layout adopt does not cover (it covers {COVERED_CHART}); \
-                 guessing at another layout could lose a volume or the agent token"
-            ),
-            format!(
-                "upgrade the release to {} with helm first, then re-run adopt",
-                COVERED_CHART.trim_start_matches("cf-runtime-")
-            ),
-        ));
-    }
-    let tool = match releases.iter().next() {
-        Some(r) => Tool::Helm { release: r.clone() },
-        None => Tool::Venonactl,
     };
-
-    // The old install's objects.
-    let mut mine: Vec<&Value> = local
-        .iter()
-        .copied()
-        .filter(|o| match &tool {
-            Tool::Helm { release } => {
-                label(o, HELM_CHART_LABEL).is_some_and(|c| c.starts_with("cf-runtime-"))
-                    || release_secrets.contains(&reference(o))
-                    // The chart renders some objects (the gencerts RBAC)
-                    // without labels: Helm's ownership annotation names them.
-                    || o["metadata"]["annotations"]["meta.helm.sh/release-name"].as_str()
-                        == Some(release.as_str())
-            }
-            Tool::Venonactl => is_venonactl_object(o),
-        })
-        .filter(|o| kind(o) != "PersistentVolumeClaim")
-        .collect();
-    // Objects the chart creates at run time, outside the manifests.
-    let token_secret = match &tool {
-        Tool::Helm { .. } => local
-            .iter()
-            .find(|o| kind(o) == "Secret" && o["data"].get("agent-codefresh-token").is_some())
-            .map(|o| name(o).to_string()),
-        Tool::Venonactl => local
-            .iter()
-            .find(|o| kind(o) == "Secret" && name(o) == "runner")
-            .map(|o| name(o).to_string()),
-    };
-    if let Some(t) = &token_secret {
-        if let Some(o) = local.iter().find(|o| kind(o) == "Secret" && name(o) == t) {
-            if !mine.iter().any(|m| kind(m) == "Secret" && name(m) == t) {
-                mine.push(o);
-            }
-        }
-        if let Some(o) = local
-            .iter()
-            .find(|o| kind(o) == "Secret" && name(o) == "codefresh-certs-server")
-        {
-            if !mine
-                .iter()
-                .any(|m| kind(m) == "Secret" && name(m) == name(o))
-            {
-                mine.push(o);
-            }
-        }
-    }
-    let mut roles = BTreeSet::new();
-    let cluster_bindings: Vec<&Value> = objects
-        .iter()
-        .filter(|o| kind(o) == "ClusterRoleBinding")
-        .filter(|o| cluster_object_of(o, namespace, &BTreeSet::new()))
-        .collect();
-    for b in &cluster_bindings {
-        if let Some(r) = b["roleRef"]["name"].as_str() {
-            roles.insert(r.to_string());
-        }
-    }
-    let cluster_mine: Vec<&Value> = objects
-        .iter()
-        .filter(|o| cluster_object_of(o, namespace, &roles))
-        // Built-in roles a binding points at are not the install's.
-        .filter(|o| !(kind(o) == "ClusterRole" && name(o).starts_with("system:")))
-        .filter(|o| !(kind(o) == "ClusterRole" && name(o) == "cluster-admin"))
-        // Adopt removes what it counts as the old install's: a binding of
-        // the user's to an account in this namespace, or a role shared by
-        // every namespace's monitor, must not be counted.
-        .filter(|o| made_by(o, &tool, namespace))
-        .collect();
-    mine.extend(cluster_mine.iter().copied());
-    // What the old tool's objects made at run time: Jobs of its CronJobs
-    // (owned by them), and the token Secrets of its service accounts
-    // (venonactl's attach makes `runner-token-*` for runnerconf).
-    let uids: BTreeSet<&str> = mine
-        .iter()
-        .filter_map(|o| o["metadata"]["uid"].as_str())
-        .collect();
-    let accounts: BTreeSet<&str> = mine
-        .iter()
-        .filter(|o| kind(o) == "ServiceAccount")
-        .map(|o| name(o))
-        .collect();
-    let made_at_run_time: Vec<&Value> = local
-        .iter()
-        .copied()
-        .filter(|o| {
-            !mine
-                .iter()
-                .any(|m| kind(m) == kind(o) && name(m) == name(o))
-        })
-        .filter(|o| label(o, LABEL_MANAGED_BY) != Some("cf-runner"))
-        .filter(|o| kind(o) != "PersistentVolumeClaim")
-        .filter(|o| {
-            let owned = o["metadata"]["ownerReferences"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .any(|r| r["uid"].as_str().is_some_and(|u| uids.contains(u)));
-            let account_token = kind(o) == "Secret"
-                && o["type"].as_str() == Some(SERVICE_ACCOUNT_TOKEN_TYPE)
-                && o["metadata"]["annotations"]["kubernetes.io/service-account.name"]
-                    .as_str()
-                    .is_some_and(|a| accounts.contains(a));
-            owned || account_token
-        })
-        .collect();
+    let (mut mine, token_secret) = old_objects(&local, &tool, &helm.release_secrets);
+    mine.extend(cluster_objects(objects, namespace, &tool));
+    let made_at_run_time = made_at_run_time(&local, &mine);
     let run_time: Vec<ObjectRef> = made_at_run_time.iter().map(|o| reference(o)).collect();
     mine.extend(made_at_run_time);
     let read = credentials::read(&mine, &local, namespace);
@@ -372,6 +186,241 @@ pub fn detect(
         run_time,
         stray_credentials,
     }))
+}
+
+/// The Helm releases in a namespace: from their release Secrets and the
+/// chart's instance labels.
+struct HelmReleases {
+    releases: BTreeSet<String>,
+    /// The `helm.sh/chart` labels of cf-runtime charts.
+    charts: BTreeSet<String>,
+    release_secrets: Vec<ObjectRef>,
+}
+
+fn helm_releases(local: &[&Value]) -> HelmReleases {
+    let mut found = HelmReleases {
+        releases: BTreeSet::new(),
+        charts: BTreeSet::new(),
+        release_secrets: Vec::new(),
+    };
+    for o in local {
+        if kind(o) == "Secret"
+            && (o["type"].as_str() == Some(HELM_RELEASE_TYPE)
+                || name(o).starts_with("sh.helm.release.v1."))
+        {
+            let release = label(o, "name").map(str::to_string).or_else(|| {
+                name(o)
+                    .strip_prefix("sh.helm.release.v1.")
+                    .and_then(|r| r.rsplit_once(".v"))
+                    .map(|(r, _)| r.to_string())
+            });
+            if let Some(r) = release {
+                found.releases.insert(r);
+            }
+            found.release_secrets.push(reference(o));
+        } else if let Some(chart) = label(o, HELM_CHART_LABEL) {
+            if chart.starts_with("cf-runtime-") {
+                found.charts.insert(chart.to_string());
+                if let Some(r) = label(o, "app.kubernetes.io/instance") {
+                    found.releases.insert(r.to_string());
+                }
+            }
+        }
+    }
+    found
+}
+
+/// The one runner adopt moves, and the tool that made it; `None` when the
+/// namespace holds cf-runner's install alone. Refused: several runners,
+/// none, or a chart version whose layout adopt does not cover.
+fn which_runner(
+    local: &[&Value],
+    namespace: &str,
+    helm: &HelmReleases,
+) -> Result<Option<Tool>, Problems> {
+    let ns_flag = "--kube-namespace";
+    let venonactl_runner = local
+        .iter()
+        .any(|o| kind(o) == "Deployment" && name(o) == "runner" && is_venonactl_object(o));
+    let ours = local
+        .iter()
+        .any(|o| label(o, LABEL_MANAGED_BY) == Some("cf-runner"));
+
+    let mut runners: Vec<String> = helm
+        .releases
+        .iter()
+        .map(|r| format!("Helm release {r:?}"))
+        .collect();
+    if venonactl_runner {
+        runners.push("a venonactl runner (Deployment/runner)".into());
+    }
+    if ours {
+        runners.push("a cf-runner install".into());
+    }
+    if runners.len() > 1 {
+        return Err(refuse(
+            ns_flag,
+            Some(namespace),
+            format!(
+                "holds more than one runner ({}); adopt moves exactly one, and cannot tell which you mean",
+                runners.join(", ")
+            ),
+            "remove the runners you no longer use (`helm uninstall`, `cf-runner delete`), then re-run adopt",
+        ));
+    }
+    if ours {
+        return Ok(None);
+    }
+    if runners.is_empty() {
+        return Err(refuse(
+            ns_flag,
+            Some(namespace),
+            "holds no runner made by the cf-runtime Helm chart, venonactl or `codefresh runner init`",
+            "pass --kube-namespace with the namespace of the runner to adopt",
+        ));
+    }
+    if let Some(other) = helm.charts.iter().find(|c| c.as_str() != COVERED_CHART) {
+        return Err(refuse(
+            "helm.sh/chart",
+            Some(other),
+            format!(
+                "is a chart version whose layout adopt does not cover (it covers {COVERED_CHART}); \
+                 guessing at another layout could lose a volume or the agent token"
+            ),
+            format!(
+                "upgrade the release to {} with helm first, then re-run adopt",
+                COVERED_CHART.trim_start_matches("cf-runtime-")
+            ),
+        ));
+    }
+    Ok(Some(match helm.releases.iter().next() {
+        Some(r) => Tool::Helm { release: r.clone() },
+        None => Tool::Venonactl,
+    }))
+}
+
+/// The old install's objects in the namespace (its Persistent Volume
+/// Claims aside), with the Secrets the chart makes at run time; and the
+/// Secret that holds the agent token.
+fn old_objects<'a>(
+    local: &[&'a Value],
+    tool: &Tool,
+    release_secrets: &[ObjectRef],
+) -> (Vec<&'a Value>, Option<String>) {
+    let mut mine: Vec<&Value> = local
+        .iter()
+        .copied()
+        .filter(|o| match &tool {
+            Tool::Helm { release } => {
+                label(o, HELM_CHART_LABEL).is_some_and(|c| c.starts_with("cf-runtime-"))
+                    || release_secrets.contains(&reference(o))
+                    // The chart renders some objects (the gencerts RBAC)
+                    // without labels: Helm's ownership annotation names them.
+                    || o["metadata"]["annotations"]["meta.helm.sh/release-name"].as_str()
+                        == Some(release.as_str())
+            }
+            Tool::Venonactl => is_venonactl_object(o),
+        })
+        .filter(|o| kind(o) != "PersistentVolumeClaim")
+        .collect();
+    // Objects the chart creates at run time, outside the manifests.
+    let token_secret = match &tool {
+        Tool::Helm { .. } => local
+            .iter()
+            .find(|o| kind(o) == "Secret" && o["data"].get("agent-codefresh-token").is_some())
+            .map(|o| name(o).to_string()),
+        Tool::Venonactl => local
+            .iter()
+            .find(|o| kind(o) == "Secret" && name(o) == "runner")
+            .map(|o| name(o).to_string()),
+    };
+    if let Some(t) = &token_secret {
+        if let Some(o) = local.iter().find(|o| kind(o) == "Secret" && name(o) == t) {
+            if !mine.iter().any(|m| kind(m) == "Secret" && name(m) == t) {
+                mine.push(o);
+            }
+        }
+        if let Some(o) = local
+            .iter()
+            .find(|o| kind(o) == "Secret" && name(o) == "codefresh-certs-server")
+        {
+            if !mine
+                .iter()
+                .any(|m| kind(m) == "Secret" && name(m) == name(o))
+            {
+                mine.push(o);
+            }
+        }
+    }
+    (mine, token_secret)
+}
+
+/// The old install's cluster-wide objects: the bindings to its accounts in
+/// the namespace and the roles they bind, made by the old tool.
+fn cluster_objects<'a>(objects: &'a [Value], namespace: &str, tool: &Tool) -> Vec<&'a Value> {
+    let mut roles = BTreeSet::new();
+    let cluster_bindings: Vec<&Value> = objects
+        .iter()
+        .filter(|o| kind(o) == "ClusterRoleBinding")
+        .filter(|o| cluster_object_of(o, namespace, &BTreeSet::new()))
+        .collect();
+    for b in &cluster_bindings {
+        if let Some(r) = b["roleRef"]["name"].as_str() {
+            roles.insert(r.to_string());
+        }
+    }
+    let cluster_mine: Vec<&Value> = objects
+        .iter()
+        .filter(|o| cluster_object_of(o, namespace, &roles))
+        // Built-in roles a binding points at are not the install's.
+        .filter(|o| !(kind(o) == "ClusterRole" && name(o).starts_with("system:")))
+        .filter(|o| !(kind(o) == "ClusterRole" && name(o) == "cluster-admin"))
+        // Adopt removes what it counts as the old install's: a binding of
+        // the user's to an account in this namespace, or a role shared by
+        // every namespace's monitor, must not be counted.
+        .filter(|o| made_by(o, &tool, namespace))
+        .collect();
+    cluster_mine
+}
+
+/// What the old tool's objects made at run time: Jobs of its CronJobs
+/// (owned by them), and the token Secrets of its service accounts
+/// (venonactl's attach makes `runner-token-*` for runnerconf).
+fn made_at_run_time<'a>(local: &[&'a Value], mine: &[&'a Value]) -> Vec<&'a Value> {
+    let uids: BTreeSet<&str> = mine
+        .iter()
+        .filter_map(|o| o["metadata"]["uid"].as_str())
+        .collect();
+    let accounts: BTreeSet<&str> = mine
+        .iter()
+        .filter(|o| kind(o) == "ServiceAccount")
+        .map(|o| name(o))
+        .collect();
+    let made_at_run_time: Vec<&Value> = local
+        .iter()
+        .copied()
+        .filter(|o| {
+            !mine
+                .iter()
+                .any(|m| kind(m) == kind(o) && name(m) == name(o))
+        })
+        .filter(|o| label(o, LABEL_MANAGED_BY) != Some("cf-runner"))
+        .filter(|o| kind(o) != "PersistentVolumeClaim")
+        .filter(|o| {
+            let owned = o["metadata"]["ownerReferences"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|r| r["uid"].as_str().is_some_and(|u| uids.contains(u)));
+            let account_token = kind(o) == "Secret"
+                && o["type"].as_str() == Some(SERVICE_ACCOUNT_TOKEN_TYPE)
+                && o["metadata"]["annotations"]["kubernetes.io/service-account.name"]
+                    .as_str()
+                    .is_some_and(|a| accounts.contains(a));
+            owned || account_token
+        })
+        .collect();
+    made_at_run_time
 }
 
 /// The Secrets of `local` that look like a runner's credentials
