@@ -378,7 +378,7 @@ fn cluster_objects<'a>(objects: &'a [Value], namespace: &str, tool: &Tool) -> Ve
         // Adopt removes what it counts as the old install's: a binding of
         // the user's to an account in this namespace, or a role shared by
         // every namespace's monitor, must not be counted.
-        .filter(|o| made_by(o, &tool, namespace))
+        .filter(|o| made_by(o, tool, namespace))
         .collect();
     cluster_mine
 }
