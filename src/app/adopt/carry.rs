@@ -357,14 +357,141 @@ pub(super) async fn move_runner(
     objects: &[Value],
     start: Start,
 ) -> Result<bool, Outcome> {
+    let mut moving = prepare(args, cluster, namespace, objects, start).await?;
+    if !args.yes && !confirmed(cluster, &moving.rendered.manifests, namespace).await? {
+        return Ok(false);
+    }
+    // The install's lock from the first write (on the platform or in the
+    // cluster) to the end: after the question, so that a refusal or a
+    // "no" writes nothing at all.
+    let how = lock::LockWait::of(args.no_wait_for_lock, args.timeout);
+    let held = lock::take(cluster, namespace, "adopt", how, None).await?;
+    let moved = carry_out(args, cluster, namespace, objects, &mut moving).await;
+    lock::release(held, namespace).await;
+    moved.map(|()| true)
+}
+
+/// Everything a confirmed move needs, read and checked before the
+/// question: nothing is written to make it.
+struct Moving {
+    found: Option<Found>,
+    tool: String,
+    loaded: values::Loaded,
+    platform: OnPlatform,
+    /// Secret runnerconf's files as they are now.
+    conf: std::collections::BTreeMap<String, String>,
+    /// The agent serves several runtimes from runnerconf.
+    several: bool,
+    /// The agent moves to an install of its own (no runtime here).
+    alone: bool,
+    /// The dind certificates in place, if any.
+    kept: Option<crate::app::identity::certificate::DindTls>,
+    identity: Identity,
+    rendered: Rendered,
+    layout: Option<crate::app::adopt::runtimes::Layout>,
+    plan: Plan,
+    spec: Value,
+    differ: Vec<String>,
+}
+
+/// Reads what the move needs, refuses what cannot move, saves the values
+/// file and shows the plan.
+async fn prepare(
+    args: &AdoptOptions,
+    cluster: &cluster::Cluster,
+    namespace: &str,
+    objects: &[Value],
+    start: Start,
+) -> Result<Moving, Outcome> {
     let Start {
         found,
         tree,
         tool,
         resuming,
     } = start;
-    let (mut input, mut loaded) =
-        load_values(cluster, namespace, found.as_ref(), tree, resuming).await?;
+    let (loaded, conf, several, platform, alone) =
+        load_move(args, cluster, namespace, found.as_ref(), tree, resuming).await?;
+    let token = agent_token(cluster, namespace, found.as_ref()).await?;
+    let kept = if alone {
+        None
+    } else {
+        kept_certs(cluster, namespace).await?
+    };
+    if kept.is_some() {
+        output::done("dind TLS certificates kept (Secret/codefresh-certs-server)");
+    }
+    let identity = kept_identity(&loaded, cluster, &platform, token, kept.clone());
+    let mut rendered = render_move(&loaded, &identity)?;
+    let layout = if several || alone {
+        let names = crate::app::adopt::runtimes::runtime_object_names(&loaded, &identity)?;
+        if alone {
+            let ledger = cluster::ownership::Ledger::read(&cluster.client, namespace)
+                .await
+                .doing("reading the namespace's ledger failed")?;
+            crate::app::adopt::several_runtimes::refuse_runtime_objects_here(
+                namespace, objects, &names, &ledger,
+            )?;
+        }
+        let own = (!alone).then_some(platform.runtime.as_str());
+        let layout =
+            crate::app::adopt::runtimes::survey(cluster, namespace, &platform, own, &conf, &names)
+                .await?;
+        crate::app::adopt::runtimes::config_dir(&mut rendered, namespace, &conf);
+        Some(layout)
+    } else {
+        None
+    };
+    let (plan, spec, differ) = plan_move(
+        args,
+        namespace,
+        objects,
+        &rendered,
+        &platform,
+        found.as_ref(),
+        resuming,
+    )?;
+    if let Some(layout) = &layout {
+        crate::app::adopt::runtimes::print_plan(layout, namespace);
+    }
+    say_platform_side(&platform, alone, &differ);
+    Ok(Moving {
+        found,
+        tool,
+        loaded,
+        platform,
+        conf,
+        several,
+        alone,
+        kept,
+        identity,
+        rendered,
+        layout,
+        plan,
+        spec,
+        differ,
+    })
+}
+
+/// The move's values, the agent's runtimes (Secret runnerconf) and what
+/// the platform holds, checked; and whether the agent moves alone.
+async fn load_move(
+    args: &AdoptOptions,
+    cluster: &cluster::Cluster,
+    namespace: &str,
+    found: Option<&Found>,
+    tree: Value,
+    resuming: bool,
+) -> Result<
+    (
+        values::Loaded,
+        std::collections::BTreeMap<String, String>,
+        bool,
+        OnPlatform,
+        bool,
+    ),
+    Outcome,
+> {
+    let (mut input, mut loaded) = load_values(cluster, namespace, found, tree, resuming).await?;
     // Secret runnerconf as it is now (venonactl's, or cf-runner's once an
     // interrupted move took it over): several runtimes keep config-dir mode.
     let conf = crate::app::adopt::runtimes::read_files(cluster, namespace).await?;
@@ -375,7 +502,6 @@ pub(super) async fn move_runner(
             .collect()
     } else {
         found
-            .as_ref()
             .map(|f| f.runnerconf_runtimes.clone())
             .unwrap_or_default()
     };
@@ -417,36 +543,21 @@ pub(super) async fn move_runner(
         loaded.redacted_tree["RuntimeEnvironmentName"] = json!(platform.runtime);
     }
     loaded.redacted_tree["AgentId"] = json!(platform.agent);
-    let token = agent_token(cluster, namespace, found.as_ref()).await?;
-    let kept = if alone {
-        None
-    } else {
-        kept_certs(cluster, namespace).await?
-    };
-    if kept.is_some() {
-        output::done("dind TLS certificates kept (Secret/codefresh-certs-server)");
-    }
-    let mut identity = kept_identity(&loaded, cluster, &platform, token, kept.clone());
-    let mut rendered = render_move(&loaded, &identity)?;
-    let layout = if several || alone {
-        let names = crate::app::adopt::runtimes::runtime_object_names(&loaded, &identity)?;
-        if alone {
-            let ledger = cluster::ownership::Ledger::read(&cluster.client, namespace)
-                .await
-                .doing("reading the namespace's ledger failed")?;
-            crate::app::adopt::several_runtimes::refuse_runtime_objects_here(
-                namespace, objects, &names, &ledger,
-            )?;
-        }
-        let own = (!alone).then_some(platform.runtime.as_str());
-        let layout =
-            crate::app::adopt::runtimes::survey(cluster, namespace, &platform, own, &conf, &names)
-                .await?;
-        crate::app::adopt::runtimes::config_dir(&mut rendered, namespace, &conf);
-        Some(layout)
-    } else {
-        None
-    };
+    Ok((loaded, conf, several, platform, alone))
+}
+
+/// The move's plan, refused where an object is not classified or the
+/// dind volumes would change; the values file saved (by the first run of
+/// a move) and the plan shown. Gives the plan and the spec to send.
+fn plan_move(
+    args: &AdoptOptions,
+    namespace: &str,
+    objects: &[Value],
+    rendered: &Rendered,
+    platform: &OnPlatform,
+    found: Option<&Found>,
+    resuming: bool,
+) -> Result<(Plan, Value, Vec<String>), Outcome> {
     let problems = storage_problems(&rendered.manifests, objects);
     if !problems.is_empty() {
         return Err(Outcome::BadInput(Problems(problems)));
@@ -464,7 +575,7 @@ pub(super) async fn move_runner(
             )
         })
         .collect();
-    let plan = match &found {
+    let plan = match found {
         Some(f) => plan(f, &ours, namespace),
         None => Plan::default(),
     };
@@ -472,18 +583,20 @@ pub(super) async fn move_runner(
         return Err(Outcome::BadInput(problems));
     }
     // A re-run continues a move: the values file was saved by the first run.
-    if let Some(f) = found.as_ref().filter(|_| !resuming) {
+    if let Some(f) = found.filter(|_| !resuming) {
         save_values_file(args, f, namespace)?;
     }
-    print_plan(found.as_ref(), &plan, false);
-    if let Some(layout) = &layout {
-        crate::app::adopt::runtimes::print_plan(layout, namespace);
-    }
+    print_plan(found, &plan, false);
     let spec = register::spec_to_send(
         &rendered.runtime_environment,
         platform.account_id.as_deref(),
     );
     let differ = register::spec_differences(&spec, &platform.spec);
+    Ok((plan, spec, differ))
+}
+
+/// What the move does on the platform, as the plan shows it.
+fn say_platform_side(platform: &OnPlatform, alone: bool, differ: &[String]) {
     if alone {
         output::say(
             "  on the platform: the agent keeps its runtimes; it has no runtime environment of its own, and no spec is sent",
@@ -500,67 +613,70 @@ pub(super) async fn move_runner(
             differ.join(", ")
         ));
     }
-    if !args.yes && !confirmed(cluster, &rendered.manifests, namespace).await? {
-        return Ok(false);
-    }
+}
 
-    // The install's lock from the first write (on the platform or in the
-    // cluster) to the end: after the question, so that a refusal or a
-    // "no" writes nothing at all.
-    let how = lock::LockWait::of(args.no_wait_for_lock, args.timeout);
-    let held = lock::take(cluster, namespace, "adopt", how, None).await?;
-    let moved: Result<(), Outcome> = async {
-        if kept.is_none() && !alone {
-            // Signed only now, once the move is confirmed.
-            let (ca, cert, key) = signed_certs(namespace, &platform).await?;
-            identity.dind_ca = Some(ca);
-            identity.dind_cert = Some(cert);
-            identity.dind_key = Some(key);
-            rendered = render_move(&loaded, &identity)?;
-            if several {
-                crate::app::adopt::runtimes::config_dir(&mut rendered, namespace, &conf);
-            }
+/// The confirmed move, under the install's lock: the dind certificate
+/// signed if there was none, every runtime's access, the runner carried
+/// over, the old access removed, the spec sent, and the record unmarked.
+async fn carry_out(
+    args: &AdoptOptions,
+    cluster: &cluster::Cluster,
+    namespace: &str,
+    objects: &[Value],
+    m: &mut Moving,
+) -> Result<(), Outcome> {
+    if m.kept.is_none() && !m.alone {
+        // Signed only now, once the move is confirmed.
+        let (ca, cert, key) = signed_certs(namespace, &m.platform).await?;
+        m.identity.dind_ca = Some(ca);
+        m.identity.dind_cert = Some(cert);
+        m.identity.dind_key = Some(key);
+        m.rendered = render_move(&m.loaded, &m.identity)?;
+        if m.several {
+            crate::app::adopt::runtimes::config_dir(&mut m.rendered, namespace, &m.conf);
         }
-        if let Some(layout) = &layout {
-            // Every runtime's access first: cf-runner's runner comes up
-            // with every runtime's file and cf-runner's tokens.
-            let files = crate::app::adopt::runtimes::take_over(
-                cluster,
-                namespace,
-                layout,
-                &loaded,
-                &identity,
-                &platform,
-                args.timeout,
-            )
-            .await?;
-            crate::app::adopt::runtimes::config_dir(&mut rendered, namespace, &files);
-        }
-        let carry = Carry {
+    }
+    if let Some(layout) = &m.layout {
+        // Every runtime's access first: cf-runner's runner comes up
+        // with every runtime's file and cf-runner's tokens.
+        let files = crate::app::adopt::runtimes::take_over(
             cluster,
             namespace,
-            objects,
-            timeout: args.timeout,
-        };
-        carry
-            .run(&rendered, &plan, found.as_ref(), &tool)
-            .await?;
-        if let Some(layout) = &layout {
-            crate::app::adopt::runtimes::remove_old_access(cluster, layout, args.timeout).await?;
-        }
-        if !alone {
-            send_spec(&platform, &spec, &differ).await?;
-        }
-        // The record, no longer marked: the move is over.
-        adopt_apply(cluster, std::slice::from_ref(carry.record(&rendered)), namespace).await?;
-        output::done(&format!(
-            "the runner in namespace {namespace} is cf-runner's now: `cf-runner upgrade`, `info` and `delete` work on it"
-        ));
-        Ok(())
+            layout,
+            &m.loaded,
+            &m.identity,
+            &m.platform,
+            args.timeout,
+        )
+        .await?;
+        crate::app::adopt::runtimes::config_dir(&mut m.rendered, namespace, &files);
     }
-    .await;
-    lock::release(held, namespace).await;
-    moved.map(|()| true)
+    let carry = Carry {
+        cluster,
+        namespace,
+        objects,
+        timeout: args.timeout,
+    };
+    carry
+        .run(&m.rendered, &m.plan, m.found.as_ref(), &m.tool)
+        .await?;
+    if let Some(layout) = &m.layout {
+        crate::app::adopt::runtimes::remove_old_access(cluster, layout, args.timeout).await?;
+    }
+    if !m.alone {
+        send_spec(&m.platform, &m.spec, &m.differ).await?;
+    }
+    // The record, no longer marked: the move is over.
+    adopt_apply(
+        cluster,
+        std::slice::from_ref(carry.record(&m.rendered)),
+        namespace,
+    )
+    .await?;
+    output::done(&format!(
+        "the runner in namespace {namespace} is cf-runner's now: `cf-runner upgrade`, `info` and `delete` work on it"
+    ));
+    Ok(())
 }
 
 /// The values of the move: what the install is (or, on a re-run, what was
