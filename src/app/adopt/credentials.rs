@@ -294,217 +294,34 @@ fn provisioner_keys(
     else {
         return;
     };
-    let old = name(deployment).to_string();
-    let volumes = spec["volumes"].as_array().cloned().unwrap_or_default();
-    let mounts = container["volumeMounts"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    // The volume and the path inside it that a file path of the container lands in.
-    let file_of = |path: &str| -> Option<(Value, String)> {
-        let mount = mounts.iter().find(|m| {
-            m["mountPath"].as_str().is_some_and(|mp| {
-                path == mp || path.starts_with(&format!("{}/", mp.trim_end_matches('/')))
-            })
-        })?;
-        let mp = mount["mountPath"].as_str().unwrap_or_default();
-        let volume = volumes.iter().find(|v| v["name"] == mount["name"])?;
-        let inside = path
-            .strip_prefix(mp.trim_end_matches('/'))
-            .unwrap_or_default()
-            .trim_start_matches('/')
-            .to_string();
-        Some((volume.clone(), inside))
-    };
-    let mut refused = |key: &str, why: String, fix: String| {
-        out.problems.push(Problem::new(key, None, why, fix));
-    };
-    let after_move = |key: &str| {
-        format!(
-            "give the old provisioner the value from a Secret in namespace {namespace} and re-run adopt, \
-             or take {key} off the old provisioner, adopt, then set it with `cf-runner upgrade --set-value {key}=…`"
-        )
+    let reader = KeyReader {
+        old: name(deployment).to_string(),
+        namespace,
+        local,
+        is_mine,
+        volumes: spec["volumes"].as_array().cloned().unwrap_or_default(),
+        mounts: container["volumeMounts"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default(),
     };
     let mut azure_done = false;
     for env in container["env"].as_array().into_iter().flatten() {
         let var = env["name"].as_str().unwrap_or_default();
         let from_secret = &env["valueFrom"]["secretKeyRef"];
-        if let Some((_, key, own_key, what)) = KEY_ENV.iter().find(|(e, ..)| *e == var) {
-            if let Some(value) = env["value"].as_str().filter(|v| !v.is_empty()) {
-                out.credentials.push(Credential {
-                    key: key.to_string(),
-                    what: what.to_string(),
-                    from: Source::Literal {
-                        env: var.to_string(),
-                        value: values::Secret::new(value),
-                    },
-                    to: Destination::OwnSecret { key: own_key },
-                });
-                continue;
-            }
-            let (Some(secret), Some(secret_key)) =
-                (from_secret["name"].as_str(), from_secret["key"].as_str())
-            else {
-                refused(
-                    key,
-                    format!(
-                        "Deployment/{old} sets {var} from a place adopt cannot read (neither a value nor a Secret's key)"
-                    ),
-                    after_move(key),
-                );
-                continue;
-            };
-            match secret_in(local, secret) {
-                None => refused(
-                    key,
-                    format!(
-                        "Deployment/{old} reads {var} from Secret/{secret}, which is not in namespace {namespace}: \
-                         cf-runner cannot carry a key it cannot read"
-                    ),
-                    after_move(key),
-                ),
-                Some(s) if !has_key(s, secret_key) => refused(
-                    key,
-                    format!(
-                        "Deployment/{old} reads {var} from Secret/{secret} key {secret_key}, which that Secret does not have"
-                    ),
-                    after_move(key),
-                ),
-                Some(s) => {
-                    let from = Source::SecretKey {
-                        secret: secret.to_string(),
-                        key: secret_key.to_string(),
-                    };
-                    if is_mine(s) {
-                        out.credentials.push(Credential {
-                            key: key.to_string(),
-                            what: what.to_string(),
-                            from,
-                            to: Destination::OwnSecret { key: own_key },
-                        });
-                    } else {
-                        out.values.push((
-                            format!("{key}SecretKeyRef"),
-                            json!({"Name": secret, "Key": secret_key}),
-                        ));
-                        out.credentials.push(Credential {
-                            key: key.to_string(),
-                            what: what.to_string(),
-                            from,
-                            to: Destination::UsersSecret,
-                        });
-                    }
-                }
-            }
+        if let Some(row) = KEY_ENV.iter().find(|(e, ..)| *e == var) {
+            reader.key_env(env, *row, out);
         } else if var == GOOGLE_ENV {
-            let key = "Storage.GoogleServiceAccount";
-            let what = "the volume provisioner's Google service-account key".to_string();
-            let path = env["value"].as_str().unwrap_or_default();
-            let secret_file = file_of(path).and_then(|(volume, inside)| {
-                let secret = volume["secret"]["secretName"].as_str()?.to_string();
-                // A Secret volume may map keys to other file names.
-                let key_of_file = volume["secret"]["items"]
-                    .as_array()
-                    .and_then(|items| {
-                        items
-                            .iter()
-                            .find(|i| i["path"] == json!(inside))
-                            .and_then(|i| i["key"].as_str())
-                            .map(str::to_string)
-                    })
-                    .unwrap_or(inside);
-                Some((secret, key_of_file))
-            });
-            let Some((secret, secret_key)) = secret_file else {
-                refused(
-                    key,
-                    format!(
-                        "Deployment/{old} points {GOOGLE_ENV} at {path:?}, which is not a file of a Secret it mounts"
-                    ),
-                    format!(
-                        "mount the key file from a Secret in namespace {namespace} and re-run adopt, or take {GOOGLE_ENV} off the old provisioner, adopt, \
-                         then `cf-runner upgrade --set-file {key}=key.json`"
-                    ),
-                );
-                continue;
-            };
-            match secret_in(local, &secret) {
-                Some(s) if has_key(s, &secret_key) => {
-                    let from = Source::SecretKey {
-                        secret: secret.clone(),
-                        key: secret_key.clone(),
-                    };
-                    if is_mine(s) {
-                        out.credentials.push(Credential {
-                            key: key.into(),
-                            what,
-                            from,
-                            to: Destination::OwnSecret {
-                                key: "google-service-account.json",
-                            },
-                        });
-                    } else {
-                        out.values.push((
-                            format!("{key}SecretKeyRef"),
-                            json!({"Name": secret, "Key": secret_key}),
-                        ));
-                        out.credentials.push(Credential {
-                            key: key.into(),
-                            what,
-                            from,
-                            to: Destination::UsersSecret,
-                        });
-                    }
-                }
-                _ => refused(
-                    key,
-                    format!(
-                        "Deployment/{old} reads its Google key from Secret/{secret} key {secret_key}, which is not in namespace {namespace}"
-                    ),
-                    format!(
-                        "restore the Secret and re-run adopt, or take {GOOGLE_ENV} off the old provisioner, adopt, \
-                         then `cf-runner upgrade --set-file {key}=key.json`"
-                    ),
-                ),
-            }
+            reader.google_env(env, out);
         } else if AZURE_ENV.contains(&var) {
-            if azure_done {
-                continue;
-            }
-            let key = "Storage.VolumeProvisioner.MountAzureJson";
-            let path = env["value"].as_str().unwrap_or_default();
-            let host = file_of(path)
-                .and_then(|(volume, inside)| {
-                    volume["hostPath"]["path"]
-                        .as_str()
-                        .map(|p| (p.to_string(), inside))
-                })
-                .filter(|(host, inside)| host == AZURE_JSON && inside.is_empty());
-            if host.is_some() && path == AZURE_JSON {
-                azure_done = true;
-                out.values.push((key.into(), json!(true)));
-                out.credentials.push(Credential {
-                    key: key.into(),
-                    what: "the volume provisioner's Azure credentials".into(),
-                    from: Source::HostFile {
-                        path: AZURE_JSON.into(),
-                    },
-                    to: Destination::HostFile,
-                });
-            } else {
-                refused(
-                    key,
-                    format!(
-                        "Deployment/{old} points {var} at {path:?}; cf-runner mounts only the node's {AZURE_JSON}, at the same path"
-                    ),
-                    format!(
-                        "mount the node's {AZURE_JSON} at {AZURE_JSON} in the old provisioner and re-run adopt, or take {var} off it and adopt"
-                    ),
-                );
+            if !azure_done {
+                azure_done = reader.azure_env(env, var, out);
             }
         } else if from_secret.is_object() {
             let secret = from_secret["name"].as_str().unwrap_or_default();
-            refused(
+            let old = &reader.old;
+            refuse(
+                out,
                 "Storage.VolumeProvisioner",
                 format!(
                     "Deployment/{old} reads {var} from Secret/{secret}: cf-runner's provisioner has no setting for {var}, so adopt cannot carry it"
@@ -514,6 +331,240 @@ fn provisioner_keys(
                 ),
             );
         }
+    }
+}
+
+/// A credential adopt cannot carry, with why and what to do.
+fn refuse(out: &mut Read, key: &str, why: String, fix: String) {
+    out.problems.push(Problem::new(key, None, why, fix));
+}
+
+/// Reads the old volume provisioner's credentials from its container.
+struct KeyReader<'a> {
+    /// The old provisioner's Deployment.
+    old: String,
+    namespace: &'a str,
+    local: &'a [&'a Value],
+    is_mine: &'a dyn Fn(&Value) -> bool,
+    volumes: Vec<Value>,
+    mounts: Vec<Value>,
+}
+
+impl KeyReader<'_> {
+    /// The volume and the path inside it that a file path of the container
+    /// lands in.
+    fn file_of(&self, path: &str) -> Option<(Value, String)> {
+        let mount = self.mounts.iter().find(|m| {
+            m["mountPath"].as_str().is_some_and(|mp| {
+                path == mp || path.starts_with(&format!("{}/", mp.trim_end_matches('/')))
+            })
+        })?;
+        let mp = mount["mountPath"].as_str().unwrap_or_default();
+        let volume = self.volumes.iter().find(|v| v["name"] == mount["name"])?;
+        let inside = path
+            .strip_prefix(mp.trim_end_matches('/'))
+            .unwrap_or_default()
+            .trim_start_matches('/')
+            .to_string();
+        Some((volume.clone(), inside))
+    }
+
+    /// The fix for a key adopt cannot read where it is.
+    fn after_move(&self, key: &str) -> String {
+        format!(
+            "give the old provisioner the value from a Secret in namespace {} and re-run adopt, \
+             or take {key} off the old provisioner, adopt, then set it with `cf-runner upgrade --set-value {key}=…`",
+            self.namespace
+        )
+    }
+
+    /// A credential read from a Secret's key: cf-runner's own Secret takes
+    /// the value over when the old install made the Secret; the user's
+    /// stays where it is and the values file names it.
+    #[allow(clippy::too_many_arguments)]
+    fn from_secret_key(
+        &self,
+        out: &mut Read,
+        secret: &Value,
+        key: &str,
+        what: String,
+        secret_name: &str,
+        secret_key: &str,
+        own_key: &'static str,
+    ) {
+        let from = Source::SecretKey {
+            secret: secret_name.to_string(),
+            key: secret_key.to_string(),
+        };
+        let to = if (self.is_mine)(secret) {
+            Destination::OwnSecret { key: own_key }
+        } else {
+            out.values.push((
+                format!("{key}SecretKeyRef"),
+                json!({"Name": secret_name, "Key": secret_key}),
+            ));
+            Destination::UsersSecret
+        };
+        out.credentials.push(Credential {
+            key: key.to_string(),
+            what,
+            from,
+            to,
+        });
+    }
+
+    /// An access key variable (AWS): a literal value, or a Secret's key.
+    fn key_env(&self, env: &Value, row: (&str, &str, &'static str, &str), out: &mut Read) {
+        let (var, key, own_key, what) = row;
+        let old = &self.old;
+        let namespace = self.namespace;
+        if let Some(value) = env["value"].as_str().filter(|v| !v.is_empty()) {
+            out.credentials.push(Credential {
+                key: key.to_string(),
+                what: what.to_string(),
+                from: Source::Literal {
+                    env: var.to_string(),
+                    value: values::Secret::new(value),
+                },
+                to: Destination::OwnSecret { key: own_key },
+            });
+            return;
+        }
+        let from_secret = &env["valueFrom"]["secretKeyRef"];
+        let (Some(secret), Some(secret_key)) =
+            (from_secret["name"].as_str(), from_secret["key"].as_str())
+        else {
+            refuse(
+                out,
+                key,
+                format!(
+                    "Deployment/{old} sets {var} from a place adopt cannot read (neither a value nor a Secret's key)"
+                ),
+                self.after_move(key),
+            );
+            return;
+        };
+        match secret_in(self.local, secret) {
+            None => refuse(
+                out,
+                key,
+                format!(
+                    "Deployment/{old} reads {var} from Secret/{secret}, which is not in namespace {namespace}: \
+                     cf-runner cannot carry a key it cannot read"
+                ),
+                self.after_move(key),
+            ),
+            Some(s) if !has_key(s, secret_key) => refuse(
+                out,
+                key,
+                format!(
+                    "Deployment/{old} reads {var} from Secret/{secret} key {secret_key}, which that Secret does not have"
+                ),
+                self.after_move(key),
+            ),
+            Some(s) => {
+                self.from_secret_key(out, s, key, what.to_string(), secret, secret_key, own_key)
+            }
+        }
+    }
+
+    /// The Google service-account key: a file of a Secret the container
+    /// mounts, which a Secret volume may map to another key.
+    fn google_env(&self, env: &Value, out: &mut Read) {
+        let key = "Storage.GoogleServiceAccount";
+        let what = "the volume provisioner's Google service-account key".to_string();
+        let old = &self.old;
+        let namespace = self.namespace;
+        let path = env["value"].as_str().unwrap_or_default();
+        let secret_file = self.file_of(path).and_then(|(volume, inside)| {
+            let secret = volume["secret"]["secretName"].as_str()?.to_string();
+            let key_of_file = volume["secret"]["items"]
+                .as_array()
+                .and_then(|items| {
+                    items
+                        .iter()
+                        .find(|i| i["path"] == json!(inside))
+                        .and_then(|i| i["key"].as_str())
+                        .map(str::to_string)
+                })
+                .unwrap_or(inside);
+            Some((secret, key_of_file))
+        });
+        let Some((secret, secret_key)) = secret_file else {
+            refuse(
+                out,
+                key,
+                format!(
+                    "Deployment/{old} points {GOOGLE_ENV} at {path:?}, which is not a file of a Secret it mounts"
+                ),
+                format!(
+                    "mount the key file from a Secret in namespace {namespace} and re-run adopt, or take {GOOGLE_ENV} off the old provisioner, adopt, \
+                     then `cf-runner upgrade --set-file {key}=key.json`"
+                ),
+            );
+            return;
+        };
+        match secret_in(self.local, &secret) {
+            Some(s) if has_key(s, &secret_key) => self.from_secret_key(
+                out,
+                s,
+                key,
+                what,
+                &secret,
+                &secret_key,
+                "google-service-account.json",
+            ),
+            _ => refuse(
+                out,
+                key,
+                format!(
+                    "Deployment/{old} reads its Google key from Secret/{secret} key {secret_key}, which is not in namespace {namespace}"
+                ),
+                format!(
+                    "restore the Secret and re-run adopt, or take {GOOGLE_ENV} off the old provisioner, adopt, \
+                     then `cf-runner upgrade --set-file {key}=key.json`"
+                ),
+            ),
+        }
+    }
+
+    /// Azure's credentials: the node's azure.json, mounted at the same path.
+    /// True once carried (the variables that name it are read once).
+    fn azure_env(&self, env: &Value, var: &str, out: &mut Read) -> bool {
+        let key = "Storage.VolumeProvisioner.MountAzureJson";
+        let old = &self.old;
+        let path = env["value"].as_str().unwrap_or_default();
+        let host = self
+            .file_of(path)
+            .and_then(|(volume, inside)| {
+                volume["hostPath"]["path"]
+                    .as_str()
+                    .map(|p| (p.to_string(), inside))
+            })
+            .filter(|(host, inside)| host == AZURE_JSON && inside.is_empty());
+        if host.is_some() && path == AZURE_JSON {
+            out.values.push((key.into(), json!(true)));
+            out.credentials.push(Credential {
+                key: key.into(),
+                what: "the volume provisioner's Azure credentials".into(),
+                from: Source::HostFile {
+                    path: AZURE_JSON.into(),
+                },
+                to: Destination::HostFile,
+            });
+            return true;
+        }
+        refuse(
+            out,
+            key,
+            format!(
+                "Deployment/{old} points {var} at {path:?}; cf-runner mounts only the node's {AZURE_JSON}, at the same path"
+            ),
+            format!(
+                "mount the node's {AZURE_JSON} at {AZURE_JSON} in the old provisioner and re-run adopt, or take {var} off it and adopt"
+            ),
+        );
+        false
     }
 }
 
