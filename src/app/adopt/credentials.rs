@@ -382,7 +382,7 @@ impl KeyReader<'_> {
     /// the value over when the old install made the Secret; the user's
     /// stays where it is and the values file names it.
     #[allow(clippy::too_many_arguments)]
-    fn from_secret_key(
+    fn take_secret_key(
         &self,
         out: &mut Read,
         secret: &Value,
@@ -463,7 +463,7 @@ impl KeyReader<'_> {
                 self.after_move(key),
             ),
             Some(s) => {
-                self.from_secret_key(out, s, key, what.to_string(), secret, secret_key, own_key)
+                self.take_secret_key(out, s, key, what.to_string(), secret, secret_key, own_key)
             }
         }
     }
@@ -505,7 +505,7 @@ impl KeyReader<'_> {
             return;
         };
         match secret_in(self.local, &secret) {
-            Some(s) if has_key(s, &secret_key) => self.from_secret_key(
+            Some(s) if has_key(s, &secret_key) => self.take_secret_key(
                 out,
                 s,
                 key,
