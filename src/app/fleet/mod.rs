@@ -834,11 +834,16 @@ async fn register_runtime(
 ) -> Result<bool, Outcome> {
     let ns = runtime.namespace();
     let folder = dir.join(tree::secrets_folder(&cluster.name, ns));
-    let what = format!("runtime {ns} of cluster {}", cluster.name);
-    let files_there = REGISTERED_SECRETS
-        .iter()
-        .all(|n| folder.join(secret_file(fleet, n)).is_file());
-    let fail = |e: render::RenderError| Outcome::render_failed(e);
+    let place = Place {
+        fleet,
+        cluster,
+        runtime,
+        what: format!("runtime {ns} of cluster {}", cluster.name),
+        files_there: REGISTERED_SECRETS
+            .iter()
+            .all(|n| folder.join(secret_file(fleet, n)).is_file()),
+        folder,
+    };
     let at = (cluster.name.as_str(), ns);
 
     // One the user accepted without a seal is a claim until the platform
@@ -848,7 +853,7 @@ async fn register_runtime(
         let (platform, account) = lazy.get().await?;
         claim_holds(platform, account.as_deref(), at, e.reg)
             .await
-            .map_err(|why| claim_refused(&folder, why))?;
+            .map_err(|why| claim_refused(&place.folder, why))?;
         let mut reg = e.reg.clone();
         reg.platform
             .get_or_insert_with(|| platform.url().trim_end_matches('/').to_string());
@@ -856,105 +861,175 @@ async fn register_runtime(
     }
     let earlier = accepted.as_ref().or(earlier.map(|e| e.reg));
     let reseal = accepted.is_some();
+    match (&fleet.external_secrets, earlier) {
+        // ExternalSecrets hold no material: they are written again from the
+        // render whenever they are missing or their Secrets changed shape.
+        (Some(store), Some(reg)) => refresh_external(&place, store, reg, reseal, lazy).await,
+        (None, Some(reg)) if place.files_there => refresh_sops(&place, reg, reseal, lazy).await,
+        _ => register_new(&place, lazy).await,
+    }
+}
 
-    // ExternalSecrets hold no material: they are written again from the
-    // render whenever they are missing or their Secrets changed shape.
-    if let (Some(store), Some(reg)) = (&fleet.external_secrets, earlier) {
-        let id = tree::identity(cluster, Some(reg));
-        let rendered = tree::render_runtime(runtime, &id).map_err(fail)?;
-        let spec = register::spec_to_send(&rendered.runtime_environment, reg.account_id.as_deref());
-        let spec_digest = sha256_hex(&spec.to_string());
-        let shape = secrets_shape(&rendered.manifests);
-        if !reseal && files_there && spec_digest == reg.spec_digest && shape == reg.secrets_digest {
-            output::done(&format!(
-                "{what}: registered as {}, unchanged",
-                reg.runtime_name
-            ));
-            return Ok(true);
-        }
-        let mut next = reg.clone();
-        if spec_digest != reg.spec_digest {
-            send_spec(lazy, at, &reg.runtime_name, &spec).await?;
-            next.spec_digest = spec_digest;
-            output::done(&format!(
-                "{what}: runtime spec of {} sent",
-                reg.runtime_name
-            ));
-        }
+/// One runtime of the fleet, where its registration lives in the tree.
+struct Place<'a> {
+    fleet: &'a Fleet,
+    cluster: &'a Cluster,
+    runtime: &'a Runtime,
+    /// Its registration's folder.
+    folder: PathBuf,
+    /// `runtime <namespace> of cluster <name>`, for messages.
+    what: String,
+    /// Every Secret file of a registration is in the folder.
+    files_there: bool,
+}
+
+impl Place<'_> {
+    fn at(&self) -> (&str, &str) {
+        (self.cluster.name.as_str(), self.runtime.namespace())
+    }
+}
+
+/// A registered runtime whose Secrets come from an external store: the
+/// spec sent and the ExternalSecrets written again when they changed.
+/// True when nothing changed.
+async fn refresh_external(
+    place: &Place<'_>,
+    store: &crate::fleet::external::Store,
+    reg: &Registration,
+    reseal: bool,
+    lazy: &mut Lazy<'_>,
+) -> Result<bool, Outcome> {
+    let Place {
+        fleet,
+        cluster,
+        runtime,
+        folder,
+        what,
+        files_there,
+    } = place;
+    let at = place.at();
+    let fail = |e: render::RenderError| Outcome::render_failed(e);
+    let id = tree::identity(cluster, Some(reg));
+    let rendered = tree::render_runtime(runtime, &id).map_err(fail)?;
+    let spec = register::spec_to_send(&rendered.runtime_environment, reg.account_id.as_deref());
+    let spec_digest = sha256_hex(&spec.to_string());
+    let shape = secrets_shape(&rendered.manifests);
+    if !reseal && *files_there && spec_digest == reg.spec_digest && shape == reg.secrets_digest {
+        output::done(&format!(
+            "{what}: registered as {}, unchanged",
+            reg.runtime_name
+        ));
+        return Ok(true);
+    }
+    let mut next = reg.clone();
+    if spec_digest != reg.spec_digest {
+        send_spec(lazy, at, &reg.runtime_name, &spec).await?;
+        next.spec_digest = spec_digest;
+        output::done(&format!(
+            "{what}: runtime spec of {} sent",
+            reg.runtime_name
+        ));
+    }
+    next.secrets_digest = shape;
+    let (files, _) = external_files(store, cluster, &rendered, false);
+    write_registration(fleet, folder, at, &lazy.key, &next, Some(files))?;
+    lazy.did(format!("wrote {}", folder.display()));
+    Ok(false)
+}
+
+/// A registered runtime whose Secrets are in the tree (SOPS): the spec
+/// sent, the Secrets encrypted anew when their shape or the recipients
+/// changed, the registration sealed. True when nothing changed.
+async fn refresh_sops(
+    place: &Place<'_>,
+    reg: &Registration,
+    reseal: bool,
+    lazy: &mut Lazy<'_>,
+) -> Result<bool, Outcome> {
+    let Place {
+        fleet,
+        cluster,
+        runtime,
+        folder,
+        what,
+        ..
+    } = place;
+    let at = place.at();
+    let fail = |e: render::RenderError| Outcome::render_failed(e);
+    let id = tree::identity(cluster, Some(reg));
+    let rendered = tree::render_runtime(runtime, &id).map_err(fail)?;
+    let spec = register::spec_to_send(&rendered.runtime_environment, reg.account_id.as_deref());
+    let spec_digest = sha256_hex(&spec.to_string());
+    let shape = secrets_shape(&rendered.manifests);
+    // Recipients are compared on every run: a key removed from the
+    // fleet file (a leaked one) must stop opening the files.
+    let (stale, removed) = stale_recipients(fleet, folder);
+    if !reseal && stale.is_empty() && spec_digest == reg.spec_digest && shape == reg.secrets_digest
+    {
+        output::done(&format!(
+            "{what}: registered as {}, unchanged",
+            reg.runtime_name
+        ));
+        return Ok(true);
+    }
+    let mut next = reg.clone();
+    let mut secret_files = None;
+    if shape != reg.secrets_digest || !stale.is_empty() {
+        let (token, ca, cert, key) = decrypted_material(folder, lazy.args)?;
+        let id = Identity {
+            agent_token: Some(token),
+            dind_ca: Some(ca),
+            dind_cert: Some(cert),
+            dind_key: Some(key),
+            ..id
+        };
+        let full = tree::render_runtime(runtime, &id).map_err(fail)?;
+        secret_files = Some(encrypted_files(fleet, &full)?);
         next.secrets_digest = shape;
-        let (files, _) = external_files(store, cluster, &rendered, false);
-        write_registration(fleet, &folder, at, &lazy.key, &next, Some(files))?;
-        lazy.did(format!("wrote {}", folder.display()));
-        return Ok(false);
     }
-
-    if let Some(reg) = earlier.filter(|_| files_there) {
-        let id = tree::identity(cluster, Some(reg));
-        let rendered = tree::render_runtime(runtime, &id).map_err(fail)?;
-        let spec = register::spec_to_send(&rendered.runtime_environment, reg.account_id.as_deref());
-        let spec_digest = sha256_hex(&spec.to_string());
-        let shape = secrets_shape(&rendered.manifests);
-        // Recipients are compared on every run: a key removed from the
-        // fleet file (a leaked one) must stop opening the files.
-        let (stale, removed) = stale_recipients(fleet, &folder);
-        if !reseal
-            && stale.is_empty()
-            && spec_digest == reg.spec_digest
-            && shape == reg.secrets_digest
-        {
-            output::done(&format!(
-                "{what}: registered as {}, unchanged",
-                reg.runtime_name
-            ));
-            return Ok(true);
-        }
-        let mut next = reg.clone();
-        let mut secret_files = None;
-        if shape != reg.secrets_digest || !stale.is_empty() {
-            let (token, ca, cert, key) = decrypted_material(&folder, lazy.args)?;
-            let id = Identity {
-                agent_token: Some(token),
-                dind_ca: Some(ca),
-                dind_cert: Some(cert),
-                dind_key: Some(key),
-                ..id
-            };
-            let full = tree::render_runtime(runtime, &id).map_err(fail)?;
-            secret_files = Some(encrypted_files(fleet, &full)?);
-            next.secrets_digest = shape;
-        }
-        if spec_digest != reg.spec_digest {
-            send_spec(lazy, at, &reg.runtime_name, &spec).await?;
-            next.spec_digest = spec_digest;
-            output::done(&format!(
-                "{what}: runtime spec of {} sent",
-                reg.runtime_name
-            ));
-        }
-        write_registration(fleet, &folder, at, &lazy.key, &next, secret_files)?;
-        lazy.did(format!("wrote {}", folder.display()));
-        if !stale.is_empty() {
-            output::done(&format!(
-                "{what}: secrets encrypted anew to the recipients of sops.ageRecipients"
-            ));
-        }
-        if !removed.is_empty() {
-            output::warn(&format!(
-                "{what}: {} could read this runtime's agent token and dind key in earlier commits of the repository; \
-                 if that key leaked, replace them: remove the runtime from the fleet file, `fleet retire`, then add it back \
-                 and `fleet register`",
-                removed.join(", ")
-            ));
-        }
-        if reseal {
-            output::done(&format!(
-                "{what}: registration checked on the platform and sealed"
-            ));
-        }
-        return Ok(false);
+    if spec_digest != reg.spec_digest {
+        send_spec(lazy, at, &reg.runtime_name, &spec).await?;
+        next.spec_digest = spec_digest;
+        output::done(&format!(
+            "{what}: runtime spec of {} sent",
+            reg.runtime_name
+        ));
     }
+    write_registration(fleet, folder, at, &lazy.key, &next, secret_files)?;
+    lazy.did(format!("wrote {}", folder.display()));
+    if !stale.is_empty() {
+        output::done(&format!(
+            "{what}: secrets encrypted anew to the recipients of sops.ageRecipients"
+        ));
+    }
+    if !removed.is_empty() {
+        output::warn(&format!(
+            "{what}: {} could read this runtime's agent token and dind key in earlier commits of the repository; \
+             if that key leaked, replace them: remove the runtime from the fleet file, `fleet retire`, then add it back \
+             and `fleet register`",
+            removed.join(", ")
+        ));
+    }
+    if reseal {
+        output::done(&format!(
+            "{what}: registration checked on the platform and sealed"
+        ));
+    }
+    Ok(false)
+}
 
-    // A new registration.
+/// A runtime the platform does not know yet: its agent, runtime
+/// environment and dind certificate, then its files.
+async fn register_new(place: &Place<'_>, lazy: &mut Lazy<'_>) -> Result<bool, Outcome> {
+    let Place {
+        fleet,
+        cluster,
+        runtime,
+        folder,
+        what,
+        ..
+    } = place;
+    let ns = runtime.namespace();
     let material_dir = match (&fleet.external_secrets, &lazy.args.store_material_dir) {
         (Some(_), None) => {
             return Err(bad(
@@ -976,7 +1051,7 @@ async fn register_runtime(
         fleet,
         cluster,
         runtime,
-        folder: &folder,
+        folder,
         material_dir,
         key: &lazy.key,
     };
