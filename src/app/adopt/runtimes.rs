@@ -205,115 +205,167 @@ pub(super) async fn survey(
                 ),
             ));
         }
-        let spec = platform
-            .client
-            .runtime(&runtime)
-            .await
-            .doing("reading the runtime environment")?;
-        let Some(ns) = spec
-            .as_ref()
-            .and_then(|s| s.pointer("/runtimeScheduler/cluster/namespace"))
-            .and_then(Value::as_str)
-            .map(str::to_string)
-        else {
-            return Err(refusal(
-                format!(
-                    "runtime {runtime}, which Secret runnerconf in namespace {namespace} serves, is not on the \
-                     Codefresh platform {} (or its spec names no namespace)",
-                    platform.client.url()
-                ),
-                "pass --token for the account the runner was installed with, or remove the entry with the tool \
-                 that wrote it; nothing was changed"
-                    .into(),
-            ));
+        let (spec, ns) = runtime_place(cluster, namespace, platform, own, &runtime).await?;
+        let found = Surveyed {
+            runtime,
+            ns,
+            here,
+            spec,
+            facts,
         };
-        if ns == namespace {
-            return Err(refusal(
-                format!(
-                    "Secret runnerconf in namespace {namespace} holds two runtimes of that namespace: {} and {runtime}",
-                    own.unwrap_or("(the agent's)")
-                ),
-                "remove the stale entry with the tool that wrote it, then re-run adopt; nothing was changed".into(),
-            ));
-        }
-        match live::namespace_exists(&cluster.client, &ns).await {
-            Ok(true) => {}
-            Ok(false) => {
-                return Err(refusal(
-                    format!("runtime {runtime} builds in namespace {ns}, which does not exist in context {}", cluster.context),
-                    format!("detach {runtime} from the agent with the tool that attached it (its builds cannot run), then re-run adopt; nothing was changed"),
-                ))
-            }
-            Err(e) => return Err(Outcome::from_cluster(e, "reading the runtime's namespace failed")),
-        }
-        let objects = cluster::adopt::scan(cluster, &ns)
-            .await
-            .doing("reading the runtime's namespace failed")?;
-        let ledger = cluster::ownership::Ledger::read(&cluster.client, &ns)
-            .await
-            .doing("reading the runtime's namespace failed")?;
-        let local: Vec<&Value> = objects.iter().filter(|o| in_namespace(o, &ns)).collect();
-        if let Some(record) = local
-            .iter()
-            .find(|o| kind(o) == "Secret" && name(o) == render::RECORD_SECRET)
-        {
-            return Err(refusal(
-                format!(
-                    "runtime {runtime} builds in namespace {ns}, which holds a cf-runner installation of its own (Secret/{})",
-                    name(record)
-                ),
-                format!("adopt the agent without it: detach {runtime} with the tool that attached it, adopt, then `cf-runner runtime attach --agent-namespace {namespace} --kube-namespace {ns} --runtime-name {runtime}`; nothing was changed"),
-            ));
-        }
-        // On a re-run of an interrupted move the file may hold cf-runner's
-        // token already: venonactl's account was its default, `runner`.
-        let (account, token_secret) = match facts.account.as_deref() {
-            Some(ACCESS_NAME) | None => (Some(VENONACTL_ACCOUNT.to_string()), None),
-            _ => (facts.account.clone(), facts.token_secret.clone()),
-        };
-        // An object of cf-runner's runtime names that is neither venonactl's
-        // (unlabelled) nor cf-runner's for this namespace: someone else's.
-        let blocked: Vec<String> = local
-            .iter()
-            .filter(|o| {
-                rendered_names
-                    .iter()
-                    .any(|(k, n)| k == kind(o) && n == name(o))
-            })
-            .filter(|o| {
-                label(o, "helm.sh/chart").is_some()
-                    || (label(o, LABEL_MANAGED_BY) == Some("cf-runner")
-                        && !cluster::ownership::is_ours(o, &ns, &ledger))
-            })
-            .map(|o| crate::app::adopt::objects::reference(o).to_string())
-            .collect();
-        if !blocked.is_empty() {
-            return Err(refusal(
-                format!(
-                    "runtime {runtime} builds in namespace {ns}, where {} belong to another installer, not venonactl",
-                    blocked.join(", ")
-                ),
-                format!("move or remove them, or detach {runtime} with the tool that attached it, adopt, then `cf-runner runtime attach` it; nothing was changed"),
-            ));
-        }
-        let taken_over = take_over_set(&local, rendered_names);
-        let replaced = old_access(&local, account.as_deref(), token_secret.as_deref());
-        let storage_class = spec.as_ref().and_then(claim_class);
-        others.push(Attached {
-            name: runtime,
-            namespace: ns,
-            host: here,
-            storage_class,
-            taken_over,
-            replaced,
-            account,
-            token_secret,
-        });
+        others.push(what_is_there(cluster, namespace, found, rendered_names).await?);
     }
     Ok(Layout {
         own: own.map(str::to_string),
         own_host,
         others,
+    })
+}
+
+/// An attached runtime of runnerconf, as far as the survey read it.
+struct Surveyed {
+    runtime: String,
+    /// The namespace its builds run in.
+    ns: String,
+    /// Its API server, as its file gives it.
+    here: String,
+    /// Its spec on the platform.
+    spec: Option<Value>,
+    facts: FileFacts,
+}
+
+/// Where runtime `runtime` builds, by its spec on the platform: refused
+/// when the platform does not have it, when it builds in the agent's own
+/// namespace, or when its namespace is gone.
+async fn runtime_place(
+    cluster: &cluster::Cluster,
+    namespace: &str,
+    platform: &OnPlatform,
+    own: Option<&str>,
+    runtime: &str,
+) -> Result<(Option<Value>, String), Outcome> {
+    let spec = platform
+        .client
+        .runtime(&runtime)
+        .await
+        .doing("reading the runtime environment")?;
+    let Some(ns) = spec
+        .as_ref()
+        .and_then(|s| s.pointer("/runtimeScheduler/cluster/namespace"))
+        .and_then(Value::as_str)
+        .map(str::to_string)
+    else {
+        return Err(refusal(
+            format!(
+                "runtime {runtime}, which Secret runnerconf in namespace {namespace} serves, is not on the \
+                 Codefresh platform {} (or its spec names no namespace)",
+                platform.client.url()
+            ),
+            "pass --token for the account the runner was installed with, or remove the entry with the tool \
+             that wrote it; nothing was changed"
+                .into(),
+        ));
+    };
+    if ns == namespace {
+        return Err(refusal(
+            format!(
+                "Secret runnerconf in namespace {namespace} holds two runtimes of that namespace: {} and {runtime}",
+                own.unwrap_or("(the agent's)")
+            ),
+            "remove the stale entry with the tool that wrote it, then re-run adopt; nothing was changed".into(),
+        ));
+    }
+    match live::namespace_exists(&cluster.client, &ns).await {
+        Ok(true) => {}
+        Ok(false) => {
+            return Err(refusal(
+                format!("runtime {runtime} builds in namespace {ns}, which does not exist in context {}", cluster.context),
+                format!("detach {runtime} from the agent with the tool that attached it (its builds cannot run), then re-run adopt; nothing was changed"),
+            ))
+        }
+        Err(e) => return Err(Outcome::from_cluster(e, "reading the runtime's namespace failed")),
+    }
+    Ok((spec, ns))
+}
+
+/// What venonactl left in a runtime's namespace: refused when another
+/// installer's objects hold cf-runner's names there, or when it holds a
+/// cf-runner installation of its own.
+async fn what_is_there(
+    cluster: &cluster::Cluster,
+    namespace: &str,
+    found: Surveyed,
+    rendered_names: &[(String, String)],
+) -> Result<Attached, Outcome> {
+    let Surveyed {
+        runtime,
+        ns,
+        here,
+        spec,
+        facts,
+    } = found;
+    let objects = cluster::adopt::scan(cluster, &ns)
+        .await
+        .doing("reading the runtime's namespace failed")?;
+    let ledger = cluster::ownership::Ledger::read(&cluster.client, &ns)
+        .await
+        .doing("reading the runtime's namespace failed")?;
+    let local: Vec<&Value> = objects.iter().filter(|o| in_namespace(o, &ns)).collect();
+    if let Some(record) = local
+        .iter()
+        .find(|o| kind(o) == "Secret" && name(o) == render::RECORD_SECRET)
+    {
+        return Err(refusal(
+            format!(
+                "runtime {runtime} builds in namespace {ns}, which holds a cf-runner installation of its own (Secret/{})",
+                name(record)
+            ),
+            format!("adopt the agent without it: detach {runtime} with the tool that attached it, adopt, then `cf-runner runtime attach --agent-namespace {namespace} --kube-namespace {ns} --runtime-name {runtime}`; nothing was changed"),
+        ));
+    }
+    // On a re-run of an interrupted move the file may hold cf-runner's
+    // token already: venonactl's account was its default, `runner`.
+    let (account, token_secret) = match facts.account.as_deref() {
+        Some(ACCESS_NAME) | None => (Some(VENONACTL_ACCOUNT.to_string()), None),
+        _ => (facts.account.clone(), facts.token_secret.clone()),
+    };
+    // An object of cf-runner's runtime names that is neither venonactl's
+    // (unlabelled) nor cf-runner's for this namespace: someone else's.
+    let blocked: Vec<String> = local
+        .iter()
+        .filter(|o| {
+            rendered_names
+                .iter()
+                .any(|(k, n)| k == kind(o) && n == name(o))
+        })
+        .filter(|o| {
+            label(o, "helm.sh/chart").is_some()
+                || (label(o, LABEL_MANAGED_BY) == Some("cf-runner")
+                    && !cluster::ownership::is_ours(o, &ns, &ledger))
+        })
+        .map(|o| crate::app::adopt::objects::reference(o).to_string())
+        .collect();
+    if !blocked.is_empty() {
+        return Err(refusal(
+            format!(
+                "runtime {runtime} builds in namespace {ns}, where {} belong to another installer, not venonactl",
+                blocked.join(", ")
+            ),
+            format!("move or remove them, or detach {runtime} with the tool that attached it, adopt, then `cf-runner runtime attach` it; nothing was changed"),
+        ));
+    }
+    let taken_over = take_over_set(&local, rendered_names);
+    let replaced = old_access(&local, account.as_deref(), token_secret.as_deref());
+    let storage_class = spec.as_ref().and_then(claim_class);
+    Ok(Attached {
+        name: runtime,
+        namespace: ns,
+        host: here,
+        storage_class,
+        taken_over,
+        replaced,
+        account,
+        token_secret,
     })
 }
 
