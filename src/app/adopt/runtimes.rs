@@ -246,7 +246,7 @@ async fn runtime_place(
 ) -> Result<(Option<Value>, String), Outcome> {
     let spec = platform
         .client
-        .runtime(&runtime)
+        .runtime(runtime)
         .await
         .doing("reading the runtime environment")?;
     let Some(ns) = spec
