@@ -1080,7 +1080,6 @@ async fn new_registration(
     made: &mut Vec<String>,
 ) -> Result<bool, Outcome> {
     let New {
-        fleet,
         cluster,
         runtime,
         folder,
@@ -1103,70 +1102,11 @@ async fn new_registration(
         .take(platform::MAX_NAME_LEN)
         .collect();
     let doing = |what: &str| format!("{what} for {} ({ns})", cluster.name);
-    let existing = platform
-        .agents_named(&agent_name)
-        .await
-        .doing(&doing("looking up the agent"))?;
-    if !existing.is_empty() {
-        return Err(failed(
-            format!("agent {agent_name} is on the platform already, but its token is not in {}", folder.display()),
-            "remove the agent in Codefresh (Account settings → Runners), or restore the tree's secrets folder from Git, then re-run `cf-runner fleet register`",
-        ));
-    }
-    let mut agent = platform
-        .create_agent(&agent_name)
-        .await
-        .doing(&doing("creating the agent"))?;
-    let token = agent.token.take().map(Secret::new).ok_or_else(|| {
-        failed(
-            format!("the platform created agent {agent_name} but sent no token"),
-            "delete the agent in Codefresh and re-run",
-        )
-    })?;
+    let (agent, token) = create_agent(platform, &agent_name, folder, &doing).await?;
     output::done(&format!("{what}: agent {agent_name} created"));
     made.push(format!("created agent {agent_name} on the platform"));
     let (ca, cert, key) = crate::app::identity::certificate::sign(platform, ns).await?;
-    match platform
-        .runtime(&runtime_name)
-        .await
-        .doing(&doing("looking up the runtime environment"))?
-    {
-        Some(re)
-            if re.pointer("/runtimeScheduler/cluster/namespace").and_then(Value::as_str) == Some(ns)
-                && re
-                    .pointer("/runtimeScheduler/cluster/clusterProvider/selector")
-                    .and_then(Value::as_str)
-                    == Some(cluster.name.as_str()) => {}
-        Some(_) => {
-            return Err(failed(
-                format!("runtime environment {runtime_name} exists on the platform for another cluster or namespace"),
-                "set RuntimeEnvironmentName in the cluster's values to a free name",
-            ))
-        }
-        None => {
-            let node_selector: serde_json::Map<String, Value> = values
-                .runtime
-                .scheduling
-                .node_selector
-                .iter()
-                .map(|(k, v)| (k.clone(), Value::String(v.clone())))
-                .collect();
-            platform
-                .register_runtime(&RegisterRuntime {
-                    cluster_name: cluster.name.clone(),
-                    namespace: ns.to_string(),
-                    storage_class_name: values.storage.class_name.clone(),
-                    service_account: "codefresh-engine".into(),
-                    runtime_environment_name: runtime_name.clone(),
-                    agent: true,
-                    docker_daemon_scheduler: json!({"userAccess": values.runtime.docker_daemon_access}),
-                    node_selector: Value::Object(node_selector),
-                })
-                .await
-                .doing(&doing("registering the runtime environment"))?;
-            made.push(format!("registered runtime environment {runtime_name}"));
-        }
-    }
+    ensure_runtime_environment(platform, cluster, values, ns, &runtime_name, &doing, made).await?;
     let reg = Registration {
         agent_name: agent_name.clone(),
         runtime_name: runtime_name.clone(),
@@ -1196,13 +1136,122 @@ async fn new_registration(
         secrets_digest: secrets_shape(&rendered.manifests),
         ..reg
     };
+    write_new(new, &what, &runtime_name, &reg, &rendered, made)
+}
+
+/// A new agent for a runtime of the fleet, and its token: refused when
+/// the platform has one of that name already (its token is lost).
+async fn create_agent(
+    platform: &Platform,
+    agent_name: &str,
+    folder: &Path,
+    doing: &dyn Fn(&str) -> String,
+) -> Result<(crate::platform::Agent, Secret), Outcome> {
+    let existing = platform
+        .agents_named(agent_name)
+        .await
+        .doing(&doing("looking up the agent"))?;
+    if !existing.is_empty() {
+        return Err(failed(
+            format!("agent {agent_name} is on the platform already, but its token is not in {}", folder.display()),
+            "remove the agent in Codefresh (Account settings → Runners), or restore the tree's secrets folder from Git, then re-run `cf-runner fleet register`",
+        ));
+    }
+    let mut agent = platform
+        .create_agent(agent_name)
+        .await
+        .doing(&doing("creating the agent"))?;
+    let token = agent.token.take().map(Secret::new).ok_or_else(|| {
+        failed(
+            format!("the platform created agent {agent_name} but sent no token"),
+            "delete the agent in Codefresh and re-run",
+        )
+    })?;
+    Ok((agent, token))
+}
+
+/// The runtime environment of a new registration: registered unless the
+/// platform has it for this cluster and namespace already; refused when
+/// it is another's.
+async fn ensure_runtime_environment(
+    platform: &Platform,
+    cluster: &Cluster,
+    values: &crate::values::Values,
+    ns: &str,
+    runtime_name: &str,
+    doing: &dyn Fn(&str) -> String,
+    made: &mut Vec<String>,
+) -> Result<(), Outcome> {
+    match platform
+        .runtime(runtime_name)
+        .await
+        .doing(&doing("looking up the runtime environment"))?
+    {
+        Some(re)
+            if re.pointer("/runtimeScheduler/cluster/namespace").and_then(Value::as_str) == Some(ns)
+                && re
+                    .pointer("/runtimeScheduler/cluster/clusterProvider/selector")
+                    .and_then(Value::as_str)
+                    == Some(cluster.name.as_str()) => {}
+        Some(_) => {
+            return Err(failed(
+                format!("runtime environment {runtime_name} exists on the platform for another cluster or namespace"),
+                "set RuntimeEnvironmentName in the cluster's values to a free name",
+            ))
+        }
+        None => {
+            let node_selector: serde_json::Map<String, Value> = values
+                .runtime
+                .scheduling
+                .node_selector
+                .iter()
+                .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+                .collect();
+            platform
+                .register_runtime(&RegisterRuntime {
+                    cluster_name: cluster.name.clone(),
+                    namespace: ns.to_string(),
+                    storage_class_name: values.storage.class_name.clone(),
+                    service_account: "codefresh-engine".into(),
+                    runtime_environment_name: runtime_name.to_string(),
+                    agent: true,
+                    docker_daemon_scheduler: json!({"userAccess": values.runtime.docker_daemon_access}),
+                    node_selector: Value::Object(node_selector),
+                })
+                .await
+                .doing(&doing("registering the runtime environment"))?;
+            made.push(format!("registered runtime environment {runtime_name}"));
+        }
+    }
+    Ok(())
+}
+
+/// A new registration's files: its Secrets encrypted in the tree (SOPS),
+/// or the material handed out for an external store.
+fn write_new(
+    new: &New<'_>,
+    what: &str,
+    runtime_name: &str,
+    reg: &Registration,
+    rendered: &render::Rendered,
+    made: &mut Vec<String>,
+) -> Result<bool, Outcome> {
+    let New {
+        fleet,
+        cluster,
+        runtime,
+        folder,
+        ..
+    } = *new;
+    let ns = runtime.namespace();
+    let at = (cluster.name.as_str(), ns);
     if let (Some(store), Some(material_dir)) = (&fleet.external_secrets, &new.material_dir) {
-        let (files, material) = external_files(store, cluster, &rendered, true);
+        let (files, material) = external_files(store, cluster, rendered, true);
         // The material first: without it the store cannot be filled, and
         // a re-run would find the agent registered.
         export::write_files(material_dir, &material, false).map_err(export_failed)?;
         made.push(format!("wrote the material to {}", material_dir.display()));
-        write_registration(fleet, folder, at, new.key, &reg, Some(files))?;
+        write_registration(fleet, folder, at, new.key, reg, Some(files))?;
         output::done(&format!(
             "{what}: runtime environment {runtime_name} registered; load the Secrets in {} into your store \
              under {}/… (each file names its key), then delete them",
@@ -1212,8 +1261,8 @@ async fn new_registration(
         ));
         return Ok(false);
     }
-    let secret_files = encrypted_files(fleet, &rendered)?;
-    write_registration(fleet, folder, at, new.key, &reg, Some(secret_files))?;
+    let secret_files = encrypted_files(fleet, rendered)?;
+    write_registration(fleet, folder, at, new.key, reg, Some(secret_files))?;
     output::done(&format!(
         "{what}: runtime environment {runtime_name} registered; its secrets are in {} (encrypted)",
         folder.display()
