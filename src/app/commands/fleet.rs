@@ -2,10 +2,12 @@
 //! into the fleet capability's options ([`crate::app::fleet`]).
 
 use crate::app::commands::flags;
+use crate::app::fleet::export::export_tree;
 use crate::app::fleet::options::{
     FleetExportOptions, FleetFiles, FleetRegisterOptions, RegistrationTrust,
 };
-use crate::app::fleet::{export_tree, register_fleet, retire};
+use crate::app::fleet::register::register_fleet;
+use crate::app::fleet::retire::retire;
 use crate::app::session::outcome::Outcome;
 use crate::cli::{self, FleetCommand};
 
