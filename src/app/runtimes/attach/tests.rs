@@ -1,6 +1,9 @@
 //! Unit tests of `app/runtimes/attach.rs`.
 
 use super::*;
+use crate::render::runtimes::AGENT_DEPLOYMENT;
+use crate::render::Component;
+use crate::render::Manifest;
 
 fn write(text: &str) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
