@@ -4,7 +4,7 @@
 
 use crate::app::commands::flags;
 use crate::app::runtimes::attach::{self, AgentSide, Change, Target};
-use crate::app::runtimes::life;
+use crate::app::runtimes::{life, upgrade};
 use crate::app::session::connect::runtime;
 use crate::app::session::outcome::Outcome;
 use crate::cli::{AgentPlace, KubeArgs, RuntimeArgs, RuntimeCommand};
@@ -81,7 +81,7 @@ pub fn run(args: &RuntimeArgs) -> Outcome {
             },
         )),
         RuntimeCommand::Upgrade(u) => match attach::settings_from_flags(&u.set_value) {
-            Ok(settings) => runtime().block_on(life::upgrade_runtime(
+            Ok(settings) => runtime().block_on(upgrade::upgrade_runtime(
                 agent_side(&u.agent, &u.kube),
                 Target {
                     settings,

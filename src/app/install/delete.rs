@@ -13,7 +13,7 @@ use crate::app::identity::{register, verified};
 use crate::app::installation::{
     leftovers, names, pick_installation, read_installation, Installation,
 };
-use crate::app::runtimes::life;
+use crate::app::runtimes::attached;
 use crate::app::session::converge::delete_failed;
 use crate::app::session::lock::{self, LockWait};
 use std::collections::BTreeSet;
@@ -96,7 +96,7 @@ async fn delete_locked(
     let inst = read_installation(cluster, namespace).await.doing(&format!(
         "reading the installation in namespace {namespace} failed"
     ))?;
-    life::check_runtime_namespace(&inst.objects, namespace, args.ignore_agent)?;
+    attached::check_runtime_namespace(&inst.objects, namespace, args.ignore_agent)?;
     let record = inst.record.clone().unwrap_or_default();
     // The record only claims which agent is this install's: checked against
     // the Deployment before any platform call (`verified`).
@@ -106,14 +106,14 @@ async fn delete_locked(
         None
     };
     // An agent that serves attached runtimes goes last, or not at all.
-    let attached = life::attached_to(
+    let attached = attached::attached_to(
         cluster,
         namespace,
         record.runtime_name.as_deref(),
         args.kube.kube_config_path.as_ref(),
     )
     .await?;
-    life::check_agent_delete(&attached, namespace, args.all_runtimes)?;
+    attached::check_agent_delete(&attached, namespace, args.all_runtimes)?;
     let side = platform_side(args, cluster, namespace, &inst, &record, agent).await?;
     let mut targets = targets(args, &inst, namespace);
     check_namespace(args, cluster, &inst, namespace, &mut targets).await?;
@@ -136,7 +136,7 @@ async fn delete_locked(
         output::say("Nothing was deleted.");
         return Ok(());
     }
-    life::delete_attached(
+    attached::delete_attached(
         cluster,
         namespace,
         side.agent.as_deref(),
@@ -228,7 +228,7 @@ fn show_plan(
     cluster: &Cluster,
     namespace: &str,
     phases: &[(delete::Phase, Vec<LiveObject>)],
-    attached: &[life::Attached],
+    attached: &[attached::Attached],
     side: &PlatformSide,
     targets: &Targets,
 ) {
@@ -236,7 +236,7 @@ fn show_plan(
         "Deleting the Codefresh Runner in namespace {namespace} of context {} ({}):",
         cluster.context, cluster.server
     ));
-    life::say_attached(attached, side.client.is_some());
+    attached::say_attached(attached, side.client.is_some());
     for (phase, objects) in phases {
         output::say(&format!("  {}: {}", phase.describe(), names(objects)));
     }

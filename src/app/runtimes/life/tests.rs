@@ -1,6 +1,8 @@
 //! Unit tests of `app/runtimes/life.rs`.
 
 use super::*;
+use crate::app::runtimes::attached::{attached_plan, check_agent_delete, Attached};
+use crate::app::runtimes::upgrade::scheduling_keys;
 
 #[test]
 fn a_claim_s_class_is_named_alike_in_the_chart_s_map_and_cf_runner_s_list() {
