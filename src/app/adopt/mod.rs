@@ -126,9 +126,11 @@ async fn adopt_in(
 }
 
 mod carry;
+mod cluster_move;
 mod credentials;
 mod detect;
 pub mod found;
+mod gather;
 mod handover;
 pub mod objects;
 mod report;
