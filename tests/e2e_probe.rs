@@ -3,7 +3,7 @@
 //! every stage; an unschedulable pod, an image the registry lacks and a claim
 //! nobody provisions fail at their stage with the reason; every run leaves no
 //! probe object behind.
-//! kwok cannot show a real image pull or a real volume; see the README.
+//! kwok cannot show a real image pull or a real volume; see docs/guide/check-and-probe.md.
 
 mod support;
 

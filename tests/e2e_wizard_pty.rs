@@ -390,7 +390,7 @@ metadata: {name: codefresh}
 /// Against a real API server: the namespace suggestion skips one that is
 /// taken, the backend follows the cluster's default StorageClass, the zones
 /// and IngressClasses come from the cluster. `CF_RUNNER_WIZARD_TRANSCRIPT`
-/// names a file to keep what the terminal showed (the README's example).
+/// names a file to keep what the terminal showed (the example in docs/guide/install.md).
 #[test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 fn with_a_cluster_the_wizard_suggests_from_it() {

@@ -17,6 +17,7 @@ mod chart_parity;
 mod cli_help;
 mod completions;
 mod completions_shells;
+mod docs_front_door;
 mod golden;
 mod honest_input;
 mod images;
