@@ -446,8 +446,8 @@ _arguments "${_arguments_options[@]}" : \
 '--url=[Codefresh platform URL \[default\: the installation'\''s, else https\://g.codefresh.io\]]:URL:_default' \
 '--runtime-name=[Name of the runtime environment on the platform \[default\: <context>/<namespace>\]]:NAME:_default' \
 '--kube-host=[API server URL the agent reaches the runtime'\''s cluster at \[default\: in-cluster for the agent'\''s own cluster, else the kubeconfig'\''s\]]:URL:_default' \
-'-f+[Runtimes file listing several runtimes to attach (see README\: "One agent, many runtimes")]:FILE:_files' \
-'--values=[Runtimes file listing several runtimes to attach (see README\: "One agent, many runtimes")]:FILE:_files' \
+'-f+[Runtimes file listing several runtimes to attach (see docs/guide/runtimes.md)]:FILE:_files' \
+'--values=[Runtimes file listing several runtimes to attach (see docs/guide/runtimes.md)]:FILE:_files' \
 '(-f --values)*--set-value=[The runtime'\''s own setting, by a runtimes file entry'\''s key (repeatable)\: NodeSelector=zone=a, Storage.Backend=local]:KEY=VALUE:_default' \
 '--timeout=[How long to wait for each token and for the agent'\''s rollout, and for another run'\''s lock (e.g. 90s, 5m)]:DURATION:_default' \
 '--kube-namespace=[Namespace of the runtime (builds run there) \[default\: the agent'\''s namespace\]]:NAMESPACE:_default' \

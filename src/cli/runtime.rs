@@ -94,7 +94,7 @@ pub struct AttachArgs {
     /// API server URL the agent reaches the runtime's cluster at [default: in-cluster for the agent's own cluster, else the kubeconfig's]
     #[arg(long, value_name = "URL")]
     pub kube_host: Option<String>,
-    /// Runtimes file listing several runtimes to attach (see README: "One agent, many runtimes")
+    /// Runtimes file listing several runtimes to attach (see docs/guide/runtimes.md)
     #[arg(long = "values", short = 'f', value_name = "FILE")]
     pub values: Option<PathBuf>,
     /// The runtime's own setting, by a runtimes file entry's key (repeatable): NodeSelector=zone=a, Storage.Backend=local

@@ -163,7 +163,7 @@ async fn attach(
             && state.values.storage.provisioned
         {
             output::warn(&format!(
-                "runtime {} has no Storage of its own: its builds' volumes use StorageClass {}, which cf-runner installed in the agent's cluster only, not in {}; give the runtime its own Storage (README: One agent, many runtimes)",
+                "runtime {} has no Storage of its own: its builds' volumes use StorageClass {}, which cf-runner installed in the agent's cluster only, not in {}; give the runtime its own Storage (docs/guide/runtimes.md: Placement and storage of each runtime)",
                 r.name, state.values.storage.class_name, r.cluster.context
             ));
         }
