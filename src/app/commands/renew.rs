@@ -61,7 +61,9 @@ async fn platform_for(
 ) -> Result<Platform, Outcome> {
     let record = inventory::record(&cluster.client, namespace)
         .await
-        .map_err(|e| certificate::read_failed(e, namespace))?;
+        .doing(&format!(
+            "reading the installation record in namespace {namespace} failed"
+        ))?;
     let Some(record) = record else {
         return Err(Outcome::Failed(
             anyhow::anyhow!("namespace {namespace} holds no cf-runner installation record"),

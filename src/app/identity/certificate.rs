@@ -352,14 +352,6 @@ fn secret_manifest(
     Some(m)
 }
 
-/// A cluster error while reading the certificate, as the outcome to return.
-pub(crate) fn read_failed(e: KubeError, namespace: &str) -> Outcome {
-    Outcome::from_cluster(
-        e,
-        &format!("reading the dind certificate in namespace {namespace} failed"),
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
