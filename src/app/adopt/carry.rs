@@ -9,10 +9,11 @@ use crate::app::adopt::gather::{
 
 use serde_json::{json, Value};
 
-use crate::app::adopt::detect::{plan, values_text};
+use crate::app::adopt::classify::plan;
 use crate::app::adopt::found::{Found, Plan, Start};
 use crate::app::adopt::handover::{kept_certs, signed_certs, OnPlatform};
 use crate::app::adopt::objects::{AdoptOptions, ObjectRef};
+use crate::app::adopt::old_values::values_text;
 use crate::app::adopt::report::{print_plan, unclassified_refusal};
 use crate::app::identity::register;
 use crate::app::installation::plan;

@@ -1,20 +1,20 @@
 //! Which tool made the runner in a namespace, what its install is as
 //! cf-runner values, and the plan of the move.
 
-use std::collections::{BTreeMap, BTreeSet};
+use crate::app::adopt::old_values::read_values;
+use std::collections::BTreeSet;
 
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 
 use crate::app::adopt::credentials;
-use crate::app::adopt::found::{Found, Plan};
+use crate::app::adopt::found::Found;
 use crate::app::adopt::objects::{
-    component_of, in_namespace, kind, label, name, reference, ObjectRef, Tool, COVERED_CHART,
-    HELM_CHART_LABEL, HELM_RELEASE_TYPE, RUNNER_TOKEN_SECRET, SAVED_MARK,
+    in_namespace, kind, label, name, reference, ObjectRef, Tool, COVERED_CHART, HELM_CHART_LABEL,
+    HELM_RELEASE_TYPE,
 };
 use crate::app::installation::leftovers;
 use crate::render::{self, LABEL_MANAGED_BY};
 use crate::values::{self, Problem, Problems};
-use crate::wizard;
 
 /// True for a cluster-scoped object that belongs to an install in
 /// `namespace`: Helm's release-namespace annotation names it, a binding's
@@ -461,315 +461,21 @@ fn stray_credentials(
         .collect()
 }
 
-pub(super) fn env_of(container: &Value) -> BTreeMap<String, String> {
-    container["env"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|e| {
-            Some((
-                e["name"].as_str()?.to_string(),
-                e["value"].as_str()?.to_string(),
-            ))
-        })
-        .collect()
-}
-
-/// The install as a cf-runner values tree, and what was not read.
-pub(super) fn read_values(
-    namespace: &str,
-    context: &str,
-    runner: Option<&Value>,
-    mine: &[&Value],
-    all: &[Value],
-) -> (Value, Vec<String>) {
-    let mut v = json!({ "Namespace": namespace, "Context": context });
-    let mut not_read = vec![
-        "resources of every component".to_string(),
-        "the dind and engine settings of the runtime environment (kept on the platform)"
-            .to_string(),
-    ];
-    if let Some(runner) = runner {
-        let spec = &runner["spec"]["template"]["spec"];
-        let containers = spec["containers"].as_array().cloned().unwrap_or_default();
-        let container = containers
-            .iter()
-            .find(|c| c["name"] == "runner")
-            .or_else(|| containers.first())
-            .cloned()
-            .unwrap_or(Value::Null);
-        let env = env_of(&container);
-        if let Some(a) = env.get("AGENT_ID") {
-            v["AgentId"] = json!(a);
-        }
-        if let Some(h) = env.get("CODEFRESH_HOST") {
-            v["CodefreshHost"] = json!(h);
-        }
-        match env.get("CODEFRESH_IN_CLUSTER_RUNTIME") {
-            Some(r) => v["RuntimeEnvironmentName"] = json!(r),
-            None => not_read.push(
-                "the runtime environment's name (no CODEFRESH_IN_CLUSTER_RUNTIME, no name: in Secret runnerconf): the move takes the one the platform's agent serves; set RuntimeEnvironmentName in the values file"
-                    .to_string(),
-            ),
-        }
-        let mut env_vars = Map::new();
-        for key in ["HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY"] {
-            if let Some(p) = env.get(key) {
-                env_vars.insert(key.to_string(), json!(p));
-            }
-        }
-        if !env_vars.is_empty() {
-            v["EnvVars"] = Value::Object(env_vars);
-        }
-        if let Some(sel) = spec["nodeSelector"].as_object().filter(|m| !m.is_empty()) {
-            v["NodeSelector"] = Value::Object(sel.clone());
-        }
-        if let Some(t) = spec["tolerations"].as_array().filter(|t| !t.is_empty()) {
-            v["Tolerations"] = Value::Array(t.clone());
-        }
-        if let Some(image) = container["image"].as_str() {
-            if let Some((registry, _)) = image.split_once("/codefresh/") {
-                if registry != "quay.io" && !registry.is_empty() {
-                    v["DockerRegistry"] = json!(registry);
-                }
-            }
-        }
-    }
-    if let Some(sc) = mine.iter().find(|o| kind(o) == "StorageClass") {
-        let p = &sc["parameters"];
-        let backend = p["volumeBackend"].as_str().unwrap_or("local");
-        v["Storage"] = json!({ "Backend": backend, "StorageClassName": name(sc) });
-        let pairs: &[(&str, &str)] = match backend {
-            "local" => &[("volumeParentDir", "LocalVolumeParentDir")],
-            "ebs" | "ebs-csi" => &[
-                ("VolumeType", "VolumeType"),
-                ("AvailabilityZone", "AvailabilityZone"),
-                ("fsType", "FsType"),
-                ("encrypted", "Encrypted"),
-                ("kmsKeyId", "KmsKeyId"),
-            ],
-            "gcedisk" => &[
-                ("type", "VolumeType"),
-                ("zone", "AvailabilityZone"),
-                ("fsType", "FsType"),
-            ],
-            "azuredisk" | "azuredisk-csi" => &[
-                ("skuName", "SkuName"),
-                ("cachingMode", "CachingMode"),
-                ("fsType", "FsType"),
-                ("location", "AzureLocation"),
-                ("resourceGroup", "AzureResourceGroup"),
-            ],
-            _ => &[],
-        };
-        for (param, key) in pairs {
-            if let Some(value) = p[*param].as_str() {
-                v["Storage"][*key] = if *key == "Encrypted" {
-                    json!(value == "true")
-                } else {
-                    json!(value)
-                };
-            }
-        }
-    } else {
-        not_read.push(
-            "the StorageClass of dind volumes (the install made none): set StorageClass in the values file"
-                .to_string(),
-        );
-    }
-    let has = |component: &str| {
-        mine.iter().any(|o| {
-            kind(o) == "Deployment"
-                && (label(o, "codefresh.io/application") == Some(component)
-                    || label(o, "app") == Some(component)
-                    || name(o) == component)
-        })
-    };
-    v["Monitor"] = json!({ "Enabled": has("monitor") });
-    v["AppProxy"] = json!({ "Enabled": has("app-proxy") });
-    if has("app-proxy") {
-        if let Some(ingress) = all.iter().find(|o| {
-            kind(o) == "Ingress"
-                && mine
-                    .iter()
-                    .any(|m| kind(m) == "Ingress" && name(m) == name(o))
-        }) {
-            if let Some(host) = ingress["spec"]["rules"][0]["host"].as_str() {
-                v["AppProxy"]["Ingress"] = json!({ "Host": host });
-            }
-            if let Some(class) = ingress["spec"]["ingressClassName"].as_str() {
-                v["AppProxy"]["Ingress"]["IngressClass"] = json!(class);
-            }
-        }
-    }
-    (v, not_read)
-}
-
-/// Sorts the old install's objects against what cf-runner would install.
-/// `ours` holds each object cf-runner would install with its pod selector
-/// (`Value::Null` for kinds without one).
-pub fn plan(found: &Found, ours: &[(ObjectRef, Value)], namespace: &str) -> Plan {
-    let selector_of: BTreeMap<&ObjectRef, &Value> = ours.iter().map(|(o, s)| (o, s)).collect();
-    let ours: Vec<ObjectRef> = ours.iter().map(|(o, _)| o.clone()).collect();
-    let mut plan = Plan::default();
-    let by_kind = |k: &str| {
-        ours.iter()
-            .filter(|o| o.kind == k)
-            .cloned()
-            .collect::<Vec<_>>()
-    };
-    let mut helm_records = Vec::new();
-    for old in &found.objects {
-        if old.kind == "StorageClass" && ours.contains(old) {
-            if let Some((_, provisioner)) = &found.storage_class {
-                if *provisioner == render::provisioner_name(namespace) {
-                    plan.left_alone.push(format!(
-                        "{old} (cf-runner uses the same name and provisioner {provisioner}: the class and its volumes stay as they are; cf-runner only adds its labels)"
-                    ));
-                    continue;
-                }
-            }
-        }
-        if ours.contains(old) {
-            let theirs = found.selectors.get(&old.to_string());
-            let mine = selector_of.get(old).copied().filter(|s| !s.is_null());
-            if theirs.is_some() && mine.is_some() && theirs != mine {
-                plan.selector_clash.push(old.clone());
-                continue;
-            }
-            plan.taken_over.push(old.clone());
-            continue;
-        }
-        if found.token_secret.as_deref() == Some(old.name.as_str()) && old.kind == "Secret" {
-            // The agent token moves to cf-runner's Secret; the old one goes
-            // once the new runner serves builds.
-            if let Some(new) = ours
-                .iter()
-                .find(|o| o.kind == "Secret" && o.name == RUNNER_TOKEN_SECRET)
-            {
-                plan.replaced.push((old.clone(), new.clone()));
-                continue;
-            }
-        }
-        if old.kind == "StorageClass" {
-            if let Some((_, provisioner)) = &found.storage_class {
-                plan.left_alone.push(format!(
-                    "{old} (provisioner {provisioner}; cf-runner renders another name, so it stays and the new class is added)"
-                ));
-                continue;
-            }
-        }
-        if old.kind == "Secret" && old.name.starts_with("sh.helm.release.v1.") {
-            helm_records.push(old.clone());
-            continue;
-        }
-        if old.kind == "Secret"
-            && found
-                .credentials
-                .iter()
-                .any(|c| c.carried_secret() == Some(old.name.as_str()))
-        {
-            // Its keys go into cf-runner's credentials Secret; the old one
-            // goes once cf-runner's provisioner is up.
-            plan.replaced.push((
-                old.clone(),
-                ObjectRef {
-                    kind: "Secret".into(),
-                    name: render::PROVISIONER_SECRET.into(),
-                },
-            ));
-            continue;
-        }
-        if found.run_time.contains(old) {
-            // Made at run time by an object of the old install (a Job of
-            // its CronJob, a token of its ServiceAccount): removed with it.
-            plan.removed.push(old.clone());
-            continue;
-        }
-        if let Some(why) = unclassified(old) {
-            plan.unclassified.push((old.clone(), why));
-            continue;
-        }
-        let counterpart = match old.kind.as_str() {
-            "Deployment" | "DaemonSet" | "CronJob" => {
-                let role = component_of(&old.name);
-                by_kind(&old.kind)
-                    .into_iter()
-                    .find(|o| role.is_some() && component_of(&o.name) == role)
-            }
-            _ => None,
-        };
-        match counterpart {
-            Some(new) => plan.replaced.push((old.clone(), new)),
-            None => plan.removed.push(old.clone()),
-        }
-    }
-    plan.removed.extend(helm_records);
-    let mut users = BTreeSet::new();
-    for c in &found.credentials {
-        if let (
-            credentials::Source::SecretKey { secret, .. },
-            credentials::Destination::UsersSecret,
-        ) = (&c.from, &c.to)
-        {
-            if users.insert(secret.clone()) {
-                plan.left_alone.push(if leftovers::runner_credential(secret, &[]).is_some() {
-                    format!(
-                        "Secret/{secret} ({STRAY_NOTE}; cf-runner's provisioner reads it where it is. {})",
-                        removal(namespace, secret)
-                    )
-                } else {
-                    format!(
-                        "Secret/{secret} (yours: cf-runner's provisioner reads it where it is; cf-runner never deletes it)"
-                    )
-                });
-            }
-        }
-    }
-    for secret in &found.stray_credentials {
-        plan.left_alone.push(format!(
-            "Secret/{secret} ({STRAY_NOTE}; no component of the old install reads it. {})",
-            removal(namespace, secret)
-        ));
-    }
-    plan.left_alone.push(format!(
-        "dind volume claims and their volumes ({})",
-        if found.volume_claims.is_empty() {
-            "none yet".to_string()
-        } else {
-            found.volume_claims.join(", ")
-        }
-    ));
-    plan.left_alone.push("the namespace".into());
-    plan.left_alone.push(
-        "the agent and the runtime environment on the platform (same names, same agent token)"
-            .into(),
-    );
-    plan
-}
-
 /// Why a credential Secret that looks like the old tool's is left: adopt
 /// removes only what it recognises as the old install's (by its labels).
 /// Removing it later would need proof that it is unchanged since adopt,
 /// which cf-runner cannot keep where nobody else can write; naming it
 /// with the command is always safe.
-const STRAY_NOTE: &str =
+pub(crate) const STRAY_NOTE: &str =
     "a credential named like an old installer's, without its labels: cf-runner \
      cannot tell who made it, so it never deletes it";
-
-/// What the plan says about removing a credential Secret cf-runner leaves.
-fn removal(namespace: &str, secret: &str) -> String {
-    format!(
-        "`cf-runner delete` names it as left; once no runner uses it: kubectl -n {namespace} delete secret {secret}"
-    )
-}
 
 /// The type of the Secrets Kubernetes fills with a service account's token.
 pub(super) const SERVICE_ACCOUNT_TOKEN_TYPE: &str = "kubernetes.io/service-account-token";
 
 /// The kinds the move knows what to do with once no cf-runner object of
 /// the same name or role takes their place: it removes them.
-const REMOVABLE_KINDS: &[&str] = &[
+pub(crate) const REMOVABLE_KINDS: &[&str] = &[
     "Deployment",
     "DaemonSet",
     "CronJob",
@@ -786,7 +492,7 @@ const REMOVABLE_KINDS: &[&str] = &[
 
 /// The Secrets of the old tools the move knows, by name (or name prefix):
 /// what each holds, and so why removing it loses nothing.
-const KNOWN_SECRETS: &[(&str, &str)] = &[
+pub(crate) const KNOWN_SECRETS: &[(&str, &str)] = &[
     // venonactl: runtime kubeconfig fragments (a service-account token each).
     ("runnerconf", "runnerconf"),
     // The provisioner's keys (used ones are carried; an empty one is left
@@ -798,89 +504,6 @@ const KNOWN_SECRETS: &[(&str, &str)] = &[
         "the Codefresh API key the chart's hooks used",
     ),
 ];
-
-/// Why an old object the move has no rule for is not removed blindly, or
-/// `None` when a rule removes it.
-fn unclassified(old: &ObjectRef) -> Option<String> {
-    if REMOVABLE_KINDS.contains(&old.kind.as_str()) {
-        return None;
-    }
-    if old.kind == "Secret" {
-        let known = KNOWN_SECRETS
-            .iter()
-            .any(|(n, _)| old.name == *n || (n.ends_with('-') && old.name.starts_with(n)))
-            || old.name.ends_with("-volume-provisioner");
-        return (!known).then(|| {
-            "a Secret of the old tool's whose role adopt does not know: removing it could lose what it holds, keeping it could leave a credential behind".to_string()
-        });
-    }
-    Some(format!(
-        "adopt has no rule for a {} of the old tool's",
-        old.kind
-    ))
-}
-
-/// The saved values file's text: like the wizard's, with adopt's header.
-pub fn values_text(found: &Found, namespace: &str) -> wizard::SavedValues {
-    let mut saved = wizard::values_file(&found.values);
-    let rest = saved
-        .text
-        .split_once('\n')
-        .map(|(_, r)| r)
-        .unwrap_or_default();
-    // The wizard's second line says how to replay the file with `init`;
-    // here that would install a second runner beside the old one.
-    let rest = rest.split_once('\n').map(|(_, r)| r).unwrap_or_default();
-    saved.text = format!(
-        "{SAVED_MARK} from {} in namespace {namespace}.\n\
-         # It describes that install: `cf-runner init --values` with it would put a second runner beside the old one.\n{}{rest}",
-        found.tool.describe(),
-        credential_references(found),
-    );
-    saved
-}
-
-/// Comment lines naming where each credential cf-runner keeps in its own
-/// Secret comes from and goes: the values file holds references only,
-/// never a key's value.
-fn credential_references(found: &Found) -> String {
-    let mut out = String::new();
-    for c in &found.credentials {
-        if let credentials::Destination::OwnSecret { key } = &c.to {
-            out.push_str(&format!(
-                "# {}: not written here; adopt carries it from {} into cf-runner's Secret {} key {key}, where `cf-runner upgrade` reads it.\n",
-                c.key,
-                c.from,
-                render::PROVISIONER_SECRET
-            ));
-        }
-    }
-    out
-}
-
-/// Gives the runtime environment's name runnerconf holds to an install
-/// that names it nowhere else (venonactl's runner reads it from there).
-pub(crate) fn use_runnerconf(found: &mut Found, names: Vec<String>) {
-    if found.values.get("RuntimeEnvironmentName").is_none() {
-        if let [one] = names.as_slice() {
-            found.values["RuntimeEnvironmentName"] = json!(one);
-            found
-                .not_read
-                .retain(|n| !n.contains("RuntimeEnvironmentName"));
-        } else if names.len() > 1 {
-            for n in &mut found.not_read {
-                if n.contains("RuntimeEnvironmentName") {
-                    *n = format!(
-                        "the runtime environment's name: Secret runnerconf names {} ({}); the move takes the one the platform's agent serves",
-                        names.len(),
-                        names.join(", ")
-                    );
-                }
-            }
-        }
-    }
-    found.runnerconf_runtimes = names;
-}
 
 /// Annotation on the record Secret while a move is under way (its value
 /// names the old tool): a re-run of `adopt` continues the move.

@@ -126,6 +126,7 @@ async fn adopt_in(
 }
 
 mod carry;
+mod classify;
 mod cluster_move;
 mod credentials;
 mod detect;
@@ -133,12 +134,14 @@ pub mod found;
 mod gather;
 mod handover;
 pub mod objects;
+mod old_values;
 mod report;
 mod runtimes;
 mod several_runtimes;
 
 use carry::move_runner;
-use detect::{detect, use_runnerconf, ADOPTING_ANNOTATION};
+use detect::{detect, ADOPTING_ANNOTATION};
+use old_values::use_runnerconf;
 pub(crate) use report::check_save_path;
 use report::report;
 

@@ -3,7 +3,9 @@
 //! bundle's collection (`bundle`). Read-only.
 
 pub mod bundle;
+pub mod cluster_reads;
 pub mod health;
 pub mod images;
+pub mod redaction;
 pub mod status;
 pub mod support_bundle;

@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use crate::app::day_two::bundle::{collect, Request};
+use crate::app::day_two::bundle::collect;
+use crate::app::day_two::cluster_reads::Request;
 use crate::app::day_two::status;
 use crate::app::installation::{pick_installation, record};
 use crate::app::session::connect::{connect_flags, runtime};
