@@ -7,7 +7,7 @@
 //! (`identity::agent_token`).
 
 use crate::app::commands::flags;
-use crate::app::identity::{agent_token, certificate, register};
+use crate::app::identity::{agent_token, register};
 use crate::app::installation::pick_installation;
 use crate::app::session::connect::{connect_flags, runtime};
 use crate::app::session::lock::{self, LockWait};
@@ -42,7 +42,9 @@ async fn renew(args: &RenewArgs) -> Result<(), Outcome> {
     let how = LockWait::of(args.no_wait_for_lock, args.timeout);
     let held = lock::take(&cluster, &namespace, "renew", how, None).await?;
     let done = match args.what {
-        Renewable::Certificate => certificate::renew(&cluster, &namespace, &client).await,
+        Renewable::Certificate => {
+            crate::app::identity::certificate_renewal::renew(&cluster, &namespace, &client).await
+        }
         Renewable::AgentToken => {
             agent_token::rotate(&cluster, &namespace, &client, args.timeout).await
         }

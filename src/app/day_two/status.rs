@@ -248,7 +248,9 @@ fn storage_info(
 async fn describe(cluster: &Cluster, inst: &Installation) -> Result<InstallationInfo, KubeError> {
     let mut notes = Vec::new();
     let record = inst.record.clone().unwrap_or_default();
-    if inst.record.is_none() && crate::app::runtimes::attached::is_attached_runtime(&inst.objects) {
+    if inst.record.is_none()
+        && crate::app::installation::attached::is_attached_runtime(&inst.objects)
+    {
         notes.push(
             "a runtime attached to an agent in another namespace (ServiceAccount cf-runner-agent here is that \
              agent's access), not an installation of its own; `cf-runner info --kube-namespace <the agent's \

@@ -17,17 +17,16 @@ pub(crate) mod agent;
 pub(crate) mod target;
 
 pub(crate) use crate::app::runtimes::attach::access::{
-    account_of, ensure_access, is_access_credential, on_platform, runtime_objects,
+    account_of, ensure_access, on_platform, runtime_objects,
 };
 use crate::app::runtimes::attach::access::{register_runtime, remove_access};
 pub(crate) use crate::app::runtimes::attach::agent::{
-    agent_if_there, agent_on_platform, platform_client, read_agent, roll_agent,
-    set_platform_runtimes, stop_serving, under_agent_lock,
+    agent_on_platform, platform_client, read_agent, roll_agent, set_platform_runtimes,
+    stop_serving, under_agent_lock,
 };
 pub(crate) use crate::app::runtimes::attach::target::{
     builds_beside_agent_problem, insecure_agent_problem, read_runtimes_file, refuse_key_clash,
-    resolve, settings_from_flags, target_problems, Accepted, AgentSide, AgentState, Change,
-    OnPlatform, Resolved, Target, IN_CLUSTER_HOST,
+    resolve, settings_from_flags, target_problems, Accepted, AgentSide, AgentState, Change, Target,
 };
 use crate::app::runtimes::attach::target::{key_clash, vet_target};
 use std::path::PathBuf;

@@ -2,7 +2,9 @@
 //! where each is, whether the agent may go, and their deletion first with
 //! `delete --all-runtimes`.
 
-use crate::app::runtimes::attach::{self, Target, IN_CLUSTER_HOST};
+use crate::app::installation::attached::is_attached_runtime;
+use crate::app::runtimes::attach::agent;
+use crate::app::runtimes::attach::target::{self, Target, IN_CLUSTER_HOST};
 use crate::app::runtimes::life::{check_claim, remove, written_for, Leaving};
 use crate::app::session::outcome::Outcome;
 use crate::cluster::inventory::LiveObject;
@@ -10,7 +12,6 @@ use crate::cluster::{attached, runtimes as live, Cluster};
 use crate::output;
 use crate::platform::Platform;
 use crate::render::runtimes::{ACCESS_NAME, ACCESS_TOKEN_SECRET, CONFIG_SECRET};
-use crate::render::{Component, LABEL_COMPONENT};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -157,23 +158,6 @@ pub(crate) fn check_agent_delete(
     Ok(())
 }
 
-/// Whether `objects` (one namespace's) are those of a runtime attached to
-/// an agent of another namespace: the agent's access objects are there, and
-/// no runtimes file (so it is not the agent's own namespace).
-pub(crate) fn is_attached_runtime(objects: &[LiveObject]) -> bool {
-    let access =
-        |o: &&LiveObject| o.label(LABEL_COMPONENT) == Some(Component::RuntimeAccess.as_str());
-    let served = objects
-        .iter()
-        .filter(access)
-        .any(|o| o.kind == "ServiceAccount" && o.name == ACCESS_NAME);
-    let agent_here = objects
-        .iter()
-        .filter(access)
-        .any(|o| o.kind == "Secret" && o.name == CONFIG_SECRET);
-    served && !agent_here
-}
-
 /// Before `delete` of a namespace: one that an agent serves as an attached
 /// runtime (the agent's access objects are there, and no runtimes file: it
 /// is not the agent's own) is refused (exit 3) unless `ignore_agent`. Its
@@ -250,14 +234,14 @@ pub(crate) async fn delete_attached(
     let mut resolved = Vec::new();
     for a in attached {
         let Ok(target) = &a.place else { continue };
-        let r = attach::resolve(cluster, namespace, target).await?;
+        let r = target::resolve(cluster, namespace, target).await?;
         if let Some(p) = platform {
             check_claim(p, &r, agent_name, "the agent's runtimes Secret").await?;
         }
         resolved.push((a, r));
     }
     if let (Some(p), Some(name)) = (platform, agent_name) {
-        match attach::agent_if_there(p, name).await? {
+        match agent::agent_if_there(p, name).await? {
             Some(agent) => {
                 let wanted = agent
                     .runtimes
@@ -265,7 +249,7 @@ pub(crate) async fn delete_attached(
                     .filter(|n| attached.iter().all(|a| a.name != **n))
                     .cloned()
                     .collect();
-                attach::set_platform_runtimes(p, &agent, wanted).await?;
+                agent::set_platform_runtimes(p, &agent, wanted).await?;
             }
             None => output::note(&format!(
                 "agent {name} is not on the Codefresh platform: no list of runtimes to take them off there"

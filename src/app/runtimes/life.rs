@@ -19,7 +19,8 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::app::identity::verified;
-use crate::app::runtimes::attach::{self, AgentSide, AgentState, Resolved, Target};
+use crate::app::runtimes::attach::target::{self, AgentSide, AgentState, Resolved, Target};
+use crate::app::runtimes::attach::{access, agent};
 use crate::app::session::connect::need_yes;
 use crate::app::session::converge;
 use crate::app::session::options::PlatformOptions;
@@ -44,7 +45,7 @@ pub(crate) struct DeleteOptions {
 
 /// The runtime a `runtime delete|upgrade` names: a namespace is needed.
 pub(crate) fn named_problems(t: &Target) -> Vec<Problem> {
-    let mut p = attach::target_problems(t);
+    let mut p = target::target_problems(t);
     if t.namespace.is_none() {
         p.push(Problem::new(
             "--kube-namespace",
@@ -123,7 +124,7 @@ pub(crate) async fn written_for(r: &Resolved) -> Result<Written, Outcome> {
     {
         let wanted = match o.label(LABEL_COMPONENT) {
             Some(c) if c == Component::RuntimeAccess.as_str() => {
-                attach::is_access_credential(&o.name)
+                access::is_access_credential(&o.name)
             }
             Some(c) if c == Component::Runtime.as_str() => !installation,
             _ => storage(&o),
@@ -187,11 +188,11 @@ pub(crate) async fn delete_runtime(
         return need_yes(command, "the deletion");
     }
     let ns = agent.namespace.clone();
-    attach::under_agent_lock(&agent, command, options.timeout, async |cluster: &Cluster| {
-        let state = attach::read_agent(cluster.clone(), &ns, command).await?;
-        let platform = attach::platform_client(platform_args, &state, command)?;
-        let r = attach::resolve(&state.cluster, &ns, &target).await?;
-        attach::refuse_key_clash(&state, &target, &r)?;
+    agent::under_agent_lock(&agent, command, options.timeout, async |cluster: &Cluster| {
+        let state = agent::read_agent(cluster.clone(), &ns, command).await?;
+        let platform = agent::platform_client(platform_args, &state, command)?;
+        let r = target::resolve(&state.cluster, &ns, &target).await?;
+        target::refuse_key_clash(&state, &target, &r)?;
         refuse_own(
             &state,
             &r,
@@ -339,10 +340,10 @@ async fn detach(
     timeout: Duration,
 ) -> Result<Vec<String>, Outcome> {
     let agent = match platform {
-        Some(p) => Some(attach::agent_on_platform(p, &state.agent_name).await?),
+        Some(p) => Some(agent::agent_on_platform(p, &state.agent_name).await?),
         None => None,
     };
-    attach::stop_serving(
+    agent::stop_serving(
         state,
         r,
         platform.zip(agent.as_ref()),
@@ -390,11 +391,11 @@ async fn verify(
     if let Some(p) = platform {
         let agent = match leaving {
             Leaving::AgentStays(state) => {
-                Some(attach::agent_on_platform(p, &state.agent_name).await?)
+                Some(agent::agent_on_platform(p, &state.agent_name).await?)
             }
             Leaving::AgentGoes {
                 name: Some(name), ..
-            } => attach::agent_if_there(p, name).await?,
+            } => agent::agent_if_there(p, name).await?,
             Leaving::AgentGoes { name: None, .. } => None,
         };
         if let Some(agent) = agent {

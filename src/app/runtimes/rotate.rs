@@ -21,7 +21,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::app::runtimes::attach::{
+use crate::app::runtimes::attach::agent;
+use crate::app::runtimes::attach::target::{
     self, AgentSide, AgentState, Resolved, Target, IN_CLUSTER_HOST,
 };
 use crate::app::session::converge;
@@ -41,7 +42,7 @@ const COMMAND: &str = "runtime rotate";
 
 /// Runs `runtime rotate` for `target` of the agent in `agent`.
 pub(crate) async fn run(agent: AgentSide, target: Target, timeout: Duration) -> Outcome {
-    let mut problems = attach::target_problems(&target);
+    let mut problems = target::target_problems(&target);
     if target.namespace.is_none() && target.name.is_none() {
         problems.push(Problem::new(
             "--kube-namespace",
@@ -54,8 +55,8 @@ pub(crate) async fn run(agent: AgentSide, target: Target, timeout: Duration) -> 
         return Outcome::BadInput(Problems(problems));
     }
     let ns = agent.namespace.clone();
-    attach::under_agent_lock(&agent, COMMAND, timeout, async |cluster: &Cluster| {
-        let state = attach::read_agent(cluster.clone(), &ns, COMMAND).await?;
+    agent::under_agent_lock(&agent, COMMAND, timeout, async |cluster: &Cluster| {
+        let state = agent::read_agent(cluster.clone(), &ns, COMMAND).await?;
         rotate(state, target, timeout).await
     })
     .await
@@ -149,7 +150,7 @@ async fn remove(r: &Resolved, objects: &[(&str, &str)], timeout: Duration) -> Re
 }
 
 async fn rotate(state: AgentState, target: Target, timeout: Duration) -> Result<(), Outcome> {
-    let mut r = attach::resolve(&state.cluster, &state.namespace, &target).await?;
+    let mut r = target::resolve(&state.cluster, &state.namespace, &target).await?;
     if let (true, Some(own)) = (
         r.same_cluster && r.namespace == state.namespace && target.name.is_none(),
         &state.own_runtime,
@@ -159,7 +160,7 @@ async fn rotate(state: AgentState, target: Target, timeout: Duration) -> Result<
         r.key = crate::render::runtimes::config_key(&r.name).unwrap_or(r.key);
     }
     // `team.x` must not rotate the token in `team/x`'s file.
-    attach::refuse_key_clash(&state, &target, &r)?;
+    target::refuse_key_clash(&state, &target, &r)?;
     let Some(old_text) = state.files.get(&r.key).cloned() else {
         let (flag, value) = match &target.name {
             Some(n) => ("--runtime-name", n.clone()),
@@ -198,7 +199,7 @@ async fn rotate(state: AgentState, target: Target, timeout: Duration) -> Result<
     )
     .await?;
     files.insert(r.key.clone(), file(token, ca).file_text());
-    attach::roll_agent(&state, &files, timeout, COMMAND).await?;
+    agent::roll_agent(&state, &files, timeout, COMMAND).await?;
 
     // 2. The agent's own ServiceAccount made again: the old token dies.
     // Its RoleBinding names it by name: it stays, and binds the new one.
@@ -217,7 +218,7 @@ async fn rotate(state: AgentState, target: Target, timeout: Duration) -> Result<
 
     // 3. The agent on the new token; 4. the bridge removed.
     files.insert(r.key.clone(), file(token, ca).file_text());
-    attach::roll_agent(&state, &files, timeout, COMMAND).await?;
+    agent::roll_agent(&state, &files, timeout, COMMAND).await?;
     let bridge = [
         ("ServiceAccount", BRIDGE),
         ("RoleBinding", BRIDGE),

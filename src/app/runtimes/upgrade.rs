@@ -3,7 +3,8 @@
 //! drop the scheduling and storage it was attached with.
 
 use crate::app::identity::register;
-use crate::app::runtimes::attach::{self, AgentSide, Resolved, Target};
+use crate::app::runtimes::attach::target::{self, AgentSide, Resolved, Target};
+use crate::app::runtimes::attach::{access, agent};
 use crate::app::runtimes::life::{is_attached, named_problems, refuse_own};
 use crate::app::session::converge;
 use crate::app::session::options::PlatformOptions;
@@ -19,7 +20,7 @@ use std::time::Duration;
 /// from the agent's values (images, dind config), applied in its
 /// namespace only. The agent, its files and the other runtimes are not
 /// written. Its spec goes to the platform unless the platform registered it
-/// for another place (see [`attach::on_platform`]).
+/// for another place (see [`access::on_platform`]).
 pub(crate) async fn upgrade_runtime(
     agent: AgentSide,
     target: Target,
@@ -32,11 +33,11 @@ pub(crate) async fn upgrade_runtime(
         return Outcome::BadInput(Problems(problems));
     }
     let ns = agent.namespace.clone();
-    attach::under_agent_lock(&agent, command, timeout, async |cluster: &Cluster| {
-        let state = attach::read_agent(cluster.clone(), &ns, command).await?;
-        let platform = attach::platform_client(platform_args, &state, command)?;
-        let r = attach::resolve(&state.cluster, &ns, &target).await?;
-        attach::refuse_key_clash(&state, &target, &r)?;
+    agent::under_agent_lock(&agent, command, timeout, async |cluster: &Cluster| {
+        let state = agent::read_agent(cluster.clone(), &ns, command).await?;
+        let platform = agent::platform_client(platform_args, &state, command)?;
+        let r = target::resolve(&state.cluster, &ns, &target).await?;
+        target::refuse_key_clash(&state, &target, &r)?;
         refuse_own(
             &state,
             &r,
@@ -71,10 +72,10 @@ pub(crate) async fn upgrade_runtime(
             "drop --set-value: cf-runner then upgrades the runtime's objects in namespace {} and leaves the spec of runtime environment {} as it is; or register it for namespace {} of cluster {} on the platform first",
             r.namespace, r.name, r.namespace, r.cluster.context
         );
-        let found = attach::on_platform(&r, current.as_ref(), &fix)?;
-        let send = !matches!(found, attach::OnPlatform::Elsewhere);
-        let account_id = attach::account_of(&platform, &state).await?;
-        let render = attach::runtime_objects(&state, &r, &platform, &account_id).await?;
+        let found = access::on_platform(&r, current.as_ref(), &fix)?;
+        let send = !matches!(found, target::OnPlatform::Elsewhere);
+        let account_id = access::account_of(&platform, &state).await?;
+        let render = access::runtime_objects(&state, &r, &platform, &account_id).await?;
         if let (true, Some(current)) = (send, &current) {
             keeps_own_scheduling(&r, &render.spec, current)?;
         }
