@@ -229,52 +229,58 @@ async fn rotate(state: AgentState, target: Target, timeout: Duration) -> Result<
     // Say what the API server now makes of the old token (not a gate:
     // the rotation is done either way).
     if let (Some(old), Some(ca)) = (old_token, old_file.crt.clone()) {
-        let at = if host.trim_end_matches('/') == IN_CLUSTER_HOST {
-            r.cluster.server.trim_end_matches('/').to_string()
-        } else {
-            host.clone()
-        };
-        // The API server caches a token's answer for a few seconds (10s
-        // in kube-apiserver): the old token may still pass that long.
-        let patience = Duration::from_secs(30);
-        let shown = output::waiting(&format!(
-            "waiting up to {}s for {at} to refuse the old token of runtime {} (the API server caches tokens for about 10s)",
-            patience.as_secs(),
-            r.name
-        ));
-        let deadline = std::time::Instant::now() + patience;
-        let last = loop {
-            let access = runtime_access::check(&at, &ca, &old, Some(&r.namespace)).await;
-            if matches!(access, Access::Refused | Access::NotChecked(_))
-                || std::time::Instant::now() >= deadline
-            {
-                break access;
-            }
-            tokio::time::sleep(Duration::from_secs(1)).await;
-        };
-        drop(shown);
-        match last {
-            Access::Refused => output::note(&format!(
-                "the old token of runtime {} is refused by {at} (401)",
-                r.name
-            )),
-            Access::NotChecked(why) => output::note(&format!(
-                "the old token of runtime {} was not checked: {why}",
-                r.name
-            )),
-            _ => output::warn(&format!(
-                "the old token of runtime {} still passed at {at} after {}s, though its Secret and ServiceAccount are gone; `cf-runner info --kube-namespace {}` shows the agent's credentials",
-                r.name,
-                patience.as_secs(),
-                state.namespace
-            )),
-        }
+        say_old_token(&r, &host, &old, &ca, &state.namespace).await;
     }
     output::done(&format!(
         "runtime {}: the agent {} in namespace {} holds a new token; the old one is removed",
         r.name, state.agent_name, state.namespace
     ));
     Ok(())
+}
+
+/// What the API server makes of the old token, waited for a while: the
+/// API server caches a token's answer for a few seconds.
+async fn say_old_token(r: &Resolved, host: &str, old: &Secret, ca: &str, agent_namespace: &str) {
+    let at = if host.trim_end_matches('/') == IN_CLUSTER_HOST {
+        r.cluster.server.trim_end_matches('/').to_string()
+    } else {
+        host.to_string()
+    };
+    // The API server caches a token's answer for a few seconds (10s
+    // in kube-apiserver): the old token may still pass that long.
+    let patience = Duration::from_secs(30);
+    let shown = output::waiting(&format!(
+        "waiting up to {}s for {at} to refuse the old token of runtime {} (the API server caches tokens for about 10s)",
+        patience.as_secs(),
+        r.name
+    ));
+    let deadline = std::time::Instant::now() + patience;
+    let last = loop {
+        let access = runtime_access::check(&at, ca, old, Some(&r.namespace)).await;
+        if matches!(access, Access::Refused | Access::NotChecked(_))
+            || std::time::Instant::now() >= deadline
+        {
+            break access;
+        }
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    };
+    drop(shown);
+    match last {
+        Access::Refused => output::note(&format!(
+            "the old token of runtime {} is refused by {at} (401)",
+            r.name
+        )),
+        Access::NotChecked(why) => output::note(&format!(
+            "the old token of runtime {} was not checked: {why}",
+            r.name
+        )),
+        _ => output::warn(&format!(
+            "the old token of runtime {} still passed at {at} after {}s, though its Secret and ServiceAccount are gone; `cf-runner info --kube-namespace {}` shows the agent's credentials",
+            r.name,
+            patience.as_secs(),
+            agent_namespace
+        )),
+    }
 }
 
 #[cfg(test)]
