@@ -245,31 +245,9 @@ fn storage_info(
     }
 }
 
-async fn describe(cluster: &Cluster, inst: &Installation) -> Result<InstallationInfo, KubeError> {
-    let mut notes = Vec::new();
-    let record = inst.record.clone().unwrap_or_default();
-    if inst.record.is_none()
-        && crate::app::installation::attached::is_attached_runtime(&inst.objects)
-    {
-        notes.push(
-            "a runtime attached to an agent in another namespace (ServiceAccount cf-runner-agent here is that \
-             agent's access), not an installation of its own; `cf-runner info --kube-namespace <the agent's \
-             namespace>` shows it with the agent, and `cf-runner runtime delete` removes it"
-                .into(),
-        );
-    } else if inst.record.is_none() {
-        notes.push(format!(
-            "no installation record (Secret {RECORD_SECRET}): an init or a delete stopped half-way; \
-             re-run it to finish"
-        ));
-    } else if inst.values.is_none() {
-        notes.push(
-            "the recorded values do not validate with this version of cf-runner; `upgrade` will say why"
-                .into(),
-        );
-    }
-    let recorded = record::shown_values(&record);
-
+/// The installed objects grouped by component, in the order an install
+/// makes them, and whether every one that has a readiness is ready.
+fn components(inst: &Installation) -> (Vec<ComponentInfo>, bool) {
     let mut by_component: BTreeMap<String, Vec<ObjectInfo>> = BTreeMap::new();
     let mut healthy = true;
     for o in &inst.objects {
@@ -310,6 +288,35 @@ async fn describe(cluster: &Cluster, inst: &Installation) -> Result<Installation
         .map(|(name, objects)| ComponentInfo { name, objects })
         .collect();
     components.sort_by_key(|c| rank(&c.name));
+    (components, healthy)
+}
+
+async fn describe(cluster: &Cluster, inst: &Installation) -> Result<InstallationInfo, KubeError> {
+    let mut notes = Vec::new();
+    let record = inst.record.clone().unwrap_or_default();
+    if inst.record.is_none()
+        && crate::app::installation::attached::is_attached_runtime(&inst.objects)
+    {
+        notes.push(
+            "a runtime attached to an agent in another namespace (ServiceAccount cf-runner-agent here is that \
+             agent's access), not an installation of its own; `cf-runner info --kube-namespace <the agent's \
+             namespace>` shows it with the agent, and `cf-runner runtime delete` removes it"
+                .into(),
+        );
+    } else if inst.record.is_none() {
+        notes.push(format!(
+            "no installation record (Secret {RECORD_SECRET}): an init or a delete stopped half-way; \
+             re-run it to finish"
+        ));
+    } else if inst.values.is_none() {
+        notes.push(
+            "the recorded values do not validate with this version of cf-runner; `upgrade` will say why"
+                .into(),
+        );
+    }
+    let recorded = record::shown_values(&record);
+
+    let (components, healthy) = components(inst);
 
     let own_class = inst.objects.iter().find(|o| o.kind == "StorageClass");
     let storage = match (own_class, &inst.values) {
