@@ -39,51 +39,88 @@ pub(crate) fn read_values(
             .to_string(),
     ];
     if let Some(runner) = runner {
-        let spec = &runner["spec"]["template"]["spec"];
-        let containers = spec["containers"].as_array().cloned().unwrap_or_default();
-        let container = containers
-            .iter()
-            .find(|c| c["name"] == "runner")
-            .or_else(|| containers.first())
-            .cloned()
-            .unwrap_or(Value::Null);
-        let env = env_of(&container);
-        if let Some(a) = env.get("AGENT_ID") {
-            v["AgentId"] = json!(a);
-        }
-        if let Some(h) = env.get("CODEFRESH_HOST") {
-            v["CodefreshHost"] = json!(h);
-        }
-        match env.get("CODEFRESH_IN_CLUSTER_RUNTIME") {
-            Some(r) => v["RuntimeEnvironmentName"] = json!(r),
-            None => not_read.push(
-                "the runtime environment's name (no CODEFRESH_IN_CLUSTER_RUNTIME, no name: in Secret runnerconf): the move takes the one the platform's agent serves; set RuntimeEnvironmentName in the values file"
-                    .to_string(),
-            ),
-        }
-        let mut env_vars = Map::new();
-        for key in ["HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY"] {
-            if let Some(p) = env.get(key) {
-                env_vars.insert(key.to_string(), json!(p));
+        from_runner(runner, &mut v, &mut not_read);
+    }
+    from_storage_class(mine, &mut v, &mut not_read);
+    let has = |component: &str| {
+        mine.iter().any(|o| {
+            kind(o) == "Deployment"
+                && (label(o, "codefresh.io/application") == Some(component)
+                    || label(o, "app") == Some(component)
+                    || name(o) == component)
+        })
+    };
+    v["Monitor"] = json!({ "Enabled": has("monitor") });
+    v["AppProxy"] = json!({ "Enabled": has("app-proxy") });
+    if has("app-proxy") {
+        if let Some(ingress) = all.iter().find(|o| {
+            kind(o) == "Ingress"
+                && mine
+                    .iter()
+                    .any(|m| kind(m) == "Ingress" && name(m) == name(o))
+        }) {
+            if let Some(host) = ingress["spec"]["rules"][0]["host"].as_str() {
+                v["AppProxy"]["Ingress"] = json!({ "Host": host });
             }
-        }
-        if !env_vars.is_empty() {
-            v["EnvVars"] = Value::Object(env_vars);
-        }
-        if let Some(sel) = spec["nodeSelector"].as_object().filter(|m| !m.is_empty()) {
-            v["NodeSelector"] = Value::Object(sel.clone());
-        }
-        if let Some(t) = spec["tolerations"].as_array().filter(|t| !t.is_empty()) {
-            v["Tolerations"] = Value::Array(t.clone());
-        }
-        if let Some(image) = container["image"].as_str() {
-            if let Some((registry, _)) = image.split_once("/codefresh/") {
-                if registry != "quay.io" && !registry.is_empty() {
-                    v["DockerRegistry"] = json!(registry);
-                }
+            if let Some(class) = ingress["spec"]["ingressClassName"].as_str() {
+                v["AppProxy"]["Ingress"]["IngressClass"] = json!(class);
             }
         }
     }
+    (v, not_read)
+}
+
+/// What the old runner's Deployment says: the agent, the platform, the
+/// runtime's name, proxies, placement and the image registry.
+fn from_runner(runner: &Value, v: &mut Value, not_read: &mut Vec<String>) {
+    let spec = &runner["spec"]["template"]["spec"];
+    let containers = spec["containers"].as_array().cloned().unwrap_or_default();
+    let container = containers
+        .iter()
+        .find(|c| c["name"] == "runner")
+        .or_else(|| containers.first())
+        .cloned()
+        .unwrap_or(Value::Null);
+    let env = env_of(&container);
+    if let Some(a) = env.get("AGENT_ID") {
+        v["AgentId"] = json!(a);
+    }
+    if let Some(h) = env.get("CODEFRESH_HOST") {
+        v["CodefreshHost"] = json!(h);
+    }
+    match env.get("CODEFRESH_IN_CLUSTER_RUNTIME") {
+        Some(r) => v["RuntimeEnvironmentName"] = json!(r),
+        None => not_read.push(
+            "the runtime environment's name (no CODEFRESH_IN_CLUSTER_RUNTIME, no name: in Secret runnerconf): the move takes the one the platform's agent serves; set RuntimeEnvironmentName in the values file"
+                .to_string(),
+        ),
+    }
+    let mut env_vars = Map::new();
+    for key in ["HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY"] {
+        if let Some(p) = env.get(key) {
+            env_vars.insert(key.to_string(), json!(p));
+        }
+    }
+    if !env_vars.is_empty() {
+        v["EnvVars"] = Value::Object(env_vars);
+    }
+    if let Some(sel) = spec["nodeSelector"].as_object().filter(|m| !m.is_empty()) {
+        v["NodeSelector"] = Value::Object(sel.clone());
+    }
+    if let Some(t) = spec["tolerations"].as_array().filter(|t| !t.is_empty()) {
+        v["Tolerations"] = Value::Array(t.clone());
+    }
+    if let Some(image) = container["image"].as_str() {
+        if let Some((registry, _)) = image.split_once("/codefresh/") {
+            if registry != "quay.io" && !registry.is_empty() {
+                v["DockerRegistry"] = json!(registry);
+            }
+        }
+    }
+}
+
+/// The dind volumes' storage, from the install's StorageClass.
+fn from_storage_class(mine: &[&Value], v: &mut Value, not_read: &mut Vec<String>) {
     if let Some(sc) = mine.iter().find(|o| kind(o) == "StorageClass") {
         let p = &sc["parameters"];
         let backend = p["volumeBackend"].as_str().unwrap_or("local");
@@ -126,32 +163,6 @@ pub(crate) fn read_values(
                 .to_string(),
         );
     }
-    let has = |component: &str| {
-        mine.iter().any(|o| {
-            kind(o) == "Deployment"
-                && (label(o, "codefresh.io/application") == Some(component)
-                    || label(o, "app") == Some(component)
-                    || name(o) == component)
-        })
-    };
-    v["Monitor"] = json!({ "Enabled": has("monitor") });
-    v["AppProxy"] = json!({ "Enabled": has("app-proxy") });
-    if has("app-proxy") {
-        if let Some(ingress) = all.iter().find(|o| {
-            kind(o) == "Ingress"
-                && mine
-                    .iter()
-                    .any(|m| kind(m) == "Ingress" && name(m) == name(o))
-        }) {
-            if let Some(host) = ingress["spec"]["rules"][0]["host"].as_str() {
-                v["AppProxy"]["Ingress"] = json!({ "Host": host });
-            }
-            if let Some(class) = ingress["spec"]["ingressClassName"].as_str() {
-                v["AppProxy"]["Ingress"]["IngressClass"] = json!(class);
-            }
-        }
-    }
-    (v, not_read)
 }
 
 /// The saved values file's text: like the wizard's, with adopt's header.
