@@ -1,5 +1,5 @@
 //! `cf-runner check`: the values as `init` loads them (files, `--set-value`,
-//! the kube flags), then the preflight ([`crate::app::install::check`]).
+//! the kube flags), then the preflight (`install::check`).
 //! Exit code 3 when a check fails.
 
 use crate::app::commands::flags;

@@ -1,5 +1,5 @@
 //! `cf-runner delete`: never deletes unasked (`--yes` where nobody can be
-//! asked); the deletion itself is [`crate::app::install::delete`].
+//! asked); the deletion itself is `install::delete`.
 
 use crate::app::commands::flags;
 use crate::app::install::delete::{self, DeleteOptions};

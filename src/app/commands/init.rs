@@ -1,6 +1,6 @@
-//! `cf-runner init`: the flags are read once, into a [`Plan`] and the
+//! `cf-runner init`: the flags are read once, into a `Plan` and the
 //! input (values files, `--set-*`, the flags that set keys); everything
-//! after that ([`crate::app::install::init`]) never looks at them again.
+//! after that (`install::init`) never looks at them again.
 
 use crate::app::commands::flags;
 use crate::app::install::init::{init, Mode, Plan};

@@ -1,6 +1,6 @@
 //! `cf-runner upgrade`: never changes an install unasked (`--yes` where
 //! nobody can be asked); the flags become the new input and the options of
-//! [`crate::app::install::upgrade`], which does the work.
+//! `install::upgrade`, which does the work.
 
 use crate::app::commands::flags;
 use crate::app::install::upgrade::{self, UpgradeOptions};

@@ -1,5 +1,5 @@
 //! `renew certificate`: a new dind key and certificate signed by the
-//! platform ([`sign`]), written over the install's dind Secret as
+//! platform (`certificate::sign`), written over the install's dind Secret as
 //! `upgrade` would render it. Builds already running keep the old one.
 
 use crate::app::identity::certificate::{date, not_after, now, read, sign, CertState};

@@ -1,6 +1,6 @@
 //! Attaching a runtime in another namespace or cluster to an installed
 //! agent, and detaching it: the agent's credentials in the runtime's
-//! namespace, the runtime's file in the agent's [`CONFIG_SECRET`], the
+//! namespace, the runtime's file in the agent's `CONFIG_SECRET`, the
 //! agent's runtime list on the platform, and a rollout of the agent that
 //! adds a pod before it removes one. Everything is compared before it is
 //! written, so a re-run writes nothing, and a run stopped half-way
