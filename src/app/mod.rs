@@ -18,10 +18,10 @@ pub mod session;
 
 use std::process::ExitCode;
 
-pub use session::outcome::Outcome;
-
 use crate::cli::{Cli, Command};
 use crate::output;
+
+pub use session::outcome::Outcome;
 
 /// Runs one parsed command line.
 pub fn run(cli: Cli) -> ExitCode {

@@ -2,15 +2,14 @@
 //! certificates, the storage refusal, and the order in which one runner
 //! always serves builds.
 
-use crate::app::adopt::cluster_move::{adopt_apply, Carry};
-use crate::app::adopt::gather::{
-    agent_token, kept_identity, load_values, on_platform, render_move, storage_problems,
-};
-
 use serde_json::{json, Value};
 
 use crate::app::adopt::classify::plan;
+use crate::app::adopt::cluster_move::{adopt_apply, Carry};
 use crate::app::adopt::found::{Found, Plan, Start};
+use crate::app::adopt::gather::{
+    agent_token, kept_identity, load_values, on_platform, render_move, storage_problems,
+};
 use crate::app::adopt::handover::{kept_certs, signed_certs, OnPlatform};
 use crate::app::adopt::objects::{AdoptOptions, ObjectRef};
 use crate::app::adopt::old_values::values_text;

@@ -2,14 +2,16 @@
 //! replaced by cf-runner's, removed, or kept; refused when one cannot be
 //! classified.
 
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::Value;
+
 use crate::app::adopt::credentials;
 use crate::app::adopt::detect::{KNOWN_SECRETS, REMOVABLE_KINDS, STRAY_NOTE};
 use crate::app::adopt::found::{Found, Plan};
 use crate::app::adopt::objects::{component_of, ObjectRef, RUNNER_TOKEN_SECRET};
 use crate::app::installation::leftovers;
-use crate::render::{self};
-use serde_json::Value;
-use std::collections::{BTreeMap, BTreeSet};
+use crate::render;
 
 /// Sorts the old install's objects against what cf-runner would install.
 /// `ours` holds each object cf-runner would install with its pod selector

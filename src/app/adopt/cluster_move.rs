@@ -3,6 +3,8 @@
 //! runner gone, then the rest of the old install (the Helm release record
 //! last).
 
+use serde_json::{json, Value};
+
 use crate::app::adopt::detect::{ADOPTING_ANNOTATION, INTERIM_SUFFIX};
 use crate::app::adopt::found::{Found, Plan};
 use crate::app::adopt::gather::interim;
@@ -13,7 +15,6 @@ use crate::app::session::outcome::{Doing, Outcome};
 use crate::cluster;
 use crate::output;
 use crate::render::{self, Manifest, Rendered};
-use serde_json::{json, Value};
 
 /// Applies with force: adopt takes over the old tool's objects of the same
 /// name.

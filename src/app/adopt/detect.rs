@@ -1,7 +1,6 @@
 //! Which tool made the runner in a namespace, what its install is as
 //! cf-runner values, and the plan of the move.
 
-use crate::app::adopt::old_values::read_values;
 use std::collections::BTreeSet;
 
 use serde_json::Value;
@@ -12,6 +11,7 @@ use crate::app::adopt::objects::{
     in_namespace, kind, label, name, reference, ObjectRef, Tool, COVERED_CHART, HELM_CHART_LABEL,
     HELM_RELEASE_TYPE,
 };
+use crate::app::adopt::old_values::read_values;
 use crate::app::installation::leftovers;
 use crate::render::{self, LABEL_MANAGED_BY};
 use crate::values::{self, Problem, Problems};

@@ -3,6 +3,10 @@
 //! agent token, the identity it renders with; and the refusal of a move
 //! that would change how dind volumes are made.
 
+use std::collections::BTreeSet;
+
+use serde_json::{json, Value};
+
 use crate::app::adopt::credentials;
 use crate::app::adopt::detect::INTERIM_SUFFIX;
 use crate::app::adopt::found::Found;
@@ -16,8 +20,6 @@ use crate::cluster;
 use crate::output;
 use crate::render::{self, Identity, Manifest, Rendered};
 use crate::values::{self, Input, Problem, Problems};
-use serde_json::{json, Value};
-use std::collections::BTreeSet;
 
 pub(crate) fn token_needed(why: &str) -> Outcome {
     register::token_needed("adopt", why, "")

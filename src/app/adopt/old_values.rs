@@ -2,13 +2,15 @@
 //! and objects (as a cf-runner values file would say them), and the saved
 //! values file's text.
 
+use std::collections::BTreeMap;
+
+use serde_json::{json, Map, Value};
+
 use crate::app::adopt::credentials;
 use crate::app::adopt::found::Found;
 use crate::app::adopt::objects::{kind, label, name, SAVED_MARK};
-use crate::render::{self};
+use crate::render;
 use crate::wizard;
-use serde_json::{json, Map, Value};
-use std::collections::BTreeMap;
 
 pub(crate) fn env_of(container: &Value) -> BTreeMap<String, String> {
     container["env"]

@@ -6,14 +6,13 @@
 //! is named in the bundle's index and the next one goes on: a bundle is
 //! most needed when the API server is half broken.
 
+use serde_json::{json, Map, Value};
+
 use crate::app::day_two::cluster_reads::{
     add_events, add_logs, add_nodes, add_pods, add_storage, running_images,
 };
 use crate::app::day_two::cluster_reads::{Request, LAST_APPLIED};
 use crate::app::day_two::redaction::known_secrets;
-
-use serde_json::{json, Map, Value};
-
 use crate::app::identity::register;
 use crate::app::installation::{identity, record};
 use crate::app::session::options::PlatformOptions;

@@ -2,14 +2,16 @@
 //! pods (described, their statuses, images and logs), events, nodes and
 //! zones, and the dind volumes' storage.
 
+use std::collections::BTreeMap;
+
+use serde_json::{json, Map, Value};
+
 use crate::app::installation::own_classes;
 use crate::app::session::options::PlatformOptions;
 use crate::bundle::Bundle;
-use crate::cluster::inventory::{self};
+use crate::cluster::inventory;
 use crate::cluster::support::{self as reads, LogLimits};
-use crate::values::{self};
-use serde_json::{json, Map, Value};
-use std::collections::BTreeMap;
+use crate::values;
 
 /// The annotation `kubectl apply` keeps a copy of the object in (a
 /// Secret's data included): never taken into a bundle.

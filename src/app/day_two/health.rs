@@ -12,7 +12,7 @@ use crate::app::session::options::PlatformOptions;
 use crate::app::session::outcome::Outcome;
 use crate::cluster::{wait, Cluster};
 use crate::output;
-use crate::platform::{self};
+use crate::platform;
 
 /// How often the install is read again.
 const POLL: Duration = Duration::from_secs(2);

@@ -2,12 +2,13 @@
 //! the install's Secrets, the attached runtimes' tokens, the public parts
 //! left out; the bundle's last scan looks for each of them.
 
-use crate::bundle::Redactor;
-use crate::cluster::inventory::{self};
-use crate::cluster::{attached, secrets, Cluster};
-use crate::render::{self};
-use crate::values::Secret;
 use std::collections::BTreeMap;
+
+use crate::bundle::Redactor;
+use crate::cluster::inventory;
+use crate::cluster::{attached, secrets, Cluster};
+use crate::render;
+use crate::values::Secret;
 
 /// The Secrets looked up by name besides those labelled as the install's:
 /// cf-runner's own (an older version may not have labelled them), the

@@ -2,20 +2,22 @@
 //! registrations (sealed, or accepted by the user and checked against the
 //! platform), the platform client made once, and small helpers.
 
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+
 use crate::app::fleet::options::{FleetFiles, FleetRegisterOptions, RegistrationTrust};
 use crate::app::identity::register;
 use crate::app::session::outcome::Outcome;
-use crate::export::{self};
+use crate::export;
 use crate::fleet::tree::{self, Registration, REGISTERED_SECRETS, REGISTRATION_FILE};
 use crate::fleet::trust::{self, SealKey};
 use crate::fleet::{self, external, Fleet};
 use crate::output;
 use crate::platform::{Need, Platform};
-use crate::render::{self};
+use crate::render;
 use crate::values::{Problem, Problems};
-use serde_json::{json, Value};
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 
 /// The largest fleet file read.
 pub(crate) const FLEET_FILE_LIMIT: u64 = 4 << 20;

@@ -1,6 +1,9 @@
 //! `fleet export`: the tree for the GitOps engine, the same bytes for the
 //! same fleet file, from the registrations in it.
 
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
 use crate::app::fleet::common::{
     bad, claim_root, export_failed, honest, keyring, load, read, refuse, registrations, At,
 };
@@ -8,11 +11,9 @@ use crate::app::fleet::options::FleetExportOptions;
 use crate::app::session::outcome::Outcome;
 use crate::export::{self, OutFile};
 use crate::fleet::tree::{self, Registration};
-use crate::fleet::trust::{self};
+use crate::fleet::trust;
 use crate::fleet::Fleet;
 use crate::output;
-use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 /// The registrations an export renders with, after the checks: each sealed
 /// (or accepted), and each runner sent to the platform it was registered on.

@@ -2,6 +2,10 @@
 //! with an external store, ExternalSecrets and the material handed out), the
 //! recipients they are encrypted to, and the sealed registration.yaml.
 
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+
 use crate::app::fleet::common::{bad, export_failed, failed, read, secret_file};
 use crate::app::fleet::options::FleetRegisterOptions;
 use crate::app::session::outcome::Outcome;
@@ -9,10 +13,8 @@ use crate::export::{self, OutFile};
 use crate::fleet::tree::{Registration, REGISTERED_SECRETS, REGISTRATION_FILE};
 use crate::fleet::trust::{self, SealKey};
 use crate::fleet::{external, sops, Cluster, Fleet};
-use crate::render::{self};
+use crate::render;
 use crate::values::{Problem, Secret};
-use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
 
 /// The SOPS files of a runtime's folder, each with the recipients it is
 /// encrypted to.

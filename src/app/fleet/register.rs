@@ -3,6 +3,10 @@
 //! the recipients, the seal); a re-run that finds nothing changed does not
 //! contact the platform.
 
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
 use crate::app::fleet::common::{
     bad, claim_holds, claim_refused, claim_root, failed, honest, keyring, load, refuse,
     registrations, secret_file, secrets_shape, sha256_hex, token_platform, At, Earlier, Found,
@@ -22,8 +26,6 @@ use crate::fleet::{Cluster, Fleet, Runtime};
 use crate::output;
 use crate::render::{self, Identity};
 use crate::values::Problem;
-use serde_json::Value;
-use std::path::{Path, PathBuf};
 
 /// The checks of `register` that need no platform call, over every runtime
 /// of the fleet, so that a refusal comes before anything is done.

@@ -1,13 +1,17 @@
 //! A new registration on the platform: the agent and its token, the
 //! runtime environment, the dind certificate, the spec, then the files.
 
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+
 use crate::app::fleet::common::{
     elsewhere, export_failed, failed, secrets_shape, sha256_hex, Lazy,
 };
 use crate::app::fleet::files::{encrypted_files, external_files, write_registration};
 use crate::app::identity::register;
 use crate::app::session::outcome::{Doing, Outcome};
-use crate::export::{self};
+use crate::export;
 use crate::fleet::tree::{self, Registration};
 use crate::fleet::trust::SealKey;
 use crate::fleet::{Cluster, Fleet, Runtime};
@@ -15,8 +19,6 @@ use crate::output;
 use crate::platform::{self, Platform, RegisterRuntime};
 use crate::render::{self, Identity};
 use crate::values::Secret;
-use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
 
 /// What a new registration is for and where it goes.
 pub(crate) struct New<'a> {

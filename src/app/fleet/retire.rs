@@ -2,19 +2,20 @@
 //! longer lists, removed from the platform (the engine prunes the cluster
 //! side; it cannot reach the platform).
 
+use serde_json::Value;
+
 use crate::app::fleet::common::{
     bad, claim_holds, claim_refused, connect, export_failed, honest, keyring, load, refuse,
     registrations, token_platform, At,
 };
 use crate::app::fleet::options::FleetRegisterOptions;
 use crate::app::session::outcome::Outcome;
-use crate::export::{self};
+use crate::export;
 use crate::fleet::tree::{self, Registration};
 use crate::fleet::Fleet;
 use crate::output;
 use crate::platform::Platform;
 use crate::values::{Problem, Problems};
-use serde_json::Value;
 
 /// The registrations `retire` acts on, after every check that needs no
 /// platform call: sealed (or accepted), for the platform of the token, and

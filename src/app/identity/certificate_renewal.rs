@@ -2,6 +2,8 @@
 //! platform (`certificate::sign`), written over the install's dind Secret as
 //! `upgrade` would render it. Builds already running keep the old one.
 
+use serde_json::Value;
+
 use crate::app::identity::certificate::{date, not_after, now, read, sign, CertState};
 use crate::app::installation::plan;
 use crate::app::session::outcome::Outcome;
@@ -10,7 +12,6 @@ use crate::output;
 use crate::platform::Platform;
 use crate::render::{self, DIND_CERTS_SECRET};
 use crate::values::{Input, Secret};
-use serde_json::Value;
 
 /// Renews the dind certificate of the install in `namespace`, under its
 /// lock: a new key and CSR, signed by `platform` as `init` has them signed,

@@ -9,16 +9,16 @@
 //! everything is gone (`cluster::delete`). Re-running is safe: it picks up
 //! whatever is left, and says so when nothing is.
 
+use std::collections::BTreeSet;
+
 use crate::app::identity::{register, verified};
 use crate::app::installation::{
     leftovers, names, pick_installation, read_installation, Installation,
 };
 use crate::app::runtimes::attached;
+use crate::app::session::connect::{connect_flags, runtime};
 use crate::app::session::converge::delete_failed;
 use crate::app::session::lock::{self, LockWait};
-use std::collections::BTreeSet;
-
-use crate::app::session::connect::{connect_flags, runtime};
 use crate::app::session::options::{KubeOptions, PlatformOptions};
 use crate::app::session::outcome::{Doing, Outcome};
 use crate::cluster::delete::{self, Event};

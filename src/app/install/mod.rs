@@ -15,16 +15,17 @@ use crate::app::identity::register;
 use crate::app::install::steps::{
     connect_and_announce, namespace_manifest, render_or_fail, wait_for_install,
 };
-pub(crate) use crate::app::install::steps::{needs, Options};
 use crate::app::installation::identity;
 use crate::app::session::connect::{connect, install_runtime, runtime};
-pub(crate) use crate::app::session::lock::LockWait;
 use crate::app::session::outcome::{Doing, Outcome};
 use crate::cluster::lock::NamespaceSeen;
 use crate::output;
 use crate::platform::{self, Auth, Need, Transport};
 use crate::render::Identity;
 use crate::values::{self, Problem, Problems};
+
+pub(crate) use crate::app::install::steps::{needs, Options};
+pub(crate) use crate::app::session::lock::LockWait;
 
 /// Whether the install registers on the platform, and with which token.
 #[derive(Debug)]

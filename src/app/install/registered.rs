@@ -20,7 +20,7 @@ use crate::app::session::outcome::{Doing, Outcome};
 use crate::output;
 use crate::platform::{self, Agent, Auth, Whoami};
 use crate::render::{self, Identity, Manifest};
-use crate::values::{self};
+use crate::values;
 
 /// What this run has on the platform so far, to say on a failure what is
 /// left there and how to go on.

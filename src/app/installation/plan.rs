@@ -10,7 +10,6 @@ use serde_json::Value;
 
 use crate::app::installation::record::{self, Record};
 use crate::app::installation::{identity, left_behind};
-
 use crate::app::session::outcome::{Doing, Outcome};
 use crate::cluster::diff::{Action, ObjectDiff};
 use crate::cluster::inventory::{self, LiveObject};

@@ -7,10 +7,11 @@
 
 use serde_json::Value;
 
-pub(crate) use crate::cluster::inventory::Record;
 use crate::cluster::{inventory, secrets, Cluster, KubeError};
 use crate::render::{self, RECORD_SECRET};
 use crate::values::{self, tree, Input, Problem, ValuesFile};
+
+pub(crate) use crate::cluster::inventory::Record;
 
 /// The record of the installation in `namespace`; `None` when there is
 /// none.

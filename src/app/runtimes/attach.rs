@@ -16,24 +16,13 @@ pub(crate) mod access;
 pub(crate) mod agent;
 pub(crate) mod target;
 
-pub(crate) use crate::app::runtimes::attach::access::{
-    account_of, ensure_access, on_platform, runtime_objects,
-};
-use crate::app::runtimes::attach::access::{register_runtime, remove_access};
-pub(crate) use crate::app::runtimes::attach::agent::{
-    agent_on_platform, platform_client, read_agent, roll_agent, set_platform_runtimes,
-    stop_serving, under_agent_lock,
-};
-pub(crate) use crate::app::runtimes::attach::target::{
-    builds_beside_agent_problem, insecure_agent_problem, read_runtimes_file, refuse_key_clash,
-    resolve, settings_from_flags, target_problems, Accepted, AgentSide, AgentState, Change, Target,
-};
-use crate::app::runtimes::attach::target::{key_clash, vet_target};
 use std::path::PathBuf;
 use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::app::runtimes::attach::access::{register_runtime, remove_access};
+use crate::app::runtimes::attach::target::{key_clash, vet_target};
 use crate::app::session::connect::vet_kubeconfig;
 use crate::app::session::options::PlatformOptions;
 use crate::app::session::outcome::{Doing, Outcome};
@@ -42,6 +31,18 @@ use crate::output;
 use crate::platform::{Agent, Platform};
 use crate::values::runtimes::RuntimeEntry;
 use crate::values::{Problem, Problems};
+
+pub(crate) use crate::app::runtimes::attach::access::{
+    account_of, ensure_access, on_platform, runtime_objects,
+};
+pub(crate) use crate::app::runtimes::attach::agent::{
+    agent_on_platform, platform_client, read_agent, roll_agent, set_platform_runtimes,
+    stop_serving, under_agent_lock,
+};
+pub(crate) use crate::app::runtimes::attach::target::{
+    builds_beside_agent_problem, insecure_agent_problem, read_runtimes_file, refuse_key_clash,
+    resolve, settings_from_flags, target_problems, Accepted, AgentSide, AgentState, Change, Target,
+};
 
 impl From<RuntimeEntry> for Target {
     fn from(e: RuntimeEntry) -> Target {

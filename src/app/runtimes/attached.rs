@@ -2,6 +2,9 @@
 //! where each is, whether the agent may go, and their deletion first with
 //! `delete --all-runtimes`.
 
+use std::path::PathBuf;
+use std::time::Duration;
+
 use crate::app::installation::attached::is_attached_runtime;
 use crate::app::runtimes::attach::agent;
 use crate::app::runtimes::attach::target::{self, Target, IN_CLUSTER_HOST};
@@ -12,8 +15,6 @@ use crate::cluster::{attached, runtimes as live, Cluster};
 use crate::output;
 use crate::platform::Platform;
 use crate::render::runtimes::{ACCESS_NAME, ACCESS_TOKEN_SECRET, CONFIG_SECRET};
-use std::path::PathBuf;
-use std::time::Duration;
 
 /// A runtime attached to an agent, besides its own, as its file names it.
 pub(crate) struct Attached {

@@ -2,6 +2,10 @@
 //! agent's values, and its spec on the platform kept in step, refusing to
 //! drop the scheduling and storage it was attached with.
 
+use std::time::Duration;
+
+use serde_json::Value;
+
 use crate::app::identity::register;
 use crate::app::runtimes::attach::target::{self, AgentSide, Resolved, Target};
 use crate::app::runtimes::attach::{access, agent};
@@ -13,8 +17,6 @@ use crate::cluster::Cluster;
 use crate::output;
 use crate::platform::Platform;
 use crate::values::{Problem, Problems};
-use serde_json::Value;
-use std::time::Duration;
 
 /// Runs `cf-runner runtime upgrade`: the runtime's objects rendered again
 /// from the agent's values (images, dind config), applied in its

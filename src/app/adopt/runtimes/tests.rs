@@ -1,7 +1,8 @@
 //! Unit tests of `app/adopt/runtimes.rs`.
 
-use super::*;
 use serde_json::json;
+
+use super::*;
 
 fn token_for(account: &str, secret: &str) -> String {
     let b64 = base64::engine::general_purpose::URL_SAFE_NO_PAD;

@@ -1,7 +1,8 @@
 //! Unit tests of `app/day_two/redaction.rs`.
 
-use super::*;
 use std::collections::BTreeMap;
+
+use super::*;
 
 /// Every secret value of a Secret is known, and nothing public: a
 /// runtime's file gives its token (not its CA), a certificate or a

@@ -1,8 +1,9 @@
 //! Unit tests of `app/installation/plan.rs`.
 
+use serde_json::json;
+
 use super::*;
 use crate::render::is_placeholder;
-use serde_json::json;
 
 fn load(tree: Value) -> Values {
     let input = Input {

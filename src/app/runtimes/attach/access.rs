@@ -2,6 +2,10 @@
 //! namespace, the runtime's own objects, and its runtime environment on the
 //! platform; and their removal on detach.
 
+use std::time::Duration;
+
+use serde_json::Value;
+
 use crate::app::identity::register;
 use crate::app::runtimes::attach::target::{
     AgentState, OnPlatform, Resolved, RuntimeRender, IN_CLUSTER_HOST,
@@ -14,8 +18,6 @@ use crate::output;
 use crate::platform::Platform;
 use crate::render::runtimes::{access_manifests, RuntimeAccess, ACCESS_NAME, ACCESS_TOKEN_SECRET};
 use crate::render::{Component, Manifest, LABEL_COMPONENT};
-use serde_json::Value;
-use std::time::Duration;
 
 /// Makes the agent's credentials in one runtime namespace (0 writes when
 /// they are there) and reads its token once Kubernetes has filled it.

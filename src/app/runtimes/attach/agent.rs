@@ -2,6 +2,11 @@
 //! client on the platform, its files and their rollout, and the runtimes
 //! the platform says it serves.
 
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
 use crate::app::identity::register;
 use crate::app::installation::plan;
 use crate::app::runtimes::attach::target::{AgentSide, AgentState, Resolved};
@@ -17,10 +22,6 @@ use crate::render::runtimes::{
     config_dir_mode, config_manifest, file_runtime_name, AGENT_DEPLOYMENT, CONFIG_SECRET,
 };
 use crate::values::Input;
-use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicI32, Ordering};
-use std::sync::Arc;
-use std::time::Duration;
 
 pub(crate) async fn read_agent(
     cluster: Cluster,

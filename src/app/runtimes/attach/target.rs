@@ -3,6 +3,11 @@
 //! before anything is read from a cluster (names, key clashes, an agent
 //! that skips TLS, builds beside the agent's tokens).
 
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
 use crate::app::session::connect::{connect_with, vet_kubeconfig, ContextFrom};
 use crate::app::session::outcome::Outcome;
 use crate::cluster::{Cluster, ConnectOptions};
@@ -10,9 +15,6 @@ use crate::render::runtimes::{config_key, file_runtime_name, CONFIG_SECRET};
 use crate::render::Manifest;
 use crate::values::runtimes::{self, RuntimeSettings};
 use crate::values::{is_dns_label, Input, Problem, Problems};
-use serde_json::Value;
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 
 /// The API server address a pod reaches in its own cluster.
 pub const IN_CLUSTER_HOST: &str = "https://kubernetes.default.svc";
