@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::app::fleet::common::{
     elsewhere, export_failed, failed, secrets_shape, sha256_hex, Lazy,
@@ -16,7 +16,7 @@ use crate::fleet::tree::{self, Registration};
 use crate::fleet::trust::SealKey;
 use crate::fleet::{Cluster, Fleet, Runtime};
 use crate::output;
-use crate::platform::{self, Platform, RegisterRuntime};
+use crate::platform::{self, Platform};
 use crate::render::{self, Identity};
 use crate::values::Secret;
 
@@ -160,24 +160,8 @@ pub(crate) async fn ensure_runtime_environment(
             ))
         }
         None => {
-            let node_selector: serde_json::Map<String, Value> = values
-                .runtime
-                .scheduling
-                .node_selector
-                .iter()
-                .map(|(k, v)| (k.clone(), Value::String(v.clone())))
-                .collect();
             platform
-                .register_runtime(&RegisterRuntime {
-                    cluster_name: cluster.name.clone(),
-                    namespace: ns.to_string(),
-                    storage_class_name: values.storage.class_name.clone(),
-                    service_account: "codefresh-engine".into(),
-                    runtime_environment_name: runtime_name.to_string(),
-                    agent: true,
-                    docker_daemon_scheduler: json!({"userAccess": values.runtime.docker_daemon_access}),
-                    node_selector: Value::Object(node_selector),
-                })
+                .register_runtime(&register::registration(values, &cluster.name, runtime_name))
                 .await
                 .doing(&doing("registering the runtime environment"))?;
             made.push(format!("registered runtime environment {runtime_name}"));
