@@ -83,18 +83,7 @@ pub(crate) async fn remove(
         .iter()
         .map(|o| cluster::adopt::live_object(o))
         .collect();
-    let phases = cluster::delete::plan(live);
-    let on_event = |e: &cluster::delete::Event| {
-        if let cluster::delete::Event::Gone(o) = e {
-            output::removed(&o.display_name(), o.namespace.as_deref());
-        }
-    };
-    let report = cluster::delete::delete_all(&cluster.client, &phases, timeout, &on_event).await;
-    if report.ok() {
-        Ok(())
-    } else {
-        Err(converge::delete_failed(&report, timeout))
-    }
+    converge::delete_with_progress(cluster, live, timeout).await
 }
 
 /// Marks one old installer's object (as listed, with its uid) as taken over

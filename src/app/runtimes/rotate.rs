@@ -29,8 +29,8 @@ use crate::app::session::converge;
 use crate::app::session::outcome::{Doing, Outcome};
 use crate::cluster::inventory::{self, LiveObject};
 use crate::cluster::runtime_access::{self, Access};
+use crate::cluster::runtimes as live;
 use crate::cluster::Cluster;
-use crate::cluster::{delete, runtimes as live};
 use crate::output;
 use crate::render::runtimes::{
     access_manifests, RuntimeAccess, ACCESS_NAME, ACCESS_TOKEN_SECRET, BRIDGE, BRIDGE_TOKEN_SECRET,
@@ -136,17 +136,7 @@ async fn remove(r: &Resolved, objects: &[(&str, &str)], timeout: Duration) -> Re
     if ours.is_empty() {
         return Ok(());
     }
-    let phases = delete::plan(ours);
-    let report = delete::delete_all(&r.cluster.client, &phases, timeout, &|e| {
-        if let delete::Event::Gone(o) = e {
-            output::removed(&format!("{}/{}", o.kind, o.name), o.namespace.as_deref());
-        }
-    })
-    .await;
-    if !report.ok() {
-        return Err(converge::delete_failed(&report, timeout));
-    }
-    Ok(())
+    converge::delete_with_progress(&r.cluster, ours, timeout).await
 }
 
 async fn rotate(state: AgentState, target: Target, timeout: Duration) -> Result<(), Outcome> {

@@ -13,7 +13,7 @@ use crate::app::runtimes::attach::target::{
 use crate::app::session::converge;
 use crate::app::session::outcome::{Doing, Outcome};
 use crate::cluster::inventory::{self, LiveObject};
-use crate::cluster::{delete, runtimes as live};
+use crate::cluster::runtimes as live;
 use crate::output;
 use crate::platform::Platform;
 use crate::render::runtimes::{access_manifests, RuntimeAccess, ACCESS_NAME, ACCESS_TOKEN_SECRET};
@@ -304,15 +304,5 @@ pub(crate) async fn remove_access(r: &Resolved, timeout: Duration) -> Result<(),
     if ours.is_empty() {
         return Ok(());
     }
-    let phases = delete::plan(ours);
-    let report = delete::delete_all(&r.cluster.client, &phases, timeout, &|e| {
-        if let delete::Event::Gone(o) = e {
-            output::removed(&format!("{}/{}", o.kind, o.name), o.namespace.as_deref());
-        }
-    })
-    .await;
-    if !report.ok() {
-        return Err(converge::delete_failed(&report, timeout));
-    }
-    Ok(())
+    converge::delete_with_progress(&r.cluster, ours, timeout).await
 }
