@@ -164,10 +164,8 @@ pub fn runtime_environment_spec(values: &Values, identity: &Identity) -> Value {
     if values.app_proxy.enabled {
         if let Some(host) = &values.app_proxy.host {
             // Where the platform reaches the app-proxy (its Ingress).
-            spec.insert(
-                "appProxy".into(),
-                json!({"externalIP": format!("https://{host}{}", values.app_proxy.path_prefix)}),
-            );
+            let external_ip = format!("https://{host}{}", values.app_proxy.path_prefix);
+            spec.insert("appProxy".into(), json!({ "externalIP": external_ip }));
         }
     }
     Value::Object(spec)
