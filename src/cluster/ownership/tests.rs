@@ -1,3 +1,4 @@
+use super::contents::{is_install_lock, is_kubernetes_own};
 use super::*;
 use serde_json::json;
 
