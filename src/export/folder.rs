@@ -3,7 +3,14 @@
 //! second export into it, and the check that it holds nothing cf-runner
 //! would overwrite unasked.
 
-use super::*;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use super::{
+    create_file, runtime_environment_text, to_yaml, ExportError, EXPORT_RECORD_FILE,
+    PENDING_RECORD_FILE, RUNTIME_ENVIRONMENT_FILE, STAGING_PREFIX,
+};
+use crate::render::Rendered;
 
 /// The key of the keyed checksums of private files: 32 random bytes, hex,
 /// in a file of mode 0600 beside them. Whoever can read it can read the

@@ -1,7 +1,11 @@
 //! An export on stdout: the manifests as one stream and the Helm values,
 //! with every secret value withheld (stdout ends up in logs).
 
-use super::*;
+use serde_json::Value;
+
+use super::{runtime_environment_text, to_yaml, RUNTIME_ENVIRONMENT_FILE};
+use crate::render::Rendered;
+use crate::values::secrets;
 
 /// The Helm values for stdout: every string holding one of `hide`
 /// withheld, URL credentials masked. Gives the text (the header comments
