@@ -239,19 +239,7 @@ pub(super) fn check_folder(
     let mut not_files = Vec::new();
     let mut ours = Vec::new();
     let mut unchanged = Vec::new();
-    let entries = fs::read_dir(dir).map_err(|source| ExportError::CreateDir {
-        path: dir.into(),
-        source,
-    })?;
-    let mut names: Vec<(String, fs::Metadata)> = Vec::new();
-    for entry in entries.flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if let Ok(meta) = entry.path().symlink_metadata() {
-            names.push((name, meta));
-        }
-    }
-    names.sort_by(|a, b| a.0.cmp(&b.0));
-    for (name, meta) in names {
+    for (name, meta) in sorted_entries(dir)? {
         if name == EXPORT_RECORD_FILE || name == PENDING_RECORD_FILE || name == RECORD_KEY_FILE {
             if let Some(what) = kind_of(&meta) {
                 not_files.push(format!("{name} ({what})"));
@@ -287,21 +275,17 @@ pub(super) fn check_folder(
             .map(|(_, sum)| sum)
             .collect();
         if !sums.is_empty() {
-            let bytes = read_export_file(&dir.join(&name));
-            let key = read_record_key(dir);
-            if bytes
-                .as_deref()
-                .is_some_and(|b| sums.iter().any(|sum| sum_matches(sum, b, key.as_deref())))
-            {
-                let same = planned.iter().find(|p| p.name == name).is_some_and(|p| {
-                    bytes.as_deref() == Some(p.text.as_bytes()) && mode_fits(&meta, p.private)
-                });
-                if same {
-                    unchanged.push(name.clone());
+            match recorded_file(dir, &name, &meta, &sums, planned) {
+                Some(same) => {
+                    if same {
+                        unchanged.push(name.clone());
+                    }
+                    ours.push(name);
                 }
-                ours.push(name);
-            } else if !overwrite {
-                in_the_way.push(format!("{name} (changed since cf-runner wrote it)"));
+                None if !overwrite => {
+                    in_the_way.push(format!("{name} (changed since cf-runner wrote it)"))
+                }
+                None => {}
             }
         } else if !overwrite && (!ours_folder || planned_here) {
             in_the_way.push(name);
@@ -324,6 +308,49 @@ pub(super) fn check_folder(
         .filter(|n| !planned.iter().any(|p| p.name == *n))
         .collect();
     Ok(Folder { stale, unchanged })
+}
+
+/// The folder's entries with their own metadata (a link is not
+/// followed), sorted by name.
+fn sorted_entries(dir: &Path) -> Result<Vec<(String, fs::Metadata)>, ExportError> {
+    let entries = fs::read_dir(dir).map_err(|source| ExportError::CreateDir {
+        path: dir.into(),
+        source,
+    })?;
+    let mut names: Vec<(String, fs::Metadata)> = Vec::new();
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if let Ok(meta) = entry.path().symlink_metadata() {
+            names.push((name, meta));
+        }
+    }
+    names.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(names)
+}
+
+/// A file the record names: `None` when it changed since cf-runner wrote
+/// it (no recorded checksum matches), else whether it already holds what
+/// the new render writes there, with the right mode.
+fn recorded_file(
+    dir: &Path,
+    name: &str,
+    meta: &fs::Metadata,
+    sums: &[&String],
+    planned: &[Planned],
+) -> Option<bool> {
+    let bytes = read_export_file(&dir.join(name));
+    let key = read_record_key(dir);
+    if !bytes
+        .as_deref()
+        .is_some_and(|b| sums.iter().any(|sum| sum_matches(sum, b, key.as_deref())))
+    {
+        return None;
+    }
+    Some(
+        planned.iter().find(|p| p.name == name).is_some_and(|p| {
+            bytes.as_deref() == Some(p.text.as_bytes()) && mode_fits(meta, p.private)
+        }),
+    )
 }
 
 /// The file a staging folder holds from its first moment, naming the
