@@ -648,15 +648,11 @@ async fn record_applied(
     Ok(())
 }
 
-async fn apply_one(
-    client: &Client,
-    manifest: &Manifest,
-    existing: Option<&DynamicObject>,
-    params: &PatchParams,
-    on_applied: &(dyn Fn(&Applied) + Sync),
-) -> Result<Applied, Failure> {
+/// What to apply: the render with its hash, and the adopted mark when the
+/// live object carries it (adopted once, adopted for good: the mark stays
+/// on every later apply).
+fn desired_object(manifest: &Manifest, existing: Option<&DynamicObject>) -> Value {
     let mut desired = with_hash(&manifest.object);
-    // Adopted once, adopted for good: the mark stays on every later apply.
     let adopted = existing.is_some_and(|live| {
         live.metadata
             .annotations
@@ -673,6 +669,17 @@ async fn apply_one(
             }
         }
     }
+    desired
+}
+
+async fn apply_one(
+    client: &Client,
+    manifest: &Manifest,
+    existing: Option<&DynamicObject>,
+    params: &PatchParams,
+    on_applied: &(dyn Fn(&Applied) + Sync),
+) -> Result<Applied, Failure> {
+    let desired = desired_object(manifest, existing);
     let mut differs_at = None;
     let change = match existing {
         Some(live) => {

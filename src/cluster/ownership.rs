@@ -700,56 +700,11 @@ async fn read_targets<'m>(
                 .push(i);
         }
     }
-    let targets_ref = &targets;
     let read = join_all(
         kinds
             .into_iter()
-            .map(|((api_version, kind, namespace), at)| async move {
-                let api = api_for(client, api_version, kind, namespace);
-                let get_each = || {
-                    join_all(at.iter().map(|&i| {
-                        let (api, m) = (&api, targets_ref[i]);
-                        async move {
-                            let live = request(
-                                "reading",
-                                &m.display_name(),
-                                api.get_metadata_opt(&m.name),
-                            )
-                            .await?;
-                            Ok(live.map(|l| serde_json::to_value(&l).unwrap_or(Value::Null)))
-                        }
-                    }))
-                };
-                if at.len() < 2 {
-                    return at.iter().copied().zip(get_each().await).collect::<Vec<_>>();
-                }
-                let listed =
-                    request("listing", kind, api.list_metadata(&ListParams::default())).await;
-                match listed {
-                    Ok(list) => {
-                        let mut by_name: BTreeMap<String, Value> = list
-                            .items
-                            .into_iter()
-                            .filter_map(|o| {
-                                let name = o.metadata.name.clone()?;
-                                Some((name, serde_json::to_value(&o).unwrap_or(Value::Null)))
-                            })
-                            .collect();
-                        at.iter()
-                            .map(|&i| (i, Ok(by_name.remove(&targets_ref[i].name))))
-                            .collect()
-                    }
-                    // Refused (or any other answer): each object is read
-                    // on its own, and a GET names the object and verb.
-                    Err(KubeError::Api { .. }) => {
-                        at.iter().copied().zip(get_each().await).collect()
-                    }
-                    // No answer: the first object carries the error; the
-                    // caller stops there.
-                    Err(e) => std::iter::once((at[0], Err(e)))
-                        .chain(at[1..].iter().map(|&i| (i, Ok(None))))
-                        .collect(),
-                }
+            .map(|((api_version, kind, namespace), at)| {
+                read_kind(client, (api_version, kind, namespace), at, &targets)
             }),
     )
     .await;
@@ -761,6 +716,55 @@ async fn read_targets<'m>(
         out.push((m, live.expect("every object read")?));
     }
     Ok(out)
+}
+
+/// Reads the objects `at` (indexes into `targets`) of one kind and
+/// namespace: one LIST when there are several (a GET each when the LIST
+/// is refused), else a GET. Gives each index with what was read.
+async fn read_kind(
+    client: &Client,
+    (api_version, kind, namespace): (&str, &str, Option<&str>),
+    at: Vec<usize>,
+    targets: &[&Manifest],
+) -> Vec<(usize, Result<Option<Value>, KubeError>)> {
+    let api = api_for(client, api_version, kind, namespace);
+    let get_each = || {
+        join_all(at.iter().map(|&i| {
+            let (api, m) = (&api, targets[i]);
+            async move {
+                let live =
+                    request("reading", &m.display_name(), api.get_metadata_opt(&m.name)).await?;
+                Ok(live.map(|l| serde_json::to_value(&l).unwrap_or(Value::Null)))
+            }
+        }))
+    };
+    if at.len() < 2 {
+        return at.iter().copied().zip(get_each().await).collect::<Vec<_>>();
+    }
+    let listed = request("listing", kind, api.list_metadata(&ListParams::default())).await;
+    match listed {
+        Ok(list) => {
+            let mut by_name: BTreeMap<String, Value> = list
+                .items
+                .into_iter()
+                .filter_map(|o| {
+                    let name = o.metadata.name.clone()?;
+                    Some((name, serde_json::to_value(&o).unwrap_or(Value::Null)))
+                })
+                .collect();
+            at.iter()
+                .map(|&i| (i, Ok(by_name.remove(&targets[i].name))))
+                .collect()
+        }
+        // Refused (or any other answer): each object is read
+        // on its own, and a GET names the object and verb.
+        Err(KubeError::Api { .. }) => at.iter().copied().zip(get_each().await).collect(),
+        // No answer: the first object carries the error; the
+        // caller stops there.
+        Err(e) => std::iter::once((at[0], Err(e)))
+            .chain(at[1..].iter().map(|&i| (i, Ok(None))))
+            .collect(),
+    }
 }
 
 /// Those of the objects read that exist and are not cf-runner's.

@@ -241,17 +241,14 @@ pub(super) fn check_folder(
     let mut unchanged = Vec::new();
     for (name, meta) in sorted_entries(dir)? {
         if name == EXPORT_RECORD_FILE || name == PENDING_RECORD_FILE || name == RECORD_KEY_FILE {
-            if let Some(what) = kind_of(&meta) {
-                not_files.push(format!("{name} ({what})"));
-            } else if name == RECORD_KEY_FILE
-                && !record_found
-                && !overwrite
-                && (read_record_key(dir).is_none() || !mode_fits(&meta, true))
-            {
-                // Without a record, only a key in cf-runner's own form (a
-                // first export that failed after making it) is cf-runner's.
-                in_the_way.push(name);
-            }
+            judge_bookkeeping(
+                dir,
+                name,
+                &meta,
+                ours_folder,
+                &mut not_files,
+                &mut in_the_way,
+            );
             continue;
         }
         if record_found && is_left_staging(dir, &name, &meta) {
@@ -308,6 +305,28 @@ pub(super) fn check_folder(
         .filter(|n| !planned.iter().any(|p| p.name == *n))
         .collect();
     Ok(Folder { stale, unchanged })
+}
+
+/// One of cf-runner's own bookkeeping files (the record, a pending
+/// record, the key): it must be a file; without a record (and unless
+/// `mine`), only a key in cf-runner's own form (a first export that
+/// failed after making it) is cf-runner's.
+fn judge_bookkeeping(
+    dir: &Path,
+    name: String,
+    meta: &fs::Metadata,
+    mine: bool,
+    not_files: &mut Vec<String>,
+    in_the_way: &mut Vec<String>,
+) {
+    if let Some(what) = kind_of(meta) {
+        not_files.push(format!("{name} ({what})"));
+    } else if name == RECORD_KEY_FILE
+        && !mine
+        && (read_record_key(dir).is_none() || !mode_fits(meta, true))
+    {
+        in_the_way.push(name);
+    }
 }
 
 /// The folder's entries with their own metadata (a link is not
