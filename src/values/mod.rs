@@ -791,65 +791,7 @@ fn resolve_app_proxy(r: &mut Reader, env_vars: &BTreeMap<String, String>) -> App
 }
 
 #[cfg(test)]
-mod secret_key_ref_tests {
-    use super::*;
-
-    fn load_text(text: &str) -> Result<Loaded, Problems> {
-        load(&Input {
-            files: vec![ValuesFile {
-                origin: "v.yaml".into(),
-                text: text.into(),
-            }],
-            ..Default::default()
-        })
-    }
-
-    #[test]
-    fn a_key_in_a_secret_of_the_users_is_read_from_there_and_pairs_with_a_value() {
-        let loaded = load_text(
-            "Storage:\n  Backend: ebs\n  AvailabilityZone: us-east-1a\n  AwsAccessKeyId: AKIA1\n  \
-             AwsSecretAccessKeySecretKeyRef: {Name: my-keys, Key: secret}\n",
-        )
-        .unwrap();
-        let creds = &loaded.values.storage.credentials;
-        assert_eq!(creds.aws_access_key_id, Some(Secret::new("AKIA1")));
-        let r = creds.aws_secret_access_key_ref.as_ref().unwrap();
-        assert_eq!((r.name.as_str(), r.key.as_str()), ("my-keys", "secret"));
-    }
-
-    #[test]
-    fn a_reference_beside_its_value_to_cf_runners_own_secret_or_alone_is_refused() {
-        let err = load_text(
-            "Storage:\n  Backend: ebs\n  AvailabilityZone: us-east-1a\n  AwsAccessKeyId: AKIA1\n  \
-             AwsSecretAccessKey: s\n  AwsAccessKeyIdSecretKeyRef: {Name: dind-volume-provisioner, Key: id}\n",
-        )
-        .unwrap_err();
-        let keys: Vec<&str> = err.0.iter().map(|p| p.key.as_str()).collect();
-        assert!(
-            keys.contains(&"Storage.AwsAccessKeyIdSecretKeyRef"),
-            "{err}"
-        );
-        assert!(
-            keys.contains(&"Storage.AwsAccessKeyIdSecretKeyRef.Name"),
-            "{err}"
-        );
-        let err = load_text(
-            "Storage:\n  Backend: ebs\n  AvailabilityZone: us-east-1a\n  \
-             AwsAccessKeyIdSecretKeyRef: {Name: mine, Key: id}\n",
-        )
-        .unwrap_err();
-        assert_eq!(err.0[0].key, "Storage.AwsSecretAccessKey", "{err}");
-        let err = load_text(
-            "Storage:\n  Backend: gcedisk\n  AvailabilityZone: us-central1-a\n  \
-             GoogleServiceAccountSecretKeyRef: {Name: mine}\n",
-        )
-        .unwrap_err();
-        assert_eq!(
-            err.0[0].key, "Storage.GoogleServiceAccountSecretKeyRef",
-            "{err}"
-        );
-    }
-}
+mod secret_key_ref_tests;
 
 /// Each values example (`values-examples/*.yaml`) as an [`Input`] of that
 /// one file, with its path: for tests that hold something true of them all.
@@ -876,33 +818,4 @@ pub(crate) fn example_inputs() -> Vec<(std::path::PathBuf, Input)> {
 }
 
 #[cfg(test)]
-mod load_merged_tests {
-    use super::*;
-
-    /// A dry-run loads the tree it merged to decide whether to ask
-    /// ([`load_merged`]) instead of parsing the files again ([`load`]):
-    /// both must give the same values, record, warnings and runtimes, for
-    /// every example and with overrides on top.
-    #[test]
-    fn loading_the_merged_tree_gives_what_loading_the_input_gives() {
-        let mut seen = 0;
-        for (path, example) in super::example_inputs() {
-            let input = Input {
-                set_values: vec!["EnvVars.EXTRA=1".into()],
-                overrides: vec![("Namespace".into(), Value::String("other".into()))],
-                ..example
-            };
-            let mut problems = Vec::new();
-            let tree = merge_layers(&input, &mut problems);
-            assert!(problems.is_empty(), "{}: {problems:?}", path.display());
-            assert_eq!(
-                format!("{:?}", load_merged(tree)),
-                format!("{:?}", load(&input)),
-                "{}",
-                path.display()
-            );
-            seen += 1;
-        }
-        assert!(seen >= 10, "only {seen} examples read");
-    }
-}
+mod load_merged_tests;
