@@ -235,20 +235,10 @@ pub(super) fn check_folder(
     let record_found = record.is_some();
     let ours_folder = record_found || overwrite;
     let record = record.unwrap_or_default();
-    let mut in_the_way = Vec::new();
-    let mut not_files = Vec::new();
-    let mut ours = Vec::new();
-    let mut unchanged = Vec::new();
+    let mut seen = Seen::default();
     for (name, meta) in sorted_entries(dir)? {
         if name == EXPORT_RECORD_FILE || name == PENDING_RECORD_FILE || name == RECORD_KEY_FILE {
-            judge_bookkeeping(
-                dir,
-                name,
-                &meta,
-                ours_folder,
-                &mut not_files,
-                &mut in_the_way,
-            );
+            seen.bookkeeping(dir, name, &meta, ours_folder);
             continue;
         }
         if record_found && is_left_staging(dir, &name, &meta) {
@@ -260,9 +250,9 @@ pub(super) fn check_folder(
         let planned_here = planned.iter().any(|p| p.name == name);
         if let Some(what) = kind_of(&meta) {
             if planned_here {
-                not_files.push(format!("{name} ({what})"));
+                seen.not_files.push(format!("{name} ({what})"));
             } else if !ours_folder {
-                in_the_way.push(format!("{name} ({what})"));
+                seen.in_the_way.push(format!("{name} ({what})"));
             }
             continue;
         }
@@ -275,57 +265,74 @@ pub(super) fn check_folder(
             match recorded_file(dir, &name, &meta, &sums, planned) {
                 Some(same) => {
                     if same {
-                        unchanged.push(name.clone());
+                        seen.unchanged.push(name.clone());
                     }
-                    ours.push(name);
+                    seen.ours.push(name);
                 }
-                None if !overwrite => {
-                    in_the_way.push(format!("{name} (changed since cf-runner wrote it)"))
-                }
+                None if !overwrite => seen
+                    .in_the_way
+                    .push(format!("{name} (changed since cf-runner wrote it)")),
                 None => {}
             }
         } else if !overwrite && (!ours_folder || planned_here) {
-            in_the_way.push(name);
+            seen.in_the_way.push(name);
         }
     }
-    if !not_files.is_empty() {
-        return Err(ExportError::NotAFile {
-            dir: dir.into(),
-            entries: not_files,
-        });
-    }
-    if !in_the_way.is_empty() {
-        return Err(ExportError::InTheWay {
-            dir: dir.into(),
-            entries: in_the_way,
-        });
-    }
-    let stale = ours
-        .into_iter()
-        .filter(|n| !planned.iter().any(|p| p.name == *n))
-        .collect();
-    Ok(Folder { stale, unchanged })
+    seen.verdict(dir, planned)
 }
 
-/// One of cf-runner's own bookkeeping files (the record, a pending
-/// record, the key): it must be a file; without a record (and unless
-/// `mine`), only a key in cf-runner's own form (a first export that
-/// failed after making it) is cf-runner's.
-fn judge_bookkeeping(
-    dir: &Path,
-    name: String,
-    meta: &fs::Metadata,
-    mine: bool,
-    not_files: &mut Vec<String>,
-    in_the_way: &mut Vec<String>,
-) {
-    if let Some(what) = kind_of(meta) {
-        not_files.push(format!("{name} ({what})"));
-    } else if name == RECORD_KEY_FILE
-        && !mine
-        && (read_record_key(dir).is_none() || !mode_fits(meta, true))
-    {
-        in_the_way.push(name);
+/// What the check found among the folder's entries.
+#[derive(Default)]
+struct Seen {
+    /// Entries the export must not touch: the check fails on them.
+    in_the_way: Vec<String>,
+    /// Entries where a file must be that are not files.
+    not_files: Vec<String>,
+    /// Files of an earlier export, still as cf-runner wrote them.
+    ours: Vec<String>,
+    /// Of those, the ones that already hold what the new render writes.
+    unchanged: Vec<String>,
+}
+
+impl Seen {
+    /// One of cf-runner's own bookkeeping files (the record, a pending
+    /// record, the key): it must be a file; without a record (and unless
+    /// `mine`), only a key in cf-runner's own form (a first export that
+    /// failed after making it) is cf-runner's.
+    fn bookkeeping(&mut self, dir: &Path, name: String, meta: &fs::Metadata, mine: bool) {
+        if let Some(what) = kind_of(meta) {
+            self.not_files.push(format!("{name} ({what})"));
+        } else if name == RECORD_KEY_FILE
+            && !mine
+            && (read_record_key(dir).is_none() || !mode_fits(meta, true))
+        {
+            self.in_the_way.push(name);
+        }
+    }
+
+    /// The folder as the new export sees it, or why it may not be written.
+    fn verdict(self, dir: &Path, planned: &[Planned]) -> Result<Folder, ExportError> {
+        if !self.not_files.is_empty() {
+            return Err(ExportError::NotAFile {
+                dir: dir.into(),
+                entries: self.not_files,
+            });
+        }
+        if !self.in_the_way.is_empty() {
+            return Err(ExportError::InTheWay {
+                dir: dir.into(),
+                entries: self.in_the_way,
+            });
+        }
+        let stale = self
+            .ours
+            .into_iter()
+            .filter(|n| !planned.iter().any(|p| p.name == *n))
+            .collect();
+        Ok(Folder {
+            stale,
+            unchanged: self.unchanged,
+        })
     }
 }
 
