@@ -1,9 +1,9 @@
 //! The validated values: the typed model the rest of cf-runner works from,
-//! its defaults, and the `Reader` that turns one key of the merged tree
-//! into a typed field (recording a [`Problem`] when its shape is wrong),
-//! with the shape checks it uses (names, labels, quantities). The rules
-//! between keys (PRODUCT.md §2), and the order the keys are read in, live
-//! in `values/mod.rs`.
+//! its defaults, and the shape checks the `Reader` uses (names, labels,
+//! quantities). The `Reader` itself, which turns one key of the merged tree
+//! into a typed field (recording a [`super::Problem`] when its shape is
+//! wrong), is in `model/reader.rs`. The rules between keys (PRODUCT.md §2),
+//! and the order the keys are read in, live in `values/mod.rs`.
 
 use std::collections::BTreeMap;
 
