@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use base64::Engine;
 use futures::future::join_all;
-use kube::api::{DynamicObject, ListParams, Patch, PatchParams};
+use kube::api::{DynamicObject, ListParams, Patch, PatchParams, ValidationDirective};
 use kube::Client;
 use serde_json::{Map, Value};
 
@@ -20,12 +20,12 @@ pub use super::marks::{
     applied_hash, with_hash, ADOPTED_ANNOTATION, APPLIED_HASH_ANNOTATION, RESTARTED_AT_ANNOTATION,
     RESTART_FIELD_MANAGER,
 };
-use super::{api_for, request, KubeError};
+use super::{api_for, request, KubeError, FIELD_MANAGER};
 use crate::render::{Manifest, LABEL_INSTANCE, LABEL_MANAGED_BY};
 
 mod order;
 
-use order::{apply_in_order, bind_rights, dependencies, role_scope};
+use order::{bind_rights, dependencies, role_scope};
 
 /// What happened to one object.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -589,6 +589,80 @@ fn all_ours(
 /// The names of the objects, as a report lists what it did not attempt.
 fn display_names(manifests: &[&Manifest]) -> Vec<String> {
     manifests.iter().map(|m| m.display_name()).collect()
+}
+
+/// Applies each object as soon as everything it waits for is applied;
+/// what waits for a failed or skipped object is skipped in turn. Gives each
+/// object's outcome, `None` for one never started.
+async fn apply_in_order(
+    client: &Client,
+    manifests: &[&Manifest],
+    waits_for: &[Vec<usize>],
+    live: &Live,
+    options: Options,
+    on_applied: &(dyn Fn(&Applied) + Sync),
+) -> Vec<Option<Result<Applied, Failure>>> {
+    let params = {
+        let p = PatchParams::apply(FIELD_MANAGER).validation(ValidationDirective::Strict);
+        if options.force_conflicts {
+            p.force()
+        } else {
+            p
+        }
+    };
+    let mut outcome: Vec<Option<Result<Applied, Failure>>> =
+        manifests.iter().map(|_| None).collect();
+    let mut started = vec![false; manifests.len()];
+    let mut skipped = vec![false; manifests.len()];
+    let mut running = futures::stream::FuturesUnordered::new();
+    loop {
+        skip_blocked(waits_for, &outcome, &started, &mut skipped);
+        for i in 0..manifests.len() {
+            let ready = waits_for[i]
+                .iter()
+                .all(|&j| matches!(outcome[j], Some(Ok(_))));
+            if !started[i] && !skipped[i] && ready {
+                started[i] = true;
+                let m = manifests[i];
+                let existing = live.get(&(key_of(m), m.name.clone()));
+                let params = &params;
+                running.push(async move {
+                    (i, apply_one(client, m, existing, params, on_applied).await)
+                });
+            }
+        }
+        match futures::StreamExt::next(&mut running).await {
+            Some((i, result)) => outcome[i] = Some(result),
+            None => break,
+        }
+    }
+    outcome
+}
+
+/// Marks skipped what waits for a failed or skipped object, until nothing
+/// more changes.
+fn skip_blocked(
+    waits_for: &[Vec<usize>],
+    outcome: &[Option<Result<Applied, Failure>>],
+    started: &[bool],
+    skipped: &mut [bool],
+) {
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for i in 0..waits_for.len() {
+            if started[i] || skipped[i] {
+                continue;
+            }
+            let blocked = waits_for[i]
+                .iter()
+                .any(|&j| skipped[j] || matches!(outcome[j], Some(Err(_))));
+            if blocked {
+                skipped[i] = true;
+                changed = true;
+            }
+        }
+    }
 }
 
 /// Whatever was applied, even when something else failed, is recorded:

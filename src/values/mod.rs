@@ -24,7 +24,7 @@ use crate::text;
 
 pub use model::*;
 
-use model::Reader;
+use model::reader::Reader;
 use tree::{display_path, parse_path, set_path};
 
 /// One thing wrong with the input: which key, the value, why, and the fix.

@@ -12,6 +12,8 @@ use serde_json::Value;
 
 use super::tree::lookup;
 
+pub(super) mod reader;
+
 /// The Codefresh platform's address when none is given.
 pub const DEFAULT_CODEFRESH_HOST: &str = "https://g.codefresh.io";
 /// The namespace suggested when none is given.
@@ -425,10 +427,6 @@ pub fn quantity_value(text: &str) -> Option<f64> {
 pub fn is_quantity(text: &str) -> bool {
     quantity_value(text).is_some_and(|v| v >= 0.0)
 }
-
-mod reader;
-
-pub(super) use reader::Reader;
 
 #[cfg(test)]
 mod tests;

@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use super::model::Reader;
+use super::model::reader::Reader;
 use super::secret_key_ref;
 use super::{
     cloud, is_dns_label, is_dns_subdomain, Backend, Problem, ProvisionerCredentials, Scheduling,

@@ -1,91 +1,16 @@
 //! The order of an apply: which object waits for which (`dependencies`),
-//! and the loop that starts each object as soon as what it waits for is in
-//! place, so a failure stops only what depends on it.
+//! from what Kubernetes needs and from what the user may `bind`, so that
+//! each object starts as soon as what it waits for is in place and a
+//! failure stops only what depends on it.
 
 use std::collections::HashSet;
 
 use futures::future::join_all;
-use kube::api::{PatchParams, ValidationDirective};
 use kube::Client;
 use serde_json::Value;
 
-use super::{apply_one, key_of, Applied, Failure, Live, Options};
-use crate::cluster::{request, FIELD_MANAGER};
+use crate::cluster::request;
 use crate::render::Manifest;
-
-/// Applies each object as soon as everything it waits for is applied;
-/// what waits for a failed or skipped object is skipped in turn. Gives each
-/// object's outcome, `None` for one never started.
-pub(super) async fn apply_in_order(
-    client: &Client,
-    manifests: &[&Manifest],
-    waits_for: &[Vec<usize>],
-    live: &Live,
-    options: Options,
-    on_applied: &(dyn Fn(&Applied) + Sync),
-) -> Vec<Option<Result<Applied, Failure>>> {
-    let params = {
-        let p = PatchParams::apply(FIELD_MANAGER).validation(ValidationDirective::Strict);
-        if options.force_conflicts {
-            p.force()
-        } else {
-            p
-        }
-    };
-    let mut outcome: Vec<Option<Result<Applied, Failure>>> =
-        manifests.iter().map(|_| None).collect();
-    let mut started = vec![false; manifests.len()];
-    let mut skipped = vec![false; manifests.len()];
-    let mut running = futures::stream::FuturesUnordered::new();
-    loop {
-        skip_blocked(waits_for, &outcome, &started, &mut skipped);
-        for i in 0..manifests.len() {
-            let ready = waits_for[i]
-                .iter()
-                .all(|&j| matches!(outcome[j], Some(Ok(_))));
-            if !started[i] && !skipped[i] && ready {
-                started[i] = true;
-                let m = manifests[i];
-                let existing = live.get(&(key_of(m), m.name.clone()));
-                let params = &params;
-                running.push(async move {
-                    (i, apply_one(client, m, existing, params, on_applied).await)
-                });
-            }
-        }
-        match futures::StreamExt::next(&mut running).await {
-            Some((i, result)) => outcome[i] = Some(result),
-            None => break,
-        }
-    }
-    outcome
-}
-
-/// Marks skipped what waits for a failed or skipped object, until nothing
-/// more changes.
-fn skip_blocked(
-    waits_for: &[Vec<usize>],
-    outcome: &[Option<Result<Applied, Failure>>],
-    started: &[bool],
-    skipped: &mut [bool],
-) {
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for i in 0..waits_for.len() {
-            if started[i] || skipped[i] {
-                continue;
-            }
-            let blocked = waits_for[i]
-                .iter()
-                .any(|&j| skipped[j] || matches!(outcome[j], Some(Err(_))));
-            if blocked {
-                skipped[i] = true;
-                changed = true;
-            }
-        }
-    }
-}
 
 /// What each object waits for before it is applied (indices into
 /// `manifests`), from what Kubernetes itself needs and one promise:

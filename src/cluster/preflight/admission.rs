@@ -41,22 +41,14 @@ use super::{api_message, names, Check, NamespaceState};
 use crate::cluster::{api_for, request, KubeError, FIELD_MANAGER};
 use crate::render::Manifest;
 
-pub use candidates::{build_objects, dind_claim, dind_pod, workload_pods, Candidate};
+pub use candidates::{build_objects, dind_claim, dind_pod, workload_pods, Candidate, EVERY_BUILD};
 pub use mutations::mutations;
-pub use pod_security::{label_command, level_needed, Level};
+pub use pod_security::{label_command, level_needed, Level, ENFORCE_LABEL};
 pub use quotas::{limit_range_findings, quota_findings, quota_needs};
 pub use refusals::{fix_for, refuser, Refuser};
 
-use pod_security::{below, enforced_in};
-
-/// The Pod Security label that admission enforces.
-pub const ENFORCE_LABEL: &str = "pod-security.kubernetes.io/enforce";
-/// The component name of a build's pods in findings.
-pub const EVERY_BUILD: &str = "every build";
-/// The name given to the objects created in dry-run (nothing persists).
-const DRY_RUN_NAME: &str = "cf-runner-admission";
-/// Where dind keeps its images and layers (the claim's mount).
-const DIND_DATA_DIR: &str = "/var/lib/docker";
+use pod_security::below;
+use refusals::enforced_in;
 
 // ------------------------------------------------------------ the check
 

@@ -4,8 +4,14 @@
 
 use serde_json::{json, Map, Value};
 
-use super::{DIND_DATA_DIR, DRY_RUN_NAME, EVERY_BUILD};
 use crate::render::Manifest;
+
+/// The component name of a build's pods in findings.
+pub const EVERY_BUILD: &str = "every build";
+/// The name given to the objects created in dry-run (nothing persists).
+const DRY_RUN_NAME: &str = "cf-runner-admission";
+/// Where dind keeps its images and layers (the claim's mount).
+const DIND_DATA_DIR: &str = "/var/lib/docker";
 
 /// One object the preflight asks admission about.
 #[derive(Debug, Clone, PartialEq)]

@@ -6,8 +6,8 @@ use std::fmt;
 
 use serde_json::Value;
 
-use super::refusals::quoted_after;
-use super::ENFORCE_LABEL;
+/// The Pod Security label that admission enforces.
+pub const ENFORCE_LABEL: &str = "pod-security.kubernetes.io/enforce";
 
 /// A Pod Security Standards level, from the most open to the strictest.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -364,12 +364,6 @@ pub fn level_needed(spec: &Value) -> (Level, Vec<String>) {
         return (Level::Baseline, restricted);
     }
     (Level::Restricted, Vec::new())
-}
-
-/// The level a Pod Security refusal names (`violates PodSecurity "baseline:latest"`).
-pub(super) fn enforced_in(message: &str) -> Option<Level> {
-    let quoted = quoted_after(message, "violates PodSecurity")?;
-    Level::parse(quoted.split(':').next()?)
 }
 
 /// The next level down.

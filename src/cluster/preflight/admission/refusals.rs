@@ -1,7 +1,7 @@
 //! Refusals: which admission control said no, and the fix that fits it.
 
+use super::candidates::EVERY_BUILD;
 use super::pod_security::{label_command, Level};
-use super::EVERY_BUILD;
 
 /// What refused an object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,7 +40,7 @@ pub fn refuser(message: &str) -> Refuser {
 }
 
 /// The text between the first pair of double quotes after `after`.
-pub(super) fn quoted_after<'a>(message: &'a str, after: &str) -> Option<&'a str> {
+fn quoted_after<'a>(message: &'a str, after: &str) -> Option<&'a str> {
     let rest = &message[message.find(after)? + after.len()..];
     let start = rest.find('"')? + 1;
     let end = rest[start..].find('"')? + start;
@@ -119,4 +119,10 @@ pub fn fix_for(
         ),
         Refuser::Other => "read the API server's message; fix the cluster or the values and re-run".into(),
     }
+}
+
+/// The level a Pod Security refusal names (`violates PodSecurity "baseline:latest"`).
+pub(super) fn enforced_in(message: &str) -> Option<Level> {
+    let quoted = quoted_after(message, "violates PodSecurity")?;
+    Level::parse(quoted.split(':').next()?)
 }
