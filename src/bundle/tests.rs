@@ -1,3 +1,6 @@
+//! Unit tests of the support bundle: redaction of every known value and
+//! its encodings, the caps, the file's mode, the stamp.
+
 use super::*;
 use serde_json::json;
 

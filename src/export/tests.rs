@@ -1,3 +1,6 @@
+//! Unit tests of the export: folder syncs around the moves, and URL
+//! credentials masked in the stream on stdout.
+
 use super::*;
 
 fn files(text: &str) -> Vec<OutFile> {

@@ -1,3 +1,6 @@
+//! Unit tests of the platform client's pure parts: path segments, token
+//! scrubbing, agent decoding, not-found, scopes, the active account.
+
 use super::*;
 
 #[test]

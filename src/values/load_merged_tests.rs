@@ -1,3 +1,6 @@
+//! Loading an already merged values tree gives what loading the input
+//! gives, for every example.
+
 use super::*;
 
 /// A dry-run loads the tree it merged to decide whether to ask

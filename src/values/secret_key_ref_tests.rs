@@ -1,3 +1,6 @@
+//! Unit tests of references to keys of Secrets: a user's Secret is read
+//! from there; cf-runner's own, or a reference beside its value, is refused.
+
 use super::*;
 
 fn load_text(text: &str) -> Result<Loaded, Problems> {

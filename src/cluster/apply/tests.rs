@@ -1,3 +1,6 @@
+//! Unit tests of the apply: what counts as unchanged, conflict messages,
+//! the order objects wait in, the applied hash.
+
 use super::order::needs_peers_first;
 use super::*;
 use serde_json::json;

@@ -1,3 +1,6 @@
+//! Unit tests of the install's lock: expiry, how a holder is named and
+//! judged, the lease duration.
+
 use super::*;
 
 fn seen(renewed_secs_ago: i64, duration: i32, holder: Option<&str>) -> Seen {

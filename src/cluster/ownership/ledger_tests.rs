@@ -1,3 +1,6 @@
+//! Unit tests of the ledger: where one is kept, forged marks are not
+//! cf-runner's, and recorded objects stay its own.
+
 use super::*;
 use serde_json::json;
 

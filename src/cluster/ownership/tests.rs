@@ -1,3 +1,6 @@
+//! Unit tests of ownership by marks: creation times, managers, labels,
+//! adopt's mark, and what goes with a namespace.
+
 use super::contents::{is_install_lock, is_kubernetes_own};
 use super::*;
 use serde_json::json;

@@ -1,3 +1,6 @@
+//! Unit tests of the YAML reader and writer: the subset read as the full
+//! parser reads it, round trips, quoting, blocks, masking.
+
 use super::*;
 use serde_json::json;
 

@@ -1,3 +1,6 @@
+//! Unit tests of the model's shape checks: quantities, names, and a
+//! secret's redacted debug form.
+
 use super::*;
 
 #[test]

@@ -1,3 +1,6 @@
+//! Unit tests of the admission check's pure parts: a build's dind pod, Pod
+//! Security levels, fixes, mutations, quotas and LimitRanges.
+
 use super::mutations::names_in;
 use super::*;
 use serde_json::json;
