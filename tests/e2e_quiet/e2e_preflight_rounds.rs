@@ -5,7 +5,7 @@
 //! (A binary of its own: it reads every request of cf-runner's user agent
 //! from the audit log, which other tests' requests would disturb.)
 
-mod support;
+use crate::support;
 
 use support::cli::{check_json, text};
 use support::controlplane::{self, ControlPlane};
@@ -45,6 +45,7 @@ fn requests(cp: &ControlPlane, since: usize) -> Vec<(String, f64, f64)> {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn the_preflight_reads_the_namespace_first_and_asks_the_version_with_the_rest() {
+    let _alone = crate::alone().await;
     let cp = controlplane::shared();
     let missing = unique("cfrounds");
     let existing = cp.create_namespace("cfrounds").await.unwrap();

@@ -10,7 +10,7 @@
 //!   the Node authorizer does not list rules for), the preflight falls back
 //!   to an access review per permission.
 
-mod support;
+use crate::support;
 
 use k8s_openapi::api::authorization::v1::SubjectAccessReview;
 use k8s_openapi::api::rbac::v1::{ClusterRoleBinding, RoleBinding};

@@ -9,7 +9,7 @@
 //! - a user who may get but not list that kind is read object by object
 //!   and the same object is named.
 
-mod support;
+use crate::support;
 
 use k8s_openapi::api::core::v1::ServiceAccount;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
@@ -73,6 +73,7 @@ fn foreign_service_account(name: &str) -> ServiceAccount {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn check_reads_by_kind_and_nothing_in_a_missing_namespace_yet_finds_what_is_in_the_way() {
+    let _alone = crate::alone().await;
     let cp = controlplane::shared();
     let admin = cp.admin_kubeconfig().to_path_buf();
 

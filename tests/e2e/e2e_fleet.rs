@@ -14,7 +14,7 @@
 //! and nothing on a re-run. The Argo CD flavour is checked by a
 //! server-side dry-run against Argo CD's CRDs when they are given.
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

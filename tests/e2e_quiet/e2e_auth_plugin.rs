@@ -4,7 +4,7 @@
 //! user reads which command, for which context and user, what is wrong and
 //! what to do, once; cf-runner exits 1 and sends the API server nothing.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -159,6 +159,7 @@ impl Scenarios {
 #[test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 fn an_auth_plugin_that_gives_no_credential_is_named_and_nothing_is_sent() {
+    let _alone = crate::alone_blocking();
     let cp = controlplane::shared();
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path();

@@ -9,7 +9,7 @@
 //! `runtime attach -f` with the same list, writes nothing in the cluster
 //! and nothing on the platform. A bad entry exits 2 naming its key.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::Output;

@@ -7,7 +7,7 @@
 //! wider right was used. After `runtime detach` of one, and `runtime
 //! delete` of another, the agent's new pod still serves the rest.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -7,13 +7,13 @@
 //! file cf-runner did not write is never written over; a user who may not
 //! read cluster-wide (an API server that refuses part of the reads) gets
 //! what could be read, and the rest named (bad flags:
-//! tests/support_bundle_flags.rs).
+//! tests/offline/support_bundle_flags.rs).
 //!
 //! Pod logs: kwok runs no containers and serves no logs on this control
 //! plane, so no log can be seeded; the bundle names each log it could not
 //! read, which this test checks instead.
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::io::Read;

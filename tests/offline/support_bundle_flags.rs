@@ -1,7 +1,7 @@
 //! `cf-runner support-bundle` with a bad flag value: exit 2 naming the
 //! flag, before any cluster is reached and with nothing written.
 
-mod support;
+use crate::support;
 
 use support::cli::text;
 

@@ -6,7 +6,7 @@
 //! denied and nothing outside that namespace. A task for another namespace
 //! is refused by RBAC. See tests/support/venona.rs for how the agent runs.
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

@@ -5,7 +5,7 @@
 //! --wait` is a gate that says what it waits for and fails at its deadline
 //! naming what is not ready.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -151,6 +151,7 @@ fn check_entry(out: &Output, name: &str) -> Value {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn an_expired_dind_certificate_is_reported_gates_info_wait_and_is_renewed_in_one_write() {
+    let _together = crate::together().await;
     let _nodes = shared_nodes();
     let cp = controlplane::shared();
     let fake = FakePlatform::start(USER_TOKEN);
@@ -289,6 +290,7 @@ async fn an_expired_dind_certificate_is_reported_gates_info_wait_and_is_renewed_
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn delete_ends_with_a_verified_statement_of_what_is_left() {
+    let _together = crate::together().await;
     let _nodes = shared_nodes();
     let cp = controlplane::shared();
     let fake = FakePlatform::start(USER_TOKEN);
@@ -382,6 +384,7 @@ fn kubectl(cp: &ControlPlane, args: &[&str]) {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn info_and_check_say_when_a_newer_cf_runner_installed_it_and_when_an_image_was_edited() {
+    let _together = crate::together().await;
     let _nodes = shared_nodes();
     let cp = controlplane::shared();
     let fake = FakePlatform::start(USER_TOKEN);
@@ -461,6 +464,7 @@ async fn info_and_check_say_when_a_newer_cf_runner_installed_it_and_when_an_imag
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn check_compares_dind_s_bridge_with_the_pod_cidrs_and_suggests_a_bip() {
+    let _alone = crate::alone().await;
     let _nodes = NODES.write().unwrap_or_else(|e| e.into_inner());
     let cp = controlplane::shared();
     let home = tempfile::tempdir().unwrap();
@@ -553,6 +557,7 @@ fn secret_data(
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn credential_named_env_values_never_show_in_info_diff_or_upgrade() {
+    let _together = crate::together().await;
     let _nodes = shared_nodes();
     let cp = controlplane::shared();
     let fake = FakePlatform::start(USER_TOKEN);

@@ -7,7 +7,7 @@
 //! dropping to zero ready replicas, and kills the old token. No output
 //! ever holds a token or the runtime file's CA.
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -5,7 +5,7 @@
 //! that keeps its runtimes, and `runtime detach`. The agent's ready
 //! replicas are watched throughout: they never drop to zero.
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
 //! `cf-runner fleet` refusing bad input: exit 2, the key named (with its
 //! cluster), a secret never echoed, nothing written.
 
-mod support;
+use crate::support;
 
 use support::cli::{cf_runner, text};
 

@@ -4,7 +4,7 @@
 //! (the installation is named), next to an older installer's objects, and as
 //! the first step of `init`.
 
-mod support;
+use crate::support;
 
 use std::process::Output;
 
@@ -177,6 +177,7 @@ async fn wait_until_allowed(
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn check_as_admin_passes_with_a_line_per_check() {
+    let _together = crate::together().await;
     let cp = controlplane::shared();
     let ns = unique("cfchk");
     let out = check(cp, ADMIN, &ns, &[]);
@@ -196,6 +197,7 @@ async fn check_as_admin_passes_with_a_line_per_check() {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn check_json_and_yaml_list_every_check() {
+    let _together = crate::together().await;
     let cp = controlplane::shared();
     let ns = unique("cfjson");
     let out = check(cp, ADMIN, &ns, &["-o", "json"]);
@@ -222,6 +224,7 @@ async fn check_json_and_yaml_list_every_check() {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn check_as_a_user_without_rbac_names_what_is_missing_and_creates_nothing() {
+    let _together = crate::together().await;
     let cp = controlplane::shared();
     let ns = unique("cflim");
     let mark = cp.audit_events().unwrap().len();
@@ -271,6 +274,7 @@ async fn check_as_a_user_without_rbac_names_what_is_missing_and_creates_nothing(
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn init_as_a_user_without_rbac_stops_at_preflight_and_creates_nothing() {
+    let _together = crate::together().await;
     let cp = controlplane::shared();
     let ns = unique("cfinitlim");
     let mark = cp.audit_events().unwrap().len();
@@ -309,6 +313,7 @@ async fn init_as_a_user_without_rbac_stops_at_preflight_and_creates_nothing() {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn skip_cluster_test_in_a_values_file_skips_the_preflight() {
+    let _together = crate::together().await;
     let cp = controlplane::shared();
     let ns = unique("cfskipval");
     let dir = tempfile::tempdir().unwrap();
@@ -335,6 +340,7 @@ async fn skip_cluster_test_in_a_values_file_skips_the_preflight() {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn check_after_an_install_names_the_installation() {
+    let _together = crate::together().await;
     let cp = controlplane::shared();
     let ns = unique("cfagain");
     let installed = init(cp, ADMIN, &ns);
@@ -378,6 +384,7 @@ async fn check_after_an_install_names_the_installation() {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn check_names_the_objects_of_an_older_installer() {
+    let _together = crate::together().await;
     let cp = controlplane::shared();
     let ns = cp.create_namespace("cfold").await.unwrap();
     let old: Deployment = serde_json::from_value(serde_json::json!({
@@ -421,6 +428,7 @@ async fn check_names_the_objects_of_an_older_installer() {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn a_namespace_admin_passes_and_installs_into_that_namespace() {
+    let _together = crate::together().await;
     let cp = controlplane::shared();
     // An admin made the namespace and gave the user the built-in `admin`
     // role in it, nothing cluster-wide. With a StorageClass of the cluster's
@@ -468,6 +476,7 @@ async fn a_namespace_admin_passes_and_installs_into_that_namespace() {
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn a_user_without_bind_passes_and_installs_roles_before_bindings() {
+    let _together = crate::together().await;
     let cp = controlplane::shared();
     // Every verb on everything, except `bind` and `escalate`: such a user
     // may create the roles (it holds their rules) and their bindings, but
@@ -548,6 +557,7 @@ async fn a_user_without_bind_passes_and_installs_roles_before_bindings() {
 #[test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 fn check_with_bad_values_exits_2_before_touching_a_cluster() {
+    let _together = crate::together_blocking();
     // No kubeconfig at all: the values are rejected before it is looked for.
     let dir = tempfile::tempdir().unwrap();
     let out = cf_runner(

@@ -10,7 +10,7 @@
 //! reached the cluster, and after) are finished by the next run, under the
 //! same name.
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -9,9 +9,9 @@
 //! many values it looked for, which, and in which encodings.
 //!
 //! (Secrets seeded in other places, and the bundle's other contents:
-//! tests/e2e_support_bundle.rs.)
+//! tests/e2e/e2e_support_bundle.rs.)
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::io::Read;

@@ -16,7 +16,7 @@
 //! Every refusal is checked to come before any platform call and any write
 //! in the cluster.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -28,11 +28,6 @@ use support::fake_platform::FakePlatform;
 
 const CONTEXT: &str = "admin@cf-runner-test";
 const API_TOKEN: &str = "api-token-for-shared-files-0123456789";
-
-/// Held by each test that reads the audit log for cf-runner's requests:
-/// the tests of this binary share one control plane and would see each
-/// other's.
-static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 /// Runs `cmd`, killing it (and failing) after 120 s.
 fn bounded(mut cmd: Command) -> (Output, Duration) {
@@ -160,7 +155,7 @@ fn assert_refused(out: &Output, key: &str, words: &[&str]) {
 #[test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 fn a_kubeconfig_named_by_a_file_runs_nothing_without_the_users_word() {
-    let _alone = ONE_AT_A_TIME.blocking_lock();
+    let _alone = crate::alone_blocking();
     let cp = controlplane::shared();
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path();
@@ -325,6 +320,7 @@ fn a_kubeconfig_named_by_a_file_runs_nothing_without_the_users_word() {
 #[test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 fn hostile_files_are_refused_at_once() {
+    let _together = crate::together_blocking();
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path();
     let attach = |file: &Path, kubeconfig: &Path| {
@@ -437,7 +433,7 @@ async fn files(cp: &ControlPlane, ns: &str) -> Vec<(String, String)> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn attach_refuses_an_insecure_agent_and_a_key_another_runtime_holds() {
-    let _alone = ONE_AT_A_TIME.lock().await;
+    let _alone = crate::alone().await;
     controlplane::ensure_crypto_provider();
     let cp = controlplane::shared();
     let home = tempfile::tempdir().unwrap();
