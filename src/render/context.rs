@@ -301,6 +301,7 @@ pub(super) fn build_context(
         version => ser(&env!("CARGO_PKG_VERSION")),
         chart_version => ser(&images::CHART_VERSION),
         docker_registry => ser(&registry),
+        image_pull_secrets => ser(&pull_secret_refs(values)),
         record_format => ser(&RECORD_FORMAT),
         record_secret => ser(&RECORD_SECRET),
         record_values => ser(&record_yaml),
@@ -312,6 +313,15 @@ pub(super) fn build_context(
         monitor => monitor,
         app_proxy => app_proxy,
     }
+}
+
+/// `ImagePullSecrets` as a pod spec lists them (`[{name: …}]`).
+fn pull_secret_refs(values: &Values) -> Vec<BTreeMap<&'static str, &str>> {
+    values
+        .image_pull_secrets
+        .iter()
+        .map(|name| BTreeMap::from([("name", name.as_str())]))
+        .collect()
 }
 
 /// The runner's image, placement, resources, env and agent token.

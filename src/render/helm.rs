@@ -477,6 +477,9 @@ fn storage_and_mirror_notes(values: &Values) -> Vec<String> {
             provisioner_name(&values.namespace)
         ));
     }
+    if !values.image_pull_secrets.is_empty() {
+        notes.extend(pull_secrets_note(&values.image_pull_secrets));
+    }
     if let Some(reg) = &values.docker_registry {
         notes.push(format!(
             "global.imageRegistry puts every image of the chart under {reg}, docker.io ones \
@@ -487,6 +490,25 @@ fn storage_and_mirror_notes(values: &Values) -> Vec<String> {
         }
     }
     notes
+}
+
+/// Why `global.imagePullSecrets` is not in the file, and what to do
+/// instead. Chart 10.5.2 indents the list it renders from that key one level
+/// too deep in every Deployment, so `helm install` refuses the whole release
+/// (`did not find expected key`): giving it would make the file unusable.
+/// Patching the chart's ServiceAccounts afterwards is no way out either: its
+/// install hooks pull from the mirror before anyone could patch them.
+fn pull_secrets_note(names: &[String]) -> Vec<String> {
+    vec![
+        format!(
+            "ImagePullSecrets ({}) are not set as global.imagePullSecrets: chart {CHART_VERSION} \
+             renders that key at the wrong indentation and helm refuses every Deployment.",
+            names.join(", ")
+        ),
+        "With the chart, give the nodes the mirror's credentials instead (the kubelet's image \
+         credential provider, or the container runtime's registry config)."
+            .to_string(),
+    ]
 }
 
 /// The comment lines above the values: how to install, what to fill in,

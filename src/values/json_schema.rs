@@ -32,6 +32,7 @@ pub const DESCRIPTIONS: &[(&str, &str)] = &[
     ("ClusterId", "Cluster name the monitor reports to the platform."),
     ("EnvVars", "Environment variables for every component and build (proxies go here)."),
     ("DockerRegistry", "Registry host (and path) that serves every image: a mirror of quay.io."),
+    ("ImagePullSecrets", "Names of your docker-registry Secrets in the runner's namespace, for a mirror that needs credentials: every component's pods and every build pull with them."),
     ("Arch", "CPU architecture of the nodes that run the runner and builds."),
     ("NodeSelector", "Node selector of the runner and volume provisioner: a map or `k=v,k2=v2`."),
     ("Tolerations", "Tolerations of the runner and volume provisioner."),

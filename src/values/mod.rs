@@ -10,6 +10,7 @@ pub mod agent_only;
 pub mod cloud;
 pub mod json_schema;
 pub mod model;
+pub mod pull_secrets;
 pub mod runtimes;
 pub mod schema;
 pub mod secrets;
@@ -338,6 +339,7 @@ fn resolve(r: &mut Reader) -> Values {
     let (codefresh_host, kubernetes_host) = resolve_hosts(r);
     let env_vars = resolve_env_vars(r);
     let docker_registry = resolve_docker_registry(r);
+    let image_pull_secrets = pull_secrets::resolve(r);
     let arch = resolve_arch(r);
 
     let global_scheduling = Scheduling {
@@ -392,6 +394,7 @@ fn resolve(r: &mut Reader) -> Values {
         env_vars,
         url_credentials: BTreeMap::new(),
         docker_registry,
+        image_pull_secrets,
         arch,
         runner,
         storage,

@@ -288,6 +288,9 @@ pub struct Values {
     #[serde(skip)]
     pub url_credentials: BTreeMap<String, Secret>,
     pub docker_registry: Option<String>,
+    /// `ImagePullSecrets`: the user's registry Secrets, by name, on every
+    /// pod cf-runner renders and on the builds' ServiceAccount.
+    pub image_pull_secrets: Vec<String>,
     pub arch: Arch,
     pub runner: Runner,
     pub storage: Storage,

@@ -60,6 +60,7 @@ pub const KEYS: &[(&str, Kind)] = &[
     // general
     ("EnvVars", TextMap),
     ("DockerRegistry", Text),
+    ("ImagePullSecrets", TextList),
     ("Arch", Text),
     ("NodeSelector", NodeSelector),
     ("Tolerations", Tolerations),

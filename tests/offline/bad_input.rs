@@ -234,6 +234,17 @@ catalogue! {
         bad(&["--name", "my cluster"]).says(&["AgentId = \"my cluster\""]);
     storage_class_name_not_dns =>
         bad(&["--storage-class-name", "My_Class"]).says(&["StorageClass = \"My_Class\""]);
+    /// A pull secret named the way a registry is, by the flag.
+    image_pull_secret_flag_not_a_secret_name =>
+        bad(&["--image-pull-secret", "registry.example.com:5000"])
+            .says(&["--image-pull-secret", "ImagePullSecrets", "not a usable Secret name"])
+            .problems(1);
+    /// cf-runner's own agent-token Secret is no registry credential.
+    image_pull_secrets_naming_cf_runners_own_secret =>
+        bad(&["--values", "@IN@/values.yaml"])
+            .file("values.yaml", "ImagePullSecrets:\n  - mirror-pull\n  - runner\n")
+            .says(&["ImagePullSecrets", "cf-runner writes itself", "kubectl create secret docker-registry"])
+            .problems(1);
 
     // ---- unknown keys --------------------------------------------------------
     /// A typo in a nested key gets the right sibling suggested.

@@ -136,3 +136,29 @@ fn every_key_of_the_chart_has_a_row_in_the_parity_table() {
         rows.len()
     );
 }
+
+/// Chart 10.5.2 renders `global.imagePullSecrets` one level too deep in
+/// every Deployment, so helm refuses the release; cf-runner's Helm values
+/// leave the key out and say why (`render::helm`). When a chart version
+/// renders it, this fails, and the generated file should carry the key.
+#[test]
+fn the_charts_own_pull_secrets_key_still_breaks_its_release() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = "global:\n  codefreshToken: t\n  accountId: a\n  context: c\n";
+    let plain = tmp.path().join("plain.yaml");
+    fs::write(&plain, base).unwrap();
+    helm::template("codefresh", &[&plain]).expect("the chart renders without pull secrets");
+    let with_secrets = tmp.path().join("pull-secrets.yaml");
+    fs::write(
+        &with_secrets,
+        format!("{base}  imagePullSecrets: [mirror-pull]\n"),
+    )
+    .unwrap();
+    let Err(err) = helm::template("codefresh", &[&with_secrets]) else {
+        panic!(
+            "the chart renders global.imagePullSecrets now: write ImagePullSecrets into the \
+             generated Helm values (src/render/helm.rs) and drop the note and the parity row"
+        );
+    };
+    assert!(err.contains("did not find expected key"), "{err}");
+}

@@ -357,6 +357,7 @@ fn pod_view(spec: &Value) -> Value {
         "nodeSelector": non_empty(&spec["nodeSelector"]),
         "tolerations": non_empty(&spec["tolerations"]),
         "securityContext": non_empty(&spec["securityContext"]),
+        "imagePullSecrets": non_empty(&spec["imagePullSecrets"]),
         "volumes": by_name(&spec["volumes"]),
         "restartPolicy": spec["restartPolicy"],
     })
@@ -382,7 +383,10 @@ fn view(object: &Value) -> Value {
         }),
         "Role" | "ClusterRole" => json!({"rules": rule_set(&object["rules"])}),
         "RoleBinding" | "ClusterRoleBinding" => json!({"roleRef.kind": object["roleRef"]["kind"]}),
-        "ServiceAccount" => json!({"annotations": non_empty(&object["metadata"]["annotations"])}),
+        "ServiceAccount" => json!({
+            "annotations": non_empty(&object["metadata"]["annotations"]),
+            "imagePullSecrets": non_empty(&object["imagePullSecrets"]),
+        }),
         "Service" => json!({
             "type": object["spec"].get("type").cloned().unwrap_or(json!("ClusterIP")),
             "clusterIP": object["spec"]["clusterIP"],

@@ -112,6 +112,18 @@ fn from_runner(runner: &Value, v: &mut Value, not_read: &mut Vec<String>) {
     if let Some(t) = spec["tolerations"].as_array().filter(|t| !t.is_empty()) {
         v["Tolerations"] = Value::Array(t.clone());
     }
+    // A mirror's pull secrets on the runner's pod: the Secrets are the
+    // user's and stay; cf-runner names them on every pod it renders.
+    let pull_secrets: Vec<Value> = spec["imagePullSecrets"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|s| s["name"].as_str())
+        .map(|name| json!(name))
+        .collect();
+    if !pull_secrets.is_empty() {
+        v["ImagePullSecrets"] = Value::Array(pull_secrets);
+    }
     if let Some(image) = container["image"].as_str() {
         if let Some((registry, _)) = image.split_once("/codefresh/") {
             if registry != "quay.io" && !registry.is_empty() {

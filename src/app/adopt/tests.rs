@@ -87,6 +87,23 @@ fn a_venonactl_install_is_read_into_values() {
 }
 
 #[test]
+fn the_pull_secrets_of_the_old_runners_pod_are_carried() {
+    let mut objects = venonactl_install();
+    objects[0]["spec"]["template"]["spec"]["imagePullSecrets"] = json!([{"name": "mirror-pull"}]);
+    let found = detect(&objects, "cf", "ctx").unwrap().unwrap();
+    assert_eq!(found.values["ImagePullSecrets"], json!(["mirror-pull"]));
+    let input = Input {
+        files: vec![values::ValuesFile {
+            origin: "adopted.yaml".into(),
+            text: values_text(&found, "cf").text,
+        }],
+        ..Default::default()
+    };
+    let loaded = values::load(&input).unwrap();
+    assert_eq!(loaded.values.image_pull_secrets, ["mirror-pull"]);
+}
+
+#[test]
 fn a_users_binding_to_an_account_of_the_namespace_is_not_the_old_installs() {
     let mut objects = venonactl_install();
     let binding = |name: &str| {
