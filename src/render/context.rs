@@ -346,6 +346,7 @@ fn runner_context(
         resources => ser(&values.runner.resources),
         env => ser(&runner_env),
         token => ser(&secret_or_placeholder(identity.agent_token.as_ref().or(values.agent_token.as_ref()), "agent token")),
+        placement => ser(&values.runner.placement),
     }
 }
 
@@ -409,6 +410,7 @@ fn storage_context(
         provisioner_resources => ser(&storage.provisioner_resources),
         provisioner_env => ser(&provisioner_env),
         provisioner_sa_annotations => ser(&storage.provisioner_sa_annotations),
+        provisioner_placement => ser(&storage.provisioner_placement),
         lv_monitor_node_selector => ser(&selector_with_arch(&values.runtime.scheduling, values.arch)),
         lv_monitor_tolerations => ser(&lv_monitor_tolerations(values)),
         lv_monitor_resources => ser(&storage.lv_monitor_resources),
@@ -443,6 +445,7 @@ fn monitor_context(
         node_selector => ser(&selector_with_arch(&values.runner.scheduling, values.arch)),
         tolerations => ser(&values.runner.scheduling.tolerations),
         token => ser(&secret_or_placeholder(values.token.as_ref(), "Codefresh API token for the monitor")),
+        placement => ser(&values.monitor.placement),
     }
 }
 
@@ -469,5 +472,6 @@ fn app_proxy_context(
         annotations => ser(&values.app_proxy.annotations),
         node_selector => ser(&selector_with_arch(&values.runner.scheduling, values.arch)),
         tolerations => ser(&values.runner.scheduling.tolerations),
+        placement => ser(&values.app_proxy.placement),
     }
 }

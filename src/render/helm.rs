@@ -14,7 +14,9 @@ use super::images::{self, Pinned};
 use super::{
     daemon_config, lv_monitor_tolerations, provisioner_name, selector_with_arch, Identity,
 };
-use crate::values::{Arch, Backend, ProvisionerCredentials, Resources, Scheduling, Values};
+use crate::values::{
+    Arch, Backend, Placement, ProvisionerCredentials, Resources, Scheduling, Values,
+};
 
 /// The chart version whose values layout this follows.
 pub const CHART_VERSION: &str = images::CHART_VERSION;
@@ -55,6 +57,20 @@ fn insert_nonempty(map: &mut Map<String, Value>, key: &str, value: Value) {
 fn scheduling_into(map: &mut Map<String, Value>, scheduling: &Scheduling, arch: Arch) {
     insert_nonempty(map, "nodeSelector", selector(scheduling, arch));
     insert_nonempty(map, "tolerations", json!(scheduling.tolerations));
+}
+
+/// A component's `podAnnotations` and `affinity` (the chart has no other
+/// placement key for its components).
+fn component_placement_into(map: &mut Map<String, Value>, placement: &Placement) {
+    insert_nonempty(map, "podAnnotations", json!(placement.annotations));
+    insert_nonempty(map, "affinity", json!(placement.affinity));
+}
+
+/// The builds' placement, under `runtime.engine` or `runtime.dind`.
+fn build_placement_into(map: &mut Map<String, Value>, placement: &Placement) {
+    component_placement_into(map, placement);
+    insert_nonempty(map, "podLabels", json!(placement.labels));
+    insert_nonempty(map, "schedulerName", json!(placement.scheduler_name));
 }
 
 /// The images a `--docker-registry` mirror must hold for the chart: the chart
@@ -273,6 +289,10 @@ fn volume_provisioner(values: &Values) -> Map<String, Value> {
         resources(&values.storage.provisioner_resources),
     );
     insert_nonempty(&mut volume_provisioner, "env", json!(values.env_vars));
+    component_placement_into(
+        &mut volume_provisioner,
+        &values.storage.provisioner_placement,
+    );
     if !values.storage.provisioner_sa_annotations.is_empty() {
         volume_provisioner.insert(
             "serviceAccount".into(),
@@ -297,6 +317,7 @@ fn volume_provisioner(values: &Values) -> Map<String, Value> {
         &values.storage.provisioner_scheduling,
         values.arch,
     );
+    component_placement_into(&mut cleanup, &values.storage.provisioner_placement);
     if !cleanup.is_empty() {
         volume_provisioner.insert("dind-volume-cleanup".into(), Value::Object(cleanup));
     }
@@ -317,6 +338,7 @@ fn runner(values: &Values) -> Map<String, Value> {
         runner_env.insert("NODE_TLS_REJECT_UNAUTHORIZED".into(), "0".into());
     }
     insert_nonempty(&mut runner, "env", json!(runner_env));
+    component_placement_into(&mut runner, &values.runner.placement);
     runner
 }
 
@@ -354,6 +376,7 @@ fn runtime(values: &Values) -> Map<String, Value> {
         pvc.insert("storageClassName".into(), json!(values.storage.class_name));
     }
     dind.insert("pvcs".into(), json!({ "dind": pvc }));
+    build_placement_into(&mut dind, &values.runtime.placement);
     let mut engine = Map::new();
     insert_nonempty(&mut engine, "nodeSelector", build_selector);
     insert_nonempty(
@@ -366,6 +389,7 @@ fn runtime(values: &Values) -> Map<String, Value> {
         engine_env.insert("NODE_TLS_REJECT_UNAUTHORIZED".into(), "0".into());
     }
     insert_nonempty(&mut engine, "env", json!(engine_env));
+    build_placement_into(&mut engine, &values.runtime.placement);
 
     let mut hook = Map::new();
     scheduling_into(&mut hook, &values.runner.scheduling, values.arch);
@@ -425,6 +449,7 @@ fn app_proxy(values: &Values) -> Map<String, Value> {
             resources(&values.app_proxy.resources),
         );
         scheduling_into(&mut app_proxy, &values.runner.scheduling, values.arch);
+        component_placement_into(&mut app_proxy, &values.app_proxy.placement);
         if !values.app_proxy.sa_annotations.is_empty() {
             app_proxy.insert(
                 "serviceAccount".into(),
@@ -456,6 +481,7 @@ fn monitor(values: &Values) -> Map<String, Value> {
             resources(&values.monitor.resources),
         );
         scheduling_into(&mut monitor, &values.runner.scheduling, values.arch);
+        component_placement_into(&mut monitor, &values.monitor.placement);
         if !values.monitor.sa_annotations.is_empty() {
             monitor.insert(
                 "serviceAccount".into(),

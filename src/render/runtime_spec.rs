@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use serde_json::{json, Map, Value};
 
 use super::{images, placeholder, selector_with_arch, Identity};
-use crate::values::{Resources, Values};
+use crate::values::{Placement, Resources, Values};
 
 /// The parent runtime every runner inherits from (controlled by Codefresh).
 pub const RUNTIME_EXTENDS: &str = "system/default/hybrid/k8s_low_limits";
@@ -279,12 +279,23 @@ fn engine_scheduler(values: &Values, runtime_name: &str, cluster: Value) -> Map<
         "tolerations",
         json!(values.runtime.scheduling.tolerations),
     );
+    insert_placement(&mut engine, &values.runtime.placement);
     engine.insert("resources".into(), engine_resources());
     engine.insert(
         "terminationGracePeriodSeconds".into(),
         json!(ENGINE_GRACE_PERIOD_SECONDS),
     );
     engine
+}
+
+/// `Runtime.PodAnnotations`, `PodLabels`, `Affinity` and `SchedulerName`,
+/// where the chart's runtime spec puts them for an engine or dind pod (the
+/// platform copies them onto each build's pod).
+fn insert_placement(scheduler: &mut Map<String, Value>, placement: &Placement) {
+    insert_nonempty(scheduler, "affinity", json!(placement.affinity));
+    insert_nonempty(scheduler, "annotations", json!(placement.annotations));
+    insert_nonempty(scheduler, "labels", json!(placement.labels));
+    insert_nonempty(scheduler, "schedulerName", json!(placement.scheduler_name));
 }
 
 /// The dind volume claim a build reuses, matched by pipeline.
@@ -325,6 +336,7 @@ fn dind_scheduler(values: &Values, runtime_name: &str, cluster: Value) -> Map<St
         "tolerations",
         json!(values.runtime.scheduling.tolerations),
     );
+    insert_placement(&mut dind, &values.runtime.placement);
     dind.insert("pvcs".into(), json!([dind_claim(values)]));
     dind.insert(
         "defaultDindResources".into(),

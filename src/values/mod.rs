@@ -10,6 +10,7 @@ pub mod agent_only;
 pub mod cloud;
 pub mod json_schema;
 pub mod model;
+pub mod placement;
 pub mod pull_secrets;
 pub mod runtimes;
 pub mod schema;
@@ -354,6 +355,7 @@ fn resolve(r: &mut Reader) -> Values {
         resources: r.resources("Runner.resources"),
         env: runner_env,
         image: r.image("Image"),
+        placement: placement::resolve(r, "Runner"),
     };
 
     let storage = storage::resolve(r, &namespace, &global_scheduling);
@@ -689,6 +691,7 @@ fn resolve_runtime(r: &mut Reader, env_vars: &BTreeMap<String, String>) -> Runti
         registry_mirrors,
         insecure_registries,
         docker_daemon_access: r.boolean("DockerDaemonAccess", true),
+        placement: placement::resolve(r, "Runtime"),
     }
 }
 
@@ -718,6 +721,7 @@ fn resolve_monitor(r: &mut Reader, env_vars: &BTreeMap<String, String>) -> Monit
         namespaced: r.boolean("Monitor.UseNamespaceWithRole", true),
         cluster_id: r.text("ClusterId"),
         helm_releases: r.boolean("Monitor.Helm3", false),
+        placement: placement::resolve(r, "Monitor"),
     }
 }
 
@@ -790,6 +794,7 @@ fn resolve_app_proxy(r: &mut Reader, env_vars: &BTreeMap<String, String>) -> App
         tls_secret,
         path_prefix,
         annotations: r.annotation_map("AppProxy.Ingress.Annotations"),
+        placement: placement::resolve(r, "AppProxy"),
     }
 }
 

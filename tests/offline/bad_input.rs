@@ -239,6 +239,16 @@ catalogue! {
         bad(&["--image-pull-secret", "registry.example.com:5000"])
             .says(&["--image-pull-secret", "ImagePullSecrets", "not a usable Secret name"])
             .problems(1);
+    /// `nodeAfinity` would be dropped by the API server without a word.
+    build_affinity_misspelt =>
+        bad(&["--values", "@IN@/values.yaml"])
+            .file("values.yaml", "Runtime:\n  Affinity:\n    nodeAfinity: {}\n")
+            .says(&["Runtime.Affinity.nodeAfinity", "not a kind of affinity", "nodeAffinity"])
+            .problems(1);
+    build_pod_label_value_with_spaces =>
+        bad(&["--set-value", "Runtime.PodLabels.team=continuous integration"])
+            .says(&["Runtime.PodLabels.team", "not a valid label value"])
+            .problems(1);
     /// cf-runner's own agent-token Secret is no registry credential.
     image_pull_secrets_naming_cf_runners_own_secret =>
         bad(&["--values", "@IN@/values.yaml"])

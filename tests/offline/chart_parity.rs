@@ -356,6 +356,7 @@ fn pod_view(spec: &Value) -> Value {
         "initContainers": non_empty(&json!(init)),
         "nodeSelector": non_empty(&spec["nodeSelector"]),
         "tolerations": non_empty(&spec["tolerations"]),
+        "affinity": non_empty(&spec["affinity"]),
         "securityContext": non_empty(&spec["securityContext"]),
         "imagePullSecrets": non_empty(&spec["imagePullSecrets"]),
         "volumes": by_name(&spec["volumes"]),
@@ -375,11 +376,19 @@ fn pod_spec(object: &Value) -> Option<&Value> {
 fn view(object: &Value) -> Value {
     let kind = object["kind"].as_str().unwrap_or("");
     match kind {
-        "Deployment" | "DaemonSet" => pod_view(pod_spec(object).unwrap()),
+        "Deployment" | "DaemonSet" => {
+            let mut view = pod_view(pod_spec(object).unwrap());
+            view["podAnnotations"] =
+                non_empty(&object["spec"]["template"]["metadata"]["annotations"]);
+            view
+        }
         "CronJob" => json!({
             "schedule": object["spec"]["schedule"],
             "concurrencyPolicy": object["spec"]["concurrencyPolicy"],
             "pod": pod_view(pod_spec(object).unwrap()),
+            "podAnnotations": non_empty(
+                &object["spec"]["jobTemplate"]["spec"]["template"]["metadata"]["annotations"]
+            ),
         }),
         "Role" | "ClusterRole" => json!({"rules": rule_set(&object["rules"])}),
         "RoleBinding" | "ClusterRoleBinding" => json!({"roleRef.kind": object["roleRef"]["kind"]}),
