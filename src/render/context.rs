@@ -97,6 +97,9 @@ pub(super) fn daemon_config(values: &Values) -> Value {
     if let Some(mtu) = values.runtime.mtu {
         map.insert("mtu".into(), json!(mtu));
     }
+    if let Some(bip) = &values.hygiene.bip {
+        map.insert("bip".into(), json!(bip));
+    }
     daemon
 }
 
@@ -302,6 +305,7 @@ pub(super) fn build_context(
         chart_version => ser(&images::CHART_VERSION),
         docker_registry => ser(&registry),
         image_pull_secrets => ser(&pull_secret_refs(values)),
+        hygiene => ser(&values.hygiene),
         record_format => ser(&RECORD_FORMAT),
         record_secret => ser(&RECORD_SECRET),
         record_values => ser(&record_yaml),

@@ -11,6 +11,7 @@
 use serde_json::{json, Map, Value};
 
 use super::images::{self, Pinned};
+use super::runtime_spec;
 use super::{
     daemon_config, lv_monitor_tolerations, provisioner_name, selector_with_arch, Identity,
 };
@@ -310,6 +311,15 @@ fn volume_provisioner(values: &Values) -> Map<String, Value> {
         "resources",
         resources(&values.storage.lv_monitor_resources),
     );
+    let hygiene = &values.hygiene;
+    let mut lv_env = Map::new();
+    if let Some(t) = hygiene.kb_usage_threshold {
+        lv_env.insert("KB_USAGE_THRESHOLD".into(), json!(t.to_string()));
+    }
+    if let Some(t) = hygiene.inode_usage_threshold {
+        lv_env.insert("INODE_USAGE_THRESHOLD".into(), json!(t.to_string()));
+    }
+    insert_nonempty(&mut lv, "env", Value::Object(lv_env));
     volume_provisioner.insert("dind-lv-monitor".into(), Value::Object(lv));
     let mut cleanup = Map::new();
     scheduling_into(
@@ -318,6 +328,9 @@ fn volume_provisioner(values: &Values) -> Map<String, Value> {
         values.arch,
     );
     component_placement_into(&mut cleanup, &values.storage.provisioner_placement);
+    if let Some(days) = hygiene.retention_days {
+        cleanup.insert("env".into(), json!({"RETENTION_DAYS": days.to_string()}));
+    }
     if !cleanup.is_empty() {
         volume_provisioner.insert("dind-volume-cleanup".into(), Value::Object(cleanup));
     }
@@ -375,6 +388,18 @@ fn runtime(values: &Values) -> Map<String, Value> {
     if !values.storage.provisioned {
         pvc.insert("storageClassName".into(), json!(values.storage.class_name));
     }
+    let hygiene = &values.hygiene;
+    insert_nonempty(
+        &mut pvc,
+        "reuseVolumeSelector",
+        json!(hygiene.reuse_volume_selector),
+    );
+    if let Some(retention) = &hygiene.volume_retention {
+        pvc.insert(
+            "annotations".into(),
+            json!({ runtime_spec::VOLUME_RETENTION_ANNOTATION: retention }),
+        );
+    }
     dind.insert("pvcs".into(), json!({ "dind": pvc }));
     build_placement_into(&mut dind, &values.runtime.placement);
     let mut engine = Map::new();
@@ -390,6 +415,12 @@ fn runtime(values: &Values) -> Map<String, Value> {
     }
     insert_nonempty(&mut engine, "env", json!(engine_env));
     build_placement_into(&mut engine, &values.runtime.placement);
+    // Helm merges maps: the user's limits are enough, the chart keeps the rest.
+    insert_nonempty(
+        &mut engine,
+        "workflowLimits",
+        json!(hygiene.workflow_limits),
+    );
 
     let mut hook = Map::new();
     scheduling_into(&mut hook, &values.runner.scheduling, values.arch);

@@ -88,6 +88,12 @@ const WORKFLOW_LIMITS: &[(&str, i64)] = &[
     ("TIME_INACTIVE_UNTIL_TERMINATION", 2700),
 ];
 
+/// The chart's reuse policy: any pipeline of the account may reuse a volume.
+pub(crate) const DEFAULT_REUSE_VOLUME_SELECTOR: &str = "codefresh-app,io.codefresh.accountName";
+
+/// The claim annotation the volume cleaner reads a volume's retention from.
+pub(crate) const VOLUME_RETENTION_ANNOTATION: &str = "codefresh.io/volume-retention";
+
 /// The engine's default resources.
 fn engine_resources() -> Value {
     json!({
@@ -270,6 +276,13 @@ fn engine_scheduler(values: &Values, runtime_name: &str, cluster: Value) -> Map<
             WORKFLOW_LIMITS
                 .iter()
                 .map(|(k, v)| (k.to_string(), json!(v)))
+                .chain(
+                    values
+                        .hygiene
+                        .workflow_limits
+                        .iter()
+                        .map(|(k, v)| (k.clone(), json!(v))),
+                )
                 .collect(),
         ),
     );
@@ -304,11 +317,21 @@ fn dind_claim(values: &Values) -> Value {
     pvc.insert("name".into(), json!("dind"));
     pvc.insert(
         "reuseVolumeSelector".into(),
-        json!("codefresh-app,io.codefresh.accountName"),
+        json!(values
+            .hygiene
+            .reuse_volume_selector
+            .as_deref()
+            .unwrap_or(DEFAULT_REUSE_VOLUME_SELECTOR)),
     );
     pvc.insert("reuseVolumeSortOrder".into(), json!("pipeline_id"));
     pvc.insert("storageClassName".into(), json!(values.storage.class_name));
     pvc.insert("volumeSize".into(), json!(values.runtime.volume_size));
+    if let Some(retention) = &values.hygiene.volume_retention {
+        pvc.insert(
+            "annotations".into(),
+            json!({ VOLUME_RETENTION_ANNOTATION: retention }),
+        );
+    }
     Value::Object(pvc)
 }
 

@@ -79,7 +79,10 @@ pub const DESCRIPTIONS: &[(&str, &str)] = &[
     ("Storage.VolumeProvisioner.CreateDindVolDirResouces", "Accepted for venonactl files; has no effect."),
     ("Storage.LocalVolumeMonitor.Image", "Local volume monitor image, to replace the pinned one."),
     ("Storage.LocalVolumeMonitor.resources", "Resource limits and requests of the local volume monitor."),
+    ("Storage.LocalVolumeMonitor.KbUsageThreshold", "Disk usage, in percent, above which the local volume monitor deletes the oldest unused volumes (default 80)."),
+    ("Storage.LocalVolumeMonitor.InodeUsageThreshold", "Inode usage, in percent, above which the local volume monitor deletes volumes (default 80)."),
     ("Storage.VolumeCleaner.Image", "Volume cleaner image, to replace the pinned one."),
+    ("Storage.VolumeCleaner.RetentionDays", "Days a cloud dind volume may stay unused before the cleaner deletes it (default 4)."),
     ("Runtime.NodeSelector", "Node selector of build (engine and dind) pods: a map or `k=v,k2=v2`."),
     ("Runtime.tolerations", "Tolerations of build (engine and dind) pods."),
     ("Runtime.ServiceAccount.Annotations", "Annotations of the engine's ServiceAccount."),
@@ -95,6 +98,10 @@ pub const DESCRIPTIONS: &[(&str, &str)] = &[
     ("Runtime.Mtu", "MTU of the docker daemon's network (576–9001)."),
     ("Runtime.RegistryMirrors", "Registry mirror URLs of the docker daemon."),
     ("Runtime.InsecureRegistries", "Registries (host[:port] or CIDR) the docker daemon reaches without TLS."),
+    ("Runtime.Bip", "Address and prefix of dind's docker bridge (`bip` of daemon.json), e.g. 172.30.0.1/16, when the default overlaps your network."),
+    ("Runtime.VolumeRetention", "How long the cleaner keeps each dind volume unused, as the codefresh.io/volume-retention annotation of its claim, e.g. 7d."),
+    ("Runtime.ReuseVolumeSelector", "Which builds may reuse a dind volume: build labels, starting with codefresh-app,io.codefresh.accountName (add pipeline_id for a volume per pipeline)."),
+    ("Runtime.WorkflowLimits", "The engine's workflow limits by name (e.g. MAXIMUM_ALLOWED_WORKFLOW_AGE_BEFORE_TERMINATION: 86400), over the chart's defaults."),
     ("Runtime.EngineAppName", "Accepted for venonactl files; has no effect."),
     ("Runtimes", "More runtimes the same agent serves, each in its own namespace (and maybe cluster), attached after the agent is installed (docs/guide/runtimes.md)."),
     ("Monitor.Enabled", "Install the cluster monitor."),
@@ -334,6 +341,11 @@ fn leaf_schema(path: &str, kind: Kind) -> Value {
         }),
         Kind::TextList => json!({"type": ["array", "string", "null"]}),
         Kind::Opaque if path == "Runtimes" => runtimes_schema(),
+        Kind::Opaque if path == "Runtime.WorkflowLimits" => json!({
+            "type": ["object", "null"],
+            "propertyNames": {"enum": super::hygiene::WORKFLOW_LIMIT_NAMES},
+            "additionalProperties": {"type": ["integer", "string"]},
+        }),
         // A pod's affinity: its three kinds, each a map the API server checks.
         Kind::Opaque if path.ends_with(".Affinity") => json!({
             "type": ["object", "null"],

@@ -8,6 +8,7 @@
 
 pub mod agent_only;
 pub mod cloud;
+pub mod hygiene;
 pub mod json_schema;
 pub mod model;
 pub mod placement;
@@ -341,6 +342,7 @@ fn resolve(r: &mut Reader) -> Values {
     let env_vars = resolve_env_vars(r);
     let docker_registry = resolve_docker_registry(r);
     let image_pull_secrets = pull_secrets::resolve(r);
+    let hygiene = hygiene::resolve(r);
     let arch = resolve_arch(r);
 
     let global_scheduling = Scheduling {
@@ -397,6 +399,7 @@ fn resolve(r: &mut Reader) -> Values {
         url_credentials: BTreeMap::new(),
         docker_registry,
         image_pull_secrets,
+        hygiene,
         arch,
         runner,
         storage,

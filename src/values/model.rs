@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use super::tree::lookup;
 
+pub use super::hygiene::Hygiene;
 pub use super::placement::Placement;
 
 pub(super) mod reader;
@@ -300,6 +301,9 @@ pub struct Values {
     /// `ImagePullSecrets`: the user's registry Secrets, by name, on every
     /// pod cf-runner renders and on the builds' ServiceAccount.
     pub image_pull_secrets: Vec<String>,
+    /// Volume retention and cleaning, volume reuse, the dind bridge and
+    /// the engine's workflow limits.
+    pub hygiene: Hygiene,
     pub arch: Arch,
     pub runner: Runner,
     pub storage: Storage,

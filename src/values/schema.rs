@@ -114,7 +114,10 @@ pub const KEYS: &[(&str, Kind)] = &[
     ),
     ("Storage.LocalVolumeMonitor.Image", Text),
     ("Storage.LocalVolumeMonitor.resources", Resources),
+    ("Storage.LocalVolumeMonitor.KbUsageThreshold", Int),
+    ("Storage.LocalVolumeMonitor.InodeUsageThreshold", Int),
     ("Storage.VolumeCleaner.Image", Text),
+    ("Storage.VolumeCleaner.RetentionDays", Int),
     // runtime (engine and dind pods)
     ("Runtime.NodeSelector", NodeSelector),
     ("Runtime.tolerations", Tolerations),
@@ -131,6 +134,10 @@ pub const KEYS: &[(&str, Kind)] = &[
     ("Runtime.Mtu", Int),
     ("Runtime.RegistryMirrors", TextList),
     ("Runtime.InsecureRegistries", TextList),
+    ("Runtime.Bip", Text),
+    ("Runtime.VolumeRetention", Text),
+    ("Runtime.ReuseVolumeSelector", Text),
+    ("Runtime.WorkflowLimits", Opaque),
     ("Runtime.EngineAppName", Ignored),
     // more runtimes served by the same agent (`values::runtimes`)
     ("Runtimes", Opaque),

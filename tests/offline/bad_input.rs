@@ -249,6 +249,19 @@ catalogue! {
         bad(&["--set-value", "Runtime.PodLabels.team=continuous integration"])
             .says(&["Runtime.PodLabels.team", "not a valid label value"])
             .problems(1);
+    /// The network address instead of the bridge's own: dockerd would not start.
+    bip_is_a_network_address =>
+        bad(&["--set-value", "Runtime.Bip=172.30.0.0/16"])
+            .says(&["Runtime.Bip", "172.30.0.1/16"])
+            .problems(1);
+    volume_retention_in_words =>
+        bad(&["--set-value", "Runtime.VolumeRetention=one week"])
+            .says(&["Runtime.VolumeRetention", "not a number of days", "7d"])
+            .problems(1);
+    workflow_limit_the_engine_does_not_know =>
+        bad(&["--set-value", "Runtime.WorkflowLimits.MAX_BUILD_TIME=3600"])
+            .says(&["Runtime.WorkflowLimits.MAX_BUILD_TIME", "MAXIMUM_ALLOWED_WORKFLOW_AGE_BEFORE_TERMINATION"])
+            .problems(1);
     /// cf-runner's own agent-token Secret is no registry credential.
     image_pull_secrets_naming_cf_runners_own_secret =>
         bad(&["--values", "@IN@/values.yaml"])
