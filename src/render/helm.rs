@@ -537,6 +537,7 @@ fn storage_and_mirror_notes(values: &Values) -> Vec<String> {
     if !values.image_pull_secrets.is_empty() {
         notes.extend(pull_secrets_note(&values.image_pull_secrets));
     }
+    notes.extend(priority_class_note(values));
     if let Some(reg) = &values.docker_registry {
         notes.push(format!(
             "global.imageRegistry puts every image of the chart under {reg}, docker.io ones \
@@ -566,6 +567,33 @@ fn pull_secrets_note(names: &[String]) -> Vec<String> {
          credential provider, or the container runtime's registry config)."
             .to_string(),
     ]
+}
+
+/// The chart has no priority class for its components: the ones the values
+/// give are named as left out, so the file does not pass for the install.
+fn priority_class_note(values: &Values) -> Option<String> {
+    let given: Vec<String> = [
+        ("Runner", &values.runner.placement),
+        ("Monitor", &values.monitor.placement),
+        ("AppProxy", &values.app_proxy.placement),
+        (
+            "Storage.VolumeProvisioner",
+            &values.storage.provisioner_placement,
+        ),
+    ]
+    .iter()
+    .filter_map(|(key, p)| {
+        p.priority_class_name
+            .as_ref()
+            .map(|name| format!("{key}.PriorityClassName ({name})"))
+    })
+    .collect();
+    (!given.is_empty()).then(|| {
+        format!(
+            "Left out, the chart {CHART_VERSION} has no key for it: {}.",
+            given.join(", ")
+        )
+    })
 }
 
 /// The comment lines above the values: how to install, what to fill in,

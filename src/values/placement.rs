@@ -31,10 +31,14 @@ pub struct Placement {
     pub affinity: Option<Value>,
     /// A scheduler other than the default one.
     pub scheduler_name: Option<String>,
+    /// The pods' PriorityClass (components only: the chart's runtime spec
+    /// has no field for it, so builds take none).
+    pub priority_class_name: Option<String>,
 }
 
-/// Reads `<section>.PodAnnotations`, `.PodLabels`, `.Affinity` and
-/// `.SchedulerName`; a key the section does not have reads as unset.
+/// Reads `<section>.PodAnnotations`, `.PodLabels`, `.Affinity`,
+/// `.SchedulerName` and `.PriorityClassName`; a key the section does not
+/// have reads as unset.
 pub(super) fn resolve(r: &mut Reader, section: &str) -> Placement {
     let annotations = r.annotation_map(&format!("{section}.PodAnnotations"));
     let labels_key = format!("{section}.PodLabels");
@@ -62,11 +66,24 @@ pub(super) fn resolve(r: &mut Reader, section: &str) -> Placement {
             ));
         }
     }
+    let priority_key = format!("{section}.PriorityClassName");
+    let priority_class_name = r.text(&priority_key);
+    if let Some(name) = &priority_class_name {
+        if !is_dns_subdomain(name) {
+            r.problems.push(Problem::new(
+                &priority_key,
+                Some(&Value::String(name.clone())),
+                "is not a PriorityClass name",
+                "give the name of a PriorityClass of the cluster (kubectl get priorityclasses)",
+            ));
+        }
+    }
     Placement {
         annotations,
         labels,
         affinity,
         scheduler_name,
+        priority_class_name,
     }
 }
 
@@ -136,6 +153,18 @@ mod tests {
         assert_eq!(p.labels["team"], "ci");
         assert!(p.affinity.is_some());
         assert_eq!(p.scheduler_name.as_deref(), Some("bin-packer"));
+    }
+
+    #[test]
+    fn a_components_priority_class_is_a_name() {
+        let values = json!({"Runner": {"PriorityClassName": "ci-critical"},
+                            "Monitor": {"PriorityClassName": "CI Critical"}});
+        let mut r = Reader::new(&values);
+        let runner = resolve(&mut r, "Runner");
+        assert_eq!(runner.priority_class_name.as_deref(), Some("ci-critical"));
+        resolve(&mut r, "Monitor");
+        let keys: Vec<&str> = r.problems.iter().map(|p| p.key.as_str()).collect();
+        assert_eq!(keys, ["Monitor.PriorityClassName"]);
     }
 
     #[test]

@@ -70,6 +70,7 @@ pub const KEYS: &[(&str, Kind)] = &[
     ("Runner.resources", Resources),
     ("Runner.PodAnnotations", TextMap),
     ("Runner.Affinity", Opaque),
+    ("Runner.PriorityClassName", Text),
     // storage
     ("StorageClass", Text),
     ("Storage.Backend", Text),
@@ -103,6 +104,7 @@ pub const KEYS: &[(&str, Kind)] = &[
     ("Storage.VolumeProvisioner.resources", Resources),
     ("Storage.VolumeProvisioner.PodAnnotations", TextMap),
     ("Storage.VolumeProvisioner.Affinity", Opaque),
+    ("Storage.VolumeProvisioner.PriorityClassName", Text),
     (
         "Storage.VolumeProvisioner.ServiceAccount.Annotations",
         TextMap,
@@ -148,6 +150,7 @@ pub const KEYS: &[(&str, Kind)] = &[
     ("Monitor.resources", Resources),
     ("Monitor.PodAnnotations", TextMap),
     ("Monitor.Affinity", Opaque),
+    ("Monitor.PriorityClassName", Text),
     ("Monitor.AdditionalEnvVars", TextMap),
     ("Monitor.ServiceAccount.Annotations", TextMap),
     ("Monitor.UseNamespaceWithRole", Bool),
@@ -160,6 +163,7 @@ pub const KEYS: &[(&str, Kind)] = &[
     ("AppProxy.resources", Resources),
     ("AppProxy.PodAnnotations", TextMap),
     ("AppProxy.Affinity", Opaque),
+    ("AppProxy.PriorityClassName", Text),
     ("AppProxy.AdditionalEnvVars", TextMap),
     ("AppProxy.ServiceAccount.Annotations", TextMap),
     ("AppProxy.Ingress.Host", Text),

@@ -357,6 +357,7 @@ fn pod_view(spec: &Value) -> Value {
         "nodeSelector": non_empty(&spec["nodeSelector"]),
         "tolerations": non_empty(&spec["tolerations"]),
         "affinity": non_empty(&spec["affinity"]),
+        "priorityClassName": spec["priorityClassName"],
         "securityContext": non_empty(&spec["securityContext"]),
         "imagePullSecrets": non_empty(&spec["imagePullSecrets"]),
         "volumes": by_name(&spec["volumes"]),
