@@ -73,6 +73,14 @@ pub enum KubeError {
     },
     #[error("the kubeconfig {path} {why}")]
     KubeconfigFile { path: String, why: String },
+    /// A proxy (the context's `proxy-url`, else `HTTPS_PROXY`) that
+    /// cf-runner cannot go through; said before any request.
+    #[error("the kube context {context:?} goes through a {source}")]
+    UnusableProxy {
+        context: String,
+        #[source]
+        source: client::UnusableProxy,
+    },
     #[error("the kube context {wanted:?} is not in {path}; available: {}", available.join(", "))]
     UnknownContext {
         wanted: String,
@@ -142,6 +150,12 @@ impl KubeError {
         crate::text::chain_text(self)
     }
 
+    /// True when a kubeconfig or environment setting was refused before any
+    /// request (bad input, not a failure of the cluster).
+    pub fn is_setting_refused(&self) -> bool {
+        matches!(self, KubeError::UnusableProxy { .. })
+    }
+
     /// True when TLS failed because the server's certificate is not trusted
     /// (wrong or stale CA), which no VPN or proxy setting fixes.
     pub fn is_certificate_problem(&self) -> bool {
@@ -171,6 +185,11 @@ impl KubeError {
                 Some("pass --kube-config-path, or set KUBECONFIG".into())
             }
             KubeError::AuthPlugin(e) => Some(e.hint()),
+            KubeError::UnusableProxy { .. } => Some(
+                "name an http:// or socks5:// proxy in the kubeconfig's proxy-url (or HTTPS_PROXY), \
+                 or cover the server with NO_PROXY to go direct"
+                    .into(),
+            ),
             KubeError::UnknownContext { .. } | KubeError::NoCurrentContext { .. } => {
                 Some("pass --kube-context-name with one of the contexts listed".into())
             }
@@ -410,7 +429,8 @@ fn files_relative_to(config: &mut Kubeconfig, dir: &std::path::Path) {
 /// Reads the kubeconfig, picks the context, and builds a client. An exec
 /// plugin (EKS, GKE, AKS) is checked and run first ([`auth_plugin`]), so
 /// that one that is missing, hangs or prints no credential is said before
-/// any request leaves; `HTTPS_PROXY`/`NO_PROXY` are honoured by kube-rs.
+/// any request leaves; a proxy (`proxy-url`, `HTTPS_PROXY` unless `NO_PROXY`
+/// covers the server) is checked before any request too.
 pub async fn connect(opts: &ConnectOptions) -> Result<Cluster, KubeError> {
     let (kubeconfig, shown) =
         read_kubeconfig(opts.kubeconfig.as_ref())?.ok_or_else(|| KubeError::NoKubeconfig {
@@ -481,6 +501,10 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Cluster, KubeError> {
             config.proxy_url = None;
         }
     }
+    client::check_proxy(&config).map_err(|source| KubeError::UnusableProxy {
+        context: context.clone(),
+        source,
+    })?;
     config.connect_timeout = Some(CONNECT_TIMEOUT);
     // A kubeconfig may name the server as `https://user:password@host`:
     // every message, report and record shows it without the password.
