@@ -41,8 +41,7 @@ pub fn check_proxy(config: &kube::Config) -> Result<(), UnusableProxy> {
 pub fn build(config: kube::Config) -> Result<Client, kube::Error> {
     match &config.proxy_url {
         Some(url) => {
-            let proxy = proxy::Proxy::parse(url)
-                .map_err(|e| kube::Error::Service(Box::new(e)))?;
+            let proxy = proxy::Proxy::parse(url).map_err(|e| kube::Error::Service(Box::new(e)))?;
             build_over(config, proxy::Connector(proxy))
         }
         None => {

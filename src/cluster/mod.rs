@@ -75,9 +75,11 @@ pub enum KubeError {
     KubeconfigFile { path: String, why: String },
     /// A proxy (the context's `proxy-url`, else `HTTPS_PROXY`) that
     /// cf-runner cannot go through; said before any request.
-    #[error("the kube context {context:?} goes through a {source}")]
+    #[error("{setting} of the kube context {context:?} names a {source}")]
     UnusableProxy {
         context: String,
+        /// Where the proxy was named: `proxy-url` or `HTTPS_PROXY`.
+        setting: &'static str,
         #[source]
         source: client::UnusableProxy,
     },
@@ -466,6 +468,20 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Cluster, KubeError> {
         .find(|c| c.name == context)
         .and_then(|c| c.context.as_ref())
         .and_then(|c| c.user.clone());
+    // kube-rs takes the cluster's proxy-url, else HTTPS_PROXY: which one a
+    // refusal names.
+    let proxy_setting = match kubeconfig
+        .contexts
+        .iter()
+        .find(|c| c.name == context)
+        .and_then(|c| c.context.as_ref())
+        .and_then(|c| kubeconfig.clusters.iter().find(|n| n.name == c.cluster))
+        .and_then(|n| n.cluster.as_ref())
+        .and_then(|c| c.proxy_url.as_deref())
+    {
+        Some(url) if !url.is_empty() => "proxy-url",
+        _ => "HTTPS_PROXY",
+    };
     let options = KubeConfigOptions {
         context: Some(context.clone()),
         ..Default::default()
@@ -501,8 +517,10 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Cluster, KubeError> {
             config.proxy_url = None;
         }
     }
+    token_file_trimmed(&mut config);
     client::check_proxy(&config).map_err(|source| KubeError::UnusableProxy {
         context: context.clone(),
+        setting: proxy_setting,
         source,
     })?;
     config.connect_timeout = Some(CONNECT_TIMEOUT);
@@ -522,6 +540,32 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Cluster, KubeError> {
         context,
         server,
     })
+}
+
+/// A `tokenFile` ending in a newline (as `echo $TOKEN > file` writes) is
+/// read as client-go reads it, trimmed: kube-rs sends the newline, which no
+/// header may hold. Read once for this run; a file without such whitespace
+/// is left to kube-rs, which re-reads it every minute.
+fn token_file_trimmed(config: &mut kube::Config) {
+    if config.auth_info.token.is_some() {
+        return;
+    }
+    let Some(file) = config.auth_info.token_file.clone() else {
+        return;
+    };
+    let Ok(raw) = std::fs::read_to_string(&file) else {
+        return; // kube-rs says what is wrong with it
+    };
+    let trimmed = raw.trim();
+    if trimmed.len() == raw.len() || trimmed.is_empty() {
+        return;
+    }
+    let parsed: Result<kube::config::AuthInfo, _> =
+        serde_json::from_value(serde_json::json!({ "token": trimmed }));
+    if let Ok(parsed) = parsed {
+        config.auth_info.token = parsed.token;
+        config.auth_info.token_file = None;
+    }
 }
 
 fn plugin_error(e: Box<auth_plugin::AuthPluginError>) -> KubeError {

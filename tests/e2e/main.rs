@@ -36,6 +36,7 @@ mod e2e_messages;
 mod e2e_ownership;
 mod e2e_ownership_forged;
 mod e2e_platform;
+mod e2e_reach;
 mod e2e_terminal_data;
 mod e2e_trust_platform;
 mod e2e_wait_outage;

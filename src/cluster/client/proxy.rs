@@ -75,14 +75,15 @@ impl Proxy {
                 ))
             }
         };
-        let authority = uri
-            .authority()
-            .ok_or_else(|| unusable("names no host"))?;
+        let authority = uri.authority().ok_or_else(|| unusable("names no host"))?;
         let credentials = authority.as_str().rsplit_once('@').map(|(info, _)| {
             let (user, password) = info.split_once(':').unwrap_or((info, ""));
             (percent_decoded(user), percent_decoded(password))
         });
-        let host = authority.host().trim_start_matches('[').trim_end_matches(']');
+        let host = authority
+            .host()
+            .trim_start_matches('[')
+            .trim_end_matches(']');
         if host.is_empty() {
             return Err(unusable("names no host"));
         }
@@ -102,7 +103,12 @@ impl Proxy {
     async fn tunnel(&self, host: &str, port: u16) -> Result<TcpStream, BoxError> {
         let mut stream = TcpStream::connect((self.host.as_str(), self.port))
             .await
-            .map_err(|e| format!("could not connect to the proxy {}:{}: {e}", self.host, self.port))?;
+            .map_err(|e| {
+                format!(
+                    "could not connect to the proxy {}:{}: {e}",
+                    self.host, self.port
+                )
+            })?;
         // As for a direct connection: no delayed-ACK stall between segments.
         stream.set_nodelay(true)?;
         match self.kind {
@@ -120,7 +126,8 @@ impl Proxy {
         };
         let mut ask = format!("CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n");
         if let Some((user, password)) = &self.credentials {
-            let basic = base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"));
+            let basic =
+                base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"));
             ask.push_str(&format!("Proxy-Authorization: Basic {basic}\r\n"));
         }
         ask.push_str("\r\n");
@@ -152,7 +159,10 @@ impl Proxy {
         let mut chosen = [0u8; 2];
         s.read_exact(&mut chosen).await?;
         if chosen != [5, method] {
-            return Err(format!("the SOCKS5 proxy accepts none of the offered methods ({chosen:?})").into());
+            return Err(format!(
+                "the SOCKS5 proxy accepts none of the offered methods ({chosen:?})"
+            )
+            .into());
         }
         if let Some((user, password)) = &self.credentials {
             let (user, password) = (user.as_bytes(), password.as_bytes());
@@ -205,7 +215,9 @@ impl Proxy {
             1 => 4 + 2,
             4 => 16 + 2,
             3 => usize::from(s.read_u8().await?) + 2,
-            other => return Err(format!("the SOCKS5 proxy sent an unknown address type {other}").into()),
+            other => {
+                return Err(format!("the SOCKS5 proxy sent an unknown address type {other}").into())
+            }
         };
         let mut skipped = vec![0u8; rest];
         s.read_exact(&mut skipped).await?;
@@ -279,7 +291,10 @@ mod tests {
     #[test]
     fn http_and_socks5_proxies_are_understood() {
         let p = parse("http://user:p%40ss@proxy.corp:3128").unwrap();
-        assert_eq!((p.kind, p.host.as_str(), p.port), (Kind::HttpConnect, "proxy.corp", 3128));
+        assert_eq!(
+            (p.kind, p.host.as_str(), p.port),
+            (Kind::HttpConnect, "proxy.corp", 3128)
+        );
         assert_eq!(p.credentials, Some(("user".into(), "p@ss".into())));
         let p = parse("socks5://127.0.0.1:1080").unwrap();
         assert_eq!((p.kind, p.port, p.credentials), (Kind::Socks5, 1080, None));

@@ -128,7 +128,11 @@ mod tests {
         for (minor, shown) in [("33", "v1.33.13"), ("36", "v1.36.3"), ("37", "")] {
             let check = version_check("1", minor, shown);
             assert_eq!(check.status, Status::Pass, "{minor}: {}", check.reason);
-            assert!(check.reason.contains("supported range 1.33–1.37"), "{}", check.reason);
+            assert!(
+                check.reason.contains("supported range 1.33–1.37"),
+                "{}",
+                check.reason
+            );
         }
         assert_eq!(
             version_check("1", "34+", "v1.34.3-eks").status,
@@ -145,7 +149,11 @@ mod tests {
         ] {
             let check = version_check("1", minor, shown);
             assert_eq!(check.status, Status::Warn, "{shown}: {}", check.reason);
-            assert!(check.reason.contains(shown) && check.reason.contains(words), "{}", check.reason);
+            assert!(
+                check.reason.contains(shown) && check.reason.contains(words),
+                "{}",
+                check.reason
+            );
             let fix = check.fix.unwrap_or_default();
             assert!(fix.contains("1.33.13, 1.36.3, 1.37.2"), "{fix}");
         }
