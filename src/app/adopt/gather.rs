@@ -14,7 +14,7 @@ use crate::app::adopt::handover::OnPlatform;
 use crate::app::adopt::objects::AdoptOptions;
 use crate::app::adopt::objects::{kind, name, RUNNER_TOKEN_SECRET};
 use crate::app::identity::register;
-use crate::app::installation::{identity, plan, record};
+use crate::app::installation::{identity, record, standing};
 use crate::app::session::outcome::{Doing, Outcome};
 use crate::cluster;
 use crate::output;
@@ -333,7 +333,7 @@ pub(crate) async fn load_values(
     if resuming {
         // The record holds the secrets redacted: back from cf-runner's
         // Secrets, which the first run wrote.
-        plan::restore_secrets(cluster, namespace, &mut tree)
+        standing::restore_secrets(cluster, namespace, &mut tree)
             .await
             .doing("reading the installed secrets failed")?;
     }

@@ -36,8 +36,8 @@ use serde_json::Value;
 
 use crate::app::adopt::handover::{remove, OnPlatform};
 use crate::app::adopt::objects::{in_namespace, kind, label, name, ObjectRef};
-use crate::app::runtimes::attach::access::ensure_access;
-use crate::app::runtimes::attach::target::{Resolved, Target, IN_CLUSTER_HOST};
+use crate::app::runtimes::access::ensure_access;
+use crate::app::runtimes::target::{Resolved, Target, IN_CLUSTER_HOST};
 use crate::app::session::converge;
 use crate::app::session::outcome::{Doing, Outcome};
 use crate::cluster::{self, runtimes as live};

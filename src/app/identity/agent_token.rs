@@ -31,7 +31,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::app::installation::plan;
+use crate::app::installation::standing;
 use crate::app::session::converge;
 use crate::app::session::outcome::{Doing, Outcome};
 use crate::cluster::{rotation, runtimes as live, Cluster};
@@ -40,7 +40,7 @@ use crate::output::info::InstallationInfo;
 use crate::platform::{Agent, Platform, TokenProbe};
 use crate::render::runtimes::AGENT_DEPLOYMENT;
 use crate::render::{self, RECORD_SECRET, RUNNER_SECRET};
-use crate::values::{Input, Secret};
+use crate::values::Secret;
 
 /// The longest agent name cf-runner writes (the values' `AgentId` limit).
 const MAX_NAME: usize = 253;
@@ -122,7 +122,7 @@ pub(crate) async fn rotate(
     timeout: Duration,
 ) -> Result<(), Outcome> {
     // The install as `upgrade` would write it, from its record.
-    let plan = plan::plan(Input::default(), cluster, namespace).await?;
+    let plan = standing::as_it_stands(cluster, namespace).await?;
     let held_token = plan
         .identity
         .agent_token
@@ -196,7 +196,7 @@ async fn begin(
     cluster: &Cluster,
     namespace: &str,
     platform: &Platform,
-    plan: &plan::Plan,
+    plan: &standing::Standing,
     running: &str,
 ) -> Result<(Pending, Option<Agent>, bool), Outcome> {
     let recorded = rotation::pending(&cluster.client, namespace, RECORD_SECRET)
@@ -355,7 +355,7 @@ async fn give_runtimes(
     platform: &Platform,
     new_agent: &Agent,
     old: Option<&Agent>,
-    plan: &plan::Plan,
+    plan: &standing::Standing,
     namespace: &str,
 ) -> Result<Vec<String>, Outcome> {
     let wanted = sorted(
@@ -577,7 +577,7 @@ fn sorted(mut list: Vec<String>) -> Vec<String> {
 async fn switch_manifests(
     cluster: &Cluster,
     namespace: &str,
-    plan: &plan::Plan,
+    plan: &standing::Standing,
     to: &str,
     token: &Secret,
 ) -> Result<Vec<render::Manifest>, Outcome> {

@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use crate::app::identity::register;
 use crate::app::installation::Installation;
-use crate::app::runtimes::attach::target::IN_CLUSTER_HOST;
+use crate::app::runtimes::target::IN_CLUSTER_HOST;
 use crate::app::session::options::PlatformOptions;
 use crate::cluster::preflight::{Check, Status};
 use crate::cluster::runtime_access::{self, Access};
