@@ -133,7 +133,11 @@ pub(crate) struct Plan {
 
 /// Reads the installation in `namespace` and works out the upgrade to
 /// `input` (stored values below it). Reads only.
-pub(crate) async fn plan(input: Input, cluster: &Cluster, namespace: &str) -> Result<Plan, Outcome> {
+pub(crate) async fn plan(
+    input: Input,
+    cluster: &Cluster,
+    namespace: &str,
+) -> Result<Plan, Outcome> {
     let s = standing::read(input, cluster, namespace).await?;
     // A registered install keeps the platform's runtime spec in step, as the
     // chart's post-upgrade hook does: the token is checked before anything

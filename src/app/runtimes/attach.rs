@@ -12,7 +12,6 @@
 //! Detach: platform → files → rollout → credentials removed (no build is
 //! sent that the agent could no longer start; the old token dies last).
 
-
 use std::path::PathBuf;
 use std::time::Duration;
 

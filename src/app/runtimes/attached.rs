@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use crate::app::installation::attached::is_attached_runtime;
 use crate::app::runtimes::agent_side;
-use crate::app::runtimes::target::{self, Target, IN_CLUSTER_HOST};
 use crate::app::runtimes::life::{check_claim, remove, written_for, Leaving};
+use crate::app::runtimes::target::{self, Target, IN_CLUSTER_HOST};
 use crate::app::session::outcome::Outcome;
 use crate::cluster::inventory::LiveObject;
 use crate::cluster::{attached, runtimes as live, Cluster};

@@ -7,9 +7,9 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::app::identity::register;
+use crate::app::runtimes::life::{is_attached, named_problems, refuse_own};
 use crate::app::runtimes::target::{self, AgentSide, Resolved, Target};
 use crate::app::runtimes::{access, agent_side};
-use crate::app::runtimes::life::{is_attached, named_problems, refuse_own};
 use crate::app::session::converge;
 use crate::app::session::options::PlatformOptions;
 use crate::app::session::outcome::{Doing, Outcome};
