@@ -1,7 +1,7 @@
 //! Unit tests of `app/adopt/runtimes.rs`.
 
-use serde_json::json;
 use base64::Engine;
+use serde_json::json;
 
 use super::*;
 use crate::app::adopt::runtimes::survey::{claim_class, file_facts, old_access, TOKEN_TYPE};
