@@ -130,8 +130,6 @@ pub(crate) struct Plan {
 }
 
 /// Reads the installation in `namespace` and works out the upgrade to
-
-/// Reads the installation in `namespace` and works out the upgrade to
 /// `input` (stored values below it). Reads only.
 pub(crate) async fn plan(
     input: Input,
