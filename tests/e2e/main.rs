@@ -18,6 +18,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod attached_runtimes;
 mod e2e_adopt;
 mod e2e_adopt_credentials;
 mod e2e_adopt_runtimes;
