@@ -92,7 +92,7 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -s y -l yes -d
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l trust-values-kubeconfig -d 'Let a kubeconfig that a values file names (ConfigPath, Runtimes[].ConfigPath) run its auth plugin and send its token file (risky: whoever wrote the file picks the command)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l accept-agent-insecure-tls -d 'Attach the values\' Runtimes although the agent skips TLS verification (--insecure): it would then skip it towards every attached runtime\'s API server too'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l allow-builds-to-read-tokens -d 'Attach the values\' Runtimes although the agent runs builds of its own runtime in its namespace: every pipeline there could read their tokens and create pods in their namespaces'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -s h -l help -d 'Print help'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -s V -l version -d 'Print version'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r -f -a "(kubectl config get-contexts -o name 2>/dev/null)"
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -l kube-config-path -d 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]' -r -F
@@ -106,7 +106,7 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -l kube-namesp
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -l insecure -d 'Skip TLS verification towards the platform (self-signed on-prem only)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -l allow-http -d 'Send the API key over a plain http:// platform URL (other than localhost)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -l wait -d 'Wait until the install is healthy (runner ready, runtime registered, certificate valid); exit 1 at --timeout'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -s h -l help -d 'Print help'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand info" -s V -l version -d 'Print version'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r -f -a "(kubectl config get-contexts -o name 2>/dev/null)"
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l kube-config-path -d 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]' -r -F
@@ -125,7 +125,7 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l all-runti
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l ignore-agent -d 'Delete an attached runtime\'s namespace objects although an agent may still serve it (its agent is gone)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l delete-adopted -d 'Also delete objects that existed before the install and were taken over with --force-conflicts'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -l no-wait-for-lock -d 'Stop at once (exit 1) when another run holds the install\'s lock, instead of waiting up to --timeout'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -s h -l help -d 'Print help'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand delete" -s V -l version -d 'Print version'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r -f -a "(kubectl config get-contexts -o name 2>/dev/null)"
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l kube-config-path -d 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]' -r -F
@@ -157,7 +157,7 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l force-co
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l no-wait -d 'Apply and return without waiting for the workloads'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l no-wait-for-lock -d 'Stop at once (exit 1) when another run holds the install\'s lock, instead of waiting up to --timeout'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -s y -l yes -d 'Do not ask for confirmation'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -s h -l help -d 'Print help'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -s V -l version -d 'Print version'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand check" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r -f -a "(kubectl config get-contexts -o name 2>/dev/null)"
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand check" -l kube-namespace -d 'Namespace of the runner [default: codefresh]' -r
@@ -170,7 +170,7 @@ yaml\t''"
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand check" -l probe-timeout -d 'How long the probe may take (e.g. 90s, 5m)' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand check" -l probe -d 'Also try the build path on the installed namespace: a dind claim and a dind-like pod'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand check" -l trust-values-kubeconfig -d 'Let a kubeconfig that a values file names (ConfigPath) run its auth plugin and send its token file (risky: whoever wrote the file picks the command)'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand check" -s h -l help -d 'Print help'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand check" -s V -l version -d 'Print version'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r -f -a "(kubectl config get-contexts -o name 2>/dev/null)"
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -l kube-config-path -d 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]' -r -F
@@ -180,7 +180,7 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -l ru
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -l kube-namespace -d 'Namespace of the runner [default: the only installation in the cluster]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -l insecure -d 'Skip TLS verification towards the platform (self-signed on-prem only)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -l allow-http -d 'Send the API key over a plain http:// platform URL (other than localhost)'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -s h -l help -d 'Print help'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand test-pipeline" -s V -l version -d 'Print version'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand adopt" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r -f -a "(kubectl config get-contexts -o name 2>/dev/null)"
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand adopt" -l kube-namespace -d 'Namespace of the runner [default: codefresh]' -r
@@ -195,9 +195,9 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand adopt" -l dry-run -d
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand adopt" -s y -l yes -d 'Do not ask for confirmation before moving the runner'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand adopt" -l no-wait-for-lock -d 'Stop at once (exit 1) when another run holds the install\'s lock, instead of waiting up to --timeout'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand adopt" -l overwrite -d 'Write over a file at --values-file that cf-runner adopt did not write'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand adopt" -s h -l help -d 'Print help'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand adopt" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand adopt" -s V -l version -d 'Print version'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand completions" -s h -l help -d 'Print help'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand completions" -s V -l version -d 'Print version'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l kube-context-name -d 'Kubernetes context to use [default: the kubeconfig\'s current context]' -r -f -a "(kubectl config get-contexts -o name 2>/dev/null)"
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l kube-namespace -d 'Namespace of the runner [default: codefresh]' -r
@@ -226,9 +226,9 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l agent-token
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
 yaml\t''"
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -s h -l help -d 'Print help'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -s V -l version -d 'Print version'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand schema" -s h -l help -d 'Print help'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand schema" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand schema" -s V -l version -d 'Print version'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -l kube-node-selector -d 'Node selector for the runner and volume provisioner: key=value[,key=value]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -l build-node-selector -d 'Node selector for build (engine and dind) pods: key=value[,key=value]' -r
@@ -253,7 +253,7 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -s o -l outp
 json\t''
 yaml\t''"
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -l check -d 'Ask each image\'s registry whether it holds it; exit 1 when one is missing'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -s h -l help -d 'Print help'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -s V -l version -d 'Print version'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand fleet; and not __fish_seen_subcommand_from register export retire help" -s h -l help -d 'Print help'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand fleet; and not __fish_seen_subcommand_from register export retire help" -s V -l version -d 'Print version'
@@ -271,14 +271,14 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand fleet; and __fish_se
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand fleet; and __fish_seen_subcommand_from register" -l insecure -d 'Skip TLS verification towards the platform (self-signed on-prem only)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand fleet; and __fish_seen_subcommand_from register" -l allow-http -d 'Send the API key over a plain http:// platform URL (other than localhost)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand fleet; and __fish_seen_subcommand_from register" -l accept-unsigned-registrations -d 'Read registration.yaml files without a valid seal (an older cf-runner\'s, or another key\'s); `register` and `retire` check each against the platform first, `register` then seals it. Risky: anyone who can write to the repository can write one naming another team\'s agent'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand fleet; and __fish_seen_subcommand_from register" -s h -l help -d 'Print help'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand fleet; and __fish_seen_subcommand_from register" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand fleet; and __fish_seen_subcommand_from register" -s V -l version -d 'Print version'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand fleet; and __fish_seen_subcommand_from export" -l fleet -d 'The fleet file (YAML: defaults, gitops, sops, clusters)' -r -F
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand fleet; and __fish_seen_subcommand_from export" -l output-dir -d 'The tree\'s folder (inside your Git repository)' -r -F
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand fleet; and __fish_seen_subcommand_from export" -l registration-key-file -d 'The key registrations are sealed with, kept outside the tree (made by the first `fleet register`) [default: ~/.config/cf-runner/fleet-registration.key]' -r -F
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand fleet; and __fish_seen_subcommand_from export" -l overwrite -d 'Write beside files cf-runner did not write (files with the same names are replaced)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand fleet; and __fish_seen_subcommand_from export" -l accept-unsigned-registrations -d 'Read registration.yaml files without a valid seal (an older cf-runner\'s, or another key\'s); `register` and `retire` check each against the platform first, `register` then seals it. Risky: anyone who can write to the repository can write one naming another team\'s agent'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand fleet; and __fish_seen_subcommand_from export" -s h -l help -d 'Print help'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand fleet; and __fish_seen_subcommand_from export" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand fleet; and __fish_seen_subcommand_from export" -s V -l version -d 'Print version'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand fleet; and __fish_seen_subcommand_from retire" -l fleet -d 'The fleet file (YAML: defaults, gitops, sops, clusters)' -r -F
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand fleet; and __fish_seen_subcommand_from retire" -l output-dir -d 'The tree\'s folder (inside your Git repository)' -r -F
@@ -290,7 +290,7 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand fleet; and __fish_se
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand fleet; and __fish_seen_subcommand_from retire" -l insecure -d 'Skip TLS verification towards the platform (self-signed on-prem only)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand fleet; and __fish_seen_subcommand_from retire" -l allow-http -d 'Send the API key over a plain http:// platform URL (other than localhost)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand fleet; and __fish_seen_subcommand_from retire" -l accept-unsigned-registrations -d 'Read registration.yaml files without a valid seal (an older cf-runner\'s, or another key\'s); `register` and `retire` check each against the platform first, `register` then seals it. Risky: anyone who can write to the repository can write one naming another team\'s agent'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand fleet; and __fish_seen_subcommand_from retire" -s h -l help -d 'Print help'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand fleet; and __fish_seen_subcommand_from retire" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand fleet; and __fish_seen_subcommand_from retire" -s V -l version -d 'Print version'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand fleet; and __fish_seen_subcommand_from help" -f -a "register" -d 'Register every runtime of the fleet file on the platform (no cluster needed) and write its secrets encrypted'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand fleet; and __fish_seen_subcommand_from help" -f -a "export" -d 'Write the fleet as a Git tree: a Kustomize base, an overlay per cluster, Flux Kustomizations, Argo CD Applications'
@@ -308,7 +308,7 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand support-bundle" -l k
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand support-bundle" -l insecure -d 'Skip TLS verification towards the platform (self-signed on-prem only)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand support-bundle" -l allow-http -d 'Send the API key over a plain http:// platform URL (other than localhost)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand support-bundle" -l overwrite -d 'Write over a file at --output that is not a bundle cf-runner wrote'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand support-bundle" -s h -l help -d 'Print help'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand support-bundle" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand support-bundle" -s V -l version -d 'Print version'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and not __fish_seen_subcommand_from attach detach rotate delete upgrade help" -s h -l help -d 'Print help'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and not __fish_seen_subcommand_from attach detach rotate delete upgrade help" -s V -l version -d 'Print version'
@@ -325,7 +325,7 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from attach" -l url -d 'Codefresh platform URL [default: the installation\'s, else https://g.codefresh.io]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from attach" -l runtime-name -d 'Name of the runtime environment on the platform [default: <context>/<namespace>]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from attach" -l kube-host -d 'API server URL the agent reaches the runtime\'s cluster at [default: in-cluster for the agent\'s own cluster, else the kubeconfig\'s]' -r
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from attach" -s f -l values -d 'Runtimes file listing several runtimes to attach (see README: "One agent, many runtimes")' -r -F
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from attach" -s f -l values -d 'Runtimes file listing several runtimes to attach (see docs/guide/runtimes.md)' -r -F
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from attach" -l set-value -d 'The runtime\'s own setting, by a runtimes file entry\'s key (repeatable): NodeSelector=zone=a, Storage.Backend=local' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from attach" -l timeout -d 'How long to wait for each token and for the agent\'s rollout, and for another run\'s lock (e.g. 90s, 5m)' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from attach" -l kube-namespace -d 'Namespace of the runtime (builds run there) [default: the agent\'s namespace]' -r
@@ -335,7 +335,7 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from attach" -l trust-values-kubeconfig -d 'Let a kubeconfig that the runtimes file names (Runtimes[].ConfigPath) run its auth plugin and send its token file (risky: whoever wrote the file picks the command)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from attach" -l accept-agent-insecure-tls -d 'Attach although the agent skips TLS verification (--insecure at init): it would then skip it towards every attached runtime\'s API server too'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from attach" -l allow-builds-to-read-tokens -d 'Attach although the agent\'s namespace runs builds of its own runtime: every pipeline there could read the attached runtime\'s token and create pods in its namespace'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from attach" -s h -l help -d 'Print help'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from attach" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from attach" -s V -l version -d 'Print version'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from detach" -l kube-config-path -d 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]' -r -F
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from detach" -l agent-namespace -d 'Namespace of the installed agent (made by `cf-runner init`)' -r
@@ -348,7 +348,7 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from detach" -l kube-context-name -d 'Context of the runtime\'s cluster [default: the agent\'s context]' -r -f -a "(kubectl config get-contexts -o name 2>/dev/null)"
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from detach" -l insecure -d 'Skip TLS verification towards the platform (self-signed on-prem only)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from detach" -l allow-http -d 'Send the API key over a plain http:// platform URL (other than localhost)'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from detach" -s h -l help -d 'Print help'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from detach" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from detach" -s V -l version -d 'Print version'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from rotate" -l kube-config-path -d 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]' -r -F
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from rotate" -l agent-namespace -d 'Namespace of the installed agent (made by `cf-runner init`)' -r
@@ -357,7 +357,7 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from rotate" -l timeout -d 'How long to wait for each token, each rollout of the agent and the removals, and for another run\'s lock (e.g. 90s, 5m)' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from rotate" -l kube-namespace -d 'Namespace of the runtime whose token is rotated' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from rotate" -l kube-context-name -d 'Context of the runtime\'s cluster [default: the agent\'s context]' -r -f -a "(kubectl config get-contexts -o name 2>/dev/null)"
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from rotate" -s h -l help -d 'Print help'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from rotate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from rotate" -s V -l version -d 'Print version'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from delete" -l kube-config-path -d 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]' -r -F
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from delete" -l agent-namespace -d 'Namespace of the installed agent (made by `cf-runner init`)' -r
@@ -372,7 +372,7 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from delete" -l allow-http -d 'Send the API key over a plain http:// platform URL (other than localhost)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from delete" -l keep-platform -d 'Leave the runtime environment on the platform (it is still detached from the agent)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from delete" -s y -l yes -d 'Do not ask for confirmation'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from delete" -s V -l version -d 'Print version'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from upgrade" -l kube-config-path -d 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]' -r -F
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from upgrade" -l agent-namespace -d 'Namespace of the installed agent (made by `cf-runner init`)' -r
@@ -386,7 +386,7 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from upgrade" -l kube-context-name -d 'Context of the runtime\'s cluster [default: the agent\'s context]' -r -f -a "(kubectl config get-contexts -o name 2>/dev/null)"
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from upgrade" -l insecure -d 'Skip TLS verification towards the platform (self-signed on-prem only)'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from upgrade" -l allow-http -d 'Send the API key over a plain http:// platform URL (other than localhost)'
-complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from upgrade" -s h -l help -d 'Print help'
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from upgrade" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from upgrade" -s V -l version -d 'Print version'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from help" -f -a "attach" -d 'Let an installed agent serve the runtime in another namespace or cluster'
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand runtime; and __fish_seen_subcommand_from help" -f -a "detach" -d 'Stop the agent serving a runtime, and remove its credentials there'

@@ -77,8 +77,8 @@ _arguments "${_arguments_options[@]}" : \
 '--trust-values-kubeconfig[Let a kubeconfig that a values file names (ConfigPath, Runtimes\[\].ConfigPath) run its auth plugin and send its token file (risky\: whoever wrote the file picks the command)]' \
 '--accept-agent-insecure-tls[Attach the values'\'' Runtimes although the agent skips TLS verification (--insecure)\: it would then skip it towards every attached runtime'\''s API server too]' \
 '--allow-builds-to-read-tokens[Attach the values'\'' Runtimes although the agent runs builds of its own runtime in its namespace\: every pipeline there could read their tokens and create pods in their namespaces]' \
-'-h[Print help]' \
-'--help[Print help]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
 '--version[Print version]' \
 && ret=0
@@ -96,8 +96,8 @@ _arguments "${_arguments_options[@]}" : \
 '--insecure[Skip TLS verification towards the platform (self-signed on-prem only)]' \
 '--allow-http[Send the API key over a plain http\:// platform URL (other than localhost)]' \
 '--wait[Wait until the install is healthy (runner ready, runtime registered, certificate valid); exit 1 at --timeout]' \
-'-h[Print help]' \
-'--help[Print help]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
 '--version[Print version]' \
 && ret=0
@@ -122,8 +122,8 @@ _arguments "${_arguments_options[@]}" : \
 '--ignore-agent[Delete an attached runtime'\''s namespace objects although an agent may still serve it (its agent is gone)]' \
 '--delete-adopted[Also delete objects that existed before the install and were taken over with --force-conflicts]' \
 '--no-wait-for-lock[Stop at once (exit 1) when another run holds the install'\''s lock, instead of waiting up to --timeout]' \
-'-h[Print help]' \
-'--help[Print help]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
 '--version[Print version]' \
 && ret=0
@@ -159,8 +159,8 @@ _arguments "${_arguments_options[@]}" : \
 '--no-wait-for-lock[Stop at once (exit 1) when another run holds the install'\''s lock, instead of waiting up to --timeout]' \
 '-y[Do not ask for confirmation]' \
 '--yes[Do not ask for confirmation]' \
-'-h[Print help]' \
-'--help[Print help]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
 '--version[Print version]' \
 && ret=0
@@ -178,8 +178,8 @@ _arguments "${_arguments_options[@]}" : \
 '--probe-timeout=[How long the probe may take (e.g. 90s, 5m)]:DURATION:_default' \
 '--probe[Also try the build path on the installed namespace\: a dind claim and a dind-like pod]' \
 '--trust-values-kubeconfig[Let a kubeconfig that a values file names (ConfigPath) run its auth plugin and send its token file (risky\: whoever wrote the file picks the command)]' \
-'-h[Print help]' \
-'--help[Print help]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
 '--version[Print version]' \
 && ret=0
@@ -194,8 +194,8 @@ _arguments "${_arguments_options[@]}" : \
 '--kube-namespace=[Namespace of the runner \[default\: the only installation in the cluster\]]:NAMESPACE:_default' \
 '--insecure[Skip TLS verification towards the platform (self-signed on-prem only)]' \
 '--allow-http[Send the API key over a plain http\:// platform URL (other than localhost)]' \
-'-h[Print help]' \
-'--help[Print help]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
 '--version[Print version]' \
 && ret=0
@@ -216,16 +216,16 @@ _arguments "${_arguments_options[@]}" : \
 '--yes[Do not ask for confirmation before moving the runner]' \
 '--no-wait-for-lock[Stop at once (exit 1) when another run holds the install'\''s lock, instead of waiting up to --timeout]' \
 '--overwrite[Write over a file at --values-file that cf-runner adopt did not write]' \
-'-h[Print help]' \
-'--help[Print help]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
 '--version[Print version]' \
 && ret=0
 ;;
 (completions)
 _arguments "${_arguments_options[@]}" : \
-'-h[Print help]' \
-'--help[Print help]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
 '--version[Print version]' \
 ':shell -- The shell to print the script for:(bash zsh fish powershell)' \
@@ -257,16 +257,16 @@ _arguments "${_arguments_options[@]}" : \
 '--agent-token=[Agent token \[default\: the one installed\]]:TOKEN:_default' \
 '-o+[Output format]:OUTPUT:(table json yaml)' \
 '--output=[Output format]:OUTPUT:(table json yaml)' \
-'-h[Print help]' \
-'--help[Print help]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
 '--version[Print version]' \
 && ret=0
 ;;
 (schema)
 _arguments "${_arguments_options[@]}" : \
-'-h[Print help]' \
-'--help[Print help]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
 '--version[Print version]' \
 && ret=0
@@ -293,8 +293,8 @@ _arguments "${_arguments_options[@]}" : \
 '-o+[Output format]:OUTPUT:(table json yaml)' \
 '--output=[Output format]:OUTPUT:(table json yaml)' \
 '--check[Ask each image'\''s registry whether it holds it; exit 1 when one is missing]' \
-'-h[Print help]' \
-'--help[Print help]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
 '--version[Print version]' \
 && ret=0
@@ -327,8 +327,8 @@ _arguments "${_arguments_options[@]}" : \
 '--insecure[Skip TLS verification towards the platform (self-signed on-prem only)]' \
 '--allow-http[Send the API key over a plain http\:// platform URL (other than localhost)]' \
 '--accept-unsigned-registrations[Read registration.yaml files without a valid seal (an older cf-runner'\''s, or another key'\''s); \`register\` and \`retire\` check each against the platform first, \`register\` then seals it. Risky\: anyone who can write to the repository can write one naming another team'\''s agent]' \
-'-h[Print help]' \
-'--help[Print help]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
 '--version[Print version]' \
 && ret=0
@@ -340,8 +340,8 @@ _arguments "${_arguments_options[@]}" : \
 '--registration-key-file=[The key registrations are sealed with, kept outside the tree (made by the first \`fleet register\`) \[default\: ~/.config/cf-runner/fleet-registration.key\]]:PATH:_files' \
 '--overwrite[Write beside files cf-runner did not write (files with the same names are replaced)]' \
 '--accept-unsigned-registrations[Read registration.yaml files without a valid seal (an older cf-runner'\''s, or another key'\''s); \`register\` and \`retire\` check each against the platform first, \`register\` then seals it. Risky\: anyone who can write to the repository can write one naming another team'\''s agent]' \
-'-h[Print help]' \
-'--help[Print help]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
 '--version[Print version]' \
 && ret=0
@@ -358,8 +358,8 @@ _arguments "${_arguments_options[@]}" : \
 '--insecure[Skip TLS verification towards the platform (self-signed on-prem only)]' \
 '--allow-http[Send the API key over a plain http\:// platform URL (other than localhost)]' \
 '--accept-unsigned-registrations[Read registration.yaml files without a valid seal (an older cf-runner'\''s, or another key'\''s); \`register\` and \`retire\` check each against the platform first, \`register\` then seals it. Risky\: anyone who can write to the repository can write one naming another team'\''s agent]' \
-'-h[Print help]' \
-'--help[Print help]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
 '--version[Print version]' \
 && ret=0
@@ -415,8 +415,8 @@ _arguments "${_arguments_options[@]}" : \
 '--insecure[Skip TLS verification towards the platform (self-signed on-prem only)]' \
 '--allow-http[Send the API key over a plain http\:// platform URL (other than localhost)]' \
 '--overwrite[Write over a file at --output that is not a bundle cf-runner wrote]' \
-'-h[Print help]' \
-'--help[Print help]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
 '--version[Print version]' \
 && ret=0
@@ -446,8 +446,8 @@ _arguments "${_arguments_options[@]}" : \
 '--url=[Codefresh platform URL \[default\: the installation'\''s, else https\://g.codefresh.io\]]:URL:_default' \
 '--runtime-name=[Name of the runtime environment on the platform \[default\: <context>/<namespace>\]]:NAME:_default' \
 '--kube-host=[API server URL the agent reaches the runtime'\''s cluster at \[default\: in-cluster for the agent'\''s own cluster, else the kubeconfig'\''s\]]:URL:_default' \
-'-f+[Runtimes file listing several runtimes to attach (see README\: "One agent, many runtimes")]:FILE:_files' \
-'--values=[Runtimes file listing several runtimes to attach (see README\: "One agent, many runtimes")]:FILE:_files' \
+'-f+[Runtimes file listing several runtimes to attach (see docs/guide/runtimes.md)]:FILE:_files' \
+'--values=[Runtimes file listing several runtimes to attach (see docs/guide/runtimes.md)]:FILE:_files' \
 '(-f --values)*--set-value=[The runtime'\''s own setting, by a runtimes file entry'\''s key (repeatable)\: NodeSelector=zone=a, Storage.Backend=local]:KEY=VALUE:_default' \
 '--timeout=[How long to wait for each token and for the agent'\''s rollout, and for another run'\''s lock (e.g. 90s, 5m)]:DURATION:_default' \
 '--kube-namespace=[Namespace of the runtime (builds run there) \[default\: the agent'\''s namespace\]]:NAMESPACE:_default' \
@@ -457,8 +457,8 @@ _arguments "${_arguments_options[@]}" : \
 '--trust-values-kubeconfig[Let a kubeconfig that the runtimes file names (Runtimes\[\].ConfigPath) run its auth plugin and send its token file (risky\: whoever wrote the file picks the command)]' \
 '--accept-agent-insecure-tls[Attach although the agent skips TLS verification (--insecure at init)\: it would then skip it towards every attached runtime'\''s API server too]' \
 '--allow-builds-to-read-tokens[Attach although the agent'\''s namespace runs builds of its own runtime\: every pipeline there could read the attached runtime'\''s token and create pods in its namespace]' \
-'-h[Print help]' \
-'--help[Print help]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
 '--version[Print version]' \
 && ret=0
@@ -476,8 +476,8 @@ _arguments "${_arguments_options[@]}" : \
 '--kube-context-name=[Context of the runtime'\''s cluster \[default\: the agent'\''s context\]]:NAME:{compadd -- ${(f)"$(kubectl config get-contexts -o name 2>/dev/null)"}}' \
 '--insecure[Skip TLS verification towards the platform (self-signed on-prem only)]' \
 '--allow-http[Send the API key over a plain http\:// platform URL (other than localhost)]' \
-'-h[Print help]' \
-'--help[Print help]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
 '--version[Print version]' \
 && ret=0
@@ -491,8 +491,8 @@ _arguments "${_arguments_options[@]}" : \
 '--timeout=[How long to wait for each token, each rollout of the agent and the removals, and for another run'\''s lock (e.g. 90s, 5m)]:DURATION:_default' \
 '--kube-namespace=[Namespace of the runtime whose token is rotated]:NAMESPACE:_default' \
 '--kube-context-name=[Context of the runtime'\''s cluster \[default\: the agent'\''s context\]]:NAME:{compadd -- ${(f)"$(kubectl config get-contexts -o name 2>/dev/null)"}}' \
-'-h[Print help]' \
-'--help[Print help]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
 '--version[Print version]' \
 && ret=0
@@ -513,8 +513,8 @@ _arguments "${_arguments_options[@]}" : \
 '--keep-platform[Leave the runtime environment on the platform (it is still detached from the agent)]' \
 '-y[Do not ask for confirmation]' \
 '--yes[Do not ask for confirmation]' \
-'-h[Print help]' \
-'--help[Print help]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
 '--version[Print version]' \
 && ret=0
@@ -533,8 +533,8 @@ _arguments "${_arguments_options[@]}" : \
 '--kube-context-name=[Context of the runtime'\''s cluster \[default\: the agent'\''s context\]]:NAME:{compadd -- ${(f)"$(kubectl config get-contexts -o name 2>/dev/null)"}}' \
 '--insecure[Skip TLS verification towards the platform (self-signed on-prem only)]' \
 '--allow-http[Send the API key over a plain http\:// platform URL (other than localhost)]' \
-'-h[Print help]' \
-'--help[Print help]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
 '--version[Print version]' \
 && ret=0

@@ -2,14 +2,17 @@
 //! parsing (durations like `90s`, and hints for kubectl habits in a usage
 //! error). One definition drives parsing, `--help` and the shell
 //! completions (`cf-runner completions`; the files in `completions/` are
-//! its output). Flag names follow `codefresh runner init` so scripts port
-//! by swapping the command. Which values key each flag sets is the table in
-//! `app::steps::input`.
+//! its output), and the generated reference (`crate::reference`); each leaf
+//! command's examples come from one table, `cli/examples.rs`. Flag names
+//! follow `codefresh runner init` so scripts port by swapping the command.
+//! Which values key each flag sets is the table in `app::session::input`.
 
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+mod examples;
+pub use examples::{examples_of, long_help, Example, EXAMPLES};
 mod runtime;
 pub use runtime::*;
 mod fleet;
@@ -31,38 +34,49 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Install the runner: wizard, or non-interactive with --values/--yes
+    #[command(after_long_help = examples::long_help("init"))]
     Init(Box<InitArgs>),
     /// Show what is installed and whether it is healthy
     #[command(mut_arg("kube_namespace", |a| a.help(
         "Namespace of the runner [default: every installation in the cluster]"
     )))]
+    #[command(after_long_help = examples::long_help("info"))]
     Info(InfoArgs),
     /// Remove exactly what cf-runner installed
     #[command(mut_arg("kube_namespace", |a| a.help(
         "Namespace of the runner [default: the only installation in the cluster]"
     )))]
+    #[command(after_long_help = examples::long_help("delete"))]
     Delete(DeleteArgs),
     /// Re-render from the stored values (plus new flags) and apply
     #[command(mut_arg("kube_namespace", |a| a.help(
         "Namespace of the runner [default: the only installation in the cluster]"
     )))]
+    #[command(after_long_help = examples::long_help("upgrade"))]
     Upgrade(Box<UpgradeArgs>),
     /// Preflight: check that the cluster and your permissions can take an install
+    #[command(after_long_help = examples::long_help("check"))]
     Check(CheckArgs),
     /// Run the demo pipeline on a runtime environment
     #[command(mut_arg("kube_namespace", |a| a.help(
         "Namespace of the runner [default: the only installation in the cluster]"
     )))]
+    #[command(after_long_help = examples::long_help("test-pipeline"))]
     TestPipeline(TestPipelineArgs),
     /// Move a runner made by the Helm chart or venonactl to cf-runner, keeping its agent and volumes
+    #[command(after_long_help = examples::long_help("adopt"))]
     Adopt(AdoptArgs),
     /// Print a shell completion script
+    #[command(after_long_help = examples::long_help("completions"))]
     Completions(CompletionsArgs),
     /// Show what upgrade (or init) with these flags would change; changes nothing
+    #[command(after_long_help = examples::long_help("diff"))]
     Diff(Box<DiffArgs>),
     /// Print the JSON Schema of a values file, for editors and linters
+    #[command(after_long_help = examples::long_help("schema"))]
     Schema,
     /// List every image an install with these values runs; --check asks the registry
+    #[command(after_long_help = examples::long_help("images"))]
     Images(Box<ImagesArgs>),
     /// Runners for a fleet of clusters, as a Git tree that Flux or Argo CD applies
     #[command(subcommand)]
@@ -71,6 +85,7 @@ pub enum Command {
     #[command(mut_arg("kube_namespace", |a| a.help(
         "Namespace of the runner [default: the only installation in the cluster]"
     )))]
+    #[command(after_long_help = examples::long_help("support-bundle"))]
     SupportBundle(SupportBundleArgs),
     /// Attach a runtime in another namespace or cluster to an installed agent, or detach it
     Runtime(Box<RuntimeArgs>),
@@ -78,6 +93,7 @@ pub enum Command {
     #[command(mut_arg("kube_namespace", |a| a.help(
         "Namespace of the runner [default: the only installation in the cluster]"
     )))]
+    #[command(after_long_help = examples::long_help("renew"))]
     Renew(RenewArgs),
 }
 

@@ -18,6 +18,7 @@ pub mod fleet;
 pub mod input_file;
 pub mod output;
 pub mod platform;
+pub mod reference;
 pub mod render;
 pub mod text;
 pub mod values;

@@ -1,3 +1,7 @@
+//! A binary of its own: a benchmark, which `bench/apply_vs_kubectl.sh`
+//! builds alone in release and times; tests running beside it in one
+//! binary would share its two cores and skew every figure.
+//!
 //! Benchmark (not a test: it asserts no timing and is ignored by default):
 //! `cf-runner init` up to "all objects applied" against
 //! `kubectl apply --server-side -f <the same dry-run folder>`, on a private

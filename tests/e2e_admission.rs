@@ -1,3 +1,10 @@
+//! A binary of its own: it registers admission webhooks (cluster-wide
+//! objects, failing closed, served from this process) and waits for the API
+//! server and the quota controller to take up each change. Their namespace
+//! selectors keep them to this file's namespaces, but a webhook whose server
+//! thread has gone is left behind in the cluster until the binary exits,
+//! and the waits stretch on a busy control plane; kept off the shared one.
+//!
 //! Admission before the install, on a control plane whose API server
 //! enforces Pod Security, ResourceQuotas, LimitRanges and webhooks:
 //! `check` and `init` stop (exit 3, nothing written) where admission would

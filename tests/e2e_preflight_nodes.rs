@@ -1,3 +1,9 @@
+//! A binary of its own: its tests add kwok nodes to the control plane and
+//! delete them when done. An untainted node (the small one here) takes
+//! other tests' pods while it exists, and deleting it evicts them, which
+//! would break any test of the shared `e2e` control plane waiting for a
+//! rollout at that moment.
+//!
 //! The preflight used to pass installs that can never become ready: the
 //! runner pinned where no node is got a warning, and builds pinned (ebs-csi)
 //! to a zone without nodes got nothing at all; a node whose taints the

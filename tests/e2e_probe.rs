@@ -1,9 +1,15 @@
+//! A binary of its own: it adds a kwok node no pod fits on and runs probe
+//! pods with the registry's failures staged by kwok, on a control plane
+//! whose nodes other tests would see change (the scheduler's `0/N nodes`
+//! count, the preflight's node room) and whose probe pods would compete with
+//! the tests of `e2e_preflight_nodes`, which delete the nodes they add.
+//!
 //! `check --probe` on the control plane, where kwok stands in for the nodes:
 //! a probe that gets its volume (the test plays the provisioner) passes
 //! every stage; an unschedulable pod, an image the registry lacks and a claim
 //! nobody provisions fail at their stage with the reason; every run leaves no
 //! probe object behind.
-//! kwok cannot show a real image pull or a real volume; see the README.
+//! kwok cannot show a real image pull or a real volume; see docs/guide/check-and-probe.md.
 
 mod support;
 

@@ -1,3 +1,8 @@
+//! A binary of its own: it sets `CF_RUNNER_RETRY_BASE_MS` for the whole
+//! process (the platform client it drives in-process reads it), which every
+//! cf-runner another test of the same binary spawned would inherit, its
+//! retries then 100 times faster than a user's.
+//!
 //! The platform client against the fake platform, with the fake switched to
 //! each behaviour the audit of the real clients says the real API may show
 //! (`../shared/reference/platform-contract-audit.md`). No cluster needed:

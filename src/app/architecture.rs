@@ -4,7 +4,8 @@
 //! (`crate::app::area::file::item`): no `super::` reaches across files, so
 //! these tests see every arrow. An area may use only the areas its row of
 //! [`LAYERS`] names; no file of `app/` is in an import circle; no command
-//! imports another; only commands read the clap definitions. The table is
+//! imports another ([`COMMANDS_SHARE`] are the files commands share); only
+//! commands read the clap definitions. The table is
 //! also docs/design/ARCHITECTURE.md's, and a test keeps the two equal.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -44,6 +45,10 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("session", &[]),
 ];
 
+/// The files of `commands/` that are no command: what commands share of
+/// reading their flags.
+const COMMANDS_SHARE: &[&str] = &["commands/flags.rs", "commands/mod.rs"];
+
 fn app() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src/app")
 }
@@ -61,6 +66,12 @@ fn rust_files(dir: &Path) -> Vec<PathBuf> {
     }
     files.sort();
     files
+}
+
+/// A file of unit tests (`tests.rs`): the module it tests is its parent,
+/// which it may glob (`use super::*`).
+fn is_test_file(file: &Path) -> bool {
+    file.file_name().is_some_and(|n| n == "tests.rs")
 }
 
 /// The file's path under `src/app/`, with `/` separators.
@@ -248,8 +259,8 @@ fn no_import_circle_between_files() {
 fn files_name_each_other_by_absolute_path() {
     let mut offences = Vec::new();
     for file in rust_files(&app()) {
-        if short(&file) == "architecture.rs" {
-            continue; // It names `super::` in its own checks.
+        if short(&file) == "architecture.rs" || is_test_file(&file) {
+            continue; // It names `super::` in its own checks; a test file tests its parent.
         }
         let text = std::fs::read_to_string(&file).unwrap();
         let mut nested = false;
@@ -276,11 +287,12 @@ fn files_name_each_other_by_absolute_path() {
 fn no_command_imports_another_command() {
     let mut offences = Vec::new();
     for (from, targets) in arrows() {
-        if area(&from) == "commands" {
+        // `commands/mod.rs` is the dispatch: it calls every command's `run`.
+        if area(&from) == "commands" && from != "commands/mod.rs" {
             offences.extend(
                 targets
                     .iter()
-                    .filter(|to| area(to) == "commands")
+                    .filter(|to| area(to) == "commands" && !COMMANDS_SHARE.contains(&to.as_str()))
                     .map(|to| format!("{from} uses {to}")),
             );
         }
@@ -288,12 +300,29 @@ fn no_command_imports_another_command() {
     assert!(offences.is_empty(), "{offences:#?}");
 }
 
+/// A capability takes options, never the command line's definitions: only
+/// `commands/` (and `app/mod.rs`, which hands a parsed command line to its
+/// command) names `crate::cli`.
+#[test]
+fn only_commands_read_the_command_line() {
+    let offences: Vec<String> = rust_files(&app())
+        .into_iter()
+        .map(|f| short(&f))
+        .filter(|f| area(f) != "commands" && f != "architecture.rs")
+        .filter(|f| code(&std::fs::read_to_string(app().join(f)).unwrap()).contains("crate::cli"))
+        .collect();
+    assert!(
+        offences.is_empty(),
+        "files outside commands/ that read crate::cli: {offences:#?}"
+    );
+}
+
 /// The files of `app/` import each other's items by name: a glob hides
 /// where a name comes from. Test modules inside a file may glob their file.
 #[test]
 fn no_glob_import_between_files() {
     let mut offences = Vec::new();
-    for file in rust_files(&app()) {
+    for file in rust_files(&app()).into_iter().filter(|f| !is_test_file(f)) {
         let text = std::fs::read_to_string(&file).unwrap();
         // Unindented: an item of the file, not of a test module in it.
         for line in text.lines() {
@@ -354,4 +383,79 @@ fn grouped_and_nested_paths_are_both_seen() {
         app_paths(text),
         [vec!["a", "b"], vec!["a", "c"], vec!["a"], vec!["e"]]
     );
+}
+
+/// Everything a command file reaches through the arrows, itself left out.
+fn reached_from(arrows: &BTreeMap<String, BTreeSet<String>>, start: &str) -> BTreeSet<String> {
+    let mut seen = BTreeSet::new();
+    let mut stack = vec![start.to_string()];
+    while let Some(at) = stack.pop() {
+        for next in arrows.get(&at).into_iter().flatten() {
+            if seen.insert(next.clone()) {
+                stack.push(next.clone());
+            }
+        }
+    }
+    seen
+}
+
+/// The hubs the re-cut took apart stay apart: `runtime attach`'s code is
+/// reached only by the commands that attach, and the upgrade plan only by
+/// those that show or carry out an upgrade. Everything else reads an
+/// install through `installation::standing`.
+#[test]
+fn attach_and_the_upgrade_plan_are_reached_by_their_commands_only() {
+    let arrows = arrows();
+    let commands: Vec<&String> = arrows
+        .keys()
+        .filter(|f| {
+            f.starts_with("commands/") && !f.ends_with("mod.rs") && !f.ends_with("flags.rs")
+        })
+        .collect();
+    let reaching = |goal: &dyn Fn(&str) -> bool| -> Vec<String> {
+        commands
+            .iter()
+            .filter(|c| reached_from(&arrows, c).iter().any(|f| goal(f)))
+            .map(|c| c.to_string())
+            .collect()
+    };
+    let attach = reaching(&|f| f == "runtimes/attach.rs" || f.starts_with("runtimes/attach/"));
+    assert_eq!(attach, ["commands/init.rs", "commands/runtime.rs"]);
+    let plan = reaching(&|f| f == "installation/plan.rs");
+    assert_eq!(
+        plan,
+        [
+            "commands/adopt.rs",
+            "commands/diff.rs",
+            "commands/upgrade.rs"
+        ]
+    );
+}
+
+/// Files stay small enough to read: a command file at most 250 lines, a
+/// file of a capability or the kernel at most 600, any file of `src/` at
+/// most 900. Unit-test files are left out.
+#[test]
+fn files_stay_within_their_sizes() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut too_long = Vec::new();
+    for file in rust_files(&src) {
+        let name = file.to_string_lossy().replace('\\', "/");
+        let unit_tests = name.ends_with("tests.rs") || name.contains("/tests/");
+        if unit_tests {
+            continue;
+        }
+        let lines = std::fs::read_to_string(&file).unwrap().lines().count();
+        let limit = if name.contains("/src/app/commands/") {
+            250
+        } else if name.contains("/src/app/") {
+            600
+        } else {
+            900
+        };
+        if lines > limit {
+            too_long.push(format!("{name}: {lines} lines (at most {limit})"));
+        }
+    }
+    assert!(too_long.is_empty(), "files too long: {too_long:#?}");
 }

@@ -5,16 +5,21 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 
+use super::examples;
+
 use super::PlatformArgs;
 
 /// `cf-runner fleet` and its commands.
 #[derive(Debug, Clone, Subcommand)]
 pub enum FleetCommand {
     /// Register every runtime of the fleet file on the platform (no cluster needed) and write its secrets encrypted
+    #[command(after_long_help = examples::long_help("fleet register"))]
     Register(FleetRegisterArgs),
     /// Write the fleet as a Git tree: a Kustomize base, an overlay per cluster, Flux Kustomizations, Argo CD Applications
+    #[command(after_long_help = examples::long_help("fleet export"))]
     Export(FleetExportArgs),
     /// Remove from the platform the runtimes registered in the tree that the fleet file no longer lists
+    #[command(after_long_help = examples::long_help("fleet retire"))]
     Retire(FleetRegisterArgs),
 }
 

@@ -5,6 +5,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 
+use super::examples;
+
 use super::{parse_duration, KubeArgs, PlatformArgs};
 
 /// `cf-runner runtime <attach|detach>`.
@@ -24,6 +26,7 @@ pub enum RuntimeCommand {
     #[command(mut_arg("kube_context_name", |a| a.help(
         "Context of the runtime's cluster [default: the agent's context]"
     )))]
+    #[command(after_long_help = examples::long_help("runtime attach"))]
     Attach(AttachArgs),
     /// Stop the agent serving a runtime, and remove its credentials there
     #[command(mut_arg("kube_namespace", |a| a.help(
@@ -32,6 +35,7 @@ pub enum RuntimeCommand {
     #[command(mut_arg("kube_context_name", |a| a.help(
         "Context of the runtime's cluster [default: the agent's context]"
     )))]
+    #[command(after_long_help = examples::long_help("runtime detach"))]
     Detach(DetachArgs),
     /// Give the agent a new token for an attached runtime; the old one stops working
     #[command(mut_arg("kube_namespace", |a| a.help(
@@ -40,6 +44,7 @@ pub enum RuntimeCommand {
     #[command(mut_arg("kube_context_name", |a| a.help(
         "Context of the runtime's cluster [default: the agent's context]"
     )))]
+    #[command(after_long_help = examples::long_help("runtime rotate"))]
     Rotate(RotateArgs),
     /// Delete one attached runtime: detach it, remove its objects, and its runtime environment on the platform
     #[command(mut_arg("kube_namespace", |a| a.help(
@@ -48,6 +53,7 @@ pub enum RuntimeCommand {
     #[command(mut_arg("kube_context_name", |a| a.help(
         "Context of the runtime's cluster [default: the agent's context]"
     )))]
+    #[command(after_long_help = examples::long_help("runtime delete"))]
     Delete(RuntimeDeleteArgs),
     /// Re-apply one attached runtime's objects from the agent's values (images, dind config)
     #[command(mut_arg("kube_namespace", |a| a.help(
@@ -56,6 +62,7 @@ pub enum RuntimeCommand {
     #[command(mut_arg("kube_context_name", |a| a.help(
         "Context of the runtime's cluster [default: the agent's context]"
     )))]
+    #[command(after_long_help = examples::long_help("runtime upgrade"))]
     Upgrade(RuntimeUpgradeArgs),
 }
 
@@ -87,7 +94,7 @@ pub struct AttachArgs {
     /// API server URL the agent reaches the runtime's cluster at [default: in-cluster for the agent's own cluster, else the kubeconfig's]
     #[arg(long, value_name = "URL")]
     pub kube_host: Option<String>,
-    /// Runtimes file listing several runtimes to attach (see README: "One agent, many runtimes")
+    /// Runtimes file listing several runtimes to attach (see docs/guide/runtimes.md)
     #[arg(long = "values", short = 'f', value_name = "FILE")]
     pub values: Option<PathBuf>,
     /// The runtime's own setting, by a runtimes file entry's key (repeatable): NodeSelector=zone=a, Storage.Backend=local

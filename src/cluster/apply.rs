@@ -23,6 +23,10 @@ pub use super::marks::{
 use super::{api_for, request, KubeError, FIELD_MANAGER};
 use crate::render::{Manifest, LABEL_INSTANCE, LABEL_MANAGED_BY};
 
+mod order;
+
+use order::{bind_rights, dependencies, role_scope};
+
 /// What happened to one object.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Change {
@@ -348,11 +352,92 @@ pub async fn apply_all_after<E>(
     on_applied: &(dyn Fn(&Applied) + Sync),
     first: impl std::future::Future<Output = Result<Vec<Manifest>, E>>,
 ) -> Result<Report, E> {
-    let changed: Vec<Manifest>;
     let mut report = Report::default();
     let mut manifests: Vec<&Manifest> = manifests.iter().collect();
     let namespace = manifests.iter().copied().find(|m| m.kind == "Namespace");
+    let (reads, learned) = read_round(client, &manifests, namespace, instance, first).await;
+    let changed = learned?;
+    let ReadRound {
+        namespace_read,
+        inventoried,
+        existing,
+        ledger,
+        may_bind,
+    } = reads;
+    let Some(found) = settle_namespace(
+        namespace,
+        namespace_read,
+        instance,
+        on_applied,
+        &mut report,
+        &mut manifests,
+    ) else {
+        return Ok(report);
+    };
+    let mut live = match inventoried {
+        Ok(l) => l,
+        Err(f) => {
+            report.failed.push(f);
+            report.not_attempted = display_names(&manifests);
+            return Ok(report);
+        }
+    };
+    // What the labelled LIST of namespaces would have given.
+    live.extend(found.live);
+    let Some(ledger) = all_ours(ledger, existing, instance, &mut report) else {
+        report.not_attempted = display_names(&manifests);
+        return Ok(report);
+    };
+    // What `first` learned, in place of what it changed.
+    for m in manifests.iter_mut() {
+        if let Some(c) = changed
+            .iter()
+            .find(|c| c.kind == m.kind && c.name == m.name && c.namespace == m.namespace)
+        {
+            *m = c;
+        }
+    }
+    let waits_for = dependencies(&manifests, found.exists, &|m| {
+        role_scope(m).is_some_and(|scope| may_bind.contains(&scope))
+    });
+    let outcome = apply_in_order(client, &manifests, &waits_for, &live, options, on_applied).await;
+    for (i, result) in outcome.into_iter().enumerate() {
+        match result {
+            Some(Ok(a)) => report.applied.push(a),
+            Some(Err(f)) => report.failed.push(f),
+            None => report.not_attempted.push(manifests[i].display_name()),
+        }
+    }
+    record_in_ledger(client, instance, &ledger, &mut report).await;
+    Ok(report)
+}
 
+/// What the objects' live state reads as, by kind, name and namespace.
+type Live = HashMap<(Key, String), DynamicObject>;
+
+/// What the read round before the first write learned.
+struct ReadRound<'m> {
+    /// The GET of the Namespace, when one is applied.
+    namespace_read: Option<Result<Option<DynamicObject>, KubeError>>,
+    /// What carries our labels.
+    inventoried: Result<Live, Failure>,
+    /// Every object to write, as it exists.
+    existing: Result<super::ownership::Existing<'m>, KubeError>,
+    /// The installation's ledger of what cf-runner created.
+    ledger: Result<super::ownership::Ledger, KubeError>,
+    /// The role scopes the user may bind.
+    may_bind: std::collections::HashSet<(String, Option<String>)>,
+}
+
+/// The read round: the namespace, what carries our labels, every object to
+/// write, the ledger and the bind rights, side by side with `first`.
+async fn read_round<'m, E>(
+    client: &Client,
+    manifests: &[&'m Manifest],
+    namespace: Option<&Manifest>,
+    instance: &str,
+    first: impl std::future::Future<Output = Result<Vec<Manifest>, E>>,
+) -> (ReadRound<'m>, Result<Vec<Manifest>, E>) {
     let read_namespace = async {
         match namespace {
             Some(ns) => {
@@ -381,12 +466,11 @@ pub async fn apply_all_after<E>(
     let (namespace_read, inventoried, existing, ledger_read, may_bind, learned) = futures::join!(
         read_namespace,
         inventory(client, &namespaced, instance),
-        super::ownership::existing(client, &manifests),
+        super::ownership::existing(client, manifests),
         read_ledger,
-        bind_rights(client, &manifests),
+        bind_rights(client, manifests),
         first,
     );
-    changed = learned?;
     let ledger = match (ledger_read, &namespace_read) {
         (Some(read), _) => read,
         (None, Some(Ok(live))) => Ok(live
@@ -398,72 +482,98 @@ pub async fn apply_all_after<E>(
         // The Namespace's GET failed: said below.
         (None, _) => Ok(super::ownership::Ledger::Absent),
     };
+    let reads = ReadRound {
+        namespace_read,
+        inventoried,
+        existing,
+        ledger,
+        may_bind,
+    };
+    (reads, learned)
+}
 
-    // A namespace that exists but is not ours is used, never adopted: taking
-    // it over would let `delete` remove something we did not create.
-    let mut namespace_exists = namespace.is_none();
-    let mut namespace_live = None;
-    if let (Some(ns), Some(read)) = (namespace, namespace_read) {
-        match read {
-            Ok(Some(live)) => {
-                namespace_exists = true;
-                let labels = live.metadata.labels.clone().unwrap_or_default();
-                if labels.get(LABEL_MANAGED_BY).map(String::as_str) == Some("cf-runner")
-                    && labels.get(LABEL_INSTANCE).map(String::as_str) == Some(instance)
-                {
-                    namespace_live = Some(((key_of(ns), ns.name.clone()), live.clone()));
-                }
-                if !super::namespace_is_ours(&live) {
-                    let applied = Applied {
-                        object: ns.display_name(),
-                        namespace: None,
-                        change: Change::Skipped(
-                            "exists, created by someone else; left as it is".into(),
-                        ),
-                        differs_at: None,
-                        uid: None,
-                    };
-                    on_applied(&applied);
-                    report.applied.push(applied);
-                    manifests.retain(|m| !std::ptr::eq(*m, ns));
-                }
+/// The applied Namespace as the read round found it.
+struct NamespaceFound {
+    /// It exists (or none is applied): what is in it need not wait for it.
+    exists: bool,
+    /// It is ours, as the labelled LIST would have given it.
+    live: Option<((Key, String), DynamicObject)>,
+}
+
+/// A namespace that exists but is not ours is used, never adopted: taking
+/// it over would let `delete` remove something we did not create. `None`
+/// when its GET failed: nothing is written, and the report says why.
+fn settle_namespace(
+    namespace: Option<&Manifest>,
+    read: Option<Result<Option<DynamicObject>, KubeError>>,
+    instance: &str,
+    on_applied: &(dyn Fn(&Applied) + Sync),
+    report: &mut Report,
+    manifests: &mut Vec<&Manifest>,
+) -> Option<NamespaceFound> {
+    let mut found = NamespaceFound {
+        exists: namespace.is_none(),
+        live: None,
+    };
+    let (Some(ns), Some(read)) = (namespace, read) else {
+        return Some(found);
+    };
+    match read {
+        Ok(Some(live)) => {
+            found.exists = true;
+            let labels = live.metadata.labels.clone().unwrap_or_default();
+            if labels.get(LABEL_MANAGED_BY).map(String::as_str) == Some("cf-runner")
+                && labels.get(LABEL_INSTANCE).map(String::as_str) == Some(instance)
+            {
+                found.live = Some(((key_of(ns), ns.name.clone()), live.clone()));
             }
-            Ok(None) => {}
-            Err(e) => {
-                report.failed.push(Failure {
+            if !super::namespace_is_ours(&live) {
+                let applied = Applied {
                     object: ns.display_name(),
                     namespace: None,
-                    cause: classify(e, "get"),
-                });
-                report.not_attempted = manifests.iter().map(|m| m.display_name()).collect();
-                return Ok(report);
+                    change: Change::Skipped(
+                        "exists, created by someone else; left as it is".into(),
+                    ),
+                    differs_at: None,
+                    uid: None,
+                };
+                on_applied(&applied);
+                report.applied.push(applied);
+                manifests.retain(|m| !std::ptr::eq(*m, ns));
             }
         }
-    }
-
-    let mut live = match inventoried {
-        Ok(l) => l,
-        Err(f) => {
-            report.failed.push(f);
-            report.not_attempted = manifests.iter().map(|m| m.display_name()).collect();
-            return Ok(report);
+        Ok(None) => {}
+        Err(e) => {
+            report.failed.push(Failure {
+                object: ns.display_name(),
+                namespace: None,
+                cause: classify(e, "get"),
+            });
+            report.not_attempted = display_names(manifests);
+            return None;
         }
-    };
+    }
+    Some(found)
+}
 
-    // What the labelled LIST of namespaces would have given.
-    live.extend(namespace_live);
-
-    // Before the first write: every object that exists must be cf-runner's.
+/// Before the first write: every object that exists must be cf-runner's.
+/// Gives the ledger when it is so; else says in `report` which object is
+/// someone else's, or why that could not be read, and gives `None`.
+fn all_ours(
+    ledger: Result<super::ownership::Ledger, KubeError>,
+    existing: Result<super::ownership::Existing<'_>, KubeError>,
+    instance: &str,
+    report: &mut Report,
+) -> Option<super::ownership::Ledger> {
     let foreign = ledger.and_then(|ledger| {
         let found = existing?.collisions(instance, &ledger);
         Ok((found, ledger))
     });
-    let ledger = match foreign {
-        Ok((foreign, ledger)) if foreign.is_empty() => ledger,
+    match foreign {
+        Ok((foreign, ledger)) if foreign.is_empty() => Some(ledger),
         Ok((foreign, _)) => {
             report.foreign = foreign;
-            report.not_attempted = manifests.iter().map(|m| m.display_name()).collect();
-            return Ok(report);
+            None
         }
         Err(e) => {
             report.failed.push(Failure {
@@ -471,20 +581,27 @@ pub async fn apply_all_after<E>(
                 namespace: None,
                 cause: classify(e, "get"),
             });
-            report.not_attempted = manifests.iter().map(|m| m.display_name()).collect();
-            return Ok(report);
-        }
-    };
-
-    // What `first` learned, in place of what it changed.
-    for m in manifests.iter_mut() {
-        if let Some(c) = changed
-            .iter()
-            .find(|c| c.kind == m.kind && c.name == m.name && c.namespace == m.namespace)
-        {
-            *m = c;
+            None
         }
     }
+}
+
+/// The names of the objects, as a report lists what it did not attempt.
+fn display_names(manifests: &[&Manifest]) -> Vec<String> {
+    manifests.iter().map(|m| m.display_name()).collect()
+}
+
+/// Applies each object as soon as everything it waits for is applied;
+/// what waits for a failed or skipped object is skipped in turn. Gives each
+/// object's outcome, `None` for one never started.
+async fn apply_in_order(
+    client: &Client,
+    manifests: &[&Manifest],
+    waits_for: &[Vec<usize>],
+    live: &Live,
+    options: Options,
+    on_applied: &(dyn Fn(&Applied) + Sync),
+) -> Vec<Option<Result<Applied, Failure>>> {
     let params = {
         let p = PatchParams::apply(FIELD_MANAGER).validation(ValidationDirective::Strict);
         if options.force_conflicts {
@@ -493,32 +610,13 @@ pub async fn apply_all_after<E>(
             p
         }
     };
-    let waits_for = dependencies(&manifests, namespace_exists, &|m| {
-        role_scope(m).is_some_and(|scope| may_bind.contains(&scope))
-    });
     let mut outcome: Vec<Option<Result<Applied, Failure>>> =
         manifests.iter().map(|_| None).collect();
     let mut started = vec![false; manifests.len()];
     let mut skipped = vec![false; manifests.len()];
     let mut running = futures::stream::FuturesUnordered::new();
     loop {
-        // What waits for a failed or skipped object is skipped in turn.
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for i in 0..manifests.len() {
-                if started[i] || skipped[i] {
-                    continue;
-                }
-                let blocked = waits_for[i]
-                    .iter()
-                    .any(|&j| skipped[j] || matches!(outcome[j], Some(Err(_))));
-                if blocked {
-                    skipped[i] = true;
-                    changed = true;
-                }
-            }
-        }
+        skip_blocked(waits_for, &outcome, &started, &mut skipped);
         for i in 0..manifests.len() {
             let ready = waits_for[i]
                 .iter()
@@ -538,18 +636,46 @@ pub async fn apply_all_after<E>(
             None => break,
         }
     }
-    for (i, result) in outcome.into_iter().enumerate() {
-        match result {
-            Some(Ok(a)) => report.applied.push(a),
-            Some(Err(f)) => report.failed.push(f),
-            None => report.not_attempted.push(manifests[i].display_name()),
+    outcome
+}
+
+/// Marks skipped what waits for a failed or skipped object, until nothing
+/// more changes.
+fn skip_blocked(
+    waits_for: &[Vec<usize>],
+    outcome: &[Option<Result<Applied, Failure>>],
+    started: &[bool],
+    skipped: &mut [bool],
+) {
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for i in 0..waits_for.len() {
+            if started[i] || skipped[i] {
+                continue;
+            }
+            let blocked = waits_for[i]
+                .iter()
+                .any(|&j| skipped[j] || matches!(outcome[j], Some(Err(_))));
+            if blocked {
+                skipped[i] = true;
+                changed = true;
+            }
         }
     }
-    // Whatever was applied, even when something else failed, is recorded:
-    // an object cf-runner made and did not record is not its to delete.
-    // A namespace admin may not patch namespaces: the install works as it
-    // did before the ledger, and says what that leaves open.
-    match record_applied(client, instance, &ledger, &report.applied).await {
+}
+
+/// Whatever was applied, even when something else failed, is recorded:
+/// an object cf-runner made and did not record is not its to delete.
+/// A namespace admin may not patch namespaces: the install works as it
+/// did before the ledger, and says what that leaves open.
+async fn record_in_ledger(
+    client: &Client,
+    instance: &str,
+    ledger: &super::ownership::Ledger,
+    report: &mut Report,
+) {
+    match record_applied(client, instance, ledger, &report.applied).await {
         Ok(()) => {}
         Err(e) if e.code() == Some(403) => report.warnings.push(format!(
             "what cf-runner created was not recorded in its ledger on Namespace/{instance} (your user may \
@@ -564,7 +690,6 @@ pub async fn apply_all_after<E>(
             cause: classify(e, "patch"),
         }),
     }
-    Ok(report)
 }
 
 /// Records in the ledger of `instance` (`ownership::record`) the objects
@@ -597,157 +722,11 @@ async fn record_applied(
     Ok(())
 }
 
-/// What each object waits for before it is applied (indices into
-/// `manifests`), from what Kubernetes itself needs and one promise:
-/// - an object in a namespace, for that Namespace when it does not exist
-///   yet (`namespace_exists` false);
-/// - a binding, for the Role or ClusterRole it grants, when that is applied
-///   too ([`needs_peers_first`]), unless `may_bind` says the user may
-///   `bind` that role: the API server then takes the binding without
-///   looking the role up;
-/// - a ServiceAccount token Secret, for its ServiceAccount;
-/// - a workload (stage 2 and later), for every object of an earlier stage
-///   but ServiceAccount token Secrets (no pod of the install mounts one):
-///   workloads are not started without their RBAC, config and secrets.
-fn dependencies(
-    manifests: &[&Manifest],
-    namespace_exists: bool,
-    may_bind: &dyn Fn(&Manifest) -> bool,
-) -> Vec<Vec<usize>> {
-    let text = |m: &Manifest, pointer: &str| {
-        m.object
-            .pointer(pointer)
-            .and_then(Value::as_str)
-            .map(str::to_string)
-    };
-    manifests
-        .iter()
-        .map(|m| {
-            let role = (m.kind.ends_with("Binding") && !may_bind(m))
-                .then(|| (text(m, "/roleRef/kind"), text(m, "/roleRef/name")));
-            let account = (needs_peers_first(m) && m.kind == "Secret")
-                .then(|| {
-                    text(
-                        m,
-                        "/metadata/annotations/kubernetes.io~1service-account.name",
-                    )
-                })
-                .flatten();
-            manifests
-                .iter()
-                .enumerate()
-                .filter(|(_, other)| {
-                    let namespace = !namespace_exists
-                        && other.kind == "Namespace"
-                        && m.namespace.as_deref() == Some(other.name.as_str());
-                    let granted = role.as_ref().is_some_and(|(kind, name)| {
-                        kind.as_deref() == Some(other.kind.as_str())
-                            && name.as_deref() == Some(other.name.as_str())
-                            && (other.kind == "ClusterRole" || other.namespace == m.namespace)
-                    });
-                    let owner = account.as_deref().is_some_and(|a| {
-                        other.kind == "ServiceAccount"
-                            && other.name == a
-                            && other.namespace == m.namespace
-                    });
-                    let token = other.kind == "Secret" && needs_peers_first(other);
-                    let earlier_stage = m.stage >= 2 && other.stage < m.stage && !token;
-                    namespace || granted || owner || earlier_stage
-                })
-                .map(|(j, _)| j)
-                .collect()
-        })
-        .collect()
-}
-
-/// Where binding a binding's role is authorized: the role's resource
-/// (`roles` or `clusterroles`) and the binding's namespace (`None` for a
-/// ClusterRoleBinding). `None` for anything but a binding.
-fn role_scope(m: &Manifest) -> Option<(String, Option<String>)> {
-    if !m.kind.ends_with("Binding") {
-        return None;
-    }
-    let resource = match m.object.pointer("/roleRef/kind").and_then(Value::as_str) {
-        Some("ClusterRole") => "clusterroles",
-        Some("Role") => "roles",
-        _ => return None,
-    };
-    Some((resource.to_string(), m.namespace.clone()))
-}
-
-/// Where the user may `bind` any role, asked with one access review per
-/// place the bindings of `manifests` grant in (side by side with the
-/// apply's reads). An error or a refusal counts as "may not": the binding
-/// then waits for its role, as it always may.
-async fn bind_rights(
-    client: &Client,
-    manifests: &[&Manifest],
-) -> std::collections::HashSet<(String, Option<String>)> {
-    use k8s_openapi::api::authorization::v1::{
-        ResourceAttributes, SelfSubjectAccessReview, SelfSubjectAccessReviewSpec,
-    };
-    let mut scopes: Vec<(String, Option<String>)> =
-        manifests.iter().filter_map(|m| role_scope(m)).collect();
-    scopes.sort();
-    scopes.dedup();
-    let api: kube::Api<SelfSubjectAccessReview> = kube::Api::all(client.clone());
-    let answers = join_all(scopes.iter().map(|(resource, namespace)| {
-        let review = SelfSubjectAccessReview {
-            spec: SelfSubjectAccessReviewSpec {
-                resource_attributes: Some(ResourceAttributes {
-                    verb: Some("bind".into()),
-                    group: Some("rbac.authorization.k8s.io".into()),
-                    resource: Some(resource.clone()),
-                    namespace: namespace.clone(),
-                    ..Default::default()
-                }),
-                ..Default::default()
-            },
-            ..Default::default()
-        };
-        let api = &api;
-        async move {
-            request(
-                "asking whether this user may bind",
-                resource,
-                api.create(&kube::api::PostParams::default(), &review),
-            )
-            .await
-            .ok()
-            .and_then(|r| r.status)
-            .is_some_and(|s| s.allowed)
-        }
-    }))
-    .await;
-    scopes
-        .into_iter()
-        .zip(answers)
-        .filter_map(|(scope, allowed)| allowed.then_some(scope))
-        .collect()
-}
-
-/// True for objects that must go after a peer of their stage:
-/// - bindings, after their roles: the API server checks a binding against its
-///   role's rules, and refuses anyone without `bind` (everyone but cluster
-///   admins) while that role does not exist yet;
-/// - ServiceAccount token Secrets, after their ServiceAccount: the token
-///   controller deletes such a Secret when its account does not exist.
-fn needs_peers_first(m: &Manifest) -> bool {
-    m.kind.ends_with("Binding")
-        || (m.kind == "Secret"
-            && m.object.get("type").and_then(Value::as_str)
-                == Some("kubernetes.io/service-account-token"))
-}
-
-async fn apply_one(
-    client: &Client,
-    manifest: &Manifest,
-    existing: Option<&DynamicObject>,
-    params: &PatchParams,
-    on_applied: &(dyn Fn(&Applied) + Sync),
-) -> Result<Applied, Failure> {
+/// What to apply: the render with its hash, and the adopted mark when the
+/// live object carries it (adopted once, adopted for good: the mark stays
+/// on every later apply).
+fn desired_object(manifest: &Manifest, existing: Option<&DynamicObject>) -> Value {
     let mut desired = with_hash(&manifest.object);
-    // Adopted once, adopted for good: the mark stays on every later apply.
     let adopted = existing.is_some_and(|live| {
         live.metadata
             .annotations
@@ -764,6 +743,17 @@ async fn apply_one(
             }
         }
     }
+    desired
+}
+
+async fn apply_one(
+    client: &Client,
+    manifest: &Manifest,
+    existing: Option<&DynamicObject>,
+    params: &PatchParams,
+    on_applied: &(dyn Fn(&Applied) + Sync),
+) -> Result<Applied, Failure> {
+    let desired = desired_object(manifest, existing);
     let mut differs_at = None;
     let change = match existing {
         Some(live) => {
@@ -858,140 +848,4 @@ pub async fn restart(client: &Client, manifest: &Manifest, stamp: &str) -> Resul
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn unchanged_ignores_server_defaults_and_normalized_quantities() {
-        let live = json!({"spec": {"replicas": 1, "x": "default", "resources": {"limits": {"cpu": "1"}}}, "status": {}});
-        let want = json!({"spec": {"replicas": 1, "resources": {"limits": {"cpu": "1000m"}}, "nodeSelector": {}}});
-        assert!(first_difference(&live, &want).is_none());
-        let want = json!({"spec": {"replicas": 2}});
-        assert!(first_difference(&live, &want).is_some());
-        let want = json!({"spec": {"tolerations": [{"key": "a"}]}});
-        assert!(first_difference(&live, &want).is_some());
-    }
-
-    #[test]
-    fn conflicts_are_parsed_with_field_and_owner() {
-        let one = r#"Apply failed with 1 conflict: conflict with "kubectl-edit" using apps/v1: .spec.replicas"#;
-        assert_eq!(
-            parse_conflicts(one),
-            vec![(".spec.replicas".to_string(), "kubectl-edit".to_string())]
-        );
-        let many = "Apply failed with 2 conflicts: conflicts with \"helm\" using v1:\n- .data.a\n- .data.b";
-        assert_eq!(
-            parse_conflicts(many),
-            vec![
-                (".data.a".to_string(), "helm".to_string()),
-                (".data.b".to_string(), "helm".to_string())
-            ]
-        );
-    }
-
-    #[test]
-    fn bindings_and_token_secrets_wait_for_their_peers() {
-        let m = |kind: &str, object: Value| Manifest {
-            api_version: "v1".into(),
-            kind: kind.into(),
-            name: "x".into(),
-            namespace: Some("ns".into()),
-            component: crate::render::Component::Runner,
-            stage: 1,
-            object,
-        };
-        assert!(needs_peers_first(&m("RoleBinding", json!({}))));
-        assert!(needs_peers_first(&m(
-            "Secret",
-            json!({"type": "kubernetes.io/service-account-token"})
-        )));
-        assert!(!needs_peers_first(&m("Secret", json!({"type": "Opaque"}))));
-        assert!(!needs_peers_first(&m("ServiceAccount", json!({}))));
-    }
-
-    #[test]
-    fn each_object_waits_only_for_what_it_needs() {
-        let m = |kind: &str, name: &str, stage: u8, object: Value| Manifest {
-            api_version: "v1".into(),
-            kind: kind.into(),
-            name: name.into(),
-            namespace: (!matches!(kind, "Namespace" | "ClusterRole" | "ClusterRoleBinding"))
-                .then(|| "ns".to_string()),
-            component: crate::render::Component::Runner,
-            stage,
-            object,
-        };
-        let all = [
-            m("Namespace", "ns", 0, json!({})),
-            m("ServiceAccount", "runner", 1, json!({})),
-            m("Role", "runner", 1, json!({})),
-            m("ClusterRole", "runner-ns", 1, json!({})),
-            m(
-                "RoleBinding",
-                "runner",
-                1,
-                json!({"roleRef": {"kind": "Role", "name": "runner"}}),
-            ),
-            m(
-                "ClusterRoleBinding",
-                "runner-ns",
-                1,
-                json!({"roleRef": {"kind": "ClusterRole", "name": "runner-ns"}}),
-            ),
-            m(
-                "Secret",
-                "runner-token",
-                1,
-                json!({"type": "kubernetes.io/service-account-token",
-                       "metadata": {"annotations": {"kubernetes.io/service-account.name": "runner"}}}),
-            ),
-            m("ConfigMap", "config", 1, json!({})),
-            m("Deployment", "runner", 2, json!({})),
-        ];
-        let refs: Vec<&Manifest> = all.iter().collect();
-        let no_bind = |_: &Manifest| false;
-        // The namespace exists (init's lock made it): nothing waits for it.
-        let deps = dependencies(&refs, true, &no_bind);
-        assert!(deps[0].is_empty() && deps[1].is_empty() && deps[7].is_empty());
-        assert_eq!(deps[4], [2], "the RoleBinding waits for its Role only");
-        assert_eq!(
-            deps[5],
-            [3],
-            "the ClusterRoleBinding waits for its ClusterRole"
-        );
-        assert_eq!(
-            deps[6],
-            [1],
-            "the token Secret waits for its ServiceAccount"
-        );
-        assert_eq!(
-            deps[8],
-            [0, 1, 2, 3, 4, 5, 7],
-            "the Deployment waits for everything of the earlier stages but the token Secret"
-        );
-        // A namespace still to make: what goes into it waits for it.
-        let deps = dependencies(&refs, false, &no_bind);
-        assert_eq!(deps[7], [0]);
-        assert_eq!(deps[4], [0, 2]);
-        assert!(deps[3].is_empty(), "a ClusterRole waits for no namespace");
-        // A user who may bind roles: bindings go with their roles.
-        let deps = dependencies(&refs, true, &|m: &Manifest| role_scope(m).is_some());
-        assert!(deps[4].is_empty() && deps[5].is_empty());
-        assert_eq!(
-            deps[6],
-            [1],
-            "the token Secret still waits for its ServiceAccount"
-        );
-    }
-
-    #[test]
-    fn the_hash_is_stable_and_sensitive() {
-        let a = json!({"a": 1, "b": [1, 2]});
-        assert_eq!(applied_hash(&a), applied_hash(&a.clone()));
-        assert_ne!(
-            applied_hash(&a),
-            applied_hash(&json!({"a": 1, "b": [2, 1]}))
-        );
-    }
-}
+mod tests;

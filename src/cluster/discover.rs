@@ -13,6 +13,7 @@ use k8s_openapi::api::core::v1::{Namespace, Node};
 use k8s_openapi::api::networking::v1::IngressClass;
 use k8s_openapi::api::storage::v1::StorageClass;
 use kube::api::{Api, ListParams};
+use kube::core::{ObjectList, PartialObjectMeta};
 
 use super::{connect, root_cause, ConnectOptions, KubeError};
 use crate::render::runtimes::AGENT_DEPLOYMENT;
@@ -132,13 +133,6 @@ pub async fn facts(options: &ConnectOptions, budget: Duration) -> Result<Facts, 
                 return Err(root_cause(e));
             }
         }
-        let is_default = |annotations: &Option<std::collections::BTreeMap<String, String>>| {
-            annotations.as_ref().is_some_and(|a| {
-                DEFAULT_CLASS_ANNOTATIONS
-                    .iter()
-                    .any(|k| a.get(*k).is_some_and(|v| v == "true"))
-            })
-        };
         let agents: BTreeSet<String> = agents
             .map(|list| list.items)
             .unwrap_or_default()
@@ -148,52 +142,10 @@ pub async fn facts(options: &ConnectOptions, budget: Duration) -> Result<Facts, 
             .collect();
         Ok(Facts {
             agents: agents.into_iter().collect(),
-            namespaces: namespaces.ok().map(|list| {
-                list.items
-                    .into_iter()
-                    .filter_map(|n| {
-                        let managed_by_us = n.metadata.labels.as_ref().is_some_and(|l| {
-                            l.get("app.kubernetes.io/managed-by")
-                                .is_some_and(|v| v == "cf-runner")
-                        });
-                        n.metadata.name.map(|name| NamespaceInfo {
-                            name,
-                            managed_by_us,
-                        })
-                    })
-                    .collect()
-            }),
-            storage_classes: classes.ok().map(|list| {
-                list.items
-                    .into_iter()
-                    .filter_map(|c| {
-                        Some(StorageClassInfo {
-                            is_default: is_default(&c.metadata.annotations),
-                            name: c.metadata.name?,
-                            provisioner: c.provisioner,
-                        })
-                    })
-                    .collect()
-            }),
-            zones: nodes.ok().map(|list| {
-                list.items
-                    .into_iter()
-                    .filter_map(|n| n.metadata.labels?.get(ZONE_LABEL).cloned())
-                    .collect::<BTreeSet<_>>()
-                    .into_iter()
-                    .collect()
-            }),
-            ingress_classes: ingress.ok().map(|list| {
-                list.items
-                    .into_iter()
-                    .filter_map(|c| {
-                        Some(IngressClassInfo {
-                            is_default: is_default(&c.metadata.annotations),
-                            name: c.metadata.name?,
-                        })
-                    })
-                    .collect()
-            }),
+            namespaces: namespaces.ok().map(namespace_infos),
+            storage_classes: classes.ok().map(storage_class_infos),
+            zones: nodes.ok().map(node_zones),
+            ingress_classes: ingress.ok().map(ingress_class_infos),
         })
     };
     match tokio::time::timeout(budget, work).await {
@@ -203,6 +155,69 @@ pub async fn facts(options: &ConnectOptions, budget: Duration) -> Result<Facts, 
             budget.as_secs_f32().round() as u64
         )),
     }
+}
+
+/// True for a class annotated as the cluster's default.
+fn is_default_class(annotations: &Option<std::collections::BTreeMap<String, String>>) -> bool {
+    annotations.as_ref().is_some_and(|a| {
+        DEFAULT_CLASS_ANNOTATIONS
+            .iter()
+            .any(|k| a.get(*k).is_some_and(|v| v == "true"))
+    })
+}
+
+/// The namespaces, each marked when cf-runner manages it.
+fn namespace_infos(list: ObjectList<PartialObjectMeta<Namespace>>) -> Vec<NamespaceInfo> {
+    list.items
+        .into_iter()
+        .filter_map(|n| {
+            let managed_by_us = n.metadata.labels.as_ref().is_some_and(|l| {
+                l.get("app.kubernetes.io/managed-by")
+                    .is_some_and(|v| v == "cf-runner")
+            });
+            n.metadata.name.map(|name| NamespaceInfo {
+                name,
+                managed_by_us,
+            })
+        })
+        .collect()
+}
+
+/// The StorageClasses, with their provisioners.
+fn storage_class_infos(list: ObjectList<StorageClass>) -> Vec<StorageClassInfo> {
+    list.items
+        .into_iter()
+        .filter_map(|c| {
+            Some(StorageClassInfo {
+                is_default: is_default_class(&c.metadata.annotations),
+                name: c.metadata.name?,
+                provisioner: c.provisioner,
+            })
+        })
+        .collect()
+}
+
+/// The zones the nodes are in, each once, sorted.
+fn node_zones(list: ObjectList<PartialObjectMeta<Node>>) -> Vec<String> {
+    list.items
+        .into_iter()
+        .filter_map(|n| n.metadata.labels?.get(ZONE_LABEL).cloned())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect()
+}
+
+/// The IngressClasses.
+fn ingress_class_infos(list: ObjectList<PartialObjectMeta<IngressClass>>) -> Vec<IngressClassInfo> {
+    list.items
+        .into_iter()
+        .filter_map(|c| {
+            Some(IngressClassInfo {
+                is_default: is_default_class(&c.metadata.annotations),
+                name: c.metadata.name?,
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]

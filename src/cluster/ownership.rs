@@ -94,13 +94,16 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use futures::future::join_all;
-use kube::api::{Api, DynamicObject, ListParams, Patch, PatchParams};
-use kube::discovery::{verbs, Discovery, Scope};
+use kube::api::{ListParams, Patch, PatchParams};
 use kube::Client;
 use serde_json::Value;
 
 use super::{api_for, request, KubeError, FIELD_MANAGER};
 use crate::render::{Manifest, LABEL_INSTANCE, LABEL_MANAGED_BY};
+
+mod contents;
+
+pub use contents::{namespace_contents, Contents};
 
 /// Set by `cf-runner adopt` on each object it takes over from another
 /// runner installer, to that object's own uid.
@@ -697,56 +700,11 @@ async fn read_targets<'m>(
                 .push(i);
         }
     }
-    let targets_ref = &targets;
     let read = join_all(
         kinds
             .into_iter()
-            .map(|((api_version, kind, namespace), at)| async move {
-                let api = api_for(client, api_version, kind, namespace);
-                let get_each = || {
-                    join_all(at.iter().map(|&i| {
-                        let (api, m) = (&api, targets_ref[i]);
-                        async move {
-                            let live = request(
-                                "reading",
-                                &m.display_name(),
-                                api.get_metadata_opt(&m.name),
-                            )
-                            .await?;
-                            Ok(live.map(|l| serde_json::to_value(&l).unwrap_or(Value::Null)))
-                        }
-                    }))
-                };
-                if at.len() < 2 {
-                    return at.iter().copied().zip(get_each().await).collect::<Vec<_>>();
-                }
-                let listed =
-                    request("listing", kind, api.list_metadata(&ListParams::default())).await;
-                match listed {
-                    Ok(list) => {
-                        let mut by_name: BTreeMap<String, Value> = list
-                            .items
-                            .into_iter()
-                            .filter_map(|o| {
-                                let name = o.metadata.name.clone()?;
-                                Some((name, serde_json::to_value(&o).unwrap_or(Value::Null)))
-                            })
-                            .collect();
-                        at.iter()
-                            .map(|&i| (i, Ok(by_name.remove(&targets_ref[i].name))))
-                            .collect()
-                    }
-                    // Refused (or any other answer): each object is read
-                    // on its own, and a GET names the object and verb.
-                    Err(KubeError::Api { .. }) => {
-                        at.iter().copied().zip(get_each().await).collect()
-                    }
-                    // No answer: the first object carries the error; the
-                    // caller stops there.
-                    Err(e) => std::iter::once((at[0], Err(e)))
-                        .chain(at[1..].iter().map(|&i| (i, Ok(None))))
-                        .collect(),
-                }
+            .map(|((api_version, kind, namespace), at)| {
+                read_kind(client, (api_version, kind, namespace), at, &targets)
             }),
     )
     .await;
@@ -758,6 +716,55 @@ async fn read_targets<'m>(
         out.push((m, live.expect("every object read")?));
     }
     Ok(out)
+}
+
+/// Reads the objects `at` (indexes into `targets`) of one kind and
+/// namespace: one LIST when there are several (a GET each when the LIST
+/// is refused), else a GET. Gives each index with what was read.
+async fn read_kind(
+    client: &Client,
+    (api_version, kind, namespace): (&str, &str, Option<&str>),
+    at: Vec<usize>,
+    targets: &[&Manifest],
+) -> Vec<(usize, Result<Option<Value>, KubeError>)> {
+    let api = api_for(client, api_version, kind, namespace);
+    let get_each = || {
+        join_all(at.iter().map(|&i| {
+            let (api, m) = (&api, targets[i]);
+            async move {
+                let live =
+                    request("reading", &m.display_name(), api.get_metadata_opt(&m.name)).await?;
+                Ok(live.map(|l| serde_json::to_value(&l).unwrap_or(Value::Null)))
+            }
+        }))
+    };
+    if at.len() < 2 {
+        return at.iter().copied().zip(get_each().await).collect::<Vec<_>>();
+    }
+    let listed = request("listing", kind, api.list_metadata(&ListParams::default())).await;
+    match listed {
+        Ok(list) => {
+            let mut by_name: BTreeMap<String, Value> = list
+                .items
+                .into_iter()
+                .filter_map(|o| {
+                    let name = o.metadata.name.clone()?;
+                    Some((name, serde_json::to_value(&o).unwrap_or(Value::Null)))
+                })
+                .collect();
+            at.iter()
+                .map(|&i| (i, Ok(by_name.remove(&targets[i].name))))
+                .collect()
+        }
+        // Refused (or any other answer): each object is read
+        // on its own, and a GET names the object and verb.
+        Err(KubeError::Api { .. }) => at.iter().copied().zip(get_each().await).collect(),
+        // No answer: the first object carries the error; the
+        // caller stops there.
+        Err(e) => std::iter::once((at[0], Err(e)))
+            .chain(at[1..].iter().map(|&i| (i, Ok(None))))
+            .collect(),
+    }
 }
 
 /// Those of the objects read that exist and are not cf-runner's.
@@ -817,477 +824,8 @@ pub async fn mark_adopted(
     Ok(())
 }
 
-// ------------------------------------------------------- namespace contents
-
-/// What a namespace holds besides cf-runner's objects and what Kubernetes
-/// puts in every namespace.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Contents {
-    /// `Kind/name` of every other object, sorted.
-    pub others: Vec<String>,
-    /// Resource types that could not be listed, with why
-    /// (`secrets: forbidden`).
-    pub unlisted: Vec<String>,
-}
-
-impl Contents {
-    /// True when the namespace holds nothing else, as far as could be seen.
-    pub fn is_empty(&self) -> bool {
-        self.others.is_empty() && self.unlisted.is_empty()
-    }
-
-    /// The first `max` objects, then how many more.
-    pub fn first(&self, max: usize) -> String {
-        let mut out = self
-            .others
-            .iter()
-            .take(max)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join(", ");
-        if self.others.len() > max {
-            out.push_str(&format!(" and {} more", self.others.len() - max));
-        }
-        out
-    }
-}
-
-/// True for what Kubernetes itself keeps in every namespace, and for
-/// events, which are records of what happened rather than workloads.
-fn is_kubernetes_own(group: &str, kind: &str, object: &Value) -> bool {
-    let name = text(object, "/metadata/name").unwrap_or_default();
-    (group.is_empty() || group == "events.k8s.io") && kind == "Event"
-        || group.is_empty() && kind == "ConfigMap" && name == "kube-root-ca.crt"
-        || group.is_empty() && kind == "ServiceAccount" && name == "default"
-}
-
-/// True for the install's lock (`cluster::lock`): the Lease the deleting
-/// run itself holds, or one a run of cf-runner left. It is made by a plain
-/// create (two runs must not both win it), so it has no `Apply` entry, and
-/// it goes with the namespace.
-fn is_install_lock(group: &str, kind: &str, object: &Value) -> bool {
-    group == "coordination.k8s.io"
-        && kind == "Lease"
-        && text(object, "/metadata/name") == Some(super::marks::LEASE_NAME)
-        && label(object, crate::render::LABEL_MANAGED_BY) == Some("cf-runner")
-}
-
-/// Lists every namespaced resource type the user may list (found by
-/// discovery) in `namespace`, and gives what is not cf-runner's:
-/// `ours` are the uids of the objects cf-runner deletes with the
-/// namespace; their dependents (pods of their ReplicaSets, EndpointSlices
-/// and Endpoints of their Services, …) go with them. A type that cannot be
-/// listed is named in [`Contents::unlisted`].
-pub async fn namespace_contents(
-    client: &Client,
-    namespace: &str,
-    ours: &BTreeSet<String>,
-) -> Result<Contents, KubeError> {
-    let discovery = match Discovery::new(client.clone()).run_aggregated().await {
-        Ok(d) => d,
-        Err(_) => Discovery::new(client.clone())
-            .run()
-            .await
-            .map_err(|e| KubeError::from_kube("discovering", "the cluster's resource types", e))?,
-    };
-    let mut types = Vec::new();
-    for group in discovery.groups() {
-        // Metrics are views of pods, not objects of their own.
-        if group.name() == "metrics.k8s.io" {
-            continue;
-        }
-        for (ar, caps) in group.recommended_resources() {
-            if caps.scope == Scope::Namespaced && caps.supports_operation(verbs::LIST) {
-                types.push(ar);
-            }
-        }
-    }
-    let lists = join_all(types.iter().map(|ar| async move {
-        let api: Api<DynamicObject> = Api::namespaced_with(client.clone(), namespace, ar);
-        let what = format!("{} in namespace {namespace}", ar.plural);
-        request("listing", &what, api.list_metadata(&ListParams::default())).await
-    }))
-    .await;
-    let mut contents = Contents::default();
-    let mut items: Vec<(String, String, Value)> = Vec::new();
-    for (ar, list) in types.iter().zip(lists) {
-        match list {
-            Ok(list) => {
-                for item in list.items {
-                    let value = serde_json::to_value(&item).unwrap_or(Value::Null);
-                    if !is_kubernetes_own(&ar.group, &ar.kind, &value)
-                        && !is_install_lock(&ar.group, &ar.kind, &value)
-                    {
-                        items.push((ar.group.clone(), ar.kind.clone(), value));
-                    }
-                }
-            }
-            Err(e) => {
-                let why = match e.code() {
-                    Some(403) => "your user may not list them".to_string(),
-                    _ => crate::cluster::root_cause(&e),
-                };
-                let name = if ar.group.is_empty() {
-                    ar.plural.clone()
-                } else {
-                    format!("{}.{}", ar.plural, ar.group)
-                };
-                contents.unlisted.push(format!("{name} ({why})"));
-            }
-        }
-    }
-    // What cf-runner deletes takes its dependents along: anything owned
-    // (through ownerReferences, however deep) by one of them, the Endpoints
-    // named after its Services, and the token Secrets of its accounts.
-    let mut gone: BTreeSet<String> = ours.clone();
-    let mut service_names: BTreeSet<String> = BTreeSet::new();
-    let mut account_names: BTreeSet<String> = ["default".to_string()].into();
-    let uid = |v: &Value| text(v, "/metadata/uid").unwrap_or_default().to_string();
-    let name = |v: &Value| text(v, "/metadata/name").unwrap_or_default().to_string();
-    for (group, kind, v) in &items {
-        if gone.contains(&uid(v)) && group.is_empty() {
-            match kind.as_str() {
-                "Service" => {
-                    service_names.insert(name(v));
-                }
-                "ServiceAccount" => {
-                    account_names.insert(name(v));
-                }
-                _ => {}
-            }
-        }
-    }
-    loop {
-        let before = gone.len();
-        for (group, kind, v) in &items {
-            if gone.contains(&uid(v)) {
-                continue;
-            }
-            let owned = v
-                .pointer("/metadata/ownerReferences")
-                .and_then(Value::as_array)
-                .is_some_and(|refs| {
-                    refs.iter()
-                        .any(|r| text(r, "/uid").is_some_and(|u| gone.contains(u)))
-                });
-            let endpoints =
-                group.is_empty() && kind == "Endpoints" && service_names.contains(&name(v));
-            let token = group.is_empty()
-                && kind == "Secret"
-                && text(
-                    v,
-                    "/metadata/annotations/kubernetes.io~1service-account.name",
-                )
-                .is_some_and(|a| account_names.contains(a))
-                && other_managers(v).is_empty();
-            if owned || endpoints || token {
-                gone.insert(uid(v));
-            }
-        }
-        if gone.len() == before {
-            break;
-        }
-    }
-    let mut others: BTreeMap<String, ()> = BTreeMap::new();
-    for (_, kind, v) in &items {
-        if !gone.contains(&uid(v)) {
-            others.insert(format!("{kind}/{}", name(v)), ());
-        }
-    }
-    contents.others = others.into_keys().collect();
-    contents.unlisted.sort();
-    Ok(contents)
-}
+#[cfg(test)]
+mod tests;
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    fn entry(manager: &str, operation: &str, time: &str) -> Value {
-        json!({"manager": manager, "operation": operation, "time": time, "apiVersion": "v1"})
-    }
-
-    fn object(labels: Value, entries: Vec<Value>) -> Value {
-        json!({"metadata": {
-            "name": "runner", "uid": "u-1",
-            "creationTimestamp": "2026-01-02T03:04:05Z",
-            "labels": labels,
-            "managedFields": entries,
-        }})
-    }
-
-    fn ours_labels() -> Value {
-        json!({LABEL_MANAGED_BY: "cf-runner", LABEL_INSTANCE: "ci"})
-    }
-
-    #[test]
-    fn times_are_read_as_the_api_server_writes_them() {
-        assert_eq!(epoch_seconds("1970-01-01T00:00:00Z"), Some(0));
-        assert_eq!(epoch_seconds("2026-01-02T03:04:05Z"), Some(1_767_323_045));
-        assert_eq!(
-            epoch_seconds("2026-01-02T05:04:05.5+02:00"),
-            Some(1_767_323_045)
-        );
-        assert_eq!(epoch_seconds("yesterday"), None);
-    }
-
-    #[test]
-    fn an_object_cf_runner_created_is_ours_whoever_wrote_it_later() {
-        let o = object(
-            ours_labels(),
-            vec![
-                entry("cf-runner", "Apply", "2026-03-01T00:00:00Z"),
-                // The deployment controller, in the second of creation.
-                entry("kube-controller-manager", "Update", "2026-01-02T03:04:06Z"),
-                // A user's rollout restart, days later.
-                entry("kubectl-rollout", "Update", "2026-02-01T00:00:00Z"),
-                json!({"manager": "kube-controller-manager", "operation": "Update",
-                       "subresource": "status", "time": "2026-01-02T03:04:05Z"}),
-                entry("cf-runner-restart", "Update", "2026-01-02T03:04:05Z"),
-            ],
-        );
-        assert_eq!(ownership(&o, "ci", &Ledger::Absent), Ownership::Ours);
-    }
-
-    #[test]
-    fn a_write_in_the_second_cf_runner_created_the_object_does_not_make_it_foreign() {
-        let o = object(
-            ours_labels(),
-            vec![
-                entry("cf-runner", "Apply", "2026-01-02T03:04:05Z"),
-                entry("someone-else", "Apply", "2026-01-02T03:04:05Z"),
-            ],
-        );
-        assert_eq!(ownership(&o, "ci", &Ledger::Absent), Ownership::Ours);
-        // A write a second after the creation is not the creation.
-        let o = object(
-            ours_labels(),
-            vec![
-                entry("cf-runner", "Apply", "2026-02-01T00:00:00Z"),
-                entry("someone-else", "Update", "2026-01-02T03:04:06Z"),
-            ],
-        );
-        assert_eq!(ownership(&o, "ci", &Ledger::Absent), Ownership::Ours);
-    }
-
-    #[test]
-    fn an_object_someone_else_created_is_not_ours_even_with_our_labels() {
-        let o = object(
-            ours_labels(),
-            vec![
-                entry("kubectl-create", "Update", "2026-01-02T03:04:05Z"),
-                entry("cf-runner", "Apply", "2026-01-02T03:09:00Z"),
-            ],
-        );
-        let Ownership::Foreign(f) = ownership(&o, "ci", &Ledger::Absent) else {
-            panic!("ours")
-        };
-        assert!(f.why.contains("kubectl-create did"), "{}", f.why);
-        assert_eq!(f.managers, vec!["kubectl-create".to_string()]);
-        // Relabelled by hand, never applied by cf-runner.
-        let o = object(
-            ours_labels(),
-            vec![entry("kubectl-label", "Update", "2026-01-05T00:00:00Z")],
-        );
-        assert!(matches!(
-            ownership(&o, "ci", &Ledger::Absent),
-            Ownership::Foreign(_)
-        ));
-    }
-
-    #[test]
-    fn labels_of_another_installation_or_none_are_foreign() {
-        let applied = vec![entry("cf-runner", "Apply", "2026-01-02T03:04:05Z")];
-        let o = object(
-            json!({LABEL_MANAGED_BY: "cf-runner", LABEL_INSTANCE: "other"}),
-            applied.clone(),
-        );
-        let Ownership::Foreign(f) = ownership(&o, "ci", &Ledger::Absent) else {
-            panic!("ours")
-        };
-        assert!(f.why.contains("namespace other"), "{}", f.why);
-        let o = object(
-            json!({LABEL_MANAGED_BY: "Helm", "helm.sh/chart": "x-1"}),
-            vec![entry("helm", "Update", "2026-01-02T03:04:05Z")],
-        );
-        let Ownership::Foreign(f) = ownership(&o, "ci", &Ledger::Absent) else {
-            panic!("ours")
-        };
-        assert_eq!(
-            f.marks,
-            vec![
-                format!("{LABEL_MANAGED_BY}=Helm"),
-                "helm.sh/chart=x-1".into()
-            ]
-        );
-        assert!(f.describe().contains("helm"), "{}", f.describe());
-    }
-
-    #[test]
-    fn adopts_mark_counts_only_with_the_objects_own_uid() {
-        let mut o = object(
-            json!({}),
-            vec![entry("helm", "Update", "2026-01-02T03:04:05Z")],
-        );
-        o["metadata"]["annotations"] = json!({ADOPTED_UID_ANNOTATION: "u-1"});
-        assert_eq!(ownership(&o, "ci", &Ledger::Absent), Ownership::Ours);
-        o["metadata"]["annotations"] = json!({ADOPTED_UID_ANNOTATION: "u-other"});
-        assert!(matches!(
-            ownership(&o, "ci", &Ledger::Absent),
-            Ownership::Foreign(_)
-        ));
-    }
-
-    #[test]
-    fn force_adopted_objects_of_earlier_versions_are_told_apart() {
-        let mut o = object(
-            ours_labels(),
-            vec![
-                entry("the-user", "Update", "2026-01-02T03:04:05Z"),
-                entry("cf-runner", "Apply", "2026-01-03T00:00:00Z"),
-            ],
-        );
-        o["metadata"]["annotations"] = json!({crate::cluster::marks::ADOPTED_ANNOTATION: "true"});
-        assert_eq!(
-            ownership(&o, "ci", &Ledger::Absent),
-            Ownership::ForceAdopted
-        );
-    }
-
-    /// `delete --delete-namespace` kept every namespace "for
-    /// Lease/cf-runner-lock": the lock of the deleting run itself.
-    #[test]
-    fn the_installs_lock_goes_with_the_namespace_and_nothing_else_does() {
-        let lease = |name: &str, managed_by: &str| {
-            json!({"metadata": {"name": name,
-                "labels": {crate::render::LABEL_MANAGED_BY: managed_by}}})
-        };
-        let group = "coordination.k8s.io";
-        assert!(is_install_lock(
-            group,
-            "Lease",
-            &lease(super::super::marks::LEASE_NAME, "cf-runner")
-        ));
-        assert!(!is_install_lock(
-            group,
-            "Lease",
-            &lease(super::super::marks::LEASE_NAME, "team")
-        ));
-        assert!(!is_install_lock(
-            group,
-            "Lease",
-            &lease("team-leader", "cf-runner")
-        ));
-        assert!(!is_install_lock(
-            "",
-            "ConfigMap",
-            &lease(super::super::marks::LEASE_NAME, "cf-runner")
-        ));
-    }
-
-    #[test]
-    fn kubernetes_own_objects_are_not_contents() {
-        let named = |n: &str| json!({"metadata": {"name": n}});
-        assert!(is_kubernetes_own(
-            "",
-            "ConfigMap",
-            &named("kube-root-ca.crt")
-        ));
-        assert!(is_kubernetes_own("", "ServiceAccount", &named("default")));
-        assert!(is_kubernetes_own("events.k8s.io", "Event", &named("x.1")));
-        assert!(!is_kubernetes_own("", "ServiceAccount", &named("team")));
-        let c = Contents {
-            others: (0..12).map(|i| format!("Secret/s{i:02}")).collect(),
-            unlisted: vec![],
-        };
-        assert_eq!(
-            c.first(10),
-            "Secret/s00, Secret/s01, Secret/s02, Secret/s03, Secret/s04, Secret/s05, Secret/s06, \
-             Secret/s07, Secret/s08, Secret/s09 and 2 more"
-        );
-    }
-}
-
-#[cfg(test)]
-mod ledger_tests {
-    use super::*;
-    use serde_json::json;
-
-    /// A ConfigMap a user made, then dressed as cf-runner's with nothing
-    /// but `patch`: our labels and a forged `cf-runner` Apply entry stamped
-    /// at its creation, or the adopt mark with its own uid.
-    fn forged(adopt_mark: bool) -> Value {
-        let mut o = json!({"metadata": {
-            "name": "team-notes", "namespace": "ci", "uid": "u-team",
-            "creationTimestamp": "2026-01-02T03:04:05Z",
-            "labels": {LABEL_MANAGED_BY: "cf-runner", LABEL_INSTANCE: "ci"},
-            "managedFields": [{"manager": "cf-runner", "operation": "Apply",
-                               "time": "2026-01-02T03:04:05Z", "apiVersion": "v1"}],
-        }});
-        if adopt_mark {
-            o["metadata"]["annotations"] = json!({ADOPTED_UID_ANNOTATION: "u-team"});
-            o["metadata"]["managedFields"] = json!([]);
-        }
-        o
-    }
-
-    #[test]
-    fn forged_marks_are_not_ours_where_a_ledger_is_kept() {
-        let ledger = Ledger::Kept(BTreeSet::from(["u-runner".to_string()]));
-        for adopt_mark in [false, true] {
-            let o = forged(adopt_mark);
-            // The marks alone (no ledger) are fooled: that is the forgery.
-            assert_eq!(ownership(&o, "ci", &Ledger::Absent), Ownership::Ours);
-            let Ownership::Foreign(f) = ownership(&o, "ci", &ledger) else {
-                panic!("a forged object is ours (adopt mark: {adopt_mark})")
-            };
-            assert!(
-                f.why.contains("not in the ledger on Namespace/ci"),
-                "{}",
-                f.why
-            );
-            if !adopt_mark {
-                assert!(
-                    f.describe().contains("field manager(s) cf-runner"),
-                    "{}",
-                    f.describe()
-                );
-            }
-        }
-        // A force-adopted object of an earlier version needs the ledger too.
-        let mut o = forged(false);
-        o["metadata"]["annotations"] = json!({crate::cluster::marks::ADOPTED_ANNOTATION: "true"});
-        assert!(matches!(
-            ownership(&o, "ci", &ledger),
-            Ownership::Foreign(_)
-        ));
-    }
-
-    #[test]
-    fn recorded_objects_stay_ours_and_the_ledger_never_makes_a_foreign_one_ours() {
-        let ledger = Ledger::Kept(BTreeSet::from(["u-team".to_string()]));
-        assert_eq!(ownership(&forged(false), "ci", &ledger), Ownership::Ours);
-        assert_eq!(ownership(&forged(true), "ci", &ledger), Ownership::Ours);
-        let mut o = forged(false);
-        o["metadata"]["labels"] = json!({});
-        assert!(matches!(
-            ownership(&o, "ci", &ledger),
-            Ownership::Foreign(_)
-        ));
-    }
-
-    #[test]
-    fn the_ledger_is_read_from_the_namespaces_annotation() {
-        let ns = |a: Value| json!({"metadata": {"name": "ci", "annotations": a}});
-        assert_eq!(Ledger::of_namespace(&ns(json!({}))), Ledger::Absent);
-        assert_eq!(
-            Ledger::of_namespace(&ns(json!({LEDGER_ANNOTATION: ""}))),
-            Ledger::Kept(BTreeSet::new())
-        );
-        assert_eq!(
-            Ledger::of_namespace(&ns(json!({LEDGER_ANNOTATION: "b, a,,"}))).uids(),
-            BTreeSet::from(["a".to_string(), "b".to_string()])
-        );
-    }
-}
+mod ledger_tests;

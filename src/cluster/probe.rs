@@ -163,9 +163,64 @@ async fn stages(
     timeout: Duration,
     on_stage: &(dyn Fn(&Stage) + Sync),
 ) -> Result<Vec<Stage>, KubeError> {
-    let started = Instant::now();
+    let mut progress = Progress {
+        started: Instant::now(),
+        on_stage,
+        done: Vec::new(),
+    };
     let pvcs = api_for(client, "v1", "PersistentVolumeClaim", Some(&spec.namespace));
     let pods = api_for(client, "v1", "Pod", Some(&spec.namespace));
+    if !create_objects(&pvcs, &pods, spec, &mut progress).await? {
+        return Ok(progress.done);
+    }
+    loop {
+        let claim = request(
+            "reading",
+            "PersistentVolumeClaim/cf-runner-probe",
+            pvcs.get(PROBE_NAME),
+        )
+        .await?;
+        let claim = serde_json::to_value(&claim).unwrap_or(Value::Null);
+        let pod = request("reading", "Pod/cf-runner-probe", pods.get(PROBE_NAME)).await?;
+        let pod = serde_json::to_value(&pod).unwrap_or(Value::Null);
+
+        progress.volume(spec, &claim);
+        if progress.scheduling(&pod) || progress.container(spec, &pod) {
+            return Ok(progress.done);
+        }
+        if progress.done.len() == STAGES.len() {
+            if let Some(url) = &spec.platform_url {
+                let started = progress.started;
+                reach_platform(
+                    client,
+                    spec,
+                    url,
+                    started,
+                    timeout,
+                    &mut progress.done,
+                    on_stage,
+                )
+                .await?;
+            }
+            return Ok(progress.done);
+        }
+        if progress.started.elapsed() >= timeout {
+            progress.time_out(spec, timeout, &claim, &pod);
+            return Ok(progress.done);
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
+/// Creates the probe's claim, then its pod. `false` when admission refused
+/// one of them: that is a failed stage (in `progress`), where a build
+/// would stop too, not a broken command.
+async fn create_objects(
+    pvcs: &kube::Api<kube::api::DynamicObject>,
+    pods: &kube::Api<kube::api::DynamicObject>,
+    spec: &ProbeSpec,
+    progress: &mut Progress<'_>,
+) -> Result<bool, KubeError> {
     let claim: kube::api::DynamicObject = serde_json::from_value(json!({
         "apiVersion": "v1",
         "kind": "PersistentVolumeClaim",
@@ -177,24 +232,6 @@ async fn stages(
         },
     }))
     .expect("a claim");
-    let mut done: Vec<Stage> = Vec::new();
-    // Admission refusing the claim or the pod is where a build would stop
-    // too: a failed stage with the preflight's fix, not a broken command.
-    let refused = |done: &mut Vec<Stage>, what: &str, err: &KubeError, pod: Option<&Value>| {
-        let Some(fix) = explain_refusal(err, EVERY_BUILD, &spec.namespace, pod) else {
-            return false;
-        };
-        let stage = Stage {
-            name: ADMITTED_STAGE,
-            passed: false,
-            after_ms: started.elapsed().as_millis(),
-            detail: format!("admission refused the {what}: {err}"),
-            fix: Some(fix),
-        };
-        on_stage(&stage);
-        done.push(stage);
-        true
-    };
     if let Err(e) = request(
         "creating",
         "PersistentVolumeClaim/cf-runner-probe",
@@ -202,10 +239,10 @@ async fn stages(
     )
     .await
     {
-        if refused(&mut done, "dind volume claim", &e, None) {
-            return Ok(done);
-        }
-        return Err(e);
+        return match progress.refused(spec, "dind volume claim", &e, None) {
+            true => Ok(false),
+            false => Err(e),
+        };
     }
     let mut pod = spec.dind_pod.clone();
     pod["metadata"]["labels"] = labels(&spec.namespace);
@@ -221,55 +258,75 @@ async fn stages(
     )
     .await
     {
-        if refused(&mut done, "dind-like pod", &e, Some(&sent)) {
-            return Ok(done);
-        }
-        return Err(e);
+        return match progress.refused(spec, "dind-like pod", &e, Some(&sent)) {
+            true => Ok(false),
+            false => Err(e),
+        };
+    }
+    Ok(true)
+}
+
+/// The stages ended so far, each shown as it ends.
+struct Progress<'a> {
+    started: Instant,
+    on_stage: &'a (dyn Fn(&Stage) + Sync),
+    done: Vec<Stage>,
+}
+
+impl Progress<'_> {
+    fn end(&mut self, name: &'static str, passed: bool, detail: String, fix: Option<String>) {
+        let stage = Stage {
+            name,
+            passed,
+            after_ms: self.started.elapsed().as_millis(),
+            detail,
+            fix,
+        };
+        (self.on_stage)(&stage);
+        self.done.push(stage);
     }
 
-    let pass = |done: &mut Vec<Stage>, name: &'static str, detail: String| {
-        if done.iter().any(|s| s.name == name) {
+    /// A stage passed, unless it already had.
+    fn pass(&mut self, name: &'static str, detail: String) {
+        if self.done.iter().any(|s| s.name == name) {
             return;
         }
-        let stage = Stage {
-            name,
-            passed: true,
-            after_ms: started.elapsed().as_millis(),
-            detail,
-            fix: None,
-        };
-        on_stage(&stage);
-        done.push(stage);
-    };
-    let fail = |done: &mut Vec<Stage>, name: &'static str, detail: String, fix: &str| {
-        let stage = Stage {
-            name,
-            passed: false,
-            after_ms: started.elapsed().as_millis(),
-            detail,
-            fix: Some(fix.to_string()),
-        };
-        on_stage(&stage);
-        done.push(stage);
-    };
-    loop {
-        let claim = request(
-            "reading",
-            "PersistentVolumeClaim/cf-runner-probe",
-            pvcs.get(PROBE_NAME),
-        )
-        .await?;
-        let claim = serde_json::to_value(&claim).unwrap_or(Value::Null);
-        let pod = request("reading", "Pod/cf-runner-probe", pods.get(PROBE_NAME)).await?;
-        let pod = serde_json::to_value(&pod).unwrap_or(Value::Null);
+        self.end(name, true, detail, None);
+    }
 
+    fn fail(&mut self, name: &'static str, detail: String, fix: &str) {
+        self.end(name, false, detail, Some(fix.to_string()));
+    }
+
+    /// Admission refusing the claim or the pod, with the preflight's fix;
+    /// `false` when `err` is not admission's.
+    fn refused(
+        &mut self,
+        spec: &ProbeSpec,
+        what: &str,
+        err: &KubeError,
+        pod: Option<&Value>,
+    ) -> bool {
+        let Some(fix) = explain_refusal(err, EVERY_BUILD, &spec.namespace, pod) else {
+            return false;
+        };
+        self.end(
+            ADMITTED_STAGE,
+            false,
+            format!("admission refused the {what}: {err}"),
+            Some(fix),
+        );
+        true
+    }
+
+    /// "volume bound", once the claim is.
+    fn volume(&mut self, spec: &ProbeSpec, claim: &Value) {
         if claim.pointer("/status/phase").and_then(Value::as_str) == Some("Bound") {
             let volume = claim
                 .pointer("/spec/volumeName")
                 .and_then(Value::as_str)
                 .unwrap_or("?");
-            pass(
-                &mut done,
+            self.pass(
                 "volume bound",
                 format!(
                     "PersistentVolume {volume} from StorageClass {}",
@@ -277,91 +334,95 @@ async fn stages(
                 ),
             );
         }
-        let scheduled = pod
-            .pointer("/spec/nodeName")
-            .and_then(Value::as_str)
-            .map(str::to_string);
-        if let Some(node) = &scheduled {
-            pass(&mut done, "scheduled", format!("on node {node}"));
-        } else if let Some(cond) = condition(&pod, "PodScheduled") {
-            let message = cond.get("message").and_then(Value::as_str).unwrap_or("");
-            let waits_for_volume =
-                message.contains("PersistentVolumeClaim") || message.contains("volume");
-            if cond.get("reason").and_then(Value::as_str) == Some("Unschedulable")
-                && !waits_for_volume
-            {
-                fail(
-                    &mut done,
-                    "scheduled",
-                    format!("Unschedulable: {message}"),
-                    "check Runtime.NodeSelector, Runtime.tolerations and Arch against the nodes' labels and taints",
+    }
+
+    /// "scheduled", once the pod has a node; `true` when the scheduler
+    /// says it never will (and not only that it waits for the volume).
+    fn scheduling(&mut self, pod: &Value) -> bool {
+        if let Some(node) = pod.pointer("/spec/nodeName").and_then(Value::as_str) {
+            self.pass("scheduled", format!("on node {node}"));
+            return false;
+        }
+        let Some(cond) = condition(pod, "PodScheduled") else {
+            return false;
+        };
+        let message = cond.get("message").and_then(Value::as_str).unwrap_or("");
+        let waits_for_volume =
+            message.contains("PersistentVolumeClaim") || message.contains("volume");
+        if cond.get("reason").and_then(Value::as_str) == Some("Unschedulable") && !waits_for_volume
+        {
+            self.fail(
+                "scheduled",
+                format!("Unschedulable: {message}"),
+                "check Runtime.NodeSelector, Runtime.tolerations and Arch against the nodes' labels and taints",
+            );
+            return true;
+        }
+        false
+    }
+
+    /// "image pulled" and "started", once the container runs; `true` when
+    /// the image cannot be pulled.
+    fn container(&mut self, spec: &ProbeSpec, pod: &Value) -> bool {
+        let Some(status) = pod.pointer("/status/containerStatuses/0") else {
+            return false;
+        };
+        if let Some(waiting) = status.pointer("/state/waiting") {
+            let reason = waiting.get("reason").and_then(Value::as_str).unwrap_or("");
+            if ["ErrImagePull", "ImagePullBackOff", "InvalidImageName"].contains(&reason) {
+                let message = waiting.get("message").and_then(Value::as_str).unwrap_or("");
+                self.fail(
+                    "image pulled",
+                    format!("{reason} for {}: {message}", spec.image),
+                    "check that the registry holds the image (`cf-runner images --check`) and that the nodes may pull from it",
                 );
-                return Ok(done);
+                return true;
             }
         }
-        if let Some(status) = pod.pointer("/status/containerStatuses/0") {
-            if let Some(waiting) = status.pointer("/state/waiting") {
-                let reason = waiting.get("reason").and_then(Value::as_str).unwrap_or("");
-                if ["ErrImagePull", "ImagePullBackOff", "InvalidImageName"].contains(&reason) {
-                    let message = waiting.get("message").and_then(Value::as_str).unwrap_or("");
-                    fail(
-                        &mut done,
-                        "image pulled",
-                        format!("{reason} for {}: {message}", spec.image),
-                        "check that the registry holds the image (`cf-runner images --check`) and that the nodes may pull from it",
-                    );
-                    return Ok(done);
-                }
-            }
-            if status.pointer("/state/running").is_some()
-                || status.pointer("/state/terminated").is_some()
-            {
-                pass(&mut done, "image pulled", spec.image.clone());
-                pass(&mut done, "started", "the container started".into());
-            }
+        if status.pointer("/state/running").is_some()
+            || status.pointer("/state/terminated").is_some()
+        {
+            self.pass("image pulled", spec.image.clone());
+            self.pass("started", "the container started".into());
         }
-        if done.len() == STAGES.len() {
-            if let Some(url) = &spec.platform_url {
-                reach_platform(client, spec, url, started, timeout, &mut done, on_stage).await?;
-            }
-            return Ok(done);
-        }
-        if started.elapsed() >= timeout {
-            let waiting = STAGES
-                .iter()
-                .find(|s| !done.iter().any(|d| d.name == **s))
-                .copied()
-                .unwrap_or("started");
-            let (detail, fix) = match waiting {
-                "volume bound" => (
-                    format!(
-                        "the claim from StorageClass {} was not bound within {}s (phase {})",
-                        spec.storage_class,
-                        timeout.as_secs(),
-                        claim.pointer("/status/phase").and_then(Value::as_str).unwrap_or("?")
-                    ),
-                    "check that the volume provisioner runs (`cf-runner info`) and its logs; for a StorageClass of your own, that its provisioner works",
+        false
+    }
+
+    /// The first stage not reached within `timeout` fails, saying what it
+    /// waited for.
+    fn time_out(&mut self, spec: &ProbeSpec, timeout: Duration, claim: &Value, pod: &Value) {
+        let waiting = STAGES
+            .iter()
+            .find(|s| !self.done.iter().any(|d| d.name == **s))
+            .copied()
+            .unwrap_or("started");
+        let (detail, fix) = match waiting {
+            "volume bound" => (
+                format!(
+                    "the claim from StorageClass {} was not bound within {}s (phase {})",
+                    spec.storage_class,
+                    timeout.as_secs(),
+                    claim.pointer("/status/phase").and_then(Value::as_str).unwrap_or("?")
                 ),
-                "scheduled" => (
-                    format!(
-                        "not scheduled within {}s: {}",
-                        timeout.as_secs(),
-                        condition(&pod, "PodScheduled")
-                            .and_then(|c| c.get("message"))
-                            .and_then(Value::as_str)
-                            .unwrap_or("no message from the scheduler")
-                    ),
-                    "check the nodes' capacity, labels and taints",
+                "check that the volume provisioner runs (`cf-runner info`) and its logs; for a StorageClass of your own, that its provisioner works",
+            ),
+            "scheduled" => (
+                format!(
+                    "not scheduled within {}s: {}",
+                    timeout.as_secs(),
+                    condition(pod, "PodScheduled")
+                        .and_then(|c| c.get("message"))
+                        .and_then(Value::as_str)
+                        .unwrap_or("no message from the scheduler")
                 ),
-                _ => (
-                    format!("the dind image was not running within {}s", timeout.as_secs()),
-                    "a large image on a slow link can take minutes: raise --probe-timeout, or mirror it closer",
-                ),
-            };
-            fail(&mut done, waiting, detail, fix);
-            return Ok(done);
-        }
-        tokio::time::sleep(Duration::from_millis(250)).await;
+                "check the nodes' capacity, labels and taints",
+            ),
+            _ => (
+                format!("the dind image was not running within {}s", timeout.as_secs()),
+                "a large image on a slow link can take minutes: raise --probe-timeout, or mirror it closer",
+            ),
+        };
+        self.fail(waiting, detail, fix);
     }
 }
 

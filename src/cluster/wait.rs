@@ -61,35 +61,12 @@ pub async fn wait_all(
     'poll: loop {
         let mut statuses = Vec::with_capacity(targets.len());
         for (i, m) in targets.iter().enumerate() {
-            let ns = m.namespace.as_deref().unwrap_or("default");
-            // No request may outlast the deadline by more than a moment.
-            let left = deadline
-                .saturating_duration_since(Instant::now())
-                .max(Duration::from_secs(1));
-            let answer = tokio::time::timeout(left, status_of(client, m, ns))
-                .await
-                .unwrap_or_else(|_| {
-                    Err(KubeError::Timeout {
-                        action: "reading".into(),
-                        object: m.display_name(),
-                        seconds: left.as_secs(),
-                    })
-                });
-            let status = match answer {
+            let status = match read_status(client, m, deadline).await {
                 Ok(s) => s,
                 // A brief outage (a restarting API server, a load balancer
                 // switching over) is waited out within the same deadline.
                 Err(e) if passing(&e) && Instant::now() < deadline => {
-                    let status = Status {
-                        object: m.display_name(),
-                        ready: false,
-                        detail: format!(
-                            "the API server did not answer ({}); retrying until the timeout",
-                            e.code()
-                                .map(|c| format!("HTTP {c}"))
-                                .unwrap_or_else(|| "no connection".into())
-                        ),
-                    };
+                    let status = outage(m, &e);
                     if last[i].as_ref() != Some(&status) {
                         on_status(&status);
                         last[i] = Some(status);
@@ -112,30 +89,77 @@ pub async fn wait_all(
             });
         }
         if Instant::now() >= deadline {
-            // Read the stuck pods' reasons once more for the final report.
-            let mut finals = Vec::new();
-            for (m, s) in targets.iter().zip(statuses) {
-                if s.ready {
-                    finals.push(s);
-                    continue;
-                }
-                let ns = m.namespace.as_deref().unwrap_or("default");
-                let reason = stuck_reason(client, m, ns).await?;
-                let detail = match reason {
-                    Some(r) => format!("{}: {r}", s.detail),
-                    None => s.detail,
-                };
-                let status = Status { detail, ..s };
-                on_status(&status);
-                finals.push(status);
-            }
+            let statuses = with_stuck_reasons(client, &targets, statuses, on_status).await?;
             return Ok(WaitReport {
-                statuses: finals,
+                statuses,
                 timed_out: true,
             });
         }
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
+}
+
+/// One workload's status, read within what is left of the deadline: no
+/// request may outlast it by more than a moment.
+async fn read_status(
+    client: &Client,
+    m: &Manifest,
+    deadline: Instant,
+) -> Result<Status, KubeError> {
+    let ns = m.namespace.as_deref().unwrap_or("default");
+    let left = deadline
+        .saturating_duration_since(Instant::now())
+        .max(Duration::from_secs(1));
+    tokio::time::timeout(left, status_of(client, m, ns))
+        .await
+        .unwrap_or_else(|_| {
+            Err(KubeError::Timeout {
+                action: "reading".into(),
+                object: m.display_name(),
+                seconds: left.as_secs(),
+            })
+        })
+}
+
+/// The status shown while a brief outage is waited out.
+fn outage(m: &Manifest, e: &KubeError) -> Status {
+    Status {
+        object: m.display_name(),
+        ready: false,
+        detail: format!(
+            "the API server did not answer ({}); retrying until the timeout",
+            e.code()
+                .map(|c| format!("HTTP {c}"))
+                .unwrap_or_else(|| "no connection".into())
+        ),
+    }
+}
+
+/// The final report at the timeout: the stuck pods' reasons read once
+/// more, each workload not ready shown again with its reason.
+async fn with_stuck_reasons(
+    client: &Client,
+    targets: &[&Manifest],
+    statuses: Vec<Status>,
+    on_status: &(dyn Fn(&Status) + Sync),
+) -> Result<Vec<Status>, KubeError> {
+    let mut finals = Vec::new();
+    for (m, s) in targets.iter().zip(statuses) {
+        if s.ready {
+            finals.push(s);
+            continue;
+        }
+        let ns = m.namespace.as_deref().unwrap_or("default");
+        let reason = stuck_reason(client, m, ns).await?;
+        let detail = match reason {
+            Some(r) => format!("{}: {r}", s.detail),
+            None => s.detail,
+        };
+        let status = Status { detail, ..s };
+        on_status(&status);
+        finals.push(status);
+    }
+    Ok(finals)
 }
 
 /// Errors a retry can outlive: no answer at all, overload, a server error.

@@ -316,10 +316,48 @@ pub fn parse(text: &str, origin: &str) -> Result<Fleet, Problems> {
     let defaults = map_at(&root, "defaults", "", &mut problems).unwrap_or(&empty);
     let defaults = Value::Object(defaults.clone());
     secret_values(&defaults, "defaults.", &mut problems);
-
     let g = map_at(&root, "gitops", "", &mut problems).unwrap_or(&empty);
-    unknown_keys(g, GITOPS_KEYS, "gitops.", &mut problems);
-    let mut t = |key: &str, default: &str| text_at(g, key, "gitops.", default, &mut problems);
+    let gitops = gitops(g, &mut problems);
+    let age_recipients = match map_at(&root, "sops", "", &mut problems) {
+        Some(s) => age_recipients(s, &mut problems),
+        None => Vec::new(),
+    };
+    let external_secrets =
+        map_at(&root, "externalSecrets", "", &mut problems).and_then(|m| store(m, &mut problems));
+    if external_secrets.is_some() && !age_recipients.is_empty() {
+        problems.push(Problem::new(
+            "externalSecrets",
+            None,
+            "cannot be combined with sops.ageRecipients: the registered Secrets come either from SOPS files or from a store",
+            "keep one of the two sections",
+        ));
+    }
+    let clusters = clusters(root.get("clusters"), &defaults, &mut problems);
+    if problems.is_empty() && clusters.is_empty() {
+        problems.push(Problem::new(
+            "clusters",
+            None,
+            "lists no cluster",
+            "add `clusters: [{name: <cluster>}]`",
+        ));
+    }
+    if !problems.is_empty() {
+        return Err(Problems(problems));
+    }
+    Ok(Fleet {
+        defaults,
+        gitops,
+        age_recipients,
+        external_secrets,
+        clusters,
+    })
+}
+
+/// The `gitops` section: where the tree lives and how Flux and Argo CD
+/// read it, each with its default.
+fn gitops(g: &Map<String, Value>, problems: &mut Vec<Problem>) -> Gitops {
+    unknown_keys(g, GITOPS_KEYS, "gitops.", problems);
+    let mut t = |key: &str, default: &str| text_at(g, key, "gitops.", default, problems);
     let gitops = Gitops {
         path: t("path", ".").trim_matches('/').to_string(),
         flux_namespace: t("fluxNamespace", "flux-system"),
@@ -332,60 +370,54 @@ pub fn parse(text: &str, origin: &str) -> Result<Fleet, Problems> {
         repo_url: t("repoURL", "<placeholder: the Git repository's URL>"),
         target_revision: t("targetRevision", "HEAD"),
     };
-    let gitops = Gitops {
+    Gitops {
         path: if gitops.path.is_empty() {
             ".".into()
         } else {
             gitops.path
         },
         ..gitops
-    };
-
-    let mut age_recipients = Vec::new();
-    if let Some(s) = map_at(&root, "sops", "", &mut problems) {
-        unknown_keys(s, &["ageRecipients"], "sops.", &mut problems);
-        match s.get("ageRecipients") {
-            Some(Value::Array(items)) => {
-                for (i, item) in items.iter().enumerate() {
-                    match item.as_str().map(str::trim) {
-                        Some(r) if r.parse::<age::x25519::Recipient>().is_ok() => {
-                            age_recipients.push(r.to_string())
-                        }
-                        _ => problems.push(Problem::new(
-                            &format!("sops.ageRecipients[{i}]"),
-                            Some(item),
-                            "is not an age recipient",
-                            "give the public key `age-keygen` prints (age1…)",
-                        )),
-                    }
-                }
-            }
-            Some(other) => problems.push(Problem::new(
-                "sops.ageRecipients",
-                Some(other),
-                "must be a list of age recipients",
-                "write `ageRecipients: [age1…]`",
-            )),
-            None => {}
-        }
     }
+}
 
-    let external_secrets =
-        map_at(&root, "externalSecrets", "", &mut problems).and_then(|m| store(m, &mut problems));
-    if external_secrets.is_some() && !age_recipients.is_empty() {
-        problems.push(Problem::new(
-            "externalSecrets",
-            None,
-            "cannot be combined with sops.ageRecipients: the registered Secrets come either from SOPS files or from a store",
-            "keep one of the two sections",
-        ));
-    }
-
-    let mut clusters = Vec::new();
-    match root.get("clusters") {
+/// The `sops` section's age recipients, each checked to be one.
+fn age_recipients(s: &Map<String, Value>, problems: &mut Vec<Problem>) -> Vec<String> {
+    let mut recipients = Vec::new();
+    unknown_keys(s, &["ageRecipients"], "sops.", problems);
+    match s.get("ageRecipients") {
         Some(Value::Array(items)) => {
             for (i, item) in items.iter().enumerate() {
-                if let Some(c) = cluster(item, i, &defaults, &mut problems) {
+                match item.as_str().map(str::trim) {
+                    Some(r) if r.parse::<age::x25519::Recipient>().is_ok() => {
+                        recipients.push(r.to_string())
+                    }
+                    _ => problems.push(Problem::new(
+                        &format!("sops.ageRecipients[{i}]"),
+                        Some(item),
+                        "is not an age recipient",
+                        "give the public key `age-keygen` prints (age1…)",
+                    )),
+                }
+            }
+        }
+        Some(other) => problems.push(Problem::new(
+            "sops.ageRecipients",
+            Some(other),
+            "must be a list of age recipients",
+            "write `ageRecipients: [age1…]`",
+        )),
+        None => {}
+    }
+    recipients
+}
+
+/// The `clusters` list, each cluster named once.
+fn clusters(list: Option<&Value>, defaults: &Value, problems: &mut Vec<Problem>) -> Vec<Cluster> {
+    let mut clusters = Vec::new();
+    match list {
+        Some(Value::Array(items)) => {
+            for (i, item) in items.iter().enumerate() {
+                if let Some(c) = cluster(item, i, defaults, problems) {
                     if clusters.iter().any(|o: &Cluster| o.name == c.name) {
                         problems.push(Problem::new(
                             &format!("clusters[{i}].name"),
@@ -407,24 +439,7 @@ pub fn parse(text: &str, origin: &str) -> Result<Fleet, Problems> {
             "write `clusters:` followed by `- name: <cluster>` items",
         )),
     }
-    if problems.is_empty() && clusters.is_empty() {
-        problems.push(Problem::new(
-            "clusters",
-            None,
-            "lists no cluster",
-            "add `clusters: [{name: <cluster>}]`",
-        ));
-    }
-    if !problems.is_empty() {
-        return Err(Problems(problems));
-    }
-    Ok(Fleet {
-        defaults,
-        gitops,
-        age_recipients,
-        external_secrets,
-        clusters,
-    })
+    clusters
 }
 
 fn cluster(
@@ -494,6 +509,27 @@ fn cluster(
             return None;
         }
     };
+    let runtimes = cluster_runtimes(&runtime_items, &name, defaults, &cluster_values, problems);
+    Some(Cluster {
+        name,
+        kube_config_secret,
+        server,
+        runtimes,
+    })
+}
+
+/// The runtimes of cluster `name`, each loaded from the layers of values
+/// it inherits (the cluster's name as its context, the fleet's defaults,
+/// the cluster's values, its own), each in a namespace of its own.
+fn cluster_runtimes(
+    runtime_items: &[Value],
+    name: &str,
+    defaults: &Value,
+    cluster_values: &Value,
+    problems: &mut Vec<Problem>,
+) -> Vec<Runtime> {
+    let at = format!("clusters[{name}].");
+    let empty = Value::Object(Map::new());
     let mut runtimes: Vec<Runtime> = Vec::new();
     for (j, r) in runtime_items.iter().enumerate() {
         let rat = format!("{at}runtimes[{j}].");
@@ -519,7 +555,7 @@ fn cluster(
         let layers = [
             ("the cluster's name", &context),
             ("the fleet file's defaults", defaults),
-            ("the cluster's values", &cluster_values),
+            ("the cluster's values", cluster_values),
             ("the runtime's values", &rvalues),
         ];
         if let Some(loaded) = load_runtime(&layers, &at, problems) {
@@ -538,12 +574,7 @@ fn cluster(
             runtimes.push(Runtime { loaded });
         }
     }
-    Some(Cluster {
-        name,
-        kube_config_secret,
-        server,
-        runtimes,
-    })
+    runtimes
 }
 
 #[cfg(test)]

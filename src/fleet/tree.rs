@@ -222,24 +222,7 @@ pub fn files(
     registrations: &BTreeMap<(String, String), Registration>,
 ) -> Result<Vec<File>, TreeError> {
     let mut out = Vec::new();
-    // The base: the defaults, as a cluster with no values of its own.
-    let base_loaded = crate::values::load(&crate::values::Input {
-        files: vec![crate::values::ValuesFile {
-            origin: "the fleet file's defaults".into(),
-            text: crate::export::to_yaml(&fleet.defaults),
-        }],
-        ..Default::default()
-    })
-    .map_err(|_| TreeError::NotRegistered {
-        cluster: BASE_CONTEXT.into(),
-        namespace: String::new(),
-    })?;
-    let base_id = Identity {
-        context: Some(BASE_CONTEXT.into()),
-        registered: true,
-        ..Default::default()
-    };
-    let base = render::render(&base_loaded.values, &base_id, &base_loaded.redacted_tree)?;
+    let base = render_base(fleet)?;
     let base_objects: Vec<&Manifest> = base
         .manifests
         .iter()
@@ -260,93 +243,8 @@ pub fn files(
     let mut flux_names = Vec::new();
     let mut argo_names = Vec::new();
     for cluster in &fleet.clusters {
-        let folder = format!("clusters/{}", cluster.name);
-        let mut objects: BTreeMap<Key, Manifest> = BTreeMap::new();
-        let mut order: Vec<Key> = Vec::new();
-        let mut secret_dirs = Vec::new();
-        let mut namespaces = Vec::new();
-        for runtime in &cluster.runtimes {
-            let ns = runtime.namespace().to_string();
-            let reg = registrations
-                .get(&(cluster.name.clone(), ns.clone()))
-                .ok_or_else(|| TreeError::NotRegistered {
-                    cluster: cluster.name.clone(),
-                    namespace: ns.clone(),
-                })?;
-            let rendered = render_runtime(runtime, &identity(cluster, Some(reg)))?;
-            for m in rendered.manifests {
-                if is_registered_secret(&m) {
-                    continue;
-                }
-                let k = key_of(&m);
-                if let std::collections::btree_map::Entry::Vacant(slot) = objects.entry(k.clone()) {
-                    order.push(k);
-                    slot.insert(m);
-                }
-            }
-            secret_dirs.push(format!("../../{}", secrets_folder(&cluster.name, &ns)));
-            namespaces.push(ns);
-        }
-        let mut resources = vec!["../../base".to_string()];
-        let mut patches = Vec::new();
-        let mut extra = Vec::new();
-        for b in &base_objects {
-            let (group, version) = group_version(&b.api_version);
-            let mut target = Map::new();
-            if !group.is_empty() {
-                target.insert("group".into(), json!(group));
-            }
-            target.insert("version".into(), json!(version));
-            target.insert("kind".into(), json!(b.kind));
-            target.insert("name".into(), json!(b.name));
-            if let Some(ns) = &b.namespace {
-                target.insert("namespace".into(), json!(ns));
-            }
-            match objects.get(&key_of(b)) {
-                Some(mine) => {
-                    let mut ops = Vec::new();
-                    json_patch(&b.object, &mine.object, "", &mut ops);
-                    if ops.is_empty() {
-                        continue;
-                    }
-                    let name = format!("patch-{}", b.file_name());
-                    out.push(file(
-                        &folder,
-                        &name,
-                        crate::export::to_yaml(&Value::Array(ops)),
-                    ));
-                    patches.push(json!({"path": name, "target": target}));
-                }
-                None => {
-                    // Not in this cluster: deleted from the base here.
-                    let mut meta = Map::new();
-                    meta.insert("name".into(), json!(b.name));
-                    if let Some(ns) = &b.namespace {
-                        meta.insert("namespace".into(), json!(ns));
-                    }
-                    let doc = json!({"$patch": "delete", "apiVersion": b.api_version, "kind": b.kind, "metadata": meta});
-                    patches.push(json!({"patch": crate::export::to_yaml(&doc), "target": target}));
-                }
-            }
-        }
-        for k in &order {
-            if base_objects.iter().any(|b| key_of(b) == *k) {
-                continue;
-            }
-            let m = &objects[k];
-            let name = m.file_name();
-            out.push(file(&folder, &name, crate::export::to_yaml(&m.object)));
-            extra.push(name);
-        }
-        resources.extend(extra);
-        resources.extend(secret_dirs);
-        out.push(file(
-            &folder,
-            "kustomization.yaml",
-            kustomization(&resources, patches),
-        ));
-
         let name = format!("{}.yaml", cluster.name);
+        let namespaces = cluster_files(cluster, registrations, &base_objects, &mut out)?;
         out.push(file(
             "flux",
             &name,
@@ -371,6 +269,165 @@ pub fn files(
         kustomization(&argo_names, vec![]),
     ));
     Ok(out)
+}
+
+/// The base: the defaults, rendered as a cluster with no values of its own.
+fn render_base(fleet: &Fleet) -> Result<render::Rendered, TreeError> {
+    let base_loaded = crate::values::load(&crate::values::Input {
+        files: vec![crate::values::ValuesFile {
+            origin: "the fleet file's defaults".into(),
+            text: crate::export::to_yaml(&fleet.defaults),
+        }],
+        ..Default::default()
+    })
+    .map_err(|_| TreeError::NotRegistered {
+        cluster: BASE_CONTEXT.into(),
+        namespace: String::new(),
+    })?;
+    let base_id = Identity {
+        context: Some(BASE_CONTEXT.into()),
+        registered: true,
+        ..Default::default()
+    };
+    Ok(render::render(
+        &base_loaded.values,
+        &base_id,
+        &base_loaded.redacted_tree,
+    )?)
+}
+
+/// The objects of one cluster's runtimes, each once, in the order first
+/// rendered; with the secrets folder and the namespace of each runtime.
+struct ClusterObjects {
+    objects: BTreeMap<Key, Manifest>,
+    order: Vec<Key>,
+    secret_dirs: Vec<String>,
+    namespaces: Vec<String>,
+}
+
+impl ClusterObjects {
+    fn render(
+        cluster: &Cluster,
+        registrations: &BTreeMap<(String, String), Registration>,
+    ) -> Result<Self, TreeError> {
+        let mut all = ClusterObjects {
+            objects: BTreeMap::new(),
+            order: Vec::new(),
+            secret_dirs: Vec::new(),
+            namespaces: Vec::new(),
+        };
+        for runtime in &cluster.runtimes {
+            let ns = runtime.namespace().to_string();
+            let reg = registrations
+                .get(&(cluster.name.clone(), ns.clone()))
+                .ok_or_else(|| TreeError::NotRegistered {
+                    cluster: cluster.name.clone(),
+                    namespace: ns.clone(),
+                })?;
+            let rendered = render_runtime(runtime, &identity(cluster, Some(reg)))?;
+            for m in rendered.manifests {
+                if is_registered_secret(&m) {
+                    continue;
+                }
+                let k = key_of(&m);
+                if let std::collections::btree_map::Entry::Vacant(slot) =
+                    all.objects.entry(k.clone())
+                {
+                    all.order.push(k);
+                    slot.insert(m);
+                }
+            }
+            all.secret_dirs
+                .push(format!("../../{}", secrets_folder(&cluster.name, &ns)));
+            all.namespaces.push(ns);
+        }
+        Ok(all)
+    }
+}
+
+/// The files of `clusters/<name>/`: a patch for each base object this
+/// cluster renders differently, a delete for each it does not have, its own
+/// objects, and the kustomization that puts them over the base. Gives the
+/// cluster's runtime namespaces.
+fn cluster_files(
+    cluster: &Cluster,
+    registrations: &BTreeMap<(String, String), Registration>,
+    base_objects: &[&Manifest],
+    out: &mut Vec<File>,
+) -> Result<Vec<String>, TreeError> {
+    let folder = format!("clusters/{}", cluster.name);
+    let mine = ClusterObjects::render(cluster, registrations)?;
+    let mut resources = vec!["../../base".to_string()];
+    let mut patches = Vec::new();
+    for b in base_objects {
+        if let Some(patch) = base_patch(b, &mine.objects, &folder, out) {
+            patches.push(patch);
+        }
+    }
+    for k in &mine.order {
+        if base_objects.iter().any(|b| key_of(b) == *k) {
+            continue;
+        }
+        let m = &mine.objects[k];
+        let name = m.file_name();
+        out.push(file(&folder, &name, crate::export::to_yaml(&m.object)));
+        resources.push(name);
+    }
+    resources.extend(mine.secret_dirs);
+    out.push(file(
+        &folder,
+        "kustomization.yaml",
+        kustomization(&resources, patches),
+    ));
+    Ok(mine.namespaces)
+}
+
+/// How the cluster's kustomization changes one base object: a JSON patch
+/// (its file written to `out`) when the cluster renders it otherwise, a
+/// delete when the cluster does not have it, `None` when it is the same.
+fn base_patch(
+    b: &Manifest,
+    objects: &BTreeMap<Key, Manifest>,
+    folder: &str,
+    out: &mut Vec<File>,
+) -> Option<Value> {
+    let (group, version) = group_version(&b.api_version);
+    let mut target = Map::new();
+    if !group.is_empty() {
+        target.insert("group".into(), json!(group));
+    }
+    target.insert("version".into(), json!(version));
+    target.insert("kind".into(), json!(b.kind));
+    target.insert("name".into(), json!(b.name));
+    if let Some(ns) = &b.namespace {
+        target.insert("namespace".into(), json!(ns));
+    }
+    match objects.get(&key_of(b)) {
+        Some(mine) => {
+            let mut ops = Vec::new();
+            json_patch(&b.object, &mine.object, "", &mut ops);
+            if ops.is_empty() {
+                return None;
+            }
+            let name = format!("patch-{}", b.file_name());
+            out.push(file(
+                folder,
+                &name,
+                crate::export::to_yaml(&Value::Array(ops)),
+            ));
+            Some(json!({"path": name, "target": target}))
+        }
+        None => {
+            // Not in this cluster: deleted from the base here.
+            let mut meta = Map::new();
+            meta.insert("name".into(), json!(b.name));
+            if let Some(ns) = &b.namespace {
+                meta.insert("namespace".into(), json!(ns));
+            }
+            let doc = json!({"$patch": "delete", "apiVersion": b.api_version, "kind": b.kind, "metadata": meta});
+            Some(json!({"patch": crate::export::to_yaml(&doc), "target": target}))
+        }
+    }
 }
 
 fn repo_path(fleet: &Fleet, rest: &str) -> String {

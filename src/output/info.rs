@@ -138,6 +138,47 @@ pub fn print_table(report: &Report, namespace: Option<&str>) {
 }
 
 fn print_installation(inst: &InstallationInfo, report: &Report) {
+    super::heading(&format!(
+        "Codefresh Runner in namespace {} (context {}, {})",
+        inst.namespace, report.context, report.server
+    ));
+    print_facts(inst);
+    print_components(inst);
+    if !inst.runtimes.is_empty() {
+        print_runtimes(&inst.runtimes);
+    }
+    super::heading("Storage");
+    match &inst.storage {
+        Some(s) => print_storage(s),
+        None => super::say("  unknown (no installation record)"),
+    }
+    print_volumes(&inst.volumes);
+    for note in &inst.notes {
+        super::warn(note);
+    }
+    let not_ready: Vec<String> = inst
+        .components
+        .iter()
+        .flat_map(|c| &c.objects)
+        .filter(|o| o.ready == Some(false))
+        .map(|o| {
+            format!(
+                "{}/{} ({})",
+                o.kind,
+                o.name,
+                o.status.clone().unwrap_or_default()
+            )
+        })
+        .collect();
+    if not_ready.is_empty() {
+        super::done("every workload is ready");
+    } else {
+        super::warn(&format!("not ready: {}", not_ready.join(", ")));
+    }
+}
+
+/// Who installed it, the agent and runtime names, the summary, the platform.
+fn print_facts(inst: &InstallationInfo) {
     let unknown = || "unknown".to_string();
     let unverified = |name: String| {
         if inst.registered == Some(false) {
@@ -146,10 +187,6 @@ fn print_installation(inst: &InstallationInfo, report: &Report) {
             name
         }
     };
-    super::heading(&format!(
-        "Codefresh Runner in namespace {} (context {}, {})",
-        inst.namespace, report.context, report.server
-    ));
     let mut facts: Vec<Vec<String>> = vec![
         vec![
             "installed by".into(),
@@ -173,7 +210,10 @@ fn print_installation(inst: &InstallationInfo, report: &Report) {
     }
     facts.push(vec!["platform".into(), inst.platform.clone()]);
     super::table(2, &["", ""], &facts);
+}
 
+/// Each component's objects, with readiness, status and images.
+fn print_components(inst: &InstallationInfo) {
     super::heading("Components");
     let mut rows = Vec::new();
     for c in &inst.components {
@@ -201,86 +241,59 @@ fn print_installation(inst: &InstallationInfo, report: &Report) {
         &["COMPONENT", "OBJECT", "READY", "STATUS", "IMAGES"],
         &rows,
     );
+}
 
-    if !inst.runtimes.is_empty() {
-        print_runtimes(&inst.runtimes);
-    }
-
-    super::heading("Storage");
-    match &inst.storage {
-        Some(s) => {
-            let whose = if s.installed_by_cf_runner {
-                "installed by cf-runner"
-            } else {
-                "brought by you"
-            };
-            let mut rows = vec![vec![
-                "class".to_string(),
-                format!("{} ({whose})", s.class_name),
-            ]];
-            if !s.exists {
-                rows.push(vec!["".into(), "missing from the cluster".into()]);
-            }
-            if let Some(p) = &s.provisioner {
-                rows.push(vec!["provisioner".into(), p.clone()]);
-            }
-            if let Some(b) = &s.backend {
-                rows.push(vec!["backend".into(), b.clone()]);
-            }
-            let params: Vec<String> = s
-                .parameters
-                .iter()
-                .filter(|(k, _)| k.as_str() != "volumeBackend")
-                .map(|(k, v)| format!("{k}={v}"))
-                .collect();
-            if !params.is_empty() {
-                rows.push(vec!["parameters".into(), params.join(", ")]);
-            }
-            super::table(2, &["", ""], &rows);
-        }
-        None => super::say("  unknown (no installation record)"),
-    }
-
-    super::heading("dind volumes");
-    if inst.volumes.is_empty() {
-        super::say("  none");
+/// The dind StorageClass: whose it is, whether it exists, how it provisions.
+fn print_storage(s: &StorageInfo) {
+    let whose = if s.installed_by_cf_runner {
+        "installed by cf-runner"
     } else {
-        let rows: Vec<Vec<String>> = inst
-            .volumes
-            .iter()
-            .map(|v| {
-                vec![
-                    format!("{}/{}", v.kind, v.name),
-                    v.status.clone().unwrap_or_default(),
-                    v.capacity.clone().unwrap_or_default(),
-                    v.storage_class.clone().unwrap_or_default(),
-                ]
-            })
-            .collect();
-        super::table(2, &["VOLUME", "STATUS", "SIZE", "CLASS"], &rows);
+        "brought by you"
+    };
+    let mut rows = vec![vec![
+        "class".to_string(),
+        format!("{} ({whose})", s.class_name),
+    ]];
+    if !s.exists {
+        rows.push(vec!["".into(), "missing from the cluster".into()]);
     }
-    for note in &inst.notes {
-        super::warn(note);
+    if let Some(p) = &s.provisioner {
+        rows.push(vec!["provisioner".into(), p.clone()]);
     }
-    let not_ready: Vec<String> = inst
-        .components
+    if let Some(b) = &s.backend {
+        rows.push(vec!["backend".into(), b.clone()]);
+    }
+    let params: Vec<String> = s
+        .parameters
         .iter()
-        .flat_map(|c| &c.objects)
-        .filter(|o| o.ready == Some(false))
-        .map(|o| {
-            format!(
-                "{}/{} ({})",
-                o.kind,
-                o.name,
-                o.status.clone().unwrap_or_default()
-            )
+        .filter(|(k, _)| k.as_str() != "volumeBackend")
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    if !params.is_empty() {
+        rows.push(vec!["parameters".into(), params.join(", ")]);
+    }
+    super::table(2, &["", ""], &rows);
+}
+
+/// The builds' dind volumes, or "none".
+fn print_volumes(volumes: &[VolumeInfo]) {
+    super::heading("dind volumes");
+    if volumes.is_empty() {
+        super::say("  none");
+        return;
+    }
+    let rows: Vec<Vec<String>> = volumes
+        .iter()
+        .map(|v| {
+            vec![
+                format!("{}/{}", v.kind, v.name),
+                v.status.clone().unwrap_or_default(),
+                v.capacity.clone().unwrap_or_default(),
+                v.storage_class.clone().unwrap_or_default(),
+            ]
         })
         .collect();
-    if not_ready.is_empty() {
-        super::done("every workload is ready");
-    } else {
-        super::warn(&format!("not ready: {}", not_ready.join(", ")));
-    }
+    super::table(2, &["VOLUME", "STATUS", "SIZE", "CLASS"], &rows);
 }
 
 fn print_runtimes(runtimes: &[RuntimeInfo]) {

@@ -14,7 +14,7 @@ use super::images::{self, Pinned};
 use super::{
     daemon_config, lv_monitor_tolerations, provisioner_name, selector_with_arch, Identity,
 };
-use crate::values::{Arch, Backend, Resources, Scheduling, Values};
+use crate::values::{Arch, Backend, ProvisionerCredentials, Resources, Scheduling, Values};
 
 /// The chart version whose values layout this follows.
 pub const CHART_VERSION: &str = images::CHART_VERSION;
@@ -179,25 +179,7 @@ fn storage(values: &Values, notes: &mut Vec<String>) -> Map<String, Value> {
             if let Some(t) = throughput {
                 ebs.insert("throughput".into(), json!(t.to_string()));
             }
-            let creds = &values.storage.credentials;
-            if let (Some(id), Some(secret)) =
-                (&creds.aws_access_key_id, &creds.aws_secret_access_key)
-            {
-                ebs.insert("accessKeyId".into(), json!(id.expose()));
-                ebs.insert("secretAccessKey".into(), json!(secret.expose()));
-            }
-            if let Some(r) = &creds.aws_access_key_id_ref {
-                ebs.insert(
-                    "accessKeyIdSecretKeyRef".into(),
-                    json!({"name": r.name, "key": r.key}),
-                );
-            }
-            if let Some(r) = &creds.aws_secret_access_key_ref {
-                ebs.insert(
-                    "secretAccessKeySecretKeyRef".into(),
-                    json!({"name": r.name, "key": r.key}),
-                );
-            }
+            aws_credentials_into(&mut ebs, &values.storage.credentials);
             storage.insert("ebs".into(), Value::Object(ebs));
         }
         Backend::Gcedisk {
@@ -209,15 +191,7 @@ fn storage(values: &Values, notes: &mut Vec<String>) -> Map<String, Value> {
             let mut gce = Map::new();
             gce.insert("volumeType".into(), json!(volume_type));
             gce.insert("availabilityZone".into(), json!(availability_zone));
-            if let Some(sa) = &values.storage.credentials.google_service_account {
-                gce.insert("serviceAccountJson".into(), json!(sa.expose()));
-            }
-            if let Some(r) = &values.storage.credentials.google_service_account_ref {
-                gce.insert(
-                    "serviceAccountJsonSecretKeyRef".into(),
-                    json!({"name": r.name, "key": r.key}),
-                );
-            }
+            google_credentials_into(&mut gce, &values.storage.credentials);
             storage.insert("gcedisk".into(), Value::Object(gce));
         }
         Backend::Azuredisk {
@@ -247,6 +221,41 @@ fn storage(values: &Values, notes: &mut Vec<String>) -> Map<String, Value> {
         }
     }
     storage
+}
+
+/// The provisioner's AWS keys, or the references to the Secret that
+/// holds them, into the chart's `storage.ebs`.
+fn aws_credentials_into(ebs: &mut Map<String, Value>, creds: &ProvisionerCredentials) {
+    if let (Some(id), Some(secret)) = (&creds.aws_access_key_id, &creds.aws_secret_access_key) {
+        ebs.insert("accessKeyId".into(), json!(id.expose()));
+        ebs.insert("secretAccessKey".into(), json!(secret.expose()));
+    }
+    if let Some(r) = &creds.aws_access_key_id_ref {
+        ebs.insert(
+            "accessKeyIdSecretKeyRef".into(),
+            json!({"name": r.name, "key": r.key}),
+        );
+    }
+    if let Some(r) = &creds.aws_secret_access_key_ref {
+        ebs.insert(
+            "secretAccessKeySecretKeyRef".into(),
+            json!({"name": r.name, "key": r.key}),
+        );
+    }
+}
+
+/// The provisioner's Google key, or the reference to the Secret that
+/// holds it, into the chart's `storage.gcedisk`.
+fn google_credentials_into(gce: &mut Map<String, Value>, creds: &ProvisionerCredentials) {
+    if let Some(sa) = &creds.google_service_account {
+        gce.insert("serviceAccountJson".into(), json!(sa.expose()));
+    }
+    if let Some(r) = &creds.google_service_account_ref {
+        gce.insert(
+            "serviceAccountJsonSecretKeyRef".into(),
+            json!({"name": r.name, "key": r.key}),
+        );
+    }
 }
 
 /// `volumeProvisioner`: the provisioner, the lv-monitor and the cleanup job.

@@ -141,75 +141,117 @@ fn insert_nonempty(map: &mut Map<String, Value>, key: &str, value: Value) {
 /// The runtime-environment spec for these values and this identity: the one
 /// function install, upgrade and the dry-run use.
 pub fn runtime_environment_spec(values: &Values, identity: &Identity) -> Value {
-    let registry = values.docker_registry.as_deref();
     let runtime_name = identity.runtime_name(values);
+    let cluster = cluster_placement(values, identity);
+    let mut spec = Map::new();
+    spec.insert(
+        "metadata".into(),
+        json!({"name": runtime_name, "agent": true}),
+    );
+    spec.insert(
+        "runtimeScheduler".into(),
+        Value::Object(engine_scheduler(values, &runtime_name, cluster.clone())),
+    );
+    spec.insert(
+        "dockerDaemonScheduler".into(),
+        Value::Object(dind_scheduler(values, &runtime_name, cluster)),
+    );
+    spec.insert("extends".into(), json!([RUNTIME_EXTENDS]));
+    spec.insert("description".into(), json!("Installed by cf-runner"));
+    if let Some(account) = &identity.account_id {
+        spec.insert("accountId".into(), json!(account));
+    }
+    if values.app_proxy.enabled {
+        if let Some(host) = &values.app_proxy.host {
+            // Where the platform reaches the app-proxy (its Ingress).
+            let external_ip = format!("https://{host}{}", values.app_proxy.path_prefix);
+            spec.insert("appProxy".into(), json!({ "externalIP": external_ip }));
+        }
+    }
+    Value::Object(spec)
+}
+
+/// Where the engine and dind pods of a build run: the namespace, their
+/// ServiceAccount, the account and context the platform knows the cluster
+/// by, and the build nodes' selector.
+fn cluster_placement(values: &Values, identity: &Identity) -> Value {
     let account_id = identity
         .account_id
         .clone()
         .unwrap_or_else(|| placeholder("account id"));
     let node_selector = selector_with_arch(&values.runtime.scheduling, values.arch);
-    let tolerations = &values.runtime.scheduling.tolerations;
-    let cluster = {
-        let mut c = Map::new();
-        c.insert("namespace".into(), json!(values.namespace));
-        c.insert("serviceAccount".into(), json!("codefresh-engine"));
-        c.insert(
-            "clusterProvider".into(),
-            json!({"accountId": account_id, "selector": identity.context_or_placeholder()}),
-        );
-        insert_nonempty(&mut c, "nodeSelector", json!(node_selector));
-        Value::Object(c)
-    };
+    let mut c = Map::new();
+    c.insert("namespace".into(), json!(values.namespace));
+    c.insert("serviceAccount".into(), json!("codefresh-engine"));
+    c.insert(
+        "clusterProvider".into(),
+        json!({"accountId": account_id, "selector": identity.context_or_placeholder()}),
+    );
+    insert_nonempty(&mut c, "nodeSelector", json!(node_selector));
+    Value::Object(c)
+}
 
-    // Engine env: the chart's defaults, then the user's (proxies, additional
-    // env vars), then what cf-runner derives, which nobody may override.
-    let mut engine_env: Map<String, Value> = ENGINE_ENV
+/// Engine env: the chart's defaults, then the user's (proxies, additional
+/// env vars), then what cf-runner derives, which nobody may override.
+fn engine_env(values: &Values, runtime_name: &str) -> Map<String, Value> {
+    let registry = values.docker_registry.as_deref();
+    let mut env: Map<String, Value> = ENGINE_ENV
         .iter()
         .map(|(k, v)| (k.to_string(), json!(v)))
         .collect();
     for (k, v) in &values.runtime.env {
-        engine_env.insert(k.clone(), json!(v));
+        env.insert(k.clone(), json!(v));
     }
     if values.insecure {
         // Builds talk to the same platform the runner does: with --insecure
         // (a self-signed on-prem platform) they must accept its certificate too.
-        engine_env.insert("NODE_TLS_REJECT_UNAUTHORIZED".into(), json!("0"));
+        env.insert("NODE_TLS_REJECT_UNAUTHORIZED".into(), json!("0"));
     }
     for (name, pinned) in images::STEP_IMAGES {
-        engine_env.insert(
+        env.insert(
             name.to_string(),
             json!(images::reference(*pinned, None, registry)),
         );
     }
     let engine_version = version_of(images::ENGINE);
-    engine_env.insert("RUNTIME_CHART_VERSION".into(), json!(images::CHART_VERSION));
-    engine_env.insert("CF_SERVICE_NAME".into(), json!("cf-classic-engine"));
-    engine_env.insert("CF_SERVICE_VERSION".into(), json!(engine_version));
-    engine_env.insert(
+    env.insert("RUNTIME_CHART_VERSION".into(), json!(images::CHART_VERSION));
+    env.insert("CF_SERVICE_NAME".into(), json!("cf-classic-engine"));
+    env.insert("CF_SERVICE_VERSION".into(), json!(engine_version));
+    env.insert(
         "OTEL_RESOURCE_ATTRIBUTES".into(),
         json!(otel_attributes(
             "cf-classic-engine",
             &engine_version,
-            &runtime_name
+            runtime_name
         )),
     );
+    env
+}
 
-    let mut dind_env: Map<String, Value> = DIND_ENV
+/// Dind env: the chart's cleaner defaults, the user's env, then the
+/// telemetry attributes cf-runner derives.
+fn dind_env(values: &Values, runtime_name: &str) -> Map<String, Value> {
+    let mut env: Map<String, Value> = DIND_ENV
         .iter()
         .map(|(k, v)| (k.to_string(), json!(v)))
         .collect();
     for (k, v) in &values.runtime.env {
-        dind_env.insert(k.clone(), json!(v));
+        env.insert(k.clone(), json!(v));
     }
-    dind_env.insert(
+    env.insert(
         "OTEL_RESOURCE_ATTRIBUTES".into(),
         json!(otel_attributes(
             "cf-classic-dind",
             &version_of(images::DIND),
-            &runtime_name
+            runtime_name
         )),
     );
+    env
+}
 
+/// How the platform starts a build's engine pod (`runtimeScheduler`).
+fn engine_scheduler(values: &Values, runtime_name: &str, cluster: Value) -> Map<String, Value> {
+    let registry = values.docker_registry.as_deref();
     let mut engine = Map::new();
     engine.insert("type".into(), json!("KubernetesPod"));
     engine.insert(
@@ -218,7 +260,10 @@ pub fn runtime_environment_spec(values: &Values, identity: &Identity) -> Value {
     );
     engine.insert("imagePullPolicy".into(), json!("IfNotPresent"));
     engine.insert("command".into(), json!(ENGINE_COMMAND));
-    engine.insert("envVars".into(), Value::Object(engine_env));
+    engine.insert(
+        "envVars".into(),
+        Value::Object(engine_env(values, runtime_name)),
+    );
     engine.insert(
         "workflowLimits".into(),
         Value::Object(
@@ -228,14 +273,22 @@ pub fn runtime_environment_spec(values: &Values, identity: &Identity) -> Value {
                 .collect(),
         ),
     );
-    engine.insert("cluster".into(), cluster.clone());
-    insert_nonempty(&mut engine, "tolerations", json!(tolerations));
+    engine.insert("cluster".into(), cluster);
+    insert_nonempty(
+        &mut engine,
+        "tolerations",
+        json!(values.runtime.scheduling.tolerations),
+    );
     engine.insert("resources".into(), engine_resources());
     engine.insert(
         "terminationGracePeriodSeconds".into(),
         json!(ENGINE_GRACE_PERIOD_SECONDS),
     );
+    engine
+}
 
+/// The dind volume claim a build reuses, matched by pipeline.
+fn dind_claim(values: &Values) -> Value {
     let mut pvc = Map::new();
     pvc.insert("name".into(), json!("dind"));
     pvc.insert(
@@ -245,7 +298,12 @@ pub fn runtime_environment_spec(values: &Values, identity: &Identity) -> Value {
     pvc.insert("reuseVolumeSortOrder".into(), json!("pipeline_id"));
     pvc.insert("storageClassName".into(), json!(values.storage.class_name));
     pvc.insert("volumeSize".into(), json!(values.runtime.volume_size));
+    Value::Object(pvc)
+}
 
+/// How the platform starts a build's dind pod (`dockerDaemonScheduler`).
+fn dind_scheduler(values: &Values, runtime_name: &str, cluster: Value) -> Map<String, Value> {
+    let registry = values.docker_registry.as_deref();
     let mut dind = Map::new();
     dind.insert("type".into(), json!("DindKubernetesPod"));
     dind.insert(
@@ -257,10 +315,17 @@ pub fn runtime_environment_spec(values: &Values, identity: &Identity) -> Value {
         "userAccess".into(),
         json!(values.runtime.docker_daemon_access),
     );
-    dind.insert("envVars".into(), Value::Object(dind_env));
+    dind.insert(
+        "envVars".into(),
+        Value::Object(dind_env(values, runtime_name)),
+    );
     dind.insert("cluster".into(), cluster);
-    insert_nonempty(&mut dind, "tolerations", json!(tolerations));
-    dind.insert("pvcs".into(), json!([pvc]));
+    insert_nonempty(
+        &mut dind,
+        "tolerations",
+        json!(values.runtime.scheduling.tolerations),
+    );
+    dind.insert("pvcs".into(), json!([dind_claim(values)]));
     dind.insert(
         "defaultDindResources".into(),
         dind_resources(&values.runtime.dind_resources),
@@ -275,8 +340,13 @@ pub fn runtime_environment_spec(values: &Values, identity: &Identity) -> Value {
     if let Some(volumes) = &values.runtime.user_volumes {
         dind.insert("userVolumes".into(), volumes.clone());
     }
-    // The dind daemon's TLS (Secret codefresh-certs-server) and daemon.json
-    // (ConfigMap codefresh-dind-config), both installed by cf-runner.
+    insert_dind_daemon_files(&mut dind);
+    dind
+}
+
+/// The dind daemon's TLS (Secret codefresh-certs-server) and daemon.json
+/// (ConfigMap codefresh-dind-config), both installed by cf-runner.
+fn insert_dind_daemon_files(dind: &mut Map<String, Value>) {
     dind.insert("clientCertPath".into(), json!("/etc/ssl/cf/"));
     dind.insert(
         "volumeMounts".into(),
@@ -307,29 +377,6 @@ pub fn runtime_environment_spec(values: &Values, identity: &Identity) -> Value {
             },
         }),
     );
-
-    let mut spec = Map::new();
-    spec.insert(
-        "metadata".into(),
-        json!({"name": runtime_name, "agent": true}),
-    );
-    spec.insert("runtimeScheduler".into(), Value::Object(engine));
-    spec.insert("dockerDaemonScheduler".into(), Value::Object(dind));
-    spec.insert("extends".into(), json!([RUNTIME_EXTENDS]));
-    spec.insert("description".into(), json!("Installed by cf-runner"));
-    if let Some(account) = &identity.account_id {
-        spec.insert("accountId".into(), json!(account));
-    }
-    if values.app_proxy.enabled {
-        if let Some(host) = &values.app_proxy.host {
-            // Where the platform reaches the app-proxy (its Ingress).
-            spec.insert(
-                "appProxy".into(),
-                json!({"externalIP": format!("https://{host}{}", values.app_proxy.path_prefix)}),
-            );
-        }
-    }
-    Value::Object(spec)
 }
 
 #[cfg(test)]

@@ -98,10 +98,36 @@ impl RuntimeAccess {
     }
 }
 
+/// A `*.runtime.yaml` as read back (cf-runner's, venonactl's or the
+/// chart's): each field as the file has it, `None` when missing or not a
+/// string; text that is no YAML map reads as all `None`.
+#[derive(Debug, Clone, Default)]
+pub struct ReadRuntimeFile {
+    /// The runtime environment's name.
+    pub name: Option<String>,
+    /// The runtime cluster's API server, as the agent reaches it.
+    pub host: Option<String>,
+    /// The token the agent acts with in the runtime namespace.
+    pub token: Option<Secret>,
+    /// The CA of the runtime cluster's API server (PEM).
+    pub crt: Option<String>,
+}
+
+/// Reads a `*.runtime.yaml`: the one reader of these files.
+pub fn read_runtime_file(text: &str) -> ReadRuntimeFile {
+    let v: Value = serde_yaml_ng::from_str(text).unwrap_or_default();
+    let field = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
+    ReadRuntimeFile {
+        name: field("name"),
+        host: field("host"),
+        token: field("token").map(Secret::new),
+        crt: field("crt"),
+    }
+}
+
 /// The runtime name a `*.runtime.yaml` text names (without the token).
 pub fn file_runtime_name(text: &str) -> Option<String> {
-    let v: Value = serde_yaml_ng::from_str(text).ok()?;
-    v.get("name")?.as_str().map(str::to_string)
+    read_runtime_file(text).name
 }
 
 fn labelled(mut object: Value, namespace: &str, stage: u8) -> Manifest {

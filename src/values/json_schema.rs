@@ -9,7 +9,7 @@ use serde_json::{json, Map, Value};
 
 use super::schema::{self, Kind};
 
-/// What each key means, in the words of the README. Every key of
+/// What each key means, in the words of the guide. Every key of
 /// [`schema::KEYS`] has one (a test checks).
 pub const DESCRIPTIONS: &[(&str, &str)] = &[
     ("CodefreshHost", "Codefresh platform URL, e.g. https://g.codefresh.io (the default)."),
@@ -87,7 +87,7 @@ pub const DESCRIPTIONS: &[(&str, &str)] = &[
     ("Runtime.RegistryMirrors", "Registry mirror URLs of the docker daemon."),
     ("Runtime.InsecureRegistries", "Registries (host[:port] or CIDR) the docker daemon reaches without TLS."),
     ("Runtime.EngineAppName", "Accepted for venonactl files; has no effect."),
-    ("Runtimes", "More runtimes the same agent serves, each in its own namespace (and maybe cluster), attached after the agent is installed (README: One agent, many runtimes)."),
+    ("Runtimes", "More runtimes the same agent serves, each in its own namespace (and maybe cluster), attached after the agent is installed (docs/guide/runtimes.md)."),
     ("Monitor.Enabled", "Install the cluster monitor."),
     ("Monitor.Image.Name", "Monitor image name, to replace the pinned one."),
     ("Monitor.Image.Tag", "Monitor image tag (never latest); needs Monitor.Image.Name."),

@@ -24,7 +24,7 @@ use crate::text;
 
 pub use model::*;
 
-use model::Reader;
+use model::reader::Reader;
 use tree::{display_path, parse_path, set_path};
 
 /// One thing wrong with the input: which key, the value, why, and the fix.
@@ -334,86 +334,11 @@ pub fn redact(tree: &Value) -> Value {
 }
 
 fn resolve(r: &mut Reader) -> Values {
-    let namespace = r
-        .text("Namespace")
-        .unwrap_or_else(|| DEFAULT_NAMESPACE.to_string());
-    if !is_dns_label(&namespace) {
-        let fix = format!(
-            "use lowercase letters, digits and `-`, at most 63, starting and ending alphanumeric, e.g. {:?}",
-            suggest_dns_label(&namespace)
-        );
-        r.problems.push(Problem::new(
-            "Namespace",
-            Some(&Value::String(namespace.clone())),
-            "is not a valid namespace name (DNS-1123 label)",
-            fix,
-        ));
-    }
-    for key in ["CodefreshHost", "KubernetesHost"] {
-        if r.text(key)
-            .is_some_and(|t| crate::text::has_url_credentials(&t))
-        {
-            r.problems.push(Problem::new(
-                key,
-                r.raw_value(key),
-                "carries credentials in the URL: every pod would get them in plain text",
-                "remove `user:password@` from the URL; cf-runner authenticates with the API token (--token)",
-            ));
-        }
-    }
-    let codefresh_host = r
-        .url("CodefreshHost", &["https", "http"])
-        .map(|h| h.trim_end_matches('/').to_string())
-        .unwrap_or_else(|| DEFAULT_CODEFRESH_HOST.to_string());
-    let kubernetes_host = r.url("KubernetesHost", &["https", "http"]);
-
-    let mut env_vars = r.env_map("EnvVars");
-    for proxy in ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"] {
-        let key = format!("EnvVars.{proxy}");
-        if r.text(&key).is_some() && r.url(&key, &["http", "https", "socks5"]).is_none() {
-            env_vars.remove(proxy);
-        }
-    }
-    mirror_proxy_case(&mut env_vars);
-
-    let docker_registry = r.text("DockerRegistry").map(|reg| {
-        let trimmed = reg
-            .trim_start_matches("https://")
-            .trim_start_matches("http://")
-            .trim_end_matches('/')
-            .to_string();
-        if trimmed.is_empty()
-            || trimmed.contains(char::is_whitespace)
-            || trimmed.contains(':')
-                && trimmed
-                    .rsplit(':')
-                    .next()
-                    .is_some_and(|p| p.parse::<u16>().is_err())
-        {
-            r.problems.push(Problem::new(
-                "DockerRegistry",
-                Some(&Value::String(reg.clone())),
-                "is not a registry host",
-                "write a registry host with an optional path, e.g. registry.example.com/mirror",
-            ));
-        }
-        trimmed
-    });
-
-    let arch = match r.text("Arch").as_deref() {
-        None => Arch::Any,
-        Some("amd64") => Arch::Amd64,
-        Some("arm64") | Some("aarch64") => Arch::Arm64,
-        Some(_) => {
-            r.problems.push(Problem::new(
-                "Arch",
-                r.text("Arch").map(Value::String).as_ref(),
-                "is not a supported architecture",
-                "use amd64 or arm64 (or leave it out for any)",
-            ));
-            Arch::Any
-        }
-    };
+    let namespace = resolve_namespace(r);
+    let (codefresh_host, kubernetes_host) = resolve_hosts(r);
+    let env_vars = resolve_env_vars(r);
+    let docker_registry = resolve_docker_registry(r);
+    let arch = resolve_arch(r);
 
     let global_scheduling = Scheduling {
         node_selector: r.node_selector("NodeSelector"),
@@ -434,28 +359,18 @@ fn resolve(r: &mut Reader) -> Values {
     let monitor = resolve_monitor(r, &env_vars);
     let app_proxy = resolve_app_proxy(r, &env_vars);
 
-    let agent_name = r.text("AgentId");
-    if let Some(name) = &agent_name {
-        if name.len() > 63 || name.contains(char::is_whitespace) {
-            r.problems.push(Problem::new(
-                "AgentId",
-                Some(&Value::String(name.clone())),
-                "is not a usable agent name",
-                "use at most 63 characters without spaces, e.g. mycluster_codefresh",
-            ));
-        }
-    }
-    let runtime_name = r.text("RuntimeEnvironmentName");
-    if let Some(name) = &runtime_name {
-        if name.len() > 63 || name.contains(char::is_whitespace) {
-            r.problems.push(Problem::new(
-                "RuntimeEnvironmentName",
-                Some(&Value::String(name.clone())),
-                "is not a usable runtime environment name",
-                "use at most 63 characters without spaces, e.g. mycluster/codefresh",
-            ));
-        }
-    }
+    let agent_name = resolve_name(
+        r,
+        "AgentId",
+        "is not a usable agent name",
+        "mycluster_codefresh",
+    );
+    let runtime_name = resolve_name(
+        r,
+        "RuntimeEnvironmentName",
+        "is not a usable runtime environment name",
+        "mycluster/codefresh",
+    );
     let context = r.text("Context");
 
     Values {
@@ -484,6 +399,126 @@ fn resolve(r: &mut Reader) -> Values {
         monitor,
         app_proxy,
     }
+}
+
+/// The namespace, which must be a DNS-1123 label.
+fn resolve_namespace(r: &mut Reader) -> String {
+    let namespace = r
+        .text("Namespace")
+        .unwrap_or_else(|| DEFAULT_NAMESPACE.to_string());
+    if !is_dns_label(&namespace) {
+        let fix = format!(
+            "use lowercase letters, digits and `-`, at most 63, starting and ending alphanumeric, e.g. {:?}",
+            suggest_dns_label(&namespace)
+        );
+        r.problems.push(Problem::new(
+            "Namespace",
+            Some(&Value::String(namespace.clone())),
+            "is not a valid namespace name (DNS-1123 label)",
+            fix,
+        ));
+    }
+    namespace
+}
+
+/// The platform's URL and the Kubernetes API's, neither carrying
+/// credentials (every pod would get them in plain text).
+fn resolve_hosts(r: &mut Reader) -> (String, Option<String>) {
+    for key in ["CodefreshHost", "KubernetesHost"] {
+        if r.text(key)
+            .is_some_and(|t| crate::text::has_url_credentials(&t))
+        {
+            r.problems.push(Problem::new(
+                key,
+                r.raw_value(key),
+                "carries credentials in the URL: every pod would get them in plain text",
+                "remove `user:password@` from the URL; cf-runner authenticates with the API token (--token)",
+            ));
+        }
+    }
+    let codefresh_host = r
+        .url("CodefreshHost", &["https", "http"])
+        .map(|h| h.trim_end_matches('/').to_string())
+        .unwrap_or_else(|| DEFAULT_CODEFRESH_HOST.to_string());
+    let kubernetes_host = r.url("KubernetesHost", &["https", "http"]);
+    (codefresh_host, kubernetes_host)
+}
+
+/// The env of every pod: a proxy that is no URL is left out, and each
+/// proxy is set in both cases.
+fn resolve_env_vars(r: &mut Reader) -> BTreeMap<String, String> {
+    let mut env_vars = r.env_map("EnvVars");
+    for proxy in ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"] {
+        let key = format!("EnvVars.{proxy}");
+        if r.text(&key).is_some() && r.url(&key, &["http", "https", "socks5"]).is_none() {
+            env_vars.remove(proxy);
+        }
+    }
+    mirror_proxy_case(&mut env_vars);
+    env_vars
+}
+
+/// The registry mirror as a host with an optional path (a scheme or a
+/// trailing slash given is dropped).
+fn resolve_docker_registry(r: &mut Reader) -> Option<String> {
+    r.text("DockerRegistry").map(|reg| {
+        let trimmed = reg
+            .trim_start_matches("https://")
+            .trim_start_matches("http://")
+            .trim_end_matches('/')
+            .to_string();
+        if trimmed.is_empty()
+            || trimmed.contains(char::is_whitespace)
+            || trimmed.contains(':')
+                && trimmed
+                    .rsplit(':')
+                    .next()
+                    .is_some_and(|p| p.parse::<u16>().is_err())
+        {
+            r.problems.push(Problem::new(
+                "DockerRegistry",
+                Some(&Value::String(reg.clone())),
+                "is not a registry host",
+                "write a registry host with an optional path, e.g. registry.example.com/mirror",
+            ));
+        }
+        trimmed
+    })
+}
+
+/// The nodes' architecture; any when not given.
+fn resolve_arch(r: &mut Reader) -> Arch {
+    match r.text("Arch").as_deref() {
+        None => Arch::Any,
+        Some("amd64") => Arch::Amd64,
+        Some("arm64") | Some("aarch64") => Arch::Arm64,
+        Some(_) => {
+            r.problems.push(Problem::new(
+                "Arch",
+                r.text("Arch").map(Value::String).as_ref(),
+                "is not a supported architecture",
+                "use amd64 or arm64 (or leave it out for any)",
+            ));
+            Arch::Any
+        }
+    }
+}
+
+/// A name the platform keeps (the agent's, the runtime's): at most 63
+/// characters, no spaces.
+fn resolve_name(r: &mut Reader, key: &str, why: &str, example: &str) -> Option<String> {
+    let name = r.text(key);
+    if let Some(name) = &name {
+        if name.len() > 63 || name.contains(char::is_whitespace) {
+            r.problems.push(Problem::new(
+                key,
+                Some(&Value::String(name.clone())),
+                why,
+                format!("use at most 63 characters without spaces, e.g. {example}"),
+            ));
+        }
+    }
+    name
 }
 
 /// Proxies are read in both cases by different tools; set both.
@@ -756,65 +791,7 @@ fn resolve_app_proxy(r: &mut Reader, env_vars: &BTreeMap<String, String>) -> App
 }
 
 #[cfg(test)]
-mod secret_key_ref_tests {
-    use super::*;
-
-    fn load_text(text: &str) -> Result<Loaded, Problems> {
-        load(&Input {
-            files: vec![ValuesFile {
-                origin: "v.yaml".into(),
-                text: text.into(),
-            }],
-            ..Default::default()
-        })
-    }
-
-    #[test]
-    fn a_key_in_a_secret_of_the_users_is_read_from_there_and_pairs_with_a_value() {
-        let loaded = load_text(
-            "Storage:\n  Backend: ebs\n  AvailabilityZone: us-east-1a\n  AwsAccessKeyId: AKIA1\n  \
-             AwsSecretAccessKeySecretKeyRef: {Name: my-keys, Key: secret}\n",
-        )
-        .unwrap();
-        let creds = &loaded.values.storage.credentials;
-        assert_eq!(creds.aws_access_key_id, Some(Secret::new("AKIA1")));
-        let r = creds.aws_secret_access_key_ref.as_ref().unwrap();
-        assert_eq!((r.name.as_str(), r.key.as_str()), ("my-keys", "secret"));
-    }
-
-    #[test]
-    fn a_reference_beside_its_value_to_cf_runners_own_secret_or_alone_is_refused() {
-        let err = load_text(
-            "Storage:\n  Backend: ebs\n  AvailabilityZone: us-east-1a\n  AwsAccessKeyId: AKIA1\n  \
-             AwsSecretAccessKey: s\n  AwsAccessKeyIdSecretKeyRef: {Name: dind-volume-provisioner, Key: id}\n",
-        )
-        .unwrap_err();
-        let keys: Vec<&str> = err.0.iter().map(|p| p.key.as_str()).collect();
-        assert!(
-            keys.contains(&"Storage.AwsAccessKeyIdSecretKeyRef"),
-            "{err}"
-        );
-        assert!(
-            keys.contains(&"Storage.AwsAccessKeyIdSecretKeyRef.Name"),
-            "{err}"
-        );
-        let err = load_text(
-            "Storage:\n  Backend: ebs\n  AvailabilityZone: us-east-1a\n  \
-             AwsAccessKeyIdSecretKeyRef: {Name: mine, Key: id}\n",
-        )
-        .unwrap_err();
-        assert_eq!(err.0[0].key, "Storage.AwsSecretAccessKey", "{err}");
-        let err = load_text(
-            "Storage:\n  Backend: gcedisk\n  AvailabilityZone: us-central1-a\n  \
-             GoogleServiceAccountSecretKeyRef: {Name: mine}\n",
-        )
-        .unwrap_err();
-        assert_eq!(
-            err.0[0].key, "Storage.GoogleServiceAccountSecretKeyRef",
-            "{err}"
-        );
-    }
-}
+mod secret_key_ref_tests;
 
 /// Each values example (`values-examples/*.yaml`) as an [`Input`] of that
 /// one file, with its path: for tests that hold something true of them all.
@@ -841,33 +818,4 @@ pub(crate) fn example_inputs() -> Vec<(std::path::PathBuf, Input)> {
 }
 
 #[cfg(test)]
-mod load_merged_tests {
-    use super::*;
-
-    /// A dry-run loads the tree it merged to decide whether to ask
-    /// ([`load_merged`]) instead of parsing the files again ([`load`]):
-    /// both must give the same values, record, warnings and runtimes, for
-    /// every example and with overrides on top.
-    #[test]
-    fn loading_the_merged_tree_gives_what_loading_the_input_gives() {
-        let mut seen = 0;
-        for (path, example) in super::example_inputs() {
-            let input = Input {
-                set_values: vec!["EnvVars.EXTRA=1".into()],
-                overrides: vec![("Namespace".into(), Value::String("other".into()))],
-                ..example
-            };
-            let mut problems = Vec::new();
-            let tree = merge_layers(&input, &mut problems);
-            assert!(problems.is_empty(), "{}: {problems:?}", path.display());
-            assert_eq!(
-                format!("{:?}", load_merged(tree)),
-                format!("{:?}", load(&input)),
-                "{}",
-                path.display()
-            );
-            seen += 1;
-        }
-        assert!(seen >= 10, "only {seen} examples read");
-    }
-}
+mod load_merged_tests;

@@ -143,16 +143,7 @@ pub fn read_entry(
             "NodeSelector" | "Tolerations" | "StorageClass" | "Storage" => {
                 settings.insert(k.clone(), v.clone());
             }
-            _ => {
-                let close = ENTRY_KEYS.iter().find(|c| {
-                    strsim::jaro_winkler(&c.to_ascii_lowercase(), &k.to_ascii_lowercase()) > 0.85
-                });
-                let fix = match close {
-                    Some(c) => format!("did you mean `{c}`? (keys are case-sensitive)"),
-                    None => format!("use {}", ENTRY_KEYS.join(", ")),
-                };
-                problems.push(Problem::new(&key, None, "is not a key of a runtime", fix));
-            }
+            _ => problems.push(unknown_entry_key(&key, k)),
         }
     }
     if needs_namespace && out.namespace.is_none() {
@@ -182,6 +173,18 @@ pub fn read_entry(
     } else {
         Err(problems)
     }
+}
+
+/// A key no runtime entry has, with the one meant when it is close to one.
+fn unknown_entry_key(key: &str, k: &str) -> Problem {
+    let close = ENTRY_KEYS
+        .iter()
+        .find(|c| strsim::jaro_winkler(&c.to_ascii_lowercase(), &k.to_ascii_lowercase()) > 0.85);
+    let fix = match close {
+        Some(c) => format!("did you mean `{c}`? (keys are case-sensitive)"),
+        None => format!("use {}", ENTRY_KEYS.join(", ")),
+    };
+    Problem::new(key, None, "is not a key of a runtime", fix)
 }
 
 /// Validates an entry's own settings as `init`'s values: `NodeSelector`

@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use super::model::Reader;
+use super::model::reader::Reader;
 use super::secret_key_ref;
 use super::{
     cloud, is_dns_label, is_dns_subdomain, Backend, Problem, ProvisionerCredentials, Scheduling,
@@ -148,8 +148,49 @@ fn ebs(
     let volume_type = r.one_of("Storage.VolumeType", "gp2", &["gp2", "gp3", "io1", "io2"]);
     let iops = r.int("Storage.Iops");
     let throughput = r.int("Storage.Throughput");
+    check_ebs_performance(r, &volume_type, iops, throughput);
+    let encrypted = r.boolean("Storage.Encrypted", false);
+    let kms_key_id = r.text("Storage.KmsKeyId");
+    if let Some(key) = &kms_key_id {
+        if let Err(misfit) = cloud::kms_key(key) {
+            r.problems.push(Problem::new(
+                "Storage.KmsKeyId",
+                Some(&Value::String(key.clone())),
+                misfit.why,
+                misfit.fix,
+            ));
+        }
+    }
+    if kms_key_id.is_some() && !encrypted {
+        r.problems.push(Problem::new(
+            "Storage.KmsKeyId",
+            None,
+            "is set, but Storage.Encrypted is not true, so the key would be ignored",
+            "set Storage.Encrypted=true, or remove Storage.KmsKeyId",
+        ));
+    }
+    Backend::Ebs {
+        csi: backend_name == "ebs-csi",
+        availability_zone,
+        volume_type,
+        fs_type,
+        encrypted,
+        kms_key_id,
+        iops,
+        throughput,
+    }
+}
+
+/// IOPS and throughput only where the volume type takes them, and within
+/// the range it allows.
+fn check_ebs_performance(
+    r: &mut Reader,
+    volume_type: &str,
+    iops: Option<i64>,
+    throughput: Option<i64>,
+) {
     if let Some(iops) = iops {
-        let range = match volume_type.as_str() {
+        let range = match volume_type {
             "gp3" => Some((3000, 16000)),
             "io1" => Some((100, 64000)),
             "io2" => Some((100, 256000)),
@@ -189,36 +230,6 @@ fn ebs(
                 "pick a value from 125 to 1000",
             ));
         }
-    }
-    let encrypted = r.boolean("Storage.Encrypted", false);
-    let kms_key_id = r.text("Storage.KmsKeyId");
-    if let Some(key) = &kms_key_id {
-        if let Err(misfit) = cloud::kms_key(key) {
-            r.problems.push(Problem::new(
-                "Storage.KmsKeyId",
-                Some(&Value::String(key.clone())),
-                misfit.why,
-                misfit.fix,
-            ));
-        }
-    }
-    if kms_key_id.is_some() && !encrypted {
-        r.problems.push(Problem::new(
-            "Storage.KmsKeyId",
-            None,
-            "is set, but Storage.Encrypted is not true, so the key would be ignored",
-            "set Storage.Encrypted=true, or remove Storage.KmsKeyId",
-        ));
-    }
-    Backend::Ebs {
-        csi: backend_name == "ebs-csi",
-        availability_zone,
-        volume_type,
-        fs_type,
-        encrypted,
-        kms_key_id,
-        iops,
-        throughput,
     }
 }
 

@@ -221,14 +221,6 @@ enum Frame {
 pub fn parse_yaml(text: &str, origin: &str) -> Result<Value, Vec<Problem>> {
     use yaml_rust2::parser::{Event, Parser};
 
-    let syntax = |why: String| {
-        vec![Problem::new(
-            origin,
-            None,
-            format!("is not valid YAML: {why}"),
-            "fix the YAML syntax at the line and column shown",
-        )]
-    };
     if text.len() as u64 > MAX_INPUT_BYTES {
         return Err(vec![too_big(origin, text.len() as u64)]);
     }
@@ -241,32 +233,81 @@ pub fn parse_yaml(text: &str, origin: &str) -> Result<Value, Vec<Problem>> {
         return Err(vec![problem]);
     }
     let mut parser = Parser::new_from_str(text);
-    let mut stack: Vec<Frame> = Vec::new();
-    let mut anchors: std::collections::HashMap<usize, Value> = std::collections::HashMap::new();
-    let mut nodes = 0usize;
-    let mut documents = 0usize;
-    let mut root: Option<Value> = None;
-    let mut problems = Vec::new();
+    let mut reader = TreeReader::new(origin);
     loop {
-        let (event, mark) = match parser.next_token() {
-            Ok(e) => e,
-            Err(e) => {
-                return Err(syntax(format!(
+        let (event, mark) = parser.next_token().map_err(|e| {
+            not_valid(
+                origin,
+                format!(
                     "{} at line {} column {}",
                     e.info(),
                     e.marker().line(),
                     e.marker().col() + 1
-                )))
-            }
-        };
+                ),
+            )
+        })?;
+        if matches!(event, Event::StreamEnd) {
+            break;
+        }
         let line = mark.line();
-        // A finished node (scalar, alias, or closed collection) with its anchor.
-        let finished: Option<(Value, usize, bool)> = match event {
-            Event::StreamEnd => break,
-            Event::Nothing | Event::StreamStart | Event::DocumentEnd => None,
+        if let Some((value, anchor)) = reader.node(event, line)? {
+            reader.place(value, anchor, line)?;
+        }
+    }
+    reader.finish()
+}
+
+/// The answer for text the YAML reader refuses: `why` is its own word.
+fn not_valid(origin: &str, why: String) -> Vec<Problem> {
+    vec![Problem::new(
+        origin,
+        None,
+        format!("is not valid YAML: {why}"),
+        "fix the YAML syntax at the line and column shown",
+    )]
+}
+
+/// The tree as the events of one YAML text build it: the open maps and
+/// lists, the anchors seen, the count of values (aliases included) and
+/// every key written twice.
+struct TreeReader<'o> {
+    origin: &'o str,
+    stack: Vec<Frame>,
+    anchors: std::collections::HashMap<usize, Value>,
+    nodes: usize,
+    documents: usize,
+    root: Option<Value>,
+    problems: Vec<Problem>,
+}
+
+impl<'o> TreeReader<'o> {
+    fn new(origin: &'o str) -> Self {
+        TreeReader {
+            origin,
+            stack: Vec::new(),
+            anchors: std::collections::HashMap::new(),
+            nodes: 0,
+            documents: 0,
+            root: None,
+            problems: Vec::new(),
+        }
+    }
+
+    /// The node an event finishes (a scalar, an alias, or a closed
+    /// collection), with its anchor; `None` for an event that only opens
+    /// something or says nothing of the tree.
+    fn node(
+        &mut self,
+        event: yaml_rust2::parser::Event,
+        line: usize,
+    ) -> Result<Option<(Value, usize)>, Vec<Problem>> {
+        use yaml_rust2::parser::Event;
+        let origin = self.origin;
+        match event {
+            Event::StreamEnd | Event::Nothing | Event::StreamStart | Event::DocumentEnd => Ok(None),
             Event::DocumentStart => {
-                documents += 1;
-                if documents > 1 {
+                self.documents += 1;
+                if self.documents > 1 {
                     return Err(vec![Problem::new(
                         origin,
                         None,
@@ -276,84 +317,77 @@ pub fn parse_yaml(text: &str, origin: &str) -> Result<Value, Vec<Problem>> {
                         "keep one document per values file; pass several files with --values",
                     )]);
                 }
-                None
+                Ok(None)
             }
-            Event::MappingStart(anchor, tag) | Event::SequenceStart(anchor, tag)
+            Event::MappingStart(_, tag) | Event::SequenceStart(_, tag)
                 if tag
                     .as_ref()
                     .is_some_and(|t| !is_core_tag(t, &["map", "seq"])) =>
             {
-                let _ = anchor;
-                return Err(vec![unknown_tag(origin, tag.as_ref(), line)]);
+                Err(vec![unknown_tag(origin, tag.as_ref(), line)])
             }
-            Event::MappingStart(anchor, _) => {
-                if stack.len() >= MAX_DEPTH {
-                    return Err(vec![too_deep(origin, line)]);
-                }
-                stack.push(Frame::Map {
+            Event::MappingStart(anchor, _) => self.open(
+                Frame::Map {
                     map: Map::new(),
                     key: None,
                     lines: Vec::new(),
                     anchor,
-                });
-                None
-            }
-            Event::SequenceStart(anchor, _) => {
-                if stack.len() >= MAX_DEPTH {
-                    return Err(vec![too_deep(origin, line)]);
-                }
-                stack.push(Frame::Seq {
+                },
+                line,
+            ),
+            Event::SequenceStart(anchor, _) => self.open(
+                Frame::Seq {
                     items: Vec::new(),
                     anchor,
-                });
-                None
-            }
-            Event::MappingEnd => match stack.pop() {
-                Some(Frame::Map { map, anchor, .. }) => Some((Value::Object(map), anchor, false)),
-                _ => {
-                    return Err(syntax(format!(
-                        "a map closes where none is open at line {line}"
-                    )))
-                }
+                },
+                line,
+            ),
+            Event::MappingEnd => match self.stack.pop() {
+                Some(Frame::Map { map, anchor, .. }) => Ok(Some((Value::Object(map), anchor))),
+                _ => Err(not_valid(
+                    origin,
+                    format!("a map closes where none is open at line {line}"),
+                )),
             },
-            Event::SequenceEnd => match stack.pop() {
-                Some(Frame::Seq { items, anchor }) => Some((Value::Array(items), anchor, false)),
-                _ => {
-                    return Err(syntax(format!(
-                        "a list closes where none is open at line {line}"
-                    )))
-                }
+            Event::SequenceEnd => match self.stack.pop() {
+                Some(Frame::Seq { items, anchor }) => Ok(Some((Value::Array(items), anchor))),
+                _ => Err(not_valid(
+                    origin,
+                    format!("a list closes where none is open at line {line}"),
+                )),
             },
-            Event::Alias(id) => match anchors.get(&id) {
+            Event::Alias(id) => match self.anchors.get(&id) {
                 Some(v) => {
-                    nodes += count_nodes(v);
-                    Some((v.clone(), 0, true))
+                    self.nodes += count_nodes(v);
+                    Ok(Some((v.clone(), 0)))
                 }
-                None => return Err(syntax(format!("an alias names no anchor at line {line}"))),
+                None => Err(not_valid(
+                    origin,
+                    format!("an alias names no anchor at line {line}"),
+                )),
             },
             Event::Scalar(text, style, anchor, tag) => {
-                use yaml_rust2::scanner::TScalarStyle;
-                let value = match &tag {
-                    Some(t)
-                        if is_core_tag(t, &["str"]) || (t.handle == "!" && t.suffix.is_empty()) =>
-                    {
-                        Value::String(text)
-                    }
-                    Some(t) if is_core_tag(t, &["int", "float", "bool", "null"]) => {
-                        plain_scalar(text)
-                    }
-                    Some(_) => return Err(vec![unknown_tag(origin, tag.as_ref(), line)]),
-                    None if style == TScalarStyle::Plain => plain_scalar(text),
-                    None => Value::String(text),
-                };
-                Some((value, anchor, false))
+                Ok(Some((scalar(text, style, tag, origin, line)?, anchor)))
             }
-        };
-        let Some((value, anchor, _alias)) = finished else {
-            continue;
-        };
-        nodes += 1;
-        if nodes > MAX_NODES {
+        }
+    }
+
+    /// Opens a map or a list, unless it would nest deeper than a values
+    /// tree may.
+    fn open(&mut self, frame: Frame, line: usize) -> Result<Option<(Value, usize)>, Vec<Problem>> {
+        if self.stack.len() >= MAX_DEPTH {
+            return Err(vec![too_deep(self.origin, line)]);
+        }
+        self.stack.push(frame);
+        Ok(None)
+    }
+
+    /// Puts a finished node where it belongs: the root, the open list, or
+    /// the open map (as a key, or as the value of the key read before).
+    fn place(&mut self, value: Value, anchor: usize, line: usize) -> Result<(), Vec<Problem>> {
+        let origin = self.origin;
+        self.nodes += 1;
+        if self.nodes > MAX_NODES {
             return Err(vec![Problem::new(
                 origin,
                 None,
@@ -362,73 +396,115 @@ pub fn parse_yaml(text: &str, origin: &str) -> Result<Value, Vec<Problem>> {
             )]);
         }
         if anchor > 0 {
-            anchors.insert(anchor, value.clone());
+            self.anchors.insert(anchor, value.clone());
         }
         // A key written twice, with the line it was first written on; its
         // path is only worked out then (most values files have none).
-        let mut written_twice: Option<(usize, String)> = None;
-        match stack.last_mut() {
-            None => root = Some(value),
-            Some(Frame::Seq { items, .. }) => items.push(value),
+        let written_twice = match self.stack.last_mut() {
+            None => {
+                self.root = Some(value);
+                None
+            }
+            Some(Frame::Seq { items, .. }) => {
+                items.push(value);
+                None
+            }
             Some(Frame::Map {
                 map, key, lines, ..
             }) => match key.take() {
                 None => {
-                    let name = match value {
-                        Value::String(s) => s,
-                        Value::Number(n) => n.to_string(),
-                        Value::Bool(b) => b.to_string(),
-                        Value::Null => String::new(),
-                        other => {
-                            return Err(vec![Problem::new(
-                                origin,
-                                None,
-                                format!("has a {} used as a key at line {line}", kind_name(&other)),
-                                "keys are plain names such as `Namespace`",
-                            )])
-                        }
-                    };
+                    let name = key_name(value, origin, line)?;
                     // Every key before this one has its value: it is in `map`.
-                    if map.contains_key(&name) {
-                        let first = map
-                            .keys()
+                    let first = if map.contains_key(&name) {
+                        map.keys()
                             .position(|k| *k == name)
                             .and_then(|at| lines.get(at).copied())
-                            .unwrap_or(line);
-                        written_twice = Some((first, name.clone()));
+                            .or(Some(line))
                     } else {
                         lines.push(line);
-                    }
+                        None
+                    };
+                    let twice = first.map(|first| (first, name.clone()));
                     *key = Some((name, line));
+                    twice
                 }
                 Some((name, _)) => {
                     // The first one written stays; the duplicate is an error anyway.
                     map.entry(name).or_insert(value);
+                    None
                 }
             },
-        }
+        };
         if let Some((first, name)) = written_twice {
-            // The open maps and lists around the key's own map.
-            let path = frame_path(&stack[..stack.len() - 1]);
-            let at = if path.is_empty() {
-                name
-            } else {
-                format!("{path}.{name}")
-            };
-            problems.push(Problem::new(
-                &at,
-                None,
-                format!(
-                    "is written twice in {origin}, at lines {first} and {line}; cf-runner does not guess which one you meant"
-                ),
-                "keep one of the two lines",
-            ));
+            self.written_twice(first, name, line);
         }
+        Ok(())
     }
-    if !problems.is_empty() {
-        return Err(problems);
+
+    /// Notes a key written twice, by its path in the tree.
+    fn written_twice(&mut self, first: usize, name: String, line: usize) {
+        // The open maps and lists around the key's own map.
+        let path = frame_path(&self.stack[..self.stack.len() - 1]);
+        let at = if path.is_empty() {
+            name
+        } else {
+            format!("{path}.{name}")
+        };
+        self.problems.push(Problem::new(
+            &at,
+            None,
+            format!(
+                "is written twice in {}, at lines {first} and {line}; cf-runner does not guess which one you meant",
+                self.origin
+            ),
+            "keep one of the two lines",
+        ));
     }
-    Ok(root.unwrap_or(Value::Null))
+
+    /// The tree read, or every key written twice.
+    fn finish(self) -> Result<Value, Vec<Problem>> {
+        if !self.problems.is_empty() {
+            return Err(self.problems);
+        }
+        Ok(self.root.unwrap_or(Value::Null))
+    }
+}
+
+/// A scalar's value: a plain one typed as YAML types it (see
+/// [`plain_scalar`]), a quoted or `!!str` one kept as text.
+fn scalar(
+    text: String,
+    style: yaml_rust2::scanner::TScalarStyle,
+    tag: Option<yaml_rust2::parser::Tag>,
+    origin: &str,
+    line: usize,
+) -> Result<Value, Vec<Problem>> {
+    use yaml_rust2::scanner::TScalarStyle;
+    Ok(match &tag {
+        Some(t) if is_core_tag(t, &["str"]) || (t.handle == "!" && t.suffix.is_empty()) => {
+            Value::String(text)
+        }
+        Some(t) if is_core_tag(t, &["int", "float", "bool", "null"]) => plain_scalar(text),
+        Some(_) => return Err(vec![unknown_tag(origin, tag.as_ref(), line)]),
+        None if style == TScalarStyle::Plain => plain_scalar(text),
+        None => Value::String(text),
+    })
+}
+
+/// A map key as text; a map or a list used as a key is refused.
+fn key_name(value: Value, origin: &str, line: usize) -> Result<String, Vec<Problem>> {
+    match value {
+        Value::String(s) => Ok(s),
+        Value::Number(n) => Ok(n.to_string()),
+        Value::Bool(b) => Ok(b.to_string()),
+        Value::Null => Ok(String::new()),
+        other => Err(vec![Problem::new(
+            origin,
+            None,
+            format!("has a {} used as a key at line {line}", kind_name(&other)),
+            "keys are plain names such as `Namespace`",
+        )]),
+    }
 }
 
 /// The dotted path of the innermost open map's key, for messages.

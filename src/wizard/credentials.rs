@@ -45,72 +45,8 @@ impl Session<'_> {
             0,
         )?;
         match i {
-            0 => {
-                let key = format!("{SA_ANNOTATIONS}.eks\\.amazonaws\\.com/role-arn");
-                let checker = self.checker();
-                let validate = |s: &str| {
-                    cloud::iam_role_arn(s).map_err(|m| m.for_answer(s))?;
-                    checker.check(&key, Value::String(s.to_string()))
-                };
-                let arn = self.input(
-                    Question::new(
-                        "storage.role-arn",
-                        "IAM role ARN",
-                        "The role the provisioner's service account assumes (eks.amazonaws.com/role-arn).",
-                    ),
-                    "",
-                    &validate,
-                )?;
-                self.set(&key, Value::String(arn.clone()));
-                self.row("Provisioner credentials", format!("IRSA role {arn}"), false);
-            }
-            1 => {
-                let id_key = "Storage.AwsAccessKeyId";
-                let validate = |s: &str| {
-                    let ok = (16..=128).contains(&s.len())
-                        && s.chars()
-                            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit());
-                    if ok {
-                        Ok(())
-                    } else {
-                        Err(
-                            "an access key id is 16 or more capital letters and digits, e.g. AKIA…"
-                                .to_string(),
-                        )
-                    }
-                };
-                let id = self.input(
-                    Question::new(
-                        id_key,
-                        "AWS access key id",
-                        "Stored in a Secret in the namespace.",
-                    ),
-                    "",
-                    &validate,
-                )?;
-                let required = |s: &str| {
-                    if s.is_empty() {
-                        Err("the secret access key is needed with the key id".to_string())
-                    } else {
-                        Ok(())
-                    }
-                };
-                let secret = self.password(
-                    Question::new(
-                        "Storage.AwsSecretAccessKey",
-                        "AWS secret access key",
-                        "Not shown as you type; stored in the same Secret.",
-                    ),
-                    &required,
-                )?;
-                self.set(id_key, Value::String(id));
-                self.set("Storage.AwsSecretAccessKey", Value::String(secret));
-                self.row(
-                    "Provisioner credentials",
-                    "access keys (in a Secret)",
-                    false,
-                );
-            }
+            0 => self.ask_irsa_role()?,
+            1 => self.ask_aws_keys()?,
             _ => {
                 self.set(SA_ANNOTATIONS, json!({}));
                 self.row("Provisioner credentials", "the nodes' instance role", false);
@@ -141,58 +77,8 @@ impl Session<'_> {
             0,
         )?;
         match i {
-            0 => {
-                let key = format!("{SA_ANNOTATIONS}.iam\\.gke\\.io/gcp-service-account");
-                let checker = self.checker();
-                let validate = |s: &str| {
-                    cloud::gcp_service_account(s).map_err(|m| m.for_answer(s))?;
-                    checker.check(&key, Value::String(s.to_string()))
-                };
-                let email = self.input(
-                    Question::new(
-                        "storage.google-service-account",
-                        "Google service account",
-                        "Annotated as iam.gke.io/gcp-service-account on the provisioner's service account.",
-                    ),
-                    "",
-                    &validate,
-                )?;
-                self.set(&key, Value::String(email.clone()));
-                self.row(
-                    "Provisioner credentials",
-                    format!("Workload Identity {email}"),
-                    false,
-                );
-            }
-            1 => {
-                let key = "Storage.GoogleServiceAccount";
-                let checker = self.checker();
-                // The text validated is the text kept: the file is read once
-                // per answer, bounded and only if it is a regular file.
-                let read = std::cell::RefCell::new(String::new());
-                let validate = |s: &str| {
-                    let text = crate::input_file::read_regular_text(
-                        &expand_home(s),
-                        crate::values::tree::MAX_INPUT_BYTES,
-                    )
-                    .map_err(|e| format!("{s} {e}"))?;
-                    checker.check(key, Value::String(text.clone()))?;
-                    *read.borrow_mut() = text;
-                    Ok(())
-                };
-                let path = self.input(
-                    Question::new(
-                        "storage.key-file",
-                        "Key file",
-                        "The JSON key downloaded for the service account; its contents go into a Secret.",
-                    ),
-                    "",
-                    &validate,
-                )?;
-                let text = read.take();
-                self.set(key, Value::String(text));
-                self.row("Provisioner credentials", format!("key file {path}"), false);
-            }
+            0 => self.ask_workload_identity()?,
+            1 => self.ask_google_key_file()?,
             _ => {
                 self.set(SA_ANNOTATIONS, json!({}));
                 self.row(
@@ -204,6 +90,136 @@ impl Session<'_> {
         }
         Ok(())
     }
+    /// An IAM role for the provisioner's service account (IRSA).
+    fn ask_irsa_role(&mut self) -> Result<(), PromptError> {
+        let key = format!("{SA_ANNOTATIONS}.eks\\.amazonaws\\.com/role-arn");
+        let checker = self.checker();
+        let validate = |s: &str| {
+            cloud::iam_role_arn(s).map_err(|m| m.for_answer(s))?;
+            checker.check(&key, Value::String(s.to_string()))
+        };
+        let arn = self.input(
+            Question::new(
+                "storage.role-arn",
+                "IAM role ARN",
+                "The role the provisioner's service account assumes (eks.amazonaws.com/role-arn).",
+            ),
+            "",
+            &validate,
+        )?;
+        self.set(&key, Value::String(arn.clone()));
+        self.row("Provisioner credentials", format!("IRSA role {arn}"), false);
+        Ok(())
+    }
+
+    /// An IAM user's key pair, kept in a Secret.
+    fn ask_aws_keys(&mut self) -> Result<(), PromptError> {
+        let id_key = "Storage.AwsAccessKeyId";
+        let validate = |s: &str| {
+            let ok = (16..=128).contains(&s.len())
+                && s.chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit());
+            if ok {
+                Ok(())
+            } else {
+                Err(
+                    "an access key id is 16 or more capital letters and digits, e.g. AKIA…"
+                        .to_string(),
+                )
+            }
+        };
+        let id = self.input(
+            Question::new(
+                id_key,
+                "AWS access key id",
+                "Stored in a Secret in the namespace.",
+            ),
+            "",
+            &validate,
+        )?;
+        let required = |s: &str| {
+            if s.is_empty() {
+                Err("the secret access key is needed with the key id".to_string())
+            } else {
+                Ok(())
+            }
+        };
+        let secret = self.password(
+            Question::new(
+                "Storage.AwsSecretAccessKey",
+                "AWS secret access key",
+                "Not shown as you type; stored in the same Secret.",
+            ),
+            &required,
+        )?;
+        self.set(id_key, Value::String(id));
+        self.set("Storage.AwsSecretAccessKey", Value::String(secret));
+        self.row(
+            "Provisioner credentials",
+            "access keys (in a Secret)",
+            false,
+        );
+        Ok(())
+    }
+
+    /// A Google service account bound through Workload Identity.
+    fn ask_workload_identity(&mut self) -> Result<(), PromptError> {
+        let key = format!("{SA_ANNOTATIONS}.iam\\.gke\\.io/gcp-service-account");
+        let checker = self.checker();
+        let validate = |s: &str| {
+            cloud::gcp_service_account(s).map_err(|m| m.for_answer(s))?;
+            checker.check(&key, Value::String(s.to_string()))
+        };
+        let email = self.input(
+            Question::new(
+                "storage.google-service-account",
+                "Google service account",
+                "Annotated as iam.gke.io/gcp-service-account on the provisioner's service account.",
+            ),
+            "",
+            &validate,
+        )?;
+        self.set(&key, Value::String(email.clone()));
+        self.row(
+            "Provisioner credentials",
+            format!("Workload Identity {email}"),
+            false,
+        );
+        Ok(())
+    }
+
+    /// A service-account key file, its contents kept in a Secret.
+    fn ask_google_key_file(&mut self) -> Result<(), PromptError> {
+        let key = "Storage.GoogleServiceAccount";
+        let checker = self.checker();
+        // The text validated is the text kept: the file is read once
+        // per answer, bounded and only if it is a regular file.
+        let read = std::cell::RefCell::new(String::new());
+        let validate = |s: &str| {
+            let text = crate::input_file::read_regular_text(
+                &expand_home(s),
+                crate::values::tree::MAX_INPUT_BYTES,
+            )
+            .map_err(|e| format!("{s} {e}"))?;
+            checker.check(key, Value::String(text.clone()))?;
+            *read.borrow_mut() = text;
+            Ok(())
+        };
+        let path = self.input(
+            Question::new(
+                "storage.key-file",
+                "Key file",
+                "The JSON key downloaded for the service account; its contents go into a Secret.",
+            ),
+            "",
+            &validate,
+        )?;
+        let text = read.take();
+        self.set(key, Value::String(text));
+        self.row("Provisioner credentials", format!("key file {path}"), false);
+        Ok(())
+    }
+
     pub(super) fn ask_platform(&mut self) -> Result<(), PromptError> {
         self.section("Codefresh platform");
         let given = ["Token", "AgentToken"]

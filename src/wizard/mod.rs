@@ -323,72 +323,95 @@ pub fn run(
         }
         let context = s.ask_context()?;
         s.context = context.clone();
-        if let Some(agent) = s.ask_agent()? {
-            let namespace = s.ask_runtime_namespace(&agent)?;
-            s.ask_platform()?;
-            s.pending_section = None;
-            s.p.section("Summary");
-            s.p.summary(&s.rows);
-            s.section("Go");
-            match s.ask_next(context.as_deref(), false)? {
-                Next::Change => {
-                    s.p.note("Once more; Enter keeps your last answer.");
-                    let mut replies = s.replies;
-                    replies.remove("next");
-                    previous = replies;
-                    continue;
-                }
-                next => {
-                    return Ok(Plan {
-                        answers: s.answers,
-                        save_to: None,
-                        proceed: next == Next::Proceed,
-                        asked: s.asked,
-                        attach: Some(AttachTo {
-                            agent_namespace: agent,
-                            namespace,
-                        }),
-                    })
-                }
-            }
+        let ended = match s.ask_agent()? {
+            Some(agent) => s.attach_round(agent, context.as_deref())?,
+            None => s.install_round(context.as_deref())?,
+        };
+        match ended {
+            RoundEnd::Done(plan) => return Ok(plan),
+            RoundEnd::Again(replies) => previous = replies,
         }
-        s.ask_namespace()?;
-        let zone = s.ask_storage()?;
-        s.ask_proxies()?;
-        s.ask_extras(zone.as_deref())?;
-        s.ask_platform()?;
-        if s.asked == 0 {
-            return Ok(Plan {
-                answers: s.answers,
+    }
+}
+
+/// How a round of questions ended: with the plan, or with the answer
+/// "change", the replies given becoming the defaults of the next round.
+enum RoundEnd {
+    Done(Plan),
+    Again(HashMap<String, Reply>),
+}
+
+impl Session<'_> {
+    /// A round that attaches a runtime to the agent `agent`.
+    fn attach_round(
+        mut self,
+        agent: String,
+        context: Option<&str>,
+    ) -> Result<RoundEnd, PromptError> {
+        let namespace = self.ask_runtime_namespace(&agent)?;
+        self.ask_platform()?;
+        self.show_summary("Go");
+        match self.ask_next(context, false)? {
+            Next::Change => Ok(self.again()),
+            next => Ok(RoundEnd::Done(Plan {
+                answers: self.answers,
+                save_to: None,
+                proceed: next == Next::Proceed,
+                asked: self.asked,
+                attach: Some(AttachTo {
+                    agent_namespace: agent,
+                    namespace,
+                }),
+            })),
+        }
+    }
+
+    /// A round that installs a runner: namespace, storage, proxies,
+    /// extras and the platform, then where to save the answers.
+    fn install_round(mut self, context: Option<&str>) -> Result<RoundEnd, PromptError> {
+        self.ask_namespace()?;
+        let zone = self.ask_storage()?;
+        self.ask_proxies()?;
+        self.ask_extras(zone.as_deref())?;
+        self.ask_platform()?;
+        if self.asked == 0 {
+            return Ok(RoundEnd::Done(Plan {
+                answers: self.answers,
                 save_to: None,
                 proceed: true,
                 asked: 0,
                 attach: None,
-            });
+            }));
         }
-        s.pending_section = None;
-        s.p.section("Summary");
-        s.p.summary(&s.rows);
-        s.section("Save and go");
-        let save_to = s.ask_save()?;
-        match s.ask_next(context.as_deref(), save_to.is_some())? {
-            Next::Change => {
-                s.p.note("Once more; Enter keeps your last answer.");
-                let mut replies = s.replies;
-                // "Change" is not offered as the default of the next round.
-                replies.remove("next");
-                previous = replies;
-            }
-            next => {
-                return Ok(Plan {
-                    answers: s.answers,
-                    save_to,
-                    proceed: next == Next::Proceed,
-                    asked: s.asked,
-                    attach: None,
-                })
-            }
+        self.show_summary("Save and go");
+        let save_to = self.ask_save()?;
+        match self.ask_next(context, save_to.is_some())? {
+            Next::Change => Ok(self.again()),
+            next => Ok(RoundEnd::Done(Plan {
+                answers: self.answers,
+                save_to,
+                proceed: next == Next::Proceed,
+                asked: self.asked,
+                attach: None,
+            })),
         }
+    }
+
+    /// The summary of the answers, then the section of the last question.
+    fn show_summary(&mut self, last: &'static str) {
+        self.pending_section = None;
+        self.p.section("Summary");
+        self.p.summary(&self.rows);
+        self.section(last);
+    }
+
+    /// Another round, the replies given as its defaults.
+    fn again(self) -> RoundEnd {
+        self.p.note("Once more; Enter keeps your last answer.");
+        let mut replies = self.replies;
+        // "Change" is not offered as the default of the next round.
+        replies.remove("next");
+        RoundEnd::Again(replies)
     }
 }
 

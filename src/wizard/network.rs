@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 
 use super::session::{yes_no, Session};
-use super::{Choice, PromptError, Question};
+use super::{Choice, EnvProxies, PromptError, Question};
 
 const PROXY_KEYS: &[&str] = &[
     "EnvVars.HTTP_PROXY",
@@ -53,45 +53,11 @@ impl Session<'_> {
             ),
             env.any(),
         )?;
-        let mut set_any = false;
-        if use_proxy {
-            let suggestions = [
-                (
-                    "EnvVars.HTTP_PROXY",
-                    "HTTP proxy",
-                    "For plain-HTTP traffic, e.g. http://proxy.example.com:3128; empty for none.",
-                    env.http.clone().unwrap_or_default(),
-                ),
-                (
-                    "EnvVars.HTTPS_PROXY",
-                    "HTTPS proxy",
-                    "For HTTPS traffic (the Codefresh platform, registries); empty for none.",
-                    env.https.clone().or(env.http.clone()).unwrap_or_default(),
-                ),
-                (
-                    "EnvVars.NO_PROXY",
-                    "No proxy for",
-                    "Hosts, domains and CIDRs reached directly, comma-separated.",
-                    env.no_proxy
-                        .clone()
-                        .unwrap_or_else(|| "localhost,127.0.0.1,.svc,.cluster.local".into()),
-                ),
-            ];
-            let mut shown = Vec::new();
-            for (key, prompt, help, default) in suggestions {
-                let checker = self.checker();
-                let validate = |s: &str| checker.check_unless_empty(key, s);
-                let v = self.input(Question::new(key, prompt, help), &default, &validate)?;
-                if !v.is_empty() {
-                    shown.push(format!("{}={v}", key.trim_start_matches("EnvVars.")));
-                    self.set(key, Value::String(v));
-                    set_any = true;
-                }
-            }
-            if set_any {
-                self.row("Proxy", shown.join(" "), false);
-            }
-        }
+        let set_any = if use_proxy {
+            self.ask_proxy_addresses(&env)?
+        } else {
+            false
+        };
         if !set_any {
             // An explicit empty map records "no proxy", so a replay of the
             // saved values does not ask again.
@@ -102,6 +68,50 @@ impl Session<'_> {
         }
         Ok(())
     }
+
+    /// The proxies to use, each suggested from the environment; `true`
+    /// when any was set.
+    fn ask_proxy_addresses(&mut self, env: &EnvProxies) -> Result<bool, PromptError> {
+        let mut set_any = false;
+        let suggestions = [
+            (
+                "EnvVars.HTTP_PROXY",
+                "HTTP proxy",
+                "For plain-HTTP traffic, e.g. http://proxy.example.com:3128; empty for none.",
+                env.http.clone().unwrap_or_default(),
+            ),
+            (
+                "EnvVars.HTTPS_PROXY",
+                "HTTPS proxy",
+                "For HTTPS traffic (the Codefresh platform, registries); empty for none.",
+                env.https.clone().or(env.http.clone()).unwrap_or_default(),
+            ),
+            (
+                "EnvVars.NO_PROXY",
+                "No proxy for",
+                "Hosts, domains and CIDRs reached directly, comma-separated.",
+                env.no_proxy
+                    .clone()
+                    .unwrap_or_else(|| "localhost,127.0.0.1,.svc,.cluster.local".into()),
+            ),
+        ];
+        let mut shown = Vec::new();
+        for (key, prompt, help, default) in suggestions {
+            let checker = self.checker();
+            let validate = |s: &str| checker.check_unless_empty(key, s);
+            let v = self.input(Question::new(key, prompt, help), &default, &validate)?;
+            if !v.is_empty() {
+                shown.push(format!("{}={v}", key.trim_start_matches("EnvVars.")));
+                self.set(key, Value::String(v));
+                set_any = true;
+            }
+        }
+        if set_any {
+            self.row("Proxy", shown.join(" "), false);
+        }
+        Ok(set_any)
+    }
+
     pub(super) fn ask_app_proxy(&mut self) -> Result<(), PromptError> {
         let host_given = self.given_text("AppProxy.Ingress.Host");
         let enabled = match self.given_bool("AppProxy.Enabled") {
@@ -126,41 +136,48 @@ impl Session<'_> {
         }
         match host_given {
             Some(h) => self.row("App-proxy host", h, true),
-            None => {
-                let key = "AppProxy.Ingress.Host";
-                let checker = self.checker();
-                let validate = |s: &str| {
-                    if s.is_empty() {
-                        return Err(
-                            "the app-proxy needs a host name, e.g. app-proxy.example.com".into(),
-                        );
-                    }
-                    checker.check(key, Value::String(s.to_string()))
-                };
-                let host = self.input(
-                    Question::new(
-                        key,
-                        "App-proxy host",
-                        "The DNS name its Ingress serves; point it at your ingress controller.",
-                    ),
-                    "",
-                    &validate,
-                )?;
-                self.set(key, Value::String(host.clone()));
-                self.row("App-proxy host", host, false);
-            }
+            None => self.ask_app_proxy_host()?,
         }
+        self.ask_ingress_class()
+    }
+
+    /// The DNS name the app-proxy's Ingress serves.
+    fn ask_app_proxy_host(&mut self) -> Result<(), PromptError> {
+        let key = "AppProxy.Ingress.Host";
+        let checker = self.checker();
+        let validate = |s: &str| {
+            if s.is_empty() {
+                return Err("the app-proxy needs a host name, e.g. app-proxy.example.com".into());
+            }
+            checker.check(key, Value::String(s.to_string()))
+        };
+        let host = self.input(
+            Question::new(
+                key,
+                "App-proxy host",
+                "The DNS name its Ingress serves; point it at your ingress controller.",
+            ),
+            "",
+            &validate,
+        )?;
+        self.set(key, Value::String(host.clone()));
+        self.row("App-proxy host", host, false);
+        Ok(())
+    }
+
+    /// The ingress class of the app-proxy's Ingress: one of the cluster's,
+    /// or its default (empty).
+    fn ask_ingress_class(&mut self) -> Result<(), PromptError> {
         let key = "AppProxy.Ingress.IngressClass";
+        let shown = |c: String| {
+            if c.is_empty() {
+                "cluster default".to_string()
+            } else {
+                c
+            }
+        };
         if let Some(c) = self.given_text(key) {
-            self.row(
-                "Ingress class",
-                if c.is_empty() {
-                    "cluster default".into()
-                } else {
-                    c
-                },
-                true,
-            );
+            self.row("Ingress class", shown(c), true);
             return Ok(());
         }
         let help = "Which ingress controller serves it.";
@@ -199,15 +216,7 @@ impl Session<'_> {
         // Empty text counts as unset in the values, and records the answer
         // so a replay of the saved values does not ask again.
         self.set(key, Value::String(class.clone()));
-        self.row(
-            "Ingress class",
-            if class.is_empty() {
-                "cluster default".to_string()
-            } else {
-                class
-            },
-            false,
-        );
+        self.row("Ingress class", shown(class), false);
         Ok(())
     }
 }

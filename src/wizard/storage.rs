@@ -35,54 +35,11 @@ impl Session<'_> {
                 self.row("Storage", b.clone(), true);
                 b
             }
-            None => {
-                let facts = self.facts();
-                let existing: Vec<&StorageClassFact> = facts
-                    .storage_classes
-                    .iter()
-                    .filter(|c| !c.name.starts_with("dind-local-volumes-runner"))
-                    .collect();
-                let mut choices: Vec<Choice> =
-                    BACKENDS.iter().map(|(n, h)| Choice::new(*n, *h)).collect();
-                for class in &existing {
-                    choices.push(Choice::new(
-                        format!("StorageClass {}", class.name),
-                        format!(
-                            "existing, by {}{}; no provisioner is installed",
-                            class.provisioner,
-                            if class.is_default {
-                                ", the default"
-                            } else {
-                                ""
-                            }
-                        ),
-                    ));
-                }
-                let suggested = suggested_backend(&facts);
-                let default = BACKENDS
-                    .iter()
-                    .position(|(n, _)| *n == suggested)
-                    .unwrap_or(0);
-                let help = if suggested == "local" {
-                    "Where builds keep their docker cache between runs.".to_string()
-                } else {
-                    format!(
-                        "Where builds keep their docker cache between runs; {suggested} is suggested from the cluster's StorageClasses."
-                    )
-                };
-                let q = Question::new("Storage.Backend", "Storage backend", help);
-                let i = self.select(q, &choices, default)?;
-                if i >= BACKENDS.len() {
-                    let class = existing[i - BACKENDS.len()].name.clone();
-                    self.set("StorageClass", Value::String(class.clone()));
-                    self.row("Storage", format!("StorageClass {class}"), false);
-                    return Ok(None);
-                }
-                let b = BACKENDS[i].0.to_string();
-                self.set("Storage.Backend", Value::String(b.clone()));
-                self.row("Storage", b.clone(), false);
-                b
-            }
+            None => match self.ask_backend()? {
+                Some(b) => b,
+                // An existing StorageClass: nothing more to ask.
+                None => return Ok(None),
+            },
         };
         match backend.as_str() {
             "local" => {
@@ -97,66 +54,128 @@ impl Session<'_> {
             }
             "gcedisk" => {
                 let zone = self.ask_zone("us-central1-a")?;
-                self.pick(
-                    "Storage.VolumeType",
-                    "Disk type",
-                    Question::new(
-                        "Storage.VolumeType",
-                        "Disk type",
-                        "pd-ssd is fastest; pd-balanced is cheaper with good speed.",
-                    ),
-                    &[
-                        ("pd-ssd", "SSD"),
-                        ("pd-balanced", "SSD, cheaper per GB"),
-                        ("pd-standard", "HDD"),
-                    ],
-                    "pd-ssd",
-                )?;
-                self.ask_google_credentials()?;
+                self.ask_gce_disk()?;
                 Ok(zone)
             }
             "azuredisk" => {
-                self.pick(
-                    "Storage.SkuName",
-                    "Disk SKU",
-                    Question::new(
-                        "Storage.SkuName",
-                        "Disk SKU",
-                        "The kind of managed disk; Premium_LRS is fast SSD in one zone.",
-                    ),
-                    &[
-                        ("Premium_LRS", "premium SSD"),
-                        ("StandardSSD_LRS", "standard SSD"),
-                        ("Standard_LRS", "HDD"),
-                        ("Premium_ZRS", "premium SSD, zone-redundant"),
-                        ("StandardSSD_ZRS", "standard SSD, zone-redundant"),
-                        ("UltraSSD_LRS", "ultra disk"),
-                    ],
-                    "Premium_LRS",
-                )?;
-                self.pick(
-                    "Storage.CachingMode",
-                    "Host caching",
-                    Question::new(
-                        "Storage.CachingMode",
-                        "Host caching",
-                        "Disk caching on the node; None suits build volumes.",
-                    ),
-                    &[("None", ""), ("ReadOnly", ""), ("ReadWrite", "")],
-                    "None",
-                )?;
-                self.flag(
-                    "Storage.VolumeProvisioner.MountAzureJson",
-                    "Azure credentials",
-                    "Use the nodes' /etc/kubernetes/azure.json for Azure credentials?",
-                    "The provisioner needs Azure rights to create disks; on AKS the nodes' azure.json has them.",
-                    true,
-                )?;
+                self.ask_azure_disk()?;
                 Ok(None)
             }
             // Not a backend: validation names it once the questions are done.
             _ => Ok(None),
         }
+    }
+
+    /// The backend, or one of the cluster's StorageClasses (then `None`:
+    /// it is set, and no provisioner is installed).
+    fn ask_backend(&mut self) -> Result<Option<String>, PromptError> {
+        let facts = self.facts();
+        let existing: Vec<&StorageClassFact> = facts
+            .storage_classes
+            .iter()
+            .filter(|c| !c.name.starts_with("dind-local-volumes-runner"))
+            .collect();
+        let mut choices: Vec<Choice> = BACKENDS.iter().map(|(n, h)| Choice::new(*n, *h)).collect();
+        for class in &existing {
+            choices.push(Choice::new(
+                format!("StorageClass {}", class.name),
+                format!(
+                    "existing, by {}{}; no provisioner is installed",
+                    class.provisioner,
+                    if class.is_default {
+                        ", the default"
+                    } else {
+                        ""
+                    }
+                ),
+            ));
+        }
+        let suggested = suggested_backend(&facts);
+        let default = BACKENDS
+            .iter()
+            .position(|(n, _)| *n == suggested)
+            .unwrap_or(0);
+        let help = if suggested == "local" {
+            "Where builds keep their docker cache between runs.".to_string()
+        } else {
+            format!(
+                "Where builds keep their docker cache between runs; {suggested} is suggested from the cluster's StorageClasses."
+            )
+        };
+        let q = Question::new("Storage.Backend", "Storage backend", help);
+        let i = self.select(q, &choices, default)?;
+        if i >= BACKENDS.len() {
+            let class = existing[i - BACKENDS.len()].name.clone();
+            self.set("StorageClass", Value::String(class.clone()));
+            self.row("Storage", format!("StorageClass {class}"), false);
+            return Ok(None);
+        }
+        let b = BACKENDS[i].0.to_string();
+        self.set("Storage.Backend", Value::String(b.clone()));
+        self.row("Storage", b.clone(), false);
+        Ok(Some(b))
+    }
+
+    /// A Google persistent disk's type, then the credentials to make it.
+    fn ask_gce_disk(&mut self) -> Result<(), PromptError> {
+        self.pick(
+            "Storage.VolumeType",
+            "Disk type",
+            Question::new(
+                "Storage.VolumeType",
+                "Disk type",
+                "pd-ssd is fastest; pd-balanced is cheaper with good speed.",
+            ),
+            &[
+                ("pd-ssd", "SSD"),
+                ("pd-balanced", "SSD, cheaper per GB"),
+                ("pd-standard", "HDD"),
+            ],
+            "pd-ssd",
+        )?;
+        self.ask_google_credentials()
+    }
+
+    /// An Azure managed disk's SKU and caching, and where the provisioner
+    /// gets its Azure rights.
+    fn ask_azure_disk(&mut self) -> Result<(), PromptError> {
+        self.pick(
+            "Storage.SkuName",
+            "Disk SKU",
+            Question::new(
+                "Storage.SkuName",
+                "Disk SKU",
+                "The kind of managed disk; Premium_LRS is fast SSD in one zone.",
+            ),
+            &[
+                ("Premium_LRS", "premium SSD"),
+                ("StandardSSD_LRS", "standard SSD"),
+                ("Standard_LRS", "HDD"),
+                ("Premium_ZRS", "premium SSD, zone-redundant"),
+                ("StandardSSD_ZRS", "standard SSD, zone-redundant"),
+                ("UltraSSD_LRS", "ultra disk"),
+            ],
+            "Premium_LRS",
+        )?;
+        self.pick(
+            "Storage.CachingMode",
+            "Host caching",
+            Question::new(
+                "Storage.CachingMode",
+                "Host caching",
+                "Disk caching on the node; None suits build volumes.",
+            ),
+            &[("None", ""), ("ReadOnly", ""), ("ReadWrite", "")],
+            "None",
+        )?;
+        self.flag(
+            "Storage.VolumeProvisioner.MountAzureJson",
+            "Azure credentials",
+            "Use the nodes' /etc/kubernetes/azure.json for Azure credentials?",
+            "The provisioner needs Azure rights to create disks; on AKS the nodes' azure.json has them.",
+            true,
+        )?;
+        Ok(())
     }
 
     fn ask_local_dir(&mut self) -> Result<(), PromptError> {

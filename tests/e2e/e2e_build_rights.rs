@@ -1,15 +1,15 @@
 //! What each account cf-runner makes may do, asked of the real API server
 //! with `kubectl auth can-i` (issue: security round three, class 6 and the
-//! trust boundaries of the README).
+//! trust boundaries of the guide's security page).
 //!
 //! Two installs are made: the recommended layout for one agent over many
 //! runtimes (the agent alone in its namespace, a runtime attached in
 //! another), and the old layout (an agent with a runtime of its own, so
 //! builds run beside the agent) that `runtime attach` now refuses unless
 //! `--allow-builds-to-read-tokens` says so. For every ServiceAccount
-//! cf-runner made, the answers must be the table in the README's section
-//! "Trust boundaries" (so the page cannot drift from what the cluster
-//! grants); and every token a build account can read must give no right to
+//! cf-runner made, the answers must be the table in docs/guide/security.md,
+//! section "Trust boundaries" (so the page cannot drift from what the
+//! cluster grants); and every token a build account can read must give no right to
 //! create pods outside that build's own namespace. The old layout shows
 //! that the check finds the leak it is meant to find.
 
@@ -40,7 +40,7 @@ fn strings(list: &[&str]) -> Vec<String> {
     list.iter().map(|s| s.to_string()).collect()
 }
 
-/// The questions asked of every account, as the README's columns: `own`
+/// The questions asked of every account, as the rights table's columns: `own`
 /// is the account's namespace, `other` the other namespace of the install
 /// (the runtime's for the agent's accounts, the agent's for the
 /// runtime's), `elsewhere` a namespace cf-runner never touched.
@@ -128,15 +128,17 @@ async fn rows(
     out
 }
 
-/// The table between the markers of the README's section.
-fn readme_table() -> Vec<String> {
-    let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
-    let start = readme
+/// The table between the markers of the security page's section.
+fn documented_table() -> Vec<String> {
+    let page = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/guide/security.md"),
+    )
+    .unwrap();
+    let start = page
         .find("<!-- rights:begin -->")
-        .expect("README has the rights table");
-    let end = readme.find("<!-- rights:end -->").unwrap();
-    readme[start..end]
+        .expect("docs/guide/security.md has the rights table");
+    let end = page.find("<!-- rights:end -->").unwrap();
+    page[start..end]
         .lines()
         .filter(|l| l.starts_with("| `"))
         .map(str::to_string)
@@ -227,7 +229,8 @@ fn token_namespace(token: &str) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
-async fn no_build_can_create_pods_outside_its_namespace_and_the_readme_says_each_accounts_rights() {
+async fn no_build_can_create_pods_outside_its_namespace_and_the_security_page_says_each_accounts_rights(
+) {
     let cp = controlplane::shared();
     let fake = FakePlatform::start(TOKEN);
     let home = tempfile::tempdir().unwrap();
@@ -291,8 +294,8 @@ async fn no_build_can_create_pods_outside_its_namespace_and_the_readme_says_each
     eprintln!("| account | {} |\n{}", header.join(" | "), table.join("\n"));
     assert_eq!(
         table,
-        readme_table(),
-        "the README's rights table is not what the cluster grants"
+        documented_table(),
+        "the rights table of docs/guide/security.md is not what the cluster grants"
     );
     assert_eq!(
         leaks(cp, &shared, &[&shared, &second, &elsewhere]).await,

@@ -134,7 +134,7 @@ async fn the_export_folder_and_stream_apply_with_kubectl_as_they_are() {
     );
     assert!(spec.contains("runtimeScheduler"), "{spec}");
 
-    // As the README says to apply it.
+    // As docs/guide/dry-run-and-helm.md says to apply it.
     let applied = cp
         .kubectl()
         .args([

@@ -212,7 +212,7 @@ async fn an_rbac_denial_names_the_object_and_the_verb() {
         "--agent-token",
         AGENT_TOKEN,
         "--no-wait",
-        // Past the preflight, which would stop it first (tests/e2e_check.rs).
+        // Past the preflight, which would stop it first (tests/e2e_quiet/e2e_check.rs).
         "--skip-cluster-test",
     ])
     .output()

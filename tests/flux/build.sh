@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds (or reuses) Flux's source-controller and kustomize-controller, for
-# the fleet end-to-end test (tests/e2e_fleet.rs), from their Go modules.
+# the fleet end-to-end test (tests/e2e/e2e_fleet.rs), from their Go modules.
 #
 # v1.9.6 of both: v1.10.x needs a newer Go and fluxcd/pkg versions the
 # module proxy does not serve. `go install module@version` refuses modules

@@ -91,6 +91,18 @@ fn root_help_lists_every_subcommand() {
     }
 }
 
+/// The examples live in each command's long help; the root's help stays a
+/// list of commands that fits a screen, with or without `--help`.
+#[test]
+fn root_help_stays_a_short_list_without_examples() {
+    for flag in ["--help", "-h"] {
+        let help = help_of(&[flag]);
+        assert!(!help.contains("Examples:"), "cf-runner {flag}:\n{help}");
+        let lines = help.lines().count();
+        assert!(lines <= 40, "cf-runner {flag} is {lines} lines:\n{help}");
+    }
+}
+
 #[test]
 fn help_subcommand_matches_help_flag() {
     assert_eq!(help_of(&["help", "init"]), help_of(&["init", "--help"]));

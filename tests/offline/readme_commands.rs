@@ -1,12 +1,13 @@
-//! Every `cf-runner` command line of the README, run as a new user would
-//! type it (in a folder with the repository's `values-examples/`), so the
-//! README cannot drift from the binary again. There is no cluster and no
+//! Every `cf-runner` command line of the README and of the guide
+//! (`docs/guide/*.md`), run as a new user would type it (in a folder with
+//! the repository's `values-examples/`), so neither can drift from the
+//! binary again. There is no cluster and no
 //! platform: the kubeconfig, `CF_URL` and a proxy for everything else point
 //! at an address nothing listens on, so nothing leaves the machine. Each
 //! line has its expected outcome in [`expected`]: the exit code and what the
 //! user reads, so a line that fails another way (bad input, a usage error,
 //! a crash, a failure before the step it should reach) fails the test, and
-//! a README line without an expectation fails it too.
+//! a line without an expectation fails it too.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -15,10 +16,38 @@ fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The command lines of the README's `sh` blocks that run cf-runner
-/// (`\` continuations joined; `cargo run --release --` read as cf-runner).
+/// The documents a user reads commands from: the README, then every page
+/// of the guide (sorted, so a failure names the same first page each run).
+fn documents() -> Vec<PathBuf> {
+    let mut guide: Vec<PathBuf> = std::fs::read_dir(repo().join("docs/guide"))
+        .expect("docs/guide/ exists")
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "md"))
+        .collect();
+    guide.sort();
+    let mut all = vec![repo().join("README.md")];
+    all.extend(guide);
+    all
+}
+
+/// The command lines of every document's `sh` blocks that run cf-runner,
+/// each once, in the order first met (a line in two pages is one run).
 fn readme_commands() -> Vec<String> {
-    let text = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let mut out: Vec<String> = Vec::new();
+    for document in documents() {
+        let text = std::fs::read_to_string(&document).unwrap();
+        for command in sh_commands(&text) {
+            if !out.contains(&command) {
+                out.push(command);
+            }
+        }
+    }
+    out
+}
+
+/// The command lines of one document's `sh` blocks that run cf-runner
+/// (`\` continuations joined; `cargo run --release --` read as cf-runner).
+fn sh_commands(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut in_sh = false;
     let mut pending = String::new();
@@ -57,14 +86,14 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-/// What running a README line here must do: its exit code, and texts its
+/// What running a document's line here must do: its exit code, and texts its
 /// output (stdout and stderr) holds.
 struct Expect {
     code: i32,
     says: &'static [&'static str],
 }
 
-/// The outcome of each README line without a cluster or a platform. Lines
+/// The outcome of each documented line without a cluster or a platform. Lines
 /// that render succeed; lines that need the platform stop at the token
 /// check; lines that need the cluster stop at their first call to it, each
 /// with the words it says there.
@@ -91,7 +120,8 @@ fn expected(command: &str) -> Option<Expect> {
     match command {
         // No fleet.yaml in the test's folder: refused, naming the flag.
         "cf-runner fleet register --fleet fleet.yaml --output-dir fleet   # CF_API_KEY or --token"
-        | "cf-runner fleet export   --fleet fleet.yaml --output-dir fleet" => {
+        | "cf-runner fleet export   --fleet fleet.yaml --output-dir fleet"
+        | "cf-runner fleet retire --fleet fleet.yaml --output-dir fleet" => {
             e(2, &["--fleet", "fleet.yaml"])
         }
         "cf-runner init --dry-run --yes --values values-examples/local.yaml"
@@ -104,7 +134,9 @@ fn expected(command: &str) -> Option<Expect> {
         "cf-runner init --values values-examples/local.yaml --dry-run --generate-helm-values-file generated_values.yaml" => {
             e(0, &["generated_values.yaml"])
         }
-        "cf-runner init --values values-examples/local.yaml --yes"
+        // No terminal: the wizard asks nothing and goes on as `--yes` does.
+        "cf-runner init"
+        | "cf-runner init --values values-examples/local.yaml --yes"
         | "cf-runner init --values values-examples/local.yaml --yes --token \"$CF_API_KEY\"" => {
             e(1, no_platform)
         }
@@ -126,7 +158,31 @@ fn expected(command: &str) -> Option<Expect> {
                 "creating Lease/cf-runner-lock failed",
             ],
         ),
-        "cf-runner info" => e(1, &["looking for installations at https://127.0.0.1:1/ failed"]),
+        "cf-runner info" | "cf-runner info --wait --timeout 5m" => {
+            e(1, &["looking for installations at https://127.0.0.1:1/ failed"])
+        }
+        // Both renewals read the install's record first.
+        "cf-runner renew certificate --kube-namespace codefresh"
+        | "cf-runner renew agent-token --kube-namespace codefresh" => e(
+            1,
+            &["reading Secret/cf-runner-values in namespace codefresh failed"],
+        ),
+        "cf-runner test-pipeline --kube-namespace codefresh" => e(
+            1,
+            &[
+                "reading the installation failed",
+                "reading Secret/cf-runner-values in namespace codefresh failed",
+            ],
+        ),
+        // `adopt` first reads what another tool left in the namespace.
+        "cf-runner adopt --kube-namespace codefresh --dry-run"
+        | "cf-runner adopt --kube-namespace codefresh --token \"$CF_API_KEY\" --yes" => e(
+            1,
+            &[
+                "reading the namespace failed",
+                "listing Deployments in namespace codefresh failed",
+            ],
+        ),
         "cf-runner info --kube-namespace codefresh -o json" => e(1, no_installation),
         "cf-runner delete --kube-namespace codefresh --yes" => e(1, no_lock),
         "cf-runner support-bundle --kube-namespace codefresh" => e(
@@ -147,7 +203,7 @@ fn expected(command: &str) -> Option<Expect> {
         "cf-runner runtime attach --agent-namespace codefresh --agent-context hub  --kube-context-name build-cluster --kube-namespace builds" => {
             e(2, &["hub"])
         }
-        // The README's runtimes file is not in the folder.
+        // The guide's runtimes file is not in the folder.
         "cf-runner runtime attach --agent-namespace codefresh -f runtimes.yaml" => {
             e(2, &["--values", "runtimes.yaml", "could not be read"])
         }
@@ -173,9 +229,10 @@ fn expected(command: &str) -> Option<Expect> {
 #[test]
 fn every_readme_command_line_does_what_it_does_without_a_cluster() {
     let commands = readme_commands();
+    // The README alone has a handful; the guide shows every command.
     assert!(
-        commands.len() >= 10,
-        "found only {} cf-runner lines in the README: {commands:?}",
+        commands.len() >= 35,
+        "found only {} distinct cf-runner lines in the README and docs/guide/: {commands:?}",
         commands.len()
     );
     let bin = crate::support::cli::binary();
@@ -195,7 +252,7 @@ fn every_readme_command_line_does_what_it_does_without_a_cluster() {
             &repo().join("values-examples"),
             &work.path().join("values-examples"),
         );
-        // The README's `--set-file Storage.GoogleServiceAccount=key.json`.
+        // The guide's `--set-file Storage.GoogleServiceAccount=key.json`.
         std::fs::write(
             work.path().join("key.json"),
             r#"{"type": "service_account", "project_id": "readme", "private_key": "-----BEGIN PRIVATE KEY-----\nx\n-----END PRIVATE KEY-----\n", "client_email": "readme@readme.iam.gserviceaccount.com"}"#,
@@ -265,6 +322,6 @@ fn every_readme_command_line_does_what_it_does_without_a_cluster() {
     }
     assert!(
         unknown.is_empty(),
-        "README lines without an expected outcome (add them to `expected`): {unknown:#?}"
+        "lines of the README or docs/guide/ without an expected outcome (add them to `expected`): {unknown:#?}"
     );
 }

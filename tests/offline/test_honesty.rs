@@ -1,5 +1,5 @@
 //! The end-to-end tests are the outer ring: with `CF_RUNNER_SKIP_E2E=1`
-//! (fast tests alone, see README) each must be reported as ignored, never
+//! (fast tests alone, see CONTRIBUTING.md) each must be reported as ignored, never
 //! as passed. That works only while every test in an `e2e_*.rs` file carries
 //! `#[cfg_attr(skip_e2e, ignore = ...)]` (see `build.rs`), those that need no
 //! cluster too (the whole outer ring is skipped), wherever the file is:

@@ -122,7 +122,7 @@ fn every_example_names_the_schema_and_validates() {
     }
 }
 
-/// The shape mistakes of `tests/bad_input.rs` (types, enums, unknown keys),
+/// The shape mistakes of `tests/offline/bad_input.rs` (types, enums, unknown keys),
 /// written as values files, with the key the validator names.
 const SHAPE_MISTAKES: &[(&str, &str, &str)] = &[
     ("unknown_key_gets_did_you_mean", "Storage:\n  Backnd: ebs\n", "Storage.Backnd"),

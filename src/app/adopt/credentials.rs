@@ -10,13 +10,14 @@
 //! is written: moving without it would leave a provisioner that makes no
 //! volume.
 
+pub(crate) mod provisioner;
+
 use std::collections::BTreeSet;
 
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 
-use crate::app::adopt::objects::{component_of, in_namespace, kind, name};
-use crate::app::session::connect;
-use crate::app::session::outcome::Outcome;
+use crate::app::adopt::objects::{in_namespace, kind, name};
+use crate::app::session::outcome::{Doing, Outcome};
 use crate::cluster;
 use crate::render;
 use crate::values::{self, Problem, Problems};
@@ -132,42 +133,6 @@ impl Credential {
     }
 }
 
-/// The environment variables that hand the provisioner a key, the values
-/// key that carries each, and the key of cf-runner's Secret it goes to.
-const KEY_ENV: &[(&str, &str, &str, &str)] = &[
-    (
-        "AWS_ACCESS_KEY_ID",
-        "Storage.AwsAccessKeyId",
-        "aws_access_key_id",
-        "the volume provisioner's AWS access key id",
-    ),
-    (
-        "AWS_SECRET_ACCESS_KEY",
-        "Storage.AwsSecretAccessKey",
-        "aws_secret_access_key",
-        "the volume provisioner's AWS secret access key",
-    ),
-];
-
-/// The variables that point the provisioner at a key file.
-const GOOGLE_ENV: &str = "GOOGLE_APPLICATION_CREDENTIALS";
-const AZURE_ENV: &[&str] = &["AZURE_CREDENTIAL_FILE", "CLOUDCONFIG_AZURE"];
-/// The only azure.json cf-runner mounts (templates/volume-provisioner.yaml).
-const AZURE_JSON: &str = "/etc/kubernetes/azure.json";
-
-/// Annotations that are the old tools' bookkeeping, not an identity.
-fn is_tool_annotation(key: &str) -> bool {
-    [
-        "meta.helm.sh/",
-        "helm.sh/",
-        "kubectl.kubernetes.io/",
-        "kubernetes.io/",
-        "deployment.kubernetes.io/",
-    ]
-    .iter()
-    .any(|p| key.starts_with(p))
-}
-
 /// What [`read`] finds.
 #[derive(Debug, Default)]
 pub struct Read {
@@ -179,343 +144,20 @@ pub struct Read {
     pub problems: Vec<Problem>,
 }
 
-fn secret_in<'a>(local: &[&'a Value], name_: &str) -> Option<&'a Value> {
+pub(crate) fn secret_in<'a>(local: &[&'a Value], name_: &str) -> Option<&'a Value> {
     local
         .iter()
         .copied()
         .find(|o| kind(o) == "Secret" && name(o) == name_)
 }
 
-fn has_key(secret: &Value, key: &str) -> bool {
+pub(crate) fn has_key(secret: &Value, key: &str) -> bool {
     secret["data"].get(key).is_some() || secret["stringData"].get(key).is_some()
 }
 
-/// Where the provisioner's credentials are: the old provisioner Deployment
-/// and service accounts in `mine`, the Secrets they name in `local`.
-pub fn read(mine: &[&Value], local: &[&Value], namespace: &str) -> Read {
-    let mut out = Read::default();
-    let is_mine = |o: &Value| {
-        mine.iter()
-            .any(|m| kind(m) == kind(o) && name(m) == name(o))
-    };
-    let provisioner = mine
-        .iter()
-        .copied()
-        .find(|o| kind(o) == "Deployment" && component_of(name(o)) == Some("volume-provisioner"));
-    if let Some(deployment) = provisioner {
-        provisioner_keys(deployment, local, namespace, &is_mine, &mut out);
-    }
-
-    // Cloud identities on the service accounts of the old components.
-    let mut accounts: Vec<(String, &'static str, &'static str)> = Vec::new();
-    for o in mine.iter().filter(|o| kind(o) == "Deployment") {
-        let spec = &o["spec"]["template"]["spec"];
-        let Some(sa) = spec["serviceAccountName"]
-            .as_str()
-            .or(spec["serviceAccount"].as_str())
-        else {
-            continue;
-        };
-        let target = match component_of(name(o)) {
-            Some("volume-provisioner") => Some((
-                "Storage.VolumeProvisioner.ServiceAccount.Annotations",
-                "volume-provisioner",
-            )),
-            Some("monitor") => Some(("Monitor.ServiceAccount.Annotations", "monitor")),
-            Some("app-proxy") => Some(("AppProxy.ServiceAccount.Annotations", "app-proxy")),
-            _ => None,
-        };
-        if let Some((key, new)) = target {
-            accounts.push((sa.to_string(), key, new));
-        }
-    }
-    accounts.push((
-        "codefresh-engine".into(),
-        "Runtime.ServiceAccount.Annotations",
-        "codefresh-engine",
-    ));
-    for (sa, key, new) in accounts {
-        let Some(account) = mine
-            .iter()
-            .find(|o| kind(o) == "ServiceAccount" && name(o) == sa)
-        else {
-            continue;
-        };
-        let Some(annotations) = account["metadata"]["annotations"].as_object() else {
-            continue;
-        };
-        let mut carried = Map::new();
-        for (annotation, value) in annotations {
-            let Some(value) = value.as_str() else {
-                continue;
-            };
-            if is_tool_annotation(annotation) {
-                continue;
-            }
-            carried.insert(annotation.clone(), json!(value));
-            out.credentials.push(Credential {
-                key: key.to_string(),
-                what: match new {
-                    "volume-provisioner" => "the volume provisioner's cloud identity",
-                    "codefresh-engine" => "the engine's cloud identity",
-                    "monitor" => "the monitor's cloud identity",
-                    _ => "the app-proxy's cloud identity",
-                }
-                .to_string(),
-                from: Source::Annotation {
-                    service_account: sa.clone(),
-                    annotation: annotation.clone(),
-                    value: value.to_string(),
-                },
-                to: Destination::Annotation {
-                    service_account: new,
-                },
-            });
-        }
-        if !carried.is_empty() {
-            out.values.push((key.to_string(), Value::Object(carried)));
-        }
-    }
-    out
-}
-
-fn provisioner_keys(
-    deployment: &Value,
-    local: &[&Value],
-    namespace: &str,
-    is_mine: &dyn Fn(&Value) -> bool,
-    out: &mut Read,
-) {
-    let spec = &deployment["spec"]["template"]["spec"];
-    let containers = spec["containers"].as_array().cloned().unwrap_or_default();
-    let Some(container) = containers
-        .iter()
-        .find(|c| c["name"] == "dind-volume-provisioner")
-        .or_else(|| containers.first())
-    else {
-        return;
-    };
-    let old = name(deployment).to_string();
-    let volumes = spec["volumes"].as_array().cloned().unwrap_or_default();
-    let mounts = container["volumeMounts"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    // The volume and the path inside it that a file path of the container lands in.
-    let file_of = |path: &str| -> Option<(Value, String)> {
-        let mount = mounts.iter().find(|m| {
-            m["mountPath"].as_str().is_some_and(|mp| {
-                path == mp || path.starts_with(&format!("{}/", mp.trim_end_matches('/')))
-            })
-        })?;
-        let mp = mount["mountPath"].as_str().unwrap_or_default();
-        let volume = volumes.iter().find(|v| v["name"] == mount["name"])?;
-        let inside = path
-            .strip_prefix(mp.trim_end_matches('/'))
-            .unwrap_or_default()
-            .trim_start_matches('/')
-            .to_string();
-        Some((volume.clone(), inside))
-    };
-    let mut refused = |key: &str, why: String, fix: String| {
-        out.problems.push(Problem::new(key, None, why, fix));
-    };
-    let after_move = |key: &str| {
-        format!(
-            "give the old provisioner the value from a Secret in namespace {namespace} and re-run adopt, \
-             or take {key} off the old provisioner, adopt, then set it with `cf-runner upgrade --set-value {key}=…`"
-        )
-    };
-    let mut azure_done = false;
-    for env in container["env"].as_array().into_iter().flatten() {
-        let var = env["name"].as_str().unwrap_or_default();
-        let from_secret = &env["valueFrom"]["secretKeyRef"];
-        if let Some((_, key, own_key, what)) = KEY_ENV.iter().find(|(e, ..)| *e == var) {
-            if let Some(value) = env["value"].as_str().filter(|v| !v.is_empty()) {
-                out.credentials.push(Credential {
-                    key: key.to_string(),
-                    what: what.to_string(),
-                    from: Source::Literal {
-                        env: var.to_string(),
-                        value: values::Secret::new(value),
-                    },
-                    to: Destination::OwnSecret { key: own_key },
-                });
-                continue;
-            }
-            let (Some(secret), Some(secret_key)) =
-                (from_secret["name"].as_str(), from_secret["key"].as_str())
-            else {
-                refused(
-                    key,
-                    format!(
-                        "Deployment/{old} sets {var} from a place adopt cannot read (neither a value nor a Secret's key)"
-                    ),
-                    after_move(key),
-                );
-                continue;
-            };
-            match secret_in(local, secret) {
-                None => refused(
-                    key,
-                    format!(
-                        "Deployment/{old} reads {var} from Secret/{secret}, which is not in namespace {namespace}: \
-                         cf-runner cannot carry a key it cannot read"
-                    ),
-                    after_move(key),
-                ),
-                Some(s) if !has_key(s, secret_key) => refused(
-                    key,
-                    format!(
-                        "Deployment/{old} reads {var} from Secret/{secret} key {secret_key}, which that Secret does not have"
-                    ),
-                    after_move(key),
-                ),
-                Some(s) => {
-                    let from = Source::SecretKey {
-                        secret: secret.to_string(),
-                        key: secret_key.to_string(),
-                    };
-                    if is_mine(s) {
-                        out.credentials.push(Credential {
-                            key: key.to_string(),
-                            what: what.to_string(),
-                            from,
-                            to: Destination::OwnSecret { key: own_key },
-                        });
-                    } else {
-                        out.values.push((
-                            format!("{key}SecretKeyRef"),
-                            json!({"Name": secret, "Key": secret_key}),
-                        ));
-                        out.credentials.push(Credential {
-                            key: key.to_string(),
-                            what: what.to_string(),
-                            from,
-                            to: Destination::UsersSecret,
-                        });
-                    }
-                }
-            }
-        } else if var == GOOGLE_ENV {
-            let key = "Storage.GoogleServiceAccount";
-            let what = "the volume provisioner's Google service-account key".to_string();
-            let path = env["value"].as_str().unwrap_or_default();
-            let secret_file = file_of(path).and_then(|(volume, inside)| {
-                let secret = volume["secret"]["secretName"].as_str()?.to_string();
-                // A Secret volume may map keys to other file names.
-                let key_of_file = volume["secret"]["items"]
-                    .as_array()
-                    .and_then(|items| {
-                        items
-                            .iter()
-                            .find(|i| i["path"] == json!(inside))
-                            .and_then(|i| i["key"].as_str())
-                            .map(str::to_string)
-                    })
-                    .unwrap_or(inside);
-                Some((secret, key_of_file))
-            });
-            let Some((secret, secret_key)) = secret_file else {
-                refused(
-                    key,
-                    format!(
-                        "Deployment/{old} points {GOOGLE_ENV} at {path:?}, which is not a file of a Secret it mounts"
-                    ),
-                    format!(
-                        "mount the key file from a Secret in namespace {namespace} and re-run adopt, or take {GOOGLE_ENV} off the old provisioner, adopt, \
-                         then `cf-runner upgrade --set-file {key}=key.json`"
-                    ),
-                );
-                continue;
-            };
-            match secret_in(local, &secret) {
-                Some(s) if has_key(s, &secret_key) => {
-                    let from = Source::SecretKey {
-                        secret: secret.clone(),
-                        key: secret_key.clone(),
-                    };
-                    if is_mine(s) {
-                        out.credentials.push(Credential {
-                            key: key.into(),
-                            what,
-                            from,
-                            to: Destination::OwnSecret {
-                                key: "google-service-account.json",
-                            },
-                        });
-                    } else {
-                        out.values.push((
-                            format!("{key}SecretKeyRef"),
-                            json!({"Name": secret, "Key": secret_key}),
-                        ));
-                        out.credentials.push(Credential {
-                            key: key.into(),
-                            what,
-                            from,
-                            to: Destination::UsersSecret,
-                        });
-                    }
-                }
-                _ => refused(
-                    key,
-                    format!(
-                        "Deployment/{old} reads its Google key from Secret/{secret} key {secret_key}, which is not in namespace {namespace}"
-                    ),
-                    format!(
-                        "restore the Secret and re-run adopt, or take {GOOGLE_ENV} off the old provisioner, adopt, \
-                         then `cf-runner upgrade --set-file {key}=key.json`"
-                    ),
-                ),
-            }
-        } else if AZURE_ENV.contains(&var) {
-            if azure_done {
-                continue;
-            }
-            let key = "Storage.VolumeProvisioner.MountAzureJson";
-            let path = env["value"].as_str().unwrap_or_default();
-            let host = file_of(path)
-                .and_then(|(volume, inside)| {
-                    volume["hostPath"]["path"]
-                        .as_str()
-                        .map(|p| (p.to_string(), inside))
-                })
-                .filter(|(host, inside)| host == AZURE_JSON && inside.is_empty());
-            if host.is_some() && path == AZURE_JSON {
-                azure_done = true;
-                out.values.push((key.into(), json!(true)));
-                out.credentials.push(Credential {
-                    key: key.into(),
-                    what: "the volume provisioner's Azure credentials".into(),
-                    from: Source::HostFile {
-                        path: AZURE_JSON.into(),
-                    },
-                    to: Destination::HostFile,
-                });
-            } else {
-                refused(
-                    key,
-                    format!(
-                        "Deployment/{old} points {var} at {path:?}; cf-runner mounts only the node's {AZURE_JSON}, at the same path"
-                    ),
-                    format!(
-                        "mount the node's {AZURE_JSON} at {AZURE_JSON} in the old provisioner and re-run adopt, or take {var} off it and adopt"
-                    ),
-                );
-            }
-        } else if from_secret.is_object() {
-            let secret = from_secret["name"].as_str().unwrap_or_default();
-            refused(
-                "Storage.VolumeProvisioner",
-                format!(
-                    "Deployment/{old} reads {var} from Secret/{secret}: cf-runner's provisioner has no setting for {var}, so adopt cannot carry it"
-                ),
-                format!(
-                    "take {var} off the old provisioner if it does not need it and re-run adopt; otherwise keep the old install"
-                ),
-            );
-        }
-    }
+/// A credential adopt cannot carry, with why and what to do.
+pub(crate) fn refuse(out: &mut Read, key: &str, why: String, fix: String) {
+    out.problems.push(Problem::new(key, None, why, fix));
 }
 
 /// The values of the credentials cf-runner keeps in its own Secret, read
@@ -537,9 +179,7 @@ pub(super) async fn carried_values(
             Source::SecretKey { secret, key } => {
                 let old = cluster::secrets::read_key(&cluster.client, namespace, secret, key)
                     .await
-                    .map_err(|e| {
-                        connect::failed(e, "reading the old install's credentials failed")
-                    })?;
+                    .doing("reading the old install's credentials failed")?;
                 match old {
                     Some(v) => Some(v),
                     None => cluster::secrets::read_key(
@@ -549,9 +189,7 @@ pub(super) async fn carried_values(
                         own_key,
                     )
                     .await
-                    .map_err(|e| {
-                        connect::failed(e, "reading the provisioner's credentials failed")
-                    })?,
+                    .doing("reading the provisioner's credentials failed")?,
                 }
             }
             _ => None,
@@ -597,10 +235,9 @@ pub(super) async fn runnerconf_runtimes(
     for entry in entries {
         let text = cluster::secrets::read_key(&cluster.client, namespace, "runnerconf", &entry)
             .await
-            .map_err(|e| connect::failed(e, "reading Secret runnerconf failed"))?;
+            .doing("reading Secret runnerconf failed")?;
         let name = text
-            .and_then(|t| serde_yaml_ng::from_str::<Value>(&t).ok())
-            .and_then(|v| v["name"].as_str().map(str::to_string))
+            .and_then(|t| crate::render::runtimes::file_runtime_name(&t))
             .filter(|n| !n.trim().is_empty());
         if let Some(n) = name {
             names.insert(n);

@@ -1,20 +1,20 @@
 //! Which tool made the runner in a namespace, what its install is as
 //! cf-runner values, and the plan of the move.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 
 use crate::app::adopt::credentials;
-use crate::app::adopt::found::{Found, Plan};
+use crate::app::adopt::found::Found;
 use crate::app::adopt::objects::{
-    component_of, in_namespace, kind, label, name, reference, ObjectRef, Tool, COVERED_CHART,
-    HELM_CHART_LABEL, HELM_RELEASE_TYPE, RUNNER_TOKEN_SECRET, SAVED_MARK,
+    in_namespace, kind, label, name, reference, ObjectRef, Tool, COVERED_CHART, HELM_CHART_LABEL,
+    HELM_RELEASE_TYPE,
 };
+use crate::app::adopt::old_values::read_values;
 use crate::app::installation::leftovers;
 use crate::render::{self, LABEL_MANAGED_BY};
 use crate::values::{self, Problem, Problems};
-use crate::wizard;
 
 /// True for a cluster-scoped object that belongs to an install in
 /// `namespace`: Helm's release-namespace annotation names it, a binding's
@@ -129,202 +129,16 @@ pub fn detect(
         .iter()
         .filter(|o| in_namespace(o, namespace))
         .collect();
-    let ns_flag = "--kube-namespace";
-
-    // Helm releases: the release Secrets, and the chart's instance labels.
-    let mut releases: BTreeSet<String> = BTreeSet::new();
-    let mut charts: BTreeSet<String> = BTreeSet::new();
-    let mut release_secrets = Vec::new();
-    for o in &local {
-        if kind(o) == "Secret"
-            && (o["type"].as_str() == Some(HELM_RELEASE_TYPE)
-                || name(o).starts_with("sh.helm.release.v1."))
-        {
-            let release = label(o, "name").map(str::to_string).or_else(|| {
-                name(o)
-                    .strip_prefix("sh.helm.release.v1.")
-                    .and_then(|r| r.rsplit_once(".v"))
-                    .map(|(r, _)| r.to_string())
-            });
-            if let Some(r) = release {
-                releases.insert(r);
-            }
-            release_secrets.push(reference(o));
-        } else if let Some(chart) = label(o, HELM_CHART_LABEL) {
-            if chart.starts_with("cf-runtime-") {
-                charts.insert(chart.to_string());
-                if let Some(r) = label(o, "app.kubernetes.io/instance") {
-                    releases.insert(r.to_string());
-                }
-            }
-        }
-    }
-    let venonactl_runner = local
-        .iter()
-        .any(|o| kind(o) == "Deployment" && name(o) == "runner" && is_venonactl_object(o));
-    let ours = local
-        .iter()
-        .any(|o| label(o, LABEL_MANAGED_BY) == Some("cf-runner"));
-
-    let mut runners: Vec<String> = releases
-        .iter()
-        .map(|r| format!("Helm release {r:?}"))
-        .collect();
-    if venonactl_runner {
-        runners.push("a venonactl runner (Deployment/runner)".into());
-    }
-    if ours {
-        runners.push("a cf-runner install".into());
-    }
-    if runners.len() > 1 {
-        return Err(refuse(
-            ns_flag,
-            Some(namespace),
-            format!(
-                "holds more than one runner ({}); adopt moves exactly one, and cannot tell which you mean",
-                runners.join(", ")
-            ),
-            "remove the runners you no longer use (`helm uninstall`, `cf-runner delete`), then re-run adopt",
-        ));
-    }
-    if ours {
+    let helm = helm_releases(&local);
+    let Some(tool) = which_runner(&local, namespace, &helm)? else {
         return Ok(None);
-    }
-    if runners.is_empty() {
-        return Err(refuse(
-            ns_flag,
-            Some(namespace),
-            "holds no runner made by the cf-runtime Helm chart, venonactl or `codefresh runner init`",
-            "pass --kube-namespace with the namespace of the runner to adopt",
-        ));
-    }
-    if let Some(other) = charts.iter().find(|c| c.as_str() != COVERED_CHART) {
-        return Err(refuse(
-            "helm.sh/chart",
-            Some(other),
-            format!(
-                "is a chart version whose layout adopt does not cover (it covers {COVERED_CHART}); \
-                 guessing at another layout could lose a volume or the agent token"
-            ),
-            format!(
-                "upgrade the release to {} with helm first, then re-run adopt",
-                COVERED_CHART.trim_start_matches("cf-runtime-")
-            ),
-        ));
-    }
-    let tool = match releases.iter().next() {
-        Some(r) => Tool::Helm { release: r.clone() },
-        None => Tool::Venonactl,
     };
-
-    // The old install's objects.
-    let mut mine: Vec<&Value> = local
-        .iter()
-        .copied()
-        .filter(|o| match &tool {
-            Tool::Helm { release } => {
-                label(o, HELM_CHART_LABEL).is_some_and(|c| c.starts_with("cf-runtime-"))
-                    || release_secrets.contains(&reference(o))
-                    // The chart renders some objects (the gencerts RBAC)
-                    // without labels: Helm's ownership annotation names them.
-                    || o["metadata"]["annotations"]["meta.helm.sh/release-name"].as_str()
-                        == Some(release.as_str())
-            }
-            Tool::Venonactl => is_venonactl_object(o),
-        })
-        .filter(|o| kind(o) != "PersistentVolumeClaim")
-        .collect();
-    // Objects the chart creates at run time, outside the manifests.
-    let token_secret = match &tool {
-        Tool::Helm { .. } => local
-            .iter()
-            .find(|o| kind(o) == "Secret" && o["data"].get("agent-codefresh-token").is_some())
-            .map(|o| name(o).to_string()),
-        Tool::Venonactl => local
-            .iter()
-            .find(|o| kind(o) == "Secret" && name(o) == "runner")
-            .map(|o| name(o).to_string()),
-    };
-    if let Some(t) = &token_secret {
-        if let Some(o) = local.iter().find(|o| kind(o) == "Secret" && name(o) == t) {
-            if !mine.iter().any(|m| kind(m) == "Secret" && name(m) == t) {
-                mine.push(o);
-            }
-        }
-        if let Some(o) = local
-            .iter()
-            .find(|o| kind(o) == "Secret" && name(o) == "codefresh-certs-server")
-        {
-            if !mine
-                .iter()
-                .any(|m| kind(m) == "Secret" && name(m) == name(o))
-            {
-                mine.push(o);
-            }
-        }
-    }
-    let mut roles = BTreeSet::new();
-    let cluster_bindings: Vec<&Value> = objects
-        .iter()
-        .filter(|o| kind(o) == "ClusterRoleBinding")
-        .filter(|o| cluster_object_of(o, namespace, &BTreeSet::new()))
-        .collect();
-    for b in &cluster_bindings {
-        if let Some(r) = b["roleRef"]["name"].as_str() {
-            roles.insert(r.to_string());
-        }
-    }
-    let cluster_mine: Vec<&Value> = objects
-        .iter()
-        .filter(|o| cluster_object_of(o, namespace, &roles))
-        // Built-in roles a binding points at are not the install's.
-        .filter(|o| !(kind(o) == "ClusterRole" && name(o).starts_with("system:")))
-        .filter(|o| !(kind(o) == "ClusterRole" && name(o) == "cluster-admin"))
-        // Adopt removes what it counts as the old install's: a binding of
-        // the user's to an account in this namespace, or a role shared by
-        // every namespace's monitor, must not be counted.
-        .filter(|o| made_by(o, &tool, namespace))
-        .collect();
-    mine.extend(cluster_mine.iter().copied());
-    // What the old tool's objects made at run time: Jobs of its CronJobs
-    // (owned by them), and the token Secrets of its service accounts
-    // (venonactl's attach makes `runner-token-*` for runnerconf).
-    let uids: BTreeSet<&str> = mine
-        .iter()
-        .filter_map(|o| o["metadata"]["uid"].as_str())
-        .collect();
-    let accounts: BTreeSet<&str> = mine
-        .iter()
-        .filter(|o| kind(o) == "ServiceAccount")
-        .map(|o| name(o))
-        .collect();
-    let made_at_run_time: Vec<&Value> = local
-        .iter()
-        .copied()
-        .filter(|o| {
-            !mine
-                .iter()
-                .any(|m| kind(m) == kind(o) && name(m) == name(o))
-        })
-        .filter(|o| label(o, LABEL_MANAGED_BY) != Some("cf-runner"))
-        .filter(|o| kind(o) != "PersistentVolumeClaim")
-        .filter(|o| {
-            let owned = o["metadata"]["ownerReferences"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .any(|r| r["uid"].as_str().is_some_and(|u| uids.contains(u)));
-            let account_token = kind(o) == "Secret"
-                && o["type"].as_str() == Some(SERVICE_ACCOUNT_TOKEN_TYPE)
-                && o["metadata"]["annotations"]["kubernetes.io/service-account.name"]
-                    .as_str()
-                    .is_some_and(|a| accounts.contains(a));
-            owned || account_token
-        })
-        .collect();
+    let (mut mine, token_secret) = old_objects(&local, &tool, &helm.release_secrets);
+    mine.extend(cluster_objects(objects, namespace, &tool));
+    let made_at_run_time = made_at_run_time(&local, &mine);
     let run_time: Vec<ObjectRef> = made_at_run_time.iter().map(|o| reference(o)).collect();
     mine.extend(made_at_run_time);
-    let read = credentials::read(&mine, &local, namespace);
+    let read = credentials::provisioner::read(&mine, &local, namespace);
     if !read.problems.is_empty() {
         return Err(Problems(read.problems));
     }
@@ -374,6 +188,241 @@ pub fn detect(
     }))
 }
 
+/// The Helm releases in a namespace: from their release Secrets and the
+/// chart's instance labels.
+struct HelmReleases {
+    releases: BTreeSet<String>,
+    /// The `helm.sh/chart` labels of cf-runtime charts.
+    charts: BTreeSet<String>,
+    release_secrets: Vec<ObjectRef>,
+}
+
+fn helm_releases(local: &[&Value]) -> HelmReleases {
+    let mut found = HelmReleases {
+        releases: BTreeSet::new(),
+        charts: BTreeSet::new(),
+        release_secrets: Vec::new(),
+    };
+    for o in local {
+        if kind(o) == "Secret"
+            && (o["type"].as_str() == Some(HELM_RELEASE_TYPE)
+                || name(o).starts_with("sh.helm.release.v1."))
+        {
+            let release = label(o, "name").map(str::to_string).or_else(|| {
+                name(o)
+                    .strip_prefix("sh.helm.release.v1.")
+                    .and_then(|r| r.rsplit_once(".v"))
+                    .map(|(r, _)| r.to_string())
+            });
+            if let Some(r) = release {
+                found.releases.insert(r);
+            }
+            found.release_secrets.push(reference(o));
+        } else if let Some(chart) = label(o, HELM_CHART_LABEL) {
+            if chart.starts_with("cf-runtime-") {
+                found.charts.insert(chart.to_string());
+                if let Some(r) = label(o, "app.kubernetes.io/instance") {
+                    found.releases.insert(r.to_string());
+                }
+            }
+        }
+    }
+    found
+}
+
+/// The one runner adopt moves, and the tool that made it; `None` when the
+/// namespace holds cf-runner's install alone. Refused: several runners,
+/// none, or a chart version whose layout adopt does not cover.
+fn which_runner(
+    local: &[&Value],
+    namespace: &str,
+    helm: &HelmReleases,
+) -> Result<Option<Tool>, Problems> {
+    let ns_flag = "--kube-namespace";
+    let venonactl_runner = local
+        .iter()
+        .any(|o| kind(o) == "Deployment" && name(o) == "runner" && is_venonactl_object(o));
+    let ours = local
+        .iter()
+        .any(|o| label(o, LABEL_MANAGED_BY) == Some("cf-runner"));
+
+    let mut runners: Vec<String> = helm
+        .releases
+        .iter()
+        .map(|r| format!("Helm release {r:?}"))
+        .collect();
+    if venonactl_runner {
+        runners.push("a venonactl runner (Deployment/runner)".into());
+    }
+    if ours {
+        runners.push("a cf-runner install".into());
+    }
+    if runners.len() > 1 {
+        return Err(refuse(
+            ns_flag,
+            Some(namespace),
+            format!(
+                "holds more than one runner ({}); adopt moves exactly one, and cannot tell which you mean",
+                runners.join(", ")
+            ),
+            "remove the runners you no longer use (`helm uninstall`, `cf-runner delete`), then re-run adopt",
+        ));
+    }
+    if ours {
+        return Ok(None);
+    }
+    if runners.is_empty() {
+        return Err(refuse(
+            ns_flag,
+            Some(namespace),
+            "holds no runner made by the cf-runtime Helm chart, venonactl or `codefresh runner init`",
+            "pass --kube-namespace with the namespace of the runner to adopt",
+        ));
+    }
+    if let Some(other) = helm.charts.iter().find(|c| c.as_str() != COVERED_CHART) {
+        return Err(refuse(
+            "helm.sh/chart",
+            Some(other),
+            format!(
+                "is a chart version whose layout adopt does not cover (it covers {COVERED_CHART}); \
+                 guessing at another layout could lose a volume or the agent token"
+            ),
+            format!(
+                "upgrade the release to {} with helm first, then re-run adopt",
+                COVERED_CHART.trim_start_matches("cf-runtime-")
+            ),
+        ));
+    }
+    Ok(Some(match helm.releases.iter().next() {
+        Some(r) => Tool::Helm { release: r.clone() },
+        None => Tool::Venonactl,
+    }))
+}
+
+/// The old install's objects in the namespace (its Persistent Volume
+/// Claims aside), with the Secrets the chart makes at run time; and the
+/// Secret that holds the agent token.
+fn old_objects<'a>(
+    local: &[&'a Value],
+    tool: &Tool,
+    release_secrets: &[ObjectRef],
+) -> (Vec<&'a Value>, Option<String>) {
+    let mut mine: Vec<&Value> = local
+        .iter()
+        .copied()
+        .filter(|o| match &tool {
+            Tool::Helm { release } => {
+                label(o, HELM_CHART_LABEL).is_some_and(|c| c.starts_with("cf-runtime-"))
+                    || release_secrets.contains(&reference(o))
+                    // The chart renders some objects (the gencerts RBAC)
+                    // without labels: Helm's ownership annotation names them.
+                    || o["metadata"]["annotations"]["meta.helm.sh/release-name"].as_str()
+                        == Some(release.as_str())
+            }
+            Tool::Venonactl => is_venonactl_object(o),
+        })
+        .filter(|o| kind(o) != "PersistentVolumeClaim")
+        .collect();
+    // Objects the chart creates at run time, outside the manifests.
+    let token_secret = match &tool {
+        Tool::Helm { .. } => local
+            .iter()
+            .find(|o| kind(o) == "Secret" && o["data"].get("agent-codefresh-token").is_some())
+            .map(|o| name(o).to_string()),
+        Tool::Venonactl => local
+            .iter()
+            .find(|o| kind(o) == "Secret" && name(o) == "runner")
+            .map(|o| name(o).to_string()),
+    };
+    if let Some(t) = &token_secret {
+        if let Some(o) = local.iter().find(|o| kind(o) == "Secret" && name(o) == t) {
+            if !mine.iter().any(|m| kind(m) == "Secret" && name(m) == t) {
+                mine.push(o);
+            }
+        }
+        if let Some(o) = local
+            .iter()
+            .find(|o| kind(o) == "Secret" && name(o) == "codefresh-certs-server")
+        {
+            if !mine
+                .iter()
+                .any(|m| kind(m) == "Secret" && name(m) == name(o))
+            {
+                mine.push(o);
+            }
+        }
+    }
+    (mine, token_secret)
+}
+
+/// The old install's cluster-wide objects: the bindings to its accounts in
+/// the namespace and the roles they bind, made by the old tool.
+fn cluster_objects<'a>(objects: &'a [Value], namespace: &str, tool: &Tool) -> Vec<&'a Value> {
+    let mut roles = BTreeSet::new();
+    let cluster_bindings: Vec<&Value> = objects
+        .iter()
+        .filter(|o| kind(o) == "ClusterRoleBinding")
+        .filter(|o| cluster_object_of(o, namespace, &BTreeSet::new()))
+        .collect();
+    for b in &cluster_bindings {
+        if let Some(r) = b["roleRef"]["name"].as_str() {
+            roles.insert(r.to_string());
+        }
+    }
+    let cluster_mine: Vec<&Value> = objects
+        .iter()
+        .filter(|o| cluster_object_of(o, namespace, &roles))
+        // Built-in roles a binding points at are not the install's.
+        .filter(|o| !(kind(o) == "ClusterRole" && name(o).starts_with("system:")))
+        .filter(|o| !(kind(o) == "ClusterRole" && name(o) == "cluster-admin"))
+        // Adopt removes what it counts as the old install's: a binding of
+        // the user's to an account in this namespace, or a role shared by
+        // every namespace's monitor, must not be counted.
+        .filter(|o| made_by(o, tool, namespace))
+        .collect();
+    cluster_mine
+}
+
+/// What the old tool's objects made at run time: Jobs of its CronJobs
+/// (owned by them), and the token Secrets of its service accounts
+/// (venonactl's attach makes `runner-token-*` for runnerconf).
+fn made_at_run_time<'a>(local: &[&'a Value], mine: &[&'a Value]) -> Vec<&'a Value> {
+    let uids: BTreeSet<&str> = mine
+        .iter()
+        .filter_map(|o| o["metadata"]["uid"].as_str())
+        .collect();
+    let accounts: BTreeSet<&str> = mine
+        .iter()
+        .filter(|o| kind(o) == "ServiceAccount")
+        .map(|o| name(o))
+        .collect();
+    let made_at_run_time: Vec<&Value> = local
+        .iter()
+        .copied()
+        .filter(|o| {
+            !mine
+                .iter()
+                .any(|m| kind(m) == kind(o) && name(m) == name(o))
+        })
+        .filter(|o| label(o, LABEL_MANAGED_BY) != Some("cf-runner"))
+        .filter(|o| kind(o) != "PersistentVolumeClaim")
+        .filter(|o| {
+            let owned = o["metadata"]["ownerReferences"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|r| r["uid"].as_str().is_some_and(|u| uids.contains(u)));
+            let account_token = kind(o) == "Secret"
+                && o["type"].as_str() == Some(SERVICE_ACCOUNT_TOKEN_TYPE)
+                && o["metadata"]["annotations"]["kubernetes.io/service-account.name"]
+                    .as_str()
+                    .is_some_and(|a| accounts.contains(a));
+            owned || account_token
+        })
+        .collect();
+    made_at_run_time
+}
+
 /// The Secrets of `local` that look like a runner's credentials
 /// ([`leftovers::runner_credential`]) but are neither the old install's
 /// (`mine`), cf-runner's, nor a Secret a credential is read from where it
@@ -412,315 +461,21 @@ fn stray_credentials(
         .collect()
 }
 
-pub(super) fn env_of(container: &Value) -> BTreeMap<String, String> {
-    container["env"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|e| {
-            Some((
-                e["name"].as_str()?.to_string(),
-                e["value"].as_str()?.to_string(),
-            ))
-        })
-        .collect()
-}
-
-/// The install as a cf-runner values tree, and what was not read.
-pub(super) fn read_values(
-    namespace: &str,
-    context: &str,
-    runner: Option<&Value>,
-    mine: &[&Value],
-    all: &[Value],
-) -> (Value, Vec<String>) {
-    let mut v = json!({ "Namespace": namespace, "Context": context });
-    let mut not_read = vec![
-        "resources of every component".to_string(),
-        "the dind and engine settings of the runtime environment (kept on the platform)"
-            .to_string(),
-    ];
-    if let Some(runner) = runner {
-        let spec = &runner["spec"]["template"]["spec"];
-        let containers = spec["containers"].as_array().cloned().unwrap_or_default();
-        let container = containers
-            .iter()
-            .find(|c| c["name"] == "runner")
-            .or_else(|| containers.first())
-            .cloned()
-            .unwrap_or(Value::Null);
-        let env = env_of(&container);
-        if let Some(a) = env.get("AGENT_ID") {
-            v["AgentId"] = json!(a);
-        }
-        if let Some(h) = env.get("CODEFRESH_HOST") {
-            v["CodefreshHost"] = json!(h);
-        }
-        match env.get("CODEFRESH_IN_CLUSTER_RUNTIME") {
-            Some(r) => v["RuntimeEnvironmentName"] = json!(r),
-            None => not_read.push(
-                "the runtime environment's name (no CODEFRESH_IN_CLUSTER_RUNTIME, no name: in Secret runnerconf): the move takes the one the platform's agent serves; set RuntimeEnvironmentName in the values file"
-                    .to_string(),
-            ),
-        }
-        let mut env_vars = Map::new();
-        for key in ["HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY"] {
-            if let Some(p) = env.get(key) {
-                env_vars.insert(key.to_string(), json!(p));
-            }
-        }
-        if !env_vars.is_empty() {
-            v["EnvVars"] = Value::Object(env_vars);
-        }
-        if let Some(sel) = spec["nodeSelector"].as_object().filter(|m| !m.is_empty()) {
-            v["NodeSelector"] = Value::Object(sel.clone());
-        }
-        if let Some(t) = spec["tolerations"].as_array().filter(|t| !t.is_empty()) {
-            v["Tolerations"] = Value::Array(t.clone());
-        }
-        if let Some(image) = container["image"].as_str() {
-            if let Some((registry, _)) = image.split_once("/codefresh/") {
-                if registry != "quay.io" && !registry.is_empty() {
-                    v["DockerRegistry"] = json!(registry);
-                }
-            }
-        }
-    }
-    if let Some(sc) = mine.iter().find(|o| kind(o) == "StorageClass") {
-        let p = &sc["parameters"];
-        let backend = p["volumeBackend"].as_str().unwrap_or("local");
-        v["Storage"] = json!({ "Backend": backend, "StorageClassName": name(sc) });
-        let pairs: &[(&str, &str)] = match backend {
-            "local" => &[("volumeParentDir", "LocalVolumeParentDir")],
-            "ebs" | "ebs-csi" => &[
-                ("VolumeType", "VolumeType"),
-                ("AvailabilityZone", "AvailabilityZone"),
-                ("fsType", "FsType"),
-                ("encrypted", "Encrypted"),
-                ("kmsKeyId", "KmsKeyId"),
-            ],
-            "gcedisk" => &[
-                ("type", "VolumeType"),
-                ("zone", "AvailabilityZone"),
-                ("fsType", "FsType"),
-            ],
-            "azuredisk" | "azuredisk-csi" => &[
-                ("skuName", "SkuName"),
-                ("cachingMode", "CachingMode"),
-                ("fsType", "FsType"),
-                ("location", "AzureLocation"),
-                ("resourceGroup", "AzureResourceGroup"),
-            ],
-            _ => &[],
-        };
-        for (param, key) in pairs {
-            if let Some(value) = p[*param].as_str() {
-                v["Storage"][*key] = if *key == "Encrypted" {
-                    json!(value == "true")
-                } else {
-                    json!(value)
-                };
-            }
-        }
-    } else {
-        not_read.push(
-            "the StorageClass of dind volumes (the install made none): set StorageClass in the values file"
-                .to_string(),
-        );
-    }
-    let has = |component: &str| {
-        mine.iter().any(|o| {
-            kind(o) == "Deployment"
-                && (label(o, "codefresh.io/application") == Some(component)
-                    || label(o, "app") == Some(component)
-                    || name(o) == component)
-        })
-    };
-    v["Monitor"] = json!({ "Enabled": has("monitor") });
-    v["AppProxy"] = json!({ "Enabled": has("app-proxy") });
-    if has("app-proxy") {
-        if let Some(ingress) = all.iter().find(|o| {
-            kind(o) == "Ingress"
-                && mine
-                    .iter()
-                    .any(|m| kind(m) == "Ingress" && name(m) == name(o))
-        }) {
-            if let Some(host) = ingress["spec"]["rules"][0]["host"].as_str() {
-                v["AppProxy"]["Ingress"] = json!({ "Host": host });
-            }
-            if let Some(class) = ingress["spec"]["ingressClassName"].as_str() {
-                v["AppProxy"]["Ingress"]["IngressClass"] = json!(class);
-            }
-        }
-    }
-    (v, not_read)
-}
-
-/// Sorts the old install's objects against what cf-runner would install.
-/// `ours` holds each object cf-runner would install with its pod selector
-/// (`Value::Null` for kinds without one).
-pub fn plan(found: &Found, ours: &[(ObjectRef, Value)], namespace: &str) -> Plan {
-    let selector_of: BTreeMap<&ObjectRef, &Value> = ours.iter().map(|(o, s)| (o, s)).collect();
-    let ours: Vec<ObjectRef> = ours.iter().map(|(o, _)| o.clone()).collect();
-    let mut plan = Plan::default();
-    let by_kind = |k: &str| {
-        ours.iter()
-            .filter(|o| o.kind == k)
-            .cloned()
-            .collect::<Vec<_>>()
-    };
-    let mut helm_records = Vec::new();
-    for old in &found.objects {
-        if old.kind == "StorageClass" && ours.contains(old) {
-            if let Some((_, provisioner)) = &found.storage_class {
-                if *provisioner == render::provisioner_name(namespace) {
-                    plan.left_alone.push(format!(
-                        "{old} (cf-runner uses the same name and provisioner {provisioner}: the class and its volumes stay as they are; cf-runner only adds its labels)"
-                    ));
-                    continue;
-                }
-            }
-        }
-        if ours.contains(old) {
-            let theirs = found.selectors.get(&old.to_string());
-            let mine = selector_of.get(old).copied().filter(|s| !s.is_null());
-            if theirs.is_some() && mine.is_some() && theirs != mine {
-                plan.selector_clash.push(old.clone());
-                continue;
-            }
-            plan.taken_over.push(old.clone());
-            continue;
-        }
-        if found.token_secret.as_deref() == Some(old.name.as_str()) && old.kind == "Secret" {
-            // The agent token moves to cf-runner's Secret; the old one goes
-            // once the new runner serves builds.
-            if let Some(new) = ours
-                .iter()
-                .find(|o| o.kind == "Secret" && o.name == RUNNER_TOKEN_SECRET)
-            {
-                plan.replaced.push((old.clone(), new.clone()));
-                continue;
-            }
-        }
-        if old.kind == "StorageClass" {
-            if let Some((_, provisioner)) = &found.storage_class {
-                plan.left_alone.push(format!(
-                    "{old} (provisioner {provisioner}; cf-runner renders another name, so it stays and the new class is added)"
-                ));
-                continue;
-            }
-        }
-        if old.kind == "Secret" && old.name.starts_with("sh.helm.release.v1.") {
-            helm_records.push(old.clone());
-            continue;
-        }
-        if old.kind == "Secret"
-            && found
-                .credentials
-                .iter()
-                .any(|c| c.carried_secret() == Some(old.name.as_str()))
-        {
-            // Its keys go into cf-runner's credentials Secret; the old one
-            // goes once cf-runner's provisioner is up.
-            plan.replaced.push((
-                old.clone(),
-                ObjectRef {
-                    kind: "Secret".into(),
-                    name: render::PROVISIONER_SECRET.into(),
-                },
-            ));
-            continue;
-        }
-        if found.run_time.contains(old) {
-            // Made at run time by an object of the old install (a Job of
-            // its CronJob, a token of its ServiceAccount): removed with it.
-            plan.removed.push(old.clone());
-            continue;
-        }
-        if let Some(why) = unclassified(old) {
-            plan.unclassified.push((old.clone(), why));
-            continue;
-        }
-        let counterpart = match old.kind.as_str() {
-            "Deployment" | "DaemonSet" | "CronJob" => {
-                let role = component_of(&old.name);
-                by_kind(&old.kind)
-                    .into_iter()
-                    .find(|o| role.is_some() && component_of(&o.name) == role)
-            }
-            _ => None,
-        };
-        match counterpart {
-            Some(new) => plan.replaced.push((old.clone(), new)),
-            None => plan.removed.push(old.clone()),
-        }
-    }
-    plan.removed.extend(helm_records);
-    let mut users = BTreeSet::new();
-    for c in &found.credentials {
-        if let (
-            credentials::Source::SecretKey { secret, .. },
-            credentials::Destination::UsersSecret,
-        ) = (&c.from, &c.to)
-        {
-            if users.insert(secret.clone()) {
-                plan.left_alone.push(if leftovers::runner_credential(secret, &[]).is_some() {
-                    format!(
-                        "Secret/{secret} ({STRAY_NOTE}; cf-runner's provisioner reads it where it is. {})",
-                        removal(namespace, secret)
-                    )
-                } else {
-                    format!(
-                        "Secret/{secret} (yours: cf-runner's provisioner reads it where it is; cf-runner never deletes it)"
-                    )
-                });
-            }
-        }
-    }
-    for secret in &found.stray_credentials {
-        plan.left_alone.push(format!(
-            "Secret/{secret} ({STRAY_NOTE}; no component of the old install reads it. {})",
-            removal(namespace, secret)
-        ));
-    }
-    plan.left_alone.push(format!(
-        "dind volume claims and their volumes ({})",
-        if found.volume_claims.is_empty() {
-            "none yet".to_string()
-        } else {
-            found.volume_claims.join(", ")
-        }
-    ));
-    plan.left_alone.push("the namespace".into());
-    plan.left_alone.push(
-        "the agent and the runtime environment on the platform (same names, same agent token)"
-            .into(),
-    );
-    plan
-}
-
 /// Why a credential Secret that looks like the old tool's is left: adopt
 /// removes only what it recognises as the old install's (by its labels).
 /// Removing it later would need proof that it is unchanged since adopt,
 /// which cf-runner cannot keep where nobody else can write; naming it
 /// with the command is always safe.
-const STRAY_NOTE: &str =
+pub(crate) const STRAY_NOTE: &str =
     "a credential named like an old installer's, without its labels: cf-runner \
      cannot tell who made it, so it never deletes it";
-
-/// What the plan says about removing a credential Secret cf-runner leaves.
-fn removal(namespace: &str, secret: &str) -> String {
-    format!(
-        "`cf-runner delete` names it as left; once no runner uses it: kubectl -n {namespace} delete secret {secret}"
-    )
-}
 
 /// The type of the Secrets Kubernetes fills with a service account's token.
 pub(super) const SERVICE_ACCOUNT_TOKEN_TYPE: &str = "kubernetes.io/service-account-token";
 
 /// The kinds the move knows what to do with once no cf-runner object of
 /// the same name or role takes their place: it removes them.
-const REMOVABLE_KINDS: &[&str] = &[
+pub(crate) const REMOVABLE_KINDS: &[&str] = &[
     "Deployment",
     "DaemonSet",
     "CronJob",
@@ -737,7 +492,7 @@ const REMOVABLE_KINDS: &[&str] = &[
 
 /// The Secrets of the old tools the move knows, by name (or name prefix):
 /// what each holds, and so why removing it loses nothing.
-const KNOWN_SECRETS: &[(&str, &str)] = &[
+pub(crate) const KNOWN_SECRETS: &[(&str, &str)] = &[
     // venonactl: runtime kubeconfig fragments (a service-account token each).
     ("runnerconf", "runnerconf"),
     // The provisioner's keys (used ones are carried; an empty one is left
@@ -749,89 +504,6 @@ const KNOWN_SECRETS: &[(&str, &str)] = &[
         "the Codefresh API key the chart's hooks used",
     ),
 ];
-
-/// Why an old object the move has no rule for is not removed blindly, or
-/// `None` when a rule removes it.
-fn unclassified(old: &ObjectRef) -> Option<String> {
-    if REMOVABLE_KINDS.contains(&old.kind.as_str()) {
-        return None;
-    }
-    if old.kind == "Secret" {
-        let known = KNOWN_SECRETS
-            .iter()
-            .any(|(n, _)| old.name == *n || (n.ends_with('-') && old.name.starts_with(n)))
-            || old.name.ends_with("-volume-provisioner");
-        return (!known).then(|| {
-            "a Secret of the old tool's whose role adopt does not know: removing it could lose what it holds, keeping it could leave a credential behind".to_string()
-        });
-    }
-    Some(format!(
-        "adopt has no rule for a {} of the old tool's",
-        old.kind
-    ))
-}
-
-/// The saved values file's text: like the wizard's, with adopt's header.
-pub fn values_text(found: &Found, namespace: &str) -> wizard::SavedValues {
-    let mut saved = wizard::values_file(&found.values);
-    let rest = saved
-        .text
-        .split_once('\n')
-        .map(|(_, r)| r)
-        .unwrap_or_default();
-    // The wizard's second line says how to replay the file with `init`;
-    // here that would install a second runner beside the old one.
-    let rest = rest.split_once('\n').map(|(_, r)| r).unwrap_or_default();
-    saved.text = format!(
-        "{SAVED_MARK} from {} in namespace {namespace}.\n\
-         # It describes that install: `cf-runner init --values` with it would put a second runner beside the old one.\n{}{rest}",
-        found.tool.describe(),
-        credential_references(found),
-    );
-    saved
-}
-
-/// Comment lines naming where each credential cf-runner keeps in its own
-/// Secret comes from and goes: the values file holds references only,
-/// never a key's value.
-fn credential_references(found: &Found) -> String {
-    let mut out = String::new();
-    for c in &found.credentials {
-        if let credentials::Destination::OwnSecret { key } = &c.to {
-            out.push_str(&format!(
-                "# {}: not written here; adopt carries it from {} into cf-runner's Secret {} key {key}, where `cf-runner upgrade` reads it.\n",
-                c.key,
-                c.from,
-                render::PROVISIONER_SECRET
-            ));
-        }
-    }
-    out
-}
-
-/// Gives the runtime environment's name runnerconf holds to an install
-/// that names it nowhere else (venonactl's runner reads it from there).
-pub(crate) fn use_runnerconf(found: &mut Found, names: Vec<String>) {
-    if found.values.get("RuntimeEnvironmentName").is_none() {
-        if let [one] = names.as_slice() {
-            found.values["RuntimeEnvironmentName"] = json!(one);
-            found
-                .not_read
-                .retain(|n| !n.contains("RuntimeEnvironmentName"));
-        } else if names.len() > 1 {
-            for n in &mut found.not_read {
-                if n.contains("RuntimeEnvironmentName") {
-                    *n = format!(
-                        "the runtime environment's name: Secret runnerconf names {} ({}); the move takes the one the platform's agent serves",
-                        names.len(),
-                        names.join(", ")
-                    );
-                }
-            }
-        }
-    }
-    found.runnerconf_runtimes = names;
-}
 
 /// Annotation on the record Secret while a move is under way (its value
 /// names the old tool): a re-run of `adopt` continues the move.

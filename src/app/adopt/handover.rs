@@ -5,10 +5,9 @@
 use serde_json::Value;
 
 use crate::app::adopt::objects::{kind, name};
-use crate::app::identity::register;
 use crate::app::installation::record;
-use crate::app::session::outcome::Outcome;
-use crate::app::session::{connect, converge};
+use crate::app::session::converge;
+use crate::app::session::outcome::{Doing, Outcome};
 use crate::cluster;
 use crate::output;
 use crate::render;
@@ -36,7 +35,7 @@ pub(crate) async fn kept_certs(
     for key in render::DIND_CERT_KEYS {
         let value = record::read_kept(cluster, namespace, render::DIND_CERTS_SECRET, key)
             .await
-            .map_err(|e| connect::failed(e, "reading the dind certificates failed"))?;
+            .doing("reading the dind certificates failed")?;
         got.push(value);
     }
     Ok(match got.as_slice() {
@@ -54,20 +53,9 @@ pub(crate) async fn signed_certs(
     namespace: &str,
     platform: &OnPlatform,
 ) -> Result<(values::Secret, values::Secret, values::Secret), Outcome> {
-    let generated = crate::platform::certs::generate(namespace)
-        .map_err(|e| register::failed(e, "preparing the dind TLS certificate"))?;
-    let sans = crate::platform::certs::subject_alt_names(namespace);
-    let (ca, cert) = platform
-        .client
-        .sign_server_certs(&generated.csr_pem, &sans)
-        .await
-        .map_err(|e| register::failed(e, "having the platform sign the dind certificate"))?;
+    let tls = crate::app::identity::certificate::sign(&platform.client, namespace).await?;
     output::done("the install had no dind TLS certificate: a new one was signed by the platform");
-    Ok((
-        values::Secret::new(ca),
-        values::Secret::new(cert),
-        generated.key_pem,
-    ))
+    Ok(tls)
 }
 
 /// Deletes scanned objects (after taking the old tool's finalizer off
@@ -89,29 +77,13 @@ pub(crate) async fn remove(
             name(o),
         )
         .await
-        .map_err(|e| {
-            connect::failed(
-                e,
-                "preparing the old installer's objects for removal failed",
-            )
-        })?;
+        .doing("preparing the old installer's objects for removal failed")?;
     }
     let live: Vec<cluster::inventory::LiveObject> = objects
         .iter()
         .map(|o| cluster::adopt::live_object(o))
         .collect();
-    let phases = cluster::delete::plan(live);
-    let on_event = |e: &cluster::delete::Event| {
-        if let cluster::delete::Event::Gone(o) = e {
-            output::removed(&o.display_name(), o.namespace.as_deref());
-        }
-    };
-    let report = cluster::delete::delete_all(&cluster.client, &phases, timeout, &on_event).await;
-    if report.ok() {
-        Ok(())
-    } else {
-        Err(converge::delete_failed(&report, timeout))
-    }
+    converge::delete_with_progress(cluster, live, timeout).await
 }
 
 /// Marks one old installer's object (as listed, with its uid) as taken over
@@ -134,10 +106,5 @@ pub(crate) async fn mark_taken_over(
         uid,
     )
     .await
-    .map_err(|e| {
-        connect::failed(
-            e,
-            "marking the old installer's objects as taken over failed",
-        )
-    })
+    .doing("marking the old installer's objects as taken over failed")
 }

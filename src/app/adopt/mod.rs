@@ -16,11 +16,11 @@
 use serde_json::Value;
 
 use crate::app::adopt::found::Start;
+use crate::app::adopt::objects::AdoptOptions;
 use crate::app::adopt::objects::{kind, label, name};
 use crate::app::installation::record;
-use crate::app::session::outcome::Outcome;
+use crate::app::session::outcome::{Doing, Outcome};
 use crate::app::session::{connect, lock};
-use crate::cli::AdoptArgs;
 use crate::cluster;
 use crate::output;
 use crate::render::{self, LABEL_MANAGED_BY};
@@ -28,7 +28,7 @@ use crate::render::{self, LABEL_MANAGED_BY};
 /// Reads the namespace `args` names and, unless `--dry-run`, moves the
 /// runner found there (or finishes a move under way). Gives the namespace
 /// to show `info` of, or `None` when nothing was moved.
-pub(crate) fn adopt(args: &AdoptArgs) -> Result<Option<String>, Outcome> {
+pub(crate) fn adopt(args: &AdoptOptions) -> Result<Option<String>, Outcome> {
     connect::runtime().block_on(async {
         let cluster = connect::connect_flags(&args.kube).await?;
         let namespace = args
@@ -45,7 +45,7 @@ pub(crate) fn adopt(args: &AdoptArgs) -> Result<Option<String>, Outcome> {
 
 /// [`adopt`] once connected.
 async fn adopt_in(
-    args: &AdoptArgs,
+    args: &AdoptOptions,
     cluster: &cluster::Cluster,
     namespace: String,
 ) -> Result<Option<String>, Outcome> {
@@ -53,7 +53,7 @@ async fn adopt_in(
     {
         let objects = cluster::adopt::scan(cluster, &namespace)
             .await
-            .map_err(|e| connect::failed(e, "reading the namespace failed"))?;
+            .doing("reading the namespace failed")?;
         let resuming = objects
             .iter()
             .find(|o| kind(o) == "Secret" && name(o) == render::RECORD_SECRET)
@@ -72,7 +72,7 @@ async fn adopt_in(
             let found = detect(&others, &namespace, &cluster.context).ok().flatten();
             let record = record::read(cluster, &namespace)
                 .await
-                .map_err(|e| connect::failed(e, "reading the installation record failed"))?
+                .doing("reading the installation record failed")?
                 .unwrap_or_else(|| record::Record {
                     namespace: namespace.clone(),
                     ..Default::default()
@@ -126,17 +126,22 @@ async fn adopt_in(
 }
 
 mod carry;
+mod classify;
+mod cluster_move;
 mod credentials;
 mod detect;
 pub mod found;
+mod gather;
 mod handover;
 pub mod objects;
+mod old_values;
 mod report;
 mod runtimes;
 mod several_runtimes;
 
 use carry::move_runner;
-use detect::{detect, use_runnerconf, ADOPTING_ANNOTATION};
+use detect::{detect, ADOPTING_ANNOTATION};
+use old_values::use_runnerconf;
 pub(crate) use report::check_save_path;
 use report::report;
 

@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 
+use crate::app::session::options::{KubeOptions, PlatformOptions};
 use crate::render;
 
 /// The chart version whose layout `adopt` knows (the one cf-runner follows).
@@ -89,4 +90,25 @@ pub(crate) fn component_of(name: &str) -> Option<&'static str> {
     } else {
         None
     }
+}
+
+/// What `adopt` is asked to do, from its flags.
+#[derive(Debug, Clone)]
+pub struct AdoptOptions {
+    /// Where the runner to move is (namespace: `codefresh` when not given).
+    pub kube: KubeOptions,
+    /// How the platform is reached.
+    pub platform: PlatformOptions,
+    /// Read and plan only: move nothing.
+    pub dry_run: bool,
+    /// Never ask.
+    pub yes: bool,
+    /// How long each wait of the move may take.
+    pub timeout: std::time::Duration,
+    /// Fail at once when another run holds the install's lock.
+    pub no_wait_for_lock: bool,
+    /// Where the values read from the install are saved.
+    pub values_file: std::path::PathBuf,
+    /// Write over a values file `adopt` did not write.
+    pub overwrite: bool,
 }

@@ -4,9 +4,11 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::app::adopt::detect::{plan, refuse, values_text, INTERIM_SUFFIX};
+use crate::app::adopt::classify::plan;
+use crate::app::adopt::detect::{refuse, INTERIM_SUFFIX};
 use crate::app::adopt::found::{Found, Plan};
 use crate::app::adopt::objects::ObjectRef;
+use crate::app::adopt::old_values::values_text;
 use crate::app::session::outcome::Outcome;
 use crate::output;
 use crate::render;

@@ -28,31 +28,27 @@
 //! runtime in another cluster is refused (exit 3): adopt reads only the
 //! agent's cluster.
 
-use std::collections::{BTreeMap, BTreeSet};
+pub(crate) mod survey;
+
+use std::collections::BTreeMap;
 use std::time::Duration;
 
-use base64::Engine;
 use serde_json::Value;
 
 use crate::app::adopt::handover::{remove, OnPlatform};
-use crate::app::adopt::objects::{in_namespace, kind, label, name, ObjectRef};
-use crate::app::identity::register;
-use crate::app::runtimes::attach::{ensure_access, Resolved, Target, IN_CLUSTER_HOST};
-use crate::app::session::outcome::Outcome;
-use crate::app::session::{connect, converge};
+use crate::app::adopt::objects::{in_namespace, kind, name, ObjectRef};
+use crate::app::adopt::runtimes::survey::{old_access, Layout};
+use crate::app::runtimes::access::ensure_access;
+use crate::app::runtimes::target::{Resolved, Target, IN_CLUSTER_HOST};
+use crate::app::session::converge;
+use crate::app::session::outcome::{Doing, Outcome};
 use crate::cluster::{self, runtimes as live};
 use crate::output;
 use crate::render::runtimes::{
-    config_dir_mode, config_key, config_manifest, ACCESS_NAME, AGENT_DEPLOYMENT, CONFIG_SECRET,
+    config_dir_mode, config_key, config_manifest, AGENT_DEPLOYMENT, CONFIG_SECRET,
 };
-use crate::render::{self, Component, Identity, Manifest, LABEL_MANAGED_BY};
+use crate::render::{self, Component, Identity, Manifest};
 use crate::values::{self, Loaded};
-
-/// The ServiceAccount venonactl's attach gives the agent by default
-/// (`--kube-service-account`).
-const VENONACTL_ACCOUNT: &str = "runner";
-/// The Secret type Kubernetes fills with a ServiceAccount's token.
-const TOKEN_TYPE: &str = "kubernetes.io/service-account-token";
 
 /// The files of Secret `runnerconf` in `namespace`, whoever wrote it
 /// (empty when there is none). Their tokens stay in memory only.
@@ -63,45 +59,7 @@ pub(super) async fn read_files(
     live::read_config(&cluster.client, namespace, CONFIG_SECRET)
         .await
         .map(|c| c.map(|c| c.files).unwrap_or_default())
-        .map_err(|e| connect::failed(e, "reading Secret runnerconf failed"))
-}
-
-/// What one `*.runtime.yaml` says, without its token.
-struct FileFacts {
-    name: Option<String>,
-    host: Option<String>,
-    /// The ServiceAccount the token is of, and the Secret it came from
-    /// (read from the token's claims, never from the token's signature).
-    account: Option<String>,
-    token_secret: Option<String>,
-}
-
-fn file_facts(text: &str) -> FileFacts {
-    let v: Value = serde_yaml_ng::from_str(text).unwrap_or(Value::Null);
-    let s = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
-    let claims = s("token").and_then(|t| token_claims(&t));
-    let claim = |k: &str| {
-        claims
-            .as_ref()
-            .and_then(|c| c.get(k))
-            .and_then(Value::as_str)
-            .map(str::to_string)
-    };
-    FileFacts {
-        name: s("name"),
-        host: s("host"),
-        account: claim("kubernetes.io/serviceaccount/service-account.name"),
-        token_secret: claim("kubernetes.io/serviceaccount/secret.name"),
-    }
-}
-
-/// The claims of a JWT (its middle part), `None` if it is not one.
-fn token_claims(token: &str) -> Option<Value> {
-    let part = token.split('.').nth(1)?;
-    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .decode(part.trim_end_matches('='))
-        .ok()?;
-    serde_json::from_slice(&bytes).ok()
+        .doing("reading Secret runnerconf failed")
 }
 
 /// The agent's own runtime among those the platform lists for it and
@@ -119,7 +77,7 @@ pub(super) async fn own_of(
         let spec = client
             .runtime(r)
             .await
-            .map_err(|e| register::failed(e, "reading the runtime environment"))?;
+            .doing("reading the runtime environment")?;
         let ns = spec
             .as_ref()
             .and_then(|s| s.pointer("/runtimeScheduler/cluster/namespace"))
@@ -129,328 +87,6 @@ pub(super) async fn own_of(
         }
     }
     Ok(candidates.first().map(|r| (*r).clone()))
-}
-
-/// One runtime of `runnerconf` besides the agent's own, in another
-/// namespace of the agent's cluster.
-pub(super) struct Attached {
-    pub name: String,
-    pub namespace: String,
-    /// The API server address the old file gave the agent (kept).
-    host: String,
-    /// The StorageClass its builds' volumes use, as its spec names it.
-    storage_class: Option<String>,
-    /// Its objects cf-runner renders under the same kind and name: taken over.
-    pub taken_over: Vec<ObjectRef>,
-    /// venonactl's access objects for the agent there: deleted last.
-    pub replaced: Vec<ObjectRef>,
-    /// The ServiceAccount (and token Secret) the old file's token is of.
-    account: Option<String>,
-    token_secret: Option<String>,
-}
-
-/// The layout `adopt` moves: the agent's own runtime and the others.
-pub(super) struct Layout {
-    /// The runtime of the agent's namespace; `None` for an agent in a
-    /// namespace of its own (it moves to an agent installed alone).
-    pub own: Option<String>,
-    /// The API server address the own runtime's old file gave (kept).
-    own_host: Option<String>,
-    pub others: Vec<Attached>,
-}
-
-/// True when `runnerconf`'s files name more than the agent's own runtime:
-/// the agent must stay in config-dir mode with every one of them.
-pub(super) fn serves_several(files: &BTreeMap<String, String>) -> bool {
-    files.len() > 1
-}
-
-/// Reads where each runtime of `files` (other than `platform`'s runtime,
-/// the agent's own) builds, and what venonactl left there. Refuses (exit 3)
-/// a runtime in another cluster, one the platform does not have, or one
-/// whose namespace is gone. Writes nothing.
-pub(super) async fn survey(
-    cluster: &cluster::Cluster,
-    namespace: &str,
-    platform: &OnPlatform,
-    own: Option<&str>,
-    files: &BTreeMap<String, String>,
-    rendered_names: &[(String, String)],
-) -> Result<Layout, Outcome> {
-    let mut others = Vec::new();
-    let mut own_host = None;
-    for (key, text) in files {
-        let facts = file_facts(text);
-        let Some(runtime) = facts.name.clone() else {
-            return Err(refusal(
-                format!("the runtime file {key} in Secret runnerconf of namespace {namespace} names no runtime (no name: entry)"),
-                "fix or remove that entry with the tool that wrote it, then re-run adopt; nothing was changed".into(),
-            ));
-        };
-        let host = facts.host.clone().unwrap_or_default();
-        let here = host.trim_end_matches('/').to_string();
-        if Some(runtime.as_str()) == own {
-            own_host = Some(here);
-            continue;
-        }
-        if here != IN_CLUSTER_HOST && here != cluster.server.trim_end_matches('/') {
-            return Err(refusal(
-                format!(
-                    "runtime {runtime} (Secret runnerconf, key {key}) builds in another cluster (its host is {here}); \
-                     adopt reads only the agent's cluster (context {})",
-                    cluster.context
-                ),
-                format!(
-                    "detach {runtime} with the tool that attached it, adopt, then attach it again with \
-                     `cf-runner runtime attach --agent-namespace {namespace} --runtime-name {runtime} \
-                     --kube-namespace <its namespace> --kube-context-name <its context>`; nothing was changed"
-                ),
-            ));
-        }
-        let spec = platform
-            .client
-            .runtime(&runtime)
-            .await
-            .map_err(|e| register::failed(e, "reading the runtime environment"))?;
-        let Some(ns) = spec
-            .as_ref()
-            .and_then(|s| s.pointer("/runtimeScheduler/cluster/namespace"))
-            .and_then(Value::as_str)
-            .map(str::to_string)
-        else {
-            return Err(refusal(
-                format!(
-                    "runtime {runtime}, which Secret runnerconf in namespace {namespace} serves, is not on the \
-                     Codefresh platform {} (or its spec names no namespace)",
-                    platform.client.url()
-                ),
-                "pass --token for the account the runner was installed with, or remove the entry with the tool \
-                 that wrote it; nothing was changed"
-                    .into(),
-            ));
-        };
-        if ns == namespace {
-            return Err(refusal(
-                format!(
-                    "Secret runnerconf in namespace {namespace} holds two runtimes of that namespace: {} and {runtime}",
-                    own.unwrap_or("(the agent's)")
-                ),
-                "remove the stale entry with the tool that wrote it, then re-run adopt; nothing was changed".into(),
-            ));
-        }
-        match live::namespace_exists(&cluster.client, &ns).await {
-            Ok(true) => {}
-            Ok(false) => {
-                return Err(refusal(
-                    format!("runtime {runtime} builds in namespace {ns}, which does not exist in context {}", cluster.context),
-                    format!("detach {runtime} from the agent with the tool that attached it (its builds cannot run), then re-run adopt; nothing was changed"),
-                ))
-            }
-            Err(e) => return Err(connect::failed(e, "reading the runtime's namespace failed")),
-        }
-        let objects = cluster::adopt::scan(cluster, &ns)
-            .await
-            .map_err(|e| connect::failed(e, "reading the runtime's namespace failed"))?;
-        let ledger = cluster::ownership::Ledger::read(&cluster.client, &ns)
-            .await
-            .map_err(|e| connect::failed(e, "reading the runtime's namespace failed"))?;
-        let local: Vec<&Value> = objects.iter().filter(|o| in_namespace(o, &ns)).collect();
-        if let Some(record) = local
-            .iter()
-            .find(|o| kind(o) == "Secret" && name(o) == render::RECORD_SECRET)
-        {
-            return Err(refusal(
-                format!(
-                    "runtime {runtime} builds in namespace {ns}, which holds a cf-runner installation of its own (Secret/{})",
-                    name(record)
-                ),
-                format!("adopt the agent without it: detach {runtime} with the tool that attached it, adopt, then `cf-runner runtime attach --agent-namespace {namespace} --kube-namespace {ns} --runtime-name {runtime}`; nothing was changed"),
-            ));
-        }
-        // On a re-run of an interrupted move the file may hold cf-runner's
-        // token already: venonactl's account was its default, `runner`.
-        let (account, token_secret) = match facts.account.as_deref() {
-            Some(ACCESS_NAME) | None => (Some(VENONACTL_ACCOUNT.to_string()), None),
-            _ => (facts.account.clone(), facts.token_secret.clone()),
-        };
-        // An object of cf-runner's runtime names that is neither venonactl's
-        // (unlabelled) nor cf-runner's for this namespace: someone else's.
-        let blocked: Vec<String> = local
-            .iter()
-            .filter(|o| {
-                rendered_names
-                    .iter()
-                    .any(|(k, n)| k == kind(o) && n == name(o))
-            })
-            .filter(|o| {
-                label(o, "helm.sh/chart").is_some()
-                    || (label(o, LABEL_MANAGED_BY) == Some("cf-runner")
-                        && !cluster::ownership::is_ours(o, &ns, &ledger))
-            })
-            .map(|o| crate::app::adopt::objects::reference(o).to_string())
-            .collect();
-        if !blocked.is_empty() {
-            return Err(refusal(
-                format!(
-                    "runtime {runtime} builds in namespace {ns}, where {} belong to another installer, not venonactl",
-                    blocked.join(", ")
-                ),
-                format!("move or remove them, or detach {runtime} with the tool that attached it, adopt, then `cf-runner runtime attach` it; nothing was changed"),
-            ));
-        }
-        let taken_over = take_over_set(&local, rendered_names);
-        let replaced = old_access(&local, account.as_deref(), token_secret.as_deref());
-        let storage_class = spec.as_ref().and_then(claim_class);
-        others.push(Attached {
-            name: runtime,
-            namespace: ns,
-            host: here,
-            storage_class,
-            taken_over,
-            replaced,
-            account,
-            token_secret,
-        });
-    }
-    Ok(Layout {
-        own: own.map(str::to_string),
-        own_host,
-        others,
-    })
-}
-
-/// The StorageClass of the dind claim a runtime spec names (`pvcs` as the
-/// chart's and venonactl's map by name, or as cf-runner's list).
-fn claim_class(spec: &Value) -> Option<String> {
-    let pvcs = spec.pointer("/dockerDaemonScheduler/pvcs")?;
-    let dind = match pvcs {
-        Value::Array(items) => items.iter().find(|p| p["name"] == "dind")?,
-        other => other.get("dind")?,
-    };
-    dind["storageClassName"].as_str().map(str::to_string)
-}
-
-fn refusal(what: String, fix: String) -> Outcome {
-    output::error(&anyhow::anyhow!(what), Some(&fix));
-    Outcome::PreflightFailed
-}
-
-/// venonactl's objects of a runtime namespace that cf-runner renders under
-/// the same kind and name (`rendered`: kind, name).
-fn take_over_set(local: &[&Value], rendered: &[(String, String)]) -> Vec<ObjectRef> {
-    local
-        .iter()
-        .filter(|o| label(o, LABEL_MANAGED_BY) != Some("cf-runner"))
-        .filter(|o| label(o, "helm.sh/chart").is_none())
-        .filter(|o| rendered.iter().any(|(k, n)| k == kind(o) && n == name(o)))
-        .map(|o| crate::app::adopt::objects::reference(o))
-        .collect()
-}
-
-/// The agent's old access in a runtime namespace: the ServiceAccount its
-/// file's token is of, the token Secret (named by the token, or any
-/// token Secret of that account), the RoleBindings whose only subject is
-/// that account, and the Roles only those bind. Never cf-runner's objects,
-/// never the runtime's objects cf-runner takes over.
-fn old_access(
-    local: &[&Value],
-    account: Option<&str>,
-    token_secret: Option<&str>,
-) -> Vec<ObjectRef> {
-    let Some(account) = account else {
-        return Vec::new();
-    };
-    let foreign = |o: &&&Value| {
-        label(o, LABEL_MANAGED_BY) != Some("cf-runner") && label(o, "helm.sh/chart").is_none()
-    };
-    // An account something else runs as (the namespace's `default`, or one
-    // a workload there names) keeps its ServiceAccount, bindings and Roles:
-    // deleting them would take that workload's rights. Only the token
-    // Secret the agent's file was made from goes, which ends the old token.
-    if account == "default" || runs_as(local, account) {
-        return local
-            .iter()
-            .filter(foreign)
-            .filter(|o| kind(o) == "Secret" && o["type"].as_str() == Some(TOKEN_TYPE))
-            .filter(|o| Some(name(o)) == token_secret)
-            .map(|o| crate::app::adopt::objects::reference(o))
-            .collect();
-    }
-    let mut out = Vec::new();
-    out.extend(
-        local
-            .iter()
-            .filter(foreign)
-            .filter(|o| kind(o) == "ServiceAccount" && name(o) == account)
-            .map(|o| crate::app::adopt::objects::reference(o)),
-    );
-    out.extend(
-        local
-            .iter()
-            .filter(foreign)
-            .filter(|o| kind(o) == "Secret" && o["type"].as_str() == Some(TOKEN_TYPE))
-            .filter(|o| {
-                Some(name(o)) == token_secret
-                    || o["metadata"]["annotations"]["kubernetes.io/service-account.name"].as_str()
-                        == Some(account)
-            })
-            .map(|o| crate::app::adopt::objects::reference(o)),
-    );
-    let only_this_account = |b: &Value| {
-        b["subjects"].as_array().is_some_and(|s| {
-            !s.is_empty()
-                && s.iter()
-                    .all(|s| s["kind"] == "ServiceAccount" && s["name"].as_str() == Some(account))
-        })
-    };
-    let bindings: Vec<&&Value> = local
-        .iter()
-        .filter(foreign)
-        .filter(|o| kind(o) == "RoleBinding" && only_this_account(o))
-        .collect();
-    let roles: BTreeSet<&str> = bindings
-        .iter()
-        .filter(|b| b["roleRef"]["kind"] == "Role")
-        .filter_map(|b| b["roleRef"]["name"].as_str())
-        .collect();
-    let bound_elsewhere: BTreeSet<&str> = local
-        .iter()
-        .filter(|o| kind(o) == "RoleBinding" && !only_this_account(o))
-        .filter_map(|b| b["roleRef"]["name"].as_str())
-        .collect();
-    out.extend(
-        bindings
-            .iter()
-            .map(|o| crate::app::adopt::objects::reference(o)),
-    );
-    out.extend(
-        local
-            .iter()
-            .filter(foreign)
-            .filter(|o| kind(o) == "Role" && roles.contains(name(o)))
-            .filter(|o| !bound_elsewhere.contains(name(o)))
-            .map(|o| crate::app::adopt::objects::reference(o)),
-    );
-    out.sort();
-    out.dedup();
-    out
-}
-
-/// Whether a workload in `local` runs its pods as ServiceAccount `account`.
-fn runs_as(local: &[&Value], account: &str) -> bool {
-    local.iter().any(|o| {
-        let spec = match kind(o) {
-            "CronJob" => o.pointer("/spec/jobTemplate/spec/template/spec"),
-            "Deployment" | "DaemonSet" | "Job" | "StatefulSet" => o.pointer("/spec/template/spec"),
-            _ => None,
-        };
-        spec.and_then(|s| {
-            s.get("serviceAccountName")
-                .or_else(|| s.get("serviceAccount"))
-        })
-        .and_then(Value::as_str)
-            == Some(account)
-    })
 }
 
 /// Adds the plan's lines for the runtime namespaces.
@@ -619,7 +255,7 @@ async fn mark(cluster: &cluster::Cluster, ns: &str, list: &[ObjectRef]) -> Resul
     }
     let objects = cluster::adopt::scan(cluster, ns)
         .await
-        .map_err(|e| connect::failed(e, "reading the runtime's namespace failed"))?;
+        .doing("reading the runtime's namespace failed")?;
     for r in list {
         let Some(o) = objects
             .iter()
@@ -656,7 +292,7 @@ pub(super) async fn remove_old_access(
     for a in &layout.others {
         let objects = cluster::adopt::scan(cluster, &a.namespace)
             .await
-            .map_err(|e| connect::failed(e, "reading the runtime's namespace failed"))?;
+            .doing("reading the runtime's namespace failed")?;
         let local: Vec<&Value> = objects
             .iter()
             .filter(|o| in_namespace(o, &a.namespace))
@@ -673,111 +309,4 @@ pub(super) async fn remove_old_access(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    fn token_for(account: &str, secret: &str) -> String {
-        let b64 = base64::engine::general_purpose::URL_SAFE_NO_PAD;
-        let claims = json!({
-            "kubernetes.io/serviceaccount/namespace": "far",
-            "kubernetes.io/serviceaccount/service-account.name": account,
-            "kubernetes.io/serviceaccount/secret.name": secret,
-        });
-        format!("e30.{}.c2ln", b64.encode(claims.to_string()))
-    }
-
-    #[test]
-    fn the_claim_s_class_is_read_from_the_map_and_the_list_form() {
-        let map = json!({"dockerDaemonScheduler": {"pvcs": {"dind": {"storageClassName": "a"}}}});
-        let list =
-            json!({"dockerDaemonScheduler": {"pvcs": [{"name": "dind", "storageClassName": "b"}]}});
-        assert_eq!(claim_class(&map).as_deref(), Some("a"));
-        assert_eq!(claim_class(&list).as_deref(), Some("b"));
-        assert_eq!(claim_class(&json!({})), None);
-    }
-
-    #[test]
-    fn a_file_tells_the_account_its_token_is_of_without_keeping_the_token() {
-        let text = format!(
-            "type: runtime\nname: c/far\nhost: https://kubernetes.default.svc\ntoken: {}\ncrt: CA\n",
-            token_for("runner", "runner-token-abc")
-        );
-        let f = file_facts(&text);
-        assert_eq!(f.name.as_deref(), Some("c/far"));
-        assert_eq!(f.account.as_deref(), Some("runner"));
-        assert_eq!(f.token_secret.as_deref(), Some("runner-token-abc"));
-    }
-
-    #[test]
-    fn the_old_access_is_the_token_s_account_and_what_binds_only_it() {
-        let objects = [
-            json!({"kind": "ServiceAccount", "metadata": {"name": "runner"}}),
-            json!({"kind": "ServiceAccount", "metadata": {"name": "codefresh-engine"}}),
-            json!({"kind": "Secret", "type": TOKEN_TYPE, "metadata": {"name": "runner-token-abc",
-                   "annotations": {"kubernetes.io/service-account.name": "runner"}}}),
-            json!({"kind": "Secret", "type": TOKEN_TYPE, "metadata": {"name": "users-token",
-                   "annotations": {"kubernetes.io/service-account.name": "someone"}}}),
-            json!({"kind": "RoleBinding", "metadata": {"name": "runner"},
-                   "roleRef": {"kind": "Role", "name": "runner"},
-                   "subjects": [{"kind": "ServiceAccount", "name": "runner"}]}),
-            json!({"kind": "Role", "metadata": {"name": "runner"}}),
-            // A Role someone else's binding uses too stays.
-            json!({"kind": "RoleBinding", "metadata": {"name": "shared"},
-                   "roleRef": {"kind": "Role", "name": "shared"},
-                   "subjects": [{"kind": "ServiceAccount", "name": "runner"}, {"kind": "User", "name": "bob"}]}),
-            json!({"kind": "RoleBinding", "metadata": {"name": "runner-too"},
-                   "roleRef": {"kind": "Role", "name": "shared"},
-                   "subjects": [{"kind": "ServiceAccount", "name": "runner"}]}),
-            json!({"kind": "Role", "metadata": {"name": "shared"}}),
-            // cf-runner's own are never in it.
-            json!({"kind": "ServiceAccount", "metadata": {"name": "runner",
-                   "labels": {"app.kubernetes.io/managed-by": "cf-runner"}}}),
-        ];
-        let local: Vec<&Value> = objects.iter().collect();
-        let got: Vec<String> = old_access(&local, Some("runner"), Some("runner-token-abc"))
-            .iter()
-            .map(ToString::to_string)
-            .collect();
-        assert_eq!(
-            got,
-            [
-                "Role/runner",
-                "RoleBinding/runner",
-                "RoleBinding/runner-too",
-                "Secret/runner-token-abc",
-                "ServiceAccount/runner"
-            ]
-        );
-        assert!(old_access(&local, None, None).is_empty());
-    }
-
-    #[test]
-    fn an_account_something_else_runs_as_keeps_all_but_the_old_token() {
-        let objects = [
-            json!({"kind": "ServiceAccount", "metadata": {"name": "builder"}}),
-            json!({"kind": "Secret", "type": TOKEN_TYPE, "metadata": {"name": "builder-token-x",
-                   "annotations": {"kubernetes.io/service-account.name": "builder"}}}),
-            json!({"kind": "Secret", "type": TOKEN_TYPE, "metadata": {"name": "builder-token-own",
-                   "annotations": {"kubernetes.io/service-account.name": "builder"}}}),
-            json!({"kind": "RoleBinding", "metadata": {"name": "builder"},
-                   "roleRef": {"kind": "Role", "name": "builder"},
-                   "subjects": [{"kind": "ServiceAccount", "name": "builder"}]}),
-            json!({"kind": "Role", "metadata": {"name": "builder"}}),
-            json!({"kind": "Deployment", "metadata": {"name": "users-app"},
-                   "spec": {"template": {"spec": {"serviceAccountName": "builder"}}}}),
-            json!({"kind": "ServiceAccount", "metadata": {"name": "default"}}),
-            json!({"kind": "Secret", "type": TOKEN_TYPE, "metadata": {"name": "default-token-y"}}),
-        ];
-        let local: Vec<&Value> = objects.iter().collect();
-        let names = |got: Vec<ObjectRef>| got.iter().map(ToString::to_string).collect::<Vec<_>>();
-        assert_eq!(
-            names(old_access(&local, Some("builder"), Some("builder-token-x"))),
-            ["Secret/builder-token-x"]
-        );
-        assert_eq!(
-            names(old_access(&local, Some("default"), Some("default-token-y"))),
-            ["Secret/default-token-y"]
-        );
-    }
-}
+mod tests;

@@ -2,12 +2,12 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use crate::app::adopt::carry::{interim, storage_problems};
-use crate::app::adopt::detect::{
-    detect, plan, use_runnerconf, values_text, SERVICE_ACCOUNT_TOKEN_TYPE,
-};
+use crate::app::adopt::classify::plan;
+use crate::app::adopt::detect::{detect, SERVICE_ACCOUNT_TOKEN_TYPE};
 use crate::app::adopt::found::Found;
+use crate::app::adopt::gather::{interim, storage_problems};
 use crate::app::adopt::objects::{ObjectRef, Tool, SAVED_MARK};
+use crate::app::adopt::old_values::{use_runnerconf, values_text};
 use crate::app::adopt::report::{check_save_path, unclassified_refusal};
 use crate::render::{self, Manifest, LABEL_MANAGED_BY};
 use crate::values::{self, Input};

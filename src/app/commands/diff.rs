@@ -1,6 +1,6 @@
 //! `cf-runner diff`: what `upgrade` (or, with nothing installed, `init`)
 //! with the same flags and values would change in the cluster, changing
-//! nothing. The upgrade's own plan (`steps::upgrade_plan`) decides what would be
+//! nothing. The upgrade's own plan (`installation::plan`) decides what would be
 //! applied and pruned; `cluster::diff` asks the API server for a dry-run of
 //! each object and compares it with the live one. Exit codes follow
 //! `kubectl diff`: 0 no changes, 1 changes, above 1 an error.
@@ -8,17 +8,18 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::app::commands::flags;
 use crate::app::identity::register::{self, TokenFrom};
 use crate::app::installation::plan::{self, print_diffs, Plan};
 use crate::app::installation::{identity, pick_installation, record};
-use crate::app::session::connect::{connect_flags, failed, runtime};
-use crate::app::session::outcome::Outcome;
-use crate::app::session::{input, lock};
+use crate::app::session::connect::{connect_flags, runtime};
+use crate::app::session::lock;
+use crate::app::session::outcome::{Doing, Outcome};
 use crate::cli::{DiffArgs, OutputFormat};
 use crate::cluster::diff::{self, Action, ObjectDiff};
 use crate::cluster::{preflight, Cluster};
 use crate::output::{self, Structured};
-use crate::platform::{Platform, Transport};
+use crate::platform::Transport;
 use crate::{render, values};
 
 /// What `diff -o json|yaml` prints.
@@ -83,7 +84,7 @@ async fn spec_diff(args: &DiffArgs, plan: &Plan) -> Option<SpecDiff> {
         insecure: values.insecure,
         allow_http: false,
     };
-    let client = match Platform::new(&auth, transport) {
+    let client = match crate::app::identity::register::platform_for(&auth, transport) {
         Ok(c) => c,
         Err(e) => return Some(not_compared(format!("not compared: {e}"))),
     };
@@ -117,8 +118,8 @@ async fn spec_diff(args: &DiffArgs, plan: &Plan) -> Option<SpecDiff> {
 }
 
 /// The upgrade flags `diff` shares.
-fn upgrade_flags(args: &DiffArgs) -> input::UpgradeFlags<'_> {
-    input::UpgradeFlags {
+fn upgrade_flags(args: &DiffArgs) -> flags::UpgradeFlags<'_> {
+    flags::UpgradeFlags {
         kube: &args.kube,
         settings: &args.settings,
         values: &args.values,
@@ -132,7 +133,7 @@ fn upgrade_flags(args: &DiffArgs) -> input::UpgradeFlags<'_> {
 
 /// Runs `diff`; any failure exits 2, as `kubectl diff` exits above 1.
 pub fn run(args: &DiffArgs) -> Outcome {
-    let ended = input::for_upgrade(upgrade_flags(args))
+    let ended = flags::for_upgrade(upgrade_flags(args))
         .map_err(Outcome::from)
         .and_then(|input| runtime().block_on(diff(args, input)));
     match ended {
@@ -149,15 +150,15 @@ pub fn run(args: &DiffArgs) -> Outcome {
 
 /// Shows what an apply would change; true when it would change something.
 async fn diff(args: &DiffArgs, input: values::Input) -> Result<bool, Outcome> {
-    let cluster = connect_flags(&args.kube).await?;
-    let namespace = pick_installation(&cluster, &args.kube, "diff")
+    let cluster = connect_flags(&flags::kube(&args.kube)).await?;
+    let namespace = pick_installation(&cluster, &flags::kube(&args.kube), "diff")
         .await?
         .or_else(|| args.kube.kube_namespace.clone())
         .unwrap_or_else(|| values::DEFAULT_NAMESPACE.to_string());
     lock::note_holder(&cluster, &namespace).await;
     let installed = record::read(&cluster, &namespace)
         .await
-        .map_err(|e| failed(e, "reading the installation record failed"))?
+        .doing("reading the installation record failed")?
         .is_some();
     let (manifests, prune, spec) = if installed {
         let plan = plan::plan(input, &cluster, &namespace).await?;
@@ -180,7 +181,7 @@ async fn diff(args: &DiffArgs, input: values::Input) -> Result<bool, Outcome> {
     }
     let objects = diff::diff_all(&cluster.client, &manifests, &prune)
         .await
-        .map_err(|e| failed(e, "the server-side dry-run failed"))?;
+        .doing("the server-side dry-run failed")?;
     let changes = objects
         .iter()
         .any(|o| !matches!(o.action, Action::Same | Action::Skip))

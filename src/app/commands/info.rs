@@ -3,6 +3,7 @@
 //! JSON/YAML. The view model is the `status` step, which `adopt` also ends
 //! with.
 
+use crate::app::commands::flags;
 use crate::app::day_two::{health, status};
 use crate::app::session::connect::{connect_flags, runtime, SlowNote};
 use crate::app::session::outcome::Outcome;
@@ -16,15 +17,21 @@ pub fn run(args: &InfoArgs) -> Outcome {
 }
 
 async fn info(args: &InfoArgs) -> Result<(), Outcome> {
-    let cluster = connect_flags(&args.kube).await?;
+    let cluster = connect_flags(&flags::kube(&args.kube)).await?;
     let namespaces = match &args.kube.kube_namespace {
         Some(ns) => vec![ns.clone()],
         None => installed_namespaces(&cluster).await?,
     };
     if args.wait {
-        health::wait_healthy(&cluster, &namespaces, &args.platform, args.timeout).await?;
+        health::wait_healthy(
+            &cluster,
+            &namespaces,
+            &flags::platform(&args.platform),
+            args.timeout,
+        )
+        .await?;
     }
-    let report = status::report(&cluster, &namespaces, &args.platform).await?;
+    let report = status::report(&cluster, &namespaces, &flags::platform(&args.platform)).await?;
     match args.output {
         OutputFormat::Json => output::print_structured(&report, Structured::Json),
         OutputFormat::Yaml => output::print_structured(&report, Structured::Yaml),

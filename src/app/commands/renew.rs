@@ -1,16 +1,17 @@
 //! `cf-runner renew certificate|agent-token`: what the platform issued at
 //! install time, issued again and rolled out. The certificate is signed
 //! through the platform as `init` has it signed, and written as `upgrade`
-//! renders it (`steps::certificate`). Works on an install whose certificate
+//! renders it (`identity::certificate`). Works on an install whose certificate
 //! already expired: the old one is never a precondition. The agent token
 //! comes with a new agent that takes over the old one's runtimes
-//! (`steps::agent_token`).
+//! (`identity::agent_token`).
 
-use crate::app::identity::{agent_token, certificate, register};
+use crate::app::commands::flags;
+use crate::app::identity::{agent_token, register};
 use crate::app::installation::pick_installation;
 use crate::app::session::connect::{connect_flags, runtime};
 use crate::app::session::lock::{self, LockWait};
-use crate::app::session::outcome::Outcome;
+use crate::app::session::outcome::{Doing, Outcome};
 use crate::cli::{RenewArgs, Renewable};
 use crate::cluster::{inventory, Cluster};
 use crate::platform::{self, Platform};
@@ -26,8 +27,9 @@ pub fn run(args: &RenewArgs) -> Outcome {
 }
 
 async fn renew(args: &RenewArgs) -> Result<(), Outcome> {
-    let cluster = connect_flags(&args.kube).await?;
-    let Some(namespace) = pick_installation(&cluster, &args.kube, "renew").await? else {
+    let cluster = connect_flags(&flags::kube(&args.kube)).await?;
+    let Some(namespace) = pick_installation(&cluster, &flags::kube(&args.kube), "renew").await?
+    else {
         return Err(Outcome::Failed(
             anyhow::anyhow!(
                 "no Codefresh Runner is installed in context {}",
@@ -40,7 +42,9 @@ async fn renew(args: &RenewArgs) -> Result<(), Outcome> {
     let how = LockWait::of(args.no_wait_for_lock, args.timeout);
     let held = lock::take(&cluster, &namespace, "renew", how, None).await?;
     let done = match args.what {
-        Renewable::Certificate => certificate::renew(&cluster, &namespace, &client).await,
+        Renewable::Certificate => {
+            crate::app::identity::certificate_renewal::renew(&cluster, &namespace, &client).await
+        }
         Renewable::AgentToken => {
             agent_token::rotate(&cluster, &namespace, &client, args.timeout).await
         }
@@ -59,7 +63,9 @@ async fn platform_for(
 ) -> Result<Platform, Outcome> {
     let record = inventory::record(&cluster.client, namespace)
         .await
-        .map_err(|e| certificate::read_failed(e, namespace))?;
+        .doing(&format!(
+            "reading the installation record in namespace {namespace} failed"
+        ))?;
     let Some(record) = record else {
         return Err(Outcome::Failed(
             anyhow::anyhow!("namespace {namespace} holds no cf-runner installation record"),
@@ -78,19 +84,15 @@ async fn platform_for(
             Some("register it with `cf-runner init --token <API key>`".into()),
         ));
     }
-    let host = record
-        .values_yaml
-        .as_deref()
-        .and_then(|t| serde_yaml_ng::from_str::<serde_json::Value>(t).ok())
-        .and_then(|t| t["CodefreshHost"].as_str().map(str::to_string));
+    let host = crate::app::installation::record::recorded_host(&record);
     let auth = register::resolve(
-        &args.platform,
+        &flags::platform(&args.platform),
         host.as_deref().map(|url| platform::auth::NamedUrl {
             url,
             origin: register::RECORDED_HOST,
         }),
     )
-    .map_err(|e| register::failed(e, "finding the Codefresh API token"))?;
+    .doing("finding the Codefresh API token")?;
     let Some(auth) = auth else {
         let (command, why) = match args.what {
             Renewable::Certificate => (
@@ -104,5 +106,5 @@ async fn platform_for(
         };
         return Err(register::token_needed(command, why, ""));
     };
-    register::client(&auth, &args.platform)
+    register::client(&auth, &flags::platform(&args.platform))
 }

@@ -1,9 +1,10 @@
 //! `cf-runner runtime attach|detach|rotate|delete|upgrade`: one agent serving
-//! runtimes in other namespaces or clusters. The steps are `steps::attach`,
-//! `steps::rotate` and `steps::runtime_life`.
+//! runtimes in other namespaces or clusters. The steps are `runtimes::attach`,
+//! `runtimes::rotate` and `runtimes::life`.
 
+use crate::app::commands::flags;
 use crate::app::runtimes::attach::{self, AgentSide, Change, Target};
-use crate::app::runtimes::life;
+use crate::app::runtimes::{life, upgrade};
 use crate::app::session::connect::runtime;
 use crate::app::session::outcome::Outcome;
 use crate::cli::{AgentPlace, KubeArgs, RuntimeArgs, RuntimeCommand};
@@ -62,12 +63,17 @@ pub fn run(args: &RuntimeArgs) -> Outcome {
                     build_readable_tokens: a.allow_builds_to_read_tokens,
                 },
             };
-            runtime().block_on(attach::run(agent, change, &a.platform, a.timeout))
+            runtime().block_on(attach::run(
+                agent,
+                change,
+                &flags::platform(&a.platform),
+                a.timeout,
+            ))
         }
         RuntimeCommand::Delete(d) => runtime().block_on(life::delete_runtime(
             agent_side(&d.agent, &d.kube),
             target_of(&d.kube, &d.runtime_name, None),
-            &d.platform,
+            &flags::platform(&d.platform),
             life::DeleteOptions {
                 keep_platform: d.keep_platform,
                 yes: d.yes,
@@ -75,13 +81,13 @@ pub fn run(args: &RuntimeArgs) -> Outcome {
             },
         )),
         RuntimeCommand::Upgrade(u) => match attach::settings_from_flags(&u.set_value) {
-            Ok(settings) => runtime().block_on(life::upgrade_runtime(
+            Ok(settings) => runtime().block_on(upgrade::upgrade_runtime(
                 agent_side(&u.agent, &u.kube),
                 Target {
                     settings,
                     ..target_of(&u.kube, &u.runtime_name, None)
                 },
-                &u.platform,
+                &flags::platform(&u.platform),
                 u.timeout,
             )),
             Err(problems) => Outcome::BadInput(problems),
@@ -92,7 +98,7 @@ pub fn run(args: &RuntimeArgs) -> Outcome {
             runtime().block_on(attach::run(
                 agent,
                 Change::Detach(Box::new(target)),
-                &d.platform,
+                &flags::platform(&d.platform),
                 d.timeout,
             ))
         }

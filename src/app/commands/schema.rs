@@ -1,6 +1,6 @@
 //! `cf-runner schema`: prints the JSON Schema of a values file, built by
 //! `values::json_schema` from the key table the validator walks. Point an
-//! editor at the output (README, "Values") to get completion and checks
+//! editor at the output (docs/guide/values.md) to get completion and checks
 //! while writing a values file.
 
 use crate::app::session::outcome::Outcome;

@@ -3,10 +3,11 @@
 //! the build's link. The runtime is `--runtime-name`, else the one the
 //! installation in the kube context (and `--kube-namespace`) recorded.
 
+use crate::app::commands::flags;
 use crate::app::identity::register;
 use crate::app::installation::{pick_installation, read_installation};
-use crate::app::session::connect::{connect_flags, failed, runtime};
-use crate::app::session::outcome::Outcome;
+use crate::app::session::connect::{connect_flags, runtime};
+use crate::app::session::outcome::{Doing, Outcome};
 use crate::cli::TestPipelineArgs;
 use crate::output;
 use crate::platform;
@@ -26,10 +27,10 @@ async fn test_pipeline(args: &TestPipelineArgs) -> Result<(), Outcome> {
         url,
         origin: register::RECORDED_HOST,
     });
-    let auth = register::resolve(&args.platform, named)
-        .map_err(|e| register::failed(e, "finding the Codefresh API token"))?
+    let auth = register::resolve(&flags::platform(&args.platform), named)
+        .doing("finding the Codefresh API token")?
         .ok_or_else(|| register::token_needed("test-pipeline", "run a pipeline", ""))?;
-    let client = register::client(&auth, &args.platform)?;
+    let client = register::client(&auth, &flags::platform(&args.platform))?;
     let result = async {
         let name = client.ensure_demo_pipeline(&runtime).await?;
         let build = client.run_pipeline(&name, &runtime).await?;
@@ -55,8 +56,10 @@ async fn test_pipeline(args: &TestPipelineArgs) -> Result<(), Outcome> {
 /// The runtime environment the installation in the kube context recorded,
 /// and its platform host.
 async fn recorded_runtime(args: &TestPipelineArgs) -> Result<(String, Option<String>), Outcome> {
-    let cluster = connect_flags(&args.kube).await?;
-    let Some(namespace) = pick_installation(&cluster, &args.kube, "test-pipeline").await? else {
+    let cluster = connect_flags(&flags::kube(&args.kube)).await?;
+    let Some(namespace) =
+        pick_installation(&cluster, &flags::kube(&args.kube), "test-pipeline").await?
+    else {
         return Err(Problem::new(
             "--runtime-name",
             None,
@@ -70,7 +73,7 @@ async fn recorded_runtime(args: &TestPipelineArgs) -> Result<(String, Option<Str
     };
     let inst = read_installation(&cluster, &namespace)
         .await
-        .map_err(|e| failed(e, "reading the installation failed"))?;
+        .doing("reading the installation failed")?;
     let host = inst.values.as_ref().map(|v| v.codefresh_host.clone());
     match inst.record.and_then(|r| r.runtime_name) {
         Some(name) => Ok((name, host)),

@@ -8,11 +8,11 @@ use std::time::{Duration, Instant};
 
 use crate::app::identity::{certificate, register};
 use crate::app::installation::read_installation;
+use crate::app::session::options::PlatformOptions;
 use crate::app::session::outcome::Outcome;
-use crate::cli::PlatformArgs;
 use crate::cluster::{wait, Cluster};
 use crate::output;
-use crate::platform::{self, Platform};
+use crate::platform;
 
 /// How often the install is read again.
 const POLL: Duration = Duration::from_secs(2);
@@ -32,7 +32,7 @@ pub(crate) fn span(d: Duration) -> String {
 async fn not_ready(
     cluster: &Cluster,
     namespace: &str,
-    platform: &PlatformArgs,
+    platform: &PlatformOptions,
     soon: &mut Vec<String>,
 ) -> Vec<String> {
     let inst = match read_installation(cluster, namespace).await {
@@ -101,7 +101,7 @@ async fn not_ready(
 /// not have runtime environment `name`. Without a token the record's word
 /// that `init` registered it is taken.
 async fn runtime_on_platform(
-    platform: &PlatformArgs,
+    platform: &PlatformOptions,
     inst: &crate::app::installation::Installation,
     name: &str,
 ) -> Option<String> {
@@ -114,7 +114,8 @@ async fn runtime_on_platform(
         }),
     )
     .ok()??;
-    let client = Platform::new(&auth, register::transport(platform)).ok()?;
+    let client =
+        crate::app::identity::register::platform_for(&auth, register::transport(platform)).ok()?;
     match client.runtime(name).await {
         Ok(Some(_)) => None,
         Ok(None) => Some(format!(
@@ -130,7 +131,7 @@ async fn runtime_on_platform(
 pub(crate) async fn wait_healthy(
     cluster: &Cluster,
     namespaces: &[String],
-    platform: &PlatformArgs,
+    platform: &PlatformOptions,
     timeout: Duration,
 ) -> Result<(), Outcome> {
     let started = Instant::now();

@@ -1,10 +1,11 @@
 //! Looking at an installation that runs: its status and health for `info`
-//! (`status`, `health`), the version skew check (`skew`), the build probe
-//! (`probe`) and the support bundle's collection (`bundle`). Read-only, but
-//! for the probe's short-lived pod and claim.
+//! (`status`, `health`), the version skew check (`skew`) and the support
+//! bundle's collection (`bundle`). Read-only.
 
 pub mod bundle;
+pub mod cluster_reads;
 pub mod health;
-pub mod probe;
-pub mod skew;
+pub mod images;
+pub mod redaction;
 pub mod status;
+pub mod support_bundle;

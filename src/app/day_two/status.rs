@@ -9,9 +9,8 @@ use serde_json::{Map, Value};
 
 use crate::app::identity::register;
 use crate::app::installation::{identity, read_installation, record, Installation};
-use crate::app::session::connect::failed;
-use crate::app::session::outcome::Outcome;
-use crate::cli::PlatformArgs;
+use crate::app::session::options::PlatformOptions;
+use crate::app::session::outcome::{Doing, Outcome};
 use crate::cluster::inventory::{self, LiveObject};
 use crate::cluster::{wait, Cluster, KubeError};
 use crate::output::info::{
@@ -24,7 +23,7 @@ const PLATFORM_NO_TOKEN: &str =
     "not shown: no Codefresh API token (--token, CF_API_KEY or the current context of ~/.cfconfig)";
 
 /// The agent's and runtime's state on the platform, when a token is at hand.
-async fn platform_status(platform: &PlatformArgs, inst: &Installation, context: &str) -> String {
+async fn platform_status(platform: &PlatformOptions, inst: &Installation, context: &str) -> String {
     let Some(record) = &inst.record else {
         return "no record of an agent or runtime environment".into();
     };
@@ -45,7 +44,7 @@ async fn platform_status(platform: &PlatformArgs, inst: &Installation, context: 
         Ok(None) => return PLATFORM_NO_TOKEN.into(),
         Err(e) => return format!("not shown: {e}"),
     };
-    match crate::platform::Platform::new(&auth, register::transport(platform)) {
+    match crate::app::identity::register::platform_for(&auth, register::transport(platform)) {
         Ok(p) => {
             // What cf-runner would send now, to compare with the platform's spec.
             let expected = |account_id: Option<String>| {
@@ -246,29 +245,9 @@ fn storage_info(
     }
 }
 
-async fn describe(cluster: &Cluster, inst: &Installation) -> Result<InstallationInfo, KubeError> {
-    let mut notes = Vec::new();
-    let record = inst.record.clone().unwrap_or_default();
-    if inst.record.is_none() && crate::app::runtimes::life::is_attached_runtime(&inst.objects) {
-        notes.push(
-            "a runtime attached to an agent in another namespace (ServiceAccount cf-runner-agent here is that \
-             agent's access), not an installation of its own; `cf-runner info --kube-namespace <the agent's \
-             namespace>` shows it with the agent, and `cf-runner runtime delete` removes it"
-                .into(),
-        );
-    } else if inst.record.is_none() {
-        notes.push(format!(
-            "no installation record (Secret {RECORD_SECRET}): an init or a delete stopped half-way; \
-             re-run it to finish"
-        ));
-    } else if inst.values.is_none() {
-        notes.push(
-            "the recorded values do not validate with this version of cf-runner; `upgrade` will say why"
-                .into(),
-        );
-    }
-    let recorded = record::shown_values(&record);
-
+/// The installed objects grouped by component, in the order an install
+/// makes them, and whether every one that has a readiness is ready.
+fn components(inst: &Installation) -> (Vec<ComponentInfo>, bool) {
     let mut by_component: BTreeMap<String, Vec<ObjectInfo>> = BTreeMap::new();
     let mut healthy = true;
     for o in &inst.objects {
@@ -309,6 +288,35 @@ async fn describe(cluster: &Cluster, inst: &Installation) -> Result<Installation
         .map(|(name, objects)| ComponentInfo { name, objects })
         .collect();
     components.sort_by_key(|c| rank(&c.name));
+    (components, healthy)
+}
+
+async fn describe(cluster: &Cluster, inst: &Installation) -> Result<InstallationInfo, KubeError> {
+    let mut notes = Vec::new();
+    let record = inst.record.clone().unwrap_or_default();
+    if inst.record.is_none()
+        && crate::app::installation::attached::is_attached_runtime(&inst.objects)
+    {
+        notes.push(
+            "a runtime attached to an agent in another namespace (ServiceAccount cf-runner-agent here is that \
+             agent's access), not an installation of its own; `cf-runner info --kube-namespace <the agent's \
+             namespace>` shows it with the agent, and `cf-runner runtime delete` removes it"
+                .into(),
+        );
+    } else if inst.record.is_none() {
+        notes.push(format!(
+            "no installation record (Secret {RECORD_SECRET}): an init or a delete stopped half-way; \
+             re-run it to finish"
+        ));
+    } else if inst.values.is_none() {
+        notes.push(
+            "the recorded values do not validate with this version of cf-runner; `upgrade` will say why"
+                .into(),
+        );
+    }
+    let recorded = record::shown_values(&record);
+
+    let (components, healthy) = components(inst);
 
     let own_class = inst.objects.iter().find(|o| o.kind == "StorageClass");
     let storage = match (own_class, &inst.values) {
@@ -375,27 +383,23 @@ async fn describe(cluster: &Cluster, inst: &Installation) -> Result<Installation
 pub(crate) async fn report(
     cluster: &Cluster,
     namespaces: &[String],
-    platform: &PlatformArgs,
+    platform: &PlatformOptions,
 ) -> Result<Report, Outcome> {
     let mut installations = Vec::new();
     for ns in namespaces {
         crate::app::session::lock::note_holder(cluster, ns).await;
         let reading = format!("reading the installation in namespace {ns} failed");
-        let inst = read_installation(cluster, ns)
-            .await
-            .map_err(|e| failed(e, &reading))?;
+        let inst = read_installation(cluster, ns).await.doing(&reading)?;
         if inst.is_empty() {
             continue;
         }
-        let mut info = describe(cluster, &inst)
-            .await
-            .map_err(|e| failed(e, &reading))?;
+        let mut info = describe(cluster, &inst).await.doing(&reading)?;
         info.platform = platform_status(platform, &inst, &cluster.context).await;
         info.runtimes =
             crate::app::runtimes::view::view(cluster, &inst, platform, &mut info.notes).await;
         crate::app::identity::certificate::annotate(cluster, &mut info).await;
-        crate::app::identity::agent_token::annotate(cluster, &mut info).await;
-        info.notes.extend(crate::app::day_two::skew::notes(
+        crate::app::identity::agent_token::pending::annotate(cluster, &mut info).await;
+        info.notes.extend(crate::app::installation::skew::notes(
             info.installed_by.as_deref(),
             &inst.objects,
         ));

@@ -6,7 +6,7 @@ use serde_json::Value;
 use crate::app::identity::register;
 use crate::app::identity::registrar::Registrar;
 use crate::app::installation::LeftBehind;
-use crate::app::session::outcome::Outcome;
+use crate::app::session::outcome::{Doing, Outcome};
 use crate::output;
 use crate::platform::{self, Agent, PlatformError};
 use crate::values::{self, Problem, Problems, Secret};
@@ -57,7 +57,7 @@ pub(crate) async fn agent_of_token(
             );
             return Ok(None);
         }
-        Err(e) => return Err(register::failed(e, "finding the agent --agent-token belongs to")),
+        Err(e) => return Err(Outcome::from_platform(e, "finding the agent --agent-token belongs to")),
     };
     if subject.kind != "agent" {
         return Err(bad(
@@ -81,7 +81,7 @@ pub(crate) async fn agent_of_token(
             ))
         }
         Err(e) => {
-            return Err(register::failed(
+            return Err(Outcome::from_platform(
                 e,
                 "reading the agent --agent-token belongs to",
             ))
@@ -169,10 +169,7 @@ pub(crate) async fn ensure_agent(
             .agent_name
             .clone()
             .unwrap_or_else(|| wanted.to_string());
-        let agents = platform
-            .agents_named(&name)
-            .await
-            .map_err(|e| register::failed(e, doing))?;
+        let agents = platform.agents_named(&name).await.doing(doing)?;
         return match agents.into_iter().next() {
             Some(agent) => Ok((agent, token.clone(), AgentSource::GivenToken)),
             None => Err(Outcome::BadInput(Problems(vec![Problem::new(
@@ -184,10 +181,7 @@ pub(crate) async fn ensure_agent(
         };
     }
     if let (Some(name), Some(token)) = (&left.agent_name, &left.agent_token) {
-        let agents = platform
-            .agents_named(name)
-            .await
-            .map_err(|e| register::failed(e, doing))?;
+        let agents = platform.agents_named(name).await.doing(doing)?;
         if let Some(agent) = agents.into_iter().next() {
             return Ok((agent, token.clone(), AgentSource::EarlierInstall));
         }
@@ -201,7 +195,7 @@ pub(crate) async fn ensure_agent(
     let agent = platform
         .create_agent(&name)
         .await
-        .map_err(|e| register::failed(e, "creating the agent"))?;
+        .doing("creating the agent")?;
     let token = agent.token.clone().map(Secret::new).ok_or_else(|| {
         Outcome::failed(
             anyhow::anyhow!("the platform created agent {name} but sent no token"),
@@ -225,10 +219,7 @@ async fn agent_name_for_install(
 ) -> Result<Option<String>, Outcome> {
     let doing = "looking up agent names";
     for name in candidates(wanted) {
-        let agents = platform
-            .agents_named(&name)
-            .await
-            .map_err(|e| register::failed(e, doing))?;
+        let agents = platform.agents_named(&name).await.doing(doing)?;
         let Some(agent) = agents.into_iter().next() else {
             return Ok(Some(name));
         };
@@ -265,7 +256,7 @@ async fn serves_this_install(
         let found = platform
             .runtime(runtime)
             .await
-            .map_err(|e| register::failed(e, "looking up the agent's runtime environments"))?;
+            .doing("looking up the agent's runtime environments")?;
         let here = found.as_ref().is_some_and(|re| {
             re.pointer("/runtimeScheduler/cluster/namespace")
                 .and_then(Value::as_str)
@@ -291,10 +282,7 @@ pub(crate) async fn free_agent_name(
     doing: &str,
 ) -> Result<Option<String>, Outcome> {
     for name in candidates(wanted) {
-        let agents = platform
-            .agents_named(&name)
-            .await
-            .map_err(|e| register::failed(e, doing))?;
+        let agents = platform.agents_named(&name).await.doing(doing)?;
         if agents.is_empty() {
             return Ok(Some(name));
         }
@@ -314,21 +302,12 @@ pub(crate) async fn ensure_runtime(
     let doing = "looking up the runtime environment";
     let ours = |re: &Value| register::runs_in(re, &values.namespace, context);
     if let Some(name) = &left.runtime_name {
-        if platform
-            .runtime(name)
-            .await
-            .map_err(|e| register::failed(e, doing))?
-            .is_some()
-        {
+        if platform.runtime(name).await.doing(doing)?.is_some() {
             return Ok((name.clone(), RuntimeSource::EarlierInstall));
         }
     }
     for name in candidates(wanted) {
-        match platform
-            .runtime(&name)
-            .await
-            .map_err(|e| register::failed(e, doing))?
-        {
+        match platform.runtime(&name).await.doing(doing)? {
             Some(re) if ours(&re) => return Ok((name, RuntimeSource::Reused)),
             Some(_) => continue,
             None => {
@@ -336,7 +315,7 @@ pub(crate) async fn ensure_runtime(
                 platform
                     .register_runtime(&request)
                     .await
-                    .map_err(|e| register::failed(e, "registering the runtime environment"))?;
+                    .doing("registering the runtime environment")?;
                 return Ok((name, RuntimeSource::Registered));
             }
         }

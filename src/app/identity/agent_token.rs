@@ -24,63 +24,27 @@
 //! token never reached the cluster is cf-runner's own (named in the
 //! record), and is replaced.
 
+pub(crate) mod pending;
+
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::app::identity::register;
-use crate::app::installation::plan;
-use crate::app::session::connect::failed;
+use crate::app::identity::agent_token::pending::{
+    check_pending, check_runtimes_moved, next_name, refused, refused_pending, rotate_command,
+    Pending,
+};
+use crate::app::installation::standing;
 use crate::app::session::converge;
-use crate::app::session::outcome::Outcome;
+use crate::app::session::outcome::{Doing, Outcome};
 use crate::cluster::{rotation, runtimes as live, Cluster};
 use crate::output;
-use crate::output::info::InstallationInfo;
 use crate::platform::{Agent, Platform, TokenProbe};
 use crate::render::runtimes::AGENT_DEPLOYMENT;
 use crate::render::{self, RECORD_SECRET, RUNNER_SECRET};
-use crate::values::{Input, Secret};
-
-/// The longest agent name cf-runner writes (the values' `AgentId` limit).
-const MAX_NAME: usize = 253;
-
-/// A rotation under way, as the record keeps it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct Pending {
-    /// The agent being replaced.
-    pub from: String,
-    #[serde(rename = "fromId")]
-    pub from_id: String,
-    /// The agent replacing it.
-    pub to: String,
-}
-
-/// The name after `current`: `<base>-r2`, then `-r3`…, where `base` is
-/// `current` without its own `-r<N>`; cut so it stays within [`MAX_NAME`].
-pub(crate) fn next_name(current: &str, skip: usize) -> String {
-    let (base, n) = match current.rsplit_once("-r") {
-        Some((base, n))
-            if !base.is_empty() && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) =>
-        {
-            (base, n.parse::<usize>().unwrap_or(1))
-        }
-        _ => (current, 1),
-    };
-    let suffix = format!("-r{}", n + 1 + skip);
-    let mut base = base.to_string();
-    while base.len() + suffix.len() > MAX_NAME {
-        base.pop();
-    }
-    format!("{base}{suffix}")
-}
-
-/// The command that rotates the agent token of the install in `namespace`.
-pub(crate) fn rotate_command(namespace: &str) -> String {
-    format!("cf-runner renew agent-token --kube-namespace {namespace}")
-}
+use crate::values::Secret;
 
 fn bug(what: String) -> Outcome {
     Outcome::Failed(
@@ -90,7 +54,7 @@ fn bug(what: String) -> Outcome {
 }
 
 fn platform_failed(e: crate::platform::PlatformError, doing: &str, namespace: &str) -> Outcome {
-    let outcome = register::failed(e, doing);
+    let outcome = Outcome::from_platform(e, doing);
     match outcome {
         Outcome::Failed(e, hint) => Outcome::Failed(
             e,
@@ -113,7 +77,10 @@ async fn named(platform: &Platform, name: &str, namespace: &str) -> Result<Optio
         .map_err(|e| platform_failed(e, "reading the agents on the Codefresh platform", namespace))
 }
 
-/// Rotates the agent token of the install in `namespace`, under its lock.
+/// Rotates the agent token of the install in `namespace`, under its lock:
+/// a new agent takes over the old one's runtimes, the cluster switches to
+/// its token, then the old agent goes. A run that stopped half-way is
+/// finished, under the same name.
 pub(crate) async fn rotate(
     cluster: &Cluster,
     namespace: &str,
@@ -121,106 +88,14 @@ pub(crate) async fn rotate(
     timeout: Duration,
 ) -> Result<(), Outcome> {
     // The install as `upgrade` would write it, from its record.
-    let plan = plan::plan(Input::default(), cluster, namespace).await?;
-    let current = plan.identity.agent_name(&plan.loaded.values);
+    let plan = standing::as_it_stands(cluster, namespace).await?;
     let held_token = plan
         .identity
         .agent_token
         .clone()
         .or_else(|| plan.loaded.values.agent_token.clone());
-    // Only the agent the Deployment runs is rotated (the plan checked the
-    // record against it; `verified`).
-    let Some(running) =
-        crate::app::installation::verified::running_agent(cluster, namespace).await?
-    else {
-        return Err(refused(
-            format!(
-                "no runner Deployment in namespace {namespace} runs an agent: cf-runner rotates only the agent \
-                 the Deployment runs, and the record alone does not show which that is; nothing was changed"
-            ),
-            format!("re-install the runner with `cf-runner upgrade --kube-namespace {namespace}`, then re-run `{}`", rotate_command(namespace)),
-        ));
-    };
-    let recorded = rotation::pending(&cluster.client, namespace, RECORD_SECRET)
-        .await
-        .map_err(|e| failed(e, "reading the installation record failed"))?;
-    let pending = recorded
-        .as_deref()
-        .and_then(|t| serde_json::from_str::<Pending>(t).ok());
-    if let Some(p) = &pending {
-        check_pending(p, &running, namespace)?;
-    }
-    let resumed = pending.is_some();
-    let (pending, mut old) = match pending {
-        Some(p) => {
-            output::note(&format!(
-                "an earlier run was replacing agent {} with agent {} and stopped: finishing that rotation",
-                p.from, p.to
-            ));
-            let old = platform.agent(&p.from_id).await.map_err(|e| {
-                platform_failed(
-                    e,
-                    "reading the old agent on the Codefresh platform",
-                    namespace,
-                )
-            })?;
-            if let Some(o) = old.as_ref().filter(|o| o.name != p.from) {
-                return Err(refused_pending(
-                    format!(
-                        "the recorded rotation names agent {} with id {}, but on the Codefresh platform that id is agent {}",
-                        p.from, p.from_id, o.name
-                    ),
-                    namespace,
-                ));
-            }
-            (p, old)
-        }
-        None => {
-            let Some(old) = named(platform, &current, namespace).await? else {
-                return Err(Outcome::Failed(
-                    anyhow::anyhow!(
-                        "the installation in namespace {namespace} runs agent {current}, which the Codefresh platform at {} does not know",
-                        platform.url()
-                    ),
-                    Some(format!(
-                        "check --url and --token (the account the runner was installed with); nothing was changed. \
-                         To register the runner again, run `cf-runner init --kube-namespace {namespace}`"
-                    )),
-                ));
-            };
-            let mut skip = 0;
-            let to = loop {
-                let candidate = next_name(&current, skip);
-                if named(platform, &candidate, namespace).await?.is_none() {
-                    break candidate;
-                }
-                skip += 1;
-            };
-            let p = Pending {
-                from: current.clone(),
-                from_id: old.id.clone(),
-                to,
-            };
-            let text = serde_json::to_string(&p).expect("a rotation serializes");
-            rotation::set_pending(&cluster.client, namespace, RECORD_SECRET, Some(&text))
-                .await
-                .map_err(|e| {
-                    failed(
-                        e,
-                        "recording the rotation on the installation record failed",
-                    )
-                })?;
-            output::applied(
-                "recorded",
-                &format!(
-                    "the rotation of agent {} to agent {} on Secret/{RECORD_SECRET}",
-                    p.from, p.to
-                ),
-                Some(namespace),
-            );
-            (p, Some(old))
-        }
-    };
+    let running = running_agent(cluster, namespace).await?;
+    let (pending, mut old, resumed) = begin(cluster, namespace, platform, &plan, &running).await?;
 
     // The new agent, and its token.
     let switched = running == pending.to;
@@ -235,53 +110,220 @@ pub(crate) async fn rotate(
     let (new_agent, new_token) = match (switched, existing, held_token.clone()) {
         // The cluster already runs the new agent, with its token.
         (true, Some(agent), Some(token)) => (agent, token),
-        (_, existing, _) => {
-            if let Some(orphan) = existing {
-                // Made by the run that stopped, before its token reached
-                // the cluster: nothing can use it.
-                platform.delete_agent(&orphan.id).await.map_err(|e| {
-                    platform_failed(
-                        e,
-                        "removing the agent an earlier run left without a token",
-                        namespace,
-                    )
-                })?;
-                output::applied(
-                    "deleted",
-                    &format!("agent {} on the platform (an earlier run made it; its token never reached the cluster)", orphan.name),
-                    None,
-                );
-            }
-            let created = platform.create_agent(&pending.to).await.map_err(|e| {
-                platform_failed(
-                    e,
-                    "creating the new agent on the Codefresh platform",
-                    namespace,
-                )
-            })?;
-            let Some(token) = created.token.clone().filter(|t| !t.is_empty()) else {
-                return Err(Outcome::Failed(
-                    anyhow::anyhow!(
-                        "the Codefresh platform created agent {} without handing out its token",
-                        pending.to
-                    ),
-                    Some(format!(
-                        "nothing in the cluster was changed; re-run `{}`",
-                        rotate_command(namespace)
-                    )),
-                ));
-            };
-            output::applied(
-                "created",
-                &format!("agent {} on the platform", created.name),
-                None,
-            );
-            (created, Secret::new(token))
-        }
+        (_, existing, _) => new_agent(platform, &pending, existing, namespace).await?,
     };
+    let wanted = give_runtimes(platform, &new_agent, old.as_ref(), &plan, namespace).await?;
 
-    // Its runtimes: the old agent's, attached ones included (with those a
-    // stopped run already moved: the old agent may have none left).
+    // The runner Secret, AGENT_ID and the record, then the rollout.
+    let manifests = switch_manifests(cluster, namespace, &plan, &pending.to, &new_token).await?;
+    converge::apply_with_progress(cluster, &manifests, namespace, false, "renew").await?;
+    let deployment: Vec<render::Manifest> = manifests
+        .iter()
+        .filter(|m| m.kind == "Deployment")
+        .cloned()
+        .collect();
+    roll(cluster, namespace, &deployment, timeout).await?;
+
+    if let Some(agent) = old.take() {
+        retire(platform, agent, namespace).await?;
+    }
+    rotation::set_pending(&cluster.client, namespace, RECORD_SECRET, None)
+        .await
+        .doing("clearing the finished rotation from the installation record failed")?;
+    output::done(&format!(
+        "the agent token of namespace {namespace} is rotated: agent {} replaced agent {}, with the same runtimes ({})",
+        pending.to,
+        pending.from,
+        if wanted.is_empty() { "none".to_string() } else { wanted.join(", ") }
+    ));
+    say_revoked(platform, &pending, resumed, held_token).await;
+    Ok(())
+}
+
+/// The agent the runner's Deployment runs: the only one rotated (the plan
+/// checked the record against it; `verified`).
+async fn running_agent(cluster: &Cluster, namespace: &str) -> Result<String, Outcome> {
+    match crate::app::installation::verified::running_agent(cluster, namespace).await? {
+        Some(running) => Ok(running),
+        None => Err(refused(
+            format!(
+                "no runner Deployment in namespace {namespace} runs an agent: cf-runner rotates only the agent \
+                 the Deployment runs, and the record alone does not show which that is; nothing was changed"
+            ),
+            format!("re-install the runner with `cf-runner upgrade --kube-namespace {namespace}`, then re-run `{}`", rotate_command(namespace)),
+        )),
+    }
+}
+
+/// The rotation to carry out: the one an earlier run recorded and did not
+/// finish, else a new one, recorded before anything changes. Gives it, the
+/// old agent as the platform has it, and whether it was resumed.
+async fn begin(
+    cluster: &Cluster,
+    namespace: &str,
+    platform: &Platform,
+    plan: &standing::Standing,
+    running: &str,
+) -> Result<(Pending, Option<Agent>, bool), Outcome> {
+    let recorded = rotation::pending(&cluster.client, namespace, RECORD_SECRET)
+        .await
+        .doing("reading the installation record failed")?;
+    let pending = recorded
+        .as_deref()
+        .and_then(|t| serde_json::from_str::<Pending>(t).ok());
+    match pending {
+        Some(p) => {
+            check_pending(&p, running, namespace)?;
+            let old = resume(platform, &p, namespace).await?;
+            Ok((p, old, true))
+        }
+        None => {
+            let current = plan.identity.agent_name(&plan.loaded.values);
+            let (p, old) = record_new(cluster, namespace, platform, &current).await?;
+            Ok((p, Some(old), false))
+        }
+    }
+}
+
+/// The old agent of a rotation an earlier run stopped, checked against
+/// the platform: its recorded id must still be its name.
+async fn resume(
+    platform: &Platform,
+    p: &Pending,
+    namespace: &str,
+) -> Result<Option<Agent>, Outcome> {
+    output::note(&format!(
+        "an earlier run was replacing agent {} with agent {} and stopped: finishing that rotation",
+        p.from, p.to
+    ));
+    let old = platform.agent(&p.from_id).await.map_err(|e| {
+        platform_failed(
+            e,
+            "reading the old agent on the Codefresh platform",
+            namespace,
+        )
+    })?;
+    if let Some(o) = old.as_ref().filter(|o| o.name != p.from) {
+        return Err(refused_pending(
+            format!(
+                "the recorded rotation names agent {} with id {}, but on the Codefresh platform that id is agent {}",
+                p.from, p.from_id, o.name
+            ),
+            namespace,
+        ));
+    }
+    Ok(old)
+}
+
+/// A new rotation of agent `current`: the next free name, recorded on the
+/// installation record before anything changes.
+async fn record_new(
+    cluster: &Cluster,
+    namespace: &str,
+    platform: &Platform,
+    current: &str,
+) -> Result<(Pending, Agent), Outcome> {
+    let Some(old) = named(platform, current, namespace).await? else {
+        return Err(Outcome::Failed(
+            anyhow::anyhow!(
+                "the installation in namespace {namespace} runs agent {current}, which the Codefresh platform at {} does not know",
+                platform.url()
+            ),
+            Some(format!(
+                "check --url and --token (the account the runner was installed with); nothing was changed. \
+                 To register the runner again, run `cf-runner init --kube-namespace {namespace}`"
+            )),
+        ));
+    };
+    let mut skip = 0;
+    let to = loop {
+        let candidate = next_name(current, skip);
+        if named(platform, &candidate, namespace).await?.is_none() {
+            break candidate;
+        }
+        skip += 1;
+    };
+    let p = Pending {
+        from: current.to_string(),
+        from_id: old.id.clone(),
+        to,
+    };
+    let text = serde_json::to_string(&p).expect("a rotation serializes");
+    rotation::set_pending(&cluster.client, namespace, RECORD_SECRET, Some(&text))
+        .await
+        .doing("recording the rotation on the installation record failed")?;
+    output::applied(
+        "recorded",
+        &format!(
+            "the rotation of agent {} to agent {} on Secret/{RECORD_SECRET}",
+            p.from, p.to
+        ),
+        Some(namespace),
+    );
+    Ok((p, old))
+}
+
+/// Makes the new agent and gives its token, after deleting one an earlier
+/// run made whose token never reached the cluster.
+async fn new_agent(
+    platform: &Platform,
+    pending: &Pending,
+    existing: Option<Agent>,
+    namespace: &str,
+) -> Result<(Agent, Secret), Outcome> {
+    if let Some(orphan) = existing {
+        // Made by the run that stopped, before its token reached
+        // the cluster: nothing can use it.
+        platform.delete_agent(&orphan.id).await.map_err(|e| {
+            platform_failed(
+                e,
+                "removing the agent an earlier run left without a token",
+                namespace,
+            )
+        })?;
+        output::applied(
+            "deleted",
+            &format!("agent {} on the platform (an earlier run made it; its token never reached the cluster)", orphan.name),
+            None,
+        );
+    }
+    let created = platform.create_agent(&pending.to).await.map_err(|e| {
+        platform_failed(
+            e,
+            "creating the new agent on the Codefresh platform",
+            namespace,
+        )
+    })?;
+    let Some(token) = created.token.clone().filter(|t| !t.is_empty()) else {
+        return Err(Outcome::Failed(
+            anyhow::anyhow!(
+                "the Codefresh platform created agent {} without handing out its token",
+                pending.to
+            ),
+            Some(format!(
+                "nothing in the cluster was changed; re-run `{}`",
+                rotate_command(namespace)
+            )),
+        ));
+    };
+    output::applied(
+        "created",
+        &format!("agent {} on the platform", created.name),
+        None,
+    );
+    Ok((created, Secret::new(token)))
+}
+
+/// Gives the new agent the old one's runtimes, attached ones included
+/// (with those a stopped run already moved: the old agent may have none
+/// left). Gives the runtimes it serves.
+async fn give_runtimes(
+    platform: &Platform,
+    new_agent: &Agent,
+    old: Option<&Agent>,
+    plan: &standing::Standing,
+    namespace: &str,
+) -> Result<Vec<String>, Outcome> {
     let wanted = sorted(
         old.iter()
             .flat_map(|o| o.runtimes.iter())
@@ -299,7 +341,7 @@ pub(crate) async fn rotate(
     };
     if sorted(new_agent.runtimes.clone()) != wanted {
         platform
-            .update_agent(&new_agent, &wanted)
+            .update_agent(new_agent, &wanted)
             .await
             .map_err(|e| {
                 platform_failed(
@@ -319,63 +361,45 @@ pub(crate) async fn rotate(
         );
     }
 
-    // The runner Secret, AGENT_ID and the record, then the rollout.
-    let manifests = switch_manifests(cluster, namespace, &plan, &pending.to, &new_token).await?;
-    converge::apply_with_progress(cluster, &manifests, namespace, false, "renew").await?;
-    let deployment: Vec<render::Manifest> = manifests
-        .iter()
-        .filter(|m| m.kind == "Deployment")
-        .cloned()
-        .collect();
-    roll(cluster, namespace, &deployment, timeout).await?;
+    Ok(wanted)
+}
 
-    // The old agent: no runtimes, then gone.
-    if let Some(agent) = old.take() {
-        if !agent.runtimes.is_empty() {
-            platform.update_agent(&agent, &[]).await.map_err(|e| {
-                platform_failed(e, "detaching the runtimes from the old agent", namespace)
-            })?;
-            output::applied(
-                "configured",
-                &format!("agent {}: no runtimes", agent.name),
-                None,
-            );
-        }
-        platform.delete_agent(&agent.id).await.map_err(|e| {
-            platform_failed(
-                e,
-                "deleting the old agent on the Codefresh platform",
-                namespace,
-            )
+/// The old agent: no runtimes, then gone.
+async fn retire(platform: &Platform, agent: Agent, namespace: &str) -> Result<(), Outcome> {
+    if !agent.runtimes.is_empty() {
+        platform.update_agent(&agent, &[]).await.map_err(|e| {
+            platform_failed(e, "detaching the runtimes from the old agent", namespace)
         })?;
         output::applied(
-            "deleted",
-            &format!("agent {} on the platform", agent.name),
+            "configured",
+            &format!("agent {}: no runtimes", agent.name),
             None,
         );
     }
-    rotation::set_pending(&cluster.client, namespace, RECORD_SECRET, None)
-        .await
-        .map_err(|e| {
-            failed(
-                e,
-                "clearing the finished rotation from the installation record failed",
-            )
-        })?;
-    output::done(&format!(
-        "the agent token of namespace {namespace} is rotated: agent {} replaced agent {}, with the same runtimes ({})",
-        pending.to,
-        pending.from,
-        if wanted.is_empty() { "none".to_string() } else { wanted.join(", ") }
-    ));
+    platform.delete_agent(&agent.id).await.map_err(|e| {
+        platform_failed(
+            e,
+            "deleting the old agent on the Codefresh platform",
+            namespace,
+        )
+    })?;
+    output::applied(
+        "deleted",
+        &format!("agent {} on the platform", agent.name),
+        None,
+    );
+    Ok(())
+}
 
-    // Revoked? Only the old token of this run is known for sure.
+/// Whether the old token is revoked: only the old token of this run is
+/// known for sure.
+async fn say_revoked(platform: &Platform, pending: &Pending, resumed: bool, held: Option<Secret>) {
     let revoke_step = format!(
         "revoke it by hand: in the Codefresh UI, click your avatar, select User Settings, and delete the key of agent {} under API Keys; \
          if it is not listed there, ask Codefresh support to revoke the keys of the deleted agent {}",
         pending.from, pending.from
     );
-    match (resumed, held_token) {
+    match (resumed, held) {
         (false, Some(token)) => match platform.probe_agent_token(&pending.from, &token).await {
             TokenProbe::Refused(code) => output::done(&format!(
                 "old token revoked: the platform refuses it (HTTP {code}) on agent {}'s own call, GET /api/agent/{{agent}}/tasks",
@@ -393,120 +417,6 @@ pub(crate) async fn rotate(
             "could not check that the old token is revoked: the run that replaced it in the cluster stopped before it could; {revoke_step}"
         )),
     }
-    Ok(())
-}
-
-/// Adds to what `info` shows of one installation a note when a rotation
-/// stopped half-way, with the command that finishes it.
-pub(crate) async fn annotate(cluster: &Cluster, info: &mut InstallationInfo) {
-    let Ok(Some(text)) = rotation::pending(&cluster.client, &info.namespace, RECORD_SECRET).await
-    else {
-        return;
-    };
-    let Ok(p) = serde_json::from_str::<Pending>(&text) else {
-        return;
-    };
-    info.notes.push(format!(
-        "a rotation of the agent token (agent {} to agent {}) stopped half-way; run `{}` to finish it",
-        p.from,
-        p.to,
-        rotate_command(&info.namespace)
-    ));
-}
-
-/// A refusal to act on the platform (exit 3), before anything is written.
-fn refused(what: String, fix: String) -> Outcome {
-    Outcome::FailedWithCode(anyhow::anyhow!(what), Some(fix), 3)
-}
-
-/// A refusal to finish the recorded rotation: the annotation is a claim,
-/// and this one does not fit the agent the install runs.
-fn refused_pending(what: String, namespace: &str) -> Outcome {
-    refused(
-        format!("{what}: cf-runner finishes only a rotation of the agent this install runs; nothing was changed"),
-        format!(
-            "the annotation holds no secret, so people with patch rights on the record may have written it: find out \
-             who (`kubectl -n {namespace} get secret {RECORD_SECRET} --show-managed-fields -o yaml`), remove it \
-             (`kubectl -n {namespace} annotate secret {RECORD_SECRET} {}-`), then re-run `{}`",
-            rotation::ROTATION_ANNOTATION,
-            rotate_command(namespace)
-        ),
-    )
-}
-
-/// The name a rotation starts from, without its own `-r<N>`.
-fn base(name: &str) -> &str {
-    match name.rsplit_once("-r") {
-        Some((b, n)) if !b.is_empty() && !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()) => {
-            b
-        }
-        _ => name,
-    }
-}
-
-/// A recorded rotation must start or end at the agent the Deployment runs,
-/// and replace it by a name cf-runner would give it.
-fn check_pending(p: &Pending, running: &str, namespace: &str) -> Result<(), Outcome> {
-    if running != p.from && running != p.to {
-        return Err(refused_pending(
-            format!(
-                "the installation record says a rotation of agent {} to agent {} is under way, but the runner's \
-                 Deployment runs agent {running}",
-                p.from, p.to
-            ),
-            namespace,
-        ));
-    }
-    // `next_name` keeps the base, cut only when the new name is as long as
-    // a name may be.
-    let (from_base, to_base) = (base(&p.from), base(&p.to));
-    let related = p.to != p.from
-        && to_base != p.to
-        && (from_base == to_base || (p.to.len() == MAX_NAME && from_base.starts_with(to_base)));
-    if !related {
-        return Err(refused_pending(
-            format!(
-                "the recorded rotation replaces agent {} with agent {}, a name cf-runner never gives it (it adds -r<N>)",
-                p.from, p.to
-            ),
-            namespace,
-        ));
-    }
-    Ok(())
-}
-
-/// The runtimes a rotation may move: before the switch, an agent left by a
-/// stopped run serves none but the old agent's; after it, the new agent
-/// already serves all of the old one's. Anything else means the recorded
-/// rotation names agents that are not this install's.
-fn check_runtimes_moved(
-    p: &Pending,
-    old: Option<&Agent>,
-    new: Option<&Agent>,
-    switched: bool,
-    namespace: &str,
-) -> Result<(), Outcome> {
-    let (old_runtimes, new_runtimes) = (
-        old.map(|a| a.runtimes.clone()).unwrap_or_default(),
-        new.map(|a| a.runtimes.clone()).unwrap_or_default(),
-    );
-    let (part, whole, part_name) = if switched {
-        (&old_runtimes, &new_runtimes, &p.from)
-    } else {
-        (&new_runtimes, &old_runtimes, &p.to)
-    };
-    let strange: Vec<&String> = part.iter().filter(|r| !whole.contains(r)).collect();
-    if strange.is_empty() {
-        return Ok(());
-    }
-    Err(refused_pending(
-        format!(
-            "the recorded rotation would move runtime(s) {} of agent {part_name}, which the agent it pairs it with \
-             does not serve",
-            strange.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
-        ),
-        namespace,
-    ))
 }
 
 fn sorted(mut list: Vec<String>) -> Vec<String> {
@@ -520,7 +430,7 @@ fn sorted(mut list: Vec<String>) -> Vec<String> {
 async fn switch_manifests(
     cluster: &Cluster,
     namespace: &str,
-    plan: &plan::Plan,
+    plan: &standing::Standing,
     to: &str,
     token: &Secret,
 ) -> Result<Vec<render::Manifest>, Outcome> {
@@ -594,26 +504,4 @@ async fn roll(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_next_name_counts_up_from_the_current_one_and_fits() {
-        assert_eq!(next_name("ctx_ns", 0), "ctx_ns-r2");
-        assert_eq!(next_name("ctx_ns-r2", 0), "ctx_ns-r3");
-        assert_eq!(next_name("ctx_ns-r9", 1), "ctx_ns-r11");
-        assert_eq!(next_name("my-runner", 0), "my-runner-r2");
-        assert_eq!(next_name("a-rx", 0), "a-rx-r2");
-        let long = "n".repeat(MAX_NAME);
-        let next = next_name(&long, 0);
-        assert_eq!(next.len(), MAX_NAME);
-        assert!(next.ends_with("-r2"));
-        let pending = Pending {
-            from: "a".into(),
-            from_id: "1".into(),
-            to: "a-r2".into(),
-        };
-        let text = serde_json::to_string(&pending).unwrap();
-        assert_eq!(serde_json::from_str::<Pending>(&text).unwrap(), pending);
-    }
-}
+mod tests;

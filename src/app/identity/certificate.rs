@@ -11,16 +11,14 @@
 
 use serde_json::Value;
 
-use crate::app::installation::plan;
-use crate::app::session::connect::failed;
-use crate::app::session::outcome::Outcome;
+use crate::app::identity::registrar::Registrar;
+use crate::app::session::outcome::{Doing, Outcome};
 use crate::cluster::preflight::{Check, Status};
 use crate::cluster::{secrets, Cluster, KubeError};
-use crate::output;
 use crate::output::info::InstallationInfo;
-use crate::platform::{certs, Platform};
+use crate::platform::certs;
 use crate::render::{self, DIND_CERTS_SECRET};
-use crate::values::{Input, Secret};
+use crate::values::Secret;
 
 /// A certificate with fewer days left than this is reported (and fails
 /// `check`), leaving a month to renew it.
@@ -237,127 +235,21 @@ pub(crate) async fn check(cluster: &Cluster, namespace: &str) -> Option<Check> {
     })
 }
 
-/// Renews the dind certificate of the install in `namespace`, under its
-/// lock: a new key and CSR, signed by `platform` as `init` has them signed,
-/// written into the Secret as `upgrade` renders it. The old certificate is
-/// only shown, never required.
-pub(crate) async fn renew(
-    cluster: &Cluster,
-    namespace: &str,
-    platform: &Platform,
-) -> Result<(), Outcome> {
-    let before = read(cluster, namespace).await.ok();
-    // The install as `upgrade` would write it, from its record: the Secret
-    // keeps its labels and everything else the render gives it.
-    let plan = plan::plan(Input::default(), cluster, namespace).await?;
-    if plan.loaded.values.agent_only {
-        // Before the platform signs anything: there is nothing to renew.
-        return Err(Outcome::BadInput(crate::values::Problems(vec![
-            crate::values::Problem::new(
-                "--kube-namespace",
-                Some(&serde_json::Value::String(namespace.to_string())),
-                "holds an agent installed alone (AgentOnly): no build runs there, so it has no dind certificate",
-                "nothing to renew in this namespace; each attached runtime keeps its certificate in its own namespace",
-            ),
-        ])));
-    }
-    let generated = certs::generate(namespace).map_err(|e| {
-        crate::app::identity::register::failed(e, "preparing the dind TLS certificate")
-    })?;
+/// The dind TLS material: the CA, the server certificate and its key.
+pub(crate) type DindTls = (Secret, Secret, Secret);
+
+/// A new dind key for the builds of `namespace`, its certificate signed by
+/// the platform: the one way cf-runner makes a dind certificate (install,
+/// attach, adopt, fleet, renewal). The key is made here and goes only into
+/// the cluster's Secret; the platform sees the signing request.
+pub(crate) async fn sign(platform: &impl Registrar, namespace: &str) -> Result<DindTls, Outcome> {
+    let generated = certs::generate(namespace).doing("preparing the dind TLS certificate")?;
     let sans = certs::subject_alt_names(namespace);
     let (ca, cert) = platform
         .sign_server_certs(&generated.csr_pem, &sans)
         .await
-        .map_err(|e| {
-            crate::app::identity::register::failed(
-                e,
-                "having the platform sign the dind certificate",
-            )
-        })?;
-    let expires = not_after(&cert).map_err(|e| {
-        Outcome::Failed(
-            anyhow::anyhow!(
-                "the platform {} signed a certificate that cannot be read: {e}",
-                platform.url()
-            ),
-            Some(
-                "nothing was written; re-run the renewal, and report it if it happens again".into(),
-            ),
-        )
-    })?;
-    output::done(&format!(
-        "dind TLS certificate signed by the platform, valid until {} (the key stays in the cluster)",
-        date(expires)
-    ));
-    let manifest = secret_manifest(
-        &plan.rendered.manifests,
-        &Secret::new(ca),
-        &Secret::new(cert),
-        &generated.key_pem,
-    )
-    .ok_or_else(|| {
-        Outcome::Failed(
-            anyhow::anyhow!(
-                "the render of namespace {namespace} has no Secret {DIND_CERTS_SECRET}"
-            ),
-            Some("a bug in cf-runner: please report it".into()),
-        )
-    })?;
-    crate::app::session::converge::apply_with_progress(
-        cluster,
-        &[manifest],
-        namespace,
-        false,
-        "renew",
-    )
-    .await?;
-    let was = match before {
-        Some(CertState::Expires(at)) if at <= now() => {
-            format!(" (the old one expired on {})", date(at))
-        }
-        Some(CertState::Expires(at)) => format!(" (the old one was valid until {})", date(at)),
-        _ => String::new(),
-    };
-    output::done(&format!(
-        "the dind certificate of namespace {namespace} is renewed{was}"
-    ));
-    output::note(
-        "no restart is needed: each build's dind pod mounts the Secret when it starts; \
-         builds already running keep the old certificate until they end",
-    );
-    Ok(())
-}
-
-/// The rendered dind Secret with the new material in place.
-fn secret_manifest(
-    manifests: &[render::Manifest],
-    ca: &Secret,
-    cert: &Secret,
-    key: &Secret,
-) -> Option<render::Manifest> {
-    let mut m = manifests
-        .iter()
-        .find(|m| m.kind == "Secret" && m.name == DIND_CERTS_SECRET)?
-        .clone();
-    let data = m.object.get_mut("stringData")?.as_object_mut()?;
-    data.insert("ca.pem".into(), Value::String(ca.expose().to_string()));
-    data.insert(
-        "server-cert.pem".into(),
-        Value::String(cert.expose().to_string()),
-    );
-    data.insert(
-        "server-key.pem".into(),
-        Value::String(key.expose().to_string()),
-    );
-    Some(m)
-}
-
-/// A cluster error while reading the certificate, as the outcome to return.
-pub(crate) fn read_failed(e: KubeError, namespace: &str) -> Outcome {
-    failed(
-        e,
-        &format!("reading the dind certificate in namespace {namespace} failed"),
-    )
+        .doing("having the platform sign the dind certificate")?;
+    Ok((Secret::new(ca), Secret::new(cert), generated.key_pem))
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@
 pub mod agent;
 pub mod agent_token;
 pub mod certificate;
+pub mod certificate_renewal;
 pub mod register;
 pub mod registrar;
 pub mod unregister;

@@ -6,8 +6,8 @@
 use serde_json::Value;
 
 use crate::app::identity::registrar::Registrar;
-use crate::app::session::outcome::Outcome;
-use crate::cli::PlatformArgs;
+use crate::app::session::options::PlatformOptions;
+use crate::app::session::outcome::{Doing, Outcome};
 use crate::platform::{
     self, Auth, Need, Platform, PlatformError, RegisterRuntime, Transport, Whoami,
 };
@@ -46,17 +46,16 @@ pub(crate) async fn checked_client(
     transport: Transport,
     needs: Option<&[Need]>,
 ) -> Result<(Platform, Whoami), Outcome> {
-    let platform =
-        Platform::new(auth, transport).map_err(|e| failed(e, "preparing the platform client"))?;
+    let platform = platform_for(auth, transport).doing("preparing the platform client")?;
     let who = platform
         .whoami()
         .await
-        .map_err(|e| failed(e, "checking the Codefresh API token"))?;
+        .doing("checking the Codefresh API token")?;
     if let Some(needs) = needs {
         platform
             .require_scopes(needs)
             .await
-            .map_err(|e| failed(e, "checking the Codefresh API token's scopes"))?;
+            .doing("checking the Codefresh API token's scopes")?;
     }
     Ok((platform, who))
 }
@@ -119,14 +118,32 @@ pub(crate) async fn send_spec(
     let current = platform
         .runtime(name)
         .await
-        .map_err(|e| failed(e, "reading the runtime environment's spec"))?;
-    if current.is_some_and(|c| spec_differences(spec, &c).is_empty()) {
+        .doing("reading the runtime environment's spec")?;
+    put_spec(
+        platform,
+        name,
+        spec,
+        current.as_ref(),
+        "sending the runtime environment's spec",
+    )
+    .await
+}
+
+/// Sends runtime environment `name`'s spec unless `current` (the platform's
+/// copy, when it was read) already matches it: the one place a runtime spec
+/// goes to the platform. True when it was sent; `failure` is what the
+/// message says failed.
+pub(crate) async fn put_spec(
+    platform: &impl Registrar,
+    name: &str,
+    spec: &Value,
+    current: Option<&Value>,
+    failure: &str,
+) -> Result<bool, Outcome> {
+    if current.is_some_and(|c| spec_differences(spec, c).is_empty()) {
         return Ok(false);
     }
-    platform
-        .put_runtime(name, spec)
-        .await
-        .map_err(|e| failed(e, "sending the runtime environment's spec"))?;
+    platform.put_runtime(name, spec).await.doing(failure)?;
     Ok(true)
 }
 
@@ -145,7 +162,7 @@ pub(crate) fn account_of_runtime(runtime: &Value) -> Option<String> {
 /// that same platform, or the token is not sent. `Ok(None)` when there is
 /// no token at all.
 pub(crate) fn resolve(
-    args: &PlatformArgs,
+    args: &PlatformOptions,
     installed: Option<platform::auth::NamedUrl<'_>>,
 ) -> Result<Option<Auth>, PlatformError> {
     let token = args.token.as_ref().map(Secret::new);
@@ -161,7 +178,7 @@ pub(crate) fn resolve(
 pub(crate) const RECORDED_HOST: &str = "the installation's record in the cluster (CodefreshHost)";
 
 /// How `args` say to reach the platform.
-pub(crate) fn transport(args: &PlatformArgs) -> Transport {
+pub(crate) fn transport(args: &PlatformOptions) -> Transport {
     Transport {
         insecure: args.insecure,
         allow_http: args.allow_http,
@@ -169,24 +186,16 @@ pub(crate) fn transport(args: &PlatformArgs) -> Transport {
 }
 
 /// A client, or the outcome to return.
-pub(crate) fn client(auth: &Auth, args: &PlatformArgs) -> Result<Platform, Outcome> {
-    Platform::new(auth, transport(args)).map_err(|e| failed(e, "preparing the platform client"))
+pub(crate) fn client(auth: &Auth, args: &PlatformOptions) -> Result<Platform, Outcome> {
+    platform_for(auth, transport(args)).doing("preparing the platform client")
 }
 
-/// The outcome of a platform error while `doing` something: bad input
-/// (exit 2, naming the flag) for a URL that would leak the key, else a
-/// failure with the error's hint.
-pub(crate) fn failed(err: PlatformError, doing: &str) -> Outcome {
-    let hint = err.hint();
-    if err.is_bad_input() {
-        return Outcome::BadInput(Problems(vec![Problem::new(
-            err.flag(),
-            None,
-            err.to_string(),
-            hint.unwrap_or_default(),
-        )]));
-    }
-    Outcome::Failed(anyhow::Error::new(err).context(doing.to_string()), hint)
+/// The one place a token becomes a platform client: every command that
+/// talks to the platform comes through here (through [`client`] and
+/// [`checked_client`], or here directly where a platform problem is only
+/// shown, not fatal).
+pub(crate) fn platform_for(auth: &Auth, transport: Transport) -> Result<Platform, PlatformError> {
+    Platform::new(auth, transport)
 }
 
 /// Seconds since the Unix epoch of an RFC 3339 time (`2026-11-22T20:50:00.123Z`,

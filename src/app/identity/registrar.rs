@@ -1,5 +1,5 @@
 //! What an install asks of the Codefresh platform, as a trait
-//! ([`Registrar`]) whose real one is [`Platform`]: the order of the install's
+//! (`Registrar`) whose real one is `Platform`: the order of the install's
 //! platform steps is unit-tested against a fake of it (`install/tests.rs`),
 //! and the end-to-end suites run the real one against the fake platform.
 

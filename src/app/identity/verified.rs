@@ -24,7 +24,7 @@ use serde_json::Value;
 
 use crate::app::identity::register;
 use crate::app::installation::verified::refusal;
-use crate::app::session::outcome::Outcome;
+use crate::app::session::outcome::{Doing, Outcome};
 use crate::platform::{Agent, Platform};
 
 /// Where a runtime environment's builds run, as its spec says.
@@ -70,12 +70,10 @@ pub(crate) async fn runtime_claim(
     agent: Option<&str>,
     alternative: &str,
 ) -> Result<RuntimeFact, Outcome> {
-    let Some(re) = platform.runtime(claim.name).await.map_err(|e| {
-        register::failed(
-            e,
-            "reading the runtime environment on the Codefresh platform",
-        )
-    })?
+    let Some(re) = platform
+        .runtime(claim.name)
+        .await
+        .doing("reading the runtime environment on the Codefresh platform")?
     else {
         return Ok(RuntimeFact::Gone);
     };
@@ -88,7 +86,7 @@ pub(crate) async fn runtime_claim(
             let served = platform
                 .agents_named(agent)
                 .await
-                .map_err(|e| register::failed(e, "reading the agent on the Codefresh platform"))?
+                .doing("reading the agent on the Codefresh platform")?
                 .iter()
                 .any(|a: &Agent| a.runtimes.iter().any(|r| r == claim.name));
             if served {

@@ -15,16 +15,17 @@ use crate::app::identity::register;
 use crate::app::install::steps::{
     connect_and_announce, namespace_manifest, render_or_fail, wait_for_install,
 };
-pub(crate) use crate::app::install::steps::{needs, Options};
 use crate::app::installation::identity;
 use crate::app::session::connect::{connect, install_runtime, runtime};
-pub(crate) use crate::app::session::lock::LockWait;
-use crate::app::session::outcome::Outcome;
+use crate::app::session::outcome::{Doing, Outcome};
 use crate::cluster::lock::NamespaceSeen;
 use crate::output;
 use crate::platform::{self, Auth, Need, Transport};
 use crate::render::Identity;
 use crate::values::{self, Problem, Problems};
+
+pub(crate) use crate::app::install::steps::{needs, Options};
+pub(crate) use crate::app::session::lock::LockWait;
 
 /// Whether the install registers on the platform, and with which token.
 #[derive(Debug)]
@@ -68,7 +69,7 @@ pub(crate) fn registration(
             origin: "CodefreshHost in the values",
         }),
     })
-    .map_err(|e| register::failed(e, "finding the Codefresh API token"))?;
+    .doing("finding the Codefresh API token")?;
     match found {
         Some(auth) => Ok(Registration::Platform(auth)),
         None if values.agent_token.is_some() => Ok(Registration::Offline),
@@ -131,7 +132,7 @@ pub(crate) fn helm_identity(
             let existing = platform
                 .runtime(&name)
                 .await
-                .map_err(|e| register::failed(e, "looking up runtime environment names"))?;
+                .doing("looking up runtime environment names")?;
             if existing.is_none() {
                 identity.runtime_name = Some(name);
                 break;
@@ -202,9 +203,14 @@ async fn offline_steps<C: Target>(
     outcome
 }
 
+pub(crate) mod check;
+pub(crate) mod delete;
+pub(crate) mod init;
+pub(crate) mod probe;
 mod registered;
 pub(crate) mod seams;
 pub(crate) mod steps;
+pub(crate) mod upgrade;
 
 use crate::app::identity::agent::{candidates, free_agent_name};
 use registered::with_platform;

@@ -16,11 +16,11 @@ use crate::app::install::steps::{
     wait_for_install, Options,
 };
 use crate::app::installation::{identity, LeftBehind};
-use crate::app::session::outcome::Outcome;
+use crate::app::session::outcome::{Doing, Outcome};
 use crate::output;
-use crate::platform::{self, certs, Agent, Auth, Whoami};
+use crate::platform::{self, Agent, Auth, Whoami};
 use crate::render::{self, Identity, Manifest};
-use crate::values::{self, Secret};
+use crate::values;
 
 /// What this run has on the platform so far, to say on a failure what is
 /// left there and how to go on.
@@ -369,19 +369,11 @@ pub(super) async fn dind_certs_step(
             c
         }
         None => {
-            let generated = certs::generate(&values.namespace)
-                .map_err(|e| register::failed(e, "preparing the dind TLS certificate"))?;
-            let sans = certs::subject_alt_names(&values.namespace);
-            let (ca, cert) = platform
-                .sign_server_certs(&generated.csr_pem, &sans)
-                .await
-                .map_err(|e| {
-                    register::failed(e, "having the platform sign the dind certificate")
-                })?;
+            let tls = crate::app::identity::certificate::sign(platform, &values.namespace).await?;
             output::done(
                 "dind TLS certificate signed by the platform (the key stays in the cluster)",
             );
-            (Secret::new(ca), Secret::new(cert), generated.key_pem)
+            tls
         }
     };
     identity.dind_ca = Some(ca);
@@ -455,7 +447,7 @@ pub(super) async fn attach_step(
         platform
             .update_agent(agent, &runtimes)
             .await
-            .map_err(|e| register::failed(e, "attaching the runtime environment to the agent"))?;
+            .doing("attaching the runtime environment to the agent")?;
     }
     let spec = register::spec_to_send(
         &rendered.runtime_environment,
@@ -470,9 +462,7 @@ pub(super) async fn attach_step(
         platform
             .set_default_runtime(runtime_name)
             .await
-            .map_err(|e| {
-                register::failed(e, "making the runtime environment the account's default")
-            })?;
+            .doing("making the runtime environment the account's default")?;
         output::done(&format!(
             "{runtime_name} is the account's default runtime environment"
         ));
@@ -488,7 +478,7 @@ pub(super) async fn cluster_integration(
     let existing = platform
         .clusters()
         .await
-        .map_err(|e| register::failed(e, "listing cluster integrations"))?;
+        .doing("listing cluster integrations")?;
     if existing
         .iter()
         .any(|c| c.get("selector").and_then(Value::as_str) == Some(cluster.context()))
@@ -519,7 +509,7 @@ pub(super) async fn cluster_integration(
     platform
         .create_cluster_integration(cluster.context(), &host, &token, &ca)
         .await
-        .map_err(|e| register::failed(e, "creating the cluster integration"))?;
+        .doing("creating the cluster integration")?;
     output::done(&format!(
         "cluster integration {} created (behind the firewall)",
         cluster.context()
@@ -534,11 +524,11 @@ pub(super) async fn demo_pipeline(
     let name = platform
         .ensure_demo_pipeline(runtime)
         .await
-        .map_err(|e| register::failed(e, "creating the demo pipeline"))?;
+        .doing("creating the demo pipeline")?;
     let build = platform
         .run_pipeline(&name, runtime)
         .await
-        .map_err(|e| register::failed(e, "running the demo pipeline"))?;
+        .doing("running the demo pipeline")?;
     output::done(&format!("demo pipeline {name} started"));
     Ok(format!(
         "{}/build/{}",

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use crate::app::installation::{left_behind, LeftBehind};
 use crate::app::session::lock::LockWait;
-use crate::app::session::outcome::Outcome;
+use crate::app::session::outcome::{Doing, Outcome};
 use crate::app::session::{converge, preflight};
 use crate::cluster::lock::{Lock, NamespaceSeen};
 use crate::cluster::{self, apply, secrets};
@@ -78,12 +78,6 @@ pub(crate) trait Target {
     ) -> Result<Option<(String, String)>, Outcome>;
 }
 
-/// A cluster error as the outcome to return, `doing` naming the step.
-fn cluster_failed(e: cluster::KubeError, doing: &str) -> Outcome {
-    let hint = e.hint();
-    Outcome::failed(anyhow::Error::new(e).context(doing.to_string()), hint)
-}
-
 impl Target for cluster::Cluster {
     fn context(&self) -> &str {
         &self.context
@@ -115,7 +109,7 @@ impl Target for cluster::Cluster {
                 // names the object and the verb refused.
                 Err(e) if e.code() == Some(403) => return Ok(()),
                 Err(e) => {
-                    return Err(cluster_failed(
+                    return Err(Outcome::from_cluster(
                         e,
                         "reading the objects the install would write",
                     ))
@@ -142,7 +136,7 @@ impl Target for cluster::Cluster {
     async fn left_behind(&self, namespace: &str) -> Result<LeftBehind, Outcome> {
         left_behind(self, namespace)
             .await
-            .map_err(|e| cluster_failed(e, "reading what an earlier install left"))
+            .doing("reading what an earlier install left")
     }
     async fn save(
         &self,
@@ -224,6 +218,6 @@ impl Target for cluster::Cluster {
     ) -> Result<Option<(String, String)>, Outcome> {
         secrets::wait_for_token(&self.client, namespace, secret, timeout)
             .await
-            .map_err(|e| cluster_failed(e, "reading the cluster integration's token"))
+            .doing("reading the cluster integration's token")
     }
 }

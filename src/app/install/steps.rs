@@ -13,7 +13,7 @@ use crate::cluster::lock::NamespaceSeen;
 use crate::output;
 use crate::platform::{Need, Transport};
 use crate::render::{self, Identity, Manifest};
-use crate::values::{self};
+use crate::values;
 
 /// How an install runs, decided once by `init` from its flags.
 #[derive(Debug, Clone)]

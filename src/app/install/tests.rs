@@ -4,7 +4,6 @@
 
 use std::cell::RefCell;
 use std::rc::Rc;
-
 use std::time::Duration;
 
 use serde_json::{json, Value};

@@ -3,11 +3,12 @@
 //! A re-render of the agent (`upgrade`, `diff`, the renewals, a re-run of
 //! `init`) keeps both, and never prunes the runtimes' files or credentials.
 
-use crate::app::session::connect::failed;
 use crate::app::session::outcome::Outcome;
 use crate::cluster::inventory::LiveObject;
 use crate::cluster::{runtimes as live, Cluster};
-use crate::render::runtimes::{config_dir_mode, config_manifest, AGENT_DEPLOYMENT, CONFIG_SECRET};
+use crate::render::runtimes::{
+    config_dir_mode, config_manifest, ACCESS_NAME, AGENT_DEPLOYMENT, CONFIG_SECRET,
+};
 use crate::render::{Component, Manifest, LABEL_COMPONENT};
 
 /// For `upgrade` and `diff` of an agent that serves attached runtimes:
@@ -44,7 +45,12 @@ pub(crate) async fn kept_attached(
     let files = match live::read_config(&cluster.client, namespace, CONFIG_SECRET).await {
         Ok(Some(c)) if c.ours && !c.files.is_empty() => c.files,
         Ok(_) => return Ok(Vec::new()),
-        Err(e) => return Err(failed(e, "reading the agent's runtimes failed")),
+        Err(e) => {
+            return Err(Outcome::from_cluster(
+                e,
+                "reading the agent's runtimes failed",
+            ))
+        }
     };
     let mut changed = Vec::new();
     if let Some(d) = manifests
@@ -64,4 +70,21 @@ pub(crate) async fn kept_attached(
         changed.push(config_manifest(namespace, &files));
     }
     Ok(changed)
+}
+
+/// Whether `objects` (one namespace's) are those of a runtime attached to
+/// an agent of another namespace: the agent's access objects are there, and
+/// no runtimes file (so it is not the agent's own namespace).
+pub(crate) fn is_attached_runtime(objects: &[LiveObject]) -> bool {
+    let access =
+        |o: &&LiveObject| o.label(LABEL_COMPONENT) == Some(Component::RuntimeAccess.as_str());
+    let served = objects
+        .iter()
+        .filter(access)
+        .any(|o| o.kind == "ServiceAccount" && o.name == ACCESS_NAME);
+    let agent_here = objects
+        .iter()
+        .filter(access)
+        .any(|o| o.kind == "Secret" && o.name == CONFIG_SECRET);
+    served && !agent_here
 }

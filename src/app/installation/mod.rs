@@ -5,17 +5,20 @@
 
 pub mod attached;
 pub mod identity;
+pub mod in_place;
 pub mod leftovers;
 pub mod plan;
 pub mod record;
+pub mod skew;
+pub mod standing;
 pub mod verified;
 
 use futures::join;
 
 use crate::app::installation::record::Record;
-use crate::app::session::connect::{failed, SlowNote};
+use crate::app::session::connect::SlowNote;
+use crate::app::session::options::KubeOptions;
 use crate::app::session::outcome::Outcome;
-use crate::cli::KubeArgs;
 use crate::cluster::inventory::{self, LiveObject, VolumeScope};
 use crate::cluster::{secrets, Cluster, KubeError};
 use crate::output;
@@ -27,7 +30,7 @@ use crate::values::{self, Problem, Problems, Secret};
 /// there is none; several without a name is bad input.
 pub(crate) async fn pick_installation(
     cluster: &Cluster,
-    kube: &KubeArgs,
+    kube: &KubeOptions,
     command: &str,
 ) -> Result<Option<String>, Outcome> {
     if let Some(ns) = &kube.kube_namespace {
@@ -47,7 +50,7 @@ pub(crate) async fn pick_installation(
             return Ok(Some(values::DEFAULT_NAMESPACE.to_string()));
         }
         Err(e) => {
-            return Err(failed(
+            return Err(Outcome::from_cluster(
                 e,
                 &format!("looking for installations at {} failed", cluster.server),
             ))

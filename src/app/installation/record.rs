@@ -7,10 +7,11 @@
 
 use serde_json::Value;
 
-pub(crate) use crate::cluster::inventory::Record;
 use crate::cluster::{inventory, secrets, Cluster, KubeError};
 use crate::render::{self, RECORD_SECRET};
 use crate::values::{self, tree, Input, Problem, ValuesFile};
+
+pub(crate) use crate::cluster::inventory::Record;
 
 /// The record of the installation in `namespace`; `None` when there is
 /// none.
@@ -53,6 +54,16 @@ pub(crate) fn shown_values(record: &Record) -> Value {
         .and_then(|_| values_tree(record).ok())
         .map(|t| values::redact(&t))
         .unwrap_or(Value::Null)
+}
+
+/// The platform the install was made for (`CodefreshHost` of its recorded
+/// values), when the record says.
+pub(crate) fn recorded_host(record: &Record) -> Option<String> {
+    values_tree(record).ok().and_then(|t| {
+        tree::lookup(&t, "CodefreshHost")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    })
 }
 
 /// True when the installation is an agent alone (`AgentOnly: true` in its

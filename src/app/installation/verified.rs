@@ -11,8 +11,7 @@
 
 use serde_json::Value;
 
-use crate::app::session::connect::failed;
-use crate::app::session::outcome::Outcome;
+use crate::app::session::outcome::{Doing, Outcome};
 use crate::cluster::{rotation, Cluster};
 use crate::render::runtimes::AGENT_DEPLOYMENT;
 use crate::render::RECORD_SECRET;
@@ -28,7 +27,7 @@ pub(crate) async fn running_agent(
 ) -> Result<Option<String>, Outcome> {
     rotation::deployment_env(&cluster.client, namespace, AGENT_DEPLOYMENT, "AGENT_ID")
         .await
-        .map_err(|e| failed(e, "reading the agent's Deployment failed"))
+        .doing("reading the agent's Deployment failed")
 }
 
 /// A rotation under way, as far as this check needs it: the agent being
@@ -47,7 +46,7 @@ async fn rotation_under_way(
 ) -> Result<Option<(String, String)>, Outcome> {
     let text = rotation::pending(&cluster.client, namespace, RECORD_SECRET)
         .await
-        .map_err(|e| failed(e, "reading the installation record failed"))?;
+        .doing("reading the installation record failed")?;
     let parsed = text.and_then(|t| serde_json::from_str::<Value>(&t).ok());
     Ok(parsed.and_then(|v| {
         let side = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);

@@ -14,25 +14,23 @@
 //! holds a whole cf-runner installation keeps its runtime objects: they are
 //! that installation's, and `delete` of it removes them.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::app::identity::{register, verified};
-use crate::app::runtimes::attach::{
-    self, AgentSide, AgentState, Resolved, Target, IN_CLUSTER_HOST,
-};
-use crate::app::session::connect::{failed, need_yes};
+use crate::app::identity::verified;
+use crate::app::runtimes::target::{self, AgentSide, AgentState, Resolved, Target};
+use crate::app::runtimes::{access, agent_side};
+use crate::app::session::connect::need_yes;
 use crate::app::session::converge;
-use crate::app::session::outcome::Outcome;
-use crate::cli::PlatformArgs;
+use crate::app::session::options::PlatformOptions;
+use crate::app::session::outcome::{Doing, Outcome};
 use crate::cluster::inventory::{self, LiveObject};
 use crate::cluster::ownership::{self, Ownership};
-use crate::cluster::{attached, delete, runtimes as live, Cluster};
+use crate::cluster::{delete, runtimes as live, Cluster};
 use crate::output;
 use crate::platform::Platform;
-use crate::render::runtimes::{file_runtime_name, ACCESS_NAME, ACCESS_TOKEN_SECRET, CONFIG_SECRET};
+use crate::render::runtimes::{file_runtime_name, CONFIG_SECRET};
 use crate::render::{Component, LABEL_COMPONENT, RECORD_SECRET};
 use crate::values::{Problem, Problems};
 
@@ -46,8 +44,8 @@ pub(crate) struct DeleteOptions {
 }
 
 /// The runtime a `runtime delete|upgrade` names: a namespace is needed.
-fn named_problems(t: &Target) -> Vec<Problem> {
-    let mut p = attach::target_problems(t);
+pub(crate) fn named_problems(t: &Target) -> Vec<Problem> {
+    let mut p = target::target_problems(t);
     if t.namespace.is_none() {
         p.push(Problem::new(
             "--kube-namespace",
@@ -61,7 +59,12 @@ fn named_problems(t: &Target) -> Vec<Problem> {
 
 /// The agent's own runtime is not one of its attached runtimes: it goes
 /// with the agent (exit 2, naming the flag and the command that does it).
-fn refuse_own(state: &AgentState, r: &Resolved, what: &str, fix: String) -> Result<(), Outcome> {
+pub(crate) fn refuse_own(
+    state: &AgentState,
+    r: &Resolved,
+    what: &str,
+    fix: String,
+) -> Result<(), Outcome> {
     if state.is_own(r) {
         return Err(Outcome::BadInput(Problems(vec![Problem::new(
             "--kube-namespace",
@@ -81,7 +84,7 @@ fn refuse_own(state: &AgentState, r: &Resolved, what: &str, fix: String) -> Resu
 }
 
 /// True when the agent holds a file for `r`.
-fn is_attached(state: &AgentState, r: &Resolved) -> bool {
+pub(crate) fn is_attached(state: &AgentState, r: &Resolved) -> bool {
     state
         .files
         .iter()
@@ -90,22 +93,19 @@ fn is_attached(state: &AgentState, r: &Resolved) -> bool {
 
 /// What attach wrote for runtime `r` in its namespace and cf-runner may
 /// delete, and notes on what stays.
-struct Written {
-    objects: Vec<LiveObject>,
-    notes: Vec<String>,
+pub(crate) struct Written {
+    pub(crate) objects: Vec<LiveObject>,
+    pub(crate) notes: Vec<String>,
 }
 
-async fn written_for(r: &Resolved) -> Result<Written, Outcome> {
+pub(crate) async fn written_for(r: &Resolved) -> Result<Written, Outcome> {
     let (listed, ledger) = futures::join!(
         inventory::labelled(&r.cluster.client, &r.namespace),
         ownership::Ledger::read(&r.cluster.client, &r.namespace)
     );
-    let (listed, ledger) = listed.and_then(|l| Ok((l, ledger?))).map_err(|e| {
-        failed(
-            e,
-            "listing cf-runner's objects in the runtime's namespace failed",
-        )
-    })?;
+    let (listed, ledger) = listed
+        .and_then(|l| Ok((l, ledger?)))
+        .doing("listing cf-runner's objects in the runtime's namespace failed")?;
     let here = |o: &LiveObject| o.namespace.as_deref() == Some(r.namespace.as_str());
     let installation = listed
         .iter()
@@ -124,7 +124,7 @@ async fn written_for(r: &Resolved) -> Result<Written, Outcome> {
     {
         let wanted = match o.label(LABEL_COMPONENT) {
             Some(c) if c == Component::RuntimeAccess.as_str() => {
-                attach::is_access_credential(&o.name)
+                access::is_access_credential(&o.name)
             }
             Some(c) if c == Component::Runtime.as_str() => !installation,
             _ => storage(&o),
@@ -176,7 +176,7 @@ fn names(objects: &[LiveObject]) -> String {
 pub(crate) async fn delete_runtime(
     agent: AgentSide,
     target: Target,
-    platform_args: &PlatformArgs,
+    platform_args: &PlatformOptions,
     options: DeleteOptions,
 ) -> Outcome {
     let command = "runtime delete";
@@ -188,11 +188,11 @@ pub(crate) async fn delete_runtime(
         return need_yes(command, "the deletion");
     }
     let ns = agent.namespace.clone();
-    attach::under_agent_lock(&agent, command, options.timeout, async |cluster: &Cluster| {
-        let state = attach::read_agent(cluster.clone(), &ns, command).await?;
-        let platform = attach::platform_client(platform_args, &state, command)?;
-        let r = attach::resolve(&state.cluster, &ns, &target).await?;
-        attach::refuse_key_clash(&state, &target, &r)?;
+    agent_side::under_agent_lock(&agent, command, options.timeout, async |cluster: &Cluster| {
+        let state = agent_side::read_agent(cluster.clone(), &ns, command).await?;
+        let platform = agent_side::platform_client(platform_args, &state, command)?;
+        let r = target::resolve(&state.cluster, &ns, &target).await?;
+        target::refuse_key_clash(&state, &target, &r)?;
         refuse_own(
             &state,
             &r,
@@ -254,7 +254,7 @@ fn confirm(name: &str) -> Result<bool, Outcome> {
 }
 
 /// What becomes of the agent while one of its runtimes is deleted.
-enum Leaving<'a> {
+pub(crate) enum Leaving<'a> {
     /// `runtime delete`: the agent stays and serves the others, so the
     /// runtime leaves its list on the platform and its runtimes file, and
     /// the agent rolls to the rest before the runtime's objects go.
@@ -274,7 +274,7 @@ enum Leaving<'a> {
 /// first, the platform's list then its file and a rollout of the agent),
 /// then `objects`, then its runtime environment when `delete_record`; then
 /// checks that all of it is gone and says so.
-async fn remove(
+pub(crate) async fn remove(
     leaving: &Leaving<'_>,
     r: &Resolved,
     platform: Option<&Platform>,
@@ -301,12 +301,9 @@ async fn remove(
         }
     }
     if let (Some(p), true) = (platform, delete_record) {
-        p.delete_runtime(&r.name).await.map_err(|e| {
-            register::failed(
-                e,
-                "removing the runtime environment from the Codefresh platform",
-            )
-        })?;
+        p.delete_runtime(&r.name)
+            .await
+            .doing("removing the runtime environment from the Codefresh platform")?;
         output::removed(&format!("runtime environment {}", r.name), None);
     }
     verify(leaving, r, platform, delete_record, &serves).await
@@ -315,7 +312,7 @@ async fn remove(
 /// Refuses to act on the platform for runtime `r` unless the platform shows
 /// it runs builds in `r`'s namespace (`verified`): its name came from
 /// `named_by`, which people with fewer rights may have written.
-async fn check_claim(
+pub(crate) async fn check_claim(
     platform: &Platform,
     r: &Resolved,
     agent: Option<&str>,
@@ -343,10 +340,10 @@ async fn detach(
     timeout: Duration,
 ) -> Result<Vec<String>, Outcome> {
     let agent = match platform {
-        Some(p) => Some(attach::agent_on_platform(p, &state.agent_name).await?),
+        Some(p) => Some(agent_side::agent_on_platform(p, &state.agent_name).await?),
         None => None,
     };
-    attach::stop_serving(
+    agent_side::stop_serving(
         state,
         r,
         platform.zip(agent.as_ref()),
@@ -376,7 +373,7 @@ async fn verify(
     if let Leaving::AgentStays(state) = leaving {
         let files = live::read_config(&state.cluster.client, &state.namespace, CONFIG_SECRET)
             .await
-            .map_err(|e| failed(e, "reading the agent's runtimes failed"))?
+            .doing("reading the agent's runtimes failed")?
             .map(|c| c.files)
             .unwrap_or_default();
         let still_served = files
@@ -394,11 +391,11 @@ async fn verify(
     if let Some(p) = platform {
         let agent = match leaving {
             Leaving::AgentStays(state) => {
-                Some(attach::agent_on_platform(p, &state.agent_name).await?)
+                Some(agent_side::agent_on_platform(p, &state.agent_name).await?)
             }
             Leaving::AgentGoes {
                 name: Some(name), ..
-            } => attach::agent_if_there(p, name).await?,
+            } => agent_side::agent_if_there(p, name).await?,
             Leaving::AgentGoes { name: None, .. } => None,
         };
         if let Some(agent) = agent {
@@ -410,12 +407,10 @@ async fn verify(
             }
             off_list = format!(", agent {} no longer lists it on the platform", agent.name);
         }
-        let record = p.runtime(&r.name).await.map_err(|e| {
-            register::failed(
-                e,
-                "reading the runtime environment on the Codefresh platform",
-            )
-        })?;
+        let record = p
+            .runtime(&r.name)
+            .await
+            .doing("reading the runtime environment on the Codefresh platform")?;
         match (delete_record, record.is_some()) {
             (true, true) => wrong.push(format!(
                 "runtime environment {} is still on the platform",
@@ -458,564 +453,5 @@ async fn verify(
     Ok(())
 }
 
-/// Runs `cf-runner runtime upgrade`: the runtime's objects rendered again
-/// from the agent's values (images, dind config), applied in its
-/// namespace only. The agent, its files and the other runtimes are not
-/// written. Its spec goes to the platform unless the platform registered it
-/// for another place (see [`attach::on_platform`]).
-pub(crate) async fn upgrade_runtime(
-    agent: AgentSide,
-    target: Target,
-    platform_args: &PlatformArgs,
-    timeout: Duration,
-) -> Outcome {
-    let command = "runtime upgrade";
-    let problems = named_problems(&target);
-    if !problems.is_empty() {
-        return Outcome::BadInput(Problems(problems));
-    }
-    let ns = agent.namespace.clone();
-    attach::under_agent_lock(&agent, command, timeout, async |cluster: &Cluster| {
-        let state = attach::read_agent(cluster.clone(), &ns, command).await?;
-        let platform = attach::platform_client(platform_args, &state, command)?;
-        let r = attach::resolve(&state.cluster, &ns, &target).await?;
-        attach::refuse_key_clash(&state, &target, &r)?;
-        refuse_own(
-            &state,
-            &r,
-            "upgrade",
-            format!("upgrade the agent and its own runtime with `cf-runner upgrade --kube-namespace {ns}`"),
-        )?;
-        if !is_attached(&state, &r) {
-            output::error(
-                &anyhow::anyhow!(
-                    "runtime {} (namespace {}, context {}) is not attached to agent {} in namespace {ns}",
-                    r.name,
-                    r.namespace,
-                    r.cluster.context,
-                    state.agent_name
-                ),
-                Some(&format!(
-                    "attach it first: `cf-runner runtime attach --agent-namespace {ns} --kube-namespace {}`",
-                    r.namespace
-                )),
-            );
-            return Err(Outcome::PreflightFailed);
-        }
-        // The platform's copy, read once: the guard and the send compare with it.
-        let current = platform
-            .runtime(&r.name)
-            .await
-            .map_err(|e| register::failed(e, "reading the runtime environment's spec"))?;
-        // A runtime environment registered for another place (another
-        // cluster's name) keeps its spec, as `runtime attach` leaves it;
-        // with settings of the runtime's own it is refused before any write.
-        let fix = format!(
-            "drop --set-value: cf-runner then upgrades the runtime's objects in namespace {} and leaves the spec of runtime environment {} as it is; or register it for namespace {} of cluster {} on the platform first",
-            r.namespace, r.name, r.namespace, r.cluster.context
-        );
-        let found = attach::on_platform(&r, current.as_ref(), &fix)?;
-        let send = !matches!(found, attach::OnPlatform::Elsewhere);
-        let account_id = attach::account_of(&platform, &state).await?;
-        let render = attach::runtime_objects(&state, &r, &platform, &account_id).await?;
-        if let (true, Some(current)) = (send, &current) {
-            keeps_own_scheduling(&r, &render.spec, current)?;
-        }
-        let report = converge::apply_with_progress(
-            &r.cluster,
-            &render.manifests,
-            &r.namespace,
-            false,
-            command,
-        )
-        .await?;
-        let counts: Vec<String> = report
-            .counts()
-            .into_iter()
-            .map(|(word, n)| format!("{n} {word}"))
-            .collect();
-        if send {
-            send_spec(&r, render.spec, current.as_ref(), &platform).await?;
-        }
-        output::done(&format!(
-            "upgraded runtime {} in namespace {} of context {} from agent {}'s values ({}{}); the agent and its other runtimes were not touched",
-            r.name,
-            r.namespace,
-            r.cluster.context,
-            state.agent_name,
-            counts.join(", "),
-            if send { "" } else { "; its spec on the platform was left as it is" }
-        ));
-        Ok(())
-    })
-    .await
-}
-
-/// Sends runtime `r`'s spec (rendered from the agent's values for its
-/// namespace and context, with the runtime's own settings) when the
-/// platform's differs: the images and dind settings of its builds live
-/// there, as `upgrade` of the agent keeps its own runtime's. A runtime
-/// environment the platform does not hold is left to whoever registers it.
-async fn send_spec(
-    r: &Resolved,
-    spec: Value,
-    current: Option<&Value>,
-    platform: &Platform,
-) -> Result<(), Outcome> {
-    let what = format!("runtime environment {} on the platform", r.name);
-    let Some(current) = current else {
-        output::warn(&format!(
-            "{what} does not exist: its spec was not sent (register it, then re-run)"
-        ));
-        return Ok(());
-    };
-    if register::spec_differences(&spec, current).is_empty() {
-        output::applied("unchanged", &what, None);
-        return Ok(());
-    }
-    platform
-        .put_runtime(&r.name, &spec)
-        .await
-        .map_err(|e| register::failed(e, "sending the runtime environment's spec"))?;
-    output::applied("configured", &what, None);
-    Ok(())
-}
-
-/// The runtime's own scheduling and storage (node selector, tolerations,
-/// StorageClass) live only in its spec on the platform, given when it was
-/// attached. An upgrade that does not give them again would silently drop
-/// them: refused (exit 2), naming `--set-value`, before anything is written.
-fn keeps_own_scheduling(r: &Resolved, spec: &Value, current: &Value) -> Result<(), Outcome> {
-    let mut was = Vec::new();
-    let mut now = Vec::new();
-    scheduling_keys(current, "", &mut was);
-    scheduling_keys(spec, "", &mut now);
-    let lost: Vec<String> = was
-        .iter()
-        .filter(|(path, value)| now.iter().all(|(p, v)| p != path || v != value))
-        .map(|(path, _)| path.clone())
-        .collect();
-    if lost.is_empty() {
-        return Ok(());
-    }
-    Err(Outcome::BadInput(Problems(vec![Problem::new(
-        "--set-value",
-        None,
-        format!(
-            "runtime {} has settings of its own on the platform ({}) that this upgrade would replace with the agent's",
-            r.name,
-            lost.join(", ")
-        ),
-        "give the runtime's own settings again with --set-value (NodeSelector, Tolerations, Storage...), as at attach, or re-run `cf-runner runtime attach -f <runtimes file>`",
-    )])))
-}
-
-/// Every `nodeSelector`, `tolerations` and `storageClassName` in `v`, by path.
-fn scheduling_keys(v: &Value, path: &str, out: &mut Vec<(String, Value)>) {
-    match v {
-        Value::Object(map) => {
-            for (k, child) in map {
-                let here = if path.is_empty() {
-                    k.clone()
-                } else {
-                    format!("{path}.{k}")
-                };
-                if matches!(
-                    k.as_str(),
-                    "nodeSelector" | "tolerations" | "storageClassName"
-                ) {
-                    let empty = child.is_null()
-                        || child.as_object().is_some_and(|m| m.is_empty())
-                        || child.as_array().is_some_and(|a| a.is_empty());
-                    if !empty {
-                        out.push((here.clone(), child.clone()));
-                    }
-                }
-                scheduling_keys(child, &here, out);
-            }
-        }
-        Value::Array(items) => {
-            for (i, child) in items.iter().enumerate() {
-                // A named item by its name: the chart and venonactl register
-                // `pvcs` as a map by name, cf-runner as a list of named items.
-                let here = match child["name"].as_str() {
-                    Some(name) => format!("{path}.{name}"),
-                    None => format!("{path}[{i}]"),
-                };
-                scheduling_keys(child, &here, out);
-            }
-        }
-        _ => {}
-    }
-}
-
-/// A runtime attached to an agent, besides its own, as its file names it.
-pub(crate) struct Attached {
-    /// The runtime environment's name.
-    pub name: String,
-    /// Where it is, when that could be told: `Err` says why not.
-    place: Result<Target, String>,
-}
-
-impl Attached {
-    fn describe(&self) -> String {
-        match &self.place {
-            Ok(t) => format!(
-                "{} (namespace {}{})",
-                self.name,
-                t.namespace.as_deref().unwrap_or("?"),
-                t.context
-                    .as_deref()
-                    .map(|c| format!(", context {c}"))
-                    .unwrap_or_default()
-            ),
-            Err(_) => self.name.clone(),
-        }
-    }
-}
-
-/// The runtimes the agent in `namespace` serves besides `own`, from the
-/// files cf-runner wrote for it. The namespace of each is the one its
-/// token was issued in; its cluster is the agent's (in-cluster address)
-/// or the kubeconfig context that reaches the address its file names.
-pub(crate) async fn attached_to(
-    cluster: &Cluster,
-    namespace: &str,
-    own: Option<&str>,
-    kubeconfig: Option<&PathBuf>,
-) -> Result<Vec<Attached>, Outcome> {
-    let files = match live::read_config(&cluster.client, namespace, CONFIG_SECRET).await {
-        Ok(Some(c)) if c.ours => c.files,
-        Ok(_) => return Ok(Vec::new()),
-        Err(e) => return Err(failed(e, "reading the agent's runtimes failed")),
-    };
-    let mut out = Vec::new();
-    for text in files.values() {
-        let file: Value = serde_yaml_ng::from_str(text).unwrap_or_default();
-        let text_of = |k: &str| file.get(k).and_then(Value::as_str).unwrap_or_default();
-        let name = text_of("name").to_string();
-        if name.is_empty() || Some(name.as_str()) == own {
-            continue;
-        }
-        let host = text_of("host").trim_end_matches('/').to_string();
-        let place = match attached::token_namespace(text_of("token")) {
-            None => Err("its token names no namespace".to_string()),
-            Some(ns) => {
-                let context =
-                    if host == IN_CLUSTER_HOST || host == cluster.server.trim_end_matches('/') {
-                        Ok(None)
-                    } else {
-                        match attached::contexts_serving(kubeconfig, &host) {
-                            Ok(list) => list
-                                .into_iter()
-                                .next()
-                                .map(Some)
-                                .ok_or_else(|| format!("no kubeconfig context reaches {host}")),
-                            Err(e) => Err(format!("the kubeconfig cannot be read: {e}")),
-                        }
-                    };
-                context.map(|context| Target {
-                    settings: Default::default(),
-                    context,
-                    kubeconfig: kubeconfig.cloned(),
-                    namespace: Some(ns),
-                    name: Some(name.clone()),
-                    kube_host: None,
-                    origin: String::new(),
-                })
-            }
-        };
-        out.push(Attached { name, place });
-    }
-    Ok(out)
-}
-
-/// Before `delete` of an agent: with runtimes attached, refuses (exit 3,
-/// naming them and `--all-runtimes`), unless `all_runtimes`; then every
-/// one of them must be found, and the plan names them.
-pub(crate) fn check_agent_delete(
-    attached: &[Attached],
-    namespace: &str,
-    all_runtimes: bool,
-) -> Result<(), Outcome> {
-    if attached.is_empty() {
-        return Ok(());
-    }
-    let listed: Vec<String> = attached.iter().map(Attached::describe).collect();
-    if !all_runtimes {
-        output::error(
-            &anyhow::anyhow!(
-                "the agent in namespace {namespace} serves {} attached runtime(s): {}; deleting it would leave them without an agent",
-                attached.len(),
-                listed.join(", ")
-            ),
-            Some(&format!(
-                "delete them one by one with `cf-runner runtime delete --agent-namespace {namespace} --kube-namespace <namespace>`, \
-                 or re-run this command with --all-runtimes to delete them all first, then the agent"
-            )),
-        );
-        return Err(Outcome::PreflightFailed);
-    }
-    let unplaced: Vec<String> = attached
-        .iter()
-        .filter_map(|a| {
-            a.place
-                .as_ref()
-                .err()
-                .map(|why| format!("{} ({why})", a.name))
-        })
-        .collect();
-    if !unplaced.is_empty() {
-        output::error(
-            &anyhow::anyhow!(
-                "--all-runtimes cannot tell where these attached runtimes are: {}",
-                unplaced.join(", ")
-            ),
-            Some(&format!(
-                "delete each with `cf-runner runtime delete --agent-namespace {namespace} --runtime-name <name> \
-                 --kube-context-name <context> --kube-namespace <namespace>`, then re-run this command"
-            )),
-        );
-        return Err(Outcome::PreflightFailed);
-    }
-    Ok(())
-}
-
-/// Whether `objects` (one namespace's) are those of a runtime attached to
-/// an agent of another namespace: the agent's access objects are there, and
-/// no runtimes file (so it is not the agent's own namespace).
-pub(crate) fn is_attached_runtime(objects: &[LiveObject]) -> bool {
-    let access =
-        |o: &&LiveObject| o.label(LABEL_COMPONENT) == Some(Component::RuntimeAccess.as_str());
-    let served = objects
-        .iter()
-        .filter(access)
-        .any(|o| o.kind == "ServiceAccount" && o.name == ACCESS_NAME);
-    let agent_here = objects
-        .iter()
-        .filter(access)
-        .any(|o| o.kind == "Secret" && o.name == CONFIG_SECRET);
-    served && !agent_here
-}
-
-/// Before `delete` of a namespace: one that an agent serves as an attached
-/// runtime (the agent's access objects are there, and no runtimes file: it
-/// is not the agent's own) is refused (exit 3) unless `ignore_agent`. Its
-/// objects gone, the agent would keep a file whose token no longer works;
-/// `runtime delete` detaches it first.
-pub(crate) fn check_runtime_namespace(
-    objects: &[LiveObject],
-    namespace: &str,
-    ignore_agent: bool,
-) -> Result<(), Outcome> {
-    if !is_attached_runtime(objects) || ignore_agent {
-        return Ok(());
-    }
-    output::error(
-        &anyhow::anyhow!(
-            "namespace {namespace} is a runtime attached to an agent (ServiceAccount {ACCESS_NAME} and Secret \
-             {ACCESS_TOKEN_SECRET} are that agent's credentials there): deleting its objects here would leave \
-             the agent serving a runtime whose token no longer works"
-        ),
-        Some(&format!(
-            "delete it with `cf-runner runtime delete --agent-namespace <the agent's namespace> --kube-namespace {namespace}`, \
-             which detaches it first; if its agent is gone, re-run this command with --ignore-agent"
-        )),
-    );
-    Err(Outcome::PreflightFailed)
-}
-
-/// The line of `delete`'s plan that names the attached runtimes it takes
-/// first, and what becomes of them; `platform` when the platform is cleaned.
-pub(crate) fn say_attached(attached: &[Attached], platform: bool) {
-    if attached.is_empty() {
-        return;
-    }
-    let listed: Vec<String> = attached.iter().map(Attached::describe).collect();
-    output::say(&attached_plan(&listed, platform));
-}
-
-fn attached_plan(listed: &[String], platform: bool) -> String {
-    let what = if platform {
-        "the agent's runtimes on the platform drop them, then each one's objects in its namespace \
-         and its runtime environment on the platform go"
-    } else {
-        "each one's objects in its namespace go (the platform is left as it is)"
-    };
-    format!(
-        "  first, the runtime(s) attached to the agent (--all-runtimes): {}; {what}. The agent is not \
-         rolled for them: it is deleted next, and its runtimes file (Secret {CONFIG_SECRET}) with it",
-        listed.join(", ")
-    )
-}
-
-/// `delete --all-runtimes`: the agent `agent_name` in `namespace` is about
-/// to be deleted, so its attached runtimes are not detached one by one
-/// (each a rollout of the agent and a wait): the platform's list of the
-/// agent's runtimes drops them all at once, so that no build of theirs goes
-/// to it, then each runtime's objects and runtime environment go. The
-/// agent's runtimes file is not written: it goes with the agent, and until
-/// then it names what a re-run must still finish. With no platform
-/// (`--keep-platform`, or an install the platform never saw), the platform
-/// is left as it is.
-pub(crate) async fn delete_attached(
-    cluster: &Cluster,
-    namespace: &str,
-    agent_name: Option<&str>,
-    attached: &[Attached],
-    platform: Option<&Platform>,
-    timeout: Duration,
-) -> Result<(), Outcome> {
-    if attached.is_empty() {
-        return Ok(());
-    }
-    // The runtimes Secret names them: a claim. Each is resolved and held
-    // against the platform before anything is written there.
-    let mut resolved = Vec::new();
-    for a in attached {
-        let Ok(target) = &a.place else { continue };
-        let r = attach::resolve(cluster, namespace, target).await?;
-        if let Some(p) = platform {
-            check_claim(p, &r, agent_name, "the agent's runtimes Secret").await?;
-        }
-        resolved.push((a, r));
-    }
-    if let (Some(p), Some(name)) = (platform, agent_name) {
-        match attach::agent_if_there(p, name).await? {
-            Some(agent) => {
-                let wanted = agent
-                    .runtimes
-                    .iter()
-                    .filter(|n| attached.iter().all(|a| a.name != **n))
-                    .cloned()
-                    .collect();
-                attach::set_platform_runtimes(p, &agent, wanted).await?;
-            }
-            None => output::note(&format!(
-                "agent {name} is not on the Codefresh platform: no list of runtimes to take them off there"
-            )),
-        }
-    }
-    let leaving = Leaving::AgentGoes {
-        namespace,
-        name: agent_name,
-    };
-    for (a, r) in resolved {
-        output::say(&format!("Deleting attached runtime {}", a.describe()));
-        let written = written_for(&r).await?;
-        for note in &written.notes {
-            output::note(note);
-        }
-        remove(
-            &leaving,
-            &r,
-            platform,
-            platform.is_some(),
-            written.objects,
-            timeout,
-        )
-        .await
-        .map_err(|outcome| match outcome {
-            // The agent's runtimes file still names every runtime not
-            // fully gone: the same command finds them again.
-            Outcome::Failed(e, None) => Outcome::Failed(
-                e,
-                Some(format!(
-                    "re-run the same `cf-runner delete --all-runtimes` of namespace {namespace}, with the same \
-                     flags: what is already gone is skipped"
-                )),
-            ),
-            other => other,
-        })?;
-    }
-    Ok(())
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_claim_s_class_is_named_alike_in_the_chart_s_map_and_cf_runner_s_list() {
-        let registered = serde_json::json!({"dockerDaemonScheduler":
-            {"pvcs": {"dind": {"storageClassName": "dind-local-volumes-runner-far"}}}});
-        let rendered = serde_json::json!({"dockerDaemonScheduler":
-            {"pvcs": [{"name": "dind", "storageClassName": "dind-local-volumes-runner-far"}]}});
-        let (mut was, mut now) = (Vec::new(), Vec::new());
-        scheduling_keys(&registered, "", &mut was);
-        scheduling_keys(&rendered, "", &mut now);
-        assert_eq!(was, now);
-        assert_eq!(was[0].0, "dockerDaemonScheduler.pvcs.dind.storageClassName");
-    }
-
-    fn attached(name: &str, place: Result<Target, String>) -> Attached {
-        Attached {
-            name: name.into(),
-            place,
-        }
-    }
-
-    fn far() -> Target {
-        Target {
-            context: Some("build-cluster".into()),
-            namespace: Some("builds".into()),
-            name: Some("build-cluster/builds".into()),
-            ..Target::default()
-        }
-    }
-
-    #[test]
-    fn an_agent_with_runtimes_attached_is_deleted_only_with_all_runtimes() {
-        let list = [attached("build-cluster/builds", Ok(far()))];
-        assert!(matches!(
-            check_agent_delete(&list, "codefresh", false),
-            Err(Outcome::PreflightFailed)
-        ));
-        assert!(check_agent_delete(&list, "codefresh", true).is_ok());
-        assert!(check_agent_delete(&[], "codefresh", false).is_ok());
-        assert_eq!(
-            list[0].describe(),
-            "build-cluster/builds (namespace builds, context build-cluster)"
-        );
-    }
-
-    #[test]
-    fn the_all_runtimes_plan_says_the_agent_is_not_rolled_and_what_goes() {
-        let listed = [
-            "a (namespace a)".to_string(),
-            "b (namespace b, context c)".to_string(),
-        ];
-        let with = attached_plan(&listed, true);
-        assert!(
-            with.contains("a (namespace a), b (namespace b, context c)"),
-            "{with}"
-        );
-        assert!(
-            with.contains("its runtime environment on the platform go"),
-            "{with}"
-        );
-        assert!(with.contains("not rolled"), "{with}");
-        assert!(!with.contains("detach"), "{with}");
-        let without = attached_plan(&listed, false);
-        assert!(
-            without.contains("the platform is left as it is"),
-            "{without}"
-        );
-        assert!(!without.contains("runtime environment"), "{without}");
-    }
-
-    #[test]
-    fn all_runtimes_refuses_a_runtime_it_cannot_place() {
-        let list = [
-            attached("build-cluster/builds", Ok(far())),
-            attached(
-                "lost",
-                Err("no kubeconfig context reaches https://x".into()),
-            ),
-        ];
-        assert!(matches!(
-            check_agent_delete(&list, "codefresh", true),
-            Err(Outcome::PreflightFailed)
-        ));
-    }
-}
+mod tests;

@@ -21,16 +21,16 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::app::runtimes::attach::{
+use crate::app::runtimes::agent_side;
+use crate::app::runtimes::target::{
     self, AgentSide, AgentState, Resolved, Target, IN_CLUSTER_HOST,
 };
-use crate::app::session::connect::failed;
 use crate::app::session::converge;
-use crate::app::session::outcome::Outcome;
+use crate::app::session::outcome::{Doing, Outcome};
 use crate::cluster::inventory::{self, LiveObject};
 use crate::cluster::runtime_access::{self, Access};
+use crate::cluster::runtimes as live;
 use crate::cluster::Cluster;
-use crate::cluster::{delete, runtimes as live};
 use crate::output;
 use crate::render::runtimes::{
     access_manifests, RuntimeAccess, ACCESS_NAME, ACCESS_TOKEN_SECRET, BRIDGE, BRIDGE_TOKEN_SECRET,
@@ -42,7 +42,7 @@ const COMMAND: &str = "runtime rotate";
 
 /// Runs `runtime rotate` for `target` of the agent in `agent`.
 pub(crate) async fn run(agent: AgentSide, target: Target, timeout: Duration) -> Outcome {
-    let mut problems = attach::target_problems(&target);
+    let mut problems = target::target_problems(&target);
     if target.namespace.is_none() && target.name.is_none() {
         problems.push(Problem::new(
             "--kube-namespace",
@@ -55,17 +55,11 @@ pub(crate) async fn run(agent: AgentSide, target: Target, timeout: Duration) -> 
         return Outcome::BadInput(Problems(problems));
     }
     let ns = agent.namespace.clone();
-    attach::under_agent_lock(&agent, COMMAND, timeout, async |cluster: &Cluster| {
-        let state = attach::read_agent(cluster.clone(), &ns, COMMAND).await?;
+    agent_side::under_agent_lock(&agent, COMMAND, timeout, async |cluster: &Cluster| {
+        let state = agent_side::read_agent(cluster.clone(), &ns, COMMAND).await?;
         rotate(state, target, timeout).await
     })
     .await
-}
-
-/// A field of a runtime file, read without its token.
-fn file_field(text: &str, field: &str) -> Option<String> {
-    let v: Value = serde_yaml_ng::from_str(text).ok()?;
-    v.get(field)?.as_str().map(str::to_string)
 }
 
 /// The bridge's objects: a ServiceAccount bound to the runtime's Role, and
@@ -123,7 +117,7 @@ async fn issue(
                     .into(),
             ),
         )),
-        Err(e) => Err(failed(e, "reading the runtime's token failed")),
+        Err(e) => Err(Outcome::from_cluster(e, "reading the runtime's token failed")),
     }
 }
 
@@ -133,12 +127,7 @@ async fn issue(
 async fn remove(r: &Resolved, objects: &[(&str, &str)], timeout: Duration) -> Result<(), Outcome> {
     let listed = inventory::labelled(&r.cluster.client, &r.namespace)
         .await
-        .map_err(|e| {
-            failed(
-                e,
-                "listing the agent's credentials in the runtime's namespace failed",
-            )
-        })?;
+        .doing("listing the agent's credentials in the runtime's namespace failed")?;
     let ours: Vec<LiveObject> = listed
         .into_iter()
         .filter(|o| o.label(LABEL_COMPONENT) == Some(Component::RuntimeAccess.as_str()))
@@ -147,21 +136,11 @@ async fn remove(r: &Resolved, objects: &[(&str, &str)], timeout: Duration) -> Re
     if ours.is_empty() {
         return Ok(());
     }
-    let phases = delete::plan(ours);
-    let report = delete::delete_all(&r.cluster.client, &phases, timeout, &|e| {
-        if let delete::Event::Gone(o) = e {
-            output::removed(&format!("{}/{}", o.kind, o.name), o.namespace.as_deref());
-        }
-    })
-    .await;
-    if !report.ok() {
-        return Err(converge::delete_failed(&report, timeout));
-    }
-    Ok(())
+    converge::delete_with_progress(&r.cluster, ours, timeout).await
 }
 
 async fn rotate(state: AgentState, target: Target, timeout: Duration) -> Result<(), Outcome> {
-    let mut r = attach::resolve(&state.cluster, &state.namespace, &target).await?;
+    let mut r = target::resolve(&state.cluster, &state.namespace, &target).await?;
     if let (true, Some(own)) = (
         r.same_cluster && r.namespace == state.namespace && target.name.is_none(),
         &state.own_runtime,
@@ -171,7 +150,7 @@ async fn rotate(state: AgentState, target: Target, timeout: Duration) -> Result<
         r.key = crate::render::runtimes::config_key(&r.name).unwrap_or(r.key);
     }
     // `team.x` must not rotate the token in `team/x`'s file.
-    attach::refuse_key_clash(&state, &target, &r)?;
+    target::refuse_key_clash(&state, &target, &r)?;
     let Some(old_text) = state.files.get(&r.key).cloned() else {
         let (flag, value) = match &target.name {
             Some(n) => ("--runtime-name", n.clone()),
@@ -187,8 +166,12 @@ async fn rotate(state: AgentState, target: Target, timeout: Duration) -> Result<
             "attach it first with `cf-runner runtime attach`, or name an attached runtime",
         )])));
     };
-    let host = file_field(&old_text, "host").unwrap_or_else(|| IN_CLUSTER_HOST.into());
-    let old_token = file_field(&old_text, "token").map(Secret::new);
+    let old_file = crate::render::runtimes::read_runtime_file(&old_text);
+    let host = old_file
+        .host
+        .clone()
+        .unwrap_or_else(|| IN_CLUSTER_HOST.into());
+    let old_token = old_file.token.clone();
     let file = |token: Secret, ca_pem: String| RuntimeAccess {
         name: r.name.clone(),
         host: host.clone(),
@@ -206,7 +189,7 @@ async fn rotate(state: AgentState, target: Target, timeout: Duration) -> Result<
     )
     .await?;
     files.insert(r.key.clone(), file(token, ca).file_text());
-    attach::roll_agent(&state, &files, timeout, COMMAND).await?;
+    agent_side::roll_agent(&state, &files, timeout, COMMAND).await?;
 
     // 2. The agent's own ServiceAccount made again: the old token dies.
     // Its RoleBinding names it by name: it stays, and binds the new one.
@@ -225,7 +208,7 @@ async fn rotate(state: AgentState, target: Target, timeout: Duration) -> Result<
 
     // 3. The agent on the new token; 4. the bridge removed.
     files.insert(r.key.clone(), file(token, ca).file_text());
-    attach::roll_agent(&state, &files, timeout, COMMAND).await?;
+    agent_side::roll_agent(&state, &files, timeout, COMMAND).await?;
     let bridge = [
         ("ServiceAccount", BRIDGE),
         ("RoleBinding", BRIDGE),
@@ -235,53 +218,59 @@ async fn rotate(state: AgentState, target: Target, timeout: Duration) -> Result<
 
     // Say what the API server now makes of the old token (not a gate:
     // the rotation is done either way).
-    if let (Some(old), Some(ca)) = (old_token, file_field(&old_text, "crt")) {
-        let at = if host.trim_end_matches('/') == IN_CLUSTER_HOST {
-            r.cluster.server.trim_end_matches('/').to_string()
-        } else {
-            host.clone()
-        };
-        // The API server caches a token's answer for a few seconds (10s
-        // in kube-apiserver): the old token may still pass that long.
-        let patience = Duration::from_secs(30);
-        let shown = output::waiting(&format!(
-            "waiting up to {}s for {at} to refuse the old token of runtime {} (the API server caches tokens for about 10s)",
-            patience.as_secs(),
-            r.name
-        ));
-        let deadline = std::time::Instant::now() + patience;
-        let last = loop {
-            let access = runtime_access::check(&at, &ca, &old, Some(&r.namespace)).await;
-            if matches!(access, Access::Refused | Access::NotChecked(_))
-                || std::time::Instant::now() >= deadline
-            {
-                break access;
-            }
-            tokio::time::sleep(Duration::from_secs(1)).await;
-        };
-        drop(shown);
-        match last {
-            Access::Refused => output::note(&format!(
-                "the old token of runtime {} is refused by {at} (401)",
-                r.name
-            )),
-            Access::NotChecked(why) => output::note(&format!(
-                "the old token of runtime {} was not checked: {why}",
-                r.name
-            )),
-            _ => output::warn(&format!(
-                "the old token of runtime {} still passed at {at} after {}s, though its Secret and ServiceAccount are gone; `cf-runner info --kube-namespace {}` shows the agent's credentials",
-                r.name,
-                patience.as_secs(),
-                state.namespace
-            )),
-        }
+    if let (Some(old), Some(ca)) = (old_token, old_file.crt.clone()) {
+        say_old_token(&r, &host, &old, &ca, &state.namespace).await;
     }
     output::done(&format!(
         "runtime {}: the agent {} in namespace {} holds a new token; the old one is removed",
         r.name, state.agent_name, state.namespace
     ));
     Ok(())
+}
+
+/// What the API server makes of the old token, waited for a while: the
+/// API server caches a token's answer for a few seconds.
+async fn say_old_token(r: &Resolved, host: &str, old: &Secret, ca: &str, agent_namespace: &str) {
+    let at = if host.trim_end_matches('/') == IN_CLUSTER_HOST {
+        r.cluster.server.trim_end_matches('/').to_string()
+    } else {
+        host.to_string()
+    };
+    // The API server caches a token's answer for a few seconds (10s
+    // in kube-apiserver): the old token may still pass that long.
+    let patience = Duration::from_secs(30);
+    let shown = output::waiting(&format!(
+        "waiting up to {}s for {at} to refuse the old token of runtime {} (the API server caches tokens for about 10s)",
+        patience.as_secs(),
+        r.name
+    ));
+    let deadline = std::time::Instant::now() + patience;
+    let last = loop {
+        let access = runtime_access::check(&at, ca, old, Some(&r.namespace)).await;
+        if matches!(access, Access::Refused | Access::NotChecked(_))
+            || std::time::Instant::now() >= deadline
+        {
+            break access;
+        }
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    };
+    drop(shown);
+    match last {
+        Access::Refused => output::note(&format!(
+            "the old token of runtime {} is refused by {at} (401)",
+            r.name
+        )),
+        Access::NotChecked(why) => output::note(&format!(
+            "the old token of runtime {} was not checked: {why}",
+            r.name
+        )),
+        _ => output::warn(&format!(
+            "the old token of runtime {} still passed at {at} after {}s, though its Secret and ServiceAccount are gone; `cf-runner info --kube-namespace {}` shows the agent's credentials",
+            r.name,
+            patience.as_secs(),
+            agent_namespace
+        )),
+    }
 }
 
 #[cfg(test)]

@@ -15,13 +15,12 @@ use serde_json::Value;
 
 use crate::app::identity::register;
 use crate::app::installation::Installation;
-use crate::app::runtimes::attach::IN_CLUSTER_HOST;
-use crate::cli::PlatformArgs;
+use crate::app::runtimes::target::IN_CLUSTER_HOST;
+use crate::app::session::options::PlatformOptions;
 use crate::cluster::preflight::{Check, Status};
 use crate::cluster::runtime_access::{self, Access};
 use crate::cluster::{runtimes as live, Cluster};
 use crate::output::info::RuntimeInfo;
-use crate::platform::Platform;
 use crate::render::runtimes::CONFIG_SECRET;
 use crate::values::Secret;
 
@@ -35,14 +34,13 @@ struct RuntimeFile {
 }
 
 fn parse_file(key: &str, text: &str) -> RuntimeFile {
-    let v: Value = serde_yaml_ng::from_str(text).unwrap_or_default();
-    let field = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
+    let file = crate::render::runtimes::read_runtime_file(text);
     RuntimeFile {
         key: key.to_string(),
-        name: field("name"),
-        host: field("host"),
-        token: field("token").filter(|t| !t.is_empty()).map(Secret::new),
-        crt: field("crt"),
+        name: file.name,
+        host: file.host,
+        token: file.token.filter(|t| !t.expose().is_empty()),
+        crt: file.crt,
     }
 }
 
@@ -64,7 +62,7 @@ fn place_of(spec: &Value) -> Place {
 /// The platform's side: the agent's runtimes and where each runs, `None`
 /// when no token is at hand or the platform did not answer (said in `notes`).
 async fn platform_side(
-    platform_args: &PlatformArgs,
+    platform_args: &PlatformOptions,
     inst: &Installation,
     agent_name: &str,
     only_own: Option<&str>,
@@ -80,7 +78,9 @@ async fn platform_side(
     )
     .ok()
     .flatten()?;
-    let platform = Platform::new(&auth, register::transport(platform_args)).ok()?;
+    let platform =
+        crate::app::identity::register::platform_for(&auth, register::transport(platform_args))
+            .ok()?;
     let agent = match platform.agents_named(agent_name).await {
         Ok(list) => list.into_iter().find(|a| a.name == agent_name),
         Err(e) => {
@@ -243,12 +243,56 @@ fn attach_command_in(cluster: &Cluster, agent_ns: &str, name: &str, place: &Plac
     cmd
 }
 
+/// What one runtimes file of the agent says, its credentials tried where
+/// the agent uses them, with the command that mends them when they fail.
+async fn file_info(
+    cluster: &Cluster,
+    inst: &Installation,
+    key: &str,
+    text: &str,
+    on_platform: Option<&BTreeMap<String, Place>>,
+    notes: &mut Vec<String>,
+) -> RuntimeInfo {
+    let file = parse_file(key, text);
+    let name = file.name.clone().unwrap_or_default();
+    let place = on_platform
+        .and_then(|p| p.get(&name))
+        .cloned()
+        .unwrap_or_default();
+    let checked_at = checked_at(cluster, file.host.as_deref().unwrap_or_default());
+    let access = check_file(&file, &checked_at, place.namespace.as_deref()).await;
+    let namespace = match &access {
+        Access::Works { namespace, .. } | Access::Forbidden { namespace, .. } => {
+            Some(namespace.clone())
+        }
+        _ => place.namespace.clone(),
+    };
+    let (works, credentials) = access_words(&access, &checked_at);
+    let fix = (works == Some(false)).then(|| attach_command(cluster, inst, &name, &place));
+    let listed = on_platform.map(|p| p.contains_key(&name));
+    if let Some(fix) = &fix {
+        notes.push(format!(
+            "the agent's credentials for runtime {name} {credentials}; to issue new ones run `{fix}`"
+        ));
+    }
+    RuntimeInfo {
+        name,
+        config_key: Some(file.key),
+        host: file.host,
+        namespace,
+        on_platform: listed,
+        works,
+        credentials,
+        fix,
+    }
+}
+
 /// The runtimes the agent of `inst` serves, and findings for `notes`.
 /// Empty for an agent in in-cluster mode with only its own runtime.
 pub(crate) async fn view(
     cluster: &Cluster,
     inst: &Installation,
-    platform_args: &PlatformArgs,
+    platform_args: &PlatformOptions,
     notes: &mut Vec<String>,
 ) -> Vec<RuntimeInfo> {
     let files = match live::read_config(&cluster.client, &inst.namespace, CONFIG_SECRET).await {
@@ -284,40 +328,9 @@ pub(crate) async fn view(
     let mut out = Vec::new();
     let mut served = Vec::new();
     for (key, text) in &files {
-        let file = parse_file(key, text);
-        let name = file.name.clone().unwrap_or_default();
-        served.push(name.clone());
-        let place = on_platform
-            .as_ref()
-            .and_then(|p| p.get(&name))
-            .cloned()
-            .unwrap_or_default();
-        let checked_at = checked_at(cluster, file.host.as_deref().unwrap_or_default());
-        let access = check_file(&file, &checked_at, place.namespace.as_deref()).await;
-        let namespace = match &access {
-            Access::Works { namespace, .. } | Access::Forbidden { namespace, .. } => {
-                Some(namespace.clone())
-            }
-            _ => place.namespace.clone(),
-        };
-        let (works, credentials) = access_words(&access, &checked_at);
-        let fix = (works == Some(false)).then(|| attach_command(cluster, inst, &name, &place));
-        let listed = on_platform.as_ref().map(|p| p.contains_key(&name));
-        if let Some(fix) = &fix {
-            notes.push(format!(
-                "the agent's credentials for runtime {name} {credentials}; to issue new ones run `{fix}`"
-            ));
-        }
-        out.push(RuntimeInfo {
-            name,
-            config_key: Some(file.key),
-            host: file.host,
-            namespace,
-            on_platform: listed,
-            works,
-            credentials,
-            fix,
-        });
+        let info = file_info(cluster, inst, key, text, on_platform.as_ref(), notes).await;
+        served.push(info.name.clone());
+        out.push(info);
     }
     if files.is_empty() {
         // In-cluster mode: the agent serves its own runtime with its pod's ServiceAccount.

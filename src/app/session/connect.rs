@@ -8,8 +8,8 @@ use std::sync::{Mutex, OnceLock};
 
 use serde_json::Value;
 
+use crate::app::session::options::KubeOptions;
 use crate::app::session::outcome::Outcome;
-use crate::cli::KubeArgs;
 use crate::cluster::{self, Cluster, ConnectOptions, KubeError};
 use crate::output;
 use crate::values::{self, Problem, Problems};
@@ -271,7 +271,7 @@ pub(crate) fn options_from_values(values: &values::Values) -> ConnectOptions {
 }
 
 /// The connection options the kube flags give.
-pub(crate) fn options_from_flags(kube: &KubeArgs) -> ConnectOptions {
+pub(crate) fn options_from_flags(kube: &KubeOptions) -> ConnectOptions {
     ConnectOptions {
         kubeconfig: kube.kube_config_path.clone(),
         context: kube.kube_context_name.clone(),
@@ -288,7 +288,7 @@ pub(crate) async fn connect(values: &values::Values) -> Result<Cluster, Outcome>
 }
 
 /// Connects with the kube flags alone; an unknown context is bad input.
-pub(crate) async fn connect_flags(kube: &KubeArgs) -> Result<Cluster, Outcome> {
+pub(crate) async fn connect_flags(kube: &KubeOptions) -> Result<Cluster, Outcome> {
     connect_with(&options_from_flags(kube), ContextFrom::Flags).await
 }
 
@@ -342,7 +342,7 @@ pub(crate) async fn connect_with(
             let hint = e.hint();
             Outcome::Failed(e.into(), hint)
         }
-        (_, ContextFrom::Flags) => failed(e, "connecting to the cluster failed"),
+        (_, ContextFrom::Flags) => Outcome::from_cluster(e, "connecting to the cluster failed"),
     })
 }
 
@@ -369,12 +369,6 @@ impl Drop for SlowNote {
     fn drop(&mut self) {
         self.0.abort();
     }
-}
-
-/// A cluster error as a failed outcome, with its hint.
-pub(crate) fn failed(e: KubeError, what: &str) -> Outcome {
-    let hint = e.hint();
-    Outcome::Failed(anyhow::Error::new(e).context(what.to_string()), hint)
 }
 
 /// Bad input when there is no terminal to confirm on and no `--yes`.

@@ -448,6 +448,27 @@ pub(crate) fn apply_failed(report: &apply::Report, command: &str) -> Outcome {
     Outcome::Failed(anyhow::anyhow!(message), Some(hint.into()))
 }
 
+/// Deletes `objects` in dependency order, saying each one gone, and waits
+/// until they are; a deletion that did not finish is [`delete_failed`].
+pub(crate) async fn delete_with_progress(
+    cluster: &cluster::Cluster,
+    objects: Vec<crate::cluster::inventory::LiveObject>,
+    timeout: std::time::Duration,
+) -> Result<(), Outcome> {
+    let phases = delete::plan(objects);
+    let report = delete::delete_all(&cluster.client, &phases, timeout, &|e| {
+        if let delete::Event::Gone(o) = e {
+            output::removed(&o.display_name(), o.namespace.as_deref());
+        }
+    })
+    .await;
+    if report.ok() {
+        Ok(())
+    } else {
+        Err(delete_failed(&report, timeout))
+    }
+}
+
 /// The outcome of a delete that stopped: what went, what did not, and why.
 pub(crate) fn delete_failed(report: &delete::Report, timeout: std::time::Duration) -> Outcome {
     let mut lines: Vec<String> = report

@@ -11,5 +11,6 @@ pub mod connect;
 pub mod converge;
 pub mod input;
 pub mod lock;
+pub mod options;
 pub mod outcome;
 pub mod preflight;

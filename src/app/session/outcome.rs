@@ -6,7 +6,9 @@
 
 use std::process::ExitCode;
 
+use crate::cluster::KubeError;
 use crate::output;
+use crate::platform::PlatformError;
 use crate::render::RenderError;
 use crate::values::{Problem, Problems};
 
@@ -118,5 +120,50 @@ impl From<RenderError> for Outcome {
 impl From<Result<(), Outcome>> for Outcome {
     fn from(result: Result<(), Outcome>) -> Outcome {
         result.err().unwrap_or(Outcome::Ok)
+    }
+}
+
+impl Outcome {
+    /// A cluster error as a failed outcome: `what` says what was being done
+    /// (the message's first line), the error why, and its hint the fix.
+    pub fn from_cluster(e: KubeError, what: &str) -> Outcome {
+        let hint = e.hint();
+        Outcome::Failed(anyhow::Error::new(e).context(what.to_string()), hint)
+    }
+
+    /// A platform error as an outcome: bad input when the platform refused
+    /// what the user gave (naming the flag), else a failure that says what
+    /// was being done.
+    pub fn from_platform(err: PlatformError, doing: &str) -> Outcome {
+        let hint = err.hint();
+        if err.is_bad_input() {
+            return Outcome::BadInput(Problems(vec![Problem::new(
+                err.flag(),
+                None,
+                err.to_string(),
+                hint.unwrap_or_default(),
+            )]));
+        }
+        Outcome::Failed(anyhow::Error::new(err).context(doing.to_string()), hint)
+    }
+}
+
+/// Says what a request was doing when it failed: the one way a cluster or
+/// platform error becomes how the run ends
+/// (`client.get(..).await.doing("reading the record failed")?`).
+pub trait Doing<T> {
+    /// The error, if any, as the outcome that ends the run.
+    fn doing(self, what: &str) -> Result<T, Outcome>;
+}
+
+impl<T> Doing<T> for Result<T, KubeError> {
+    fn doing(self, what: &str) -> Result<T, Outcome> {
+        self.map_err(|e| Outcome::from_cluster(e, what))
+    }
+}
+
+impl<T> Doing<T> for Result<T, PlatformError> {
+    fn doing(self, what: &str) -> Result<T, Outcome> {
+        self.map_err(|e| Outcome::from_platform(e, what))
     }
 }

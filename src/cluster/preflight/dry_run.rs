@@ -25,29 +25,14 @@ pub(super) async fn check_dry_run(
             targets.remove(pos);
         }
     }
-    let params = PatchParams::apply(FIELD_MANAGER)
-        .dry_run()
-        .validation(ValidationDirective::Strict);
-    let results = futures::future::join_all(targets.iter().map(|m| {
-        let api = api_for(client, &m.api_version, &m.kind, None);
-        let params = params.clone();
-        async move {
-            api.patch(&m.name, &params, &Patch::Apply(&m.object))
-                .await
-                .map(|_| ())
-                .map_err(|e| KubeError::from_kube("dry-running", &m.display_name(), e))
-        }
-    }))
-    .await;
+    let results = dry_run_each(client, &targets).await;
     let rendered_cluster_roles: Vec<&str> = manifests
         .iter()
         .filter(|m| m.kind == "ClusterRole")
         .map(|m| m.name.as_str())
         .collect();
     let mut rejected = Vec::new();
-    let mut forbidden = false;
-    let mut unauthorized = false;
-    let mut unreachable = false;
+    let mut blame = Blame::default();
     for (m, result) in targets.iter().zip(results) {
         let Err(e) = result else { continue };
         if m.kind == "ClusterRoleBinding"
@@ -59,9 +44,9 @@ pub(super) async fn check_dry_run(
             ));
             continue;
         }
-        forbidden |= e.code() == Some(403);
-        unauthorized |= e.code() == Some(401);
-        unreachable |= e.code().is_none();
+        blame.forbidden |= e.code() == Some(403);
+        blame.unauthorized |= e.code() == Some(401);
+        blame.unreachable |= e.code().is_none();
         rejected.push(format!("{}: {}", m.display_name(), api_message(&e)));
     }
     let checked = targets.len();
@@ -79,35 +64,63 @@ pub(super) async fn check_dry_run(
         }
         return Check::pass(names::DRY_RUN, reason).with_details(notes);
     }
-    // Blame what happened: no answer, no valid credentials, no permission,
-    // and only then the objects themselves.
-    let fix = if unreachable {
-        "the API server did not answer: check the server address in the kubeconfig, the network (VPN, HTTPS_PROXY/NO_PROXY) and the CA, then re-run"
-    } else if unauthorized {
-        "the cluster rejected your credentials (401): refresh them (e.g. re-run your cloud's get-credentials command), then re-run"
-    } else if forbidden {
-        "you may not create these objects: see the permissions check for what to ask a cluster admin for"
-    } else {
-        "another object or an admission policy rejects them: read the message, fix the cluster or the values, and re-run"
-    };
-    let reason = if unreachable {
-        format!(
-            "could not dry-run {} of {checked} cluster-scoped object(s): the API server did not answer",
-            rejected.len()
-        )
-    } else if unauthorized {
-        format!(
-            "could not dry-run {} of {checked} cluster-scoped object(s): the credentials were rejected",
-            rejected.len()
-        )
-    } else {
-        format!(
-            "the API server rejects {} of {checked} cluster-scoped object(s) (server-side dry-run)",
-            rejected.len()
-        )
-    };
+    let (reason, fix) = blame.told(rejected.len(), checked);
     rejected.extend(notes);
     Check::fail(names::DRY_RUN, reason, fix).with_details(rejected)
+}
+
+/// Sends each object as a server-side dry-run apply, side by side.
+async fn dry_run_each(client: &Client, targets: &[&Manifest]) -> Vec<Result<(), KubeError>> {
+    let params = PatchParams::apply(FIELD_MANAGER)
+        .dry_run()
+        .validation(ValidationDirective::Strict);
+    futures::future::join_all(targets.iter().map(|m| {
+        let api = api_for(client, &m.api_version, &m.kind, None);
+        let params = params.clone();
+        async move {
+            api.patch(&m.name, &params, &Patch::Apply(&m.object))
+                .await
+                .map(|_| ())
+                .map_err(|e| KubeError::from_kube("dry-running", &m.display_name(), e))
+        }
+    }))
+    .await
+}
+
+/// What the rejections say about the run rather than the objects.
+#[derive(Default)]
+struct Blame {
+    /// A 403: the user may not create them.
+    forbidden: bool,
+    /// A 401: the credentials were rejected.
+    unauthorized: bool,
+    /// No answer from the API server.
+    unreachable: bool,
+}
+
+impl Blame {
+    /// The failed check's reason and fix for `rejected` of `checked`
+    /// objects. Blames what happened: no answer, no valid credentials, no
+    /// permission, and only then the objects themselves.
+    fn told(&self, rejected: usize, checked: usize) -> (String, &'static str) {
+        let fix = if self.unreachable {
+            "the API server did not answer: check the server address in the kubeconfig, the network (VPN, HTTPS_PROXY/NO_PROXY) and the CA, then re-run"
+        } else if self.unauthorized {
+            "the cluster rejected your credentials (401): refresh them (e.g. re-run your cloud's get-credentials command), then re-run"
+        } else if self.forbidden {
+            "you may not create these objects: see the permissions check for what to ask a cluster admin for"
+        } else {
+            "another object or an admission policy rejects them: read the message, fix the cluster or the values, and re-run"
+        };
+        let reason = if self.unreachable {
+            format!("could not dry-run {rejected} of {checked} cluster-scoped object(s): the API server did not answer")
+        } else if self.unauthorized {
+            format!("could not dry-run {rejected} of {checked} cluster-scoped object(s): the credentials were rejected")
+        } else {
+            format!("the API server rejects {rejected} of {checked} cluster-scoped object(s) (server-side dry-run)")
+        };
+        (reason, fix)
+    }
 }
 
 /// A ClusterRoleBinding to a ClusterRole the install also creates fails a
