@@ -60,6 +60,20 @@ pub struct Cluster {
 
 pub use crate::text::root_cause;
 
+/// A kubeconfig or environment setting cf-runner cannot honour, refused
+/// before any request ([`KubeError::refused_setting`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefusedSetting {
+    /// Where it is set, as the user would look for it.
+    pub setting: String,
+    /// Its value, without a password.
+    pub value: String,
+    /// Why it cannot be used.
+    pub why: String,
+    /// What would do instead.
+    pub fix: String,
+}
+
 /// Why talking to the cluster failed.
 #[derive(Debug, thiserror::Error)]
 pub enum KubeError {
@@ -73,13 +87,13 @@ pub enum KubeError {
     },
     #[error("the kubeconfig {path} {why}")]
     KubeconfigFile { path: String, why: String },
-    /// A proxy (the context's `proxy-url`, else `HTTPS_PROXY`) that
+    /// A proxy (the cluster's `proxy-url`, else `HTTPS_PROXY`) that
     /// cf-runner cannot go through; said before any request.
-    #[error("{setting} of the kube context {context:?} names a {source}")]
+    #[error("{setting} names a {source}")]
     UnusableProxy {
-        context: String,
-        /// Where the proxy was named: `proxy-url` or `HTTPS_PROXY`.
-        setting: &'static str,
+        /// Where the proxy was named: the `proxy-url` of which cluster in
+        /// which kubeconfig, or `HTTPS_PROXY`.
+        setting: String,
         #[source]
         source: client::UnusableProxy,
     },
@@ -155,7 +169,21 @@ impl KubeError {
     /// True when a kubeconfig or environment setting was refused before any
     /// request (bad input, not a failure of the cluster).
     pub fn is_setting_refused(&self) -> bool {
-        matches!(self, KubeError::UnusableProxy { .. })
+        self.refused_setting().is_some()
+    }
+
+    /// The setting refused before any request, for a message that names
+    /// it, its value, why and the fix (the run ends with exit 2).
+    pub fn refused_setting(&self) -> Option<RefusedSetting> {
+        match self {
+            KubeError::UnusableProxy { setting, source } => Some(RefusedSetting {
+                setting: setting.clone(),
+                value: source.shown.clone(),
+                why: source.why.clone(),
+                fix: self.hint().unwrap_or_default(),
+            }),
+            _ => None,
+        }
     }
 
     /// True when TLS failed because the server's certificate is not trusted
@@ -468,29 +496,27 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Cluster, KubeError> {
         .find(|c| c.name == context)
         .and_then(|c| c.context.as_ref())
         .and_then(|c| c.user.clone());
-    // kube-rs takes the cluster's proxy-url, else HTTPS_PROXY: which one a
-    // refusal names.
-    let proxy_setting = match kubeconfig
-        .contexts
-        .iter()
-        .find(|c| c.name == context)
-        .and_then(|c| c.context.as_ref())
-        .and_then(|c| kubeconfig.clusters.iter().find(|n| n.name == c.cluster))
-        .and_then(|n| n.cluster.as_ref())
-        .and_then(|c| c.proxy_url.as_deref())
-    {
-        Some(url) if !url.is_empty() => "proxy-url",
-        _ => "HTTPS_PROXY",
-    };
+    let (proxy_setting, proxy_text) = proxy_setting(&kubeconfig, &context, &shown);
     let options = KubeConfigOptions {
         context: Some(context.clone()),
         ..Default::default()
     };
     let mut config = kube::Config::from_custom_kubeconfig(kubeconfig, &options)
         .await
-        .map_err(|e| KubeError::Client {
-            context: context.clone(),
-            source: Box::new(e),
+        .map_err(|e| match e {
+            // Not a URL at all: the same refusal as a proxy of a kind
+            // cf-runner cannot use, naming the setting and its value.
+            kube::config::KubeconfigError::ParseProxyUrl(bad) => KubeError::UnusableProxy {
+                setting: proxy_setting.clone(),
+                source: client::UnusableProxy {
+                    shown: crate::text::masked(&proxy_text),
+                    why: format!("is not a URL ({bad})"),
+                },
+            },
+            e => KubeError::Client {
+                context: context.clone(),
+                source: Box::new(e),
+            },
         })?;
     // The exec plugin, checked and run once here, where its failures can
     // be said (kube-rs runs it again below, to build the client).
@@ -519,7 +545,6 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Cluster, KubeError> {
     }
     token_file_trimmed(&mut config);
     client::check_proxy(&config).map_err(|source| KubeError::UnusableProxy {
-        context: context.clone(),
         setting: proxy_setting,
         source,
     })?;
@@ -540,6 +565,35 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Cluster, KubeError> {
         context,
         server,
     })
+}
+
+/// Where the proxy kube-rs goes through is named, as a user would look for
+/// it (the cluster's `proxy-url` in the kubeconfig, else `HTTPS_PROXY`, else
+/// `https_proxy`, the order kube-rs reads them in), and its text.
+fn proxy_setting(kubeconfig: &Kubeconfig, context: &str, path: &str) -> (String, String) {
+    let cluster = kubeconfig
+        .contexts
+        .iter()
+        .find(|c| c.name == context)
+        .and_then(|c| c.context.as_ref())
+        .map(|c| c.cluster.clone())
+        .unwrap_or_default();
+    let named = kubeconfig
+        .clusters
+        .iter()
+        .find(|n| n.name == cluster)
+        .and_then(|n| n.cluster.as_ref())
+        .and_then(|c| c.proxy_url.clone())
+        .filter(|url| !url.is_empty());
+    if let Some(url) = named {
+        return (format!("proxy-url of cluster {cluster:?} in {path}"), url);
+    }
+    for variable in ["HTTPS_PROXY", "https_proxy"] {
+        if let Some(url) = crate::env::var(variable).filter(|url| !url.is_empty()) {
+            return (variable.to_string(), url);
+        }
+    }
+    ("HTTPS_PROXY".to_string(), String::new())
 }
 
 /// A `tokenFile` ending in a newline (as `echo $TOKEN > file` writes) is

@@ -10,6 +10,7 @@ use crate::support;
 
 use std::path::Path;
 use std::process::Output;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use support::cli::{self, shared_home, text};
@@ -213,25 +214,87 @@ async fn http_connect_proxy_url_carries_the_install_over_one_tunnel() {
     assert_tunnelled(&log, &format!("CONNECT {}", server_authority(cp)), &out);
 }
 
+/// A loopback port that counts the connections it is offered and answers
+/// none: where a request would arrive, if one left.
+async fn start_counter() -> (String, Arc<AtomicUsize>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap().to_string();
+    let count = Arc::new(AtomicUsize::new(0));
+    let seen = count.clone();
+    tokio::spawn(async move {
+        while let Ok((_client, _)) = listener.accept().await {
+            seen.fetch_add(1, Ordering::SeqCst);
+        }
+    });
+    (address, count)
+}
+
+/// `install` with `env` set (only these proxy variables).
+async fn install_with(kubeconfig: &Path, env: &[(&str, &str)]) -> Output {
+    let ns = unique("cfrefused");
+    let mut cmd = cli::init(kubeconfig, shared_home(), "local", &ns, "reach");
+    cmd.args(["--agent-token", AGENT_TOKEN, "--no-wait"]);
+    for var in ["HTTPS_PROXY", "https_proxy", "NO_PROXY", "no_proxy"] {
+        cmd.env_remove(var);
+    }
+    for (name, value) in env {
+        cmd.env(name, value);
+    }
+    tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn a_proxy_that_cannot_be_used_is_refused_by_name() {
     let cp = controlplane::shared();
-    let dir = tempfile::tempdir().unwrap();
-    // Something listens there, so a refusal cannot be a connection error.
+    // Something listens at the proxy and at the server, so a refusal cannot
+    // be a connection error, and any request that left would be counted.
     let (listening, log) = start_http_proxy().await;
-    let proxy = listening.replace("http://", "https://");
-    let kubeconfig = proxied_kubeconfig(cp, dir.path(), &proxy);
-    let (out, _) = install(&kubeconfig, "cfhttps").await;
-    let shown = text(&out);
-    assert!(!out.status.success(), "{shown}");
-    assert!(
-        shown.contains("proxy-url of the kube context \"reach\"")
-            && shown.contains(&format!("{proxy}/"))
-            && shown.contains("https://) is not supported"),
-        "{shown}"
-    );
-    assert!(log.lock().unwrap().is_empty(), "a request left: {shown}");
+    let (server, reached) = start_counter().await;
+    let tls = listening.replace("http://", "https://");
+    let socks4 = listening.replace("http://", "socks4://");
+    let cases: [(&str, Option<&str>, &str, &str); 4] = [
+        ("proxy-url", Some(&tls), &tls, "https://) is not supported"),
+        ("proxy-url", Some(&socks4), &socks4, "only http:// (CONNECT) and socks5://"),
+        ("proxy-url", Some("http://proxy host:3128"), "http://proxy host:3128", "is not a URL"),
+        ("HTTPS_PROXY", None, &tls, "https://) is not supported"),
+    ];
+    for (setting, proxy_url, value, why) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let proxy_line = proxy_url
+            .map(|url| format!("    proxy-url: {url}\n"))
+            .unwrap_or_default();
+        let kubeconfig = write_kubeconfig(
+            dir.path(),
+            &format!(
+                "    server: https://{server}\n    certificate-authority: {}\n{proxy_line}",
+                cp.ca_file().display()
+            ),
+            &format!("    token: {}\n", cp.admin_token()),
+        );
+        let env: &[(&str, &str)] = match proxy_url {
+            None => &[("HTTPS_PROXY", value)],
+            Some(_) => &[],
+        };
+        let out = install_with(&kubeconfig, env).await;
+        let shown = text(&out);
+        let named = match proxy_url {
+            Some(_) => format!("proxy-url of cluster \"c\" in {}", kubeconfig.display()),
+            None => setting.to_string(),
+        };
+        assert_eq!(out.status.code(), Some(2), "{value}: {shown}");
+        assert!(
+            shown.contains(&named)
+                && shown.contains(value)
+                && shown.contains(why)
+                && shown.contains("fix: name an http:// or socks5:// proxy"),
+            "{value}: {shown}"
+        );
+        assert!(log.lock().unwrap().is_empty(), "a tunnel was asked: {shown}");
+        assert_eq!(reached.load(Ordering::SeqCst), 0, "a request left: {shown}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
