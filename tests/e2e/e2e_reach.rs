@@ -2,7 +2,8 @@
 //! control plane: a SOCKS5 proxy (what `ssh -D` gives) and an HTTP CONNECT
 //! proxy in the kubeconfig's `proxy-url`, each started here on loopback with
 //! a log of its tunnels; a client certificate, key and CA named by paths
-//! relative to the kubeconfig; a `tokenFile`; a server on `[::1]`; and a
+//! relative to the kubeconfig; a `tokenFile`; a server on `[::1]`; a
+//! `tls-server-name` for an address the certificate does not name; and a
 //! proxy cf-runner cannot use, refused before any request, by name.
 //! (`HTTPS_PROXY` with and without `NO_PROXY`: `e2e_cluster_access`.)
 
@@ -368,4 +369,38 @@ async fn a_server_on_ipv6_loopback_works() {
     let (out, _) = install(&kubeconfig, "cfipv6").await;
     assert!(out.status.success(), "{}", text(&out));
     assert!(!log.lock().unwrap().is_empty(), "nothing came to [::1]");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
+async fn tls_server_name_verifies_an_address_the_certificate_does_not_name() {
+    let cp = controlplane::shared();
+    // 127.0.0.2 forwards to the API server; its certificate names 127.0.0.1
+    // and kubernetes.default.svc, not 127.0.0.2 (as a bastion's address).
+    let listener = TcpListener::bind("127.0.0.2:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let log = ProxyLog::default();
+    let (target, forwarded) = (server_authority(cp), log.clone());
+    tokio::spawn(async move {
+        while let Ok((client, _)) = listener.accept().await {
+            let line = "forwarded".to_string();
+            tokio::spawn(pipe(client, target.clone(), forwarded.clone(), line));
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let cluster = |name: &str| {
+        format!(
+            "    server: https://127.0.0.2:{port}\n    certificate-authority: {}\n{name}",
+            cp.ca_file().display()
+        )
+    };
+    let user = format!("    token: {}\n", cp.admin_token());
+    let kubeconfig = write_kubeconfig(dir.path(), &cluster(""), &user);
+    let (out, _) = install(&kubeconfig, "cfsniless").await;
+    assert!(!out.status.success(), "verified without the name: {}", text(&out));
+    let named = cluster("    tls-server-name: kubernetes.default.svc\n");
+    let kubeconfig = write_kubeconfig(dir.path(), &named, &user);
+    let (out, _) = install(&kubeconfig, "cfsni").await;
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(!log.lock().unwrap().is_empty(), "nothing came to 127.0.0.2");
 }
