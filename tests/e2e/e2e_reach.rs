@@ -74,42 +74,6 @@ async fn pipe(mut client: TcpStream, target: String, log: ProxyLog, line: String
     let _ = tokio::io::copy_bidirectional(&mut client, &mut upstream).await;
 }
 
-/// An HTTP CONNECT proxy on loopback; logs `CONNECT host:port` per tunnel.
-async fn start_http_proxy() -> (String, ProxyLog) {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    let log = ProxyLog::default();
-    let tunnels = log.clone();
-    tokio::spawn(async move {
-        while let Ok((mut client, _)) = listener.accept().await {
-            let log = tunnels.clone();
-            tokio::spawn(async move {
-                let mut head = Vec::new();
-                while !head.ends_with(b"\r\n\r\n") && head.len() < 8192 {
-                    match client.read_u8().await {
-                        Ok(b) => head.push(b),
-                        Err(_) => return,
-                    }
-                }
-                let head = String::from_utf8_lossy(&head).into_owned();
-                let Some(target) = head
-                    .strip_prefix("CONNECT ")
-                    .and_then(|l| l.split_whitespace().next())
-                    .map(str::to_string)
-                else {
-                    let _ = client.write_all(b"HTTP/1.1 405 Only CONNECT\r\n\r\n").await;
-                    return;
-                };
-                let ok = b"HTTP/1.1 200 Connection established\r\n\r\n";
-                if client.write_all(ok).await.is_ok() {
-                    pipe(client, target.clone(), log, format!("CONNECT {target}")).await;
-                }
-            });
-        }
-    });
-    (url, log)
-}
-
 /// The target a SOCKS5 client asks for (no authentication offered back),
 /// as `host:port`; `None` when it speaks something else.
 async fn socks5_target(client: &mut TcpStream) -> Option<String> {
@@ -207,7 +171,7 @@ async fn socks5_proxy_url_carries_the_install() {
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn http_connect_proxy_url_carries_the_install_over_one_tunnel() {
     let cp = controlplane::shared();
-    let (proxy, log) = start_http_proxy().await;
+    let (proxy, log) = support::connect_proxy::start();
     let dir = tempfile::tempdir().unwrap();
     let kubeconfig = proxied_kubeconfig(cp, dir.path(), &proxy);
     let (out, _) = install(&kubeconfig, "cfconnect").await;
@@ -252,14 +216,24 @@ async fn a_proxy_that_cannot_be_used_is_refused_by_name() {
     let cp = controlplane::shared();
     // Something listens at the proxy and at the server, so a refusal cannot
     // be a connection error, and any request that left would be counted.
-    let (listening, log) = start_http_proxy().await;
+    let (listening, log) = support::connect_proxy::start();
     let (server, reached) = start_counter().await;
     let tls = listening.replace("http://", "https://");
     let socks4 = listening.replace("http://", "socks4://");
     let cases: [(&str, Option<&str>, &str, &str); 4] = [
         ("proxy-url", Some(&tls), &tls, "https://) is not supported"),
-        ("proxy-url", Some(&socks4), &socks4, "only http:// (CONNECT) and socks5://"),
-        ("proxy-url", Some("http://proxy host:3128"), "http://proxy host:3128", "is not a URL"),
+        (
+            "proxy-url",
+            Some(&socks4),
+            &socks4,
+            "only http:// (CONNECT) and socks5://",
+        ),
+        (
+            "proxy-url",
+            Some("http://proxy host:3128"),
+            "http://proxy host:3128",
+            "is not a URL",
+        ),
         ("HTTPS_PROXY", None, &tls, "https://) is not supported"),
     ];
     for (setting, proxy_url, value, why) in cases {
@@ -293,7 +267,10 @@ async fn a_proxy_that_cannot_be_used_is_refused_by_name() {
                 && shown.contains("fix: name an http:// or socks5:// proxy"),
             "{value}: {shown}"
         );
-        assert!(log.lock().unwrap().is_empty(), "a tunnel was asked: {shown}");
+        assert!(
+            log.lock().unwrap().is_empty(),
+            "a tunnel was asked: {shown}"
+        );
         assert_eq!(reached.load(Ordering::SeqCst), 0, "a request left: {shown}");
     }
 }
@@ -397,7 +374,11 @@ async fn tls_server_name_verifies_an_address_the_certificate_does_not_name() {
     let user = format!("    token: {}\n", cp.admin_token());
     let kubeconfig = write_kubeconfig(dir.path(), &cluster(""), &user);
     let (out, _) = install(&kubeconfig, "cfsniless").await;
-    assert!(!out.status.success(), "verified without the name: {}", text(&out));
+    assert!(
+        !out.status.success(),
+        "verified without the name: {}",
+        text(&out)
+    );
     let named = cluster("    tls-server-name: kubernetes.default.svc\n");
     let kubeconfig = write_kubeconfig(dir.path(), &named, &user);
     let (out, _) = install(&kubeconfig, "cfsni").await;

@@ -350,9 +350,10 @@ pub(crate) async fn connect_with(
 /// A setting the cluster layer refused before any request (a proxy it
 /// cannot go through), as bad input naming it: exit 2.
 fn refused(e: &KubeError) -> Outcome {
-    let problems = e.refused_setting().into_iter().map(|r| {
-        Problem::new(&r.setting, Some(&Value::String(r.value)), r.why, r.fix)
-    });
+    let problems = e
+        .refused_setting()
+        .into_iter()
+        .map(|r| Problem::new(&r.setting, Some(&Value::String(r.value)), r.why, r.fix));
     Outcome::BadInput(Problems(problems.collect()))
 }
 
