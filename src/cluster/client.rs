@@ -12,7 +12,7 @@
 //! exactly what it got before.
 //!
 //! Through a proxy (`proxy-url`, `HTTPS_PROXY`: HTTP `CONNECT` or SOCKS5,
-//! see [`proxy`]) the stack is the same inside the tunnel: kube-rs's own
+//! see `proxy.rs`) the stack is the same inside the tunnel: kube-rs's own
 //! would fall back to HTTP/1.1, one connection per request in flight, 10×
 //! slower through a proxy.
 

@@ -9,7 +9,7 @@ use super::{api_message, names, Check};
 use crate::cluster::KubeError;
 
 /// Oldest minor version of Kubernetes 1.x the project tests on (CI runs the
-/// cluster suites on each of [`TESTED_VERSIONS`]); older servers get a
+/// cluster suites on each of the `TESTED_VERSIONS`); older servers get a
 /// warning, not a failure. 1.33 is the oldest minor the clouds still support
 /// whose Go modules can all be had to build a test control plane (1.32's
 /// `k8s.io/endpointslice` is not served).
