@@ -232,6 +232,15 @@ impl KubeError {
             KubeError::Api { code: 403, .. } => Some(
                 "your user lacks a permission: `cf-runner check` lists every one the install needs".into(),
             ),
+            // Trusted, but for other names: the server is reached at an
+            // address its certificate does not hold (a bastion's forwarded
+            // port, a load balancer), which no CA fixes.
+            KubeError::Transport { .. } if self.chain_text().contains("not valid for name") => Some(
+                "the API server's certificate does not name the address the kubeconfig's server \
+                 uses (a forwarded port or a load balancer, say): set the cluster's tls-server-name \
+                 to one of the names the certificate holds, or use one of them as the server"
+                    .into(),
+            ),
             KubeError::Transport { .. } if self.is_certificate_problem() => Some(
                 "the API server's certificate is not signed by the CA your kubeconfig trusts \
                  (certificate-authority-data): check that the kubeconfig belongs to this cluster \

@@ -374,10 +374,11 @@ async fn tls_server_name_verifies_an_address_the_certificate_does_not_name() {
     let user = format!("    token: {}\n", cp.admin_token());
     let kubeconfig = write_kubeconfig(dir.path(), &cluster(""), &user);
     let (out, _) = install(&kubeconfig, "cfsniless").await;
+    let shown = text(&out);
+    assert!(!out.status.success(), "verified without the name: {shown}");
     assert!(
-        !out.status.success(),
-        "verified without the name: {}",
-        text(&out)
+        shown.contains("set the cluster's tls-server-name"),
+        "{shown}"
     );
     let named = cluster("    tls-server-name: kubernetes.default.svc\n");
     let kubeconfig = write_kubeconfig(dir.path(), &named, &user);
