@@ -104,5 +104,5 @@ fn main() -> ExitCode {
             };
         }
     };
-    cf_runner::app::run(cli)
+    cf_runner::app::commands::run(cli)
 }

@@ -8,7 +8,11 @@
 //! test control plane. Wall time (median of several runs, each into a fresh
 //! namespace), API requests and writes per run, from the audit log.
 //!
-//! Run with: `bash bench/apply_vs_kubectl.sh` (release build).
+//! The same through a loopback HTTP CONNECT proxy (`proxy-url`), for both:
+//! `apply_through_proxy_cf_runner_vs_kubectl`.
+//!
+//! Run with: `bash bench/apply_vs_kubectl.sh`, `bash bench/apply_through_proxy.sh`
+//! (release build).
 
 mod support;
 
@@ -309,6 +313,121 @@ fn apply_cf_runner_vs_kubectl() {
         "kubectl apply --server-side (re-run)",
         &kubectl_rerun,
         objects,
+    );
+}
+
+/// A copy of `kubeconfig` in `dir` whose clusters go through `proxy_url`.
+fn proxied(kubeconfig: &Path, proxy_url: &str, dir: &Path) -> PathBuf {
+    let text = std::fs::read_to_string(kubeconfig).unwrap();
+    let mut config: serde_yaml_ng::Value = serde_yaml_ng::from_str(&text).unwrap();
+    for cluster in config["clusters"].as_sequence_mut().unwrap() {
+        cluster["cluster"]["proxy-url"] = proxy_url.into();
+    }
+    let path = dir.join("proxied-kubeconfig");
+    std::fs::write(&path, serde_yaml_ng::to_string(&config).unwrap()).unwrap();
+    path
+}
+
+/// The pairwise ratio `a / b`: median, lowest, highest.
+fn ratios(a: &[Sample], b: &[Sample]) -> (f64, f64, f64) {
+    let r: Vec<f64> = a.iter().zip(b).map(|(a, b)| a.millis / b.millis).collect();
+    let low = r.iter().cloned().fold(f64::INFINITY, f64::min);
+    let high = r.iter().cloned().fold(0.0, f64::max);
+    (median(r), low, high)
+}
+
+/// Benchmark: the install through a loopback HTTP CONNECT proxy named in
+/// the kubeconfig's `proxy-url` (as behind a corporate proxy), against
+/// `kubectl apply --server-side` of the same objects through the same proxy
+/// and kubeconfig; and the same install direct, for what the proxy costs.
+/// Tunnels per run come from the proxy's own log.
+#[test]
+#[ignore = "benchmark: run with bench/apply_through_proxy.sh"]
+fn apply_through_proxy_cf_runner_vs_kubectl() {
+    let cp = ControlPlane::start().expect("a private control plane");
+    let (proxy, log) = support::connect_proxy::start();
+    let dir = tempfile::tempdir().unwrap();
+    let direct = cp.admin_kubeconfig().to_path_buf();
+    let kubeconfig = proxied(&direct, &proxy, dir.path());
+    let example = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("values-examples/local.yaml");
+    let example = example.to_str().unwrap();
+    let (mut cf, mut cf_direct, mut kubectl) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut cf_tunnels, mut kubectl_tunnels, mut objects) = (Vec::new(), Vec::new(), 0);
+    let tunnels = || log.lock().unwrap().len();
+    for i in 0..runs() {
+        let install = |ns: &str| -> Vec<String> {
+            let args = ["init", "--yes", "--values", example, "--kube-namespace", ns];
+            let rest = ["--kube-context-name", "admin@cf-runner-test"];
+            let rest = rest.iter().chain(&["--agent-token", "bench", "--no-wait"]);
+            args.iter().chain(rest).map(|a| a.to_string()).collect()
+        };
+        let args = install(&format!("bench-pcf-{i}"));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let mark = tunnels();
+        cf.push(sample(&cp, "cf-runner", || cf_runner(&kubeconfig, &args)));
+        cf_tunnels.push((tunnels() - mark) as f64);
+        let args = install(&format!("bench-dcf-{i}"));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        cf_direct.push(sample(&cp, "cf-runner", || cf_runner(&direct, &args)));
+
+        let out_dir = dir.path().join(format!("m{i}"));
+        let mut args = install(&format!("bench-pkc-{i}"));
+        args.extend(["--dry-run".into(), "--output-dir".into()]);
+        args.push(out_dir.to_str().unwrap().into());
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        assert!(cf_runner(&direct, &args).status.success());
+        std::fs::remove_file(out_dir.join("runtime-environment.txt")).unwrap();
+        objects = std::fs::read_dir(&out_dir).unwrap().count();
+        let mark = tunnels();
+        kubectl.push(sample(&cp, "kubectl", || {
+            std::process::Command::new(cp.bin("kubectl"))
+                .arg("--kubeconfig")
+                .arg(&kubeconfig)
+                .args([
+                    "apply",
+                    "--server-side",
+                    "--field-manager",
+                    "kubectl-bench",
+                    "-f",
+                ])
+                .arg(&out_dir)
+                .output()
+                .unwrap()
+        }));
+        kubectl_tunnels.push((tunnels() - mark) as f64);
+    }
+    println!(
+        "\n{objects} objects (values-examples/local.yaml), {} runs each, through {proxy}, median:",
+        runs()
+    );
+    println!("load average: {}", load_average());
+    summarize(
+        "cf-runner init --no-wait, with preflight, proxy",
+        &cf,
+        objects,
+    );
+    summarize(
+        "kubectl apply --server-side -f <dry-run folder>, proxy",
+        &kubectl,
+        objects,
+    );
+    summarize(
+        "cf-runner init --no-wait, with preflight, direct",
+        &cf_direct,
+        objects,
+    );
+    println!(
+        "tunnels per run: cf-runner {:.0}, kubectl {:.0}",
+        median(cf_tunnels),
+        median(kubectl_tunnels)
+    );
+    let (mid, low, high) = ratios(&cf, &kubectl);
+    println!(
+        "cf-runner / kubectl through the proxy: x{mid:.2} median, x{low:.2}..x{high:.2} over pairs"
+    );
+    let (mid, low, high) = ratios(&cf, &cf_direct);
+    println!(
+        "cf-runner through the proxy / direct: x{mid:.2} median, x{low:.2}..x{high:.2} over pairs"
     );
 }
 

@@ -22,6 +22,7 @@ pub mod marks;
 pub mod ownership;
 pub mod preflight;
 pub mod probe;
+mod reach;
 pub mod rotation;
 pub mod runtime_access;
 pub mod runtimes;
@@ -59,6 +60,22 @@ pub struct Cluster {
 }
 
 pub use crate::text::root_cause;
+pub use reach::no_proxy_matches;
+use reach::{proxy_setting, token_file_trimmed};
+
+/// A kubeconfig or environment setting cf-runner cannot honour, refused
+/// before any request ([`KubeError::refused_setting`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefusedSetting {
+    /// Where it is set, as the user would look for it.
+    pub setting: String,
+    /// Its value, without a password.
+    pub value: String,
+    /// Why it cannot be used.
+    pub why: String,
+    /// What would do instead.
+    pub fix: String,
+}
 
 /// Why talking to the cluster failed.
 #[derive(Debug, thiserror::Error)]
@@ -73,6 +90,16 @@ pub enum KubeError {
     },
     #[error("the kubeconfig {path} {why}")]
     KubeconfigFile { path: String, why: String },
+    /// A proxy (the cluster's `proxy-url`, else `HTTPS_PROXY`) that
+    /// cf-runner cannot go through; said before any request.
+    #[error("{setting} names a {source}")]
+    UnusableProxy {
+        /// Where the proxy was named: the `proxy-url` of which cluster in
+        /// which kubeconfig, or `HTTPS_PROXY`.
+        setting: String,
+        #[source]
+        source: client::UnusableProxy,
+    },
     #[error("the kube context {wanted:?} is not in {path}; available: {}", available.join(", "))]
     UnknownContext {
         wanted: String,
@@ -142,6 +169,26 @@ impl KubeError {
         crate::text::chain_text(self)
     }
 
+    /// True when a kubeconfig or environment setting was refused before any
+    /// request (bad input, not a failure of the cluster).
+    pub fn is_setting_refused(&self) -> bool {
+        self.refused_setting().is_some()
+    }
+
+    /// The setting refused before any request, for a message that names
+    /// it, its value, why and the fix (the run ends with exit 2).
+    pub fn refused_setting(&self) -> Option<RefusedSetting> {
+        match self {
+            KubeError::UnusableProxy { setting, source } => Some(RefusedSetting {
+                setting: setting.clone(),
+                value: source.shown.clone(),
+                why: source.why.clone(),
+                fix: self.hint().unwrap_or_default(),
+            }),
+            _ => None,
+        }
+    }
+
     /// True when TLS failed because the server's certificate is not trusted
     /// (wrong or stale CA), which no VPN or proxy setting fixes.
     pub fn is_certificate_problem(&self) -> bool {
@@ -171,6 +218,11 @@ impl KubeError {
                 Some("pass --kube-config-path, or set KUBECONFIG".into())
             }
             KubeError::AuthPlugin(e) => Some(e.hint()),
+            KubeError::UnusableProxy { .. } => Some(
+                "name an http:// or socks5:// proxy in the kubeconfig's proxy-url (or HTTPS_PROXY), \
+                 or cover the server with NO_PROXY to go direct"
+                    .into(),
+            ),
             KubeError::UnknownContext { .. } | KubeError::NoCurrentContext { .. } => {
                 Some("pass --kube-context-name with one of the contexts listed".into())
             }
@@ -179,6 +231,15 @@ impl KubeError {
             ),
             KubeError::Api { code: 403, .. } => Some(
                 "your user lacks a permission: `cf-runner check` lists every one the install needs".into(),
+            ),
+            // Trusted, but for other names: the server is reached at an
+            // address its certificate does not hold (a bastion's forwarded
+            // port, a load balancer), which no CA fixes.
+            KubeError::Transport { .. } if self.chain_text().contains("not valid for name") => Some(
+                "the API server's certificate does not name the address the kubeconfig's server \
+                 uses (a forwarded port or a load balancer, say): set the cluster's tls-server-name \
+                 to one of the names the certificate holds, or use one of them as the server"
+                    .into(),
             ),
             KubeError::Transport { .. } if self.is_certificate_problem() => Some(
                 "the API server's certificate is not signed by the CA your kubeconfig trusts \
@@ -410,7 +471,8 @@ fn files_relative_to(config: &mut Kubeconfig, dir: &std::path::Path) {
 /// Reads the kubeconfig, picks the context, and builds a client. An exec
 /// plugin (EKS, GKE, AKS) is checked and run first ([`auth_plugin`]), so
 /// that one that is missing, hangs or prints no credential is said before
-/// any request leaves; `HTTPS_PROXY`/`NO_PROXY` are honoured by kube-rs.
+/// any request leaves; a proxy (`proxy-url`, `HTTPS_PROXY` unless `NO_PROXY`
+/// covers the server) is checked before any request too.
 pub async fn connect(opts: &ConnectOptions) -> Result<Cluster, KubeError> {
     let (kubeconfig, shown) =
         read_kubeconfig(opts.kubeconfig.as_ref())?.ok_or_else(|| KubeError::NoKubeconfig {
@@ -446,15 +508,27 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Cluster, KubeError> {
         .find(|c| c.name == context)
         .and_then(|c| c.context.as_ref())
         .and_then(|c| c.user.clone());
+    let (proxy_setting, proxy_text) = proxy_setting(&kubeconfig, &context, &shown);
     let options = KubeConfigOptions {
         context: Some(context.clone()),
         ..Default::default()
     };
     let mut config = kube::Config::from_custom_kubeconfig(kubeconfig, &options)
         .await
-        .map_err(|e| KubeError::Client {
-            context: context.clone(),
-            source: Box::new(e),
+        .map_err(|e| match e {
+            // Not a URL at all: the same refusal as a proxy of a kind
+            // cf-runner cannot use, naming the setting and its value.
+            kube::config::KubeconfigError::ParseProxyUrl(bad) => KubeError::UnusableProxy {
+                setting: proxy_setting.clone(),
+                source: client::UnusableProxy {
+                    shown: crate::text::masked(&proxy_text),
+                    why: format!("is not a URL ({bad})"),
+                },
+            },
+            e => KubeError::Client {
+                context: context.clone(),
+                source: Box::new(e),
+            },
         })?;
     // The exec plugin, checked and run once here, where its failures can
     // be said (kube-rs runs it again below, to build the client).
@@ -481,6 +555,11 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Cluster, KubeError> {
             config.proxy_url = None;
         }
     }
+    token_file_trimmed(&mut config);
+    client::check_proxy(&config).map_err(|source| KubeError::UnusableProxy {
+        setting: proxy_setting,
+        source,
+    })?;
     config.connect_timeout = Some(CONNECT_TIMEOUT);
     // A kubeconfig may name the server as `https://user:password@host`:
     // every message, report and record shows it without the password.
@@ -570,78 +649,5 @@ pub fn api_for(
     match namespace {
         Some(ns) => Api::namespaced_with(client.clone(), ns, &ar),
         None => Api::all_with(client.clone(), &ar),
-    }
-}
-
-/// True when `NO_PROXY` (comma-separated: `*`, host names, `.domain`
-/// suffixes, IPs, IPv4 CIDRs, each with an optional `:port`) covers `host`.
-pub fn no_proxy_matches(no_proxy: &str, host: &str, port: Option<u16>) -> bool {
-    let host = host
-        .trim_start_matches('[')
-        .trim_end_matches(']')
-        .to_ascii_lowercase();
-    no_proxy
-        .split(',')
-        .map(str::trim)
-        .filter(|e| !e.is_empty())
-        .any(|entry| {
-            if entry == "*" {
-                return true;
-            }
-            let (pattern, entry_port) = match entry.rsplit_once(':') {
-                Some((h, p)) if !h.contains(':') && p.parse::<u16>().is_ok() => {
-                    (h, p.parse::<u16>().ok())
-                }
-                _ => (entry, None),
-            };
-            if entry_port.is_some() && entry_port != port {
-                return false;
-            }
-            let pattern = pattern
-                .trim_start_matches('[')
-                .trim_end_matches(']')
-                .to_ascii_lowercase();
-            if let Some((net, bits)) = pattern.split_once('/') {
-                return match (
-                    net.parse::<std::net::Ipv4Addr>(),
-                    bits.parse::<u32>(),
-                    host.parse::<std::net::Ipv4Addr>(),
-                ) {
-                    (Ok(net), Ok(bits), Ok(ip)) if bits <= 32 => {
-                        let mask = if bits == 0 {
-                            0
-                        } else {
-                            u32::MAX << (32 - bits)
-                        };
-                        (u32::from(net) & mask) == (u32::from(ip) & mask)
-                    }
-                    _ => false,
-                };
-            }
-            let suffix = pattern.trim_start_matches('.');
-            host == suffix || host.ends_with(&format!(".{suffix}"))
-        })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::no_proxy_matches;
-
-    #[test]
-    fn no_proxy_entries() {
-        assert!(no_proxy_matches("127.0.0.1", "127.0.0.1", Some(6443)));
-        assert!(!no_proxy_matches("127.0.0.2", "127.0.0.1", Some(6443)));
-        assert!(no_proxy_matches(
-            "localhost,.svc,10.0.0.0/8",
-            "10.1.2.3",
-            None
-        ));
-        assert!(no_proxy_matches(".example.com", "api.example.com", None));
-        assert!(no_proxy_matches("example.com", "api.example.com", None));
-        assert!(!no_proxy_matches("example.com", "badexample.com", None));
-        assert!(no_proxy_matches("*", "anything", None));
-        assert!(no_proxy_matches("api.local:6443", "api.local", Some(6443)));
-        assert!(!no_proxy_matches("api.local:443", "api.local", Some(6443)));
-        assert!(!no_proxy_matches("", "api.local", None));
     }
 }

@@ -2,6 +2,12 @@
 # Builds (or reuses) the Kubernetes control-plane binaries pinned in go.mod:
 # etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl, kwok.
 #
+#   build.sh          the default version, pinned in this directory's go.mod
+#   build.sh 1.33     another minor, pinned in ../controlplane-1.33/go.mod: its
+#                     kube-apiserver, kube-controller-manager, kube-scheduler
+#                     and kubectl; etcd and kwok are the default build's (the
+#                     storage and the node simulator do not follow the minor)
+#
 # The binaries land outside the repository, in
 #   ${CF_RUNNER_CP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cf-runner-controlplane}/<key>/bin
 # where <key> hashes go.mod, go.sum, this script and the Go toolchain version,
@@ -11,7 +17,17 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-cd "$here"
+minor="${1:-}"
+module_dir="$here"
+if [ -n "$minor" ]; then
+	module_dir="$here/../controlplane-$minor"
+	if [ ! -f "$module_dir/go.mod" ]; then
+		echo "build.sh: no pinned control plane for $minor (no tests/controlplane-$minor/go.mod)" >&2
+		exit 2
+	fi
+	module_dir="$(cd "$module_dir" && pwd)"
+fi
+cd "$module_dir"
 
 export GOTOOLCHAIN=local
 command -v go >/dev/null 2>&1 || {
@@ -22,7 +38,7 @@ command -v go >/dev/null 2>&1 || {
 go_version="$(go env GOVERSION)"
 key="$(
 	{
-		cat go.mod go.sum build.sh
+		cat go.mod go.sum "$here/build.sh"
 		echo "$go_version $(go env GOOS)/$(go env GOARCH)"
 	} | sha256sum | cut -c1-16
 )"
@@ -39,6 +55,11 @@ binaries=(
 	"kubectl=k8s.io/kubernetes/cmd/kubectl"
 	"kwok=sigs.k8s.io/kwok/cmd/kwok"
 )
+# Another minor shares the default build's etcd and kwok: build that first.
+base_bin=""
+if [ -n "$minor" ]; then
+	base_bin="$(bash "$here/build.sh" | tail -n 1)"
+fi
 
 complete() {
 	[ -f "$out/.complete" ] || return 1
@@ -95,9 +116,14 @@ for entry in "${binaries[@]}"; do
 		echo "build.sh: $name already built" >&2
 		continue
 	fi
+	if [ -n "$base_bin" ] && { [ "$name" = etcd ] || [ "$name" = kwok ]; }; then
+		ln -f "$base_bin/$name" "$bin/$name" 2>/dev/null || cp -f "$base_bin/$name" "$bin/$name"
+		echo "build.sh: $name taken from $base_bin" >&2
+		continue
+	fi
 	t=$SECONDS
 	echo "build.sh: go build $pkg" >&2
-	go build -trimpath -ldflags="$ldflags" -o "$bin/$name.tmp" "$pkg" >&2
+	nice -n 10 go build -trimpath -ldflags="$ldflags" -o "$bin/$name.tmp" "$pkg" >&2
 	mv -f "$bin/$name.tmp" "$bin/$name"
 	echo "build.sh: built $name in $((SECONDS - t))s" >&2
 done

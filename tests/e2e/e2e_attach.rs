@@ -5,10 +5,10 @@
 //! that keeps its runtimes, and `runtime detach`. The agent's ready
 //! replicas are watched throughout: they never drop to zero.
 
+use crate::attached_runtimes::{args, merged_kubeconfig, run, runtime_files, SECOND};
 use crate::support;
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Output;
 
 use k8s_openapi::api::apps::v1::Deployment;
@@ -22,56 +22,13 @@ use support::fake_platform::FakePlatform;
 use support::objects::labelled_in;
 
 const CONTEXT: &str = "admin@cf-runner-test";
-const SECOND: &str = "admin2@second-cp";
 const API_TOKEN: &str = "api-token-for-attach-0123456789abcdef";
-
-/// A kubeconfig holding the shared control plane (context [`CONTEXT`]) and
-/// a second one (context [`SECOND`]).
-fn merged_kubeconfig(first: &ControlPlane, second: &ControlPlane, dir: &Path) -> PathBuf {
-    let read = |p: &Path| std::fs::read_to_string(p).unwrap();
-    let other = read(second.admin_kubeconfig())
-        .replace("cf-runner-test", "second-cp")
-        .replace("- name: admin\n", "- name: admin2\n")
-        .replace("user: admin\n", "user: admin2\n")
-        .replace("admin@second-cp", SECOND);
-    let mut a: Value = serde_yaml_ng::from_str(&read(first.admin_kubeconfig())).unwrap();
-    let b: Value = serde_yaml_ng::from_str(&other).unwrap();
-    for list in ["clusters", "users", "contexts"] {
-        let extra = b[list].as_array().unwrap().clone();
-        a[list].as_array_mut().unwrap().extend(extra);
-    }
-    let path = dir.join("kubeconfig");
-    std::fs::write(&path, serde_yaml_ng::to_string(&a).unwrap()).unwrap();
-    path
-}
 
 fn writes_since(cp: &ControlPlane, since: usize, namespaces: &[&str]) -> Vec<String> {
     support::audit::cf_runner_writes(cp, since, namespaces)
 }
 
 use support::rollout::ReadyWatch;
-
-/// Runs the binary off the test's runtime thread.
-async fn run(kubeconfig: &Path, home: &Path, args: Vec<String>) -> Output {
-    let (k, h) = (kubeconfig.to_path_buf(), home.to_path_buf());
-    tokio::task::spawn_blocking(move || isolated(&k, &h).args(&args).output().unwrap())
-        .await
-        .unwrap()
-}
-
-fn args(list: &[&str]) -> Vec<String> {
-    list.iter().map(|s| s.to_string()).collect()
-}
-
-async fn runtime_files(client: &Client, ns: &str) -> BTreeMap<String, Value> {
-    let secrets: Api<Secret> = Api::namespaced(client.clone(), ns);
-    let s = secrets.get("runnerconf").await.unwrap();
-    s.data
-        .unwrap()
-        .into_iter()
-        .map(|(k, v)| (k, serde_yaml_ng::from_slice(&v.0).unwrap()))
-        .collect()
-}
 
 fn env_names(d: &Deployment) -> Vec<String> {
     d.spec

@@ -9,6 +9,7 @@
 //! `runtime attach -f` with the same list, writes nothing in the cluster
 //! and nothing on the platform. A bad entry exits 2 naming its key.
 
+use crate::attached_runtimes::run;
 use crate::support;
 
 use std::path::Path;
@@ -19,7 +20,7 @@ use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::api::storage::v1::StorageClass;
 use kube::api::Api;
 use serde_json::json;
-use support::cli::{self, isolated, text};
+use support::cli::{self, text};
 use support::controlplane::{self, ControlPlane};
 use support::fake_platform::FakePlatform;
 
@@ -35,13 +36,6 @@ fn platform_writes(fake: &FakePlatform) -> Vec<String> {
         .into_iter()
         .filter(|c| !c.starts_with("GET "))
         .collect()
-}
-
-async fn run(kubeconfig: &Path, home: &Path, args: Vec<String>) -> Output {
-    let (k, h) = (kubeconfig.to_path_buf(), home.to_path_buf());
-    tokio::task::spawn_blocking(move || isolated(&k, &h).args(&args).output().unwrap())
-        .await
-        .unwrap()
 }
 
 async fn init(kubeconfig: &Path, home: &Path, ns: &str, values: &Path, url: &str) -> Output {

@@ -7,11 +7,10 @@
 //! dropping to zero ready replicas, and kills the old token. No output
 //! ever holds a token or the runtime file's CA.
 
+use crate::attached_runtimes::{args, run, runtime_files};
 use crate::support;
 
-use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::Output;
 use std::time::Duration;
 
 use k8s_openapi::api::authentication::v1::{TokenReview, TokenReviewSpec};
@@ -19,7 +18,7 @@ use k8s_openapi::api::core::v1::{Pod, Secret, ServiceAccount};
 use kube::api::{Api, DeleteParams, PostParams};
 use kube::{Client, Config};
 use serde_json::{json, Value};
-use support::cli::{self, isolated, text};
+use support::cli::{self, text};
 use support::controlplane::{self, ControlPlane};
 use support::fake_platform::FakePlatform;
 
@@ -28,27 +27,6 @@ const API_TOKEN: &str = "api-token-for-rotate-0123456789abcdef";
 
 use support::audit::cf_runner_writes;
 use support::rollout::ReadyWatch;
-
-async fn run(kubeconfig: &Path, home: &Path, args: Vec<String>) -> Output {
-    let (k, h) = (kubeconfig.to_path_buf(), home.to_path_buf());
-    tokio::task::spawn_blocking(move || isolated(&k, &h).args(&args).output().unwrap())
-        .await
-        .unwrap()
-}
-
-fn args(list: &[&str]) -> Vec<String> {
-    list.iter().map(|s| s.to_string()).collect()
-}
-
-async fn runtime_files(client: &Client, ns: &str) -> BTreeMap<String, Value> {
-    let secrets: Api<Secret> = Api::namespaced(client.clone(), ns);
-    let s = secrets.get("runnerconf").await.unwrap();
-    s.data
-        .unwrap()
-        .into_iter()
-        .map(|(k, v)| (k, serde_yaml_ng::from_slice(&v.0).unwrap()))
-        .collect()
-}
 
 fn key(name: &str) -> String {
     format!("{}.runtime.yaml", name.replace(['/', '@', ':'], "."))

@@ -7,9 +7,10 @@
 //! wider right was used. After `runtime detach` of one, and `runtime
 //! delete` of another, the agent's new pod still serves the rest.
 
+use crate::attached_runtimes::{merged_kubeconfig, SECOND};
 use crate::support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Pod;
@@ -23,27 +24,7 @@ use support::venona::{requests_by, Agent};
 
 const USER_TOKEN: &str = "user-api-key.attach-0123456789abcdef";
 const CONTEXT: &str = "admin@cf-runner-test";
-const SECOND: &str = "admin2@second-cp";
 const WAIT: Duration = Duration::from_secs(60);
-
-/// A kubeconfig holding the shared control plane ([`CONTEXT`]) and a second one ([`SECOND`]).
-fn merged_kubeconfig(first: &ControlPlane, second: &ControlPlane, dir: &Path) -> PathBuf {
-    let read = |p: &Path| std::fs::read_to_string(p).unwrap();
-    let other = read(second.admin_kubeconfig())
-        .replace("cf-runner-test", "second-cp")
-        .replace("- name: admin\n", "- name: admin2\n")
-        .replace("user: admin\n", "user: admin2\n")
-        .replace("admin@second-cp", SECOND);
-    let mut a: Value = serde_yaml_ng::from_str(&read(first.admin_kubeconfig())).unwrap();
-    let b: Value = serde_yaml_ng::from_str(&other).unwrap();
-    for list in ["clusters", "users", "contexts"] {
-        let extra = b[list].as_array().unwrap().clone();
-        a[list].as_array_mut().unwrap().extend(extra);
-    }
-    let path = dir.join("kubeconfig");
-    std::fs::write(&path, serde_yaml_ng::to_string(&a).unwrap()).unwrap();
-    path
-}
 
 async fn cf_runner(kubeconfig: &Path, home: &Path, args: Vec<String>) {
     let (k, h) = (kubeconfig.to_path_buf(), home.to_path_buf());

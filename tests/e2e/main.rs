@@ -18,6 +18,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod attached_runtimes;
 mod e2e_adopt;
 mod e2e_adopt_credentials;
 mod e2e_adopt_runtimes;
@@ -42,6 +43,7 @@ mod e2e_ownership;
 mod e2e_ownership_forged;
 mod e2e_platform;
 mod e2e_preflight_rules;
+mod e2e_reach;
 mod e2e_rotate;
 mod e2e_runtime_credentials;
 mod e2e_support_bundle;

@@ -72,6 +72,9 @@ pub const BINARIES: [&str; 6] = [
 
 /// Static-token user in `system:masters`.
 pub const ADMIN_USER: &str = "admin";
+/// User of the client certificate [`ControlPlane::admin_client_cert`]
+/// (in `system:masters`).
+pub const ADMIN_CERT_USER: &str = "admin-cert";
 /// Static-token user with no RBAC bindings at all, for negative tests.
 pub const LIMITED_USER: &str = "limited";
 /// Nodes simulated by kwok: 4 CPU, 16Gi, 110 pods each, amd64/linux.
@@ -416,6 +419,26 @@ impl ControlPlane {
     /// Kubeconfig of the `limited` user (no RBAC bindings).
     pub fn limited_kubeconfig(&self) -> &Path {
         &self.limited_kubeconfig
+    }
+
+    /// PEM files of a client certificate and key of [`ADMIN_CERT_USER`]
+    /// (`system:masters`), signed by the CA the API server trusts.
+    pub fn admin_client_cert(&self) -> (PathBuf, PathBuf) {
+        (
+            self.root.join("admin-client.crt"),
+            self.root.join("admin-client.key"),
+        )
+    }
+
+    /// The static token of [`ADMIN_USER`] (`system:masters`).
+    pub fn admin_token(&self) -> String {
+        let tokens = fs::read_to_string(self.root.join("tokens.csv")).unwrap_or_default();
+        tokens
+            .lines()
+            .find(|l| l.split(',').nth(1) == Some(ADMIN_USER))
+            .and_then(|l| l.split(',').next())
+            .unwrap_or_default()
+            .to_string()
     }
 
     /// PEM file of the CA that signed the API server's certificate.
@@ -1043,6 +1066,7 @@ fn write_pki(dir: &Path) -> Result<()> {
     let mut server = CertificateParams::new(
         [
             "127.0.0.1",
+            "::1",
             "10.96.0.1",
             "localhost",
             "kubernetes",
@@ -1060,6 +1084,20 @@ fn write_pki(dir: &Path) -> Result<()> {
     server.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
     let server_cert = server.signed_by(&server_key, &issuer)?;
 
+    // A client certificate in system:masters, for kubeconfigs that name a
+    // certificate and key rather than a token.
+    let client_key = KeyPair::generate()?;
+    let mut client = CertificateParams::new(Vec::<String>::new())?;
+    client
+        .distinguished_name
+        .push(DnType::CommonName, ADMIN_CERT_USER);
+    client
+        .distinguished_name
+        .push(DnType::OrganizationName, "system:masters");
+    client.key_usages = vec![KeyUsagePurpose::DigitalSignature];
+    client.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
+    let client_cert = client.signed_by(&client_key, &issuer)?;
+
     let sa_key = KeyPair::generate()?;
     let write_private = |name: &str, pem: String| -> Result<()> {
         let path = dir.join(name);
@@ -1071,6 +1109,8 @@ fn write_pki(dir: &Path) -> Result<()> {
     fs::write(dir.join("apiserver.crt"), server_cert.pem())?;
     write_private("apiserver.key", server_key.serialize_pem())?;
     write_private("sa.key", sa_key.serialize_pem())?;
+    fs::write(dir.join("admin-client.crt"), client_cert.pem())?;
+    write_private("admin-client.key", client_key.serialize_pem())?;
     fs::write(dir.join("sa.pub"), sa_key.public_key_pem())?;
     Ok(())
 }

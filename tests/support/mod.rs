@@ -4,6 +4,7 @@ pub mod adopt;
 pub mod audit;
 pub mod ci;
 pub mod cli;
+pub mod connect_proxy;
 pub mod controlplane;
 pub mod fake_platform;
 pub mod helm;

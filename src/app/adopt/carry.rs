@@ -70,7 +70,7 @@ struct Moving {
     kept: Option<crate::app::identity::certificate::DindTls>,
     identity: Identity,
     rendered: Rendered,
-    layout: Option<crate::app::adopt::runtimes::Layout>,
+    layout: Option<crate::app::adopt::runtimes::survey::Layout>,
     plan: Plan,
     spec: Value,
     differ: Vec<String>,
@@ -115,9 +115,10 @@ async fn prepare(
             )?;
         }
         let own = (!alone).then_some(platform.runtime.as_str());
-        let layout =
-            crate::app::adopt::runtimes::survey(cluster, namespace, &platform, own, &conf, &names)
-                .await?;
+        let layout = crate::app::adopt::runtimes::survey::survey(
+            cluster, namespace, &platform, own, &conf, &names,
+        )
+        .await?;
         crate::app::adopt::runtimes::config_dir(&mut rendered, namespace, &conf);
         Some(layout)
     } else {
@@ -177,7 +178,7 @@ async fn load_move(
     // Secret runnerconf as it is now (venonactl's, or cf-runner's once an
     // interrupted move took it over): several runtimes keep config-dir mode.
     let conf = crate::app::adopt::runtimes::read_files(cluster, namespace).await?;
-    let several = crate::app::adopt::runtimes::serves_several(&conf);
+    let several = crate::app::adopt::runtimes::survey::serves_several(&conf);
     let runnerconf = if several {
         conf.values()
             .filter_map(|t| render::runtimes::file_runtime_name(t))

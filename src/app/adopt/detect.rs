@@ -138,7 +138,7 @@ pub fn detect(
     let made_at_run_time = made_at_run_time(&local, &mine);
     let run_time: Vec<ObjectRef> = made_at_run_time.iter().map(|o| reference(o)).collect();
     mine.extend(made_at_run_time);
-    let read = credentials::read(&mine, &local, namespace);
+    let read = credentials::provisioner::read(&mine, &local, namespace);
     if !read.problems.is_empty() {
         return Err(Problems(read.problems));
     }

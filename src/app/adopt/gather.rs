@@ -14,7 +14,7 @@ use crate::app::adopt::handover::OnPlatform;
 use crate::app::adopt::objects::AdoptOptions;
 use crate::app::adopt::objects::{kind, name, RUNNER_TOKEN_SECRET};
 use crate::app::identity::register;
-use crate::app::installation::{identity, plan, record};
+use crate::app::installation::{identity, record, standing};
 use crate::app::session::outcome::{Doing, Outcome};
 use crate::cluster;
 use crate::output;
@@ -25,12 +25,20 @@ pub(crate) fn token_needed(why: &str) -> Outcome {
     register::token_needed("adopt", why, "")
 }
 
-pub(crate) async fn on_platform(
+/// The platform client of the move, from the token the flags, the
+/// environment or the CLI config give for the old runner's platform, with
+/// the scopes adopt needs checked.
+async fn checked_client(
     args: &AdoptOptions,
     values: &values::Values,
-    runnerconf: &[String],
-    namespace: &str,
-) -> Result<OnPlatform, Outcome> {
+) -> Result<
+    (
+        crate::platform::auth::Auth,
+        crate::platform::Platform,
+        crate::platform::Whoami,
+    ),
+    Outcome,
+> {
     use crate::platform::Need;
     let auth = match register::resolve(
         &args.platform,
@@ -57,6 +65,18 @@ pub(crate) async fn on_platform(
         .require_scopes(&[Need::Agents, Need::RuntimeEnvironments])
         .await
         .doing("checking the Codefresh API token's scopes")?;
+    Ok((auth, client, who))
+}
+
+/// The old install's agent and runtime environment on the platform (its
+/// spec too), found with the user's token before anything is changed.
+pub(crate) async fn on_platform(
+    args: &AdoptOptions,
+    values: &values::Values,
+    runnerconf: &[String],
+    namespace: &str,
+) -> Result<OnPlatform, Outcome> {
+    let (auth, client, who) = checked_client(args, values).await?;
     let Some(agent_name) = values.agent_name.clone() else {
         return Err(Outcome::BadInput(Problems(vec![Problem::new(
             "AgentId",
@@ -78,30 +98,15 @@ pub(crate) async fn on_platform(
             "pass --token (and --url) for the account the runner was installed with; nothing was changed",
         ));
     };
-    let listed = agent.runtimes.as_slice();
-    let runtime = match &values.runtime_name {
-        Some(r) if listed.is_empty() || listed.contains(r) => r.clone(),
-        Some(r) => choose_runtime(args, &agent_name, r, listed)?,
-        None => match listed {
-            [one] => one.clone(),
-            other if other.iter().filter(|r| runnerconf.contains(r)).count() == 1 => other
-                .iter()
-                .find(|r| runnerconf.contains(r))
-                .cloned()
-                .expect("counted one"),
-            other => match crate::app::adopt::runtimes::own_of(&client, other, runnerconf, namespace).await? {
-                Some(own) => own,
-                None => return Err(Outcome::failed(
-                    anyhow::anyhow!(
-                        "the install does not name its runtime environment, and agent {agent_name} serves {} ({})",
-                        other.len(),
-                        other.join(", ")
-                    ),
-                    "adopt moves an agent with exactly one runtime environment of its own namespace; nothing was changed",
-                )),
-            },
-        },
-    };
+    let runtime = own_runtime(
+        args,
+        &client,
+        values,
+        (&agent_name, &agent),
+        runnerconf,
+        namespace,
+    )
+    .await?;
     let spec = client
         .runtime(&runtime)
         .await
@@ -130,6 +135,43 @@ pub(crate) async fn on_platform(
         runtime,
         spec,
     })
+}
+
+/// The runtime environment of the install's own namespace among those the
+/// agent serves: the one the install names, else the only one, else the
+/// one runnerconf and the platform agree on.
+async fn own_runtime(
+    args: &AdoptOptions,
+    client: &crate::platform::Platform,
+    values: &values::Values,
+    (agent_name, agent): (&str, &crate::platform::Agent),
+    runnerconf: &[String],
+    namespace: &str,
+) -> Result<String, Outcome> {
+    let listed = agent.runtimes.as_slice();
+    match &values.runtime_name {
+        Some(r) if listed.is_empty() || listed.contains(r) => Ok(r.clone()),
+        Some(r) => choose_runtime(args, agent_name, r, listed),
+        None => match listed {
+            [one] => Ok(one.clone()),
+            other if other.iter().filter(|r| runnerconf.contains(r)).count() == 1 => Ok(other
+                .iter()
+                .find(|r| runnerconf.contains(r))
+                .cloned()
+                .expect("counted one")),
+            other => match crate::app::adopt::runtimes::own_of(client, other, runnerconf, namespace).await? {
+                Some(own) => Ok(own),
+                None => Err(Outcome::failed(
+                    anyhow::anyhow!(
+                        "the install does not name its runtime environment, and agent {agent_name} serves {} ({})",
+                        other.len(),
+                        other.join(", ")
+                    ),
+                    "adopt moves an agent with exactly one runtime environment of its own namespace; nothing was changed",
+                )),
+            },
+        },
+    }
 }
 
 /// The install names runtime environment `from_install` and the
@@ -333,7 +375,7 @@ pub(crate) async fn load_values(
     if resuming {
         // The record holds the secrets redacted: back from cf-runner's
         // Secrets, which the first run wrote.
-        plan::restore_secrets(cluster, namespace, &mut tree)
+        standing::restore_secrets(cluster, namespace, &mut tree)
             .await
             .doing("reading the installed secrets failed")?;
     }

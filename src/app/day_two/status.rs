@@ -399,7 +399,7 @@ pub(crate) async fn report(
         info.runtimes =
             crate::app::runtimes::view::view(cluster, &inst, platform, &mut info.notes).await;
         crate::app::identity::certificate::annotate(cluster, &mut info).await;
-        crate::app::identity::agent_token::annotate(cluster, &mut info).await;
+        crate::app::identity::agent_token::pending::annotate(cluster, &mut info).await;
         info.notes.extend(crate::app::installation::skew::notes(
             info.installed_by.as_deref(),
             &inst.objects,

@@ -5,13 +5,13 @@
 use serde_json::Value;
 
 use crate::app::identity::certificate::{date, not_after, now, read, sign, CertState};
-use crate::app::installation::plan;
+use crate::app::installation::standing;
 use crate::app::session::outcome::Outcome;
 use crate::cluster::Cluster;
 use crate::output;
 use crate::platform::Platform;
 use crate::render::{self, DIND_CERTS_SECRET};
-use crate::values::{Input, Secret};
+use crate::values::Secret;
 
 /// Renews the dind certificate of the install in `namespace`, under its
 /// lock: a new key and CSR, signed by `platform` as `init` has them signed,
@@ -25,7 +25,7 @@ pub(crate) async fn renew(
     let before = read(cluster, namespace).await.ok();
     // The install as `upgrade` would write it, from its record: the Secret
     // keeps its labels and everything else the render gives it.
-    let plan = plan::plan(Input::default(), cluster, namespace).await?;
+    let plan = standing::as_it_stands(cluster, namespace).await?;
     if plan.loaded.values.agent_only {
         // Before the platform signs anything: there is nothing to renew.
         return Err(Outcome::BadInput(crate::values::Problems(vec![

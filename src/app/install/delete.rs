@@ -9,9 +9,14 @@
 //! everything is gone (`cluster::delete`). Re-running is safe: it picks up
 //! whatever is left, and says so when nothing is.
 
+pub(crate) mod options;
+pub(crate) mod platform;
+
 use std::collections::BTreeSet;
 
-use crate::app::identity::{register, verified};
+use crate::app::install::delete::platform::{
+    agent_to_clean, platform_named, platform_side, PlatformSide,
+};
 use crate::app::installation::{
     leftovers, names, pick_installation, read_installation, Installation,
 };
@@ -19,43 +24,15 @@ use crate::app::runtimes::attached;
 use crate::app::session::connect::{connect_flags, runtime};
 use crate::app::session::converge::delete_failed;
 use crate::app::session::lock::{self, LockWait};
-use crate::app::session::options::{KubeOptions, PlatformOptions};
 use crate::app::session::outcome::{Doing, Outcome};
 use crate::cluster::delete::{self, Event};
-use crate::cluster::inventory::{LiveObject, Record};
+use crate::cluster::inventory::LiveObject;
 use crate::cluster::ownership::{self, Ownership};
 use crate::cluster::Cluster;
 use crate::output;
-use crate::platform::{Need, Platform};
+use crate::platform::Platform;
 
-/// What `delete` is asked to do, from its flags.
-#[derive(Debug, Clone)]
-pub struct DeleteOptions {
-    /// Where the installation is.
-    pub kube: KubeOptions,
-    /// How the platform is reached.
-    pub platform: PlatformOptions,
-    /// Never ask.
-    pub yes: bool,
-    /// Delete the namespace too, when cf-runner created it and nothing else is in it.
-    pub delete_namespace: bool,
-    /// Delete the namespace cf-runner created with everything still in it.
-    pub delete_namespace_with_contents: bool,
-    /// Delete the dind volumes (PVs and PVCs) too.
-    pub purge_volumes: bool,
-    /// Leave the agent and runtime environment on the platform.
-    pub keep_platform: bool,
-    /// Delete every runtime attached to the agent first.
-    pub all_runtimes: bool,
-    /// Delete an attached runtime's objects although an agent may still serve it.
-    pub ignore_agent: bool,
-    /// Delete objects that existed before the install and were taken over too.
-    pub delete_adopted: bool,
-    /// How long to wait for the objects to be gone, and for another run's lock.
-    pub timeout: std::time::Duration,
-    /// Fail at once when another run holds the install's lock.
-    pub no_wait_for_lock: bool,
-}
+pub use crate::app::install::delete::options::DeleteOptions;
 
 /// Runs `delete`: find the installation, check the platform token, work
 /// out what goes, show it and ask, clean the platform, delete, wait.
@@ -175,53 +152,6 @@ async fn delete_locked(
     namespace_kept(targets.namespace_kept)
 }
 
-/// What `delete` removes on the platform: nothing without a client (kept,
-/// or not registered), else the checked agent and runtime environment and
-/// the stray agents racing runs left.
-struct PlatformSide {
-    client: Option<Platform>,
-    agent: Option<String>,
-    runtime: Option<String>,
-    strays: Vec<String>,
-}
-
-/// The platform side of a delete: checked before anything is deleted,
-/// cleaned before the cluster (whose record names what to clean).
-async fn platform_side(
-    args: &DeleteOptions,
-    cluster: &Cluster,
-    namespace: &str,
-    inst: &Installation,
-    record: &Record,
-    agent: Option<String>,
-) -> Result<PlatformSide, Outcome> {
-    let client = platform_for_delete(args, inst, record).await?;
-    let Some(platform) = &client else {
-        return Ok(PlatformSide {
-            client,
-            agent,
-            runtime: None,
-            strays: Vec::new(),
-        });
-    };
-    let runtime = runtime_to_clean(platform, record, agent.as_deref(), cluster, namespace).await?;
-    let strays = crate::app::identity::unregister::stray_agents(
-        platform,
-        agent.as_deref(),
-        runtime.as_deref(),
-        &cluster.context,
-        namespace,
-    )
-    .await
-    .doing("listing the agents on the Codefresh platform")?;
-    Ok(PlatformSide {
-        client,
-        agent,
-        runtime,
-        strays,
-    })
-}
-
 /// What the delete will remove, phase by phase, on the platform too, with
 /// its notes and warnings.
 fn show_plan(
@@ -280,126 +210,6 @@ fn namespace_kept(kept: Option<(String, String)>) -> Result<(), Outcome> {
         Some((message, hint)) => Err(Outcome::Failed(anyhow::anyhow!(message), Some(hint))),
         None => Ok(()),
     }
-}
-
-/// True when the record names something on the platform that this run
-/// would clean there.
-fn platform_named(args: &DeleteOptions, record: &Record) -> bool {
-    !args.keep_platform
-        && record.registered != Some(false)
-        && (record.agent_name.is_some() || record.runtime_name.is_some())
-}
-
-/// How to delete without acting on the platform, for refusals.
-fn keep_platform_instead(namespace: &str) -> String {
-    format!(
-        "; or run `cf-runner delete --kube-namespace {namespace} --keep-platform` to delete only what is in the \
-         cluster and leave the platform as it is"
-    )
-}
-
-/// The agent to remove from the platform: the recorded one, once the
-/// runner's Deployment shows it runs it. A record naming another agent is
-/// refused; with no Deployment left, no agent is known to be this install's
-/// and none is removed (said).
-async fn agent_to_clean(
-    cluster: &Cluster,
-    namespace: &str,
-    record: &Record,
-) -> Result<Option<String>, Outcome> {
-    let Some(recorded) = record.agent_name.as_deref() else {
-        return Ok(None);
-    };
-    let running = crate::app::installation::verified::recorded_agent(
-        cluster,
-        namespace,
-        recorded,
-        &keep_platform_instead(namespace),
-    )
-    .await?;
-    if running.is_none() {
-        output::warn(&format!(
-            "the installation record names agent {recorded}, but no runner Deployment in namespace {namespace} \
-             runs an agent: nothing shows that agent is this install's, so it stays on the Codefresh platform \
-             (remove it there once you know it is)"
-        ));
-    }
-    Ok(running)
-}
-
-/// The runtime environment to remove from the platform: the recorded one,
-/// once the platform shows it runs this install's builds; `None` for an
-/// agent installed alone. One that runs elsewhere is refused.
-async fn runtime_to_clean(
-    client: &Platform,
-    record: &Record,
-    agent: Option<&str>,
-    cluster: &Cluster,
-    namespace: &str,
-) -> Result<Option<String>, Outcome> {
-    let Some(name) = record.runtime_name.as_deref().filter(|n| !n.is_empty()) else {
-        return Ok(None);
-    };
-    let claim = verified::RuntimeClaim {
-        name,
-        namespace,
-        context: &cluster.context,
-        named_by: "the installation record",
-    };
-    verified::runtime_claim(client, &claim, agent, &keep_platform_instead(namespace)).await?;
-    Ok(Some(name.to_string()))
-}
-
-/// A client for cleaning the platform, with its token and scopes checked;
-/// `None` when there is nothing to clean there (or `--keep-platform`).
-async fn platform_for_delete(
-    args: &DeleteOptions,
-    inst: &Installation,
-    record: &Record,
-) -> Result<Option<Platform>, Outcome> {
-    let offline = record.registered == Some(false);
-    if offline && !args.keep_platform {
-        output::note("the install was offline (registered nothing on the Codefresh platform): there is nothing to clean there");
-    }
-    if args.keep_platform
-        || offline
-        || (record.agent_name.is_none() && record.runtime_name.is_none())
-    {
-        return Ok(None);
-    }
-    let host = inst.values.as_ref().map(|v| v.codefresh_host.clone());
-    let auth = match register::resolve(
-        &args.platform,
-        host.as_deref().map(|url| crate::platform::auth::NamedUrl {
-            url,
-            origin: register::RECORDED_HOST,
-        }),
-    ) {
-        Ok(Some(a)) => a,
-        Ok(None) if record.registered.is_none() => {
-            // A record older than the platform client: it may have
-            // been an offline install, so no token is no error.
-            output::warn(&format!(
-                "no Codefresh API token: if agent {} and runtime environment {} exist on the platform, \
-                 remove them there (or re-run with --token)",
-                record.agent_name.as_deref().unwrap_or("(none)"),
-                record.runtime_name.as_deref().unwrap_or("(none)")
-            ));
-            return Ok(None);
-        }
-        Ok(None) => {
-            return Err(register::token_needed(
-                "delete",
-                "remove the agent and runtime environment from Codefresh",
-                ", or pass --keep-platform to leave them there",
-            ))
-        }
-        Err(e) => return Err(Outcome::from_platform(e, "finding the Codefresh API token")),
-    };
-    let needs = [Need::Agents, Need::RuntimeEnvironments, Need::Clusters];
-    let transport = register::transport(&args.platform);
-    let (client, _) = register::checked_client(&auth, transport, Some(&needs)).await?;
-    Ok(Some(client))
 }
 
 /// What `delete` removes, and what stays with a note saying why.

@@ -4,12 +4,15 @@
 //! values, or an install into the cluster (with the runtimes to attach and
 //! the build probe after it).
 
+pub(crate) mod facts;
+
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::Value;
 
 use crate::app::install;
+use crate::app::install::init::facts::cluster_facts;
 use crate::app::install::probe;
 use crate::app::install::{Registration, TokenPlaces};
 use crate::app::installation::identity;
@@ -480,64 +483,6 @@ fn ask(plan: &Plan, mut input: Input) -> Result<Asked, Outcome> {
         return Ok(Asked::Attach(to, input));
     }
     Ok(Asked::Proceed(input, None))
-}
-
-/// The wizard's read-only look at the cluster of `context`.
-fn cluster_facts(kubeconfig: Option<PathBuf>, context: &str) -> wizard::Facts {
-    let options = cluster::ConnectOptions {
-        kubeconfig,
-        context: Some(context.to_string()),
-    };
-    // A values file's kubeconfig that would run a command is not contacted
-    // to fill the wizard's defaults without the user's word.
-    if let Err(Outcome::BadInput(Problems(p))) = connect::vet_kubeconfig(&options, "ConfigPath") {
-        return wizard::Facts {
-            unreachable: p
-                .first()
-                .map(|p| format!("not contacted: {} {}", p.key, p.why)),
-            ..Default::default()
-        };
-    }
-    let budget = std::time::Duration::from_secs(5);
-    match crate::app::session::connect::runtime()
-        .block_on(cluster::discover::facts(&options, budget))
-    {
-        Ok(found) => wizard::Facts {
-            unreachable: None,
-            namespaces: found.namespaces.map(|list| {
-                list.into_iter()
-                    .map(|n| wizard::NamespaceFact {
-                        name: n.name,
-                        ours: n.managed_by_us,
-                    })
-                    .collect()
-            }),
-            storage_classes: found
-                .storage_classes
-                .unwrap_or_default()
-                .into_iter()
-                .map(|c| wizard::StorageClassFact {
-                    name: c.name,
-                    provisioner: c.provisioner,
-                    is_default: c.is_default,
-                })
-                .collect(),
-            zones: found.zones.unwrap_or_default(),
-            agents: found.agents,
-            ingress_classes: found.ingress_classes.map(|list| {
-                list.into_iter()
-                    .map(|c| wizard::IngressClassFact {
-                        name: c.name,
-                        is_default: c.is_default,
-                    })
-                    .collect()
-            }),
-        },
-        Err(why) => wizard::Facts {
-            unreachable: Some(why),
-            ..Default::default()
-        },
-    }
 }
 
 /// Runs `init` on the input its flags gave: (wizard) → load → the mode's

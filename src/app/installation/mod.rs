@@ -5,10 +5,12 @@
 
 pub mod attached;
 pub mod identity;
+pub mod in_place;
 pub mod leftovers;
 pub mod plan;
 pub mod record;
 pub mod skew;
+pub mod standing;
 pub mod verified;
 
 use futures::join;

@@ -12,17 +12,13 @@
 //! Detach: platform → files → rollout → credentials removed (no build is
 //! sent that the agent could no longer start; the old token dies last).
 
-pub(crate) mod access;
-pub(crate) mod agent;
-pub(crate) mod target;
-
 use std::path::PathBuf;
 use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::app::runtimes::attach::access::{register_runtime, remove_access};
-use crate::app::runtimes::attach::target::{key_clash, vet_target};
+use crate::app::runtimes::access::{register_runtime, remove_access};
+use crate::app::runtimes::target::{key_clash, vet_target};
 use crate::app::session::connect::vet_kubeconfig;
 use crate::app::session::options::PlatformOptions;
 use crate::app::session::outcome::{Doing, Outcome};
@@ -32,14 +28,14 @@ use crate::platform::{Agent, Platform};
 use crate::values::runtimes::RuntimeEntry;
 use crate::values::{Problem, Problems};
 
-pub(crate) use crate::app::runtimes::attach::access::{
+pub(crate) use crate::app::runtimes::access::{
     account_of, ensure_access, on_platform, runtime_objects,
 };
-pub(crate) use crate::app::runtimes::attach::agent::{
+pub(crate) use crate::app::runtimes::agent_side::{
     agent_on_platform, platform_client, read_agent, roll_agent, set_platform_runtimes,
     stop_serving, under_agent_lock,
 };
-pub(crate) use crate::app::runtimes::attach::target::{
+pub(crate) use crate::app::runtimes::target::{
     builds_beside_agent_problem, insecure_agent_problem, read_runtimes_file, refuse_key_clash,
     resolve, settings_from_flags, target_problems, Accepted, AgentSide, AgentState, Change, Target,
 };

@@ -6,9 +6,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::app::installation::attached::is_attached_runtime;
-use crate::app::runtimes::attach::agent;
-use crate::app::runtimes::attach::target::{self, Target, IN_CLUSTER_HOST};
+use crate::app::runtimes::agent_side;
 use crate::app::runtimes::life::{check_claim, remove, written_for, Leaving};
+use crate::app::runtimes::target::{self, Target, IN_CLUSTER_HOST};
 use crate::app::session::outcome::Outcome;
 use crate::cluster::inventory::LiveObject;
 use crate::cluster::{attached, runtimes as live, Cluster};
@@ -242,7 +242,7 @@ pub(crate) async fn delete_attached(
         resolved.push((a, r));
     }
     if let (Some(p), Some(name)) = (platform, agent_name) {
-        match agent::agent_if_there(p, name).await? {
+        match agent_side::agent_if_there(p, name).await? {
             Some(agent) => {
                 let wanted = agent
                     .runtimes
@@ -250,7 +250,7 @@ pub(crate) async fn delete_attached(
                     .filter(|n| attached.iter().all(|a| a.name != **n))
                     .cloned()
                     .collect();
-                agent::set_platform_runtimes(p, &agent, wanted).await?;
+                agent_side::set_platform_runtimes(p, &agent, wanted).await?;
             }
             None => output::note(&format!(
                 "agent {name} is not on the Codefresh platform: no list of runtimes to take them off there"

@@ -19,8 +19,8 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::app::identity::verified;
-use crate::app::runtimes::attach::target::{self, AgentSide, AgentState, Resolved, Target};
-use crate::app::runtimes::attach::{access, agent};
+use crate::app::runtimes::target::{self, AgentSide, AgentState, Resolved, Target};
+use crate::app::runtimes::{access, agent_side};
 use crate::app::session::connect::need_yes;
 use crate::app::session::converge;
 use crate::app::session::options::PlatformOptions;
@@ -188,9 +188,9 @@ pub(crate) async fn delete_runtime(
         return need_yes(command, "the deletion");
     }
     let ns = agent.namespace.clone();
-    agent::under_agent_lock(&agent, command, options.timeout, async |cluster: &Cluster| {
-        let state = agent::read_agent(cluster.clone(), &ns, command).await?;
-        let platform = agent::platform_client(platform_args, &state, command)?;
+    agent_side::under_agent_lock(&agent, command, options.timeout, async |cluster: &Cluster| {
+        let state = agent_side::read_agent(cluster.clone(), &ns, command).await?;
+        let platform = agent_side::platform_client(platform_args, &state, command)?;
         let r = target::resolve(&state.cluster, &ns, &target).await?;
         target::refuse_key_clash(&state, &target, &r)?;
         refuse_own(
@@ -340,10 +340,10 @@ async fn detach(
     timeout: Duration,
 ) -> Result<Vec<String>, Outcome> {
     let agent = match platform {
-        Some(p) => Some(agent::agent_on_platform(p, &state.agent_name).await?),
+        Some(p) => Some(agent_side::agent_on_platform(p, &state.agent_name).await?),
         None => None,
     };
-    agent::stop_serving(
+    agent_side::stop_serving(
         state,
         r,
         platform.zip(agent.as_ref()),
@@ -391,11 +391,11 @@ async fn verify(
     if let Some(p) = platform {
         let agent = match leaving {
             Leaving::AgentStays(state) => {
-                Some(agent::agent_on_platform(p, &state.agent_name).await?)
+                Some(agent_side::agent_on_platform(p, &state.agent_name).await?)
             }
             Leaving::AgentGoes {
                 name: Some(name), ..
-            } => agent::agent_if_there(p, name).await?,
+            } => agent_side::agent_if_there(p, name).await?,
             Leaving::AgentGoes { name: None, .. } => None,
         };
         if let Some(agent) = agent {

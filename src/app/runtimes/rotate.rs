@@ -21,8 +21,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::app::runtimes::attach::agent;
-use crate::app::runtimes::attach::target::{
+use crate::app::runtimes::agent_side;
+use crate::app::runtimes::target::{
     self, AgentSide, AgentState, Resolved, Target, IN_CLUSTER_HOST,
 };
 use crate::app::session::converge;
@@ -55,8 +55,8 @@ pub(crate) async fn run(agent: AgentSide, target: Target, timeout: Duration) -> 
         return Outcome::BadInput(Problems(problems));
     }
     let ns = agent.namespace.clone();
-    agent::under_agent_lock(&agent, COMMAND, timeout, async |cluster: &Cluster| {
-        let state = agent::read_agent(cluster.clone(), &ns, COMMAND).await?;
+    agent_side::under_agent_lock(&agent, COMMAND, timeout, async |cluster: &Cluster| {
+        let state = agent_side::read_agent(cluster.clone(), &ns, COMMAND).await?;
         rotate(state, target, timeout).await
     })
     .await
@@ -189,7 +189,7 @@ async fn rotate(state: AgentState, target: Target, timeout: Duration) -> Result<
     )
     .await?;
     files.insert(r.key.clone(), file(token, ca).file_text());
-    agent::roll_agent(&state, &files, timeout, COMMAND).await?;
+    agent_side::roll_agent(&state, &files, timeout, COMMAND).await?;
 
     // 2. The agent's own ServiceAccount made again: the old token dies.
     // Its RoleBinding names it by name: it stays, and binds the new one.
@@ -208,7 +208,7 @@ async fn rotate(state: AgentState, target: Target, timeout: Duration) -> Result<
 
     // 3. The agent on the new token; 4. the bridge removed.
     files.insert(r.key.clone(), file(token, ca).file_text());
-    agent::roll_agent(&state, &files, timeout, COMMAND).await?;
+    agent_side::roll_agent(&state, &files, timeout, COMMAND).await?;
     let bridge = [
         ("ServiceAccount", BRIDGE),
         ("RoleBinding", BRIDGE),

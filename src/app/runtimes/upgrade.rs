@@ -7,9 +7,9 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::app::identity::register;
-use crate::app::runtimes::attach::target::{self, AgentSide, Resolved, Target};
-use crate::app::runtimes::attach::{access, agent};
 use crate::app::runtimes::life::{is_attached, named_problems, refuse_own};
+use crate::app::runtimes::target::{self, AgentSide, Resolved, Target};
+use crate::app::runtimes::{access, agent_side};
 use crate::app::session::converge;
 use crate::app::session::options::PlatformOptions;
 use crate::app::session::outcome::{Doing, Outcome};
@@ -35,9 +35,9 @@ pub(crate) async fn upgrade_runtime(
         return Outcome::BadInput(Problems(problems));
     }
     let ns = agent.namespace.clone();
-    agent::under_agent_lock(&agent, command, timeout, async |cluster: &Cluster| {
-        let state = agent::read_agent(cluster.clone(), &ns, command).await?;
-        let platform = agent::platform_client(platform_args, &state, command)?;
+    agent_side::under_agent_lock(&agent, command, timeout, async |cluster: &Cluster| {
+        let state = agent_side::read_agent(cluster.clone(), &ns, command).await?;
+        let platform = agent_side::platform_client(platform_args, &state, command)?;
         let r = target::resolve(&state.cluster, &ns, &target).await?;
         target::refuse_key_clash(&state, &target, &r)?;
         refuse_own(

@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use crate::app::identity::register;
 use crate::app::installation::Installation;
-use crate::app::runtimes::attach::target::IN_CLUSTER_HOST;
+use crate::app::runtimes::target::IN_CLUSTER_HOST;
 use crate::app::session::options::PlatformOptions;
 use crate::cluster::preflight::{Check, Status};
 use crate::cluster::runtime_access::{self, Access};
@@ -243,6 +243,50 @@ fn attach_command_in(cluster: &Cluster, agent_ns: &str, name: &str, place: &Plac
     cmd
 }
 
+/// What one runtimes file of the agent says, its credentials tried where
+/// the agent uses them, with the command that mends them when they fail.
+async fn file_info(
+    cluster: &Cluster,
+    inst: &Installation,
+    key: &str,
+    text: &str,
+    on_platform: Option<&BTreeMap<String, Place>>,
+    notes: &mut Vec<String>,
+) -> RuntimeInfo {
+    let file = parse_file(key, text);
+    let name = file.name.clone().unwrap_or_default();
+    let place = on_platform
+        .and_then(|p| p.get(&name))
+        .cloned()
+        .unwrap_or_default();
+    let checked_at = checked_at(cluster, file.host.as_deref().unwrap_or_default());
+    let access = check_file(&file, &checked_at, place.namespace.as_deref()).await;
+    let namespace = match &access {
+        Access::Works { namespace, .. } | Access::Forbidden { namespace, .. } => {
+            Some(namespace.clone())
+        }
+        _ => place.namespace.clone(),
+    };
+    let (works, credentials) = access_words(&access, &checked_at);
+    let fix = (works == Some(false)).then(|| attach_command(cluster, inst, &name, &place));
+    let listed = on_platform.map(|p| p.contains_key(&name));
+    if let Some(fix) = &fix {
+        notes.push(format!(
+            "the agent's credentials for runtime {name} {credentials}; to issue new ones run `{fix}`"
+        ));
+    }
+    RuntimeInfo {
+        name,
+        config_key: Some(file.key),
+        host: file.host,
+        namespace,
+        on_platform: listed,
+        works,
+        credentials,
+        fix,
+    }
+}
+
 /// The runtimes the agent of `inst` serves, and findings for `notes`.
 /// Empty for an agent in in-cluster mode with only its own runtime.
 pub(crate) async fn view(
@@ -284,40 +328,9 @@ pub(crate) async fn view(
     let mut out = Vec::new();
     let mut served = Vec::new();
     for (key, text) in &files {
-        let file = parse_file(key, text);
-        let name = file.name.clone().unwrap_or_default();
-        served.push(name.clone());
-        let place = on_platform
-            .as_ref()
-            .and_then(|p| p.get(&name))
-            .cloned()
-            .unwrap_or_default();
-        let checked_at = checked_at(cluster, file.host.as_deref().unwrap_or_default());
-        let access = check_file(&file, &checked_at, place.namespace.as_deref()).await;
-        let namespace = match &access {
-            Access::Works { namespace, .. } | Access::Forbidden { namespace, .. } => {
-                Some(namespace.clone())
-            }
-            _ => place.namespace.clone(),
-        };
-        let (works, credentials) = access_words(&access, &checked_at);
-        let fix = (works == Some(false)).then(|| attach_command(cluster, inst, &name, &place));
-        let listed = on_platform.as_ref().map(|p| p.contains_key(&name));
-        if let Some(fix) = &fix {
-            notes.push(format!(
-                "the agent's credentials for runtime {name} {credentials}; to issue new ones run `{fix}`"
-            ));
-        }
-        out.push(RuntimeInfo {
-            name,
-            config_key: Some(file.key),
-            host: file.host,
-            namespace,
-            on_platform: listed,
-            works,
-            credentials,
-            fix,
-        });
+        let info = file_info(cluster, inst, key, text, on_platform.as_ref(), notes).await;
+        served.push(info.name.clone());
+        out.push(info);
     }
     if files.is_empty() {
         // In-cluster mode: the agent serves its own runtime with its pod's ServiceAccount.

@@ -315,6 +315,7 @@ pub(crate) async fn connect_with(
         });
     }
     connected.map_err(|e| match (&e, from) {
+        (e, _) if e.is_setting_refused() => refused(e),
         (
             KubeError::UnknownContext {
                 wanted, available, ..
@@ -344,6 +345,16 @@ pub(crate) async fn connect_with(
         }
         (_, ContextFrom::Flags) => Outcome::from_cluster(e, "connecting to the cluster failed"),
     })
+}
+
+/// A setting the cluster layer refused before any request (a proxy it
+/// cannot go through), as bad input naming it: exit 2.
+fn refused(e: &KubeError) -> Outcome {
+    let problems = e
+        .refused_setting()
+        .into_iter()
+        .map(|r| Problem::new(&r.setting, Some(&Value::String(r.value)), r.why, r.fix));
+    Outcome::BadInput(Problems(problems.collect()))
 }
 
 /// A line on stderr when the API server has not answered the first

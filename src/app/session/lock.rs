@@ -91,18 +91,7 @@ pub(crate) async fn take_seen(
     let mut missing = seen == NamespaceSeen::Missing;
     loop {
         if let (true, Some(manifest)) = (ensure, create_namespace) {
-            let made = if missing {
-                lock::create_namespace(&cluster.client, manifest).await
-            } else {
-                lock::ensure_namespace(&cluster.client, manifest).await
-            };
-            made.map_err(|e| {
-                lock_failed(
-                    e,
-                    namespace,
-                    format!("making namespace {namespace} for the install's lock"),
-                )
-            })?;
+            make_namespace(cluster, manifest, missing, namespace).await?;
             ensure = false;
         }
         let why_wait = match taker.attempt().await.map_err(|e| {
@@ -150,36 +139,70 @@ pub(crate) async fn take_seen(
         };
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
-            let waited = if watching_impossible {
-                "watching it"
-            } else {
-                "waiting --timeout"
-            };
-            return Err(Outcome::Failed(
-                anyhow::anyhow!("{what}; still so after {waited}"),
-                Some(format!(
-                    "re-run when that run has ended, or with a longer --timeout; {}",
-                    how_it_ends(held, namespace, &cluster.context)
-                )),
-            ));
+            let ends = how_it_ends(held, namespace, &cluster.context);
+            return Err(gave_up(&what, watching_impossible, &ends));
         }
-        let line = if watching_impossible {
-            format!(
-                "{what}: watching it for {}: unless a run renews it meanwhile, this run takes it over \
-                 (--no-wait-for-lock stops at once)",
-                minutes_seconds(left)
-            )
-        } else {
-            format!(
-                "{what}: waiting for it, {} left (--timeout)",
-                minutes_seconds(left)
-            )
-        };
+        let line = waiting_line(&what, watching_impossible, left);
         match &shown {
             Some(s) => s.set(&line),
             None => shown = Some(output::countdown(&line)),
         }
         tokio::time::sleep(Duration::from_secs(1).min(left)).await;
+    }
+}
+
+/// Makes the install's namespace for its lock: created outright when it is
+/// known to be missing, else made only if a read finds it missing.
+async fn make_namespace(
+    cluster: &Cluster,
+    manifest: &Manifest,
+    missing: bool,
+    namespace: &str,
+) -> Result<(), Outcome> {
+    let made = if missing {
+        lock::create_namespace(&cluster.client, manifest).await
+    } else {
+        lock::ensure_namespace(&cluster.client, manifest).await
+    };
+    made.map(drop).map_err(|e| {
+        lock_failed(
+            e,
+            namespace,
+            format!("making namespace {namespace} for the install's lock"),
+        )
+    })
+}
+
+/// The failure of a run that waited for the lock (or watched one that
+/// cannot be right) until its time ran out.
+fn gave_up(what: &str, watching_impossible: bool, how_it_ends: &str) -> Outcome {
+    let waited = if watching_impossible {
+        "watching it"
+    } else {
+        "waiting --timeout"
+    };
+    Outcome::Failed(
+        anyhow::anyhow!("{what}; still so after {waited}"),
+        Some(format!(
+            "re-run when that run has ended, or with a longer --timeout; {how_it_ends}"
+        )),
+    )
+}
+
+/// The countdown line of a run waiting for the lock (or watching a lock
+/// that cannot be right, to take it over).
+fn waiting_line(what: &str, watching_impossible: bool, left: Duration) -> String {
+    if watching_impossible {
+        format!(
+            "{what}: watching it for {}: unless a run renews it meanwhile, this run takes it over \
+             (--no-wait-for-lock stops at once)",
+            minutes_seconds(left)
+        )
+    } else {
+        format!(
+            "{what}: waiting for it, {} left (--timeout)",
+            minutes_seconds(left)
+        )
     }
 }
 

@@ -8,12 +8,19 @@ use kube::Client;
 use super::{api_message, names, Check};
 use crate::cluster::KubeError;
 
-/// Oldest supported minor version of Kubernetes 1.x. The rendered objects
-/// (`batch/v1` CronJob among them) are not made for, nor tested on, older
-/// servers.
-pub const MIN_MINOR: u32 = 25;
+/// Oldest minor version of Kubernetes 1.x the project tests on (CI runs the
+/// cluster suites on each of the `TESTED_VERSIONS`); older servers get a
+/// warning, not a failure. 1.33 is the oldest minor the clouds still support
+/// whose Go modules can all be had to build a test control plane (1.32's
+/// `k8s.io/endpointslice` is not served).
+pub const MIN_MINOR: u32 = 33;
 /// Newest minor version the rendered objects were tested against.
 pub const MAX_TESTED_MINOR: u32 = 37;
+/// The releases CI runs the cluster suites on (`tests/controlplane*/go.mod`).
+pub const TESTED_VERSIONS: [&str; 3] = ["1.33.13", "1.36.3", "1.37.2"];
+/// Below this minor the rendered objects cannot be applied at all: there is
+/// no `batch/v1` CronJob before 1.21.
+const REQUIRED_MINOR: u32 = 21;
 
 /// The Kubernetes minors the pinned `deploy` step image supports: chart
 /// 10.1.x moved `kube-deploy` (cf-deploy-kubernetes) to a kubectl that
@@ -112,18 +119,33 @@ pub fn version_check(major: &str, minor: &str, shown: &str) -> Check {
         shown.to_string()
     };
     let range = format!("1.{MIN_MINOR}–1.{MAX_TESTED_MINOR}");
+    let tested = TESTED_VERSIONS.join(", ");
     // A detail, not a warning: the runner itself works on the server.
     let deploy_note: Vec<String> = deploy_step_note(major, minor, &shown).into_iter().collect();
     let check = match (digits(major), digits(minor)) {
-        (Some(1), Some(m)) if m < MIN_MINOR => Check::fail(
+        (Some(1), Some(m)) if m < REQUIRED_MINOR => Check::fail(
             names::VERSION,
-            format!("Kubernetes {shown} is older than 1.{MIN_MINOR}, which the runner needs (batch/v1 CronJob)"),
-            format!("upgrade the cluster to 1.{MIN_MINOR} or newer"),
+            format!(
+                "Kubernetes {shown} is older than 1.{REQUIRED_MINOR}, which the runner needs \
+                 (batch/v1 CronJob)"
+            ),
+            format!("upgrade the cluster to 1.{MIN_MINOR} or newer (tested: {tested})"),
+        ),
+        (Some(1), Some(m)) if m < MIN_MINOR => Check::warn(
+            names::VERSION,
+            format!("Kubernetes {shown} is older than the tested range {range}"),
+            format!(
+                "it will most likely work, but only {tested} are tested; \
+                 if something misbehaves, report it with the version"
+            ),
         ),
         (Some(1), Some(m)) if m > MAX_TESTED_MINOR => Check::warn(
             names::VERSION,
             format!("Kubernetes {shown} is newer than tested ({range})"),
-            "it will most likely work; if something misbehaves, report it with the version",
+            format!(
+                "it will most likely work, but only {tested} are tested; \
+                 if something misbehaves, report it with the version"
+            ),
         ),
         (Some(1), Some(_)) => Check::pass(
             names::VERSION,
@@ -132,7 +154,7 @@ pub fn version_check(major: &str, minor: &str, shown: &str) -> Check {
         _ => Check::warn(
             names::VERSION,
             format!("could not understand the server version {shown:?}"),
-            format!("make sure the cluster runs Kubernetes {range}"),
+            format!("make sure the cluster runs Kubernetes {range} (tested: {tested})"),
         ),
     };
     check.with_details(deploy_note)
@@ -144,24 +166,48 @@ mod tests {
     use crate::cluster::preflight::Status;
 
     #[test]
-    fn versions_below_1_25_fail_above_tested_warn() {
-        assert_eq!(version_check("1", "24", "v1.24.17").status, Status::Fail);
-        assert_eq!(version_check("1", "25", "v1.25.0").status, Status::Pass);
+    fn the_supported_range_is_the_tested_one() {
+        for (minor, shown) in [("33", "v1.33.13"), ("36", "v1.36.3"), ("37", "")] {
+            let check = version_check("1", minor, shown);
+            assert_eq!(check.status, Status::Pass, "{minor}: {}", check.reason);
+            assert!(
+                check.reason.contains("supported range 1.33–1.37"),
+                "{}",
+                check.reason
+            );
+        }
         assert_eq!(
-            version_check("1", "28+", "v1.28.3-eks").status,
+            version_check("1", "34+", "v1.34.3-eks").status,
             Status::Pass
         );
-        assert_eq!(version_check("1", "37", "").status, Status::Pass);
-        let newer = version_check("1", "38", "v1.38.0");
-        assert_eq!(newer.status, Status::Warn);
-        assert!(
-            newer.reason.contains("newer than tested"),
-            "{}",
-            newer.reason
-        );
+    }
+
+    #[test]
+    fn versions_outside_the_tested_range_warn_naming_the_tested_ones() {
+        for (minor, shown, words) in [
+            ("32", "v1.32.13", "older than the tested range 1.33–1.37"),
+            ("25", "v1.25.0", "older than the tested range 1.33–1.37"),
+            ("38", "v1.38.0", "newer than tested (1.33–1.37)"),
+        ] {
+            let check = version_check("1", minor, shown);
+            assert_eq!(check.status, Status::Warn, "{shown}: {}", check.reason);
+            assert!(
+                check.reason.contains(shown) && check.reason.contains(words),
+                "{}",
+                check.reason
+            );
+            let fix = check.fix.unwrap_or_default();
+            assert!(fix.contains("1.33.13, 1.36.3, 1.37.2"), "{fix}");
+        }
         assert_eq!(version_check("", "", "").status, Status::Warn);
-        let old = version_check("1", "22", "v1.22.0");
-        assert!(old.reason.contains("v1.22.0") && old.fix.is_some());
+    }
+
+    #[test]
+    fn versions_without_batch_v1_cronjob_fail() {
+        let old = version_check("1", "20", "v1.20.15");
+        assert_eq!(old.status, Status::Fail);
+        assert!(old.reason.contains("v1.20.15") && old.fix.is_some());
+        assert_eq!(version_check("1", "21", "v1.21.0").status, Status::Warn);
     }
 
     #[test]

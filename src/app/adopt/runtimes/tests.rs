@@ -1,8 +1,10 @@
 //! Unit tests of `app/adopt/runtimes.rs`.
 
+use base64::Engine;
 use serde_json::json;
 
 use super::*;
+use crate::app::adopt::runtimes::survey::{claim_class, file_facts, old_access, TOKEN_TYPE};
 
 fn token_for(account: &str, secret: &str) -> String {
     let b64 = base64::engine::general_purpose::URL_SAFE_NO_PAD;

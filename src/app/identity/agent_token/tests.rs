@@ -1,6 +1,7 @@
 //! Unit tests of `app/identity/agent_token.rs`.
 
 use super::*;
+use crate::app::identity::agent_token::pending::MAX_NAME;
 
 #[test]
 fn the_next_name_counts_up_from_the_current_one_and_fits() {

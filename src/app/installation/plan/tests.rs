@@ -3,7 +3,9 @@
 use serde_json::json;
 
 use super::*;
+use crate::app::installation::in_place::{in_place_problems, in_place_problems_raw};
 use crate::render::is_placeholder;
+use crate::values::{Values, ValuesFile};
 
 fn load(tree: Value) -> Values {
     let input = Input {

@@ -1,4 +1,5 @@
-//! What `runtime attach` and `detach` work on: the agent's side and the
+//! What the runtime commands work on (attach, detach, delete, upgrade,
+//! rotate; adopt's runtimes and the view of them too): the agent's side and the
 //! target runtime, read from flags, a runtimes file or values, and checked
 //! before anything is read from a cluster (names, key clashes, an agent
 //! that skips TLS, builds beside the agent's tokens).

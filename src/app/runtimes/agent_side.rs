@@ -1,6 +1,7 @@
-//! The agent's side of an attach: its install as it stands, its lock, its
-//! client on the platform, its files and their rollout, and the runtimes
-//! the platform says it serves.
+//! The agent's side of every runtime operation (attach, detach, a
+//! runtime's delete, upgrade and rotation, `delete --all-runtimes`): its
+//! install as it stands, its lock, its client on the platform, its files
+//! and their rollout, and the runtimes the platform says it serves.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicI32, Ordering};
@@ -8,8 +9,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::app::identity::register;
-use crate::app::installation::plan;
-use crate::app::runtimes::attach::target::{AgentSide, AgentState, Resolved};
+use crate::app::installation::standing;
+use crate::app::runtimes::target::{AgentSide, AgentState, Resolved};
 use crate::app::session::connect::{connect_with, ContextFrom};
 use crate::app::session::converge;
 use crate::app::session::lock::{self, LockWait};
@@ -21,14 +22,13 @@ use crate::platform::{Agent, Platform};
 use crate::render::runtimes::{
     config_dir_mode, config_manifest, file_runtime_name, AGENT_DEPLOYMENT, CONFIG_SECRET,
 };
-use crate::values::Input;
 
 pub(crate) async fn read_agent(
     cluster: Cluster,
     namespace: &str,
     command: &str,
 ) -> Result<AgentState, Outcome> {
-    let plan = plan::plan(Input::default(), &cluster, namespace).await?;
+    let plan = standing::as_it_stands(&cluster, namespace).await?;
     let agent_only = plan.loaded.values.agent_only;
     let registered = if agent_only {
         plan.identity.registered

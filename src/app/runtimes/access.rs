@@ -1,13 +1,14 @@
-//! The runtime's side of an attach: the agent's access objects in its
-//! namespace, the runtime's own objects, and its runtime environment on the
-//! platform; and their removal on detach.
+//! A runtime's side of the agent that serves it, shared by attach, detach,
+//! a runtime's delete, upgrade and rotation: the agent's access objects in
+//! its namespace, the runtime's own objects, its runtime environment on
+//! the platform, and their removal.
 
 use std::time::Duration;
 
 use serde_json::Value;
 
 use crate::app::identity::register;
-use crate::app::runtimes::attach::target::{
+use crate::app::runtimes::target::{
     AgentState, OnPlatform, Resolved, RuntimeRender, IN_CLUSTER_HOST,
 };
 use crate::app::session::converge;
