@@ -48,6 +48,7 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l kube-config
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l kube-node-selector -d 'Node selector for the runner and volume provisioner: key=value[,key=value]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l build-node-selector -d 'Node selector for build (engine and dind) pods: key=value[,key=value]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l docker-registry -d 'Registry that serves every image (a mirror of quay.io)' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l image-pull-secret -d 'Secret of yours (type docker-registry, in the runner\'s namespace) that every pod and build pulls images with (repeatable)' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l env-vars -d 'Environment variable for every component and build (repeatable): KEY=VALUE' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l http-proxy -d 'HTTP proxy for every component and build' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l https-proxy -d 'HTTPS proxy for every component and build' -r
@@ -132,6 +133,7 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l kube-con
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l kube-node-selector -d 'Node selector for the runner and volume provisioner: key=value[,key=value]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l build-node-selector -d 'Node selector for build (engine and dind) pods: key=value[,key=value]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l docker-registry -d 'Registry that serves every image (a mirror of quay.io)' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l image-pull-secret -d 'Secret of yours (type docker-registry, in the runner\'s namespace) that every pod and build pulls images with (repeatable)' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l env-vars -d 'Environment variable for every component and build (repeatable): KEY=VALUE' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l http-proxy -d 'HTTP proxy for every component and build' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l https-proxy -d 'HTTPS proxy for every component and build' -r
@@ -205,6 +207,7 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l kube-config
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l kube-node-selector -d 'Node selector for the runner and volume provisioner: key=value[,key=value]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l build-node-selector -d 'Node selector for build (engine and dind) pods: key=value[,key=value]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l docker-registry -d 'Registry that serves every image (a mirror of quay.io)' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l image-pull-secret -d 'Secret of yours (type docker-registry, in the runner\'s namespace) that every pod and build pulls images with (repeatable)' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l env-vars -d 'Environment variable for every component and build (repeatable): KEY=VALUE' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l http-proxy -d 'HTTP proxy for every component and build' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l https-proxy -d 'HTTPS proxy for every component and build' -r
@@ -233,6 +236,7 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand schema" -s V -l vers
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -l kube-node-selector -d 'Node selector for the runner and volume provisioner: key=value[,key=value]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -l build-node-selector -d 'Node selector for build (engine and dind) pods: key=value[,key=value]' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -l docker-registry -d 'Registry that serves every image (a mirror of quay.io)' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -l image-pull-secret -d 'Secret of yours (type docker-registry, in the runner\'s namespace) that every pod and build pulls images with (repeatable)' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -l env-vars -d 'Environment variable for every component and build (repeatable): KEY=VALUE' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -l http-proxy -d 'HTTP proxy for every component and build' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -l https-proxy -d 'HTTPS proxy for every component and build' -r

@@ -36,6 +36,7 @@ _arguments "${_arguments_options[@]}" : \
 '--kube-node-selector=[Node selector for the runner and volume provisioner\: key=value\[,key=value\]]:K=V,...:_default' \
 '--build-node-selector=[Node selector for build (engine and dind) pods\: key=value\[,key=value\]]:K=V,...:_default' \
 '--docker-registry=[Registry that serves every image (a mirror of quay.io)]:HOST[/PATH]:_default' \
+'*--image-pull-secret=[Secret of yours (type docker-registry, in the runner'\''s namespace) that every pod and build pulls images with (repeatable)]:SECRET:_default' \
 '*--env-vars=[Environment variable for every component and build (repeatable)\: KEY=VALUE]:KEY=VALUE:_default' \
 '--http-proxy=[HTTP proxy for every component and build]:URL:_default' \
 '--https-proxy=[HTTPS proxy for every component and build]:URL:_default' \
@@ -135,6 +136,7 @@ _arguments "${_arguments_options[@]}" : \
 '--kube-node-selector=[Node selector for the runner and volume provisioner\: key=value\[,key=value\]]:K=V,...:_default' \
 '--build-node-selector=[Node selector for build (engine and dind) pods\: key=value\[,key=value\]]:K=V,...:_default' \
 '--docker-registry=[Registry that serves every image (a mirror of quay.io)]:HOST[/PATH]:_default' \
+'*--image-pull-secret=[Secret of yours (type docker-registry, in the runner'\''s namespace) that every pod and build pulls images with (repeatable)]:SECRET:_default' \
 '*--env-vars=[Environment variable for every component and build (repeatable)\: KEY=VALUE]:KEY=VALUE:_default' \
 '--http-proxy=[HTTP proxy for every component and build]:URL:_default' \
 '--https-proxy=[HTTPS proxy for every component and build]:URL:_default' \
@@ -239,6 +241,7 @@ _arguments "${_arguments_options[@]}" : \
 '--kube-node-selector=[Node selector for the runner and volume provisioner\: key=value\[,key=value\]]:K=V,...:_default' \
 '--build-node-selector=[Node selector for build (engine and dind) pods\: key=value\[,key=value\]]:K=V,...:_default' \
 '--docker-registry=[Registry that serves every image (a mirror of quay.io)]:HOST[/PATH]:_default' \
+'*--image-pull-secret=[Secret of yours (type docker-registry, in the runner'\''s namespace) that every pod and build pulls images with (repeatable)]:SECRET:_default' \
 '*--env-vars=[Environment variable for every component and build (repeatable)\: KEY=VALUE]:KEY=VALUE:_default' \
 '--http-proxy=[HTTP proxy for every component and build]:URL:_default' \
 '--https-proxy=[HTTPS proxy for every component and build]:URL:_default' \
@@ -276,6 +279,7 @@ _arguments "${_arguments_options[@]}" : \
 '--kube-node-selector=[Node selector for the runner and volume provisioner\: key=value\[,key=value\]]:K=V,...:_default' \
 '--build-node-selector=[Node selector for build (engine and dind) pods\: key=value\[,key=value\]]:K=V,...:_default' \
 '--docker-registry=[Registry that serves every image (a mirror of quay.io)]:HOST[/PATH]:_default' \
+'*--image-pull-secret=[Secret of yours (type docker-registry, in the runner'\''s namespace) that every pod and build pulls images with (repeatable)]:SECRET:_default' \
 '*--env-vars=[Environment variable for every component and build (repeatable)\: KEY=VALUE]:KEY=VALUE:_default' \
 '--http-proxy=[HTTP proxy for every component and build]:URL:_default' \
 '--https-proxy=[HTTPS proxy for every component and build]:URL:_default' \

@@ -159,6 +159,10 @@ pub struct SettingsArgs {
     /// Registry that serves every image (a mirror of quay.io)
     #[arg(long, value_name = "HOST[/PATH]")]
     pub docker_registry: Option<String>,
+    /// Secret of yours (type docker-registry, in the runner's namespace) that
+    /// every pod and build pulls images with (repeatable)
+    #[arg(long = "image-pull-secret", value_name = "SECRET")]
+    pub image_pull_secrets: Vec<String>,
     /// Environment variable for every component and build (repeatable): KEY=VALUE
     #[arg(long = "env-vars", value_name = "KEY=VALUE")]
     pub env_vars: Vec<String>,

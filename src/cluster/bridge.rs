@@ -225,9 +225,9 @@ pub fn judge(daemon_json: Option<&str>, nets: &Networks) -> Check {
     let taken: Vec<Net> = nets.found.iter().map(|(_, n)| *n).collect();
     let fix = match suggest_bip(&taken) {
         Some(bip) => format!(
-            "set \"bip\": \"{bip}\" in dind's daemon.json (ConfigMap codefresh-dind-config): it overlaps none of them"
+            "set Runtime.Bip: {bip} in the values (dind's daemon.json then has \"bip\": \"{bip}\"): it overlaps none of them"
         ),
-        None => "set a \"bip\" in dind's daemon.json that overlaps none of the networks above".into(),
+        None => "set Runtime.Bip in the values (dind's daemon.json \"bip\") to a bridge that overlaps none of the networks above".into(),
     };
     Check {
         name: CHECK_NAME.into(),

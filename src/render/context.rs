@@ -97,6 +97,9 @@ pub(super) fn daemon_config(values: &Values) -> Value {
     if let Some(mtu) = values.runtime.mtu {
         map.insert("mtu".into(), json!(mtu));
     }
+    if let Some(bip) = &values.hygiene.bip {
+        map.insert("bip".into(), json!(bip));
+    }
     daemon
 }
 
@@ -301,6 +304,8 @@ pub(super) fn build_context(
         version => ser(&env!("CARGO_PKG_VERSION")),
         chart_version => ser(&images::CHART_VERSION),
         docker_registry => ser(&registry),
+        image_pull_secrets => ser(&pull_secret_refs(values)),
+        hygiene => ser(&values.hygiene),
         record_format => ser(&RECORD_FORMAT),
         record_secret => ser(&RECORD_SECRET),
         record_values => ser(&record_yaml),
@@ -312,6 +317,15 @@ pub(super) fn build_context(
         monitor => monitor,
         app_proxy => app_proxy,
     }
+}
+
+/// `ImagePullSecrets` as a pod spec lists them (`[{name: …}]`).
+fn pull_secret_refs(values: &Values) -> Vec<BTreeMap<&'static str, &str>> {
+    values
+        .image_pull_secrets
+        .iter()
+        .map(|name| BTreeMap::from([("name", name.as_str())]))
+        .collect()
 }
 
 /// The runner's image, placement, resources, env and agent token.
@@ -336,6 +350,7 @@ fn runner_context(
         resources => ser(&values.runner.resources),
         env => ser(&runner_env),
         token => ser(&secret_or_placeholder(identity.agent_token.as_ref().or(values.agent_token.as_ref()), "agent token")),
+        placement => ser(&values.runner.placement),
     }
 }
 
@@ -399,6 +414,7 @@ fn storage_context(
         provisioner_resources => ser(&storage.provisioner_resources),
         provisioner_env => ser(&provisioner_env),
         provisioner_sa_annotations => ser(&storage.provisioner_sa_annotations),
+        provisioner_placement => ser(&storage.provisioner_placement),
         lv_monitor_node_selector => ser(&selector_with_arch(&values.runtime.scheduling, values.arch)),
         lv_monitor_tolerations => ser(&lv_monitor_tolerations(values)),
         lv_monitor_resources => ser(&storage.lv_monitor_resources),
@@ -433,6 +449,7 @@ fn monitor_context(
         node_selector => ser(&selector_with_arch(&values.runner.scheduling, values.arch)),
         tolerations => ser(&values.runner.scheduling.tolerations),
         token => ser(&secret_or_placeholder(values.token.as_ref(), "Codefresh API token for the monitor")),
+        placement => ser(&values.monitor.placement),
     }
 }
 
@@ -459,5 +476,6 @@ fn app_proxy_context(
         annotations => ser(&values.app_proxy.annotations),
         node_selector => ser(&selector_with_arch(&values.runner.scheduling, values.arch)),
         tolerations => ser(&values.runner.scheduling.tolerations),
+        placement => ser(&values.app_proxy.placement),
     }
 }

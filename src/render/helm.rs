@@ -11,10 +11,13 @@
 use serde_json::{json, Map, Value};
 
 use super::images::{self, Pinned};
+use super::runtime_spec;
 use super::{
     daemon_config, lv_monitor_tolerations, provisioner_name, selector_with_arch, Identity,
 };
-use crate::values::{Arch, Backend, ProvisionerCredentials, Resources, Scheduling, Values};
+use crate::values::{
+    Arch, Backend, Placement, ProvisionerCredentials, Resources, Scheduling, Values,
+};
 
 /// The chart version whose values layout this follows.
 pub const CHART_VERSION: &str = images::CHART_VERSION;
@@ -55,6 +58,20 @@ fn insert_nonempty(map: &mut Map<String, Value>, key: &str, value: Value) {
 fn scheduling_into(map: &mut Map<String, Value>, scheduling: &Scheduling, arch: Arch) {
     insert_nonempty(map, "nodeSelector", selector(scheduling, arch));
     insert_nonempty(map, "tolerations", json!(scheduling.tolerations));
+}
+
+/// A component's `podAnnotations` and `affinity` (the chart has no other
+/// placement key for its components).
+fn component_placement_into(map: &mut Map<String, Value>, placement: &Placement) {
+    insert_nonempty(map, "podAnnotations", json!(placement.annotations));
+    insert_nonempty(map, "affinity", json!(placement.affinity));
+}
+
+/// The builds' placement, under `runtime.engine` or `runtime.dind`.
+fn build_placement_into(map: &mut Map<String, Value>, placement: &Placement) {
+    component_placement_into(map, placement);
+    insert_nonempty(map, "podLabels", json!(placement.labels));
+    insert_nonempty(map, "schedulerName", json!(placement.scheduler_name));
 }
 
 /// The images a `--docker-registry` mirror must hold for the chart: the chart
@@ -273,6 +290,10 @@ fn volume_provisioner(values: &Values) -> Map<String, Value> {
         resources(&values.storage.provisioner_resources),
     );
     insert_nonempty(&mut volume_provisioner, "env", json!(values.env_vars));
+    component_placement_into(
+        &mut volume_provisioner,
+        &values.storage.provisioner_placement,
+    );
     if !values.storage.provisioner_sa_annotations.is_empty() {
         volume_provisioner.insert(
             "serviceAccount".into(),
@@ -290,6 +311,15 @@ fn volume_provisioner(values: &Values) -> Map<String, Value> {
         "resources",
         resources(&values.storage.lv_monitor_resources),
     );
+    let hygiene = &values.hygiene;
+    let mut lv_env = Map::new();
+    if let Some(t) = hygiene.kb_usage_threshold {
+        lv_env.insert("KB_USAGE_THRESHOLD".into(), json!(t.to_string()));
+    }
+    if let Some(t) = hygiene.inode_usage_threshold {
+        lv_env.insert("INODE_USAGE_THRESHOLD".into(), json!(t.to_string()));
+    }
+    insert_nonempty(&mut lv, "env", Value::Object(lv_env));
     volume_provisioner.insert("dind-lv-monitor".into(), Value::Object(lv));
     let mut cleanup = Map::new();
     scheduling_into(
@@ -297,6 +327,10 @@ fn volume_provisioner(values: &Values) -> Map<String, Value> {
         &values.storage.provisioner_scheduling,
         values.arch,
     );
+    component_placement_into(&mut cleanup, &values.storage.provisioner_placement);
+    if let Some(days) = hygiene.retention_days {
+        cleanup.insert("env".into(), json!({"RETENTION_DAYS": days.to_string()}));
+    }
     if !cleanup.is_empty() {
         volume_provisioner.insert("dind-volume-cleanup".into(), Value::Object(cleanup));
     }
@@ -317,6 +351,7 @@ fn runner(values: &Values) -> Map<String, Value> {
         runner_env.insert("NODE_TLS_REJECT_UNAUTHORIZED".into(), "0".into());
     }
     insert_nonempty(&mut runner, "env", json!(runner_env));
+    component_placement_into(&mut runner, &values.runner.placement);
     runner
 }
 
@@ -353,7 +388,20 @@ fn runtime(values: &Values) -> Map<String, Value> {
     if !values.storage.provisioned {
         pvc.insert("storageClassName".into(), json!(values.storage.class_name));
     }
+    let hygiene = &values.hygiene;
+    insert_nonempty(
+        &mut pvc,
+        "reuseVolumeSelector",
+        json!(hygiene.reuse_volume_selector),
+    );
+    if let Some(retention) = &hygiene.volume_retention {
+        pvc.insert(
+            "annotations".into(),
+            json!({ runtime_spec::VOLUME_RETENTION_ANNOTATION: retention }),
+        );
+    }
     dind.insert("pvcs".into(), json!({ "dind": pvc }));
+    build_placement_into(&mut dind, &values.runtime.placement);
     let mut engine = Map::new();
     insert_nonempty(&mut engine, "nodeSelector", build_selector);
     insert_nonempty(
@@ -366,6 +414,13 @@ fn runtime(values: &Values) -> Map<String, Value> {
         engine_env.insert("NODE_TLS_REJECT_UNAUTHORIZED".into(), "0".into());
     }
     insert_nonempty(&mut engine, "env", json!(engine_env));
+    build_placement_into(&mut engine, &values.runtime.placement);
+    // Helm merges maps: the user's limits are enough, the chart keeps the rest.
+    insert_nonempty(
+        &mut engine,
+        "workflowLimits",
+        json!(hygiene.workflow_limits),
+    );
 
     let mut hook = Map::new();
     scheduling_into(&mut hook, &values.runner.scheduling, values.arch);
@@ -425,6 +480,7 @@ fn app_proxy(values: &Values) -> Map<String, Value> {
             resources(&values.app_proxy.resources),
         );
         scheduling_into(&mut app_proxy, &values.runner.scheduling, values.arch);
+        component_placement_into(&mut app_proxy, &values.app_proxy.placement);
         if !values.app_proxy.sa_annotations.is_empty() {
             app_proxy.insert(
                 "serviceAccount".into(),
@@ -456,6 +512,7 @@ fn monitor(values: &Values) -> Map<String, Value> {
             resources(&values.monitor.resources),
         );
         scheduling_into(&mut monitor, &values.runner.scheduling, values.arch);
+        component_placement_into(&mut monitor, &values.monitor.placement);
         if !values.monitor.sa_annotations.is_empty() {
             monitor.insert(
                 "serviceAccount".into(),
@@ -477,6 +534,10 @@ fn storage_and_mirror_notes(values: &Values) -> Vec<String> {
             provisioner_name(&values.namespace)
         ));
     }
+    if !values.image_pull_secrets.is_empty() {
+        notes.extend(pull_secrets_note(&values.image_pull_secrets));
+    }
+    notes.extend(priority_class_note(values));
     if let Some(reg) = &values.docker_registry {
         notes.push(format!(
             "global.imageRegistry puts every image of the chart under {reg}, docker.io ones \
@@ -487,6 +548,52 @@ fn storage_and_mirror_notes(values: &Values) -> Vec<String> {
         }
     }
     notes
+}
+
+/// Why `global.imagePullSecrets` is not in the file, and what to do
+/// instead. Chart 10.5.2 indents the list it renders from that key one level
+/// too deep in every Deployment, so `helm install` refuses the whole release
+/// (`did not find expected key`): giving it would make the file unusable.
+/// Patching the chart's ServiceAccounts afterwards is no way out either: its
+/// install hooks pull from the mirror before anyone could patch them.
+fn pull_secrets_note(names: &[String]) -> Vec<String> {
+    vec![
+        format!(
+            "ImagePullSecrets ({}) are not set as global.imagePullSecrets: chart {CHART_VERSION} \
+             renders that key at the wrong indentation and helm refuses every Deployment.",
+            names.join(", ")
+        ),
+        "With the chart, give the nodes the mirror's credentials instead (the kubelet's image \
+         credential provider, or the container runtime's registry config)."
+            .to_string(),
+    ]
+}
+
+/// The chart has no priority class for its components: the ones the values
+/// give are named as left out, so the file does not pass for the install.
+fn priority_class_note(values: &Values) -> Option<String> {
+    let given: Vec<String> = [
+        ("Runner", &values.runner.placement),
+        ("Monitor", &values.monitor.placement),
+        ("AppProxy", &values.app_proxy.placement),
+        (
+            "Storage.VolumeProvisioner",
+            &values.storage.provisioner_placement,
+        ),
+    ]
+    .iter()
+    .filter_map(|(key, p)| {
+        p.priority_class_name
+            .as_ref()
+            .map(|name| format!("{key}.PriorityClassName ({name})"))
+    })
+    .collect();
+    (!given.is_empty()).then(|| {
+        format!(
+            "Left out, the chart {CHART_VERSION} has no key for it: {}.",
+            given.join(", ")
+        )
+    })
 }
 
 /// The comment lines above the values: how to install, what to fill in,

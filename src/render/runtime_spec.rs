@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use serde_json::{json, Map, Value};
 
 use super::{images, placeholder, selector_with_arch, Identity};
-use crate::values::{Resources, Values};
+use crate::values::{Placement, Resources, Values};
 
 /// The parent runtime every runner inherits from (controlled by Codefresh).
 pub const RUNTIME_EXTENDS: &str = "system/default/hybrid/k8s_low_limits";
@@ -87,6 +87,12 @@ const WORKFLOW_LIMITS: &[(&str, i64)] = &[
     ("TIME_ENGINE_INACTIVE_UNTIL_UNHEALTHY", 60),
     ("TIME_INACTIVE_UNTIL_TERMINATION", 2700),
 ];
+
+/// The chart's reuse policy: any pipeline of the account may reuse a volume.
+pub(crate) const DEFAULT_REUSE_VOLUME_SELECTOR: &str = "codefresh-app,io.codefresh.accountName";
+
+/// The claim annotation the volume cleaner reads a volume's retention from.
+pub(crate) const VOLUME_RETENTION_ANNOTATION: &str = "codefresh.io/volume-retention";
 
 /// The engine's default resources.
 fn engine_resources() -> Value {
@@ -270,6 +276,13 @@ fn engine_scheduler(values: &Values, runtime_name: &str, cluster: Value) -> Map<
             WORKFLOW_LIMITS
                 .iter()
                 .map(|(k, v)| (k.to_string(), json!(v)))
+                .chain(
+                    values
+                        .hygiene
+                        .workflow_limits
+                        .iter()
+                        .map(|(k, v)| (k.clone(), json!(v))),
+                )
                 .collect(),
         ),
     );
@@ -279,6 +292,7 @@ fn engine_scheduler(values: &Values, runtime_name: &str, cluster: Value) -> Map<
         "tolerations",
         json!(values.runtime.scheduling.tolerations),
     );
+    insert_placement(&mut engine, &values.runtime.placement);
     engine.insert("resources".into(), engine_resources());
     engine.insert(
         "terminationGracePeriodSeconds".into(),
@@ -287,17 +301,37 @@ fn engine_scheduler(values: &Values, runtime_name: &str, cluster: Value) -> Map<
     engine
 }
 
+/// `Runtime.PodAnnotations`, `PodLabels`, `Affinity` and `SchedulerName`,
+/// where the chart's runtime spec puts them for an engine or dind pod (the
+/// platform copies them onto each build's pod).
+fn insert_placement(scheduler: &mut Map<String, Value>, placement: &Placement) {
+    insert_nonempty(scheduler, "affinity", json!(placement.affinity));
+    insert_nonempty(scheduler, "annotations", json!(placement.annotations));
+    insert_nonempty(scheduler, "labels", json!(placement.labels));
+    insert_nonempty(scheduler, "schedulerName", json!(placement.scheduler_name));
+}
+
 /// The dind volume claim a build reuses, matched by pipeline.
 fn dind_claim(values: &Values) -> Value {
     let mut pvc = Map::new();
     pvc.insert("name".into(), json!("dind"));
     pvc.insert(
         "reuseVolumeSelector".into(),
-        json!("codefresh-app,io.codefresh.accountName"),
+        json!(values
+            .hygiene
+            .reuse_volume_selector
+            .as_deref()
+            .unwrap_or(DEFAULT_REUSE_VOLUME_SELECTOR)),
     );
     pvc.insert("reuseVolumeSortOrder".into(), json!("pipeline_id"));
     pvc.insert("storageClassName".into(), json!(values.storage.class_name));
     pvc.insert("volumeSize".into(), json!(values.runtime.volume_size));
+    if let Some(retention) = &values.hygiene.volume_retention {
+        pvc.insert(
+            "annotations".into(),
+            json!({ VOLUME_RETENTION_ANNOTATION: retention }),
+        );
+    }
     Value::Object(pvc)
 }
 
@@ -325,6 +359,7 @@ fn dind_scheduler(values: &Values, runtime_name: &str, cluster: Value) -> Map<St
         "tolerations",
         json!(values.runtime.scheduling.tolerations),
     );
+    insert_placement(&mut dind, &values.runtime.placement);
     dind.insert("pvcs".into(), json!([dind_claim(values)]));
     dind.insert(
         "defaultDindResources".into(),

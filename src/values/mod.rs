@@ -8,8 +8,11 @@
 
 pub mod agent_only;
 pub mod cloud;
+pub mod hygiene;
 pub mod json_schema;
 pub mod model;
+pub mod placement;
+pub mod pull_secrets;
 pub mod runtimes;
 pub mod schema;
 pub mod secrets;
@@ -338,6 +341,8 @@ fn resolve(r: &mut Reader) -> Values {
     let (codefresh_host, kubernetes_host) = resolve_hosts(r);
     let env_vars = resolve_env_vars(r);
     let docker_registry = resolve_docker_registry(r);
+    let image_pull_secrets = pull_secrets::resolve(r);
+    let hygiene = hygiene::resolve(r);
     let arch = resolve_arch(r);
 
     let global_scheduling = Scheduling {
@@ -352,6 +357,7 @@ fn resolve(r: &mut Reader) -> Values {
         resources: r.resources("Runner.resources"),
         env: runner_env,
         image: r.image("Image"),
+        placement: placement::resolve(r, "Runner"),
     };
 
     let storage = storage::resolve(r, &namespace, &global_scheduling);
@@ -392,6 +398,8 @@ fn resolve(r: &mut Reader) -> Values {
         env_vars,
         url_credentials: BTreeMap::new(),
         docker_registry,
+        image_pull_secrets,
+        hygiene,
         arch,
         runner,
         storage,
@@ -686,6 +694,7 @@ fn resolve_runtime(r: &mut Reader, env_vars: &BTreeMap<String, String>) -> Runti
         registry_mirrors,
         insecure_registries,
         docker_daemon_access: r.boolean("DockerDaemonAccess", true),
+        placement: placement::resolve(r, "Runtime"),
     }
 }
 
@@ -715,6 +724,7 @@ fn resolve_monitor(r: &mut Reader, env_vars: &BTreeMap<String, String>) -> Monit
         namespaced: r.boolean("Monitor.UseNamespaceWithRole", true),
         cluster_id: r.text("ClusterId"),
         helm_releases: r.boolean("Monitor.Helm3", false),
+        placement: placement::resolve(r, "Monitor"),
     }
 }
 
@@ -787,6 +797,7 @@ fn resolve_app_proxy(r: &mut Reader, env_vars: &BTreeMap<String, String>) -> App
         tls_secret,
         path_prefix,
         annotations: r.annotation_map("AppProxy.Ingress.Annotations"),
+        placement: placement::resolve(r, "AppProxy"),
     }
 }
 

@@ -12,6 +12,9 @@ use serde_json::Value;
 
 use super::tree::lookup;
 
+pub use super::hygiene::Hygiene;
+pub use super::placement::Placement;
+
 pub(super) mod reader;
 
 /// The Codefresh platform's address when none is given.
@@ -198,6 +201,8 @@ pub struct Storage {
     pub provisioner_scheduling: Scheduling,
     pub provisioner_resources: Resources,
     pub provisioner_sa_annotations: BTreeMap<String, String>,
+    /// The provisioner's and its volume cleaner's pod annotations and affinity.
+    pub provisioner_placement: Placement,
     pub mount_azure_json: bool,
     pub provisioner_image: Option<ImageOverride>,
     pub lv_monitor_image: Option<ImageOverride>,
@@ -219,6 +224,8 @@ pub struct Runtime {
     pub registry_mirrors: Vec<String>,
     pub insecure_registries: Vec<String>,
     pub docker_daemon_access: bool,
+    /// Annotations, labels, affinity and scheduler of engine and dind pods.
+    pub placement: Placement,
 }
 
 /// The optional cluster monitor.
@@ -235,6 +242,7 @@ pub struct Monitor {
     /// The monitor's Helm-release view (`Monitor.Helm3`): it reads Helm 3's
     /// release Secrets, so turning it on also grants reading Secrets.
     pub helm_releases: bool,
+    pub placement: Placement,
 }
 
 /// The optional app-proxy and its Ingress.
@@ -250,6 +258,7 @@ pub struct AppProxy {
     pub tls_secret: Option<String>,
     pub path_prefix: String,
     pub annotations: BTreeMap<String, String>,
+    pub placement: Placement,
 }
 
 /// The runner (agent) Deployment.
@@ -259,6 +268,7 @@ pub struct Runner {
     pub resources: Resources,
     pub env: BTreeMap<String, String>,
     pub image: Option<ImageOverride>,
+    pub placement: Placement,
 }
 
 /// Everything cf-runner needs to render and install, validated.
@@ -288,6 +298,12 @@ pub struct Values {
     #[serde(skip)]
     pub url_credentials: BTreeMap<String, Secret>,
     pub docker_registry: Option<String>,
+    /// `ImagePullSecrets`: the user's registry Secrets, by name, on every
+    /// pod cf-runner renders and on the builds' ServiceAccount.
+    pub image_pull_secrets: Vec<String>,
+    /// Volume retention and cleaning, volume reuse, the dind bridge and
+    /// the engine's workflow limits.
+    pub hygiene: Hygiene,
     pub arch: Arch,
     pub runner: Runner,
     pub storage: Storage,

@@ -43,6 +43,7 @@ pub(super) fn resolve(r: &mut Reader, namespace: &str, global: &Scheduling) -> S
         provisioner_resources: r.resources("Storage.VolumeProvisioner.resources"),
         provisioner_sa_annotations: r
             .service_account_annotations("Storage.VolumeProvisioner.ServiceAccount.Annotations"),
+        provisioner_placement: super::placement::resolve(r, "Storage.VolumeProvisioner"),
         mount_azure_json: r.boolean("Storage.VolumeProvisioner.MountAzureJson", false),
         provisioner_image: r.image("Storage.VolumeProvisioner.Image"),
         lv_monitor_image: r.image("Storage.LocalVolumeMonitor.Image"),

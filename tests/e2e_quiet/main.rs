@@ -23,6 +23,7 @@ mod e2e_auth_plugin;
 mod e2e_check;
 mod e2e_check_requests;
 mod e2e_day_two;
+mod e2e_deploy_step;
 mod e2e_preflight_rounds;
 mod e2e_shared_files;
 

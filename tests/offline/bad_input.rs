@@ -234,6 +234,40 @@ catalogue! {
         bad(&["--name", "my cluster"]).says(&["AgentId = \"my cluster\""]);
     storage_class_name_not_dns =>
         bad(&["--storage-class-name", "My_Class"]).says(&["StorageClass = \"My_Class\""]);
+    /// A pull secret named the way a registry is, by the flag.
+    image_pull_secret_flag_not_a_secret_name =>
+        bad(&["--image-pull-secret", "registry.example.com:5000"])
+            .says(&["--image-pull-secret", "ImagePullSecrets", "not a usable Secret name"])
+            .problems(1);
+    /// `nodeAfinity` would be dropped by the API server without a word.
+    build_affinity_misspelt =>
+        bad(&["--values", "@IN@/values.yaml"])
+            .file("values.yaml", "Runtime:\n  Affinity:\n    nodeAfinity: {}\n")
+            .says(&["Runtime.Affinity.nodeAfinity", "not a kind of affinity", "nodeAffinity"])
+            .problems(1);
+    build_pod_label_value_with_spaces =>
+        bad(&["--set-value", "Runtime.PodLabels.team=continuous integration"])
+            .says(&["Runtime.PodLabels.team", "not a valid label value"])
+            .problems(1);
+    /// The network address instead of the bridge's own: dockerd would not start.
+    bip_is_a_network_address =>
+        bad(&["--set-value", "Runtime.Bip=172.30.0.0/16"])
+            .says(&["Runtime.Bip", "172.30.0.1/16"])
+            .problems(1);
+    volume_retention_in_words =>
+        bad(&["--set-value", "Runtime.VolumeRetention=one week"])
+            .says(&["Runtime.VolumeRetention", "not a number of days", "7d"])
+            .problems(1);
+    workflow_limit_the_engine_does_not_know =>
+        bad(&["--set-value", "Runtime.WorkflowLimits.MAX_BUILD_TIME=3600"])
+            .says(&["Runtime.WorkflowLimits.MAX_BUILD_TIME", "MAXIMUM_ALLOWED_WORKFLOW_AGE_BEFORE_TERMINATION"])
+            .problems(1);
+    /// cf-runner's own agent-token Secret is no registry credential.
+    image_pull_secrets_naming_cf_runners_own_secret =>
+        bad(&["--values", "@IN@/values.yaml"])
+            .file("values.yaml", "ImagePullSecrets:\n  - mirror-pull\n  - runner\n")
+            .says(&["ImagePullSecrets", "cf-runner writes itself", "kubectl create secret docker-registry"])
+            .problems(1);
 
     // ---- unknown keys --------------------------------------------------------
     /// A typo in a nested key gets the right sibling suggested.

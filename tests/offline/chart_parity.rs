@@ -356,7 +356,10 @@ fn pod_view(spec: &Value) -> Value {
         "initContainers": non_empty(&json!(init)),
         "nodeSelector": non_empty(&spec["nodeSelector"]),
         "tolerations": non_empty(&spec["tolerations"]),
+        "affinity": non_empty(&spec["affinity"]),
+        "priorityClassName": spec["priorityClassName"],
         "securityContext": non_empty(&spec["securityContext"]),
+        "imagePullSecrets": non_empty(&spec["imagePullSecrets"]),
         "volumes": by_name(&spec["volumes"]),
         "restartPolicy": spec["restartPolicy"],
     })
@@ -374,15 +377,26 @@ fn pod_spec(object: &Value) -> Option<&Value> {
 fn view(object: &Value) -> Value {
     let kind = object["kind"].as_str().unwrap_or("");
     match kind {
-        "Deployment" | "DaemonSet" => pod_view(pod_spec(object).unwrap()),
+        "Deployment" | "DaemonSet" => {
+            let mut view = pod_view(pod_spec(object).unwrap());
+            view["podAnnotations"] =
+                non_empty(&object["spec"]["template"]["metadata"]["annotations"]);
+            view
+        }
         "CronJob" => json!({
             "schedule": object["spec"]["schedule"],
             "concurrencyPolicy": object["spec"]["concurrencyPolicy"],
             "pod": pod_view(pod_spec(object).unwrap()),
+            "podAnnotations": non_empty(
+                &object["spec"]["jobTemplate"]["spec"]["template"]["metadata"]["annotations"]
+            ),
         }),
         "Role" | "ClusterRole" => json!({"rules": rule_set(&object["rules"])}),
         "RoleBinding" | "ClusterRoleBinding" => json!({"roleRef.kind": object["roleRef"]["kind"]}),
-        "ServiceAccount" => json!({"annotations": non_empty(&object["metadata"]["annotations"])}),
+        "ServiceAccount" => json!({
+            "annotations": non_empty(&object["metadata"]["annotations"]),
+            "imagePullSecrets": non_empty(&object["imagePullSecrets"]),
+        }),
         "Service" => json!({
             "type": object["spec"].get("type").cloned().unwrap_or(json!("ClusterIP")),
             "clusterIP": object["spec"]["clusterIP"],
@@ -499,11 +513,13 @@ fn differences(side: &Side) -> Vec<(String, String)> {
 }
 
 /// The keys listed in docs/chart-parity.md: the first backticked text of
-/// every table row. A `*` matches any run of characters.
+/// every table row above the table of the chart's keys (which
+/// `chart_keys.rs` reads). A `*` matches any run of characters.
 fn listed() -> Vec<String> {
     let text = fs::read_to_string(root().join("docs/chart-parity.md"))
         .expect("docs/chart-parity.md exists");
     text.lines()
+        .take_while(|l| !l.starts_with(crate::chart_keys::HEADING))
         .filter(|l| l.starts_with("| `"))
         .filter_map(|l| l.split('`').nth(1).map(String::from))
         .collect()

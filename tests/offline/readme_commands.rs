@@ -128,6 +128,9 @@ fn expected(command: &str) -> Option<Expect> {
         | "cf-runner init --values values-examples/local.yaml --yes --dry-run --output-dir ./manifests" => {
             e(0, &["wrote ", " manifests and runtime-environment.txt to "])
         }
+        "cf-runner init --dry-run --yes --docker-registry registry.example.com/cf --image-pull-secret mirror-pull" => {
+            e(0, &["wrote ", " manifests and runtime-environment.txt to "])
+        }
         "cf-runner init --dry-run --yes  --set-value Storage.Backend=gcedisk --set-value Storage.AvailabilityZone=us-central1-a  --set-file Storage.GoogleServiceAccount=key.json" => {
             e(0, &["wrote ", " manifests and runtime-environment.txt to "])
         }

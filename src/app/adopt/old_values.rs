@@ -112,12 +112,49 @@ fn from_runner(runner: &Value, v: &mut Value, not_read: &mut Vec<String>) {
     if let Some(t) = spec["tolerations"].as_array().filter(|t| !t.is_empty()) {
         v["Tolerations"] = Value::Array(t.clone());
     }
+    runner_placement(runner, v);
+    // A mirror's pull secrets on the runner's pod: the Secrets are the
+    // user's and stay; cf-runner names them on every pod it renders.
+    let pull_secrets: Vec<Value> = spec["imagePullSecrets"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|s| s["name"].as_str())
+        .map(|name| json!(name))
+        .collect();
+    if !pull_secrets.is_empty() {
+        v["ImagePullSecrets"] = Value::Array(pull_secrets);
+    }
     if let Some(image) = container["image"].as_str() {
         if let Some((registry, _)) = image.split_once("/codefresh/") {
             if registry != "quay.io" && !registry.is_empty() {
                 v["DockerRegistry"] = json!(registry);
             }
         }
+    }
+}
+
+/// The user's pod annotations and affinity of the runner (the chart's
+/// `runner.podAnnotations` and `runner.affinity`). Annotations tools add
+/// by themselves (`kubectl rollout restart`'s) are not the user's setting.
+fn runner_placement(runner: &Value, v: &mut Value) {
+    const TOOLS_ANNOTATIONS: &[&str] = &["kubectl.kubernetes.io/", "deployment.kubernetes.io/"];
+    let template = &runner["spec"]["template"];
+    let annotations: Map<String, Value> = template["metadata"]["annotations"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter(|(k, _)| !TOOLS_ANNOTATIONS.iter().any(|p| k.starts_with(p)))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    if !annotations.is_empty() {
+        v["Runner"]["PodAnnotations"] = Value::Object(annotations);
+    }
+    if let Some(affinity) = template["spec"]["affinity"]
+        .as_object()
+        .filter(|a| !a.is_empty())
+    {
+        v["Runner"]["Affinity"] = Value::Object(affinity.clone());
     }
 }
 

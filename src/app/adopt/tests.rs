@@ -87,6 +87,34 @@ fn a_venonactl_install_is_read_into_values() {
 }
 
 #[test]
+fn the_pull_secrets_and_placement_of_the_old_runners_pod_are_carried() {
+    let mut objects = venonactl_install();
+    objects[0]["spec"]["template"]["spec"]["imagePullSecrets"] = json!([{"name": "mirror-pull"}]);
+    let affinity = json!({"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": []}});
+    objects[0]["spec"]["template"]["spec"]["affinity"] = affinity.clone();
+    objects[0]["spec"]["template"]["metadata"]["annotations"] = json!({
+        "karpenter.sh/do-not-disrupt": "true",
+        "kubectl.kubernetes.io/restartedAt": "2026-01-01T00:00:00Z"});
+    let found = detect(&objects, "cf", "ctx").unwrap().unwrap();
+    assert_eq!(found.values["ImagePullSecrets"], json!(["mirror-pull"]));
+    assert_eq!(found.values["Runner"]["Affinity"], affinity);
+    assert_eq!(
+        found.values["Runner"]["PodAnnotations"],
+        json!({"karpenter.sh/do-not-disrupt": "true"})
+    );
+    let input = Input {
+        files: vec![values::ValuesFile {
+            origin: "adopted.yaml".into(),
+            text: values_text(&found, "cf").text,
+        }],
+        ..Default::default()
+    };
+    let loaded = values::load(&input).unwrap();
+    assert_eq!(loaded.values.image_pull_secrets, ["mirror-pull"]);
+    assert_eq!(loaded.values.runner.placement.affinity, Some(affinity));
+}
+
+#[test]
 fn a_users_binding_to_an_account_of_the_namespace_is_not_the_old_installs() {
     let mut objects = venonactl_install();
     let binding = |name: &str| {

@@ -46,6 +46,12 @@ pub(crate) fn settings_overrides(
     out.text("--kube-node-selector", &settings.kube_node_selector);
     out.text("--build-node-selector", &settings.build_node_selector);
     out.text("--docker-registry", &settings.docker_registry);
+    if !settings.image_pull_secrets.is_empty() {
+        out.value(
+            "--image-pull-secret",
+            Value::from(settings.image_pull_secrets.clone()),
+        );
+    }
     out.text("--http-proxy", &settings.http_proxy);
     out.text("--https-proxy", &settings.https_proxy);
     out.text("--no-proxy", &settings.no_proxy);

@@ -386,6 +386,7 @@ pub(crate) async fn report(
     platform: &PlatformOptions,
 ) -> Result<Report, Outcome> {
     let mut installations = Vec::new();
+    let deploy_step = crate::cluster::preflight::server_deploy_step_note(&cluster.client).await;
     for ns in namespaces {
         crate::app::session::lock::note_holder(cluster, ns).await;
         let reading = format!("reading the installation in namespace {ns} failed");
@@ -403,6 +404,7 @@ pub(crate) async fn report(
             info.installed_by.as_deref(),
             &inst.objects,
         ));
+        info.notes.extend(deploy_step.clone());
         installations.push(info);
     }
     Ok(Report {

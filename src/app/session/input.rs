@@ -44,6 +44,7 @@ pub(crate) const FLAG_KEYS: &[FlagKey] = &[
     fk("--kube-node-selector", "NodeSelector", true),
     fk("--build-node-selector", "Runtime.NodeSelector", true),
     fk("--docker-registry", "DockerRegistry", true),
+    fk("--image-pull-secret", "ImagePullSecrets", true),
     fk("--http-proxy", "EnvVars.HTTP_PROXY", true),
     fk("--https-proxy", "EnvVars.HTTPS_PROXY", true),
     fk("--no-proxy", "EnvVars.NO_PROXY", true),

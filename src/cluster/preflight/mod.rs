@@ -42,7 +42,10 @@ pub use permissions::{
     check_diff_permissions, diff_permissions, granted_permissions, install_permissions,
     missing_permissions, permissions_to_review, Grant, Permission,
 };
-pub use version::{version_check, FIRST_ANSWER_TIMEOUT, MAX_TESTED_MINOR, MIN_MINOR};
+pub use version::{
+    deploy_step_note, server_deploy_step_note, version_check, DEPLOY_STEP_MINORS,
+    FIRST_ANSWER_TIMEOUT, MAX_TESTED_MINOR, MIN_MINOR,
+};
 
 /// How a check ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

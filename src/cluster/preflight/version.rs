@@ -22,6 +22,45 @@ pub const TESTED_VERSIONS: [&str; 3] = ["1.33.13", "1.36.3", "1.37.2"];
 /// no `batch/v1` CronJob before 1.21.
 const REQUIRED_MINOR: u32 = 21;
 
+/// The Kubernetes minors the pinned `deploy` step image supports: chart
+/// 10.1.x moved `kube-deploy` (cf-deploy-kubernetes) to a kubectl that
+/// speaks to 1.33–1.35 only (its README, "To 10.1.x"). Builds' `deploy`
+/// steps target the cluster the pipeline names, most often this one.
+pub const DEPLOY_STEP_MINORS: std::ops::RangeInclusive<u32> = 33..=35;
+
+/// What `check` and `info` say on a server outside [`DEPLOY_STEP_MINORS`]:
+/// the install works, but pipelines' `deploy` steps against it may not.
+pub fn deploy_step_note(major: &str, minor: &str, shown: &str) -> Option<String> {
+    let digits = |s: &str| -> Option<u32> {
+        let d: String = s.chars().take_while(char::is_ascii_digit).collect();
+        d.parse().ok()
+    };
+    let m = digits(minor).filter(|_| digits(major) == Some(1))?;
+    if DEPLOY_STEP_MINORS.contains(&m) {
+        return None;
+    }
+    let step = crate::render::images::KUBE_DEPLOY;
+    Some(format!(
+        "the pipelines' `deploy` step image ({}:{}) supports Kubernetes 1.{}–1.{}, and this server \
+         runs {shown}: `deploy` steps against this cluster may fail (set the step's kubectl \
+         version, or deploy with a freestyle step and your own kubectl)",
+        step.repository,
+        step.tag,
+        DEPLOY_STEP_MINORS.start(),
+        DEPLOY_STEP_MINORS.end()
+    ))
+}
+
+/// [`deploy_step_note`] for the server `client` talks to; `None` also when
+/// it does not say its version in time (`info` goes on without it).
+pub async fn server_deploy_step_note(client: &Client) -> Option<String> {
+    let info = tokio::time::timeout(FIRST_ANSWER_TIMEOUT, client.apiserver_version())
+        .await
+        .ok()?
+        .ok()?;
+    deploy_step_note(&info.major, &info.minor, &info.git_version)
+}
+
 /// How long the first request of the preflight may take: a server that
 /// has not answered by then is not reachable from here.
 pub const FIRST_ANSWER_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(20);
@@ -81,7 +120,9 @@ pub fn version_check(major: &str, minor: &str, shown: &str) -> Check {
     };
     let range = format!("1.{MIN_MINOR}–1.{MAX_TESTED_MINOR}");
     let tested = TESTED_VERSIONS.join(", ");
-    match (digits(major), digits(minor)) {
+    // A detail, not a warning: the runner itself works on the server.
+    let deploy_note: Vec<String> = deploy_step_note(major, minor, &shown).into_iter().collect();
+    let check = match (digits(major), digits(minor)) {
         (Some(1), Some(m)) if m < REQUIRED_MINOR => Check::fail(
             names::VERSION,
             format!(
@@ -115,7 +156,8 @@ pub fn version_check(major: &str, minor: &str, shown: &str) -> Check {
             format!("could not understand the server version {shown:?}"),
             format!("make sure the cluster runs Kubernetes {range} (tested: {tested})"),
         ),
-    }
+    };
+    check.with_details(deploy_note)
 }
 
 #[cfg(test)]
@@ -166,5 +208,17 @@ mod tests {
         assert_eq!(old.status, Status::Fail);
         assert!(old.reason.contains("v1.20.15") && old.fix.is_some());
         assert_eq!(version_check("1", "21", "v1.21.0").status, Status::Warn);
+    }
+
+    #[test]
+    fn a_server_the_deploy_step_does_not_support_is_named_in_the_check() {
+        assert!(version_check("1", "34", "v1.34.1").details.is_empty());
+        let newer = version_check("1", "36", "v1.36.3");
+        assert_eq!(newer.status, Status::Pass);
+        assert_eq!(newer.details.len(), 1, "{:?}", newer.details);
+        assert!(newer.details[0].contains("1.33–1.35") && newer.details[0].contains("v1.36.3"));
+        assert!(deploy_step_note("1", "32+", "v1.32.9-eks").is_some());
+        assert!(deploy_step_note("1", "33", "").is_none());
+        assert!(deploy_step_note("", "", "").is_none());
     }
 }
