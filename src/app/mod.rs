@@ -41,6 +41,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::SupportBundle(args) => commands::support_bundle::run(&args),
         Command::Runtime(args) => commands::runtime::run(&args),
         Command::Renew(args) => commands::renew::run(&args),
+        Command::Diagnose(args) => commands::diagnose::run(&args),
         Command::Fleet(command) => commands::fleet::run(&command),
     };
     outcome.finish()

@@ -6,6 +6,7 @@ pub mod adopt;
 pub mod check;
 pub mod completions;
 pub mod delete;
+pub mod diagnose;
 pub mod diff;
 pub mod flags;
 pub mod fleet;
