@@ -156,8 +156,11 @@ pub(crate) fn node_gone(pod: &Value, events: &[&Value]) -> Option<Cause> {
     Some(Cause::new(
         "node-gone",
         format!(
-            "its node {} went away{}{}",
-            Some(text(pod, "/spec/nodeName")).filter(|n| !n.is_empty()).unwrap_or("?"),
+            "its node{} went away{}{}",
+            Some(text(pod, "/spec/nodeName"))
+                .filter(|n| !n.is_empty())
+                .map(|n| format!(" {n}"))
+                .unwrap_or_default(),
             if why.is_empty() { String::new() } else { format!(" ({why})") },
             if message.is_empty() { String::new() } else { format!(": {message}") }
         ),
