@@ -13,6 +13,27 @@ use super::{heading, say, table};
 /// this page with the cause's anchor.
 pub const GUIDE_PAGE: &str = "docs/guide/diagnose.md";
 
+/// Every kind of cause and pattern: each is a section of [`GUIDE_PAGE`]
+/// whose heading gives this anchor (a test holds the page to the list).
+pub const KINDS: [&str; 16] = [
+    "insufficient-resources",
+    "untolerated-taint",
+    "no-matching-node",
+    "not-scheduled",
+    "quota-or-limitrange",
+    "missing-priorityclass",
+    "admission-refused",
+    "volume-not-provisioned",
+    "volume-not-attached",
+    "image-pull",
+    "evicted",
+    "oom-killed",
+    "node-gone",
+    "dind-certificate",
+    "slow-scheduling",
+    "volume-reuse",
+];
+
 /// What `diagnose -o json|yaml` prints.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -84,6 +105,10 @@ pub struct Cause {
 impl Cause {
     /// A cause of kind `kind` (also its anchor on the guide's page).
     pub fn new(kind: &str, what: impl Into<String>, fix: impl Into<String>) -> Cause {
+        debug_assert!(
+            KINDS.contains(&kind),
+            "{kind} has no section in {GUIDE_PAGE}"
+        );
         Cause {
             kind: kind.to_string(),
             what: what.into(),
@@ -188,6 +213,37 @@ mod tests {
         assert_eq!(duration_text(Some(45)), "45s");
         assert_eq!(duration_text(Some(185)), "3m05s");
         assert_eq!(duration_text(Some(7260)), "2h01m");
+    }
+
+    /// A cause's link must land on its section: GitHub's anchor of each
+    /// `##` heading of the page, as docs_front_door computes it.
+    #[test]
+    fn every_kind_has_a_section_in_the_guide() {
+        let page = include_str!("../../docs/guide/diagnose.md");
+        let anchors: Vec<String> = page
+            .lines()
+            .filter_map(|l| l.strip_prefix("## "))
+            .map(|h| {
+                h.trim()
+                    .to_lowercase()
+                    .chars()
+                    .filter_map(|c| match c {
+                        ' ' => Some('-'),
+                        c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .collect();
+        let missing: Vec<&str> = KINDS
+            .iter()
+            .filter(|k| !anchors.iter().any(|a| a == *k))
+            .copied()
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "no section in {GUIDE_PAGE} for {missing:?}"
+        );
     }
 
     #[test]

@@ -153,11 +153,19 @@ pub(crate) async fn diagnose(
     let mut notes = Vec::new();
     let inst = match read_installation(cluster, namespace).await {
         Ok(inst) => Some(inst),
-        Err(e) => {
+        // A user who may only read the namespace may not read its Secrets:
+        // the builds are still there to look at.
+        Err(e) if e.code() == Some(403) => {
             notes.push(format!(
                 "the installation's record could not be read ({e}): only namespace {namespace} is looked at"
             ));
             None
+        }
+        Err(e) => {
+            return Err(Outcome::from_cluster(
+                e,
+                &format!("reading the installation in namespace {namespace} failed"),
+            ))
         }
     };
     let places = match &inst {

@@ -15,6 +15,7 @@ pub(crate) const SLOW_SCHEDULING_SECONDS: i64 = 120;
 const RECENT: usize = 10;
 
 fn pattern(kind: &str, text: String) -> Pattern {
+    debug_assert!(crate::output::diagnose::KINDS.contains(&kind));
     Pattern {
         kind: kind.into(),
         text,
