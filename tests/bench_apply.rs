@@ -9,7 +9,11 @@
 //! namespace), API requests and writes per run, from the audit log.
 //!
 //! Run with: `bash bench/apply_vs_kubectl.sh` (release build).
+//!
+//! The `diagnose` benchmark lives here too (`bench_diagnose`), for the
+//! same reason.
 
+mod bench_diagnose;
 mod support;
 
 use std::path::{Path, PathBuf};

@@ -34,8 +34,6 @@ pub struct BuildReads {
 /// Reads the builds' objects of `namespace`. Fails only when the pods or
 /// the events cannot be read: without them there is nothing to judge.
 pub async fn read(client: &Client, namespace: &str) -> Result<BuildReads, KubeError> {
-    let pods = list(client, "v1", "Pod", Some(namespace)).await?;
-    let events = list(client, "v1", "Event", Some(namespace)).await?;
     let mut unread = Vec::new();
     let mut optional = |what: &str, got: Result<Vec<Value>, KubeError>| match got {
         Ok(items) => Some(items),
@@ -44,16 +42,27 @@ pub async fn read(client: &Client, namespace: &str) -> Result<BuildReads, KubeEr
             None
         }
     };
+    let nodes = optional("Nodes", list(client, "v1", "Node", None).await);
+    // Where every pod may be listed, the namespace's are among them: one
+    // list instead of two (the larger part of the time on a busy namespace).
+    let pods_on_nodes = match nodes {
+        Some(_) => optional("pods cluster-wide", list(client, "v1", "Pod", None).await),
+        None => None,
+    };
+    let pods = match &pods_on_nodes {
+        Some(all) => all
+            .iter()
+            .filter(|p| p.pointer("/metadata/namespace").and_then(Value::as_str) == Some(namespace))
+            .cloned()
+            .collect(),
+        None => list(client, "v1", "Pod", Some(namespace)).await?,
+    };
+    let events = list(client, "v1", "Event", Some(namespace)).await?;
     let claims = optional(
         "PersistentVolumeClaims",
         list(client, "v1", "PersistentVolumeClaim", Some(namespace)).await,
     )
     .unwrap_or_default();
-    let nodes = optional("Nodes", list(client, "v1", "Node", None).await);
-    let pods_on_nodes = match nodes {
-        Some(_) => optional("pods cluster-wide", list(client, "v1", "Pod", None).await),
-        None => None,
-    };
     let volumes = optional(
         "PersistentVolumes",
         list(client, "v1", "PersistentVolume", None).await,

@@ -9,7 +9,7 @@
 use serde_json::Value;
 
 use crate::app::day_two::diagnose::pods::text;
-use crate::app::day_two::diagnose::reads::{event_time, events_about, newest_message, Context};
+use crate::app::day_two::diagnose::reads::{event_time, newest_message, Context};
 use crate::cluster::preflight::{fix_for, refuser, Level, Refuser, Requests, EVERY_BUILD};
 use crate::cluster::probe::condition;
 use crate::output::diagnose::Cause;
@@ -18,7 +18,10 @@ use crate::values::quantity_value;
 /// Why the scheduler gives the pod no node, in its words; `None` when it
 /// has a node or the scheduler has not said.
 fn unschedulable_message<'a>(pod: &'a Value, events: &[&'a Value]) -> Option<&'a str> {
-    if !text(pod, "/spec/nodeName").is_empty() {
+    let scheduled = condition(pod, "PodScheduled")
+        .is_some_and(|c| c.get("status").and_then(Value::as_str) == Some("True"));
+    // A pod that got its node keeps the FailedScheduling events of its wait.
+    if scheduled || !text(pod, "/spec/nodeName").is_empty() {
         return None;
     }
     let from_condition = condition(pod, "PodScheduled")
@@ -222,8 +225,8 @@ pub(crate) fn volumes(ctx: &Context<'_>, pod: &Value, events: &[&Value]) -> Vec<
         if text(claim, "/status/phase") != "Pending" {
             continue;
         }
-        let claim_events = events_about(&ctx.reads.events, "PersistentVolumeClaim", claim_name);
-        let Some(message) = newest_message(&claim_events, "ProvisioningFailed") else {
+        let claim_events = ctx.events.about("PersistentVolumeClaim", claim_name);
+        let Some(message) = newest_message(claim_events, "ProvisioningFailed") else {
             continue;
         };
         causes.push(provisioning(

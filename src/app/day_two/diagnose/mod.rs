@@ -21,7 +21,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::app::day_two::diagnose::reads::{events_about, Context};
+use crate::app::day_two::diagnose::reads::Context;
 use crate::app::identity::certificate;
 use crate::app::installation::{own_classes, read_installation, Installation};
 use crate::app::runtimes::target::IN_CLUSTER_HOST;
@@ -97,13 +97,13 @@ async fn places(
 /// The causes of one build pod.
 fn causes_of(ctx: &Context<'_>, pod: &Value) -> Vec<Cause> {
     let name = pods::text(pod, "/metadata/name");
-    let events = events_about(&ctx.reads.events, "Pod", name);
-    let mut out = causes::scheduling(ctx, pod, &events);
-    out.extend(causes::volumes(ctx, pod, &events));
-    out.extend(failures::image_pull(pod, &events, ctx.mirror));
+    let events = ctx.events.about("Pod", name);
+    let mut out = causes::scheduling(ctx, pod, events);
+    out.extend(causes::volumes(ctx, pod, events));
+    out.extend(failures::image_pull(pod, events, ctx.mirror));
     out.extend(failures::eviction(pod));
     out.extend(failures::oom_killed(pod));
-    out.extend(failures::node_gone(pod, &events));
+    out.extend(failures::node_gone(pod, events));
     out
 }
 
@@ -204,11 +204,7 @@ pub(crate) async fn diagnose(
                 place.namespace
             )
         }));
-        let ctx = Context {
-            namespace: &place.namespace,
-            reads: &reads,
-            mirror,
-        };
+        let ctx = Context::new(&place.namespace, &reads, mirror);
         let pods = judge(&ctx, from, now, &mut causes);
         causes.extend(certificate_cause(cluster, &place.namespace).await);
         let objects = inst

@@ -8,11 +8,7 @@ use crate::app::day_two::diagnose::reads::Context;
 use crate::cluster::builds::BuildReads;
 
 fn ctx(reads: &BuildReads) -> Context<'_> {
-    Context {
-        namespace: "ci",
-        reads,
-        mirror: None,
-    }
+    Context::new("ci", reads, None)
 }
 
 fn pending(message: &str) -> Value {
@@ -125,4 +121,21 @@ fn a_provisioner_failure_says_which_kind() {
     assert!(attaching("Multi-Attach error for volume \"pv-1\"")
         .what
         .contains("multi-attach"));
+}
+
+/// The benchmark found every running pod called unschedulable: a pod keeps
+/// the FailedScheduling events of its wait after it gets its node.
+#[test]
+fn a_scheduled_pod_is_not_judged_by_the_failed_scheduling_events_of_its_wait() {
+    let reads = BuildReads::default();
+    let pod = json!({"metadata": {"name": "dind-1"}, "spec": {},
+        "status": {"phase": "Running", "conditions": [{"type": "PodScheduled", "status": "True"}]}});
+    let old = json!({"reason": "FailedScheduling", "message": "0/3 nodes are available: 3 Insufficient memory."});
+    assert!(scheduling(&ctx(&reads), &pod, &[&old]).is_empty());
+    let waiting =
+        json!({"metadata": {"name": "dind-1"}, "spec": {}, "status": {"phase": "Pending"}});
+    assert_eq!(
+        scheduling(&ctx(&reads), &waiting, &[&old])[0].kind,
+        "insufficient-resources"
+    );
 }
