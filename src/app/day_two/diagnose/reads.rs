@@ -1,4 +1,4 @@
-//! What one runtime namespace's causes are judged from ([`Context`]), and
+//! What one runtime namespace's causes are judged from (`Context`), and
 //! the events in it about one object, newest last. The events are indexed
 //! by the object they are about once per namespace: a namespace of 500
 //! build pods and 5,000 events is otherwise scanned once per pod.
@@ -32,6 +32,9 @@ impl<'a> Context<'a> {
     }
 }
 
+/// Events of one kind of object by its name, each with its time.
+type TimedByName<'a> = HashMap<&'a str, Vec<(i64, &'a Value)>>;
+
 /// Events by the kind and then the name of the object they are about, each
 /// list newest last.
 #[derive(Default)]
@@ -40,7 +43,7 @@ pub(crate) struct EventIndex<'a>(HashMap<&'a str, HashMap<&'a str, Vec<&'a Value
 impl<'a> EventIndex<'a> {
     /// Indexes `events`.
     pub(crate) fn new(events: &'a [Value]) -> Self {
-        let mut timed: HashMap<&str, HashMap<&str, Vec<(i64, &Value)>>> = HashMap::new();
+        let mut timed: HashMap<&str, TimedByName<'a>> = HashMap::new();
         for e in events {
             timed
                 .entry(text(e, "/involvedObject/kind"))
