@@ -398,3 +398,43 @@ async fn a_user_who_may_only_read_the_namespace_gets_the_causes_and_nothing_is_w
     let writes = audit::cf_runner_writes(cp, mark, &[ns.as_str()]);
     assert!(writes.is_empty(), "diagnose wrote: {writes:?}");
 }
+
+#[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
+async fn slow_starts_and_the_volume_pool_are_patterns_not_failures() {
+    let cp = controlplane::shared();
+    let ns = cp.create_namespace("cfdiag-patterns").await.unwrap();
+    // Two dind pods that got a node three minutes after they were created
+    // (an autoscaler adding one), one at once.
+    for (build, after) in [("slow1", 180), ("slow2", 200), ("quick", 2)] {
+        let created = k8s_openapi::jiff::Timestamp::now();
+        let at = (created + k8s_openapi::jiff::SignedDuration::from_secs(after)).to_string();
+        let status = json!({"phase": "Running", "conditions": [{"type": "PodScheduled", "status": "True",
+            "lastTransitionTime": at}]});
+        pod_with_status(cp, &ns, build, json!({}), status).await;
+    }
+    // Two dind volume claims of the runtime's StorageClass, neither mounted.
+    for name in ["pvc-a", "pvc-b"] {
+        let claim = json!({"metadata": {"name": name}, "spec": {"accessModes": ["ReadWriteOnce"],
+            "storageClassName": format!("dind-local-volumes-runner-{ns}"),
+            "resources": {"requests": {"storage": "1Gi"}}}});
+        Api::<PersistentVolumeClaim>::namespaced(cp.client(), &ns)
+            .create(&PostParams::default(), &from_json(claim))
+            .await
+            .unwrap();
+    }
+    let (code, said) = diagnose(cp, &ns).await;
+    assert_eq!(code, Some(0), "{said}");
+    assert!(
+        said.contains("pattern: 2 of the last 3 dind pods waited more than 2 minutes for a node"),
+        "{said}"
+    );
+    assert!(said.contains("#slow-scheduling"), "{said}");
+    assert!(
+        said.contains(&format!(
+            "dind volumes in namespace {ns}: 2 claims, 0 in use by a build, 2 in the pool"
+        )),
+        "{said}"
+    );
+    assert!(said.contains("nothing wrong: 3 build pod(s)"), "{said}");
+}
