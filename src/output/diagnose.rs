@@ -103,7 +103,9 @@ pub struct Cause {
 }
 
 impl Cause {
-    /// A cause of kind `kind` (also its anchor on the guide's page).
+    /// A cause of kind `kind` (also its anchor on the guide's page). `what`
+    /// quotes the cluster (events, the scheduler, a registry's answer), so
+    /// credentials in it are masked here, for the JSON as for the text.
     pub fn new(kind: &str, what: impl Into<String>, fix: impl Into<String>) -> Cause {
         debug_assert!(
             KINDS.contains(&kind),
@@ -111,7 +113,7 @@ impl Cause {
         );
         Cause {
             kind: kind.to_string(),
-            what: what.into(),
+            what: crate::text::masked_printout(&what.into()),
             fix: fix.into(),
             guide: format!("{GUIDE_PAGE}#{kind}"),
         }
@@ -244,6 +246,17 @@ mod tests {
             missing.is_empty(),
             "no section in {GUIDE_PAGE} for {missing:?}"
         );
+    }
+
+    #[test]
+    fn credentials_quoted_from_the_cluster_are_masked() {
+        let c = Cause::new(
+            "image-pull",
+            "failed to pull from https://robot:s3cr3t-pull@registry.example/dind: denied",
+            "fix",
+        );
+        assert!(!c.what.contains("s3cr3t-pull"), "{}", c.what);
+        assert!(c.what.contains("registry.example/dind"), "{}", c.what);
     }
 
     #[test]
