@@ -438,3 +438,89 @@ async fn slow_starts_and_the_volume_pool_are_patterns_not_failures() {
     );
     assert!(said.contains("nothing wrong: 3 build pod(s)"), "{said}");
 }
+
+#[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
+async fn the_builds_of_a_runtime_attached_to_the_agent_are_looked_at_too() {
+    use support::fake_platform::FakePlatform;
+    const TOKEN: &str = "api-token-for-diagnose-0123456789abcdef";
+    let cp = controlplane::shared();
+    let fake = FakePlatform::start(TOKEN);
+    let home = tempfile::tempdir().unwrap();
+    let agent = cp.create_namespace("cfdiag-agent").await.unwrap();
+    let builds = cp.create_namespace("cfdiag-attached").await.unwrap();
+    let kubeconfig = cp.admin_kubeconfig().to_path_buf();
+    let (k, h, a, url) = (
+        kubeconfig.clone(),
+        home.path().to_path_buf(),
+        agent.clone(),
+        fake.url(),
+    );
+    let out = tokio::task::spawn_blocking(move || {
+        cli::init(&k, &h, "local", &a, CONTEXT)
+            .args([
+                "--skip-cluster-test",
+                "--timeout=90s",
+                "--token",
+                TOKEN,
+                "--url",
+                &url,
+            ])
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    assert!(out.status.success(), "init: {}", text(&out));
+    let near = format!("{CONTEXT}/{builds}");
+    fake.add_runtime(&near, CONTEXT, &builds);
+    let platform = |mut args: Vec<String>| {
+        args.extend(["--token".into(), TOKEN.into(), "--url".into(), fake.url()]);
+        args
+    };
+    let attach = platform(
+        [
+            "runtime",
+            "attach",
+            "--allow-builds-to-read-tokens",
+            "--agent-namespace",
+            &agent,
+            "--agent-context",
+            CONTEXT,
+            "--kube-namespace",
+            &builds,
+        ]
+        .map(String::from)
+        .to_vec(),
+    );
+    let out = cli::run_blocking(&kubeconfig, home.path(), attach).await;
+    assert!(out.status.success(), "attach: {}", text(&out));
+    let status = json!({"phase": "Failed", "reason": "Evicted",
+        "message": "The node was low on resource: memory. Container dind was using 9Gi."});
+    pod_with_status(cp, &builds, "far", json!({}), status).await;
+
+    let args = platform(
+        ["diagnose", "--kube-namespace", &agent]
+            .map(String::from)
+            .to_vec(),
+    );
+    let out = cli::run_blocking(&kubeconfig, home.path(), args).await;
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains(&format!(
+            "Runtime {near}: context {CONTEXT}, namespace {builds}"
+        )),
+        "{said}"
+    );
+    assert!(
+        said.contains(&format!(
+            "✗ {builds}/dind-far: evicted: The node was low on resource: memory"
+        )),
+        "{said}"
+    );
+    assert!(
+        said.contains(&format!("namespace {agent}, build pods")),
+        "{said}"
+    );
+}
