@@ -146,10 +146,14 @@ fn cause_line(subject: &str, c: &Cause) -> String {
 /// patterns, the notes, and whether anything is wrong.
 pub fn print_text(d: &Diagnosis) {
     for rt in &d.runtimes {
-        let name = rt.runtime.as_deref().unwrap_or("(runtime not named)");
+        let runtime = rt
+            .runtime
+            .as_deref()
+            .map(|r| format!(", runtime {r}"))
+            .unwrap_or_default();
         heading(&format!(
-            "Runtime {name}: context {}, namespace {}, build pods of the last {}",
-            rt.context, rt.namespace, d.since
+            "Build pods of the last {} in namespace {} (context {}{runtime})",
+            d.since, rt.namespace, rt.context
         ));
         if rt.pods.is_empty() {
             say("  no build pod in the window");

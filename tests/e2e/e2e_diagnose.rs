@@ -509,7 +509,7 @@ async fn the_builds_of_a_runtime_attached_to_the_agent_are_looked_at_too() {
     assert_eq!(out.status.code(), Some(1), "{said}");
     assert!(
         said.contains(&format!(
-            "Runtime {near}: context {CONTEXT}, namespace {builds}"
+            "in namespace {builds} (context {CONTEXT}, runtime {near})"
         )),
         "{said}"
     );
@@ -520,7 +520,9 @@ async fn the_builds_of_a_runtime_attached_to_the_agent_are_looked_at_too() {
         "{said}"
     );
     assert!(
-        said.contains(&format!("namespace {agent}, build pods")),
+        said.contains(&format!(
+            "Build pods of the last 1h in namespace {agent} (context {CONTEXT}, runtime {CONTEXT}/{agent})"
+        )),
         "{said}"
     );
 }
