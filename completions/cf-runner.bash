@@ -28,6 +28,9 @@ _cf__runner() {
             cf__runner,delete)
                 cmd="cf__runner__subcmd__delete"
                 ;;
+            cf__runner,diagnose)
+                cmd="cf__runner__subcmd__diagnose"
+                ;;
             cf__runner,diff)
                 cmd="cf__runner__subcmd__diff"
                 ;;
@@ -99,6 +102,9 @@ _cf__runner() {
                 ;;
             cf__runner__subcmd__help,delete)
                 cmd="cf__runner__subcmd__help__subcmd__delete"
+                ;;
+            cf__runner__subcmd__help,diagnose)
+                cmd="cf__runner__subcmd__help__subcmd__diagnose"
                 ;;
             cf__runner__subcmd__help,diff)
                 cmd="cf__runner__subcmd__help__subcmd__diff"
@@ -203,7 +209,7 @@ _cf__runner() {
 
     case "${cmd}" in
         cf__runner)
-            opts="-h -V --help --version init info delete upgrade check test-pipeline adopt completions diff schema images fleet support-bundle runtime renew help"
+            opts="-h -V --help --version init info delete upgrade check test-pipeline adopt completions diff schema images fleet support-bundle runtime renew diagnose help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -365,6 +371,58 @@ _cf__runner() {
                     ;;
                 --timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kube-namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cf__runner__subcmd__diagnose)
+            opts="-o -h -V --kube-context-name --kube-config-path --token --url --insecure --allow-http --since --output --kube-namespace --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --kube-context-name)
+                    local context
+                    COMPREPLY=()
+                    while IFS= read -r context; do
+                        if [[ "${context}" == "${cur}"* ]]; then
+                            COMPREPLY+=("$(printf '%q' "${context}")")
+                        fi
+                    done < <(kubectl config get-contexts -o name 2>/dev/null)
+                    return 0
+                    ;;
+                --kube-config-path)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "text json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "text json yaml" -- "${cur}"))
                     return 0
                     ;;
                 --kube-namespace)
@@ -693,7 +751,7 @@ _cf__runner() {
             return 0
             ;;
         cf__runner__subcmd__help)
-            opts="init info delete upgrade check test-pipeline adopt completions diff schema images fleet support-bundle runtime renew help"
+            opts="init info delete upgrade check test-pipeline adopt completions diff schema images fleet support-bundle runtime renew diagnose help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -749,6 +807,20 @@ _cf__runner() {
             return 0
             ;;
         cf__runner__subcmd__help__subcmd__delete)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cf__runner__subcmd__help__subcmd__diagnose)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -40,6 +40,7 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
             [CompletionResult]::new('support-bundle', 'support-bundle', [CompletionResultType]::ParameterValue, 'Write a redacted .tar.gz of what support needs to look into a runner')
             [CompletionResult]::new('runtime', 'runtime', [CompletionResultType]::ParameterValue, 'Attach a runtime in another namespace or cluster to an installed agent, or detach it')
             [CompletionResult]::new('renew', 'renew', [CompletionResultType]::ParameterValue, 'Renew what the platform issued: the dind certificate, or the agent token')
+            [CompletionResult]::new('diagnose', 'diagnose', [CompletionResultType]::ParameterValue, 'Why builds did not run: each build pod''s wait, the cause and the fix; exit 1 when something is wrong')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -555,6 +556,23 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'cf-runner;diagnose' {
+            [CompletionResult]::new('--kube-context-name', '--kube-context-name', [CompletionResultType]::ParameterName, 'Kubernetes context to use [default: the kubeconfig''s current context]')
+            [CompletionResult]::new('--kube-config-path', '--kube-config-path', [CompletionResultType]::ParameterName, 'Path to the kubeconfig [default: $KUBECONFIG or ~/.kube/config]')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'Codefresh API token [default: $CF_API_KEY, then the current context of ~/.cfconfig]')
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Codefresh platform URL [default: the installation''s, else https://g.codefresh.io]')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Look at build pods created this long ago or later (e.g. 30m, 1h, 2d)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--kube-namespace', '--kube-namespace', [CompletionResultType]::ParameterName, 'Namespace of the runner [default: the only installation in the cluster]')
+            [CompletionResult]::new('--insecure', '--insecure', [CompletionResultType]::ParameterName, 'Skip TLS verification towards the platform (self-signed on-prem only)')
+            [CompletionResult]::new('--allow-http', '--allow-http', [CompletionResultType]::ParameterName, 'Send the API key over a plain http:// platform URL (other than localhost)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'cf-runner;help' {
             [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Install the runner: wizard, or non-interactive with --values/--yes')
             [CompletionResult]::new('info', 'info', [CompletionResultType]::ParameterValue, 'Show what is installed and whether it is healthy')
@@ -571,6 +589,7 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
             [CompletionResult]::new('support-bundle', 'support-bundle', [CompletionResultType]::ParameterValue, 'Write a redacted .tar.gz of what support needs to look into a runner')
             [CompletionResult]::new('runtime', 'runtime', [CompletionResultType]::ParameterValue, 'Attach a runtime in another namespace or cluster to an installed agent, or detach it')
             [CompletionResult]::new('renew', 'renew', [CompletionResultType]::ParameterValue, 'Renew what the platform issued: the dind certificate, or the agent token')
+            [CompletionResult]::new('diagnose', 'diagnose', [CompletionResultType]::ParameterValue, 'Why builds did not run: each build pod''s wait, the cause and the fix; exit 1 when something is wrong')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -649,6 +668,9 @@ Register-ArgumentCompleter -Native -CommandName 'cf-runner' -ScriptBlock {
             break
         }
         'cf-runner;help;renew' {
+            break
+        }
+        'cf-runner;help;diagnose' {
             break
         }
         'cf-runner;help;help' {

@@ -606,6 +606,28 @@ _arguments "${_arguments_options[@]}" : \
 agent-token\:"The agent'\''s Codefresh token\: a new agent with the same runtimes replaces the old one"))' \
 && ret=0
 ;;
+(diagnose)
+_arguments "${_arguments_options[@]}" : \
+'--kube-context-name=[Kubernetes context to use \[default\: the kubeconfig'\''s current context\]]:NAME:{compadd -- ${(f)"$(kubectl config get-contexts -o name 2>/dev/null)"}}' \
+'--kube-config-path=[Path to the kubeconfig \[default\: \$KUBECONFIG or ~/.kube/config\]]:PATH:_files' \
+'--token=[Codefresh API token \[default\: \$CF_API_KEY, then the current context of ~/.cfconfig\]]:TOKEN:_default' \
+'--url=[Codefresh platform URL \[default\: the installation'\''s, else https\://g.codefresh.io\]]:URL:_default' \
+'--since=[Look at build pods created this long ago or later (e.g. 30m, 1h, 2d)]:AGE:_default' \
+'-o+[Output format]:OUTPUT:((text\:"Lines for a person"
+json\:"JSON, for scripts"
+yaml\:"YAML, for scripts"))' \
+'--output=[Output format]:OUTPUT:((text\:"Lines for a person"
+json\:"JSON, for scripts"
+yaml\:"YAML, for scripts"))' \
+'--kube-namespace=[Namespace of the runner \[default\: the only installation in the cluster\]]:NAMESPACE:_default' \
+'--insecure[Skip TLS verification towards the platform (self-signed on-prem only)]' \
+'--allow-http[Send the API key over a plain http\:// platform URL (other than localhost)]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+&& ret=0
+;;
 (help)
 _arguments "${_arguments_options[@]}" : \
 ":: :_cf-runner__subcmd__help_commands" \
@@ -734,6 +756,10 @@ esac
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
+(diagnose)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
 (help)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -765,6 +791,7 @@ _cf-runner_commands() {
 'support-bundle:Write a redacted .tar.gz of what support needs to look into a runner' \
 'runtime:Attach a runtime in another namespace or cluster to an installed agent, or detach it' \
 'renew:Renew what the platform issued\: the dind certificate, or the agent token' \
+'diagnose:Why builds did not run\: each build pod'\''s wait, the cause and the fix; exit 1 when something is wrong' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
     _describe -t commands 'cf-runner commands' commands "$@"
@@ -788,6 +815,11 @@ _cf-runner__subcmd__completions_commands() {
 _cf-runner__subcmd__delete_commands() {
     local commands; commands=()
     _describe -t commands 'cf-runner delete commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__diagnose_commands] )) ||
+_cf-runner__subcmd__diagnose_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner diagnose commands' commands "$@"
 }
 (( $+functions[_cf-runner__subcmd__diff_commands] )) ||
 _cf-runner__subcmd__diff_commands() {
@@ -867,6 +899,7 @@ _cf-runner__subcmd__help_commands() {
 'support-bundle:Write a redacted .tar.gz of what support needs to look into a runner' \
 'runtime:Attach a runtime in another namespace or cluster to an installed agent, or detach it' \
 'renew:Renew what the platform issued\: the dind certificate, or the agent token' \
+'diagnose:Why builds did not run\: each build pod'\''s wait, the cause and the fix; exit 1 when something is wrong' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
     _describe -t commands 'cf-runner help commands' commands "$@"
@@ -890,6 +923,11 @@ _cf-runner__subcmd__help__subcmd__completions_commands() {
 _cf-runner__subcmd__help__subcmd__delete_commands() {
     local commands; commands=()
     _describe -t commands 'cf-runner help delete commands' commands "$@"
+}
+(( $+functions[_cf-runner__subcmd__help__subcmd__diagnose_commands] )) ||
+_cf-runner__subcmd__help__subcmd__diagnose_commands() {
+    local commands; commands=()
+    _describe -t commands 'cf-runner help diagnose commands' commands "$@"
 }
 (( $+functions[_cf-runner__subcmd__help__subcmd__diff_commands] )) ||
 _cf-runner__subcmd__help__subcmd__diff_commands() {

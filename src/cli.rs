@@ -95,6 +95,38 @@ pub enum Command {
     )))]
     #[command(after_long_help = examples::long_help("renew"))]
     Renew(RenewArgs),
+    /// Why builds did not run: each build pod's wait, the cause and the fix; exit 1 when something is wrong
+    #[command(mut_arg("kube_namespace", |a| a.help(
+        "Namespace of the runner [default: the only installation in the cluster]"
+    )))]
+    #[command(after_long_help = examples::long_help("diagnose"))]
+    Diagnose(DiagnoseArgs),
+}
+
+/// How `diagnose` prints its answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DiagnoseFormat {
+    /// Lines for a person
+    Text,
+    /// JSON, for scripts
+    Json,
+    /// YAML, for scripts
+    Yaml,
+}
+
+/// Flags of `diagnose`.
+#[derive(Debug, Clone, Args)]
+pub struct DiagnoseArgs {
+    #[command(flatten)]
+    pub kube: KubeArgs,
+    #[command(flatten)]
+    pub platform: PlatformArgs,
+    /// Look at build pods created this long ago or later (e.g. 30m, 1h, 2d)
+    #[arg(long, value_name = "AGE", default_value = "1h", value_parser = parse_since)]
+    pub since: std::time::Duration,
+    /// Output format
+    #[arg(long, short = 'o', value_enum, default_value = "text")]
+    pub output: DiagnoseFormat,
 }
 
 /// What `renew` renews.

@@ -15,6 +15,7 @@
 //! (machine text, see there) and [`print_structured`] (escaped by its
 //! serializer).
 
+pub mod diagnose;
 pub mod info;
 
 use std::io::{IsTerminal, Write};

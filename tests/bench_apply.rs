@@ -13,7 +13,11 @@
 //!
 //! Run with: `bash bench/apply_vs_kubectl.sh`, `bash bench/apply_through_proxy.sh`
 //! (release build).
+//!
+//! The `diagnose` benchmark lives here too (`bench_diagnose`), for the
+//! same reason.
 
+mod bench_diagnose;
 mod support;
 
 use std::path::{Path, PathBuf};

@@ -40,6 +40,12 @@ pub const EXAMPLES: &[(&str, &[Example])] = &[
         ex("A gate for pipelines: wait until the install is healthy, exit 1 at the deadline",
            "cf-runner info --kube-namespace codefresh --wait --timeout 5m"),
     ]),
+    ("diagnose", &[
+        ex("Why did the builds of the last hour not run? (the only installation in the cluster)",
+           "cf-runner diagnose"),
+        ex("The last day of one installation's builds, as JSON for a script",
+           "cf-runner diagnose --kube-namespace codefresh --since 24h -o json"),
+    ]),
     ("delete", &[
         ex("Remove exactly what cf-runner installed",
            "cf-runner delete --kube-namespace codefresh --yes"),

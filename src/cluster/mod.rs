@@ -12,6 +12,7 @@ pub mod apply;
 pub mod attached;
 pub mod auth_plugin;
 pub mod bridge;
+pub mod builds;
 pub mod client;
 pub mod delete;
 pub mod diff;

@@ -538,7 +538,8 @@ fn platform_job(spec: &ProbeSpec, url: &str, timeout: Duration) -> Value {
     })
 }
 
-fn condition<'a>(pod: &'a Value, kind: &str) -> Option<&'a Value> {
+/// The condition of type `kind` of a pod (`PodScheduled`, `DisruptionTarget`).
+pub fn condition<'a>(pod: &'a Value, kind: &str) -> Option<&'a Value> {
     pod.pointer("/status/conditions")?
         .as_array()?
         .iter()

@@ -28,6 +28,7 @@ mod e2e_attach_values;
 mod e2e_build_rights;
 mod e2e_cluster_access;
 mod e2e_controlplane;
+mod e2e_diagnose;
 mod e2e_diff;
 mod e2e_examples_apply;
 mod e2e_fleet;

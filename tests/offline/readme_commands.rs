@@ -187,6 +187,10 @@ fn expected(command: &str) -> Option<Expect> {
             ],
         ),
         "cf-runner info --kube-namespace codefresh -o json" => e(1, no_installation),
+        "cf-runner diagnose --kube-namespace codefresh"
+        | "cf-runner diagnose --kube-namespace codefresh --since 24h -o json" => {
+            e(1, no_installation)
+        }
         "cf-runner delete --kube-namespace codefresh --yes" => e(1, no_lock),
         "cf-runner support-bundle --kube-namespace codefresh" => e(
             1,

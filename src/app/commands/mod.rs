@@ -6,6 +6,7 @@ pub mod adopt;
 pub mod check;
 pub mod completions;
 pub mod delete;
+pub mod diagnose;
 pub mod diff;
 pub mod flags;
 pub mod fleet;
@@ -42,6 +43,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::SupportBundle(args) => crate::app::commands::support_bundle::run(&args),
         Command::Runtime(args) => crate::app::commands::runtime::run(&args),
         Command::Renew(args) => crate::app::commands::renew::run(&args),
+        Command::Diagnose(args) => crate::app::commands::diagnose::run(&args),
         Command::Fleet(command) => crate::app::commands::fleet::run(&command),
     };
     outcome.finish()

@@ -35,7 +35,10 @@ use serde_json::Value;
 use super::{api_for, KubeError};
 use crate::render::Manifest;
 
-pub use admission::{dind_claim, dind_pod, explain_refusal, Level, ENFORCE_LABEL, EVERY_BUILD};
+pub use admission::{
+    dind_claim, dind_pod, explain_refusal, fix_for, refuser, Level, Refuser, ENFORCE_LABEL,
+    EVERY_BUILD,
+};
 pub use existing::{existing_installation, HelmInstall, OLD_INSTALLER_APPS};
 pub use nodes::{components, node_check, Component, NodeInfo, Requests, Taint, Toleration};
 pub use permissions::{

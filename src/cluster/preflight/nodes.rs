@@ -104,7 +104,7 @@ impl Requests {
 
     /// A pod's requests as the scheduler counts them: the sum over its
     /// containers, or the largest init container's when that is more.
-    fn of_pod(spec: &Value) -> Requests {
+    pub fn of_pod(spec: &Value) -> Requests {
         let list = |key: &str| -> Vec<Requests> {
             spec.get(key)
                 .and_then(Value::as_array)
