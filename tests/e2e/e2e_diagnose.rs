@@ -10,9 +10,10 @@
 //! write them: the pod's status and the namespace's events. Those pods
 //! name a scheduler that does not exist, so nothing rewrites them.
 //!
-//! Not reached here: the real agent creating build pods (venona picks up
-//! builds the test platform cannot give), and the build id the platform
-//! knows for a pod.
+//! One test has the real agent (venona 2.0.10) create the build pod from a
+//! `CreatePod` task of the fake platform, built from the runtime spec
+//! cf-runner registered, with a node selector no node has. Not reached
+//! here: the build id the platform knows for a pod.
 
 use crate::support;
 
@@ -525,4 +526,56 @@ async fn the_builds_of_a_runtime_attached_to_the_agent_are_looked_at_too() {
         )),
         "{said}"
     );
+}
+
+/// The build pod the real agent (venona 2.0.10) creates from a platform
+/// task, with a node selector no node has: the scheduler refuses it for
+/// real, and `diagnose` names the selector.
+#[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
+async fn a_build_pod_the_real_agent_created_and_no_node_takes_is_diagnosed() {
+    use support::fake_platform::{BuildPod, FakePlatform};
+    use support::venona::Agent;
+    const TOKEN: &str = "user-api-key.diagnose0123456789";
+    const CONTEXT: &str = "admin@cf-runner-test";
+    let cp = controlplane::shared();
+    let fake = FakePlatform::start(TOKEN);
+    let ns = support::namespace::unique("cfdiag-agent");
+    let home = tempfile::tempdir().unwrap();
+    let out = cli::init(cp.admin_kubeconfig(), home.path(), "local", &ns, CONTEXT)
+        .args(["--url", &fake.url(), "--token", TOKEN])
+        .args(["--skip-cluster-integration", "--timeout", "90s"])
+        .env("CF_RUNNER_RETRY_BASE_MS", "20")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let agent_name = format!("{CONTEXT}_{ns}");
+    let runtime = format!("{CONTEXT}/{ns}");
+    let agent = Agent::start(cp, &ns, "runner").await.unwrap();
+
+    let mut task = fake.create_pod_task(&runtime, BuildPod::Engine, "wf-nowhere");
+    task["spec"]["spec"]["nodeSelector"] = json!({"cf-runner-diagnose": "nowhere"});
+    fake.queue_task(&agent_name, task);
+    let pods: Api<Pod> = Api::namespaced(cp.client(), &ns);
+    poll_until(
+        "the agent to create the build's engine pod",
+        std::time::Duration::from_secs(60),
+        || {
+            let pods = pods.clone();
+            async move { Ok(pods.get_opt("engine-wf-nowhere").await?.is_some()) }
+        },
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{e:#}\n--- agent log:\n{}", agent.log()));
+
+    let said = assert_cause(
+        cp,
+        &ns,
+        &[
+            "engine-wf-nowhere",
+            "no node matches the pod's node selector cf-runner-diagnose=nowhere",
+        ],
+    )
+    .await;
+    assert!(!said.contains(TOKEN), "{said}");
 }
