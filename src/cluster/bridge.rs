@@ -9,7 +9,7 @@
 
 use std::net::Ipv4Addr;
 
-use k8s_openapi::api::core::v1::{Node, Service};
+use k8s_openapi::api::core::v1::{ConfigMap, Node, Service};
 use k8s_openapi::api::networking::v1::ServiceCIDR;
 use kube::api::{Api, ListParams};
 use kube::Client;
@@ -20,6 +20,9 @@ use super::{request, KubeError};
 
 /// Name of the `check` line.
 pub const CHECK_NAME: &str = "dind bridge";
+
+/// The ConfigMap holding dind's `daemon.json`.
+const DIND_CONFIG: &str = "codefresh-dind-config";
 
 /// docker's default bridge.
 pub const DOCKER_DEFAULT_BRIDGE: &str = "172.17.0.0/16";
@@ -184,10 +187,20 @@ fn short(e: &KubeError) -> String {
 pub async fn check(client: &Client, manifests: &[crate::render::Manifest]) -> Check {
     let daemon_json = manifests
         .iter()
-        .find(|m| m.kind == "ConfigMap" && m.name == "codefresh-dind-config")
+        .find(|m| m.kind == "ConfigMap" && m.name == DIND_CONFIG)
         .and_then(|m| m.object.pointer("/data/daemon.json"))
         .and_then(Value::as_str);
     judge(daemon_json, &networks(client).await)
+}
+
+/// The `check` line for the runtime installed in `namespace`: the bridge
+/// its live dind ConfigMap gives, against `nets`. `None` when the namespace
+/// holds no such ConfigMap (nothing installed there, or not readable).
+pub async fn check_installed(client: &Client, namespace: &str, nets: &Networks) -> Option<Check> {
+    let api: Api<ConfigMap> = Api::namespaced(client.clone(), namespace);
+    let map = api.get_opt(DIND_CONFIG).await.ok()??;
+    let daemon_json = map.data.as_ref().and_then(|d| d.get("daemon.json"));
+    Some(judge(daemon_json.map(String::as_str), nets))
 }
 
 /// The `check` line: the bridge against what was found.

@@ -15,7 +15,7 @@ pub const GUIDE_PAGE: &str = "docs/guide/diagnose.md";
 
 /// Every kind of cause and pattern: each is a section of [`GUIDE_PAGE`]
 /// whose heading gives this anchor (a test holds the page to the list).
-pub const KINDS: [&str; 16] = [
+pub const KINDS: [&str; 17] = [
     "insufficient-resources",
     "untolerated-taint",
     "no-matching-node",
@@ -30,6 +30,7 @@ pub const KINDS: [&str; 16] = [
     "oom-killed",
     "node-gone",
     "dind-certificate",
+    "bridge-overlap",
     "slow-scheduling",
     "volume-reuse",
 ];

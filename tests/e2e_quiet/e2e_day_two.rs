@@ -503,7 +503,43 @@ async fn check_compares_dind_s_bridge_with_the_pod_cidrs_and_suggests_a_bip() {
     std::fs::write(&file, manifest.to_string()).unwrap();
     kubectl(cp, &["create", "-f", file.to_str().unwrap()]);
     let out = run(cp, home.path(), &args);
+    // `diagnose` of a namespace whose dind ConfigMap keeps docker's default
+    // bridge names the same overlap as a cause of failed builds.
+    let diag_ns = unique("day2diag");
+    kubectl(cp, &["create", "namespace", &diag_ns]);
+    kubectl(
+        cp,
+        &[
+            "-n",
+            &diag_ns,
+            "create",
+            "configmap",
+            "codefresh-dind-config",
+            "--from-literal=daemon.json={\"hosts\": [\"unix:///var/run/docker.sock\"]}",
+        ],
+    );
+    let diagnosed = run(
+        cp,
+        home.path(),
+        &[
+            "diagnose",
+            "--kube-namespace",
+            &diag_ns,
+            "--kube-context-name",
+            CONTEXT,
+        ],
+    );
     kubectl(cp, &["delete", "node", &node]);
+    kubectl(cp, &["delete", "namespace", &diag_ns, "--wait=false"]);
+    let said = text(&diagnosed);
+    assert_eq!(diagnosed.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains(&format!(
+            "pod CIDR of node {node} 172.17.8.0/24 overlaps dind's bridge 172.17.0.0/16"
+        )) && said.contains("Runtime.Bip")
+            && said.contains("docs/guide/diagnose.md#bridge-overlap"),
+        "{said}"
+    );
     assert_eq!(out.status.code(), Some(3), "{}", text(&out));
     let entry = check_entry(&out, "dind bridge");
     assert_eq!(entry["status"], "fail", "{entry:#}");

@@ -27,6 +27,7 @@ use crate::app::installation::{own_classes, read_installation, Installation};
 use crate::app::runtimes::target::IN_CLUSTER_HOST;
 use crate::app::session::options::PlatformOptions;
 use crate::app::session::outcome::Outcome;
+use crate::cluster::bridge::{self, Networks};
 use crate::cluster::builds;
 use crate::cluster::Cluster;
 use crate::output::diagnose::{BuildPod, Cause, Diagnosis, RuntimeDiagnosis};
@@ -144,6 +145,33 @@ async fn certificate_cause(cluster: &Cluster, namespace: &str) -> Option<Cause> 
     ))
 }
 
+/// dind's bridge in `namespace`, when it overlaps the cluster's pod or
+/// Service networks: builds then cannot reach those addresses.
+async fn bridge_cause(cluster: &Cluster, namespace: &str, nets: &Networks) -> Option<Cause> {
+    let check = bridge::check_installed(&cluster.client, namespace, nets).await?;
+    if check.status != crate::cluster::preflight::Status::Fail {
+        return None;
+    }
+    let clashes: Vec<&String> = check
+        .details
+        .iter()
+        .filter(|d| !d.starts_with("not compared"))
+        .collect();
+    Some(Cause::new(
+        "bridge-overlap",
+        format!(
+            "namespace {namespace}: {} ({})",
+            check.reason,
+            clashes
+                .iter()
+                .map(|c| c.as_str())
+                .collect::<Vec<_>>()
+                .join("; ")
+        ),
+        check.fix.unwrap_or_default(),
+    ))
+}
+
 /// Diagnoses the builds of the installation in `namespace`.
 pub(crate) async fn diagnose(
     cluster: &Cluster,
@@ -184,6 +212,7 @@ pub(crate) async fn diagnose(
     let mut runtimes = Vec::new();
     let mut causes = Vec::new();
     let mut patterns = Vec::new();
+    let nets = bridge::networks(&cluster.client).await;
     for place in places {
         let reads = match builds::read(&cluster.client, &place.namespace).await {
             Ok(r) => r,
@@ -207,6 +236,7 @@ pub(crate) async fn diagnose(
         let ctx = Context::new(&place.namespace, &reads, mirror);
         let pods = judge(&ctx, from, now, &mut causes);
         causes.extend(certificate_cause(cluster, &place.namespace).await);
+        causes.extend(bridge_cause(cluster, &place.namespace, &nets).await);
         let objects = inst
             .as_ref()
             .map(|i| i.objects.as_slice())
