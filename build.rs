@@ -3,13 +3,13 @@
 //!
 //! - `CF_RUNNER_SKIP_E2E=1` compiles the end-to-end tests as `#[ignore]`d
 //!   (cfg `skip_e2e`).
-//! - A shell the completion tests drive (bash, zsh, fish) that is not on
-//!   `PATH` compiles its test as ignored (cfg `no_bash`, `no_zsh`,
-//!   `no_fish`).
 //!
-//! Under CI (any non-empty `CI`) neither may happen: `CF_RUNNER_SKIP_E2E` is
-//! refused, and a missing shell is not turned into a skip, so its test runs
-//! and fails.
+//! Under CI (any non-empty `CI`) `CF_RUNNER_SKIP_E2E` is refused.
+//!
+//! What the tests need to know about the machine (which shells the
+//! completion tests can drive) is not looked up here but in the tests' own
+//! helper crate, `tests/host-tools`: this script must not depend on `PATH`,
+//! or installing any package rebuilds the release binary (issue 47).
 //!
 //! Speed: a release build on Linux may be linked position-dependent
 //! (`-no-pie`) when asked at build time, see [`link_release_binary`]; the
@@ -18,21 +18,10 @@
 
 use std::path::PathBuf;
 
-/// Shells the completion tests run, each with the cfg set when it is missing.
-const SHELLS: &[(&str, &str)] = &[("bash", "no_bash"), ("zsh", "no_zsh"), ("fish", "no_fish")];
-
 /// True when `CI` is set to anything but the empty string: `CI=1`,
 /// `CI=yes` and `CI=true` are all CI.
 fn under_ci() -> bool {
     std::env::var_os("CI").is_some_and(|v| !v.is_empty())
-}
-
-/// Where `name` is on `PATH`, if it is.
-fn on_path(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(name))
-        .find(|candidate| candidate.is_file())
 }
 
 /// True when this is a release build for Linux.
@@ -110,13 +99,9 @@ fn main() {
     link_release_binary();
     link_static_release();
     println!("cargo::rustc-check-cfg=cfg(skip_e2e)");
-    for (_, cfg) in SHELLS {
-        println!("cargo::rustc-check-cfg=cfg({cfg})");
-    }
     println!("cargo::rerun-if-changed=build.rs");
     println!("cargo::rerun-if-env-changed=CF_RUNNER_SKIP_E2E");
     println!("cargo::rerun-if-env-changed=CI");
-    println!("cargo::rerun-if-env-changed=PATH");
     let ci = under_ci();
     let skip = std::env::var("CF_RUNNER_SKIP_E2E").is_ok_and(|v| !v.is_empty() && v != "0");
     if skip && ci {
@@ -126,26 +111,5 @@ fn main() {
     }
     if skip {
         println!("cargo::rustc-cfg=skip_e2e");
-    }
-    let mut missing = false;
-    for (shell, cfg) in SHELLS {
-        match on_path(shell) {
-            // Rebuilt when the shell is removed or replaced.
-            Some(found) => println!("cargo::rerun-if-changed={}", found.display()),
-            None => {
-                missing = true;
-                if !ci {
-                    println!("cargo::rustc-cfg={cfg}");
-                }
-            }
-        }
-    }
-    if missing {
-        // Installing a shell adds a file to a folder on PATH: look again then.
-        if let Some(path) = std::env::var_os("PATH") {
-            for dir in std::env::split_paths(&path).filter(|d| d.is_dir()) {
-                println!("cargo::rerun-if-changed={}", dir.display());
-            }
-        }
     }
 }
