@@ -24,7 +24,8 @@ fn under_ci() -> bool {
     std::env::var_os("CI").is_some_and(|v| !v.is_empty())
 }
 
-/// True when this is a release build for Linux.
+/// True when this is a release build for Linux: Cargo sets `PROFILE` to
+/// `release` for every profile that inherits it (`dist`, `bench-fast`).
 fn release_for_linux() -> bool {
     std::env::var("PROFILE").is_ok_and(|p| p == "release")
         && std::env::var("CARGO_CFG_TARGET_OS").is_ok_and(|os| os == "linux")
@@ -56,7 +57,7 @@ fn link_release_binary() {
 const SYMBOL_ORDER: &str = "release/symbol-order.txt";
 
 /// Links the static release binary (target environment musl, profile
-/// `release`; built by `release/build.sh`) with lld, the linker rustc ships,
+/// `dist` or `release`; built by `release/build.sh`) with lld, the linker rustc ships,
 /// placing the functions a run of `--version`, a dry-run and an export
 /// executes (listed in [`SYMBOL_ORDER`]) next to each other. Spread over the
 /// 20 MiB of code as the compiler leaves them, a dry-run's functions lay in
@@ -64,11 +65,14 @@ const SYMBOL_ORDER: &str = "release/symbol-order.txt";
 /// (issue 26).
 /// Only the layout changes: a name the list holds that the binary no longer
 /// has is passed over. Without rustc's lld the binary is linked as usual and
-/// the build says so.
+/// the build says so. Only for x86_64, whose runs the list was made from;
+/// the aarch64 build is linked by zig (`release/cross.sh`), which takes
+/// neither rustc's lld nor its flags.
 fn link_static_release() {
     println!("cargo::rerun-if-changed={SYMBOL_ORDER}");
     let musl = std::env::var("CARGO_CFG_TARGET_ENV").is_ok_and(|env| env == "musl");
-    if !(musl && release_for_linux()) {
+    let x86_64 = std::env::var("CARGO_CFG_TARGET_ARCH").is_ok_and(|arch| arch == "x86_64");
+    if !(musl && x86_64 && release_for_linux()) {
         return;
     }
     let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
