@@ -32,6 +32,9 @@ cd "$(dirname "$0")/.."
 host_target=x86_64-unknown-linux-musl
 all_targets=(x86_64-unknown-linux-musl aarch64-unknown-linux-musl x86_64-apple-darwin aarch64-apple-darwin x86_64-pc-windows-gnu)
 profile="${CF_RUNNER_PROFILE:-dist}"
+# Cargo's folder for the profile (dev builds land in debug/).
+profile_dir="$profile"
+[ "$profile" = dev ] && profile_dir=debug
 targets=("$@")
 if [ "${#targets[@]}" -eq 0 ]; then
 	targets=("$host_target")
@@ -59,7 +62,7 @@ build_host() {
 	strip_var="CARGO_PROFILE_$(tr '[:lower:]-' '[:upper:]_' <<<"$profile")_STRIP"
 	env "$strip_var=false" cargo build --locked --profile "$profile" --target "$host_target" --bin cf-runner >&2
 	mkdir -p "target/shipped"
-	strip -o target/shipped/cf-runner "target/$host_target/$profile/cf-runner"
+	strip -o target/shipped/cf-runner "target/$host_target/$profile_dir/cf-runner"
 	echo "$PWD/target/shipped/cf-runner"
 }
 

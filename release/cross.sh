@@ -23,6 +23,9 @@ if [ "${#targets[@]}" -eq 0 ]; then
 	targets=(aarch64-unknown-linux-musl x86_64-apple-darwin aarch64-apple-darwin x86_64-pc-windows-gnu)
 fi
 profile="${CF_RUNNER_PROFILE:-release}"
+# Cargo's folder for the profile (dev builds land in debug/).
+profile_dir="$profile"
+[ "$profile" = dev ] && profile_dir=debug
 
 command -v cargo-zigbuild >/dev/null 2>&1 || {
 	echo "error: cargo-zigbuild is not on PATH: pip install ziglang cargo-zigbuild" >&2
@@ -59,7 +62,7 @@ for target in "${targets[@]}"; do
 		fi
 		exe=cf-runner
 		[[ "$target" == *windows* ]] && exe=cf-runner.exe
-		bin="target/$target/$profile/$exe"
+		bin="target/$target/$profile_dir/$exe"
 		echo "$target: linked in $((SECONDS - start)) s: $bin ($(wc -c <"$bin" | tr -d " ") bytes)" >&2
 		echo "$PWD/$bin"
 		;;
