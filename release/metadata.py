@@ -183,6 +183,8 @@ def krew(folder, version, base):
         # krew links kubectl-cf_runner (its name for the plugin cf-runner)
         # to `bin`; cf-runner then answers as `kubectl cf-runner`.
         exe = "cf-runner.exe" if os_name == "windows" else "cf-runner"
+        # The archive holds one folder, named as the archive.
+        top = name.removesuffix(".tar.gz").removesuffix(".zip")
         lines += [
             "  - selector:",
             "      matchLabels:",
@@ -191,9 +193,9 @@ def krew(folder, version, base):
             f"    uri: {base}/{name}",
             f"    sha256: {digest}",
             "    files:",
-            f"    - from: {exe}",
+            f"    - from: {top}/{exe}",
             "      to: .",
-            "    - from: LICENSE",
+            f"    - from: {top}/LICENSE",
             "      to: .",
             f"    bin: {exe}",
         ]
