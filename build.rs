@@ -3,13 +3,13 @@
 //!
 //! - `CF_RUNNER_SKIP_E2E=1` compiles the end-to-end tests as `#[ignore]`d
 //!   (cfg `skip_e2e`).
-//! - A shell the completion tests drive (bash, zsh, fish) that is not on
-//!   `PATH` compiles its test as ignored (cfg `no_bash`, `no_zsh`,
-//!   `no_fish`).
 //!
-//! Under CI (any non-empty `CI`) neither may happen: `CF_RUNNER_SKIP_E2E` is
-//! refused, and a missing shell is not turned into a skip, so its test runs
-//! and fails.
+//! Under CI (any non-empty `CI`) `CF_RUNNER_SKIP_E2E` is refused.
+//!
+//! What the tests need to know about the machine (which shells the
+//! completion tests can drive) is not looked up here but in the tests' own
+//! helper crate, `tests/host-tools`: this script must not depend on `PATH`,
+//! or installing any package rebuilds the release binary (issue 47).
 //!
 //! Speed: a release build on Linux may be linked position-dependent
 //! (`-no-pie`) when asked at build time, see [`link_release_binary`]; the
@@ -18,24 +18,14 @@
 
 use std::path::PathBuf;
 
-/// Shells the completion tests run, each with the cfg set when it is missing.
-const SHELLS: &[(&str, &str)] = &[("bash", "no_bash"), ("zsh", "no_zsh"), ("fish", "no_fish")];
-
 /// True when `CI` is set to anything but the empty string: `CI=1`,
 /// `CI=yes` and `CI=true` are all CI.
 fn under_ci() -> bool {
     std::env::var_os("CI").is_some_and(|v| !v.is_empty())
 }
 
-/// Where `name` is on `PATH`, if it is.
-fn on_path(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(name))
-        .find(|candidate| candidate.is_file())
-}
-
-/// True when this is a release build for Linux.
+/// True when this is a release build for Linux: Cargo sets `PROFILE` to
+/// `release` for every profile that inherits it (`dist`, `bench-fast`).
 fn release_for_linux() -> bool {
     std::env::var("PROFILE").is_ok_and(|p| p == "release")
         && std::env::var("CARGO_CFG_TARGET_OS").is_ok_and(|os| os == "linux")
@@ -67,7 +57,7 @@ fn link_release_binary() {
 const SYMBOL_ORDER: &str = "release/symbol-order.txt";
 
 /// Links the static release binary (target environment musl, profile
-/// `release`; built by `release/build.sh`) with lld, the linker rustc ships,
+/// `dist` or `release`; built by `release/build.sh`) with lld, the linker rustc ships,
 /// placing the functions a run of `--version`, a dry-run and an export
 /// executes (listed in [`SYMBOL_ORDER`]) next to each other. Spread over the
 /// 20 MiB of code as the compiler leaves them, a dry-run's functions lay in
@@ -75,11 +65,14 @@ const SYMBOL_ORDER: &str = "release/symbol-order.txt";
 /// (issue 26).
 /// Only the layout changes: a name the list holds that the binary no longer
 /// has is passed over. Without rustc's lld the binary is linked as usual and
-/// the build says so.
+/// the build says so. Only for x86_64, whose runs the list was made from;
+/// the aarch64 build is linked by zig (`release/cross.sh`), which takes
+/// neither rustc's lld nor its flags.
 fn link_static_release() {
     println!("cargo::rerun-if-changed={SYMBOL_ORDER}");
     let musl = std::env::var("CARGO_CFG_TARGET_ENV").is_ok_and(|env| env == "musl");
-    if !(musl && release_for_linux()) {
+    let x86_64 = std::env::var("CARGO_CFG_TARGET_ARCH").is_ok_and(|arch| arch == "x86_64");
+    if !(musl && x86_64 && release_for_linux()) {
         return;
     }
     let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
@@ -110,13 +103,9 @@ fn main() {
     link_release_binary();
     link_static_release();
     println!("cargo::rustc-check-cfg=cfg(skip_e2e)");
-    for (_, cfg) in SHELLS {
-        println!("cargo::rustc-check-cfg=cfg({cfg})");
-    }
     println!("cargo::rerun-if-changed=build.rs");
     println!("cargo::rerun-if-env-changed=CF_RUNNER_SKIP_E2E");
     println!("cargo::rerun-if-env-changed=CI");
-    println!("cargo::rerun-if-env-changed=PATH");
     let ci = under_ci();
     let skip = std::env::var("CF_RUNNER_SKIP_E2E").is_ok_and(|v| !v.is_empty() && v != "0");
     if skip && ci {
@@ -126,26 +115,5 @@ fn main() {
     }
     if skip {
         println!("cargo::rustc-cfg=skip_e2e");
-    }
-    let mut missing = false;
-    for (shell, cfg) in SHELLS {
-        match on_path(shell) {
-            // Rebuilt when the shell is removed or replaced.
-            Some(found) => println!("cargo::rerun-if-changed={}", found.display()),
-            None => {
-                missing = true;
-                if !ci {
-                    println!("cargo::rustc-cfg={cfg}");
-                }
-            }
-        }
-    }
-    if missing {
-        // Installing a shell adds a file to a folder on PATH: look again then.
-        if let Some(path) = std::env::var_os("PATH") {
-            for dir in std::env::split_paths(&path).filter(|d| d.is_dir()) {
-                println!("cargo::rerun-if-changed={}", dir.display());
-            }
-        }
     }
 }

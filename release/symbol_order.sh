@@ -8,12 +8,12 @@
 #   bash release/build.sh && bash release/symbol_order.sh && bash release/build.sh
 #
 # Needs valgrind. Reads the unstripped build release/build.sh leaves in
-# target/x86_64-unknown-linux-musl/release/. Run it again when the list has
+# target/x86_64-unknown-linux-musl/dist/ (or PROFILE/ with CF_RUNNER_PROFILE). Run it again when the list has
 # aged: it prints how many of the functions the current build executes were
 # already in it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin="$PWD/target/x86_64-unknown-linux-musl/release/cf-runner"
+bin="$PWD/target/x86_64-unknown-linux-musl/${CF_RUNNER_PROFILE:-dist}/cf-runner"
 test -x "$bin" || { echo "error: no build at $bin: run bash release/build.sh first" >&2; exit 1; }
 command -v valgrind >/dev/null 2>&1 || { echo "error: valgrind is needed" >&2; exit 1; }
 work="$(mktemp -d)"

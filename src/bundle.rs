@@ -742,12 +742,12 @@ pub fn write(
         .unwrap_or_else(|| "support-bundle.tar.gz".into());
     let aside = path.with_file_name(format!(".{name}.cf-runner-{}", std::process::id()));
     let written = (|| {
-        use std::os::unix::fs::OpenOptionsExt;
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&aside)?;
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        // Elsewhere (Windows) the file keeps the folder's permissions.
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let mut file = options.open(&aside)?;
         file.write_all(&bytes)?;
         file.sync_all()?;
         std::fs::rename(&aside, path)

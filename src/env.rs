@@ -26,13 +26,21 @@ pub fn var(name: &str) -> Option<String> {
     var_os(name).and_then(|v| v.into_string().ok())
 }
 
-/// The home folder: `$HOME` when set (through [`var_os`]), else the
+/// The home folder, where `~/.kube/config` and `~/.cfconfig` are: `$HOME`
+/// when set (through [`var_os`]); on Windows, where `HOME` is usually
+/// unset, `%USERPROFILE%` next, as kubectl and docker look there; else the
 /// system's record of the user.
 pub fn home() -> Option<std::path::PathBuf> {
-    match var_os("HOME").filter(|h| !h.is_empty()) {
-        Some(h) => Some(h.into()),
-        None => directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf()),
-    }
+    home_from(var_os, cfg!(windows))
+        .or_else(|| directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf()))
+}
+
+/// The home folder the variables give (`get` reads one), by Windows' rule
+/// when `windows`; a separate function so both rules are tested anywhere.
+fn home_from(get: impl Fn(&str) -> Option<OsString>, windows: bool) -> Option<std::path::PathBuf> {
+    let set = |name: &str| get(name).filter(|v| !v.is_empty()).map(Into::into);
+    let profile = || windows.then(|| set("USERPROFILE")).flatten();
+    set("HOME").or_else(profile)
 }
 
 /// Runs `f` with `vars` (`None`: unset) in place of the real ones, for reads
@@ -66,5 +74,28 @@ mod tests {
             assert_eq!(other, None);
         });
         assert_eq!(var(name), None);
+    }
+
+    /// On Windows, where `HOME` is usually unset, `~/.kube/config` and
+    /// `~/.cfconfig` are under `%USERPROFILE%`; `HOME` still wins when set
+    /// (kubectl reads it first there too). Elsewhere `USERPROFILE` means
+    /// nothing.
+    #[test]
+    fn windows_finds_the_home_folder_in_userprofile() {
+        let vars = |pairs: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                pairs
+                    .iter()
+                    .find(|(k, _)| *k == name)
+                    .map(|(_, v)| OsString::from(v))
+            }
+        };
+        let profile_only = vars(&[("USERPROFILE", r"C:\Users\me")]);
+        assert_eq!(home_from(profile_only, true), Some(r"C:\Users\me".into()));
+        assert_eq!(home_from(profile_only, false), None);
+        let both = vars(&[("HOME", r"D:\home"), ("USERPROFILE", r"C:\Users\me")]);
+        assert_eq!(home_from(both, true), Some(r"D:\home".into()));
+        let empty_home = vars(&[("HOME", ""), ("USERPROFILE", r"C:\Users\me")]);
+        assert_eq!(home_from(empty_home, true), Some(r"C:\Users\me".into()));
     }
 }

@@ -586,6 +586,10 @@ fn create_new_file(path: &Path, text: &str, private: bool) -> Result<fs::File, E
         use std::os::unix::fs::OpenOptionsExt;
         options.mode(if private { 0o600 } else { 0o644 });
     }
+    // Windows has no mode bits: the file keeps the folder's permissions
+    // (the README's Platforms section says so).
+    #[cfg(not(unix))]
+    let _ = private;
     let mut file = options.open(path).map_err(err)?;
     file.write_all(text.as_bytes()).map_err(err)?;
     Ok(file)

@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 
 /// The static (musl) build's allocator. musl's own malloc gives memory back
 /// eagerly: a dry-run took a third more page faults and a tenth more CPU than
@@ -89,8 +89,28 @@ mod musl_alloc {
     }
 }
 
+/// The file name kubectl runs cf-runner by as its plugin (`kubectl
+/// cf-runner`: kubectl turns the dash into an underscore), the name krew
+/// links it under.
+const KUBECTL_PLUGIN: &str = "kubectl-cf_runner";
+
+/// The command as the user typed it, for usage lines and help: `kubectl
+/// cf-runner` when run as the kubectl plugin, else the binary's own name.
+fn command_name(argv0: Option<std::ffi::OsString>) -> Option<&'static str> {
+    let path = std::path::PathBuf::from(argv0?);
+    let stem = path.file_stem()?.to_str()?;
+    (stem == KUBECTL_PLUGIN).then_some("kubectl cf-runner")
+}
+
 fn main() -> ExitCode {
-    let cli = match cf_runner::cli::Cli::try_parse() {
+    let mut command = cf_runner::cli::Cli::command();
+    if let Some(name) = command_name(std::env::args_os().next()) {
+        command = command.bin_name(name);
+    }
+    let parsed = command
+        .try_get_matches()
+        .and_then(|matches| cf_runner::cli::Cli::from_arg_matches(&matches));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(mut e) => {
             cf_runner::cli::suggest_kubectl_habits(&mut e);

@@ -619,7 +619,9 @@ fn mode_of(path: &Path) -> Option<u32> {
 /// A plugin process, stopped when dropped before it ended.
 struct Running {
     child: Child,
-    /// Started in its own process group (stop the whole group).
+    /// Started in its own process group (stop the whole group). Windows
+    /// has no process groups to stop: only the plugin itself is stopped.
+    #[cfg_attr(not(unix), allow(dead_code))]
     own_group: bool,
     ended: bool,
 }

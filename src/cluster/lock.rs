@@ -124,9 +124,7 @@ impl Holder {
         if self.process_space.is_empty() || self.process_space != other.process_space {
             return false;
         }
-        // SAFETY: signal 0 only checks that the process exists.
-        let rc = unsafe { libc::kill(other.pid as libc::pid_t, 0) };
-        rc != 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
+        process_is_gone(other.pid)
     }
 
     /// The Lease's `holderIdentity`: one line that names this run.
@@ -165,7 +163,30 @@ fn holder_field(text: &str) -> String {
     format!("{cut}… ({} characters)", text.chars().count())
 }
 
+/// True when no process `pid` runs here any more.
+#[cfg(unix)]
+fn process_is_gone(pid: u32) -> bool {
+    // SAFETY: signal 0 only checks that the process exists.
+    let rc = unsafe { libc::kill(pid as libc::pid_t, 0) };
+    rc != 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
+}
+
+/// Never known elsewhere: [`process_space`] is empty there, so this is not
+/// reached; a lock then waits for its expiry.
+#[cfg(not(unix))]
+fn process_is_gone(_pid: u32) -> bool {
+    false
+}
+
+/// The user when no variable names one: on Windows `USERNAME` is always
+/// set, so this is the last resort.
+#[cfg(not(unix))]
+fn user_of_uid() -> String {
+    "unknown user".into()
+}
+
 /// The name of this process's user in the system's records, else `uid N`.
+#[cfg(unix)]
 fn user_of_uid() -> String {
     // SAFETY: getuid cannot fail; getpwuid_r writes only into the buffers
     // passed, with their lengths, and `found` points into `record` or is null.
@@ -201,7 +222,16 @@ fn process_space() -> String {
     format!("{}/{pid_ns}", boot.trim())
 }
 
+/// The machine's host name, or `unknown host`; on Windows `COMPUTERNAME`.
+#[cfg(not(unix))]
+fn host_name() -> String {
+    crate::env::var("COMPUTERNAME")
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "unknown host".into())
+}
+
 /// The machine's host name, or `unknown host`.
+#[cfg(unix)]
 fn host_name() -> String {
     let mut buffer = [0u8; 256];
     // SAFETY: the buffer is writable for its whole length, which is passed.

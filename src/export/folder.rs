@@ -148,28 +148,60 @@ pub(super) struct FolderLock {
     pub(super) _handle: fs::File,
 }
 
+/// Locks `dir` for this run, or says another run holds it (`Busy`).
 pub(super) fn lock_folder(dir: &Path) -> Result<FolderLock, ExportError> {
-    let handle = fs::File::open(dir).map_err(|source| ExportError::Lock {
+    let lock_err = |source| ExportError::Lock {
         dir: dir.into(),
         source,
-    })?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::io::AsRawFd;
-        // SAFETY: flock on a descriptor this function owns; no memory is shared.
-        let rc = unsafe { libc::flock(handle.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-        if rc != 0 {
-            let err = std::io::Error::last_os_error();
-            if err.kind() == std::io::ErrorKind::WouldBlock {
-                return Err(ExportError::Busy { dir: dir.into() });
-            }
-            return Err(ExportError::Lock {
-                dir: dir.into(),
-                source: err,
-            });
-        }
+    };
+    let handle = open_locked(dir).map_err(lock_err)?;
+    Ok(FolderLock {
+        _handle: handle.ok_or_else(|| ExportError::Busy { dir: dir.into() })?,
+    })
+}
+
+/// Opens `dir` holding its lock; `Ok(None)` when another run holds it.
+/// Unix: an advisory `flock` on the folder itself, which nothing else
+/// holds by accident.
+#[cfg(unix)]
+fn open_locked(dir: &Path) -> std::io::Result<Option<fs::File>> {
+    use std::os::unix::io::AsRawFd;
+    let handle = fs::File::open(dir)?;
+    // SAFETY: flock on a descriptor this function owns; no memory is shared.
+    let rc = unsafe { libc::flock(handle.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+    if rc == 0 {
+        return Ok(Some(handle));
     }
-    Ok(FolderLock { _handle: handle })
+    let err = std::io::Error::last_os_error();
+    match err.kind() {
+        std::io::ErrorKind::WouldBlock => Ok(None),
+        _ => Err(err),
+    }
+}
+
+/// Opens `dir` holding its lock; `Ok(None)` when another run holds it.
+/// Windows: the folder opened for writing (a folder needs the "backup
+/// semantics" flag to be opened at all) without sharing write access, so a
+/// second run's same open fails with a sharing violation; readers (Explorer,
+/// an editor) are not shut out.
+#[cfg(windows)]
+fn open_locked(dir: &Path) -> std::io::Result<Option<fs::File>> {
+    use std::os::windows::fs::OpenOptionsExt;
+    const FILE_SHARE_READ: u32 = 0x1;
+    const FILE_SHARE_DELETE: u32 = 0x4;
+    const FILE_FLAG_BACKUP_SEMANTICS: u32 = 0x0200_0000;
+    const ERROR_SHARING_VIOLATION: i32 = 32;
+    let opened = fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .share_mode(FILE_SHARE_READ | FILE_SHARE_DELETE)
+        .custom_flags(FILE_FLAG_BACKUP_SEMANTICS)
+        .open(dir);
+    match opened {
+        Ok(handle) => Ok(Some(handle)),
+        Err(e) if e.raw_os_error() == Some(ERROR_SHARING_VIOLATION) => Ok(None),
+        Err(e) => Err(e),
+    }
 }
 
 /// What kind of thing a non-regular directory entry is, for messages.

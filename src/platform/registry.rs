@@ -150,7 +150,7 @@ impl DockerConfig {
         if let Some(dir) = crate::env::var_os("DOCKER_CONFIG") {
             return Some(PathBuf::from(dir).join("config.json"));
         }
-        crate::env::var_os("HOME").map(|h| PathBuf::from(h).join(".docker/config.json"))
+        crate::env::home().map(|h| h.join(".docker").join("config.json"))
     }
 
     /// Reads `path`; a missing file is no credentials. The error names the

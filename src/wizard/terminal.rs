@@ -9,11 +9,12 @@
 //! Ctrl-C: in a prompt the terminal is raw, so console reads the key and
 //! raises SIGINT itself. [`InterruptGuard`] catches it: for console's own
 //! signal inside a prompt the handler returns and dialoguer hands back an
-//! `Interrupted` error, which becomes [`PromptError::Interrupted`]; any
-//! other SIGINT (between prompts, during a cluster look-up say, or the
-//! terminal's own for a Ctrl-C typed in the instant between two keys, when
-//! console has the terminal back in its normal mode) restores the cursor
-//! and exits 130 at once. Nothing has been written by then either way.
+//! `Interrupted` error, which becomes [`PromptError::Interrupted`]; a
+//! SIGINT between prompts (during a cluster look-up, say) restores the
+//! cursor and exits 130 at once, and one in a prompt that does not return
+//! (the terminal's own for a Ctrl-C typed in the instant between two keys,
+//! when console has the terminal back in its normal mode) does so a moment
+//! later. Nothing has been written by then either way.
 //!
 //! A question's text may quote data (a context of the kubeconfig, a
 //! storage class or a runtime name the cluster or the platform gave): every
@@ -21,7 +22,9 @@
 //! `crate::output` does) before the wizard styles it.
 
 use std::io::IsTerminal;
-use std::sync::atomic::{AtomicBool, Ordering};
+#[cfg(unix)]
+use std::sync::atomic::AtomicI32;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use console::{style, Term};
 use dialoguer::theme::{ColorfulTheme, Theme};
@@ -82,9 +85,9 @@ impl TerminalPrompter {
     /// Runs one dialoguer interaction with Ctrl-C mapped to an error and the
     /// cursor shown again whatever happened.
     fn interact<T>(&self, run: impl FnOnce() -> dialoguer::Result<T>) -> Result<T, PromptError> {
-        PROMPTING.store(true, Ordering::SeqCst);
+        set_prompting(true);
         let result = run();
-        PROMPTING.store(false, Ordering::SeqCst);
+        set_prompting(false);
         result.map_err(|e| {
             let _ = self.term.show_cursor();
             match e {
@@ -241,50 +244,106 @@ impl Prompter for TerminalPrompter {
     }
 }
 
+/// How long a SIGINT that arrived during a prompt waits for that prompt to
+/// end before it ends the run. console's own signal is followed by the
+/// prompt's return within microseconds; any other never is.
+#[cfg(unix)]
+const STRAY_INTERRUPT_GRACE: std::time::Duration = std::time::Duration::from_millis(300);
+
+/// Prompts ended so far: the watcher compares it at the signal and after
+/// [`STRAY_INTERRUPT_GRACE`] to tell whether the prompt ended meanwhile.
+static PROMPTS_ENDED: AtomicUsize = AtomicUsize::new(0);
+
+/// The write end of the pipe the handler wakes the watcher through, or -1.
+#[cfg(unix)]
+static WAKE_FD: AtomicI32 = AtomicI32::new(-1);
+
+/// Marks a prompt as running (true) or ended (false).
+fn set_prompting(running: bool) {
+    if !running {
+        PROMPTS_ENDED.fetch_add(1, Ordering::SeqCst);
+    }
+    PROMPTING.store(running, Ordering::SeqCst);
+}
+
+/// Shows the cursor, ends the line and exits 130; async-signal-safe.
+#[cfg(unix)]
+fn restore_and_exit() -> ! {
+    const RESTORE: &[u8] = b"\x1b[?25h\n";
+    // SAFETY: write(2) and _exit(2) are async-signal-safe; the buffer is static.
+    unsafe {
+        libc::write(2, RESTORE.as_ptr().cast(), RESTORE.len());
+        libc::_exit(INTERRUPTED_EXIT_CODE)
+    }
+}
+
 /// Catches SIGINT while the wizard runs (see the module comment); the
 /// previous handler is back when the guard is dropped.
+///
+/// Which SIGINT is console's own is told apart by what follows it, the same
+/// way on every Unix: console raises it when it has read Ctrl-C in a
+/// prompt, and the prompt then returns at once. Any other SIGINT during a
+/// prompt (the terminal's, for a Ctrl-C typed while console had the
+/// terminal back in its normal mode between two keys, the key itself
+/// discarded; or `kill -INT`) never reaches the prompt, which would wait on:
+/// a watcher thread ends the run when the prompt has not returned within
+/// 300 ms. (Linux alone tells it from the signal itself,
+/// `SI_TKILL`; macOS has no such code.) On Windows console does not raise
+/// a signal: Ctrl-C at a prompt is the console's control event, which ends
+/// the process as Windows does, before anything is written.
 pub struct InterruptGuard {
     #[cfg(unix)]
     previous: libc::sigaction,
 }
 
 #[cfg(unix)]
-extern "C" fn on_interrupt(
-    _signal: libc::c_int,
-    info: *mut libc::siginfo_t,
-    _context: *mut libc::c_void,
-) {
-    // console raises SIGINT itself (tgkill: `SI_TKILL`) when it reads
-    // Ctrl-C in a prompt; dialoguer then reports it. A SIGINT from
-    // anywhere else during a prompt (the terminal's own, for a Ctrl-C
-    // typed while console had the terminal back in its normal mode between
-    // two keys, with the key itself discarded; or `kill -INT`) would
-    // never reach the prompt, which would wait on: it exits here.
-    // SAFETY: the kernel passes a valid siginfo_t to an SA_SIGINFO handler.
-    let raised_by_console = !info.is_null() && unsafe { (*info).si_code } == libc::SI_TKILL;
-    if PROMPTING.load(Ordering::SeqCst) && raised_by_console {
-        return;
+extern "C" fn on_interrupt(_signal: libc::c_int) {
+    if !PROMPTING.load(Ordering::SeqCst) {
+        restore_and_exit();
     }
-    // Only async-signal-safe calls here: show the cursor, end the line, exit.
-    const RESTORE: &[u8] = b"\x1b[?25h\n";
-    // SAFETY: write(2) and _exit(2) are async-signal-safe; the buffer is static.
-    unsafe {
-        libc::write(2, RESTORE.as_ptr().cast(), RESTORE.len());
-        libc::_exit(INTERRUPTED_EXIT_CODE);
+    // Wake the watcher with the count of prompts ended at this moment.
+    let seen = PROMPTS_ENDED.load(Ordering::SeqCst) as u8;
+    let fd = WAKE_FD.load(Ordering::SeqCst);
+    if fd >= 0 {
+        // SAFETY: write(2) is async-signal-safe; a closed fd only fails.
+        unsafe { libc::write(fd, (&seen as *const u8).cast(), 1) };
+    }
+}
+
+/// Waits for the handler's bytes until the guard closes the pipe; ends the
+/// run when the prompt a signal arrived in is still the one running after
+/// the grace.
+#[cfg(unix)]
+fn watch(mut wake: std::os::unix::net::UnixStream) {
+    use std::io::Read;
+    let mut seen = [0u8; 1];
+    while let Ok(1) = wake.read(&mut seen) {
+        std::thread::sleep(STRAY_INTERRUPT_GRACE);
+        let still_waiting = PROMPTING.load(Ordering::SeqCst)
+            && PROMPTS_ENDED.load(Ordering::SeqCst) as u8 == seen[0];
+        if still_waiting {
+            restore_and_exit();
+        }
     }
 }
 
 impl InterruptGuard {
-    /// Installs the handler.
+    /// Installs the handler (and, on Unix, its watcher thread).
     pub fn install() -> Self {
         #[cfg(unix)]
         {
+            use std::os::fd::IntoRawFd;
+            if let Ok((read, write)) = std::os::unix::net::UnixStream::pair() {
+                WAKE_FD.store(write.into_raw_fd(), Ordering::SeqCst);
+                let _ = std::thread::Builder::new()
+                    .name("ctrl-c-watch".into())
+                    .spawn(move || watch(read));
+            }
             // SAFETY: a zeroed sigaction is a valid "no flags, empty mask"
             // value; the handler is a plain extern "C" fn.
             unsafe {
                 let mut action: libc::sigaction = std::mem::zeroed();
                 action.sa_sigaction = on_interrupt as *const () as libc::sighandler_t;
-                action.sa_flags = libc::SA_SIGINFO;
                 libc::sigemptyset(&mut action.sa_mask);
                 let mut previous: libc::sigaction = std::mem::zeroed();
                 libc::sigaction(libc::SIGINT, &action, &mut previous);
@@ -299,9 +358,14 @@ impl InterruptGuard {
 impl Drop for InterruptGuard {
     fn drop(&mut self) {
         #[cfg(unix)]
-        // SAFETY: restores the action saved by `install`.
+        // SAFETY: restores the action saved by `install`, then closes the
+        // pipe's write end, which ends the watcher.
         unsafe {
             libc::sigaction(libc::SIGINT, &self.previous, std::ptr::null_mut());
+            let fd = WAKE_FD.swap(-1, Ordering::SeqCst);
+            if fd >= 0 {
+                libc::close(fd);
+            }
         }
     }
 }
@@ -310,49 +374,59 @@ impl Drop for InterruptGuard {
 mod tests {
     use super::*;
 
-    /// The exit code of a forked child that installs the guard, marks a
-    /// prompt as running, and gets SIGINT from `send`; 0 when the handler
-    /// let it go on.
-    fn child_exit(send: fn()) -> i32 {
-        // SAFETY: the child calls only sigaction, kill/raise and _exit
-        // (async-signal-safe) and an atomic store before it exits.
-        unsafe {
-            match libc::fork() {
-                0 => {
-                    let _guard = InterruptGuard::install();
-                    PROMPTING.store(true, Ordering::SeqCst);
-                    send();
-                    libc::_exit(0);
-                }
-                pid => {
-                    let mut status = 0;
-                    assert_eq!(libc::waitpid(pid, &mut status, 0), pid);
-                    assert!(libc::WIFEXITED(status), "status {status}");
-                    libc::WEXITSTATUS(status)
-                }
-            }
-        }
+    /// What the child run by [`interrupted_child`] does, by the value of
+    /// this variable: `prompt-returns` (a SIGINT in a prompt that then
+    /// returns, as console's own does), `prompt-waits` (one in a prompt that
+    /// never returns: the terminal's between two keys, or `kill -INT`),
+    /// `between-prompts`.
+    const CHILD_VAR: &str = "CF_RUNNER_INTERRUPT_CHILD";
+
+    /// The exit code of this test binary run again as a child doing `case`.
+    fn child_exit(case: &str) -> i32 {
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "wizard::terminal::tests::interrupted_child"])
+            .args(["--ignored", "--nocapture", "--test-threads=1"])
+            .env(CHILD_VAR, case)
+            .output()
+            .unwrap();
+        out.status.code().unwrap_or(-1)
     }
 
-    /// During a prompt, console's own SIGINT (raised when it reads Ctrl-C)
-    /// lets dialoguer report the key; any other SIGINT (the terminal's, for
-    /// a Ctrl-C typed while console had it in its normal mode between two
+    /// The child: installs the guard, gets SIGINT (raised on its own thread
+    /// as console does, or process-wide by kill(2) as the terminal's or
+    /// `kill -INT` come), and exits 0 when the run went on.
+    #[test]
+    #[ignore = "run as a child by only_consoles_own_interrupt_is_left_to_the_prompt"]
+    fn interrupted_child() {
+        let Ok(case) = std::env::var(CHILD_VAR) else {
+            return;
+        };
+        let _guard = InterruptGuard::install();
+        set_prompting(case != "between-prompts");
+        if case == "prompt-returns" {
+            // As console does: raise(3) runs the handler on this thread
+            // before it returns; then the prompt returns.
+            // SAFETY: raise(3) of this process's own SIGINT.
+            assert_eq!(unsafe { libc::raise(libc::SIGINT) }, 0);
+            set_prompting(false);
+        } else {
+            // SAFETY: kill(2) of this process's own SIGINT.
+            assert_eq!(unsafe { libc::kill(libc::getpid(), libc::SIGINT) }, 0);
+        }
+        std::thread::sleep(STRAY_INTERRUPT_GRACE * 3);
+        std::process::exit(0);
+    }
+
+    /// During a prompt, console's own SIGINT (raised when it reads Ctrl-C,
+    /// and followed at once by the prompt's return) lets dialoguer report
+    /// the key; any other SIGINT during a prompt (the terminal's, for a
+    /// Ctrl-C typed while console had it in its normal mode between two
     /// keys, whose key is then gone; or `kill -INT`) ends the run with 130,
-    /// since no key will ever reach the prompt.
+    /// since no key will ever reach the prompt; so does one between prompts.
     #[test]
     fn only_consoles_own_interrupt_is_left_to_the_prompt() {
-        // SAFETY: raise/kill of this process's own SIGINT, in the child.
-        assert_eq!(
-            child_exit(|| unsafe {
-                libc::raise(libc::SIGINT);
-            }),
-            0
-        );
-        assert_eq!(
-            child_exit(|| unsafe {
-                libc::kill(libc::getpid(), libc::SIGINT);
-            }),
-            INTERRUPTED_EXIT_CODE
-        );
+        assert_eq!(child_exit("prompt-returns"), 0);
+        assert_eq!(child_exit("prompt-waits"), INTERRUPTED_EXIT_CODE);
+        assert_eq!(child_exit("between-prompts"), INTERRUPTED_EXIT_CODE);
     }
 }

@@ -5,11 +5,12 @@
 //! kubectl: the test control plane's), and a hostile context name stays
 //! data. Shells come from the Debian packages `bash`, `zsh` and `fish`
 //! (`.ci/run` installs them). A shell missing from PATH makes its test
-//! ignored (`build.rs` sets `no_bash`, `no_zsh` or `no_fish`), reported as
-//! such by `cargo test`; under CI (any non-empty `CI`) it is never ignored,
-//! and the test fails.
+//! ignored (`#[needs_shell]`, decided by `tests/host-tools`' build script,
+//! not cf-runner's), reported as such by `cargo test`; under CI (any
+//! non-empty `CI`) it is never ignored, and the test fails.
 
 use crate::support;
+use cf_runner_test_host::needs_shell;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -110,8 +111,8 @@ fn bash_complete_with(words: &[&str], env: &[(&str, String)]) -> Vec<String> {
         .collect()
 }
 
+#[needs_shell("bash")]
 #[test]
-#[cfg_attr(no_bash, ignore = "bash is not installed (Debian package bash)")]
 fn bash_completes_a_subcommands_options_and_values() {
     require("bash");
     assert_eq!(
@@ -136,8 +137,8 @@ fn bash_completes_a_subcommands_options_and_values() {
     );
 }
 
+#[needs_shell("fish")]
 #[test]
-#[cfg_attr(no_fish, ignore = "fish is not installed (Debian package fish)")]
 fn fish_completes_a_subcommands_options() {
     require("fish");
     let (_kubeconfig, env) = contexts_env();
@@ -222,8 +223,8 @@ fn zsh_complete(line: &str, env: &[(&str, String)]) -> Vec<String> {
 /// zsh used to be only loaded (compinit registered the function); its
 /// completion was never driven. It now completes a subcommand's option, an
 /// option's values and the kubeconfig's contexts, as bash and fish do.
+#[needs_shell("zsh")]
 #[test]
-#[cfg_attr(no_zsh, ignore = "zsh is not installed (Debian package zsh)")]
 fn zsh_completes_a_subcommands_options_and_values() {
     require("zsh");
     assert_eq!(
@@ -273,8 +274,8 @@ const HOSTILE_CONTEXTS: &[&str] = &[
 /// as bash would insert it and read back by bash itself, so a completion
 /// that is not quoted for the command line runs its code there and fails
 /// the same check.
+#[needs_shell("bash")]
 #[test]
-#[cfg_attr(no_bash, ignore = "bash is not installed (Debian package bash)")]
 fn bash_completes_hostile_context_names_as_data() {
     require("bash");
     let (kubeconfig, env) = contexts_env_with(HOSTILE_CONTEXTS);

@@ -23,6 +23,7 @@ mod fleet_cli;
 mod golden;
 mod honest_input;
 mod images;
+mod kubectl_plugin;
 mod messages;
 mod readme_commands;
 mod reference;

@@ -152,6 +152,7 @@ fn quiet_apply_watchdog(
 }
 
 /// Waits for SIGINT or SIGTERM; gives the exit code (130, 143) and the name.
+#[cfg(unix)]
 async fn stop_signal() -> (u8, &'static str) {
     use tokio::signal::unix::{signal, SignalKind};
     match (
@@ -163,6 +164,20 @@ async fn stop_signal() -> (u8, &'static str) {
             _ = term.recv() => (143, "SIGTERM"),
         },
         // Without handlers the default action (end the process) stays.
+        _ => std::future::pending().await,
+    }
+}
+
+/// Waits for Ctrl-C (or Ctrl-Break), Windows' only stop signals a console
+/// program gets; the exit code is the one Unix gives Ctrl-C.
+#[cfg(windows)]
+async fn stop_signal() -> (u8, &'static str) {
+    use tokio::signal::windows::{ctrl_break, ctrl_c};
+    match (ctrl_c(), ctrl_break()) {
+        (Ok(mut int), Ok(mut brk)) => tokio::select! {
+            _ = int.recv() => (130, "Ctrl-C"),
+            _ = brk.recv() => (130, "Ctrl-Break"),
+        },
         _ => std::future::pending().await,
     }
 }
