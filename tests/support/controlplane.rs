@@ -77,7 +77,7 @@ pub const ADMIN_USER: &str = "admin";
 pub const ADMIN_CERT_USER: &str = "admin-cert";
 /// Static-token user with no RBAC bindings at all, for negative tests.
 pub const LIMITED_USER: &str = "limited";
-/// Nodes simulated by kwok: 4 CPU, 16Gi, 110 pods each, amd64/linux.
+/// Nodes simulated by kwok: 4 CPU, 16Gi, 250 pods each (the e2e binary leaves many installs running), amd64/linux.
 pub const FAKE_NODES: [&str; 2] = ["kwok-node-0", "kwok-node-1"];
 /// `topology.kubernetes.io/zone` of every fake node.
 pub const NODE_ZONE: &str = "us-east-1a";
@@ -1147,7 +1147,7 @@ fn fake_node(name: &str) -> Result<Node> {
     let resources = serde_json::json!({
         "cpu": "4",
         "memory": "16Gi",
-        "pods": "110",
+        "pods": "250",
         "ephemeral-storage": "100Gi",
     });
     Ok(serde_json::from_value(serde_json::json!({
