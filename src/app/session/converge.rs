@@ -93,6 +93,14 @@ pub(crate) async fn apply_with_progress_after(
     if !report.ok() {
         return Err(apply_failed(&report, command));
     }
+    say_applied(&report);
+    let written = as_written(manifests, &learned.into_inner().expect("not poisoned"));
+    restart_for_new_credentials(cluster, &written, &report, command).await?;
+    Ok(report)
+}
+
+/// "all N objects applied (…)", with the count of each kind of change.
+fn say_applied(report: &apply::Report) {
     let summary: Vec<String> = report
         .counts()
         .iter()
@@ -103,8 +111,12 @@ pub(crate) async fn apply_with_progress_after(
         report.applied.len(),
         summary.join(", ")
     ));
-    let learned = learned.into_inner().expect("not poisoned");
-    let written: Vec<Manifest> = manifests
+}
+
+/// The manifests as they were written: each one `first` changed in its
+/// place (the agent's Deployment in config-dir mode), the others as given.
+fn as_written(manifests: &[Manifest], learned: &[Manifest]) -> Vec<Manifest> {
+    manifests
         .iter()
         .map(|m| {
             learned
@@ -113,9 +125,7 @@ pub(crate) async fn apply_with_progress_after(
                 .unwrap_or(m)
                 .clone()
         })
-        .collect();
-    restart_for_new_credentials(cluster, &written, &report, command).await?;
-    Ok(report)
+        .collect()
 }
 
 /// How long the apply may go without an object confirmed before it says

@@ -77,9 +77,8 @@ pub(crate) async fn take_seen(
     create_namespace: Option<&Manifest>,
     seen: NamespaceSeen,
 ) -> Result<Option<Lock>, Outcome> {
-    let me = Holder::me(command);
     let duration = lock::lease_duration();
-    let mut taker = Taker::new(&cluster.client, namespace, me, duration);
+    let mut taker = Taker::new(&cluster.client, namespace, Holder::me(command), duration);
     let mut deadline = how.wait.map(|t| Instant::now() + t);
     // Without a terminal: set once a forged or broken lock is seen (watched
     // for its period, then taken over or stopped at).
