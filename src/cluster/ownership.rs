@@ -198,36 +198,6 @@ fn label<'a>(object: &'a Value, key: &str) -> Option<&'a str> {
         .and_then(Value::as_str)
 }
 
-/// Seconds since the epoch of an RFC 3339 time as the API server writes
-/// it (`2024-05-01T10:20:30Z`, maybe with a fraction or an offset).
-fn epoch_seconds(time: &str) -> Option<i64> {
-    let b = time.as_bytes();
-    if b.len() < 19 || b[4] != b'-' || b[10] != b'T' {
-        return None;
-    }
-    let num = |r: std::ops::Range<usize>| time.get(r)?.parse::<i64>().ok();
-    let (y, m, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
-    let (hh, mm, ss) = (num(11..13)?, num(14..16)?, num(17..19)?);
-    // Days from the civil date (Howard Hinnant's algorithm).
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146097 + doe - 719468;
-    let mut secs = days * 86400 + hh * 3600 + mm * 60 + ss;
-    // An offset other than Z: `+02:00` means two hours ahead of UTC.
-    let rest = time[19..].trim_start_matches(|c: char| c == '.' || c.is_ascii_digit());
-    if let Some(sign) = rest.chars().next().filter(|c| *c == '+' || *c == '-') {
-        let oh = rest.get(1..3)?.parse::<i64>().ok()?;
-        let om = rest.get(4..6)?.parse::<i64>().ok()?;
-        let offset = oh * 3600 + om * 60;
-        secs += if sign == '+' { -offset } else { offset };
-    }
-    Some(secs)
-}
-
 /// The entries of `metadata.managedFields` that are writes of the object
 /// itself (not of a subresource).
 fn main_entries(object: &Value) -> Vec<&Value> {
@@ -280,14 +250,17 @@ fn named_managers(object: &Value) -> Vec<String> {
 /// The managers other than cf-runner's whose entry dates from the object's
 /// creation: who created it, when it was not cf-runner.
 pub fn other_creators(object: &Value) -> Vec<String> {
-    let created = text(object, "/metadata/creationTimestamp").and_then(epoch_seconds);
+    let created = text(object, "/metadata/creationTimestamp").and_then(crate::text::parse_rfc3339);
     let mut out: Vec<String> = Vec::new();
     for e in main_entries(object) {
         let m = manager(e);
         if OUR_MANAGERS.contains(&m) || SYSTEM_MANAGERS.contains(&m) {
             continue;
         }
-        let at_creation = match (created, text(e, "/time").and_then(epoch_seconds)) {
+        let at_creation = match (
+            created,
+            text(e, "/time").and_then(crate::text::parse_rfc3339),
+        ) {
             // The creator's entry is stamped before the object's creation
             // time, in the same request: never after it.
             (Some(c), Some(t)) => t <= c && c - t <= CREATION_WINDOW_SECS,
@@ -304,14 +277,16 @@ pub fn other_creators(object: &Value) -> Vec<String> {
 /// True when cf-runner's `Apply` entry still dates from the object's
 /// creation: cf-runner created it, whoever wrote it in the same second.
 fn applied_at_creation(object: &Value) -> bool {
-    let Some(created) = text(object, "/metadata/creationTimestamp").and_then(epoch_seconds) else {
+    let Some(created) =
+        text(object, "/metadata/creationTimestamp").and_then(crate::text::parse_rfc3339)
+    else {
         return false;
     };
     main_entries(object).iter().any(|e| {
         manager(e) == FIELD_MANAGER
             && text(e, "/operation") == Some("Apply")
             && text(e, "/time")
-                .and_then(epoch_seconds)
+                .and_then(crate::text::parse_rfc3339)
                 .is_some_and(|t| (t - created).abs() <= CREATION_WINDOW_SECS)
     })
 }

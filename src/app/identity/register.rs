@@ -204,34 +204,7 @@ pub(crate) fn epoch_seconds(value: &Value) -> Option<i64> {
     if let Some(ms) = value.as_i64() {
         return Some(ms / 1000);
     }
-    let text = value.as_str()?.trim();
-    let num = |range: std::ops::Range<usize>| text.get(range)?.parse::<i64>().ok();
-    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
-    let (h, mi, s) = (num(11..13)?, num(14..16)?, num(17..19)?);
-    if !matches!(text.as_bytes().get(10), Some(b'T' | b't' | b' ')) {
-        return None;
-    }
-    let rest = text.get(19..)?;
-    let zone = rest.trim_start_matches(|c: char| c == '.' || c.is_ascii_digit());
-    let offset = match zone {
-        "Z" | "z" | "" => 0,
-        z if z.len() == 6 && (z.starts_with('+') || z.starts_with('-')) => {
-            let hh: i64 = z.get(1..3)?.parse().ok()?;
-            let mm: i64 = z.get(4..6)?.parse().ok()?;
-            let sign = if z.starts_with('-') { -1 } else { 1 };
-            sign * (hh * 3600 + mm * 60)
-        }
-        _ => return None,
-    };
-    // Days from the civil date (Howard Hinnant's algorithm).
-    let y = if mo <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (mo + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    Some(days * 86_400 + h * 3600 + mi * 60 + s - offset)
+    crate::text::parse_rfc3339(value.as_str()?)
 }
 
 /// "42s", "5m", "3h", "2d" ago.

@@ -1,4 +1,5 @@
-//! Unit tests of ownership by marks: creation times, managers, labels,
+//! Unit tests of ownership by marks: creation times (as read through
+//! `text::parse_rfc3339`), managers, labels,
 //! adopt's mark, and what goes with a namespace.
 
 use super::contents::{is_install_lock, is_kubernetes_own};
@@ -24,13 +25,16 @@ fn ours_labels() -> Value {
 
 #[test]
 fn times_are_read_as_the_api_server_writes_them() {
-    assert_eq!(epoch_seconds("1970-01-01T00:00:00Z"), Some(0));
-    assert_eq!(epoch_seconds("2026-01-02T03:04:05Z"), Some(1_767_323_045));
+    assert_eq!(crate::text::parse_rfc3339("1970-01-01T00:00:00Z"), Some(0));
     assert_eq!(
-        epoch_seconds("2026-01-02T05:04:05.5+02:00"),
+        crate::text::parse_rfc3339("2026-01-02T03:04:05Z"),
         Some(1_767_323_045)
     );
-    assert_eq!(epoch_seconds("yesterday"), None);
+    assert_eq!(
+        crate::text::parse_rfc3339("2026-01-02T05:04:05.5+02:00"),
+        Some(1_767_323_045)
+    );
+    assert_eq!(crate::text::parse_rfc3339("yesterday"), None);
 }
 
 #[test]
