@@ -16,6 +16,9 @@ use serde_json::Value;
 use crate::support::cli::isolated;
 use crate::support::controlplane::ControlPlane;
 
+/// The shared control plane's admin context.
+pub const CONTEXT: &str = "admin@cf-runner-test";
+
 /// The context of the second control plane in [`merged_kubeconfig`].
 pub const SECOND: &str = "admin2@second-cp";
 
@@ -46,6 +49,29 @@ pub async fn run(kubeconfig: &Path, home: &Path, args: Vec<String>) -> Output {
     tokio::task::spawn_blocking(move || isolated(&k, &h).args(&args).output().unwrap())
         .await
         .unwrap()
+}
+
+/// The agent's `cf-runner init` as these suites install it: the `local`
+/// example in `ns` of the shared control plane's admin context, no cluster
+/// test, the fake platform at `url` with `token`.
+pub async fn init_agent(
+    kubeconfig: &Path,
+    home: &Path,
+    ns: &str,
+    url: &str,
+    token: &str,
+) -> Output {
+    let (k, h, ns) = (kubeconfig.to_path_buf(), home.to_path_buf(), ns.to_string());
+    let (url, token) = (url.to_string(), token.to_string());
+    tokio::task::spawn_blocking(move || {
+        crate::support::cli::init(&k, &h, "local", &ns, CONTEXT)
+            .args(["--skip-cluster-test", "--timeout=90s"])
+            .args(["--token", &token, "--url", &url])
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap()
 }
 
 /// A command line from string slices.

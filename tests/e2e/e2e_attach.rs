@@ -5,23 +5,21 @@
 //! that keeps its runtimes, and `runtime detach`. The agent's ready
 //! replicas are watched throughout: they never drop to zero.
 
-use crate::attached_runtimes::{args, merged_kubeconfig, run, runtime_files, SECOND};
+use crate::attached_runtimes::{
+    args, init_agent, merged_kubeconfig, run, runtime_files, CONTEXT, SECOND,
+};
 use crate::support;
-
-use std::path::Path;
-use std::process::Output;
 
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{Pod, Secret, ServiceAccount};
 use kube::api::{Api, Patch, PatchParams, PostParams};
 use kube::{Client, Config};
 use serde_json::{json, Value};
-use support::cli::{self, isolated, text};
+use support::cli::{isolated, text};
 use support::controlplane::{self, ControlPlane};
 use support::fake_platform::FakePlatform;
 use support::objects::labelled_in;
 
-const CONTEXT: &str = "admin@cf-runner-test";
 const API_TOKEN: &str = "api-token-for-attach-0123456789abcdef";
 
 fn writes_since(cp: &ControlPlane, since: usize, namespaces: &[&str]) -> Vec<String> {
@@ -90,24 +88,7 @@ async fn one_agent_serves_runtimes_in_another_namespace_and_another_cluster() {
     let mut printed = String::new();
 
     // The agent, installed as today: one runtime, in-cluster mode.
-    let k = kubeconfig.clone();
-    let h = home.path().to_path_buf();
-    let (ans, u) = (agent_ns.clone(), url.clone());
-    let out = tokio::task::spawn_blocking(move || {
-        cli::init(&k, &h, "local", &ans, CONTEXT)
-            .args([
-                "--skip-cluster-test",
-                "--timeout=90s",
-                "--token",
-                API_TOKEN,
-                "--url",
-                &u,
-            ])
-            .output()
-            .unwrap()
-    })
-    .await
-    .unwrap();
+    let out = init_agent(&kubeconfig, home.path(), &agent_ns, &url, API_TOKEN).await;
     assert!(out.status.success(), "init: {}", text(&out));
     let deployments: Api<Deployment> = Api::namespaced(client.clone(), &agent_ns);
     let before = deployments.get("runner").await.unwrap();
@@ -543,31 +524,6 @@ async fn reqwest_put(fake: &FakePlatform, id: &str, runtimes: &[String]) -> bool
         .is_ok_and(|r| r.status().is_success())
 }
 
-/// Runs `cf-runner init` of the agent (the same command each time).
-async fn init_agent(kubeconfig: &Path, home: &Path, ns: &str, url: &str) -> Output {
-    let (k, h, ns, u) = (
-        kubeconfig.to_path_buf(),
-        home.to_path_buf(),
-        ns.to_string(),
-        url.to_string(),
-    );
-    tokio::task::spawn_blocking(move || {
-        cli::init(&k, &h, "local", &ns, CONTEXT)
-            .args([
-                "--skip-cluster-test",
-                "--timeout=90s",
-                "--token",
-                API_TOKEN,
-                "--url",
-                &u,
-            ])
-            .output()
-            .unwrap()
-    })
-    .await
-    .unwrap()
-}
-
 fn runtimes_hash(d: &Deployment) -> Option<String> {
     d.spec
         .as_ref()?
@@ -643,7 +599,7 @@ async fn each_runtime_has_its_own_life() {
         with_platform(list)
     };
 
-    let out = init_agent(&kubeconfig, home.path(), &agent_ns, &url).await;
+    let out = init_agent(&kubeconfig, home.path(), &agent_ns, &url, API_TOKEN).await;
     assert!(out.status.success(), "init: {}", text(&out));
     let own = format!("{CONTEXT}/{agent_ns}");
     let ra = format!("{CONTEXT}/{a_ns}");
@@ -680,7 +636,7 @@ async fn each_runtime_has_its_own_life() {
     // 1. A re-run of init keeps config-dir mode, the same files, the same
     // hash, and writes neither the Deployment nor the runtimes Secret.
     let mark = cp.audit_events().unwrap().len();
-    let out = init_agent(&kubeconfig, home.path(), &agent_ns, &url).await;
+    let out = init_agent(&kubeconfig, home.path(), &agent_ns, &url, API_TOKEN).await;
     assert!(out.status.success(), "init re-run: {}", text(&out));
     let d = deployments.get("runner").await.unwrap();
     let env = env_names(&d);

@@ -9,7 +9,7 @@
 //! `runtime attach -f` with the same list, writes nothing in the cluster
 //! and nothing on the platform. A bad entry exits 2 naming its key.
 
-use crate::attached_runtimes::run;
+use crate::attached_runtimes::{args, run};
 use crate::support;
 
 use std::path::Path;
@@ -58,10 +58,6 @@ async fn init(kubeconfig: &Path, home: &Path, ns: &str, values: &Path, url: &str
     })
     .await
     .unwrap()
-}
-
-fn strings(list: &[&str]) -> Vec<String> {
-    list.iter().map(|s| s.to_string()).collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -238,16 +234,16 @@ async fn init_installs_one_agent_and_runtimes_each_with_its_own_placement_and_st
     // And so does `runtime attach -f` with the same list.
     let file = home.path().join("runtimes.yaml");
     std::fs::write(&file, &runtimes).unwrap();
-    let mut attach = strings(&[
+    let mut attach = args(&[
         "runtime",
         "attach",
         "--allow-builds-to-read-tokens",
         "--agent-namespace",
         &agent_ns,
     ]);
-    attach.extend(strings(&["--agent-context", CONTEXT, "-f"]));
+    attach.extend(args(&["--agent-context", CONTEXT, "-f"]));
     attach.push(file.display().to_string());
-    attach.extend(strings(&["--token", API_TOKEN, "--url", &url]));
+    attach.extend(args(&["--token", API_TOKEN, "--url", &url]));
     fake.clear_requests();
     let mark = cp.audit_events().unwrap().len();
     let out = run(&kubeconfig, home.path(), attach).await;
@@ -259,16 +255,16 @@ async fn init_installs_one_agent_and_runtimes_each_with_its_own_placement_and_st
     assert_eq!(platform_writes(&fake), Vec::<String>::new());
 
     // A runtime's setting by flag: a bad one is named by the flag.
-    let mut by_flag = strings(&[
+    let mut by_flag = args(&[
         "runtime",
         "attach",
         "--allow-builds-to-read-tokens",
         "--agent-namespace",
         &agent_ns,
     ]);
-    by_flag.extend(strings(&["--kube-namespace", &zone_b]));
-    by_flag.extend(strings(&["--set-value", "Tolerations=none"]));
-    by_flag.extend(strings(&["--token", API_TOKEN, "--url", &url]));
+    by_flag.extend(args(&["--kube-namespace", &zone_b]));
+    by_flag.extend(args(&["--set-value", "Tolerations=none"]));
+    by_flag.extend(args(&["--token", API_TOKEN, "--url", &url]));
     let out = run(&kubeconfig, home.path(), by_flag).await;
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(
@@ -279,9 +275,9 @@ async fn init_installs_one_agent_and_runtimes_each_with_its_own_placement_and_st
 
     // `runtime upgrade` of a runtime with settings of its own: not given
     // again, they would be replaced by the agent's; refused, nothing written.
-    let mut upgrade = strings(&["runtime", "upgrade", "--agent-namespace", &agent_ns]);
-    upgrade.extend(strings(&["--kube-namespace", &zone_b]));
-    upgrade.extend(strings(&["--token", API_TOKEN, "--url", &url]));
+    let mut upgrade = args(&["runtime", "upgrade", "--agent-namespace", &agent_ns]);
+    upgrade.extend(args(&["--kube-namespace", &zone_b]));
+    upgrade.extend(args(&["--token", API_TOKEN, "--url", &url]));
     fake.clear_requests();
     let mark = cp.audit_events().unwrap().len();
     let out = run(&kubeconfig, home.path(), upgrade.clone()).await;
@@ -295,7 +291,7 @@ async fn init_installs_one_agent_and_runtimes_each_with_its_own_placement_and_st
     assert_eq!(platform_writes(&fake), Vec::<String>::new());
     // Given again, the upgrade goes through and the spec stays as it was.
     let before = fake.runtimes()[&name_b].clone();
-    upgrade.extend(strings(&[
+    upgrade.extend(args(&[
         "--set-value",
         "NodeSelector=topology.kubernetes.io/zone=eu-1b",
         "--set-value",
@@ -308,9 +304,9 @@ async fn init_installs_one_agent_and_runtimes_each_with_its_own_placement_and_st
 
     // `runtime delete` of the runtime with storage of its own takes its
     // volume provisioner and its StorageClass with the rest.
-    let mut delete = strings(&["runtime", "delete", "--agent-namespace", &agent_ns]);
-    delete.extend(strings(&["--kube-namespace", &zone_a, "--yes"]));
-    delete.extend(strings(&["--token", API_TOKEN, "--url", &url]));
+    let mut delete = args(&["runtime", "delete", "--agent-namespace", &agent_ns]);
+    delete.extend(args(&["--kube-namespace", &zone_a, "--yes"]));
+    delete.extend(args(&["--token", API_TOKEN, "--url", &url]));
     let out = run(&kubeconfig, home.path(), delete).await;
     assert!(out.status.success(), "runtime delete: {}", text(&out));
     assert!(

@@ -10,6 +10,7 @@
 //! reached the cluster, and after) are finished by the next run, under the
 //! same name.
 
+use crate::attached_runtimes::args;
 use crate::support;
 
 use std::collections::BTreeMap;
@@ -44,10 +45,6 @@ async fn run(cp: &ControlPlane, home: &Path, args: Vec<String>) -> Output {
     })
     .await
     .unwrap()
-}
-
-fn args(list: &[&str]) -> Vec<String> {
-    list.iter().map(|s| s.to_string()).collect()
 }
 
 fn rotate_args(ns: &str, fake: &FakePlatform) -> Vec<String> {

@@ -7,7 +7,7 @@
 //! dropping to zero ready replicas, and kills the old token. No output
 //! ever holds a token or the runtime file's CA.
 
-use crate::attached_runtimes::{args, run, runtime_files};
+use crate::attached_runtimes::{args, init_agent, run, runtime_files, CONTEXT};
 use crate::support;
 
 use std::path::Path;
@@ -22,7 +22,6 @@ use support::cli::{self, text};
 use support::controlplane::{self, ControlPlane};
 use support::fake_platform::FakePlatform;
 
-const CONTEXT: &str = "admin@cf-runner-test";
 const API_TOKEN: &str = "api-token-for-rotate-0123456789abcdef";
 
 use support::audit::cf_runner_writes;
@@ -132,27 +131,7 @@ async fn info_checks_each_runtime_token_and_rotate_kills_the_old_one() {
     let builds = cp.create_namespace("creds-builds").await.unwrap();
     let mut printed = String::new();
 
-    let (k, h, ans, u) = (
-        kubeconfig.clone(),
-        home.path().to_path_buf(),
-        agent_ns.clone(),
-        url.clone(),
-    );
-    let out = tokio::task::spawn_blocking(move || {
-        cli::init(&k, &h, "local", &ans, CONTEXT)
-            .args([
-                "--skip-cluster-test",
-                "--timeout=90s",
-                "--token",
-                API_TOKEN,
-                "--url",
-                &u,
-            ])
-            .output()
-            .unwrap()
-    })
-    .await
-    .unwrap();
+    let out = init_agent(&kubeconfig, home.path(), &agent_ns, &url, API_TOKEN).await;
     assert!(out.status.success(), "init: {}", text(&out));
     let own = format!("{CONTEXT}/{agent_ns}");
     let near = format!("{CONTEXT}/{builds}");
