@@ -32,6 +32,15 @@ pub const MONITORING_API_VERSION: &str = "monitoring.coreos.com/v1";
 /// amd64 only (the chart pins no other component's architecture).
 const EXPORTER_ARCH: (&str, &str) = ("kubernetes.io/arch", "amd64");
 
+/// The values key that turns on objects of a prometheus-operator `kind`,
+/// for a message when the cluster does not serve it.
+pub fn key_for_kind(kind: &str) -> &'static str {
+    match kind {
+        "PodMonitor" => "Metrics.PodMonitors",
+        _ => "Metrics.ServiceMonitors",
+    }
+}
+
 fn exporter_image(values: &Values) -> String {
     let over = values.metrics.event_exporter.image.as_ref();
     let registry = values.docker_registry.as_deref();
