@@ -278,3 +278,44 @@ async fn without_the_crds_check_and_init_refuse_the_key_and_write_nothing() {
     );
     cp.shutdown();
 }
+
+#[tokio::test]
+#[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
+async fn adopt_of_a_chart_install_with_metrics_carries_them() {
+    let cp = controlplane::shared();
+    install_prometheus_crds(cp);
+    let ns = cp.create_namespace("adoptmetrics").await.unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let chart_values = "\
+serviceMonitor:
+  main:
+    enabled: true
+    labels: {release: prometheus}
+podMonitor:
+  main:
+    enabled: true
+    labels: {release: prometheus}
+  runner:
+    enabled: true
+    labels: {release: prometheus}
+event-exporter:
+  enabled: true
+";
+    support::adopt::install_chart_with(cp, &ns, home.path(), chart_values);
+    let file = home.path().join("adopted.yaml");
+    let out = support::adopt::adopt(
+        cp,
+        home.path(),
+        &["--dry-run", "--kube-namespace", &ns, "--values-file", file.to_str().unwrap()],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let saved = std::fs::read_to_string(&file).unwrap();
+    let values: serde_json::Value = serde_yaml_ng::from_str(&saved).unwrap();
+    assert_eq!(
+        values["Metrics"],
+        serde_json::json!({"Dind": true, "Engine": true, "Runner": true, "EventExporter": true,
+                           "Labels": {"release": "prometheus"}}),
+        "{saved}"
+    );
+    assert_eq!(values["EventExporter"]["Enabled"], serde_json::json!(true), "{saved}");
+}
