@@ -3,9 +3,10 @@
 //! into the control plane: the ServiceMonitors and PodMonitors cf-runner
 //! renders from `values-examples/metrics.yaml` pass a strict server-side
 //! dry-run, the same objects with one field misspelt do not, a real `init`
-//! installs them (and the event exporter) and `delete` removes them. On a
-//! control plane without the CRDs, `check` refuses the key before anything
-//! is written.
+//! installs them (and the event exporter), `diff` and `upgrade` see one
+//! kind turned off and prune it, `delete` removes the rest, and `adopt` of
+//! a chart install with them on carries them. On a control plane without
+//! the CRDs, `check` and `init` refuse the key before anything is written.
 
 use crate::support;
 
@@ -189,7 +190,7 @@ async fn the_monitors_pass_the_real_crds_and_a_misspelt_field_does_not() {
 
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
-async fn init_installs_the_monitors_and_the_exporter_and_delete_removes_them() {
+async fn init_installs_upgrade_prunes_and_delete_removes_the_monitors() {
     let cp = controlplane::shared();
     install_prometheus_crds(cp);
     let ns = unique("cfr-metrics");
@@ -219,6 +220,21 @@ async fn init_installs_the_monitors_and_the_exporter_and_delete_removes_them() {
         dind.metadata.labels.unwrap_or_default().get("release").map(String::as_str),
         Some("prometheus")
     );
+
+    // Turned off: `diff` shows the PodMonitors going, `upgrade` prunes them
+    // and keeps the ServiceMonitors.
+    let off = ["--set-value", "Metrics.PodMonitors=false"];
+    let common = ["--kube-namespace", ns.as_str(), "--kube-context-name", CONTEXT];
+    let diff = cli::run(cp.admin_kubeconfig(), &[&["diff"][..], &common, &off].concat());
+    assert_eq!(diff.status.code(), Some(1), "{}", text(&diff));
+    assert!(text(&diff).contains("PodMonitor/runner"), "{}", text(&diff));
+    let upgrade = cli::run(
+        cp.admin_kubeconfig(),
+        &[&["upgrade", "--yes", "--no-wait"][..], &common, &off].concat(),
+    );
+    assert!(upgrade.status.success(), "{}", text(&upgrade));
+    assert_eq!(names(&pods).await, Vec::<String>::new(), "{}", text(&upgrade));
+    assert_eq!(names(&services).await.len(), 3);
 
     let deleted = cli::run(
         cp.admin_kubeconfig(),
