@@ -560,25 +560,21 @@ pub async fn trusted_on_first_use(
     instance: &str,
 ) -> Result<BTreeSet<String>, KubeError> {
     let kinds = super::inventory::RENDERED_KINDS;
-    let lists =
-        join_all(
-            kinds.iter().map(|k| {
-                let api = api_for(
-                    client,
-                    k.api_version,
-                    k.kind,
-                    k.namespaced.then_some(instance),
-                );
-                async move {
-                    (
-                        k,
-                        request("listing", k.kind, api.list_metadata(&ListParams::default()))
-                            .await,
-                    )
-                }
-            }),
-        )
-        .await;
+    let lists = join_all(kinds.iter().map(|k| {
+        let api = api_for(
+            client,
+            k.api_version,
+            k.kind,
+            k.namespaced.then_some(instance),
+        );
+        async move {
+            (
+                k,
+                request("listing", k.kind, api.list_metadata(&ListParams::default())).await,
+            )
+        }
+    }))
+    .await;
     let mut out = BTreeSet::new();
     for (k, list) in lists {
         let list = match list {

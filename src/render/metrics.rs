@@ -60,7 +60,14 @@ fn exporter_image(values: &Values) -> String {
 /// `EventExporter.NodeSelector`).
 fn exporter_node_selector(values: &Values) -> BTreeMap<String, String> {
     let mut selector = BTreeMap::from([(EXPORTER_ARCH.0.to_string(), EXPORTER_ARCH.1.to_string())]);
-    selector.extend(values.metrics.event_exporter.scheduling.node_selector.clone());
+    selector.extend(
+        values
+            .metrics
+            .event_exporter
+            .scheduling
+            .node_selector
+            .clone(),
+    );
     selector
 }
 
@@ -135,10 +142,18 @@ pub(super) fn helm_values(values: &Values) -> Vec<(&'static str, Value)> {
             );
         }
         e.insert("nodeSelector".into(), json!(exporter_node_selector(values)));
-        insert_some(&mut e, "tolerations", json!(exporter.scheduling.tolerations));
+        insert_some(
+            &mut e,
+            "tolerations",
+            json!(exporter.scheduling.tolerations),
+        );
         insert_some(&mut e, "resources", json!(exporter.resources));
         insert_some(&mut e, "env", json!(exporter.env));
-        insert_some(&mut e, "podAnnotations", json!(exporter.placement.annotations));
+        insert_some(
+            &mut e,
+            "podAnnotations",
+            json!(exporter.placement.annotations),
+        );
         insert_some(&mut e, "affinity", json!(exporter.placement.affinity));
         if !exporter.sa_annotations.is_empty() {
             e.insert(
@@ -231,7 +246,9 @@ pub(super) fn check_monitor(kind: &str, object: &Value) -> Result<(), String> {
     if has {
         Ok(())
     } else {
-        Err(format!("a {kind} scrapes its {wants}, and this one has none"))
+        Err(format!(
+            "a {kind} scrapes its {wants}, and this one has none"
+        ))
     }
 }
 
@@ -251,7 +268,10 @@ mod tests {
         let err = check_monitor("PodMonitor", &bad).unwrap_err();
         assert!(err.contains("targetport"), "{err}");
         let mut none = good;
-        none["spec"].as_object_mut().unwrap().remove("podMetricsEndpoints");
+        none["spec"]
+            .as_object_mut()
+            .unwrap()
+            .remove("podMetricsEndpoints");
         assert!(check_monitor("PodMonitor", &none).is_err());
     }
 }

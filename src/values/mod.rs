@@ -365,7 +365,12 @@ fn resolve(r: &mut Reader) -> Values {
     let runtime = resolve_runtime(r, &env_vars);
     let monitor = resolve_monitor(r, &env_vars);
     let app_proxy = resolve_app_proxy(r, &env_vars);
-    let metrics = metrics::resolve(r, &global_scheduling, app_proxy.enabled, storage.provisioned);
+    let metrics = metrics::resolve(
+        r,
+        &global_scheduling,
+        app_proxy.enabled,
+        storage.provisioned,
+    );
 
     let agent_name = resolve_name(
         r,

@@ -29,8 +29,12 @@ const AGENT_TOKEN: &str = "metrics-agent-token-0123456789abcdef";
 pub fn prometheus_crds() -> PathBuf {
     match std::env::var_os("CF_RUNNER_PROMETHEUS_CRDS").filter(|d| !d.is_empty()) {
         Some(dir) => PathBuf::from(dir),
-        None => support::tool::build("prometheus-operator", "CF_RUNNER_PROMETHEUS_CRDS", "a download")
-            .unwrap_or_else(|e| panic!("{e}")),
+        None => support::tool::build(
+            "prometheus-operator",
+            "CF_RUNNER_PROMETHEUS_CRDS",
+            "a download",
+        )
+        .unwrap_or_else(|e| panic!("{e}")),
     }
 }
 
@@ -144,7 +148,11 @@ fn rendered_monitors(cp: &ControlPlane, ns: &str, home: &Path) -> String {
 fn monitor_api(cp: &ControlPlane, ns: &str, kind: &str) -> Api<DynamicObject> {
     let gvk = GroupVersionKind::gvk("monitoring.coreos.com", "v1", kind);
     let plural = format!("{}s", kind.to_ascii_lowercase());
-    Api::namespaced_with(cp.client(), ns, &ApiResource::from_gvk_with_plural(&gvk, &plural))
+    Api::namespaced_with(
+        cp.client(),
+        ns,
+        &ApiResource::from_gvk_with_plural(&gvk, &plural),
+    )
 }
 
 async fn names(api: &Api<DynamicObject>) -> Vec<String> {
@@ -217,15 +225,27 @@ async fn init_installs_upgrade_prunes_and_delete_removes_the_monitors() {
     // The label a kube-prometheus-stack release selects monitors by.
     let dind = services.get("dind").await.unwrap();
     assert_eq!(
-        dind.metadata.labels.unwrap_or_default().get("release").map(String::as_str),
+        dind.metadata
+            .labels
+            .unwrap_or_default()
+            .get("release")
+            .map(String::as_str),
         Some("prometheus")
     );
 
     // Turned off: `diff` shows the PodMonitors going, `upgrade` prunes them
     // and keeps the ServiceMonitors.
     let off = ["--set-value", "Metrics.PodMonitors=false"];
-    let common = ["--kube-namespace", ns.as_str(), "--kube-context-name", CONTEXT];
-    let diff = cli::run(cp.admin_kubeconfig(), &[&["diff"][..], &common, &off].concat());
+    let common = [
+        "--kube-namespace",
+        ns.as_str(),
+        "--kube-context-name",
+        CONTEXT,
+    ];
+    let diff = cli::run(
+        cp.admin_kubeconfig(),
+        &[&["diff"][..], &common, &off].concat(),
+    );
     assert_eq!(diff.status.code(), Some(1), "{}", text(&diff));
     assert!(text(&diff).contains("PodMonitor/runner"), "{}", text(&diff));
     let upgrade = cli::run(
@@ -233,7 +253,12 @@ async fn init_installs_upgrade_prunes_and_delete_removes_the_monitors() {
         &[&["upgrade", "--yes", "--no-wait"][..], &common, &off].concat(),
     );
     assert!(upgrade.status.success(), "{}", text(&upgrade));
-    assert_eq!(names(&pods).await, Vec::<String>::new(), "{}", text(&upgrade));
+    assert_eq!(
+        names(&pods).await,
+        Vec::<String>::new(),
+        "{}",
+        text(&upgrade)
+    );
     assert_eq!(names(&services).await.len(), 3);
 
     let deleted = cli::run(
@@ -284,7 +309,10 @@ async fn without_the_crds_check_and_init_refuse_the_key_and_write_nothing() {
             "monitoring.coreos.com/v1 ServiceMonitor",
             "prometheus-operator",
         ] {
-            assert!(said.contains(needle), "{command} does not say {needle}: {said}");
+            assert!(
+                said.contains(needle),
+                "{command} does not say {needle}: {said}"
+            );
         }
     }
     let namespaces: Api<k8s_openapi::api::core::v1::Namespace> = Api::all(cp.client());
@@ -322,7 +350,13 @@ event-exporter:
     let out = support::adopt::adopt(
         cp,
         home.path(),
-        &["--dry-run", "--kube-namespace", &ns, "--values-file", file.to_str().unwrap()],
+        &[
+            "--dry-run",
+            "--kube-namespace",
+            &ns,
+            "--values-file",
+            file.to_str().unwrap(),
+        ],
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let saved = std::fs::read_to_string(&file).unwrap();
@@ -333,5 +367,9 @@ event-exporter:
                            "Labels": {"release": "prometheus"}}),
         "{saved}"
     );
-    assert_eq!(values["EventExporter"]["Enabled"], serde_json::json!(true), "{saved}");
+    assert_eq!(
+        values["EventExporter"]["Enabled"],
+        serde_json::json!(true),
+        "{saved}"
+    );
 }

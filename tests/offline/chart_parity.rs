@@ -188,10 +188,9 @@ fn chart_name(kind: &str, name: &str, namespace: &str) -> String {
         ("ClusterRole" | "ClusterRoleBinding", n) if n == exporter_role => {
             "cf-runtime-event-exporter".to_string()
         }
-        (
-            "ServiceAccount" | "Deployment" | "Service" | "ServiceMonitor",
-            "event-exporter",
-        ) => "cf-runtime-event-exporter".to_string(),
+        ("ServiceAccount" | "Deployment" | "Service" | "ServiceMonitor", "event-exporter") => {
+            "cf-runtime-event-exporter".to_string()
+        }
         ("Secret", "runner") => "cf-runtime-runner".to_string(),
         ("Secret", "dind-volume-provisioner") => "cf-runtime-volume-provisioner".to_string(),
         (

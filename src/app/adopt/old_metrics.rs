@@ -36,7 +36,11 @@ pub(crate) fn read(mine: &[&Value], values: &mut Value) {
             continue;
         };
         metrics.insert((*key).into(), json!(true));
-        for (k, v) in found["metadata"]["labels"].as_object().into_iter().flatten() {
+        for (k, v) in found["metadata"]["labels"]
+            .as_object()
+            .into_iter()
+            .flatten()
+        {
             if !is_charts_label(k) {
                 labels.insert(k.clone(), v.clone());
             }
@@ -67,7 +71,8 @@ mod tests {
 
     #[test]
     fn the_charts_monitors_and_exporter_become_the_keys_that_render_them() {
-        let chart_labels = json!({"app.kubernetes.io/instance": "cf-runtime", "release": "prometheus"});
+        let chart_labels =
+            json!({"app.kubernetes.io/instance": "cf-runtime", "release": "prometheus"});
         let objects = [
             json!({"kind": "ServiceMonitor", "metadata": {"name": "dind", "labels": chart_labels}}),
             json!({"kind": "PodMonitor", "metadata": {"name": "runner", "labels": chart_labels}}),

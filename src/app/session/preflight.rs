@@ -56,7 +56,10 @@ pub(crate) fn waiting_for(cluster: &Cluster) {
 /// Refuses, as bad input naming the values key, objects of kinds the
 /// cluster does not serve (the prometheus-operator's monitors without its
 /// CRDs): the API server would refuse every one of them at apply.
-pub(crate) async fn refuse_unserved(cluster: &Cluster, manifests: &[Manifest]) -> Result<(), Outcome> {
+pub(crate) async fn refuse_unserved(
+    cluster: &Cluster,
+    manifests: &[Manifest],
+) -> Result<(), Outcome> {
     let missing = crate::cluster::served::unserved(&cluster.client, manifests)
         .await
         .map_err(|e| Outcome::from_cluster(e, "asking which kinds the cluster serves"))?;
