@@ -46,7 +46,14 @@ pub async fn scan(cluster: &Cluster, namespace: &str) -> Result<Vec<Value>, Kube
             Api::namespaced_with(cluster.client.clone(), namespace, &resource);
         let what = format!("{kind}s in namespace {namespace}");
         let list = match request("listing", &what, api.list(&ListParams::default())).await {
-            Err(e) if e.code() == Some(404) && !super::served::is_builtin(api_version) => continue,
+            // A CRD's kind the cluster does not serve, or the user may not
+            // list: the old install can have none the scan could act on.
+            Err(e)
+                if matches!(e.code(), Some(404 | 403))
+                    && !super::served::is_builtin(api_version) =>
+            {
+                continue
+            }
             other => other?,
         };
         for item in list.items {

@@ -65,10 +65,13 @@ pub const RENDERED_KINDS: &[KindRef] = &[
     kind("monitoring.coreos.com/v1", "PodMonitor", true),
 ];
 
-/// True when listing `kind` failed only because the cluster does not serve
-/// it (a kind of a CRD that is not installed): then nothing of it is there.
+/// True when listing `kind`, a CRD's kind, failed because the cluster does
+/// not serve it (404: nothing of it is there) or because the user may not
+/// list it (403: an install of theirs has none, since the preflight asks
+/// for every right the rendered objects need). Kubernetes' own kinds never
+/// pass: a refusal to list them stays an error.
 pub(super) fn not_served(kind: &KindRef, error: &KubeError) -> bool {
-    error.code() == Some(404) && !super::served::is_builtin(kind.api_version)
+    matches!(error.code(), Some(404 | 403)) && !super::served::is_builtin(kind.api_version)
 }
 
 /// One object as it is in the cluster. Secret payloads are dropped on
