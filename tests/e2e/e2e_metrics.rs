@@ -196,6 +196,23 @@ async fn the_monitors_pass_the_real_crds_and_a_misspelt_field_does_not() {
     assert!(text(&bad).contains("targetPrt"), "{}", text(&bad));
 }
 
+/// `cf-runner delete --yes` of the install in `ns`.
+fn delete(cp: &ControlPlane, ns: &str) -> Output {
+    cli::run(
+        cp.admin_kubeconfig(),
+        &[
+            "delete",
+            "--yes",
+            "--kube-namespace",
+            ns,
+            "--kube-context-name",
+            CONTEXT,
+            "--timeout",
+            "90s",
+        ],
+    )
+}
+
 #[tokio::test]
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn init_installs_upgrade_prunes_and_delete_removes_the_monitors() {
@@ -261,19 +278,7 @@ async fn init_installs_upgrade_prunes_and_delete_removes_the_monitors() {
     );
     assert_eq!(names(&services).await.len(), 3);
 
-    let deleted = cli::run(
-        cp.admin_kubeconfig(),
-        &[
-            "delete",
-            "--yes",
-            "--kube-namespace",
-            &ns,
-            "--kube-context-name",
-            CONTEXT,
-            "--timeout",
-            "90s",
-        ],
-    );
+    let deleted = delete(cp, &ns);
     assert!(deleted.status.success(), "{}", text(&deleted));
     // The namespace goes too; until it has, no monitor may be left in it.
     for api in [&services, &pods] {
