@@ -166,6 +166,29 @@ pub(super) fn helm_values(values: &Values) -> Vec<(&'static str, Value)> {
     out
 }
 
+/// What the chart renders differently from cf-runner for the same
+/// settings, for the generated values file's header.
+pub(super) fn helm_notes(values: &Values) -> Vec<String> {
+    let m = &values.metrics;
+    let mut notes = Vec::new();
+    if m.event_exporter.enabled && !m.event_exporter_monitor {
+        notes.push(
+            "The chart renders the event exporter's ServiceMonitor whenever the exporter is on \
+             (Metrics.EventExporter: false has no chart key): the cluster must serve the \
+             prometheus-operator's CRDs."
+                .to_string(),
+        );
+    }
+    if m.event_exporter_monitor && !m.labels.is_empty() {
+        notes.push(
+            "The chart's event-exporter ServiceMonitor takes no labels: Metrics.Labels does not \
+             reach it, so your Prometheus must select it another way."
+                .to_string(),
+        );
+    }
+    notes
+}
+
 fn insert_some(map: &mut Map<String, Value>, key: &str, value: Value) {
     let empty = match &value {
         Value::Object(m) => m.is_empty(),
@@ -255,6 +278,34 @@ pub(super) fn check_monitor(kind: &str, object: &Value) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn values(text: &str) -> Values {
+        let input = crate::values::Input {
+            files: vec![crate::values::ValuesFile {
+                origin: "test".into(),
+                text: text.into(),
+            }],
+            ..Default::default()
+        };
+        crate::values::load(&input).expect("the values load").values
+    }
+
+    #[test]
+    fn the_helm_file_says_where_the_chart_renders_otherwise() {
+        let alone = values("Namespace: ci\nEventExporter:\n  Enabled: true\n");
+        let notes = helm_notes(&alone);
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(
+            notes[0].contains("whenever the exporter is on"),
+            "{notes:?}"
+        );
+        let labelled = values(
+            "Namespace: ci\nEventExporter:\n  Enabled: true\nMetrics:\n  ServiceMonitors: true\n  Labels:\n    release: prometheus\n",
+        );
+        let notes = helm_notes(&labelled);
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].contains("takes no labels"), "{notes:?}");
+    }
 
     #[test]
     fn a_misspelt_monitor_field_fails_the_shape_check() {
