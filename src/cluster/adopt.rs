@@ -23,6 +23,9 @@ const NAMESPACED: &[(&str, &str)] = &[
     ("rbac.authorization.k8s.io/v1", "Role"),
     ("rbac.authorization.k8s.io/v1", "RoleBinding"),
     ("networking.k8s.io/v1", "Ingress"),
+    // Served only with the prometheus-operator's CRDs: a 404 means none.
+    ("monitoring.coreos.com/v1", "ServiceMonitor"),
+    ("monitoring.coreos.com/v1", "PodMonitor"),
 ];
 
 /// Cluster-scoped kinds the old installers create.
@@ -42,7 +45,17 @@ pub async fn scan(cluster: &Cluster, namespace: &str) -> Result<Vec<Value>, Kube
         let api: Api<DynamicObject> =
             Api::namespaced_with(cluster.client.clone(), namespace, &resource);
         let what = format!("{kind}s in namespace {namespace}");
-        let list = request("listing", &what, api.list(&ListParams::default())).await?;
+        let list = match request("listing", &what, api.list(&ListParams::default())).await {
+            // A CRD's kind the cluster does not serve, or the user may not
+            // list: the old install can have none the scan could act on.
+            Err(e)
+                if matches!(e.code(), Some(404 | 403))
+                    && !super::served::is_builtin(api_version) =>
+            {
+                continue
+            }
+            other => other?,
+        };
         for item in list.items {
             out.push(plain(item, api_version, kind));
         }

@@ -60,7 +60,19 @@ pub const RENDERED_KINDS: &[KindRef] = &[
     kind("apps/v1", "DaemonSet", true),
     kind("batch/v1", "CronJob", true),
     kind("networking.k8s.io/v1", "Ingress", true),
+    // Served only where the prometheus-operator's CRDs are installed.
+    kind("monitoring.coreos.com/v1", "ServiceMonitor", true),
+    kind("monitoring.coreos.com/v1", "PodMonitor", true),
 ];
+
+/// True when listing `kind`, a CRD's kind, failed because the cluster does
+/// not serve it (404: nothing of it is there) or because the user may not
+/// list it (403: an install of theirs has none, since the preflight asks
+/// for every right the rendered objects need). Kubernetes' own kinds never
+/// pass: a refusal to list them stays an error.
+pub(super) fn not_served(kind: &KindRef, error: &KubeError) -> bool {
+    matches!(error.code(), Some(404 | 403)) && !super::served::is_builtin(kind.api_version)
+}
 
 /// One object as it is in the cluster. Secret payloads are dropped on
 /// reading, so nothing built from an inventory can leak them.
@@ -254,7 +266,10 @@ pub async fn labelled(client: &Client, instance: &str) -> Result<Vec<LiveObject>
     .await;
     let mut out = Vec::new();
     for (k, list) in lists {
-        let mut list = list?;
+        let mut list = match list {
+            Err(e) if not_served(k, &e) => continue,
+            other => other?,
+        };
         list.items
             .sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
         out.extend(

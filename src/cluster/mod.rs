@@ -28,6 +28,7 @@ pub mod rotation;
 pub mod runtime_access;
 pub mod runtimes;
 pub mod secrets;
+pub mod served;
 pub mod support;
 pub mod wait;
 

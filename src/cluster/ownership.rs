@@ -535,24 +535,28 @@ pub async fn trusted_on_first_use(
     instance: &str,
 ) -> Result<BTreeSet<String>, KubeError> {
     let kinds = super::inventory::RENDERED_KINDS;
-    let lists =
-        join_all(
-            kinds.iter().map(|k| {
-                let api = api_for(
-                    client,
-                    k.api_version,
-                    k.kind,
-                    k.namespaced.then_some(instance),
-                );
-                async move {
-                    request("listing", k.kind, api.list_metadata(&ListParams::default())).await
-                }
-            }),
-        )
-        .await;
+    let lists = join_all(kinds.iter().map(|k| {
+        let api = api_for(
+            client,
+            k.api_version,
+            k.kind,
+            k.namespaced.then_some(instance),
+        );
+        async move {
+            (
+                k,
+                request("listing", k.kind, api.list_metadata(&ListParams::default())).await,
+            )
+        }
+    }))
+    .await;
     let mut out = BTreeSet::new();
-    for list in lists {
-        for item in list?.items {
+    for (k, list) in lists {
+        let list = match list {
+            Err(e) if super::inventory::not_served(k, &e) => continue,
+            other => other?,
+        };
+        for item in list.items {
             let o = serde_json::to_value(&item).unwrap_or(Value::Null);
             if !matches!(ownership_by_marks(&o, instance), Ownership::Foreign(_)) {
                 out.extend(item.metadata.uid);

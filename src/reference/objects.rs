@@ -40,6 +40,13 @@ fn why(component: Component) -> &'static str {
         Component::Record => {
             "What cf-runner installed and with which values: what `upgrade`, `diff` and `delete` read."
         }
+        Component::Metrics => {
+            "ServiceMonitors and PodMonitors a prometheus-operator picks up; only with \
+             `Metrics.ServiceMonitors` or `Metrics.PodMonitors`."
+        }
+        Component::EventExporter => {
+            "Kubernetes events as Prometheus metrics; only with `EventExporter.Enabled`."
+        }
         Component::RuntimeAccess => {
             "What the agent acts as in an attached runtime's namespace, and its runtimes' files."
         }

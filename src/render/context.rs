@@ -33,7 +33,7 @@ pub(super) fn selector_with_arch(scheduling: &Scheduling, arch: Arch) -> BTreeMa
 /// variable is named as a credential's (`DB_PASSWORD`), comes from the
 /// credentials Secret (under the values key it was given at, else under
 /// `env.NAME`, added to `credentials`), never from a literal.
-fn env_list(
+pub(super) fn env_list(
     env: &BTreeMap<String, String>,
     credentials: &mut BTreeMap<String, String>,
 ) -> Vec<Value> {
@@ -293,6 +293,7 @@ pub(super) fn build_context(
     let storage = storage_context(values, &mut credentials);
     let monitor = monitor_context(values, &mut credentials);
     let app_proxy = app_proxy_context(values, identity, &mut credentials);
+    let metrics = super::metrics::context(values, &mut credentials);
     context! {
         credentials_secret => ser(&CREDENTIALS_SECRET),
         credentials => ser(&credentials),
@@ -316,6 +317,7 @@ pub(super) fn build_context(
         storage => storage,
         monitor => monitor,
         app_proxy => app_proxy,
+        metrics => metrics,
     }
 }
 

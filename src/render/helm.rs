@@ -91,6 +91,9 @@ fn mirrored_images(values: &Values) -> Vec<Pinned> {
     if values.app_proxy.enabled {
         list.push(images::APP_PROXY);
     }
+    if values.metrics.event_exporter.enabled {
+        list.push(super::metrics::EVENT_EXPORTER);
+    }
     list.push(images::ENGINE);
     list.push(images::DIND);
     list.extend(images::STEP_IMAGES.iter().map(|(_, p)| *p));
@@ -111,11 +114,15 @@ pub fn generate(values: &Values, identity: &Identity) -> HelmValues {
     root.insert("runtime".into(), Value::Object(runtime(values)));
     root.insert("appProxy".into(), Value::Object(app_proxy(values)));
     root.insert("monitor".into(), Value::Object(monitor(values)));
+    for (key, value) in super::metrics::helm_values(values) {
+        root.insert(key.into(), value);
+    }
 
     let holds_secret = values.token.is_some()
         || values.storage.credentials.any()
         || !values.url_credentials.is_empty();
     notes.extend(storage_and_mirror_notes(values));
+    notes.extend(super::metrics::helm_notes(values));
     let mut text = header(values, identity, &notes);
     text.push_str(&serde_yaml_ng::to_string(&Value::Object(root)).expect("serializable"));
     HelmValues { text, holds_secret }

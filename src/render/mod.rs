@@ -16,6 +16,7 @@
 mod context;
 pub mod helm;
 pub mod images;
+pub mod metrics;
 pub mod record;
 pub mod runtime_spec;
 pub mod runtimes;
@@ -155,6 +156,10 @@ pub enum Component {
     Record,
     /// What an agent acts as in an attached runtime's namespace, and its runtimes' files.
     RuntimeAccess,
+    /// Prometheus monitors (`Metrics.*`).
+    Metrics,
+    /// The Kubernetes event exporter (`EventExporter.*`).
+    EventExporter,
 }
 
 impl Component {
@@ -170,6 +175,8 @@ impl Component {
             Component::ClusterIntegration => "cluster-integration",
             Component::Record => "record",
             Component::RuntimeAccess => "runtime-access",
+            Component::Metrics => "metrics",
+            Component::EventExporter => "event-exporter",
         }
     }
 }
@@ -292,6 +299,16 @@ const TEMPLATES: &[(&str, Component, &str)] = &[
         "app-proxy.yaml",
         Component::AppProxy,
         include_str!("../../templates/app-proxy.yaml"),
+    ),
+    (
+        "metrics.yaml",
+        Component::Metrics,
+        include_str!("../../templates/metrics.yaml"),
+    ),
+    (
+        "event-exporter.yaml",
+        Component::EventExporter,
+        include_str!("../../templates/event-exporter.yaml"),
     ),
     (
         "cluster-integration.yaml",
@@ -566,6 +583,9 @@ pub fn check_schema(api_version: &str, kind: &str, object: &Value) -> Result<(),
         }
         ("storage.k8s.io/v1", "StorageClass") => typed::<storage::v1::StorageClass>(object),
         ("networking.k8s.io/v1", "Ingress") => typed::<networking::v1::Ingress>(object),
+        (metrics::MONITORING_API_VERSION, "ServiceMonitor" | "PodMonitor") => {
+            metrics::check_monitor(kind, object)
+        }
         _ => Err(format!("cf-runner does not render {api_version} {kind}")),
     }
 }

@@ -10,6 +10,7 @@ pub mod agent_only;
 pub mod cloud;
 pub mod hygiene;
 pub mod json_schema;
+pub mod metrics;
 pub mod model;
 pub mod placement;
 pub mod pull_secrets;
@@ -364,6 +365,12 @@ fn resolve(r: &mut Reader) -> Values {
     let runtime = resolve_runtime(r, &env_vars);
     let monitor = resolve_monitor(r, &env_vars);
     let app_proxy = resolve_app_proxy(r, &env_vars);
+    let metrics = metrics::resolve(
+        r,
+        &global_scheduling,
+        app_proxy.enabled,
+        storage.provisioned,
+    );
 
     let agent_name = resolve_name(
         r,
@@ -400,6 +407,7 @@ fn resolve(r: &mut Reader) -> Values {
         docker_registry,
         image_pull_secrets,
         hygiene,
+        metrics,
         arch,
         runner,
         storage,

@@ -13,6 +13,7 @@ use serde_json::Value;
 use super::tree::lookup;
 
 pub use super::hygiene::Hygiene;
+pub use super::metrics::Metrics;
 pub use super::placement::Placement;
 
 pub(super) mod reader;
@@ -304,6 +305,8 @@ pub struct Values {
     /// Volume retention and cleaning, volume reuse, the dind bridge and
     /// the engine's workflow limits.
     pub hygiene: Hygiene,
+    /// Prometheus monitors and the event exporter (`Metrics.*`, `EventExporter.*`).
+    pub metrics: Metrics,
     pub arch: Arch,
     pub runner: Runner,
     pub storage: Storage,

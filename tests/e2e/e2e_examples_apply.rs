@@ -42,6 +42,8 @@ fn resource_for(api_version: &str, kind: &str) -> ApiResource {
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn every_example_is_accepted_by_a_real_apiserver_with_strict_validation() {
     let cp = controlplane::shared();
+    // The metrics example's monitors are prometheus-operator kinds.
+    crate::e2e_metrics::install_prometheus_crds(cp);
     let client = cp.client();
     let params = PatchParams::apply("cf-runner")
         .dry_run()

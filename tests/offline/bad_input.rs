@@ -249,6 +249,17 @@ catalogue! {
         bad(&["--set-value", "Runtime.PodLabels.team=continuous integration"])
             .says(&["Runtime.PodLabels.team", "not a valid label value"])
             .problems(1);
+    /// A monitor of a component that is not installed would scrape nothing.
+    metrics_app_proxy_without_the_app_proxy =>
+        bad(&["--set-value", "Metrics.AppProxy=true"])
+            .says(&["Metrics.AppProxy", "not installed", "AppProxy.Enabled"])
+            .problems(1);
+    /// cf-runner's own labels find the install's objects: not the user's to set.
+    metrics_label_that_cf_runner_owns =>
+        bad(&["--values", "@IN@/values.yaml"])
+            .file("values.yaml", "Metrics:\n  Labels:\n    app.kubernetes.io/instance: prometheus\n")
+            .says(&["Metrics.Labels.app.kubernetes.io/instance", "cf-runner sets", "release: prometheus"])
+            .problems(1);
     /// The network address instead of the bridge's own: dockerd would not start.
     bip_is_a_network_address =>
         bad(&["--set-value", "Runtime.Bip=172.30.0.0/16"])

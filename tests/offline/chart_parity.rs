@@ -177,12 +177,19 @@ fn key_of(object: &Value) -> String {
 /// counterpart.
 fn chart_name(kind: &str, name: &str, namespace: &str) -> String {
     let cluster_role = format!("volume-provisioner-{namespace}");
+    let exporter_role = format!("event-exporter-{namespace}");
     let mapped = match (kind, name) {
         ("Deployment", "dind-volume-provisioner") => "cf-runtime-volume-provisioner".to_string(),
         ("DaemonSet", "dind-lv-monitor") => "cf-runtime-lv-monitor".to_string(),
         ("CronJob", "dind-volume-cleanup") => "cf-runtime-volume-cleanup".to_string(),
         ("ClusterRole" | "ClusterRoleBinding", n) if n == cluster_role => {
             "cf-runtime-volume-provisioner".to_string()
+        }
+        ("ClusterRole" | "ClusterRoleBinding", n) if n == exporter_role => {
+            "cf-runtime-event-exporter".to_string()
+        }
+        ("ServiceAccount" | "Deployment" | "Service" | "ServiceMonitor", "event-exporter") => {
+            "cf-runtime-event-exporter".to_string()
         }
         ("Secret", "runner") => "cf-runtime-runner".to_string(),
         ("Secret", "dind-volume-provisioner") => "cf-runtime-volume-provisioner".to_string(),
@@ -429,6 +436,17 @@ fn view(object: &Value) -> Value {
                 "path": spec["rules"][0]["http"]["paths"][0]["path"],
                 "pathType": spec["rules"][0]["http"]["paths"][0]["pathType"],
             })
+        }
+        // What a monitor scrapes and selects, and the labels a Prometheus
+        // selects it by (each side's own bookkeeping labels left out).
+        "ServiceMonitor" | "PodMonitor" => {
+            let mut labels = object["metadata"]["labels"].clone();
+            if let Some(m) = labels.as_object_mut() {
+                m.retain(|k, _| {
+                    !(k.starts_with("app.kubernetes.io/") || k == "helm.sh/chart" || k == "app")
+                });
+            }
+            json!({"labels": non_empty(&labels), "spec": object["spec"]})
         }
         _ => json!({}),
     }

@@ -148,6 +148,7 @@ const RBAC_SETTINGS: &[&str] = &[
     "Storage:\n  Backend: gcedisk\n  AvailabilityZone: us-central1-a\n",
     "Storage:\n  Backend: local\nMonitor:\n  Enabled: true\n  UseNamespaceWithRole: false\n  Helm3: true\nAppProxy:\n  Enabled: true\n  Ingress:\n    Host: ap.example.com\n",
     "StorageClass: fast-ssd\n",
+    "EventExporter:\n  Enabled: true\nMetrics:\n  ServiceMonitors: true\n  PodMonitors: true\n",
 ];
 
 fn render_settings(extra: &str) -> (Rendered, values::Values) {

@@ -53,6 +53,7 @@ pub(crate) fn read_values(
         })
     };
     v["Monitor"] = json!({ "Enabled": has("monitor") });
+    crate::app::adopt::old_metrics::read(mine, &mut v);
     v["AppProxy"] = json!({ "Enabled": has("app-proxy") });
     if has("app-proxy") {
         if let Some(ingress) = all.iter().find(|o| {

@@ -274,6 +274,8 @@ fn components(inst: &Installation) -> (Vec<ComponentInfo>, bool) {
         render::Component::VolumeProvisioner,
         render::Component::Monitor,
         render::Component::AppProxy,
+        render::Component::Metrics,
+        render::Component::EventExporter,
         render::Component::ClusterIntegration,
         render::Component::Record,
     ];

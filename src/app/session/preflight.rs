@@ -53,6 +53,38 @@ pub(crate) fn waiting_for(cluster: &Cluster) {
     ));
 }
 
+/// Refuses, as bad input naming the values key, objects of kinds the
+/// cluster does not serve (the prometheus-operator's monitors without its
+/// CRDs): the API server would refuse every one of them at apply.
+pub(crate) async fn refuse_unserved(
+    cluster: &Cluster,
+    manifests: &[Manifest],
+) -> Result<(), Outcome> {
+    let missing = crate::cluster::served::unserved(&cluster.client, manifests)
+        .await
+        .map_err(|e| Outcome::from_cluster(e, "asking which kinds the cluster serves"))?;
+    let problems: Vec<crate::values::Problem> = missing
+        .iter()
+        .map(|kind| {
+            let key = crate::render::metrics::key_for_kind(kind.rsplit(' ').next().unwrap_or(""));
+            crate::values::Problem::new(
+                key,
+                Some(&serde_json::Value::Bool(true)),
+                format!(
+                    "asks for {kind} objects, which context {} does not serve (the prometheus-operator's CRDs are not installed)",
+                    cluster.context
+                ),
+                format!("install the prometheus-operator or its CRDs first, or set {key}: false"),
+            )
+        })
+        .collect();
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(Outcome::BadInput(crate::values::Problems(problems)))
+    }
+}
+
 /// The first step of `init` against a cluster. Prints the warnings (or,
 /// when a check fails, every check) and gives `Err(PreflightFailed)` when
 /// the install must not go ahead; else what it saw of the namespace, for
@@ -64,6 +96,7 @@ pub(crate) async fn gate_install(
     namespace: &str,
 ) -> Result<NamespaceSeen, Outcome> {
     waiting_for(cluster);
+    refuse_unserved(cluster, manifests).await?;
     let (checks, state) = preflight::run_seeing_namespace(
         &cluster.client,
         manifests,
