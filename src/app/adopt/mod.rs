@@ -128,6 +128,7 @@ async fn adopt_in(
 mod carry;
 mod classify;
 mod cluster_move;
+mod component_settings;
 mod credentials;
 mod detect;
 pub mod found;

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
+use crate::app::adopt::component_settings;
 use crate::app::adopt::credentials;
 use crate::app::adopt::found::Found;
 use crate::app::adopt::objects::{kind, label, name, SAVED_MARK};
@@ -69,6 +70,7 @@ pub(crate) fn read_values(
             }
         }
     }
+    component_settings::read(runner, mine, &mut v);
     (v, not_read)
 }
 
