@@ -20,7 +20,7 @@ pub mod record;
 pub mod runtime_spec;
 pub mod runtimes;
 mod tojson;
-mod tuning;
+pub(crate) mod tuning;
 pub mod yaml;
 
 pub use context::provisioner_name;

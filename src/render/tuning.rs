@@ -103,6 +103,11 @@ pub(super) fn engine_resources(user: &Resources) -> Value {
     })
 }
 
+/// The engine's resources when the values give none.
+pub(crate) fn default_engine_resources() -> Value {
+    engine_resources(&Resources::default())
+}
+
 /// `runtime.engine.runtimeImages` of the chart: each overridden step
 /// image as the full reference the runtime spec carries (the chart's
 /// legacy form, which it passes on as written).

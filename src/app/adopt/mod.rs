@@ -139,6 +139,7 @@ mod old_values;
 mod report;
 mod runtimes;
 mod several_runtimes;
+mod spec_settings;
 
 use carry::move_runner;
 use detect::{detect, ADOPTING_ANNOTATION};

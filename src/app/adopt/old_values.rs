@@ -38,7 +38,7 @@ pub(crate) fn read_values(
     let mut v = json!({ "Namespace": namespace, "Context": context });
     let mut not_read = vec![
         "resources of every component".to_string(),
-        "the dind and engine settings of the runtime environment (kept on the platform)"
+        "the engine, dind and step images of the runtime environment (an older chart's pinned images cannot be told from a choice; set Runtime.Engine.Image and the like to keep one); its resources, grace periods, volume sort order and user env are carried"
             .to_string(),
     ];
     if let Some(runner) = runner {
