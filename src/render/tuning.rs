@@ -12,9 +12,9 @@ use serde_json::{json, Map, Value};
 use super::images::{self, Pinned};
 use crate::values::{ImageOverride, Resources, Values};
 
-/// The engine's resources when none are given: the chart's.
-const ENGINE_REQUESTS: [(&str, &str); 2] = [("cpu", "100m"), ("memory", "128Mi")];
-const ENGINE_LIMITS: [(&str, &str); 2] = [("cpu", "1000m"), ("memory", "2048Mi")];
+use crate::values::engine_tuning::{
+    ENGINE_DEFAULT_LIMITS as ENGINE_LIMITS, ENGINE_DEFAULT_REQUESTS as ENGINE_REQUESTS,
+};
 
 /// The chart reads `GC_BUILDER_IMAGE` of its legacy `runtimeImages` form
 /// under this misspelt name (chart 10.5.2, runtime-env-spec-tmpl.yaml), so

@@ -17,7 +17,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::model::reader::Reader;
-use super::model::{check_qualified_name, ImageOverride, Resources, OWN_SECRETS};
+use super::model::{check_qualified_name, quantity_value, ImageOverride, Resources, OWN_SECRETS};
 use super::Problem;
 use crate::text;
 
@@ -81,6 +81,11 @@ pub const ENGINE_ENV_NAMES: &[&str] = &[
     "NEW_RELIC_ENABLED",
 ];
 
+/// The engine's requests when none are given: the chart's.
+pub const ENGINE_DEFAULT_REQUESTS: [(&str, &str); 2] = [("cpu", "100m"), ("memory", "128Mi")];
+/// The engine's limits when none are given: the chart's.
+pub const ENGINE_DEFAULT_LIMITS: [(&str, &str); 2] = [("cpu", "1000m"), ("memory", "2048Mi")];
+
 /// The longest grace period accepted: a day. Longer only keeps a
 /// stopped build's node from scaling down.
 const MAX_GRACE_SECONDS: i64 = 86_400;
@@ -114,6 +119,7 @@ pub(super) fn resolve(r: &mut Reader) -> EngineTuning {
     let dind_image = tagged_image(r, "Runtime.Dind.Image");
     let runtime_images = runtime_images(r);
     let engine_resources = r.resources("Runtime.Engine.resources");
+    check_against_defaults(r, &engine_resources);
     let engine_grace_seconds = grace(r, "Runtime.Engine.TerminationGracePeriodSeconds");
     let dind_grace_seconds = grace(r, "Runtime.Dind.TerminationGracePeriodSeconds");
     let user_env_vars = user_env_vars(r);
@@ -157,6 +163,48 @@ fn tagged_image(r: &mut Reader, key: &str) -> Option<ImageOverride> {
         return None;
     }
     Some(image)
+}
+
+/// The user's resources are laid over the defaults: a limit below the
+/// default request (or a request above the default limit) makes a pod
+/// Kubernetes refuses at every build.
+fn check_against_defaults(r: &mut Reader, user: &Resources) {
+    let default = |table: [(&str, &str); 2], name: &str| {
+        table
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v.to_string())
+    };
+    for (name, limit) in &user.limits {
+        let request = user.requests.get(name).cloned();
+        if let Some(request) = request.or_else(|| default(ENGINE_DEFAULT_REQUESTS, name)) {
+            if quantity_value(&request) > quantity_value(limit) {
+                r.problems.push(Problem::new(
+                    &format!("Runtime.Engine.resources.limits.{name}"),
+                    Some(&Value::String(limit.clone())),
+                    format!("is below the engine's request {request}"),
+                    format!(
+                        "raise the limit, or set Runtime.Engine.resources.requests.{name} below it"
+                    ),
+                ));
+            }
+        }
+    }
+    for (name, request) in &user.requests {
+        if user.limits.contains_key(name) {
+            continue;
+        }
+        if let Some(limit) = default(ENGINE_DEFAULT_LIMITS, name) {
+            if quantity_value(request) > quantity_value(&limit) {
+                r.problems.push(Problem::new(
+                    &format!("Runtime.Engine.resources.requests.{name}"),
+                    Some(&Value::String(request.clone())),
+                    format!("is above the engine's default limit {limit}"),
+                    format!("set Runtime.Engine.resources.limits.{name} too"),
+                ));
+            }
+        }
+    }
 }
 
 fn runtime_images(r: &mut Reader) -> BTreeMap<String, ImageOverride> {

@@ -81,3 +81,18 @@ fn cf_runners_own_secret_is_not_a_source() {
         {"name": "AGENT", "valueFrom": {"secretKeyRef": {"name": "runner", "key": "codefresh.token"}}}]}}}));
     assert_eq!(problems, ["Runtime.Engine.UserEnvVars[0] (AGENT)"]);
 }
+
+/// Laid over the chart's default request of 128Mi, a 64Mi limit would make
+/// a pod Kubernetes refuses at every build.
+#[test]
+fn a_limit_below_the_default_request_is_refused() {
+    let (_, problems, _) = read(json!({"Runtime": {"Engine": {
+        "resources": {"limits": {"memory": "64Mi"}, "requests": {"cpu": "2"}}}}}));
+    assert_eq!(
+        problems,
+        [
+            "Runtime.Engine.resources.limits.memory",
+            "Runtime.Engine.resources.requests.cpu",
+        ]
+    );
+}
