@@ -126,6 +126,31 @@ pub(super) fn chart_runtime_images(values: &Values) -> Map<String, Value> {
     out
 }
 
+/// The chart puts the engine's and dind's images under
+/// `global.imageRegistry` whatever registry they name, where cf-runner
+/// keeps a registry the override names: said in the file's header.
+pub(super) fn mirror_note(values: &Values) -> Option<String> {
+    let mirror = values.docker_registry.as_deref()?;
+    let tuned = &values.engine_tuning;
+    let named: Vec<String> = [
+        ("Runtime.Engine.Image", &tuned.engine_image),
+        ("Runtime.Dind.Image", &tuned.dind_image),
+    ]
+    .iter()
+    .filter_map(|(key, over)| {
+        let p = parts(&over.as_ref()?.0);
+        (!p.registry.is_empty()).then(|| format!("{key} ({})", p.registry))
+    })
+    .collect();
+    (!named.is_empty()).then(|| {
+        format!(
+            "The chart pulls {} from {mirror} (global.imageRegistry), not from the registry named; \
+             cf-runner pulls from the one named.",
+            named.join(" and ")
+        )
+    })
+}
+
 /// Sets `value` at `path` of the chart's values, making the maps between.
 fn set(root: &mut Map<String, Value>, path: &[&str], value: Value) {
     let (last, between) = path.split_last().expect("a path");
@@ -239,6 +264,28 @@ mod tests {
             (&*p.registry, &*p.repository, &*p.tag),
             ("", "codefresh/engine", "3.3.14")
         );
+    }
+
+    #[test]
+    fn an_image_from_another_registry_than_the_mirror_is_noted() {
+        let load = |text: &str| {
+            crate::values::load(&crate::values::Input {
+                files: vec![crate::values::ValuesFile {
+                    origin: "t.yaml".into(),
+                    text: text.into(),
+                }],
+                ..Default::default()
+            })
+            .expect("valid")
+            .values
+        };
+        let v = load("DockerRegistry: mirror.local\nRuntime:\n  Engine:\n    Image: ghcr.io/acme/engine:3.3.14\n");
+        let note = mirror_note(&v).expect("a note");
+        assert!(note.contains("Runtime.Engine.Image (ghcr.io)"), "{note}");
+        let v = load(
+            "DockerRegistry: mirror.local\nRuntime:\n  Engine:\n    Image: acme/engine:3.3.14\n",
+        );
+        assert_eq!(mirror_note(&v), None);
     }
 
     /// The values' list of step images is the render's, name for name.
