@@ -307,6 +307,7 @@ pub(super) fn build_context(
         docker_registry => ser(&registry),
         image_pull_secrets => ser(&pull_secret_refs(values)),
         hygiene => ser(&values.hygiene),
+        component_tuning => ser(&values.component_tuning),
         record_format => ser(&RECORD_FORMAT),
         record_secret => ser(&RECORD_SECRET),
         record_values => ser(&record_yaml),

@@ -117,12 +117,14 @@ pub fn generate(values: &Values, identity: &Identity) -> HelmValues {
     for (key, value) in super::metrics::helm_values(values) {
         root.insert(key.into(), value);
     }
+    super::tuning::chart_values_into(values, &mut root);
 
     let holds_secret = values.token.is_some()
         || values.storage.credentials.any()
         || !values.url_credentials.is_empty();
     notes.extend(storage_and_mirror_notes(values));
     notes.extend(super::metrics::helm_notes(values));
+    notes.extend(super::tuning::mirror_note(values));
     let mut text = header(values, identity, &notes);
     text.push_str(&serde_yaml_ng::to_string(&Value::Object(root)).expect("serializable"));
     HelmValues { text, holds_secret }

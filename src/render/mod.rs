@@ -21,6 +21,7 @@ pub mod record;
 pub mod runtime_spec;
 pub mod runtimes;
 mod tojson;
+pub(crate) mod tuning;
 pub mod yaml;
 
 pub use context::provisioner_name;

@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
-use super::{images, placeholder, selector_with_arch, Identity};
+use super::{images, placeholder, selector_with_arch, tuning, Identity};
 use crate::values::{Placement, Resources, Values};
 
 /// The parent runtime every runner inherits from (controlled by Codefresh).
@@ -91,16 +91,11 @@ const WORKFLOW_LIMITS: &[(&str, i64)] = &[
 /// The chart's reuse policy: any pipeline of the account may reuse a volume.
 pub(crate) const DEFAULT_REUSE_VOLUME_SELECTOR: &str = "codefresh-app,io.codefresh.accountName";
 
+/// The chart's order of reusable volumes: by the build's pipeline.
+pub(crate) const DEFAULT_REUSE_VOLUME_SORT_ORDER: &str = "pipeline_id";
+
 /// The claim annotation the volume cleaner reads a volume's retention from.
 pub(crate) const VOLUME_RETENTION_ANNOTATION: &str = "codefresh.io/volume-retention";
-
-/// The engine's default resources.
-fn engine_resources() -> Value {
-    json!({
-        "requests": {"cpu": "100m", "memory": "128Mi"},
-        "limits": {"cpu": "1000m", "memory": "2048Mi"},
-    })
-}
 
 /// The dind pod's resources: the chart's default limits (400m, 800Mi) with the
 /// user's limits and requests laid over them; no requests unless given.
@@ -116,11 +111,6 @@ pub fn dind_resources(user: &Resources) -> Value {
         json!(user.requests)
     };
     json!({"limits": limits, "requests": requests})
-}
-
-/// `tag@digest` of a pinned image, as the chart reports versions.
-fn version_of(pinned: images::Pinned) -> String {
-    format!("{}@{}", pinned.tag, pinned.digest)
 }
 
 /// The OpenTelemetry resource attributes of one runtime service.
@@ -213,13 +203,15 @@ fn engine_env(values: &Values, runtime_name: &str) -> Map<String, Value> {
         // (a self-signed on-prem platform) they must accept its certificate too.
         env.insert("NODE_TLS_REJECT_UNAUTHORIZED".into(), json!("0"));
     }
+    let tuned = &values.engine_tuning;
     for (name, pinned) in images::STEP_IMAGES {
+        let over = tuned.runtime_images.get(*name);
         env.insert(
             name.to_string(),
-            json!(images::reference(*pinned, None, registry)),
+            json!(images::reference(*pinned, over, registry)),
         );
     }
-    let engine_version = version_of(images::ENGINE);
+    let engine_version = tuning::version(images::ENGINE, tuned.engine_image.as_ref());
     env.insert("RUNTIME_CHART_VERSION".into(), json!(images::CHART_VERSION));
     env.insert("CF_SERVICE_NAME".into(), json!("cf-classic-engine"));
     env.insert("CF_SERVICE_VERSION".into(), json!(engine_version));
@@ -248,7 +240,7 @@ fn dind_env(values: &Values, runtime_name: &str) -> Map<String, Value> {
         "OTEL_RESOURCE_ATTRIBUTES".into(),
         json!(otel_attributes(
             "cf-classic-dind",
-            &version_of(images::DIND),
+            &tuning::version(images::DIND, values.engine_tuning.dind_image.as_ref()),
             runtime_name
         )),
     );
@@ -257,13 +249,11 @@ fn dind_env(values: &Values, runtime_name: &str) -> Map<String, Value> {
 
 /// How the platform starts a build's engine pod (`runtimeScheduler`).
 fn engine_scheduler(values: &Values, runtime_name: &str, cluster: Value) -> Map<String, Value> {
-    let registry = values.docker_registry.as_deref();
+    let tuned = &values.engine_tuning;
     let mut engine = Map::new();
     engine.insert("type".into(), json!("KubernetesPod"));
-    engine.insert(
-        "image".into(),
-        json!(images::reference(images::ENGINE, None, registry)),
-    );
+    let image = tuning::image(values, images::ENGINE, tuned.engine_image.as_ref());
+    engine.insert("image".into(), json!(image));
     engine.insert("imagePullPolicy".into(), json!("IfNotPresent"));
     engine.insert("command".into(), json!(ENGINE_COMMAND));
     engine.insert(
@@ -293,11 +283,17 @@ fn engine_scheduler(values: &Values, runtime_name: &str, cluster: Value) -> Map<
         json!(values.runtime.scheduling.tolerations),
     );
     insert_placement(&mut engine, &values.runtime.placement);
-    engine.insert("resources".into(), engine_resources());
+    engine.insert(
+        "resources".into(),
+        tuning::engine_resources(&tuned.engine_resources),
+    );
     engine.insert(
         "terminationGracePeriodSeconds".into(),
-        json!(ENGINE_GRACE_PERIOD_SECONDS),
+        json!(tuned
+            .engine_grace_seconds
+            .unwrap_or(ENGINE_GRACE_PERIOD_SECONDS)),
     );
+    insert_nonempty(&mut engine, "userEnvVars", json!(tuned.user_env_vars));
     engine
 }
 
@@ -323,7 +319,11 @@ fn dind_claim(values: &Values) -> Value {
             .as_deref()
             .unwrap_or(DEFAULT_REUSE_VOLUME_SELECTOR)),
     );
-    pvc.insert("reuseVolumeSortOrder".into(), json!("pipeline_id"));
+    let sort_order = values.engine_tuning.reuse_volume_sort_order.as_deref();
+    pvc.insert(
+        "reuseVolumeSortOrder".into(),
+        json!(sort_order.unwrap_or(DEFAULT_REUSE_VOLUME_SORT_ORDER)),
+    );
     pvc.insert("storageClassName".into(), json!(values.storage.class_name));
     pvc.insert("volumeSize".into(), json!(values.runtime.volume_size));
     if let Some(retention) = &values.hygiene.volume_retention {
@@ -337,13 +337,11 @@ fn dind_claim(values: &Values) -> Value {
 
 /// How the platform starts a build's dind pod (`dockerDaemonScheduler`).
 fn dind_scheduler(values: &Values, runtime_name: &str, cluster: Value) -> Map<String, Value> {
-    let registry = values.docker_registry.as_deref();
+    let tuned = &values.engine_tuning;
     let mut dind = Map::new();
     dind.insert("type".into(), json!("DindKubernetesPod"));
-    dind.insert(
-        "dindImage".into(),
-        json!(images::reference(images::DIND, None, registry)),
-    );
+    let image = tuning::image(values, images::DIND, tuned.dind_image.as_ref());
+    dind.insert("dindImage".into(), json!(image));
     dind.insert("imagePullPolicy".into(), json!("IfNotPresent"));
     dind.insert(
         "userAccess".into(),
@@ -367,7 +365,9 @@ fn dind_scheduler(values: &Values, runtime_name: &str, cluster: Value) -> Map<St
     );
     dind.insert(
         "terminationGracePeriodSeconds".into(),
-        json!(DIND_GRACE_PERIOD_SECONDS),
+        json!(tuned
+            .dind_grace_seconds
+            .unwrap_or(DIND_GRACE_PERIOD_SECONDS)),
     );
     if let Some(mounts) = &values.runtime.user_volume_mounts {
         dind.insert("userVolumeMounts".into(), mounts.clone());

@@ -8,6 +8,8 @@
 
 pub mod agent_only;
 pub mod cloud;
+pub mod component_tuning;
+pub mod engine_tuning;
 pub mod hygiene;
 pub mod json_schema;
 pub mod metrics;
@@ -344,6 +346,8 @@ fn resolve(r: &mut Reader) -> Values {
     let docker_registry = resolve_docker_registry(r);
     let image_pull_secrets = pull_secrets::resolve(r);
     let hygiene = hygiene::resolve(r);
+    let engine_tuning = engine_tuning::resolve(r);
+    let component_tuning = component_tuning::resolve(r);
     let arch = resolve_arch(r);
 
     let global_scheduling = Scheduling {
@@ -408,6 +412,8 @@ fn resolve(r: &mut Reader) -> Values {
         image_pull_secrets,
         hygiene,
         metrics,
+        engine_tuning,
+        component_tuning,
         arch,
         runner,
         storage,

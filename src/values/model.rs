@@ -12,6 +12,8 @@ use serde_json::Value;
 
 use super::tree::lookup;
 
+pub use super::component_tuning::ComponentTuning;
+pub use super::engine_tuning::EngineTuning;
 pub use super::hygiene::Hygiene;
 pub use super::metrics::Metrics;
 pub use super::placement::Placement;
@@ -307,6 +309,12 @@ pub struct Values {
     pub hygiene: Hygiene,
     /// Prometheus monitors and the event exporter (`Metrics.*`, `EventExporter.*`).
     pub metrics: Metrics,
+    /// Images, resources, grace periods and user env of every build's
+    /// engine and dind pod.
+    pub engine_tuning: EngineTuning,
+    /// Service account and pod annotations, the cleaner's schedule and
+    /// replicas of the components.
+    pub component_tuning: ComponentTuning,
     pub arch: Arch,
     pub runner: Runner,
     pub storage: Storage,

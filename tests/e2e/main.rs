@@ -52,6 +52,7 @@ mod e2e_support_bundle;
 mod e2e_support_bundle_scan;
 mod e2e_terminal_data;
 mod e2e_trust_platform;
+mod e2e_tuning_diff;
 mod e2e_venona;
 mod e2e_venona_attach;
 mod e2e_wait_outage;

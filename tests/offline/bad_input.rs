@@ -273,6 +273,40 @@ catalogue! {
         bad(&["--set-value", "Runtime.WorkflowLimits.MAX_BUILD_TIME=3600"])
             .says(&["Runtime.WorkflowLimits.MAX_BUILD_TIME", "MAXIMUM_ALLOWED_WORKFLOW_AGE_BEFORE_TERMINATION"])
             .problems(1);
+    /// A build's engine image must say which version it is.
+    engine_image_with_a_digest_and_no_tag =>
+        bad(&["--set-value", "Runtime.Engine.Image=codefresh/engine@sha256:ff57bea0"])
+            .says(&["Runtime.Engine.Image", "no tag", "codefresh/engine:3.3.13@sha256"])
+            .problems(1);
+    step_image_the_engine_does_not_know =>
+        bad(&["--set-value", "Runtime.Engine.RuntimeImages.GIT_CLONER=mirror.example.com/cf-git-cloner:10.3.14"])
+            .says(&["Runtime.Engine.RuntimeImages.GIT_CLONER", "GIT_CLONE_IMAGE"])
+            .problems(1);
+    /// The runtime spec is stored on the platform in clear: a token given
+    /// as text is refused, and the refusal does not repeat it.
+    user_env_var_holding_a_token_as_text =>
+        bad(&["--values", "@IN@/values.yaml"])
+            .file("values.yaml", "Runtime:\n  Engine:\n    UserEnvVars:\n      - name: NPM_TOKEN\n        value: npm_Zq81secretvalue\n")
+            .says(&["Runtime.Engine.UserEnvVars[0] (NPM_TOKEN)", "in clear", "secretKeyRef"])
+            .hides(&["npm_Zq81secretvalue"])
+            .problems(1);
+    user_env_var_the_engine_already_has =>
+        bad(&["--values", "@IN@/values.yaml"])
+            .file("values.yaml", "Runtime:\n  Engine:\n    UserEnvVars:\n      - {name: LOGGER_LEVEL, value: info}\n")
+            .says(&["Runtime.Engine.UserEnvVars[0] (LOGGER_LEVEL)", "Runtime.AdditionalEnvVars"])
+            .problems(1);
+    cleaner_schedule_in_words =>
+        bad(&["--set-value", "Storage.VolumeCleaner.Schedule=every hour"])
+            .says(&["Storage.VolumeCleaner.Schedule", "not a cron schedule", "0 * * * *"])
+            .problems(1);
+    provisioner_replicas_out_of_range =>
+        bad(&["--set-value", "Storage.VolumeProvisioner.Replicas=10"])
+            .says(&["Storage.VolumeProvisioner.Replicas", "from 1 to 5"])
+            .problems(1);
+    engine_grace_period_of_zero =>
+        bad(&["--set-value", "Runtime.Engine.TerminationGracePeriodSeconds=0"])
+            .says(&["Runtime.Engine.TerminationGracePeriodSeconds", "from 1 to 86400"])
+            .problems(1);
     /// cf-runner's own agent-token Secret is no registry credential.
     image_pull_secrets_naming_cf_runners_own_secret =>
         bad(&["--values", "@IN@/values.yaml"])

@@ -61,23 +61,23 @@ fn yaml_file(path: &Path) -> Value {
 }
 
 /// What cf-runner and the chart make of one example.
-struct Side {
-    example: String,
-    namespace: String,
+pub(crate) struct Side {
+    pub(crate) example: String,
+    pub(crate) namespace: String,
     /// cf-runner's objects, by `Kind/name`.
-    ours: BTreeMap<String, Value>,
+    pub(crate) ours: BTreeMap<String, Value>,
     /// cf-runner's runtime-environment spec.
-    our_spec: Value,
+    pub(crate) our_spec: Value,
     /// The chart's objects, by `Kind/name` (chart names).
-    chart: BTreeMap<String, Value>,
+    pub(crate) chart: BTreeMap<String, Value>,
     /// The runtime-environment spec in the chart's runtime-config ConfigMap.
-    chart_spec: Value,
+    pub(crate) chart_spec: Value,
     /// The generated Helm values.
-    helm_values: Value,
+    pub(crate) helm_values: Value,
 }
 
 /// Both sides of every example, rendered once per test binary.
-fn sides() -> &'static [Side] {
+pub(crate) fn sides() -> &'static [Side] {
     static SIDES: std::sync::OnceLock<Vec<Side>> = std::sync::OnceLock::new();
     SIDES.get_or_init(|| examples().iter().map(|e| render_both(e)).collect())
 }
@@ -388,11 +388,21 @@ fn view(object: &Value) -> Value {
             let mut view = pod_view(pod_spec(object).unwrap());
             view["podAnnotations"] =
                 non_empty(&object["spec"]["template"]["metadata"]["annotations"]);
+            if kind == "Deployment" {
+                // How many pods, and how they are replaced (the chart sets
+                // only the type; unset is Kubernetes' RollingUpdate).
+                view["replicas"] = object["spec"]["replicas"].clone();
+                let strategy = &object["spec"]["strategy"]["type"];
+                view["strategy.type"] = strategy
+                    .as_str()
+                    .map_or(json!("RollingUpdate"), |t| json!(t));
+            }
             view
         }
         "CronJob" => json!({
             "schedule": object["spec"]["schedule"],
             "concurrencyPolicy": object["spec"]["concurrencyPolicy"],
+            "suspend": object["spec"]["suspend"].as_bool().unwrap_or(false),
             "pod": pod_view(pod_spec(object).unwrap()),
             "podAnnotations": non_empty(
                 &object["spec"]["jobTemplate"]["spec"]["template"]["metadata"]["annotations"]

@@ -15,6 +15,7 @@ mod bad_input;
 mod bounded_reads;
 mod chart_keys;
 mod chart_parity;
+mod chart_parity_tuning;
 mod cli_help;
 mod completions;
 mod completions_shells;

@@ -14,6 +14,7 @@ use crate::app::adopt::handover::{kept_certs, signed_certs, OnPlatform};
 use crate::app::adopt::objects::{AdoptOptions, ObjectRef};
 use crate::app::adopt::old_values::values_text;
 use crate::app::adopt::report::{print_plan, unclassified_refusal};
+use crate::app::adopt::spec_settings;
 use crate::app::identity::register;
 use crate::app::installation::plan;
 use crate::app::session::lock;
@@ -86,13 +87,20 @@ async fn prepare(
     start: Start,
 ) -> Result<Moving, Outcome> {
     let Start {
-        found,
+        mut found,
         tree,
         tool,
         resuming,
     } = start;
     let (loaded, conf, several, platform, alone) =
         load_move(args, cluster, namespace, found.as_ref(), tree, resuming).await?;
+    // The saved values file says what load_move carried from the spec.
+    if let (Some(f), false, false) = (found.as_mut(), alone, resuming) {
+        for (key, value) in spec_settings::carried(&platform.spec).0 {
+            let steps = values::tree::parse_path(&key).expect("a plain key path");
+            values::tree::set_path(&mut f.values, &steps, value);
+        }
+    }
     let token = agent_token(cluster, namespace, found.as_ref()).await?;
     let kept = if alone {
         None
@@ -210,6 +218,15 @@ async fn load_move(
             &platform.runtime,
             &platform.spec,
         )?;
+        // Build settings the old spec holds, which cf-runner's replaces.
+        if !resuming {
+            let (carried, left_out) = spec_settings::carried(&platform.spec);
+            spec_settings::warn_left_out(&left_out);
+            if !carried.is_empty() {
+                input.overrides.extend(carried);
+                loaded = values::load(&input)?;
+            }
+        }
     }
     if loaded.values.monitor.enabled && loaded.values.token.is_none() {
         // The monitor reads the API token from its Secret, as after `init`.

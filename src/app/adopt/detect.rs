@@ -299,6 +299,22 @@ fn which_runner(
     }))
 }
 
+/// The Secret the chart's runner container reads `CODEFRESH_TOKEN` from.
+fn runner_token_secret(mine: &[&Value]) -> Option<String> {
+    let runner = mine.iter().find(|o| {
+        kind(o) == "Deployment" && label(o, "codefresh.io/application") == Some("runner")
+    })?;
+    let containers = runner["spec"]["template"]["spec"]["containers"].as_array()?;
+    containers.iter().find_map(|c| {
+        let env = c["env"].as_array()?;
+        let token = env.iter().find(|e| e["name"] == "CODEFRESH_TOKEN")?;
+        let reference = &token["valueFrom"]["secretKeyRef"];
+        (reference["key"] == "agent-codefresh-token")
+            .then(|| reference["name"].as_str().map(str::to_string))
+            .flatten()
+    })
+}
+
 /// The old install's objects in the namespace (its Persistent Volume
 /// Claims aside), with the Secrets the chart makes at run time; and the
 /// Secret that holds the agent token.
@@ -325,10 +341,16 @@ fn old_objects<'a>(
         .collect();
     // Objects the chart creates at run time, outside the manifests.
     let token_secret = match &tool {
-        Tool::Helm { .. } => local
-            .iter()
-            .find(|o| kind(o) == "Secret" && o["data"].get("agent-codefresh-token").is_some())
-            .map(|o| name(o).to_string()),
+        // The Secret the chart's runner reads its token from; any Secret
+        // with that key only when the runner names none. A Secret of the
+        // user's (`global.agentTokenSecretKeyRef`, which the chart's init
+        // container copies from) may hold the same key and must stay.
+        Tool::Helm { .. } => runner_token_secret(&mine).or_else(|| {
+            local
+                .iter()
+                .find(|o| kind(o) == "Secret" && o["data"].get("agent-codefresh-token").is_some())
+                .map(|o| name(o).to_string())
+        }),
         Tool::Venonactl => local
             .iter()
             .find(|o| kind(o) == "Secret" && name(o) == "runner")
@@ -513,3 +535,28 @@ pub const ADOPTING_ANNOTATION: &str = "cf-runner.codefresh.io/adopting";
 /// Suffix of the name a workload runs under while an old one of the same
 /// name (and another pod selector) is removed.
 pub const INTERIM_SUFFIX: &str = "-adopting";
+
+#[cfg(test)]
+mod token_secret_tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A user's Secret given to the chart as `agentTokenSecretKeyRef` may
+    /// hold the chart's key and sort first: the runner's own reference
+    /// wins, so adopt never takes (and removes) the user's Secret.
+    #[test]
+    fn the_secret_the_charts_runner_reads_wins_over_a_users_with_the_same_key() {
+        let runner = json!({"kind": "Deployment",
+            "metadata": {"name": "cf-runtime-runner", "labels": {"codefresh.io/application": "runner"}},
+            "spec": {"template": {"spec": {"containers": [{"name": "runner", "env": [
+                {"name": "CODEFRESH_TOKEN", "valueFrom": {"secretKeyRef":
+                    {"name": "cf-runtime-runner", "key": "agent-codefresh-token"}}}]}]}}}});
+        let users = json!({"kind": "Secret", "metadata": {"name": "agent-token"},
+            "data": {"agent-codefresh-token": ""}});
+        assert_eq!(
+            runner_token_secret(&[&users, &runner]).as_deref(),
+            Some("cf-runtime-runner")
+        );
+        assert_eq!(runner_token_secret(&[&users]), None);
+    }
+}

@@ -128,6 +128,7 @@ async fn adopt_in(
 mod carry;
 mod classify;
 mod cluster_move;
+mod component_settings;
 mod credentials;
 mod detect;
 pub mod found;
@@ -139,6 +140,7 @@ mod old_values;
 mod report;
 mod runtimes;
 mod several_runtimes;
+mod spec_settings;
 
 use carry::move_runner;
 use detect::{detect, ADOPTING_ANNOTATION};

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
+use crate::app::adopt::component_settings;
 use crate::app::adopt::credentials;
 use crate::app::adopt::found::Found;
 use crate::app::adopt::objects::{kind, label, name, SAVED_MARK};
@@ -37,7 +38,7 @@ pub(crate) fn read_values(
     let mut v = json!({ "Namespace": namespace, "Context": context });
     let mut not_read = vec![
         "resources of every component".to_string(),
-        "the dind and engine settings of the runtime environment (kept on the platform)"
+        "the engine, dind and step images of the runtime environment (an older chart's pinned images cannot be told from a choice; set Runtime.Engine.Image and the like to keep one); its resources, grace periods, volume sort order and user env are carried"
             .to_string(),
     ];
     if let Some(runner) = runner {
@@ -70,6 +71,7 @@ pub(crate) fn read_values(
             }
         }
     }
+    component_settings::read(runner, mine, &mut v);
     (v, not_read)
 }
 
