@@ -60,7 +60,25 @@ pub const RENDERED_KINDS: &[KindRef] = &[
     kind("apps/v1", "DaemonSet", true),
     kind("batch/v1", "CronJob", true),
     kind("networking.k8s.io/v1", "Ingress", true),
+    kind("scheduling.k8s.io/v1", "PriorityClass", false),
+    kind("gateway.networking.k8s.io/v1", "HTTPRoute", true),
 ];
+
+/// True for a kind of an API the cluster may not serve (the Gateway API
+/// is a set of CRDs): where listing it answers 404, none of ours exists,
+/// so `upgrade`, `delete` and the ledger go on without it.
+pub fn may_be_unserved(kind: &KindRef) -> bool {
+    kind.api_version.starts_with("gateway.networking.k8s.io/")
+}
+
+/// A LIST's answer, with the 404 of a kind [`may_be_unserved`] read as
+/// "nothing there" (`None`).
+pub fn served<T>(kind: &KindRef, answer: Result<T, KubeError>) -> Result<Option<T>, KubeError> {
+    match answer {
+        Err(e) if e.code() == Some(404) && may_be_unserved(kind) => Ok(None),
+        other => other.map(Some),
+    }
+}
 
 /// One object as it is in the cluster. Secret payloads are dropped on
 /// reading, so nothing built from an inventory can leak them.
@@ -254,7 +272,9 @@ pub async fn labelled(client: &Client, instance: &str) -> Result<Vec<LiveObject>
     .await;
     let mut out = Vec::new();
     for (k, list) in lists {
-        let mut list = list?;
+        let Some(mut list) = served(k, list)? else {
+            continue;
+        };
         list.items
             .sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
         out.extend(

@@ -576,8 +576,11 @@ pub async fn trusted_on_first_use(
         )
         .await;
     let mut out = BTreeSet::new();
-    for list in lists {
-        for item in list?.items {
+    for (k, list) in kinds.iter().zip(lists) {
+        let Some(list) = super::inventory::served(k, list)? else {
+            continue;
+        };
+        for item in list.items {
             let o = serde_json::to_value(&item).unwrap_or(Value::Null);
             if !matches!(ownership_by_marks(&o, instance), Ownership::Foreign(_)) {
                 out.extend(item.metadata.uid);

@@ -95,7 +95,7 @@ pub(crate) const DEFAULT_REUSE_VOLUME_SELECTOR: &str = "codefresh-app,io.codefre
 pub(crate) const VOLUME_RETENTION_ANNOTATION: &str = "codefresh.io/volume-retention";
 
 /// The engine's default resources.
-fn engine_resources() -> Value {
+pub fn engine_resources() -> Value {
     json!({
         "requests": {"cpu": "100m", "memory": "128Mi"},
         "limits": {"cpu": "1000m", "memory": "2048Mi"},

@@ -7,7 +7,9 @@
 //! Every problem is collected, so the user fixes them all in one go.
 
 pub mod agent_only;
+pub mod ballast;
 pub mod cloud;
+pub mod gateway;
 pub mod hygiene;
 pub mod json_schema;
 pub mod model;
@@ -235,7 +237,7 @@ fn credentials_outside_a_secret(tree: &Value) -> Vec<Problem> {
 fn advice(values: &Values) -> Vec<String> {
     let mut out = Vec::new();
     let proxy = &values.app_proxy;
-    if proxy.enabled && proxy.tls_secret.is_none() {
+    if proxy.enabled && proxy.ingress && proxy.tls_secret.is_none() {
         if let Some(host) = &proxy.host {
             out.push(format!(
                 "AppProxy.Ingress.Host is {host}, but AppProxy.Ingress.TLSSecret is not set: \
@@ -343,6 +345,7 @@ fn resolve(r: &mut Reader) -> Values {
     let docker_registry = resolve_docker_registry(r);
     let image_pull_secrets = pull_secrets::resolve(r);
     let hygiene = hygiene::resolve(r);
+    let ballast = ballast::resolve(r);
     let arch = resolve_arch(r);
 
     let global_scheduling = Scheduling {
@@ -400,6 +403,7 @@ fn resolve(r: &mut Reader) -> Values {
         docker_registry,
         image_pull_secrets,
         hygiene,
+        ballast,
         arch,
         runner,
         storage,
@@ -731,17 +735,32 @@ fn resolve_monitor(r: &mut Reader, env_vars: &BTreeMap<String, String>) -> Monit
 fn resolve_app_proxy(r: &mut Reader, env_vars: &BTreeMap<String, String>) -> AppProxy {
     let mut env = env_vars.clone();
     env.extend(r.env_map("AppProxy.AdditionalEnvVars"));
-    let host = r.text("AppProxy.Ingress.Host");
-    // Like the old wizard, an AppProxy section with a host turns it on.
-    let enabled = r.boolean("AppProxy.Enabled", host.is_some());
-    if enabled && host.is_none() {
+    let given_host = r.text("AppProxy.Ingress.Host");
+    // Like the old wizard, an AppProxy section with a host (or an
+    // HTTPRoute's parents) turns it on.
+    let route_asked = r.raw_value("AppProxy.HttpRoute.ParentRefs").is_some()
+        || r.boolean(gateway::HTTP_ROUTE_ENABLED_KEY, false);
+    let enabled = r.boolean("AppProxy.Enabled", given_host.is_some() || route_asked);
+    let exposure = gateway::resolve(r, enabled);
+    if enabled && given_host.is_none() && exposure.http_route.is_none() {
         r.problems.push(Problem::new(
             "AppProxy.Ingress.Host",
             None,
             "is required when the app-proxy is enabled",
-            "give the hostname the Ingress serves, e.g. --app-proxy-host app-proxy.example.com",
+            "give the hostname the Ingress serves (with AppProxy.Ingress.Enabled false, the one you expose \
+             the app-proxy Service at), e.g. --app-proxy-host app-proxy.example.com",
         ));
     }
+    let route_host = exposure.http_route.as_ref().and_then(|h| h.exact_hostname());
+    if enabled && given_host.is_none() && exposure.http_route.is_some() && route_host.is_none() {
+        r.problems.push(Problem::new(
+            "AppProxy.HttpRoute.Hostnames",
+            None,
+            "has no exact host name (only wildcards): the platform needs one address to reach the app-proxy at",
+            "list the app-proxy's own host name first, or give AppProxy.Ingress.Host",
+        ));
+    }
+    let host = given_host.or_else(|| route_host.map(str::to_string));
     if let Some(h) = &host {
         let bare = h.strip_prefix("*.").unwrap_or(h);
         if !is_dns_subdomain(bare) || !bare.contains('.') {
@@ -755,7 +774,20 @@ fn resolve_app_proxy(r: &mut Reader, env_vars: &BTreeMap<String, String>) -> App
     }
     let path_prefix = r
         .text("AppProxy.Ingress.PathPrefix")
+        .or_else(|| exposure.route_path_prefix.clone())
         .unwrap_or_else(|| "/".into());
+    if exposure
+        .route_path_prefix
+        .as_ref()
+        .is_some_and(|p| *p != path_prefix)
+    {
+        r.problems.push(Problem::new(
+            "AppProxy.HttpRoute.PathPrefix",
+            exposure.route_path_prefix.clone().map(Value::String).as_ref(),
+            "differs from AppProxy.Ingress.PathPrefix: the app-proxy serves one path prefix",
+            "give the prefix once (either key), e.g. /app-proxy",
+        ));
+    }
     if !path_prefix.starts_with('/') || path_prefix.contains(char::is_whitespace) {
         r.problems.push(Problem::new(
             "AppProxy.Ingress.PathPrefix",
@@ -797,6 +829,8 @@ fn resolve_app_proxy(r: &mut Reader, env_vars: &BTreeMap<String, String>) -> App
         tls_secret,
         path_prefix,
         annotations: r.annotation_map("AppProxy.Ingress.Annotations"),
+        ingress: exposure.ingress,
+        http_route: exposure.http_route,
         placement: placement::resolve(r, "AppProxy"),
     }
 }

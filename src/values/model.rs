@@ -12,6 +12,8 @@ use serde_json::Value;
 
 use super::tree::lookup;
 
+pub use super::ballast::Ballast;
+pub use super::gateway::HttpRoute;
 pub use super::hygiene::Hygiene;
 pub use super::placement::Placement;
 
@@ -258,6 +260,10 @@ pub struct AppProxy {
     pub tls_secret: Option<String>,
     pub path_prefix: String,
     pub annotations: BTreeMap<String, String>,
+    /// `AppProxy.Ingress.Enabled`: off, only the Service (and the HTTPRoute).
+    pub ingress: bool,
+    /// `AppProxy.HttpRoute`: a Gateway API route to the app-proxy.
+    pub http_route: Option<HttpRoute>,
     pub placement: Placement,
 }
 
@@ -304,6 +310,8 @@ pub struct Values {
     /// Volume retention and cleaning, volume reuse, the dind bridge and
     /// the engine's workflow limits.
     pub hygiene: Hygiene,
+    /// `Runtime.Ballast`: placeholder pods keeping build room warm.
+    pub ballast: Ballast,
     pub arch: Arch,
     pub runner: Runner,
     pub storage: Storage,

@@ -140,6 +140,15 @@ pub const KEYS: &[(&str, Kind)] = &[
     ("Runtime.VolumeRetention", Text),
     ("Runtime.ReuseVolumeSelector", Text),
     ("Runtime.WorkflowLimits", Opaque),
+    // warm capacity (`values::ballast`)
+    ("Runtime.Ballast.Dind.Enabled", Bool),
+    ("Runtime.Ballast.Dind.Replicas", Int),
+    ("Runtime.Ballast.Dind.resources", Resources),
+    ("Runtime.Ballast.Dind.PodAnnotations", TextMap),
+    ("Runtime.Ballast.Engine.Enabled", Bool),
+    ("Runtime.Ballast.Engine.Replicas", Int),
+    ("Runtime.Ballast.Engine.resources", Resources),
+    ("Runtime.Ballast.Engine.PodAnnotations", TextMap),
     ("Runtime.EngineAppName", Ignored),
     // more runtimes served by the same agent (`values::runtimes`)
     ("Runtimes", Opaque),
@@ -171,6 +180,14 @@ pub const KEYS: &[(&str, Kind)] = &[
     ("AppProxy.Ingress.TLSSecret", Text),
     ("AppProxy.Ingress.PathPrefix", Text),
     ("AppProxy.Ingress.Annotations", TextMap),
+    ("AppProxy.Ingress.Enabled", Bool),
+    // the app-proxy behind a Gateway (`values::gateway`)
+    ("AppProxy.HttpRoute.Enabled", Bool),
+    ("AppProxy.HttpRoute.ParentRefs", Opaque),
+    ("AppProxy.HttpRoute.Hostnames", TextList),
+    ("AppProxy.HttpRoute.PathPrefix", Text),
+    ("AppProxy.HttpRoute.Annotations", TextMap),
+    ("AppProxy.HttpRoute.Labels", TextMap),
     // venonactl keys that steered its own network test or in-cluster mode
     ("InCluster", Ignored),
     ("RuntimeInCluster", Ignored),

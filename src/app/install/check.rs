@@ -69,6 +69,7 @@ async fn check(loaded: &values::Loaded, options: &CheckOptions) -> Result<Outcom
     let cluster = connect(values).await?;
     let identity = identity::seed(values, Some(cluster.context.clone()));
     let rendered = render::render(values, &identity, &loaded.redacted_tree)?;
+    crate::app::session::preflight::require_served(&cluster, &rendered.manifests).await?;
     waiting_for(&cluster);
     let checks = checks(&cluster, &rendered, &values.namespace).await;
     let mut passed = !preflight::failed(&checks);

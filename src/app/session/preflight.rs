@@ -7,6 +7,7 @@ use crate::cluster::preflight::{self, Check, NamespaceState, Status};
 use crate::cluster::Cluster;
 use crate::output;
 use crate::render::Manifest;
+use crate::values::{gateway, Problem, Problems};
 
 /// The mark of a check line.
 fn mark(status: Status) -> output::Mark {
@@ -95,4 +96,37 @@ pub(crate) async fn gate_install(
         NamespaceState::Ours | NamespaceState::Foreign => NamespaceSeen::Exists,
         NamespaceState::Unknown => NamespaceSeen::Unknown,
     })
+}
+
+/// Refuses, as bad input (exit 2, naming the key), settings whose objects
+/// the cluster cannot hold: an HTTPRoute where the Gateway API's CRDs are
+/// not installed. Asked by `init`, `upgrade` and `check` before anything
+/// else touches the cluster; `--skip-cluster-test` does not skip it, since
+/// the apply would fail on it halfway.
+pub(crate) async fn require_served(cluster: &Cluster, manifests: &[Manifest]) -> Result<(), Outcome> {
+    let missing = crate::cluster::served::unserved(&cluster.client, manifests)
+        .await
+        .map_err(|e| Outcome::from_cluster(e, "asking which APIs the cluster serves"))?;
+    let problems: Vec<Problem> = missing
+        .iter()
+        .map(|(api_version, kind)| {
+            Problem::new(
+                gateway::HTTP_ROUTE_ENABLED_KEY,
+                Some(&serde_json::Value::Bool(true)),
+                format!(
+                    "asks for an {kind}, but context {} does not serve {api_version} \
+                     (the Gateway API's CRDs are not installed)",
+                    cluster.context
+                ),
+                "install the Gateway API's standard CRDs and a Gateway controller, or set \
+                 AppProxy.HttpRoute.Enabled to false and expose the app-proxy with its Ingress \
+                 or your own way",
+            )
+        })
+        .collect();
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(Outcome::BadInput(Problems(problems)))
+    }
 }
