@@ -86,3 +86,27 @@ fn resources(user: &Resources, build_pod: Value) -> Value {
     }
     chosen
 }
+
+/// The chart's `ballast` from the values (`None` when both kinds are off).
+/// Resources are only written when the user gave them: the chart then
+/// takes the build pod's own, as cf-runner does.
+pub(super) fn helm(values: &Values) -> Option<Value> {
+    let ballast = &values.ballast;
+    if !ballast.any() {
+        return None;
+    }
+    let one = |p: &Option<Placeholders>| -> Value {
+        let Some(p) = p else {
+            return json!({"enabled": false});
+        };
+        let mut out = json!({"enabled": true, "replicasCount": p.replicas});
+        if !p.resources.is_empty() {
+            out["resources"] = json!(p.resources);
+        }
+        if !p.pod_annotations.is_empty() {
+            out["podAnnotations"] = json!(p.pod_annotations);
+        }
+        out
+    };
+    Some(json!({"dind": one(&ballast.dind), "engine": one(&ballast.engine)}))
+}

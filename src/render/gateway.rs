@@ -37,3 +37,37 @@ pub(super) fn check_route(object: &Value) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// The chart's `appProxy.ingress.enabled` and `appProxy.httpRoute` from
+/// the values, into the Helm values' `appProxy` and its `ingress`. The
+/// Ingress host stays set with the Ingress off: the chart tells the
+/// platform `https://<ingress.host><pathPrefix>` whatever exposes the
+/// app-proxy, so it carries the address cf-runner derived.
+pub(super) fn helm_into(
+    app_proxy: &mut serde_json::Map<String, Value>,
+    ingress: &mut serde_json::Map<String, Value>,
+    values: &crate::values::Values,
+) {
+    use serde_json::json;
+    let proxy = &values.app_proxy;
+    if !proxy.ingress {
+        ingress.insert("enabled".into(), json!(false));
+    }
+    let Some(route) = &proxy.http_route else {
+        return;
+    };
+    let mut out = serde_json::Map::new();
+    out.insert("enabled".into(), json!(true));
+    if proxy.path_prefix != "/" {
+        out.insert("pathPrefix".into(), json!(proxy.path_prefix));
+    }
+    out.insert("parentRefs".into(), json!(route.parent_refs));
+    out.insert("hostnames".into(), json!(route.hostnames));
+    if !route.annotations.is_empty() {
+        out.insert("annotations".into(), json!(route.annotations));
+    }
+    if !route.labels.is_empty() {
+        out.insert("labels".into(), json!(route.labels));
+    }
+    app_proxy.insert("httpRoute".into(), Value::Object(out));
+}
