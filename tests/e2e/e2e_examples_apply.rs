@@ -33,6 +33,7 @@ fn resource_for(api_version: &str, kind: &str) -> ApiResource {
     let plural = match kind {
         "Ingress" => "ingresses".to_string(),
         "StorageClass" => "storageclasses".to_string(),
+        "PriorityClass" => "priorityclasses".to_string(),
         other => format!("{}s", other.to_ascii_lowercase()),
     };
     ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk(group, version, kind), &plural)
@@ -42,6 +43,8 @@ fn resource_for(api_version: &str, kind: &str) -> ApiResource {
 #[cfg_attr(skip_e2e, ignore = "CF_RUNNER_SKIP_E2E=1")]
 async fn every_example_is_accepted_by_a_real_apiserver_with_strict_validation() {
     let cp = controlplane::shared();
+    // The gateway example's HTTPRoute needs the Gateway API's CRDs.
+    support::gateway::install(cp);
     let client = cp.client();
     let params = PatchParams::apply("cf-runner")
         .dry_run()
