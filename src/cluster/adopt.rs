@@ -23,6 +23,9 @@ const NAMESPACED: &[(&str, &str)] = &[
     ("rbac.authorization.k8s.io/v1", "Role"),
     ("rbac.authorization.k8s.io/v1", "RoleBinding"),
     ("networking.k8s.io/v1", "Ingress"),
+    // The chart's app-proxy route (10.4.0); a cluster without the Gateway
+    // API answers 404, which is "none".
+    ("gateway.networking.k8s.io/v1", "HTTPRoute"),
 ];
 
 /// Cluster-scoped kinds the old installers create.
@@ -30,6 +33,8 @@ const CLUSTER: &[(&str, &str)] = &[
     ("storage.k8s.io/v1", "StorageClass"),
     ("rbac.authorization.k8s.io/v1", "ClusterRole"),
     ("rbac.authorization.k8s.io/v1", "ClusterRoleBinding"),
+    // The chart's warm-capacity class (`cf-ballast`).
+    ("scheduling.k8s.io/v1", "PriorityClass"),
 ];
 
 /// Lists what `adopt` needs to judge `namespace`: its objects of the kinds
@@ -42,7 +47,10 @@ pub async fn scan(cluster: &Cluster, namespace: &str) -> Result<Vec<Value>, Kube
         let api: Api<DynamicObject> =
             Api::namespaced_with(cluster.client.clone(), namespace, &resource);
         let what = format!("{kind}s in namespace {namespace}");
-        let list = request("listing", &what, api.list(&ListParams::default())).await?;
+        let list = match request("listing", &what, api.list(&ListParams::default())).await {
+            Err(e) if e.code() == Some(404) && api_version.starts_with("gateway.") => continue,
+            other => other?,
+        };
         for item in list.items {
             out.push(plain(item, api_version, kind));
         }

@@ -488,6 +488,8 @@ pub(crate) const REMOVABLE_KINDS: &[&str] = &[
     "ClusterRole",
     "ClusterRoleBinding",
     "Ingress",
+    "HTTPRoute",
+    "PriorityClass",
 ];
 
 /// The Secrets of the old tools the move knows, by name (or name prefix):
