@@ -24,11 +24,11 @@ pub mod ownership;
 pub mod preflight;
 pub mod probe;
 mod reach;
-pub mod served;
 pub mod rotation;
 pub mod runtime_access;
 pub mod runtimes;
 pub mod secrets;
+pub mod served;
 pub mod support;
 pub mod wait;
 

@@ -248,6 +248,7 @@ fn labels(r: &mut Reader) -> BTreeMap<String, String> {
 pub fn parent_refs_schema() -> Value {
     serde_json::json!({
         "type": ["array", "null"],
+        "minItems": 1,
         "items": {
             "type": "object",
             "required": ["name"],
@@ -290,11 +291,13 @@ mod tests {
 
     #[test]
     fn each_mistake_names_its_key() {
-        let (_, problems) = read(json!({"AppProxy": {"Ingress": {"Enabled": false}, "HttpRoute": {
+        let (_, problems) = read(
+            json!({"AppProxy": {"Ingress": {"Enabled": false}, "HttpRoute": {
             "Enabled": true,
             "ParentRefs": [{"nmae": "public"}, {"name": "public", "namespace": "Gateways", "port": 0}],
             "Hostnames": ["https://app-proxy.example.com"],
-            "Labels": {"team": "two words"}}}}));
+            "Labels": {"team": "two words"}}}}),
+        );
         assert_eq!(
             problems,
             [
@@ -313,7 +316,10 @@ mod tests {
         let (_, problems) = read(json!({"AppProxy": {"HttpRoute": {"Enabled": true}}}));
         assert_eq!(
             problems,
-            ["AppProxy.HttpRoute.ParentRefs", "AppProxy.HttpRoute.Hostnames"]
+            [
+                "AppProxy.HttpRoute.ParentRefs",
+                "AppProxy.HttpRoute.Hostnames"
+            ]
         );
     }
 }

@@ -751,7 +751,10 @@ fn resolve_app_proxy(r: &mut Reader, env_vars: &BTreeMap<String, String>) -> App
              the app-proxy Service at), e.g. --app-proxy-host app-proxy.example.com",
         ));
     }
-    let route_host = exposure.http_route.as_ref().and_then(|h| h.exact_hostname());
+    let route_host = exposure
+        .http_route
+        .as_ref()
+        .and_then(|h| h.exact_hostname());
     if enabled && given_host.is_none() && exposure.http_route.is_some() && route_host.is_none() {
         r.problems.push(Problem::new(
             "AppProxy.HttpRoute.Hostnames",
@@ -783,7 +786,11 @@ fn resolve_app_proxy(r: &mut Reader, env_vars: &BTreeMap<String, String>) -> App
     {
         r.problems.push(Problem::new(
             "AppProxy.HttpRoute.PathPrefix",
-            exposure.route_path_prefix.clone().map(Value::String).as_ref(),
+            exposure
+                .route_path_prefix
+                .clone()
+                .map(Value::String)
+                .as_ref(),
             "differs from AppProxy.Ingress.PathPrefix: the app-proxy serves one path prefix",
             "give the prefix once (either key), e.g. /app-proxy",
         ));

@@ -125,7 +125,10 @@ async fn an_http_route_needs_the_gateway_api_and_meets_its_real_schema() {
     // Installed with the runner, removed with it.
     let installed = init(&cp, &ns);
     assert!(installed.status.success(), "{}", text(&installed));
-    assert!(route_exists(&cp, &ns).await, "init did not apply the HTTPRoute");
+    assert!(
+        route_exists(&cp, &ns).await,
+        "init did not apply the HTTPRoute"
+    );
     let deleted = cli::run(
         cp.admin_kubeconfig(),
         &[

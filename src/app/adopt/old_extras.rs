@@ -132,17 +132,26 @@ mod tests {
         assert_eq!(route["Labels"], json!({"team": "ci"}));
         assert_eq!(route["Annotations"], json!({"example.com/owner": "ci"}));
         let dind = &v["Runtime"]["Ballast"]["Dind"];
-        assert_eq!((dind["Enabled"].clone(), dind["Replicas"].clone()), (json!(true), json!(2)));
+        assert_eq!(
+            (dind["Enabled"].clone(), dind["Replicas"].clone()),
+            (json!(true), json!(2))
+        );
         assert_eq!(dind["resources"]["limits"]["cpu"], "400m");
         assert!(v["Runtime"]["Ballast"]["Engine"].is_null());
         // What adopt carries is a values tree cf-runner accepts.
         let text = serde_yaml_ng::to_string(&v).unwrap();
         let input = crate::values::Input {
-            files: vec![crate::values::ValuesFile { origin: "adopted".into(), text }],
+            files: vec![crate::values::ValuesFile {
+                origin: "adopted".into(),
+                text,
+            }],
             ..Default::default()
         };
         let loaded = crate::values::load(&input).unwrap_or_else(|p| panic!("{p}"));
-        assert_eq!(loaded.values.app_proxy.host.as_deref(), Some("app-proxy.example.com"));
+        assert_eq!(
+            loaded.values.app_proxy.host.as_deref(),
+            Some("app-proxy.example.com")
+        );
         assert!(!loaded.values.app_proxy.ingress);
         assert_eq!(loaded.values.ballast.dind.map(|d| d.replicas), Some(2));
     }

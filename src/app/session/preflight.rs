@@ -103,7 +103,10 @@ pub(crate) async fn gate_install(
 /// not installed. Asked by `init`, `upgrade` and `check` before anything
 /// else touches the cluster; `--skip-cluster-test` does not skip it, since
 /// the apply would fail on it halfway.
-pub(crate) async fn require_served(cluster: &Cluster, manifests: &[Manifest]) -> Result<(), Outcome> {
+pub(crate) async fn require_served(
+    cluster: &Cluster,
+    manifests: &[Manifest],
+) -> Result<(), Outcome> {
     let missing = crate::cluster::served::unserved(&cluster.client, manifests)
         .await
         .map_err(|e| Outcome::from_cluster(e, "asking which APIs the cluster serves"))?;

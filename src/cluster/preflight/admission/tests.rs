@@ -169,7 +169,10 @@ fn a_limit_range_below_a_limit_is_named() {
 
 #[test]
 fn a_quota_too_small_for_warm_capacity_names_the_placeholders() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/values-examples/warm-capacity.yaml");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/values-examples/warm-capacity.yaml"
+    );
     let input = crate::values::Input {
         files: vec![crate::values::ValuesFile {
             origin: path.into(),
