@@ -71,11 +71,21 @@ pub fn may_be_unserved(kind: &KindRef) -> bool {
     kind.api_version.starts_with("gateway.networking.k8s.io/")
 }
 
-/// A LIST's answer, with the 404 of a kind [`may_be_unserved`] read as
-/// "nothing there" (`None`).
+/// True for a kind cf-runner renders only when a values key asks for it
+/// (warm capacity's PriorityClass, the app-proxy's HTTPRoute). Users whose
+/// role predates these kinds may not list them; reading them as none keeps
+/// `info`, `delete` and `upgrade` working for every install without them.
+/// Such a user could not have created one either.
+pub fn rendered_on_request(kind: &KindRef) -> bool {
+    may_be_unserved(kind) || kind.kind == "PriorityClass"
+}
+
+/// A LIST's answer, with the 404 of a kind [`may_be_unserved`], and the 403
+/// of a kind [`rendered_on_request`], read as "nothing there" (`None`).
 pub fn served<T>(kind: &KindRef, answer: Result<T, KubeError>) -> Result<Option<T>, KubeError> {
     match answer {
         Err(e) if e.code() == Some(404) && may_be_unserved(kind) => Ok(None),
+        Err(e) if e.code() == Some(403) && rendered_on_request(kind) => Ok(None),
         other => other.map(Some),
     }
 }
@@ -178,9 +188,13 @@ pub fn instance_selector(instance: &str) -> String {
 
 /// `Deployments in namespace ns` / `StorageClasses`, for messages.
 fn list_what(kind: &str, namespace: Option<&str>) -> String {
-    match namespace {
-        Some(ns) => format!("{kind}s in namespace {ns}"),
+    let plural = match kind.strip_suffix("ss") {
+        Some(_) => format!("{kind}es"),
         None => format!("{kind}s"),
+    };
+    match namespace {
+        Some(ns) => format!("{plural} in namespace {ns}"),
+        None => plural,
     }
 }
 
@@ -211,8 +225,10 @@ pub async fn installations(client: &Client) -> Result<Vec<String>, KubeError> {
         async move { request("listing", &list_what(k.kind, None), api.list_metadata(&lp)).await }
     }))
     .await;
-    for list in lists {
-        let list = list?;
+    for (k, list) in cluster_kinds.iter().zip(lists) {
+        let Some(list) = served(k, list)? else {
+            continue;
+        };
         found.extend(list.items.into_iter().filter_map(|o| {
             o.metadata
                 .labels
