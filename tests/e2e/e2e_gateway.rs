@@ -3,7 +3,8 @@
 //! `tests/gateway-api/build.sh`): refused while the cluster does not serve
 //! `gateway.networking.k8s.io/v1`; once it does, the HTTPRoute cf-runner
 //! renders passes a strict server-side dry run, a misspelt field does not,
-//! and `init` installs the route that `delete` removes.
+//! `init` installs the route, `upgrade` prunes it when it is turned off,
+//! and `delete` removes it.
 //!
 //! A control plane of its own: the first step needs a cluster without the
 //! Gateway API, and the shared one gets it (`e2e_examples_apply`).
@@ -129,6 +130,50 @@ async fn an_http_route_needs_the_gateway_api_and_meets_its_real_schema() {
         route_exists(&cp, &ns).await,
         "init did not apply the HTTPRoute"
     );
+
+    // Back to an Ingress: upgrade says the change and prunes the route.
+    let upgrade = |extra: &[&str]| {
+        let mut args = vec![
+            "upgrade",
+            "--yes",
+            "--kube-namespace",
+            &ns,
+            "--kube-context-name",
+            CONTEXT,
+            "--no-wait",
+        ];
+        args.extend_from_slice(extra);
+        cli::run(cp.admin_kubeconfig(), &args)
+    };
+    let moved = upgrade(&[
+        "--set-value",
+        "AppProxy.HttpRoute.Enabled=false",
+        "--set-value",
+        "AppProxy.Ingress.Enabled=true",
+        "--set-value",
+        "AppProxy.Ingress.Host=app-proxy.example.com",
+    ]);
+    let said = text(&moved);
+    assert!(moved.status.success(), "{said}");
+    assert!(
+        said.contains("AppProxy.HttpRoute.Enabled: true → false"),
+        "{said}"
+    );
+    assert!(
+        !route_exists(&cp, &ns).await,
+        "upgrade left the HTTPRoute: {said}"
+    );
+    let ingress =
+        cf_runner::cluster::api_for(&cp.client(), "networking.k8s.io/v1", "Ingress", Some(&ns));
+    assert!(
+        ingress.get_opt("app-proxy").await.unwrap().is_some(),
+        "{said}"
+    );
+    // And to the route again, for delete to remove.
+    let back = upgrade(&["--set-value", "AppProxy.HttpRoute.Enabled=true"]);
+    assert!(back.status.success(), "{}", text(&back));
+    assert!(route_exists(&cp, &ns).await, "{}", text(&back));
+
     let deleted = cli::run(
         cp.admin_kubeconfig(),
         &[

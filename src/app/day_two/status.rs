@@ -111,7 +111,12 @@ fn status_of(o: &LiveObject) -> Option<String> {
                 .object
                 .pointer("/spec/hostnames")
                 .and_then(Value::as_array)
-                .map(|h| h.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(", "))
+                .map(|h| {
+                    h.iter()
+                        .filter_map(Value::as_str)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                })
                 .unwrap_or_default();
             let accepted = o
                 .object
