@@ -54,7 +54,7 @@ pub(crate) fn read_values(
     };
     v["Monitor"] = json!({ "Enabled": has("monitor") });
     v["AppProxy"] = json!({ "Enabled": has("app-proxy") });
-    super::old_extras::ballast(mine, &mut v);
+    crate::app::adopt::old_extras::ballast(mine, &mut v);
     if has("app-proxy") {
         let ingress = all.iter().find(|o| {
             kind(o) == "Ingress"
@@ -62,7 +62,7 @@ pub(crate) fn read_values(
                     .iter()
                     .any(|m| kind(m) == "Ingress" && name(m) == name(o))
         });
-        super::old_extras::app_proxy_exposure(mine, ingress.is_some(), &mut v);
+        crate::app::adopt::old_extras::app_proxy_exposure(mine, ingress.is_some(), &mut v);
         if let Some(ingress) = ingress {
             if let Some(host) = ingress["spec"]["rules"][0]["host"].as_str() {
                 v["AppProxy"]["Ingress"] = json!({ "Host": host });
