@@ -96,6 +96,61 @@ pub(super) fn resolve(r: &mut Reader, app_proxy_on: bool) -> Exposure {
     }
 }
 
+/// The host the platform is told the app-proxy is at: `given`
+/// (`AppProxy.Ingress.Host`), else the HTTPRoute's first exact hostname.
+/// One of them is required when the app-proxy is on.
+pub(super) fn address(
+    r: &mut Reader,
+    enabled: bool,
+    given: Option<String>,
+    exposure: &Exposure,
+) -> Option<String> {
+    if !enabled || given.is_some() {
+        return given;
+    }
+    let Some(route) = &exposure.http_route else {
+        r.problems.push(Problem::new(
+            "AppProxy.Ingress.Host",
+            None,
+            "is required when the app-proxy is enabled",
+            "give the hostname the Ingress serves (with AppProxy.Ingress.Enabled false, the one you expose \
+             the app-proxy Service at), e.g. --app-proxy-host app-proxy.example.com",
+        ));
+        return None;
+    };
+    let host = route.exact_hostname().map(str::to_string);
+    // No names at all is said by `hostnames`; only wildcards, here.
+    if host.is_none() && !route.hostnames.is_empty() {
+        r.problems.push(Problem::new(
+            "AppProxy.HttpRoute.Hostnames",
+            None,
+            "has no exact host name (only wildcards): the platform needs one address to reach the app-proxy at",
+            "list the app-proxy's own host name first, or give AppProxy.Ingress.Host",
+        ));
+    }
+    host
+}
+
+/// The one path prefix the app-proxy serves under (`API_PATH_PREFIX`),
+/// which the Ingress and the HTTPRoute both route: either key gives it,
+/// and two different ones are refused.
+pub(super) fn path_prefix(r: &mut Reader, exposure: &Exposure) -> String {
+    let route = exposure.route_path_prefix.clone();
+    let prefix = r
+        .text("AppProxy.Ingress.PathPrefix")
+        .or_else(|| route.clone())
+        .unwrap_or_else(|| "/".into());
+    if let Some(route) = route.filter(|p| *p != prefix) {
+        r.problems.push(Problem::new(
+            "AppProxy.HttpRoute.PathPrefix",
+            Some(&Value::String(route)),
+            "differs from AppProxy.Ingress.PathPrefix: the app-proxy serves one path prefix",
+            "give the prefix once (either key), e.g. /app-proxy",
+        ));
+    }
+    prefix
+}
+
 fn parent_refs(r: &mut Reader) -> Vec<Value> {
     let key = "AppProxy.HttpRoute.ParentRefs";
     let items = match r.raw_value(key).cloned() {
@@ -307,6 +362,28 @@ mod tests {
                 "AppProxy.HttpRoute.ParentRefs[1].port",
                 "AppProxy.HttpRoute.Hostnames",
                 "AppProxy.HttpRoute.Labels.team",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_wildcard_only_route_or_two_prefixes_are_refused_by_their_keys() {
+        let input = crate::values::Input {
+            files: vec![crate::values::ValuesFile {
+                origin: "test".into(),
+                text: "AppProxy:\n  Ingress: {Enabled: false, PathPrefix: /a}\n  HttpRoute:\n    \
+                       ParentRefs: [{name: gw}]\n    Hostnames: ['*.example.com']\n    PathPrefix: /b\n"
+                    .into(),
+            }],
+            ..Default::default()
+        };
+        let problems = crate::values::load(&input).expect_err("refused").0;
+        let keys: Vec<&str> = problems.iter().map(|p| p.key.as_str()).collect();
+        assert_eq!(
+            keys,
+            [
+                "AppProxy.HttpRoute.Hostnames",
+                "AppProxy.HttpRoute.PathPrefix"
             ]
         );
     }

@@ -742,29 +742,7 @@ fn resolve_app_proxy(r: &mut Reader, env_vars: &BTreeMap<String, String>) -> App
         || r.boolean(gateway::HTTP_ROUTE_ENABLED_KEY, false);
     let enabled = r.boolean("AppProxy.Enabled", given_host.is_some() || route_asked);
     let exposure = gateway::resolve(r, enabled);
-    if enabled && given_host.is_none() && exposure.http_route.is_none() {
-        r.problems.push(Problem::new(
-            "AppProxy.Ingress.Host",
-            None,
-            "is required when the app-proxy is enabled",
-            "give the hostname the Ingress serves (with AppProxy.Ingress.Enabled false, the one you expose \
-             the app-proxy Service at), e.g. --app-proxy-host app-proxy.example.com",
-        ));
-    }
-    let route_host = exposure
-        .http_route
-        .as_ref()
-        .and_then(|h| h.exact_hostname());
-    if enabled && given_host.is_none() && exposure.http_route.is_some() && route_host.is_none() {
-        r.problems.push(Problem::new(
-            "AppProxy.HttpRoute.Hostnames",
-            None,
-            "has no exact host name (only wildcards): the platform needs one address to reach the app-proxy at",
-            "list the app-proxy's own host name first, or give AppProxy.Ingress.Host",
-        ));
-    }
-    let host = given_host.or_else(|| route_host.map(str::to_string));
-    if let Some(h) = &host {
+    if let Some(h) = &given_host {
         let bare = h.strip_prefix("*.").unwrap_or(h);
         if !is_dns_subdomain(bare) || !bare.contains('.') {
             r.problems.push(Problem::new(
@@ -775,26 +753,8 @@ fn resolve_app_proxy(r: &mut Reader, env_vars: &BTreeMap<String, String>) -> App
             ));
         }
     }
-    let path_prefix = r
-        .text("AppProxy.Ingress.PathPrefix")
-        .or_else(|| exposure.route_path_prefix.clone())
-        .unwrap_or_else(|| "/".into());
-    if exposure
-        .route_path_prefix
-        .as_ref()
-        .is_some_and(|p| *p != path_prefix)
-    {
-        r.problems.push(Problem::new(
-            "AppProxy.HttpRoute.PathPrefix",
-            exposure
-                .route_path_prefix
-                .clone()
-                .map(Value::String)
-                .as_ref(),
-            "differs from AppProxy.Ingress.PathPrefix: the app-proxy serves one path prefix",
-            "give the prefix once (either key), e.g. /app-proxy",
-        ));
-    }
+    let host = gateway::address(r, enabled, given_host, &exposure);
+    let path_prefix = gateway::path_prefix(r, &exposure);
     if !path_prefix.starts_with('/') || path_prefix.contains(char::is_whitespace) {
         r.problems.push(Problem::new(
             "AppProxy.Ingress.PathPrefix",
