@@ -33,6 +33,8 @@ const CLUSTER: &[(&str, &str)] = &[
     ("storage.k8s.io/v1", "StorageClass"),
     ("rbac.authorization.k8s.io/v1", "ClusterRole"),
     ("rbac.authorization.k8s.io/v1", "ClusterRoleBinding"),
+    // The chart's warm-capacity class (`cf-ballast`).
+    ("scheduling.k8s.io/v1", "PriorityClass"),
 ];
 
 /// Lists what `adopt` needs to judge `namespace`: its objects of the kinds

@@ -59,10 +59,11 @@ pub fn phase_of(object: &LiveObject) -> Phase {
     match object.kind.as_str() {
         "PersistentVolumeClaim" => Phase::VolumeClaims,
         "PersistentVolume" => Phase::Volumes,
-        "Deployment" | "DaemonSet" | "StatefulSet" | "CronJob" | "Job" | "Ingress" => {
-            Phase::Workloads
+        "Deployment" | "DaemonSet" | "StatefulSet" | "CronJob" | "Job" | "Ingress"
+        | "HTTPRoute" => Phase::Workloads,
+        "StorageClass" | "ClusterRole" | "ClusterRoleBinding" | "PriorityClass" => {
+            Phase::ClusterWide
         }
-        "StorageClass" | "ClusterRole" | "ClusterRoleBinding" => Phase::ClusterWide,
         "Namespace" => Phase::Namespace,
         "Secret" if object.name == RECORD_SECRET => Phase::Record,
         _ => Phase::Config,

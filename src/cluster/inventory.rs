@@ -63,15 +63,36 @@ pub const RENDERED_KINDS: &[KindRef] = &[
     // Served only where the prometheus-operator's CRDs are installed.
     kind("monitoring.coreos.com/v1", "ServiceMonitor", true),
     kind("monitoring.coreos.com/v1", "PodMonitor", true),
+    kind("scheduling.k8s.io/v1", "PriorityClass", false),
+    kind("gateway.networking.k8s.io/v1", "HTTPRoute", true),
 ];
 
-/// True when listing `kind`, a CRD's kind, failed because the cluster does
-/// not serve it (404: nothing of it is there) or because the user may not
-/// list it (403: an install of theirs has none, since the preflight asks
-/// for every right the rendered objects need). Kubernetes' own kinds never
-/// pass: a refusal to list them stays an error.
-pub(super) fn not_served(kind: &KindRef, error: &KubeError) -> bool {
-    matches!(error.code(), Some(404 | 403)) && !super::served::is_builtin(kind.api_version)
+/// True for a kind of an API the cluster may not serve (a CRD's kind: the
+/// prometheus-operator's monitors, the Gateway API's HTTPRoute): where
+/// listing it answers 404, none of ours exists, so `upgrade`, `delete` and
+/// the ledger go on without it.
+pub fn may_be_unserved(kind: &KindRef) -> bool {
+    !super::served::is_builtin(kind.api_version)
+}
+
+/// True for a kind cf-runner renders only when a values key asks for it
+/// (warm capacity's PriorityClass, the monitors, the app-proxy's
+/// HTTPRoute). Users whose
+/// role predates these kinds may not list them; reading them as none keeps
+/// `info`, `delete` and `upgrade` working for every install without them.
+/// Such a user could not have created one either.
+pub fn rendered_on_request(kind: &KindRef) -> bool {
+    may_be_unserved(kind) || kind.kind == "PriorityClass"
+}
+
+/// A LIST's answer, with the 404 of a kind [`may_be_unserved`], and the 403
+/// of a kind [`rendered_on_request`], read as "nothing there" (`None`).
+pub fn served<T>(kind: &KindRef, answer: Result<T, KubeError>) -> Result<Option<T>, KubeError> {
+    match answer {
+        Err(e) if e.code() == Some(404) && may_be_unserved(kind) => Ok(None),
+        Err(e) if e.code() == Some(403) && rendered_on_request(kind) => Ok(None),
+        other => other.map(Some),
+    }
 }
 
 /// One object as it is in the cluster. Secret payloads are dropped on
@@ -172,9 +193,13 @@ pub fn instance_selector(instance: &str) -> String {
 
 /// `Deployments in namespace ns` / `StorageClasses`, for messages.
 fn list_what(kind: &str, namespace: Option<&str>) -> String {
-    match namespace {
-        Some(ns) => format!("{kind}s in namespace {ns}"),
+    let plural = match kind.strip_suffix("ss") {
+        Some(_) => format!("{kind}es"),
         None => format!("{kind}s"),
+    };
+    match namespace {
+        Some(ns) => format!("{plural} in namespace {ns}"),
+        None => plural,
     }
 }
 
@@ -205,8 +230,10 @@ pub async fn installations(client: &Client) -> Result<Vec<String>, KubeError> {
         async move { request("listing", &list_what(k.kind, None), api.list_metadata(&lp)).await }
     }))
     .await;
-    for list in lists {
-        let list = list?;
+    for (k, list) in cluster_kinds.iter().zip(lists) {
+        let Some(list) = served(k, list)? else {
+            continue;
+        };
         found.extend(list.items.into_iter().filter_map(|o| {
             o.metadata
                 .labels
@@ -266,9 +293,8 @@ pub async fn labelled(client: &Client, instance: &str) -> Result<Vec<LiveObject>
     .await;
     let mut out = Vec::new();
     for (k, list) in lists {
-        let mut list = match list {
-            Err(e) if not_served(k, &e) => continue,
-            other => other?,
+        let Some(mut list) = served(k, list)? else {
+            continue;
         };
         list.items
             .sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));

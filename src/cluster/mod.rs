@@ -635,6 +635,7 @@ pub fn resource_for(api_version: &str, kind: &str) -> ApiResource {
     let plural = match kind {
         "Ingress" => "ingresses".to_string(),
         "StorageClass" => "storageclasses".to_string(),
+        "PriorityClass" => "priorityclasses".to_string(),
         other => format!("{}s", other.to_ascii_lowercase()),
     };
     ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk(group, version, kind), &plural)

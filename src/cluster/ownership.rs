@@ -552,9 +552,8 @@ pub async fn trusted_on_first_use(
     .await;
     let mut out = BTreeSet::new();
     for (k, list) in lists {
-        let list = match list {
-            Err(e) if super::inventory::not_served(k, &e) => continue,
-            other => other?,
+        let Some(list) = super::inventory::served(k, list)? else {
+            continue;
         };
         for item in list.items {
             let o = serde_json::to_value(&item).unwrap_or(Value::Null);

@@ -1,7 +1,10 @@
-//! Kinds served only where a CustomResourceDefinition is installed (the
-//! prometheus-operator's ServiceMonitor and PodMonitor): whether this
-//! cluster serves them, asked of the API server's discovery for their
-//! group version. Kubernetes' own kinds are always served and never asked.
+//! Whether the cluster serves every kind an install renders. Kubernetes'
+//! own kinds always are; a kind from a set of CRDs (the prometheus-
+//! operator's ServiceMonitor and PodMonitor, the Gateway API's HTTPRoute)
+//! only where someone installed them. Asked of the API server's discovery
+//! before the first write, so that a missing API is said as what it is (a
+//! setting the cluster cannot hold) rather than as a failed apply halfway
+//! through.
 
 use std::collections::BTreeSet;
 
@@ -10,17 +13,46 @@ use kube::Client;
 use super::{request, KubeError};
 use crate::render::Manifest;
 
-/// The API groups of Kubernetes itself (`v1` is the core group).
+/// The API groups Kubernetes itself serves (the core group is `v1`, with
+/// no group). A name under `k8s.io` is not enough: the Gateway API
+/// (`gateway.networking.k8s.io`) and volume snapshots are CRDs.
+const BUILTIN_GROUPS: &[&str] = &[
+    "admissionregistration.k8s.io",
+    "apiextensions.k8s.io",
+    "apiregistration.k8s.io",
+    "authentication.k8s.io",
+    "authorization.k8s.io",
+    "certificates.k8s.io",
+    "coordination.k8s.io",
+    "discovery.k8s.io",
+    "events.k8s.io",
+    "flowcontrol.apiserver.k8s.io",
+    "internal.apiserver.k8s.io",
+    "networking.k8s.io",
+    "node.k8s.io",
+    "rbac.authorization.k8s.io",
+    "resource.k8s.io",
+    "scheduling.k8s.io",
+    "storage.k8s.io",
+    "storagemigration.k8s.io",
+];
+
+/// True for an `apiVersion` of Kubernetes' own API groups, which every
+/// cluster serves; false for a group some CRDs add.
 pub(super) fn is_builtin(api_version: &str) -> bool {
     match api_version.split_once('/') {
         None => true,
-        Some((group, _)) => !group.contains('.') || group.ends_with(".k8s.io"),
+        Some((group, _)) => !group.contains('.') || BUILTIN_GROUPS.contains(&group),
     }
 }
 
-/// The `apiVersion kind` of every object in `manifests` of a kind the
-/// cluster does not serve (its CRD is not installed), sorted.
-pub async fn unserved(client: &Client, manifests: &[Manifest]) -> Result<Vec<String>, KubeError> {
+/// The `apiVersion` and kind of each rendered object whose API the cluster
+/// does not serve (its CRDs are not installed), sorted; Kubernetes' own
+/// kinds are never asked about.
+pub async fn unserved(
+    client: &Client,
+    manifests: &[Manifest],
+) -> Result<Vec<(String, String)>, KubeError> {
     let wanted: BTreeSet<(&str, &str)> = manifests
         .iter()
         .filter(|m| !is_builtin(&m.api_version))
@@ -29,10 +61,9 @@ pub async fn unserved(client: &Client, manifests: &[Manifest]) -> Result<Vec<Str
     let versions: BTreeSet<&str> = wanted.iter().map(|(v, _)| *v).collect();
     let mut missing = Vec::new();
     for version in versions {
-        let what = format!("the kinds of {version}");
         let served: BTreeSet<String> = match request(
             "discovering",
-            &what,
+            &format!("the kinds of {version}"),
             client.list_api_group_resources(version),
         )
         .await
@@ -45,7 +76,7 @@ pub async fn unserved(client: &Client, manifests: &[Manifest]) -> Result<Vec<Str
             wanted
                 .iter()
                 .filter(|(v, k)| *v == version && !served.contains(*k))
-                .map(|(v, k)| format!("{v} {k}")),
+                .map(|(v, k)| (v.to_string(), k.to_string())),
         );
     }
     Ok(missing)
@@ -55,9 +86,15 @@ pub async fn unserved(client: &Client, manifests: &[Manifest]) -> Result<Vec<Str
 mod tests {
     #[test]
     fn only_groups_outside_kubernetes_need_a_crd() {
-        for builtin in ["v1", "apps/v1", "rbac.authorization.k8s.io/v1", "batch/v1"] {
+        for builtin in [
+            "v1",
+            "apps/v1",
+            "rbac.authorization.k8s.io/v1",
+            "scheduling.k8s.io/v1",
+        ] {
             assert!(super::is_builtin(builtin), "{builtin}");
         }
         assert!(!super::is_builtin("monitoring.coreos.com/v1"));
+        assert!(!super::is_builtin("gateway.networking.k8s.io/v1"));
     }
 }

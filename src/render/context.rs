@@ -319,6 +319,7 @@ pub(super) fn build_context(
         monitor => monitor,
         app_proxy => app_proxy,
         metrics => metrics,
+        ballast => super::ballast::context(values),
     }
 }
 
@@ -477,6 +478,8 @@ fn app_proxy_context(
         tls_secret => ser(&values.app_proxy.tls_secret),
         path_prefix => ser(&values.app_proxy.path_prefix),
         annotations => ser(&values.app_proxy.annotations),
+        ingress => ser(&values.app_proxy.ingress),
+        http_route => ser(&values.app_proxy.http_route),
         node_selector => ser(&selector_with_arch(&values.runner.scheduling, values.arch)),
         tolerations => ser(&values.runner.scheduling.tolerations),
         placement => ser(&values.app_proxy.placement),

@@ -96,6 +96,9 @@ fn mirrored_images(values: &Values) -> Vec<Pinned> {
     }
     list.push(images::ENGINE);
     list.push(images::DIND);
+    if values.ballast.any() {
+        list.push(super::ballast::PAUSE);
+    }
     list.extend(images::STEP_IMAGES.iter().map(|(_, p)| *p));
     list
 }
@@ -118,6 +121,9 @@ pub fn generate(values: &Values, identity: &Identity) -> HelmValues {
         root.insert(key.into(), value);
     }
     super::tuning::chart_values_into(values, &mut root);
+    if let Some(ballast) = super::ballast::helm(values) {
+        root.insert("ballast".into(), ballast);
+    }
 
     let holds_secret = values.token.is_some()
         || values.storage.credentials.any()
@@ -481,6 +487,7 @@ fn app_proxy(values: &Values) -> Map<String, Value> {
             "annotations",
             json!(values.app_proxy.annotations),
         );
+        super::gateway::helm_into(&mut app_proxy, &mut ingress, values);
         app_proxy.insert("ingress".into(), Value::Object(ingress));
         insert_nonempty(&mut app_proxy, "env", json!(values.app_proxy.env));
         insert_nonempty(

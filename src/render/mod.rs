@@ -13,7 +13,9 @@
 //! tolerations; the provisioner's name and the pinned [`images`] are public
 //! because other commands read them too.
 
+mod ballast;
 mod context;
+mod gateway;
 pub mod helm;
 pub mod images;
 pub mod metrics;
@@ -312,6 +314,11 @@ const TEMPLATES: &[(&str, Component, &str)] = &[
         include_str!("../../templates/event-exporter.yaml"),
     ),
     (
+        "ballast.yaml",
+        Component::Runtime,
+        include_str!("../../templates/ballast.yaml"),
+    ),
+    (
         "cluster-integration.yaml",
         Component::ClusterIntegration,
         include_str!("../../templates/cluster-integration.yaml"),
@@ -466,14 +473,16 @@ fn kind_rank(kind: &str) -> u8 {
         "DaemonSet" => 11,
         "CronJob" => 12,
         "Ingress" => 13,
+        "HTTPRoute" => 14,
+        "PriorityClass" => 1,
         _ => 20,
     }
 }
 
 fn stage_of(kind: &str) -> u8 {
     match kind {
-        "Namespace" | "StorageClass" => 0,
-        "Deployment" | "DaemonSet" | "CronJob" | "Ingress" => 2,
+        "Namespace" | "StorageClass" | "PriorityClass" => 0,
+        "Deployment" | "DaemonSet" | "CronJob" | "Ingress" | "HTTPRoute" => 2,
         _ => 1,
     }
 }
@@ -481,7 +490,7 @@ fn stage_of(kind: &str) -> u8 {
 fn is_cluster_scoped(kind: &str) -> bool {
     matches!(
         kind,
-        "Namespace" | "StorageClass" | "ClusterRole" | "ClusterRoleBinding"
+        "Namespace" | "StorageClass" | "ClusterRole" | "ClusterRoleBinding" | "PriorityClass"
     )
 }
 
@@ -587,6 +596,12 @@ pub fn check_schema(api_version: &str, kind: &str, object: &Value) -> Result<(),
         (metrics::MONITORING_API_VERSION, "ServiceMonitor" | "PodMonitor") => {
             metrics::check_monitor(kind, object)
         }
+        ("scheduling.k8s.io/v1", "PriorityClass") => {
+            typed::<k8s_openapi::api::scheduling::v1::PriorityClass>(object)
+        }
+        // No Rust type for it: the end-to-end test dry-runs it against the
+        // Gateway API's own CRDs.
+        ("gateway.networking.k8s.io/v1", "HTTPRoute") => gateway::check_route(object),
         _ => Err(format!("cf-runner does not render {api_version} {kind}")),
     }
 }

@@ -117,6 +117,14 @@ pub const DESCRIPTIONS: &[(&str, &str)] = &[
     ("Runtime.Engine.TerminationGracePeriodSeconds", "Seconds a build's engine pod gets to stop (default 180)."),
     ("Runtime.Engine.RuntimeImages", "Step images the engine starts, by name (e.g. GIT_CLONE_IMAGE), to replace the pinned ones."),
     ("Runtime.Engine.UserEnvVars", "Env entries ({name, value} or {name, valueFrom}) every build's engine passes to pipelines; credentials only by valueFrom."),
+    ("Runtime.Ballast.Dind.Enabled", "Keep room for dind pods warm with lowest-priority placeholder pods that builds preempt (warm capacity)."),
+    ("Runtime.Ballast.Dind.Replicas", "How many dind placeholder pods (1–100, default 1)."),
+    ("Runtime.Ballast.Dind.resources", "Resources each dind placeholder holds (default: the dind pod's)."),
+    ("Runtime.Ballast.Dind.PodAnnotations", "Annotations of the dind placeholder pods."),
+    ("Runtime.Ballast.Engine.Enabled", "Keep room for engine pods warm with lowest-priority placeholder pods that builds preempt."),
+    ("Runtime.Ballast.Engine.Replicas", "How many engine placeholder pods (1–100, default 1)."),
+    ("Runtime.Ballast.Engine.resources", "Resources each engine placeholder holds (default: the engine pod's)."),
+    ("Runtime.Ballast.Engine.PodAnnotations", "Annotations of the engine placeholder pods."),
     ("Runtime.EngineAppName", "Accepted for venonactl files; has no effect."),
     ("Runtimes", "More runtimes the same agent serves, each in its own namespace (and maybe cluster), attached after the agent is installed (docs/guide/runtimes.md)."),
     ("Monitor.Enabled", "Install the cluster monitor."),
@@ -164,6 +172,13 @@ pub const DESCRIPTIONS: &[(&str, &str)] = &[
     ("EventExporter.Affinity", "Kubernetes affinity of the event exporter's pod."),
     ("EventExporter.AdditionalEnvVars", "Environment variables of the event exporter."),
     ("EventExporter.ServiceAccount.Annotations", "Annotations of the event exporter's ServiceAccount."),
+    ("AppProxy.Ingress.Enabled", "Render the app-proxy Ingress (default true); off, expose the app-proxy Service yourself or through AppProxy.HttpRoute."),
+    ("AppProxy.HttpRoute.Enabled", "Render a Gateway API HTTPRoute to the app-proxy (on by default when AppProxy.HttpRoute.ParentRefs is set); the cluster must serve gateway.networking.k8s.io/v1."),
+    ("AppProxy.HttpRoute.ParentRefs", "The Gateways (or their listeners) the HTTPRoute attaches to: name, and namespace, sectionName, port when needed."),
+    ("AppProxy.HttpRoute.Hostnames", "Host names the HTTPRoute serves; the first exact one is the app-proxy's address unless AppProxy.Ingress.Host is given."),
+    ("AppProxy.HttpRoute.PathPrefix", "URL path of the app-proxy under the host; the same as AppProxy.Ingress.PathPrefix (give one)."),
+    ("AppProxy.HttpRoute.Annotations", "Annotations of the HTTPRoute."),
+    ("AppProxy.HttpRoute.Labels", "Extra labels of the HTTPRoute."),
     ("InCluster", "Accepted for venonactl files; has no effect."),
     ("RuntimeInCluster", "Accepted for venonactl files; has no effect."),
     ("RuntimeServiceAccount", "Accepted for venonactl files; has no effect."),
@@ -385,6 +400,9 @@ fn leaf_schema(path: &str, kind: Kind) -> Value {
             "propertyNames": {"enum": super::engine_tuning::RUNTIME_IMAGE_NAMES},
             "additionalProperties": {"type": "string"},
         }),
+        Kind::Opaque if path == "AppProxy.HttpRoute.ParentRefs" => {
+            super::gateway::parent_refs_schema()
+        }
         Kind::Opaque if path == "Runtime.WorkflowLimits" => json!({
             "type": ["object", "null"],
             "propertyNames": {"enum": super::hygiene::WORKFLOW_LIMIT_NAMES},

@@ -7,9 +7,11 @@
 //! Every problem is collected, so the user fixes them all in one go.
 
 pub mod agent_only;
+pub mod ballast;
 pub mod cloud;
 pub mod component_tuning;
 pub mod engine_tuning;
+pub mod gateway;
 pub mod hygiene;
 pub mod json_schema;
 pub mod metrics;
@@ -238,7 +240,7 @@ fn credentials_outside_a_secret(tree: &Value) -> Vec<Problem> {
 fn advice(values: &Values) -> Vec<String> {
     let mut out = Vec::new();
     let proxy = &values.app_proxy;
-    if proxy.enabled && proxy.tls_secret.is_none() {
+    if proxy.enabled && proxy.ingress && proxy.tls_secret.is_none() {
         if let Some(host) = &proxy.host {
             out.push(format!(
                 "AppProxy.Ingress.Host is {host}, but AppProxy.Ingress.TLSSecret is not set: \
@@ -348,6 +350,7 @@ fn resolve(r: &mut Reader) -> Values {
     let hygiene = hygiene::resolve(r);
     let engine_tuning = engine_tuning::resolve(r);
     let component_tuning = component_tuning::resolve(r);
+    let ballast = ballast::resolve(r);
     let arch = resolve_arch(r);
 
     let global_scheduling = Scheduling {
@@ -414,6 +417,7 @@ fn resolve(r: &mut Reader) -> Values {
         metrics,
         engine_tuning,
         component_tuning,
+        ballast,
         arch,
         runner,
         storage,
@@ -745,18 +749,14 @@ fn resolve_monitor(r: &mut Reader, env_vars: &BTreeMap<String, String>) -> Monit
 fn resolve_app_proxy(r: &mut Reader, env_vars: &BTreeMap<String, String>) -> AppProxy {
     let mut env = env_vars.clone();
     env.extend(r.env_map("AppProxy.AdditionalEnvVars"));
-    let host = r.text("AppProxy.Ingress.Host");
-    // Like the old wizard, an AppProxy section with a host turns it on.
-    let enabled = r.boolean("AppProxy.Enabled", host.is_some());
-    if enabled && host.is_none() {
-        r.problems.push(Problem::new(
-            "AppProxy.Ingress.Host",
-            None,
-            "is required when the app-proxy is enabled",
-            "give the hostname the Ingress serves, e.g. --app-proxy-host app-proxy.example.com",
-        ));
-    }
-    if let Some(h) = &host {
+    let given_host = r.text("AppProxy.Ingress.Host");
+    // Like the old wizard, an AppProxy section with a host (or an
+    // HTTPRoute's parents) turns it on.
+    let route_asked = r.raw_value("AppProxy.HttpRoute.ParentRefs").is_some()
+        || r.boolean(gateway::HTTP_ROUTE_ENABLED_KEY, false);
+    let enabled = r.boolean("AppProxy.Enabled", given_host.is_some() || route_asked);
+    let exposure = gateway::resolve(r, enabled);
+    if let Some(h) = &given_host {
         let bare = h.strip_prefix("*.").unwrap_or(h);
         if !is_dns_subdomain(bare) || !bare.contains('.') {
             r.problems.push(Problem::new(
@@ -767,9 +767,8 @@ fn resolve_app_proxy(r: &mut Reader, env_vars: &BTreeMap<String, String>) -> App
             ));
         }
     }
-    let path_prefix = r
-        .text("AppProxy.Ingress.PathPrefix")
-        .unwrap_or_else(|| "/".into());
+    let host = gateway::address(r, enabled, given_host, &exposure);
+    let path_prefix = gateway::path_prefix(r, &exposure);
     if !path_prefix.starts_with('/') || path_prefix.contains(char::is_whitespace) {
         r.problems.push(Problem::new(
             "AppProxy.Ingress.PathPrefix",
@@ -811,6 +810,8 @@ fn resolve_app_proxy(r: &mut Reader, env_vars: &BTreeMap<String, String>) -> App
         tls_secret,
         path_prefix,
         annotations: r.annotation_map("AppProxy.Ingress.Annotations"),
+        ingress: exposure.ingress,
+        http_route: exposure.http_route,
         placement: placement::resolve(r, "AppProxy"),
     }
 }

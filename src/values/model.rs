@@ -12,8 +12,10 @@ use serde_json::Value;
 
 use super::tree::lookup;
 
+pub use super::ballast::Ballast;
 pub use super::component_tuning::ComponentTuning;
 pub use super::engine_tuning::EngineTuning;
+pub use super::gateway::HttpRoute;
 pub use super::hygiene::Hygiene;
 pub use super::metrics::Metrics;
 pub use super::placement::Placement;
@@ -261,6 +263,10 @@ pub struct AppProxy {
     pub tls_secret: Option<String>,
     pub path_prefix: String,
     pub annotations: BTreeMap<String, String>,
+    /// `AppProxy.Ingress.Enabled`: off, only the Service (and the HTTPRoute).
+    pub ingress: bool,
+    /// `AppProxy.HttpRoute`: a Gateway API route to the app-proxy.
+    pub http_route: Option<HttpRoute>,
     pub placement: Placement,
 }
 
@@ -315,6 +321,8 @@ pub struct Values {
     /// Service account and pod annotations, the cleaner's schedule and
     /// replicas of the components.
     pub component_tuning: ComponentTuning,
+    /// `Runtime.Ballast`: placeholder pods keeping build room warm.
+    pub ballast: Ballast,
     pub arch: Arch,
     pub runner: Runner,
     pub storage: Storage,

@@ -153,6 +153,15 @@ pub const KEYS: &[(&str, Kind)] = &[
     ("Runtime.Engine.TerminationGracePeriodSeconds", Int),
     ("Runtime.Engine.RuntimeImages", Opaque),
     ("Runtime.Engine.UserEnvVars", Opaque),
+    // warm capacity (`values::ballast`)
+    ("Runtime.Ballast.Dind.Enabled", Bool),
+    ("Runtime.Ballast.Dind.Replicas", Int),
+    ("Runtime.Ballast.Dind.resources", Resources),
+    ("Runtime.Ballast.Dind.PodAnnotations", TextMap),
+    ("Runtime.Ballast.Engine.Enabled", Bool),
+    ("Runtime.Ballast.Engine.Replicas", Int),
+    ("Runtime.Ballast.Engine.resources", Resources),
+    ("Runtime.Ballast.Engine.PodAnnotations", TextMap),
     ("Runtime.EngineAppName", Ignored),
     // more runtimes served by the same agent (`values::runtimes`)
     ("Runtimes", Opaque),
@@ -204,6 +213,14 @@ pub const KEYS: &[(&str, Kind)] = &[
     ("EventExporter.Affinity", Opaque),
     ("EventExporter.AdditionalEnvVars", TextMap),
     ("EventExporter.ServiceAccount.Annotations", TextMap),
+    ("AppProxy.Ingress.Enabled", Bool),
+    // the app-proxy behind a Gateway (`values::gateway`)
+    ("AppProxy.HttpRoute.Enabled", Bool),
+    ("AppProxy.HttpRoute.ParentRefs", Opaque),
+    ("AppProxy.HttpRoute.Hostnames", TextList),
+    ("AppProxy.HttpRoute.PathPrefix", Text),
+    ("AppProxy.HttpRoute.Annotations", TextMap),
+    ("AppProxy.HttpRoute.Labels", TextMap),
     // venonactl keys that steered its own network test or in-cluster mode
     ("InCluster", Ignored),
     ("RuntimeInCluster", Ignored),

@@ -33,6 +33,7 @@ fn resource_for(api_version: &str, kind: &str) -> ApiResource {
     let plural = match kind {
         "Ingress" => "ingresses".to_string(),
         "StorageClass" => "storageclasses".to_string(),
+        "PriorityClass" => "priorityclasses".to_string(),
         other => format!("{}s", other.to_ascii_lowercase()),
     };
     ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk(group, version, kind), &plural)
@@ -44,6 +45,8 @@ async fn every_example_is_accepted_by_a_real_apiserver_with_strict_validation() 
     let cp = controlplane::shared();
     // The metrics example's monitors are prometheus-operator kinds.
     crate::e2e_metrics::install_prometheus_crds(cp);
+    // The gateway example's HTTPRoute needs the Gateway API's CRDs.
+    support::gateway::install(cp);
     let client = cp.client();
     let params = PatchParams::apply("cf-runner")
         .dry_run()

@@ -33,6 +33,7 @@ mod e2e_diff;
 mod e2e_examples_apply;
 mod e2e_fleet;
 mod e2e_foreign_install;
+mod e2e_gateway;
 mod e2e_init;
 mod e2e_install_thread;
 mod e2e_lifecycle;

@@ -194,9 +194,12 @@ fn chart_name(kind: &str, name: &str, namespace: &str) -> String {
         ("Secret", "runner") => "cf-runtime-runner".to_string(),
         ("Secret", "dind-volume-provisioner") => "cf-runtime-volume-provisioner".to_string(),
         (
-            "ServiceAccount" | "Role" | "RoleBinding" | "Deployment" | "Service" | "Ingress",
+            "ServiceAccount" | "Role" | "RoleBinding" | "Deployment" | "Service" | "Ingress"
+            | "HTTPRoute",
             n @ ("runner" | "monitor" | "app-proxy" | "volume-provisioner"),
         ) => format!("cf-runtime-{n}"),
+        // One per installation here; one fixed name in the chart.
+        ("PriorityClass", n) if n == format!("cf-ballast-{namespace}") => "cf-ballast".to_string(),
         (_, n) => n.to_string(),
     };
     format!("{kind}/{mapped}")
@@ -458,6 +461,21 @@ fn view(object: &Value) -> Value {
             }
             json!({"labels": non_empty(&labels), "spec": object["spec"]})
         }
+        "HTTPRoute" => {
+            let spec = &object["spec"];
+            json!({
+                "parentRefs": spec["parentRefs"],
+                "hostnames": spec["hostnames"],
+                "path": spec["rules"][0]["matches"][0]["path"],
+                "backend.port": spec["rules"][0]["backendRefs"][0]["port"],
+                "labels.team": object["metadata"]["labels"]["team"],
+                "annotations": object["metadata"]["annotations"],
+            })
+        }
+        "PriorityClass" => json!({
+            "value": object["value"],
+            "globalDefault": object["globalDefault"],
+        }),
         _ => json!({}),
     }
 }

@@ -7,6 +7,7 @@ pub mod cli;
 pub mod connect_proxy;
 pub mod controlplane;
 pub mod fake_platform;
+pub mod gateway;
 pub mod helm;
 pub mod namespace;
 pub mod objects;

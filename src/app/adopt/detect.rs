@@ -512,6 +512,8 @@ pub(crate) const REMOVABLE_KINDS: &[&str] = &[
     "Ingress",
     "ServiceMonitor",
     "PodMonitor",
+    "HTTPRoute",
+    "PriorityClass",
 ];
 
 /// The Secrets of the old tools the move knows, by name (or name prefix):

@@ -135,6 +135,7 @@ pub mod found;
 mod gather;
 mod handover;
 pub mod objects;
+mod old_extras;
 mod old_metrics;
 mod old_values;
 mod report;

@@ -56,13 +56,16 @@ pub(crate) fn read_values(
     v["Monitor"] = json!({ "Enabled": has("monitor") });
     crate::app::adopt::old_metrics::read(mine, &mut v);
     v["AppProxy"] = json!({ "Enabled": has("app-proxy") });
+    crate::app::adopt::old_extras::ballast(mine, &mut v);
     if has("app-proxy") {
-        if let Some(ingress) = all.iter().find(|o| {
+        let ingress = all.iter().find(|o| {
             kind(o) == "Ingress"
                 && mine
                     .iter()
                     .any(|m| kind(m) == "Ingress" && name(m) == name(o))
-        }) {
+        });
+        crate::app::adopt::old_extras::app_proxy_exposure(mine, ingress.is_some(), &mut v);
+        if let Some(ingress) = ingress {
             if let Some(host) = ingress["spec"]["rules"][0]["host"].as_str() {
                 v["AppProxy"]["Ingress"] = json!({ "Host": host });
             }

@@ -105,6 +105,33 @@ fn status_of(o: &LiveObject) -> Option<String> {
                 .unwrap_or_default();
             Some(format!("hosts: {}", hosts.join(", ")))
         }
+        // Whether the Gateway took the route is what a user asks first.
+        "HTTPRoute" => {
+            let hosts = o
+                .object
+                .pointer("/spec/hostnames")
+                .and_then(Value::as_array)
+                .map(|h| {
+                    h.iter()
+                        .filter_map(Value::as_str)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                })
+                .unwrap_or_default();
+            let accepted = o
+                .object
+                .pointer("/status/parents/0/conditions")
+                .and_then(Value::as_array)
+                .and_then(|c| c.iter().find(|c| c["type"] == "Accepted"))
+                .map_or("not yet answered by a Gateway", |c| {
+                    if c["status"] == "True" {
+                        "accepted by its Gateway"
+                    } else {
+                        "refused by its Gateway"
+                    }
+                });
+            Some(format!("hosts: {hosts}; {accepted}"))
+        }
         _ => None,
     }
 }

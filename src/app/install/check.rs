@@ -14,7 +14,7 @@ use crate::app::install::probe;
 use crate::app::installation::{identity, skew};
 use crate::app::session::connect::{connect, runtime};
 use crate::app::session::outcome::Outcome;
-use crate::app::session::preflight::{print_checks, refuse_unserved, report_failure, waiting_for};
+use crate::app::session::preflight::{print_checks, report_failure, waiting_for};
 use crate::app::session::{input, lock};
 use crate::cluster::preflight::{self, Check};
 use crate::cluster::probe::Stage;
@@ -69,8 +69,8 @@ async fn check(loaded: &values::Loaded, options: &CheckOptions) -> Result<Outcom
     let cluster = connect(values).await?;
     let identity = identity::seed(values, Some(cluster.context.clone()));
     let rendered = render::render(values, &identity, &loaded.redacted_tree)?;
+    crate::app::session::preflight::require_served(&cluster, &rendered.manifests).await?;
     waiting_for(&cluster);
-    refuse_unserved(&cluster, &rendered.manifests).await?;
     let checks = checks(&cluster, &rendered, &values.namespace).await;
     let mut passed = !preflight::failed(&checks);
     // The build path, after the preflight passed (`--probe`).

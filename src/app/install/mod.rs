@@ -173,6 +173,7 @@ async fn offline_steps<C: Target>(
     ));
     let identity = identity::seed(values, Some(cluster.context().to_string()));
     let rendered = render_or_fail(values, &identity, &loaded.redacted_tree)?;
+    cluster.require_served(&rendered).await?;
     // Without the preflight, the apply is the first write, and it reads
     // every object it would write before it (`cluster::ownership`).
     let seen = if values.skip_cluster_test {

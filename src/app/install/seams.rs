@@ -28,6 +28,11 @@ pub(crate) trait Target {
         rendered: &render::Rendered,
         namespace: &str,
     ) -> Result<NamespaceSeen, Outcome>;
+    /// Refuses (exit 2) objects of an API the cluster does not serve
+    /// (`session::preflight::require_served`).
+    async fn require_served(&self, _rendered: &render::Rendered) -> Result<(), Outcome> {
+        Ok(())
+    }
     /// The one check `--skip-cluster-test` does not skip: no object the
     /// install writes may be someone else's (`cluster::ownership`).
     async fn ownership(
@@ -97,6 +102,9 @@ impl Target for cluster::Cluster {
             namespace,
         )
         .await
+    }
+    async fn require_served(&self, rendered: &render::Rendered) -> Result<(), Outcome> {
+        preflight::require_served(self, &rendered.manifests).await
     }
     async fn ownership(&self, rendered: &render::Rendered, namespace: &str) -> Result<(), Outcome> {
         let manifests: Vec<&Manifest> = rendered.manifests.iter().collect();

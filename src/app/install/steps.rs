@@ -95,6 +95,7 @@ pub(crate) async fn preflight(
     record: &Value,
 ) -> Result<NamespaceSeen, Outcome> {
     let prelim = render_or_fail(values, identity, record)?;
+    cluster.require_served(&prelim).await?;
     // The Namespace, runner Secret and record are saved before the apply:
     // without the preflight, what the install would write is still read
     // first.

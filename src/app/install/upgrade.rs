@@ -84,6 +84,7 @@ async fn upgrade(
     cluster: &Cluster,
     namespace: &str,
 ) -> Result<(), Outcome> {
+    crate::app::session::preflight::require_served(cluster, &plan.rendered.manifests).await?;
     let sync = platform_sync(args, &plan).await?;
     let spec = match &sync {
         Some(sync) => spec_for_platform(sync, &plan)?,

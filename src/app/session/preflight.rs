@@ -7,6 +7,7 @@ use crate::cluster::preflight::{self, Check, NamespaceState, Status};
 use crate::cluster::Cluster;
 use crate::output;
 use crate::render::Manifest;
+use crate::values::{gateway, Problem, Problems};
 
 /// The mark of a check line.
 fn mark(status: Status) -> output::Mark {
@@ -53,38 +54,6 @@ pub(crate) fn waiting_for(cluster: &Cluster) {
     ));
 }
 
-/// Refuses, as bad input naming the values key, objects of kinds the
-/// cluster does not serve (the prometheus-operator's monitors without its
-/// CRDs): the API server would refuse every one of them at apply.
-pub(crate) async fn refuse_unserved(
-    cluster: &Cluster,
-    manifests: &[Manifest],
-) -> Result<(), Outcome> {
-    let missing = crate::cluster::served::unserved(&cluster.client, manifests)
-        .await
-        .map_err(|e| Outcome::from_cluster(e, "asking which kinds the cluster serves"))?;
-    let problems: Vec<crate::values::Problem> = missing
-        .iter()
-        .map(|kind| {
-            let key = crate::render::metrics::key_for_kind(kind.rsplit(' ').next().unwrap_or(""));
-            crate::values::Problem::new(
-                key,
-                Some(&serde_json::Value::Bool(true)),
-                format!(
-                    "asks for {kind} objects, which context {} does not serve (the prometheus-operator's CRDs are not installed)",
-                    cluster.context
-                ),
-                format!("install the prometheus-operator or its CRDs first, or set {key}: false"),
-            )
-        })
-        .collect();
-    if problems.is_empty() {
-        Ok(())
-    } else {
-        Err(Outcome::BadInput(crate::values::Problems(problems)))
-    }
-}
-
 /// The first step of `init` against a cluster. Prints the warnings (or,
 /// when a check fails, every check) and gives `Err(PreflightFailed)` when
 /// the install must not go ahead; else what it saw of the namespace, for
@@ -96,7 +65,6 @@ pub(crate) async fn gate_install(
     namespace: &str,
 ) -> Result<NamespaceSeen, Outcome> {
     waiting_for(cluster);
-    refuse_unserved(cluster, manifests).await?;
     let (checks, state) = preflight::run_seeing_namespace(
         &cluster.client,
         manifests,
@@ -128,4 +96,57 @@ pub(crate) async fn gate_install(
         NamespaceState::Ours | NamespaceState::Foreign => NamespaceSeen::Exists,
         NamespaceState::Unknown => NamespaceSeen::Unknown,
     })
+}
+
+/// Refuses, as bad input (exit 2, naming the key), settings whose objects
+/// the cluster cannot hold: prometheus-operator monitors where its CRDs are
+/// not installed, an HTTPRoute where the Gateway API's are not. Asked by
+/// `init`, `upgrade` and `check` before anything else touches the cluster;
+/// `--skip-cluster-test` does not skip it, since the apply would fail on
+/// it halfway.
+pub(crate) async fn require_served(
+    cluster: &Cluster,
+    manifests: &[Manifest],
+) -> Result<(), Outcome> {
+    let missing = crate::cluster::served::unserved(&cluster.client, manifests)
+        .await
+        .map_err(|e| Outcome::from_cluster(e, "asking which APIs the cluster serves"))?;
+    let problems: Vec<Problem> = missing
+        .iter()
+        .map(|(api_version, kind)| {
+            let (key, crds, fix) = match kind.as_str() {
+                "HTTPRoute" => (
+                    gateway::HTTP_ROUTE_ENABLED_KEY,
+                    "the Gateway API's CRDs",
+                    "install the Gateway API's standard CRDs and a Gateway controller, or set \
+                     AppProxy.HttpRoute.Enabled to false and expose the app-proxy with its \
+                     Ingress or your own way"
+                        .to_string(),
+                ),
+                _ => {
+                    let key = crate::render::metrics::key_for_kind(kind);
+                    (
+                        key,
+                        "the prometheus-operator's CRDs",
+                        format!("install the prometheus-operator or its CRDs first, or set {key}: false"),
+                    )
+                }
+            };
+            Problem::new(
+                key,
+                Some(&serde_json::Value::Bool(true)),
+                format!(
+                    "asks for {kind} objects, but context {} does not serve {api_version} \
+                     ({crds} are not installed)",
+                    cluster.context
+                ),
+                fix,
+            )
+        })
+        .collect();
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(Outcome::BadInput(Problems(problems)))
+    }
 }

@@ -455,10 +455,14 @@ impl Report {
         let need = quota_needs(candidates);
         match quotas {
             Ok(list) => {
+                let before = self.findings.len();
                 for q in &list {
                     let mut found = quota_findings(q, &need, namespace);
                     found.retain(|f| !self.findings.iter().any(|x| x == f));
                     self.findings.extend(found);
+                }
+                if self.findings.len() > before {
+                    self.notes.extend(quotas::warm_capacity_note(candidates));
                 }
             }
             Err(e) if e.code() == Some(403) => self.notes.push(format!(

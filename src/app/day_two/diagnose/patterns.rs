@@ -39,7 +39,7 @@ pub(crate) fn slow_scheduling(pods: &[&BuildPod]) -> Option<Pattern> {
         pattern(
             "slow-scheduling",
             format!(
-                "{slow} of the last {} dind pods waited more than {} minutes for a node: the cluster is adding a node for builds (an autoscaler); consider warm capacity (a node group kept at a minimum size, or low-priority placeholder pods)",
+                "{slow} of the last {} dind pods waited more than {} minutes for a node: the cluster is adding a node for builds (an autoscaler); consider warm capacity: placeholder pods that builds preempt (Runtime.Ballast.Dind.Enabled: true, then `cf-runner upgrade`), or a node group kept at a minimum size",
                 recent.len(),
                 SLOW_SCHEDULING_SECONDS / 60
             ),

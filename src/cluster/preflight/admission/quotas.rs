@@ -60,6 +60,25 @@ pub fn quota_needs(candidates: &[Candidate]) -> BTreeMap<String, f64> {
     need
 }
 
+/// When a quota is too small and the install keeps warm capacity: the
+/// placeholders count against the quota like any pod, and they are the
+/// part the user can give up without losing a build.
+pub fn warm_capacity_note(candidates: &[Candidate]) -> Option<String> {
+    let ballast: Vec<String> = candidates
+        .iter()
+        .filter(|c| c.component.ends_with("-ballast"))
+        .map(|c| format!("{} ({} pod(s))", c.component, c.copies))
+        .collect();
+    (!ballast.is_empty()).then(|| {
+        format!(
+            "the warm-capacity placeholders count against the quota: {}; fewer \
+             Runtime.Ballast.*.Replicas, smaller Runtime.Ballast.*.resources, or none, leave \
+             that room to builds",
+            ballast.join(", ")
+        )
+    })
+}
+
 /// A pod's `requests` or `limits` of one resource: the sum over its
 /// containers, or its largest init container's when that is more.
 fn pod_amount(spec: &Value, kind: &str, resource: &str) -> f64 {

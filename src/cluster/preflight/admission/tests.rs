@@ -166,3 +166,38 @@ fn a_limit_range_below_a_limit_is_named() {
     assert!(found[0].contains("allows at most 200m cpu per container, its limit is 400m"));
     assert!(found[1].contains("at most 8Gi per volume claim, the claim asks 16Gi"));
 }
+
+#[test]
+fn a_quota_too_small_for_warm_capacity_names_the_placeholders() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/values-examples/warm-capacity.yaml"
+    );
+    let input = crate::values::Input {
+        files: vec![crate::values::ValuesFile {
+            origin: path.into(),
+            text: std::fs::read_to_string(path).unwrap(),
+        }],
+        ..Default::default()
+    };
+    let loaded = crate::values::load(&input).unwrap();
+    let rendered = crate::render::render(
+        &loaded.values,
+        &crate::render::Identity::default(),
+        &loaded.redacted_tree,
+    )
+    .unwrap();
+    let candidates = workload_pods(&rendered.manifests);
+    // Two dind placeholders request 2 cpu, the engine's 100m more: a
+    // 2-cpu quota cannot hold them beside the runner's pods.
+    let quota = json!({"metadata": {"name": "ci"}, "status": {
+        "hard": {"requests.cpu": "2"}, "used": {"requests.cpu": "0"}}});
+    let found = quota_findings(&quota, &quota_needs(&candidates), "codefresh");
+    assert_eq!(found.len(), 1, "{found:?}");
+    let note = super::quotas::warm_capacity_note(&candidates).expect("a note");
+    assert!(
+        note.contains("Deployment/dind-ballast (2 pod(s))")
+            && note.contains("Runtime.Ballast.*.Replicas"),
+        "{note}"
+    );
+}
