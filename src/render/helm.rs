@@ -94,6 +94,7 @@ fn mirrored_images(values: &Values) -> Vec<Pinned> {
     list.push(images::ENGINE);
     list.push(images::DIND);
     list.extend(images::STEP_IMAGES.iter().map(|(_, p)| *p));
+    super::security::mirrored_images(values, &mut list);
     list
 }
 
@@ -111,13 +112,16 @@ pub fn generate(values: &Values, identity: &Identity) -> HelmValues {
     root.insert("runtime".into(), Value::Object(runtime(values)));
     root.insert("appProxy".into(), Value::Object(app_proxy(values)));
     root.insert("monitor".into(), Value::Object(monitor(values)));
+    let mut root = Value::Object(root);
+    super::security::merge(&mut root, super::security::helm_patch(values));
+    notes.extend(super::security::helm_notes(values));
 
     let holds_secret = values.token.is_some()
         || values.storage.credentials.any()
         || !values.url_credentials.is_empty();
     notes.extend(storage_and_mirror_notes(values));
     let mut text = header(values, identity, &notes);
-    text.push_str(&serde_yaml_ng::to_string(&Value::Object(root)).expect("serializable"));
+    text.push_str(&serde_yaml_ng::to_string(&root).expect("serializable"));
     HelmValues { text, holds_secret }
 }
 

@@ -19,6 +19,7 @@ pub mod images;
 pub mod record;
 pub mod runtime_spec;
 pub mod runtimes;
+mod security;
 mod tojson;
 pub mod yaml;
 

@@ -11,11 +11,13 @@ pub mod cloud;
 pub mod hygiene;
 pub mod json_schema;
 pub mod model;
+pub mod openshift;
 pub mod placement;
 pub mod pull_secrets;
 pub mod runtimes;
 pub mod schema;
 pub mod secrets;
+pub mod security;
 mod storage;
 pub mod tree;
 
@@ -343,6 +345,8 @@ fn resolve(r: &mut Reader) -> Values {
     let docker_registry = resolve_docker_registry(r);
     let image_pull_secrets = pull_secrets::resolve(r);
     let hygiene = hygiene::resolve(r);
+    let security = security::resolve(r);
+    let openshift = openshift::resolve(r);
     let arch = resolve_arch(r);
 
     let global_scheduling = Scheduling {
@@ -400,6 +404,8 @@ fn resolve(r: &mut Reader) -> Values {
         docker_registry,
         image_pull_secrets,
         hygiene,
+        security,
+        openshift,
         arch,
         runner,
         storage,

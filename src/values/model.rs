@@ -304,6 +304,10 @@ pub struct Values {
     /// Volume retention and cleaning, volume reuse, the dind bridge and
     /// the engine's workflow limits.
     pub hygiene: Hygiene,
+    /// Security contexts of every pod, and rootless dind.
+    pub security: super::security::Security,
+    /// `OpenShift`: follow the OpenShift recipe (SCC bindings, no fixed ids).
+    pub openshift: super::openshift::OpenShift,
     pub arch: Arch,
     pub runner: Runner,
     pub storage: Storage,

@@ -51,6 +51,7 @@ pub const KEYS: &[(&str, Kind)] = &[
     ("SkipClusterIntegration", Bool),
     ("AgentOnly", Bool),
     ("DockerDaemonAccess", Bool),
+    ("OpenShift", Text),
     // cluster
     ("ConfigPath", Text),
     ("Context", Text),
@@ -71,6 +72,8 @@ pub const KEYS: &[(&str, Kind)] = &[
     ("Runner.PodAnnotations", TextMap),
     ("Runner.Affinity", Opaque),
     ("Runner.PriorityClassName", Text),
+    ("Runner.SecurityContext", Opaque),
+    ("Runner.ContainerSecurityContext", Opaque),
     // storage
     ("StorageClass", Text),
     ("Storage.Backend", Text),
@@ -105,6 +108,8 @@ pub const KEYS: &[(&str, Kind)] = &[
     ("Storage.VolumeProvisioner.PodAnnotations", TextMap),
     ("Storage.VolumeProvisioner.Affinity", Opaque),
     ("Storage.VolumeProvisioner.PriorityClassName", Text),
+    ("Storage.VolumeProvisioner.SecurityContext", Opaque),
+    ("Storage.VolumeProvisioner.ContainerSecurityContext", Opaque),
     (
         "Storage.VolumeProvisioner.ServiceAccount.Annotations",
         TextMap,
@@ -118,6 +123,11 @@ pub const KEYS: &[(&str, Kind)] = &[
     ("Storage.LocalVolumeMonitor.resources", Resources),
     ("Storage.LocalVolumeMonitor.KbUsageThreshold", Int),
     ("Storage.LocalVolumeMonitor.InodeUsageThreshold", Int),
+    ("Storage.LocalVolumeMonitor.SecurityContext", Opaque),
+    (
+        "Storage.LocalVolumeMonitor.ContainerSecurityContext",
+        Opaque,
+    ),
     ("Storage.VolumeCleaner.Image", Text),
     ("Storage.VolumeCleaner.RetentionDays", Int),
     // runtime (engine and dind pods)
@@ -140,6 +150,9 @@ pub const KEYS: &[(&str, Kind)] = &[
     ("Runtime.VolumeRetention", Text),
     ("Runtime.ReuseVolumeSelector", Text),
     ("Runtime.WorkflowLimits", Opaque),
+    ("Runtime.Dind.SecurityContext", Opaque),
+    ("Runtime.Dind.ContainerSecurityContext", Opaque),
+    ("Runtime.Dind.Rootless", Bool),
     ("Runtime.EngineAppName", Ignored),
     // more runtimes served by the same agent (`values::runtimes`)
     ("Runtimes", Opaque),
@@ -151,6 +164,8 @@ pub const KEYS: &[(&str, Kind)] = &[
     ("Monitor.PodAnnotations", TextMap),
     ("Monitor.Affinity", Opaque),
     ("Monitor.PriorityClassName", Text),
+    ("Monitor.SecurityContext", Opaque),
+    ("Monitor.ContainerSecurityContext", Opaque),
     ("Monitor.AdditionalEnvVars", TextMap),
     ("Monitor.ServiceAccount.Annotations", TextMap),
     ("Monitor.UseNamespaceWithRole", Bool),
@@ -164,6 +179,8 @@ pub const KEYS: &[(&str, Kind)] = &[
     ("AppProxy.PodAnnotations", TextMap),
     ("AppProxy.Affinity", Opaque),
     ("AppProxy.PriorityClassName", Text),
+    ("AppProxy.SecurityContext", Opaque),
+    ("AppProxy.ContainerSecurityContext", Opaque),
     ("AppProxy.AdditionalEnvVars", TextMap),
     ("AppProxy.ServiceAccount.Annotations", TextMap),
     ("AppProxy.Ingress.Host", Text),
