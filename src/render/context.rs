@@ -374,7 +374,7 @@ fn runtime_context(values: &Values, identity: &Identity) -> minijinja::Value {
         user_volume_mounts => ser(&values.runtime.user_volume_mounts),
         volume_size => ser(&values.runtime.volume_size),
         docker_daemon_access => ser(&values.runtime.docker_daemon_access),
-        dind_image => ser(&images::reference(images::DIND, None, registry)),
+        dind_image => ser(&images::reference(super::security::dind_image(values), None, registry)),
         engine_image => ser(&images::reference(images::ENGINE, None, registry)),
         context => ser(&identity.context_or_placeholder()),
         account_id => ser(&identity.account_id.clone().unwrap_or_else(|| placeholder("account id"))),

@@ -248,7 +248,7 @@ fn dind_env(values: &Values, runtime_name: &str) -> Map<String, Value> {
         "OTEL_RESOURCE_ATTRIBUTES".into(),
         json!(otel_attributes(
             "cf-classic-dind",
-            &version_of(images::DIND),
+            &version_of(super::security::dind_image(values)),
             runtime_name
         )),
     );
@@ -342,7 +342,11 @@ fn dind_scheduler(values: &Values, runtime_name: &str, cluster: Value) -> Map<St
     dind.insert("type".into(), json!("DindKubernetesPod"));
     dind.insert(
         "dindImage".into(),
-        json!(images::reference(images::DIND, None, registry)),
+        json!(images::reference(
+            super::security::dind_image(values),
+            None,
+            registry
+        )),
     );
     dind.insert("imagePullPolicy".into(), json!("IfNotPresent"));
     dind.insert(

@@ -71,6 +71,15 @@ pub(super) fn template_context(values: &Values) -> Value {
     Value::Object(out)
 }
 
+/// The builds' dind image: the rootless build when asked for.
+pub(super) fn dind_image(values: &Values) -> Pinned {
+    if values.security.rootless {
+        images::DIND_ROOTLESS
+    } else {
+        images::DIND
+    }
+}
+
 /// The lv-monitor's image: the rootless build when dind is rootless.
 pub(super) fn lv_monitor_image(values: &Values) -> Pinned {
     if values.security.rootless {
@@ -84,12 +93,7 @@ pub(super) fn lv_monitor_image(values: &Values) -> Pinned {
 /// image and its docker folder, both security contexts and the
 /// volume-permissions init container, where the chart's template puts them.
 pub(super) fn dind_spec_into(dind: &mut Map<String, Value>, values: &Values) {
-    let registry = values.docker_registry.as_deref();
     if values.security.rootless {
-        dind.insert(
-            "dindImage".into(),
-            json!(images::reference(images::DIND_ROOTLESS, None, registry)),
-        );
         let mounts = dind.entry("userVolumeMounts").or_insert_with(|| json!({}));
         if let Some(mounts) = mounts.as_object_mut() {
             mounts.insert(
