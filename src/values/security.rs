@@ -174,28 +174,24 @@ fn context(r: &mut Reader, key: &str, pod: bool) -> Option<Map<String, Value>> {
     let fields = if pod { POD_FIELDS } else { CONTAINER_FIELDS };
     let before = r.problems.len();
     for (field, inner) in map {
-        let at = format!("{key}.{field}");
-        if let Some(why) = field_problem(fields, field, inner) {
-            let fix = if fields.contains(&field.as_str()) {
-                format!("give `{field}` as Kubernetes does ({why})")
-            } else {
-                format!(
-                    "use a field of a {} securityContext: {}",
-                    if pod { "pod's" } else { "container's" },
-                    fields.join(", ")
-                )
-            };
-            r.problems.push(Problem::new(
-                &at,
-                Some(inner),
-                if fields.contains(&field.as_str()) {
-                    "is not valid".to_string()
-                } else {
-                    why
-                },
-                fix,
-            ));
-        }
+        let Some(why) = field_problem(fields, field, inner) else {
+            continue;
+        };
+        let fix = if fields.contains(&field.as_str()) {
+            format!("write `{field}` as Kubernetes does: {}", expected(field))
+        } else {
+            format!(
+                "use a field of a {} securityContext: {}",
+                if pod { "pod's" } else { "container's" },
+                fields.join(", ")
+            )
+        };
+        r.problems.push(Problem::new(
+            &format!("{key}.{field}"),
+            Some(inner),
+            why,
+            fix,
+        ));
     }
     (r.problems.len() == before).then(|| map.clone())
 }
@@ -223,7 +219,7 @@ fn field_problem(fields: &[&str], field: &str, value: &Value) -> Option<String> 
             _ => value.is_string(),
         }
     };
-    (!ok).then(|| expected(field).to_string())
+    (!ok).then(|| format!("is not {}", expected(field)))
 }
 
 /// What a field holds, for a problem's fix.
