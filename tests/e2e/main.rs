@@ -40,6 +40,7 @@ mod e2e_lock;
 mod e2e_lock_forged;
 mod e2e_lock_namespace;
 mod e2e_messages;
+mod e2e_openshift;
 mod e2e_ownership;
 mod e2e_ownership_forged;
 mod e2e_platform;

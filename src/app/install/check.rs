@@ -67,6 +67,8 @@ pub fn run(loaded: &values::Loaded, options: &CheckOptions) -> Outcome {
 async fn check(loaded: &values::Loaded, options: &CheckOptions) -> Result<Outcome, Outcome> {
     let values = &loaded.values;
     let cluster = connect(values).await?;
+    // `OpenShift: auto` renders what `init` would on this cluster.
+    let values = &super::init::openshift::decided_with(values, &cluster.client).await;
     let identity = identity::seed(values, Some(cluster.context.clone()));
     let rendered = render::render(values, &identity, &loaded.redacted_tree)?;
     waiting_for(&cluster);
