@@ -134,6 +134,7 @@ pub mod found;
 mod gather;
 mod handover;
 pub mod objects;
+mod old_security;
 mod old_values;
 mod report;
 mod runtimes;
