@@ -374,6 +374,9 @@ fn leaf_schema(path: &str, kind: Kind) -> Value {
             },
             "additionalProperties": false,
         }),
+        Kind::Opaque if path.ends_with("SecurityContext") => {
+            super::security::json_schema(!path.ends_with(".ContainerSecurityContext"))
+        }
         Kind::Opaque => json!({"type": ["object", "null"]}),
         Kind::Ignored => json!({"deprecated": true}),
     };

@@ -240,6 +240,35 @@ fn expected(field: &str) -> &'static str {
     }
 }
 
+/// The JSON Schema of a pod's (`pod`) or a container's security context,
+/// accepting exactly what [`resolve`] accepts.
+pub fn json_schema(pod: bool) -> Value {
+    let fields = if pod { POD_FIELDS } else { CONTAINER_FIELDS };
+    let properties: Map<String, Value> = fields
+        .iter()
+        .map(|field| {
+            let schema = if ID_FIELDS.contains(field) {
+                json!({"type": "integer", "minimum": 0, "maximum": u32::MAX})
+            } else if BOOL_FIELDS.contains(field) {
+                json!({"type": "boolean"})
+            } else if MAP_FIELDS.contains(field) {
+                json!({"type": "object"})
+            } else {
+                match *field {
+                    "fsGroupChangePolicy" => json!({"enum": ["OnRootMismatch", "Always"]}),
+                    "supplementalGroups" => {
+                        json!({"type": "array", "items": {"type": "integer", "minimum": 0}})
+                    }
+                    "sysctls" => json!({"type": "array"}),
+                    _ => json!({"type": "string"}),
+                }
+            };
+            (field.to_string(), schema)
+        })
+        .collect();
+    json!({"type": ["object", "null"], "properties": properties, "additionalProperties": false})
+}
+
 /// No privilege escalation and no capabilities: cf-runner's default for
 /// every container that needs none.
 fn hardened() -> Map<String, Value> {
