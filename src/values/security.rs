@@ -241,7 +241,7 @@ fn expected(field: &str) -> &'static str {
 }
 
 /// The JSON Schema of a pod's (`pod`) or a container's security context,
-/// accepting exactly what [`resolve`] accepts.
+/// accepting exactly what the values reader accepts.
 pub fn json_schema(pod: bool) -> Value {
     let fields = if pod { POD_FIELDS } else { CONTAINER_FIELDS };
     let properties: Map<String, Value> = fields

@@ -10,7 +10,6 @@
 use serde_json::{json, Value};
 
 use crate::app::adopt::objects::kind;
-use crate::app::adopt::old_values::env_of;
 
 /// The pod security context the chart gives each of these pods by default
 /// (10001 for the runner, 3000 for the provisioner): the same read back is
@@ -53,7 +52,12 @@ pub(crate) fn read_security(mine: &[&Value], v: &mut Value) {
             .and_then(|cs| cs.iter().find(|c| c["name"] == "dind-volume-provisioner"))
             .cloned()
             .unwrap_or(Value::Null);
-        if env_of(&container).get("IS_ROOTLESS").map(String::as_str) == Some("true") {
+        let rootless = container["env"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|e| e["name"] == "IS_ROOTLESS" && e["value"].as_str() == Some("true"));
+        if rootless {
             v["Runtime"]["Dind"]["Rootless"] = json!(true);
         }
         let mut storage = v.get("Storage").cloned().unwrap_or_else(|| json!({}));

@@ -68,7 +68,7 @@ async fn check(loaded: &values::Loaded, options: &CheckOptions) -> Result<Outcom
     let values = &loaded.values;
     let cluster = connect(values).await?;
     // `OpenShift: auto` renders what `init` would on this cluster.
-    let values = &super::init::openshift::decided_with(values, &cluster.client).await;
+    let values = &crate::app::install::init::openshift::decided_with(values, &cluster.client).await;
     let identity = identity::seed(values, Some(cluster.context.clone()));
     let rendered = render::render(values, &identity, &loaded.redacted_tree)?;
     waiting_for(&cluster);

@@ -533,15 +533,8 @@ pub(crate) fn init(input: Input, plan: Plan) -> Result<Outcome, Outcome> {
         _ => loaded,
     };
     // `OpenShift: auto` is the cluster's to decide, and is recorded.
-    let loaded = match &plan.mode {
-        Mode::Install { .. } | Mode::DryRun { .. } if openshift::decided_on(&loaded.values) => {
-            input
-                .overrides
-                .insert(0, ("OpenShift".into(), Value::Bool(true)));
-            load_input(&plan, &input, None)?
-        }
-        _ => loaded,
-    };
+    let asks = !matches!(plan.mode, Mode::Helm { .. });
+    let loaded = openshift::recorded(asks, loaded, &mut input, |i| load_input(&plan, i, None))?;
     input::warn_loaded(&loaded);
     let values = &loaded.values;
     if values.agent_only {

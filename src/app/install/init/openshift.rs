@@ -6,12 +6,14 @@
 
 use std::time::Duration;
 
+use serde_json::Value;
+
 use crate::app::session::connect;
 use crate::cluster;
 use crate::cluster::preflight::openshift::serves_scc;
 use crate::output;
 use crate::values::openshift::{OpenShift, SCC_GROUP};
-use crate::values::Values;
+use crate::values::{Input, Loaded, Values};
 
 /// How long a dry run waits for the cluster's answer.
 const BUDGET: Duration = Duration::from_secs(5);
@@ -62,6 +64,24 @@ pub(crate) fn decided_on(values: &Values) -> bool {
             false
         }
     }
+}
+
+/// `loaded` again by `reload`, with `OpenShift: true` added below every
+/// other override for the install to record, when `asks` and `auto` became
+/// `true` ([`decided_on`]); else `loaded` as it is.
+pub(crate) fn recorded<E>(
+    asks: bool,
+    loaded: Loaded,
+    input: &mut Input,
+    reload: impl FnOnce(&Input) -> Result<Loaded, E>,
+) -> Result<Loaded, E> {
+    if !asks || !decided_on(&loaded.values) {
+        return Ok(loaded);
+    }
+    input
+        .overrides
+        .insert(0, ("OpenShift".into(), Value::Bool(true)));
+    reload(input)
 }
 
 /// `values` with `auto` decided by the cluster `client` reaches, for a
