@@ -67,12 +67,11 @@ pub fn run(loaded: &values::Loaded, options: &CheckOptions) -> Outcome {
 async fn check(loaded: &values::Loaded, options: &CheckOptions) -> Result<Outcome, Outcome> {
     let values = &loaded.values;
     let cluster = connect(values).await?;
-    // `OpenShift: auto` renders what `init` would on this cluster.
-    let values = &crate::app::install::init::openshift::decided_with(values, &cluster.client).await;
     let identity = identity::seed(values, Some(cluster.context.clone()));
     let rendered = render::render(values, &identity, &loaded.redacted_tree)?;
     waiting_for(&cluster);
-    let checks = checks(&cluster, &rendered, &values.namespace).await;
+    let mut checks = checks(&cluster, &rendered, &values.namespace).await;
+    crate::app::install::init::openshift::as_init_would(loaded, &identity, &mut checks);
     let mut passed = !preflight::failed(&checks);
     // The build path, after the preflight passed (`--probe`).
     let probe = match options.probe {

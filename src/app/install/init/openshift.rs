@@ -10,10 +10,11 @@ use serde_json::Value;
 
 use crate::app::session::connect;
 use crate::cluster;
-use crate::cluster::preflight::openshift::serves_scc;
-use crate::output;
+use crate::cluster::preflight::openshift::{decide, serves_scc};
+use crate::cluster::preflight::{names, Check};
 use crate::values::openshift::{OpenShift, SCC_GROUP};
 use crate::values::{Input, Loaded, Values};
+use crate::{output, render};
 
 /// How long a dry run waits for the cluster's answer.
 const BUDGET: Duration = Duration::from_secs(5);
@@ -84,12 +85,23 @@ pub(crate) fn recorded<E>(
     reload(input)
 }
 
-/// `values` with `auto` decided by the cluster `client` reaches, for a
-/// command already connected (`check`); the rest is unchanged.
-pub(crate) async fn decided_with(values: &Values, client: &kube::Client) -> Values {
-    let mut values = values.clone();
-    if values.openshift == OpenShift::Auto && serves_scc(client).await == Ok(true) {
-        values.openshift = OpenShift::On;
+/// `check` with `OpenShift: auto`: its render is the plain one (no
+/// request is spent before the preflight's first), and where the preflight
+/// found the SCC API served, the `openshift` check is made again for what
+/// `init` renders there.
+pub(crate) fn as_init_would(loaded: &Loaded, identity: &render::Identity, checks: &mut [Check]) {
+    if loaded.values.openshift != OpenShift::Auto {
+        return;
     }
-    values
+    // Without a binding in the render, the check shows only where the group is served.
+    let Some(check) = checks.iter_mut().find(|c| c.name == names::OPENSHIFT) else {
+        return;
+    };
+    let mut values = loaded.values.clone();
+    values.openshift = OpenShift::On;
+    if let Ok(rendered) = render::render(&values, identity, &loaded.redacted_tree) {
+        if let Some(decided) = decide(true, &rendered.manifests) {
+            *check = decided;
+        }
+    }
 }
