@@ -532,9 +532,10 @@ pub(crate) fn init(input: Input, plan: Plan) -> Result<Outcome, Outcome> {
         },
         _ => loaded,
     };
-    // `OpenShift: auto` is the cluster's to decide, and is recorded.
-    let asks = !matches!(plan.mode, Mode::Helm { .. });
-    let loaded = openshift::recorded(asks, loaded, &mut input, |i| load_input(&plan, i, None))?;
+    // `OpenShift: auto` is the cluster's to decide (an install's once its input is good).
+    let reload = |i: &Input| load_input(&plan, i, None);
+    let dry_run = matches!(plan.mode, Mode::DryRun { .. });
+    let loaded = openshift::recorded(dry_run, loaded, &mut input, reload)?;
     input::warn_loaded(&loaded);
     let values = &loaded.values;
     if values.agent_only {
@@ -575,6 +576,7 @@ pub(crate) fn init(input: Input, plan: Plan) -> Result<Outcome, Outcome> {
                     "pass --token (or set CF_API_KEY), or remove Runtimes and attach them later with `cf-runner runtime attach -f`",
                 )])));
             }
+            let loaded = openshift::recorded(true, loaded.clone(), &mut input, reload)?;
             let outcome = install::run(&plan.install_options(values), &registration, &loaded);
             let outcome = attach_runtimes(&plan, &loaded, &registration, outcome);
             match (probe, &outcome) {
