@@ -100,6 +100,7 @@ fn mirrored_images(values: &Values) -> Vec<Pinned> {
         list.push(super::ballast::PAUSE);
     }
     list.extend(images::STEP_IMAGES.iter().map(|(_, p)| *p));
+    super::security::mirrored_images(values, &mut list);
     list
 }
 
@@ -124,6 +125,9 @@ pub fn generate(values: &Values, identity: &Identity) -> HelmValues {
     if let Some(ballast) = super::ballast::helm(values) {
         root.insert("ballast".into(), ballast);
     }
+    let mut root = Value::Object(root);
+    super::security::merge(&mut root, super::security::helm_patch(values));
+    notes.extend(super::security::helm_notes(values));
 
     let holds_secret = values.token.is_some()
         || values.storage.credentials.any()
@@ -132,7 +136,7 @@ pub fn generate(values: &Values, identity: &Identity) -> HelmValues {
     notes.extend(super::metrics::helm_notes(values));
     notes.extend(super::tuning::mirror_note(values));
     let mut text = header(values, identity, &notes);
-    text.push_str(&serde_yaml_ng::to_string(&Value::Object(root)).expect("serializable"));
+    text.push_str(&serde_yaml_ng::to_string(&root).expect("serializable"));
     HelmValues { text, holds_secret }
 }
 

@@ -68,6 +68,28 @@ pub const ENGINE: Pinned = Pinned {
     digest: "sha256:ff57bea0a8fe271f5f9bde22e8eaa92f11570e4f6efc11629ce82cf55426dd59",
 };
 
+// `Runtime.Dind.Rootless`: the rootless builds of dind and of the
+// lv-monitor, and the image of the init container that hands their volumes
+// to user 1000, as the chart's values-rootless.yaml pins them.
+pub const DIND_ROOTLESS: Pinned = Pinned {
+    registry: DEFAULT_REGISTRY,
+    repository: "codefresh/dind",
+    tag: "3.0.25-rootless",
+    digest: "sha256:a6dea9c49635923360a614cc652ef9cd7cb5df698cdee928041b2a8647dec1b6",
+};
+pub const LV_MONITOR_ROOTLESS: Pinned = Pinned {
+    registry: DEFAULT_REGISTRY,
+    repository: "codefresh/dind-volume-utils",
+    tag: "1.30.9-rootless",
+    digest: "sha256:e231e5d5b75424c8580f6e2922db9b1d462df2883435fb92fce9dee36503f52f",
+};
+pub const VOLUME_PERMISSIONS: Pinned = Pinned {
+    registry: "docker.io",
+    repository: "alpine",
+    tag: "3.23",
+    digest: "sha256:fd791d74b68913cbb027c6546007b3f0d3bc45125f797758156952bc2d6daf40",
+};
+
 // Images only the chart uses (its registration init container, hooks and
 // gencerts job); cf-runner does that work from the CLI. Listed so the Helm
 // values file can say what a mirror must hold.

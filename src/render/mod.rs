@@ -22,6 +22,7 @@ pub mod metrics;
 pub mod record;
 pub mod runtime_spec;
 pub mod runtimes;
+mod security;
 mod tojson;
 pub(crate) mod tuning;
 pub mod yaml;

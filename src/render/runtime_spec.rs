@@ -240,7 +240,10 @@ fn dind_env(values: &Values, runtime_name: &str) -> Map<String, Value> {
         "OTEL_RESOURCE_ATTRIBUTES".into(),
         json!(otel_attributes(
             "cf-classic-dind",
-            &tuning::version(images::DIND, values.engine_tuning.dind_image.as_ref()),
+            &tuning::version(
+                super::security::dind_image(values),
+                values.engine_tuning.dind_image.as_ref(),
+            ),
             runtime_name
         )),
     );
@@ -340,7 +343,11 @@ fn dind_scheduler(values: &Values, runtime_name: &str, cluster: Value) -> Map<St
     let tuned = &values.engine_tuning;
     let mut dind = Map::new();
     dind.insert("type".into(), json!("DindKubernetesPod"));
-    let image = tuning::image(values, images::DIND, tuned.dind_image.as_ref());
+    let image = tuning::image(
+        values,
+        super::security::dind_image(values),
+        tuned.dind_image.as_ref(),
+    );
     dind.insert("dindImage".into(), json!(image));
     dind.insert("imagePullPolicy".into(), json!("IfNotPresent"));
     dind.insert(
@@ -376,6 +383,7 @@ fn dind_scheduler(values: &Values, runtime_name: &str, cluster: Value) -> Map<St
         dind.insert("userVolumes".into(), volumes.clone());
     }
     insert_dind_daemon_files(&mut dind);
+    super::security::dind_spec_into(&mut dind, values);
     dind
 }
 

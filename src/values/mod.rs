@@ -16,11 +16,13 @@ pub mod hygiene;
 pub mod json_schema;
 pub mod metrics;
 pub mod model;
+pub mod openshift;
 pub mod placement;
 pub mod pull_secrets;
 pub mod runtimes;
 pub mod schema;
 pub mod secrets;
+pub mod security;
 mod storage;
 pub mod tree;
 
@@ -351,6 +353,8 @@ fn resolve(r: &mut Reader) -> Values {
     let engine_tuning = engine_tuning::resolve(r);
     let component_tuning = component_tuning::resolve(r);
     let ballast = ballast::resolve(r);
+    let security = security::resolve(r);
+    let openshift = openshift::resolve(r);
     let arch = resolve_arch(r);
 
     let global_scheduling = Scheduling {
@@ -418,6 +422,8 @@ fn resolve(r: &mut Reader) -> Values {
         engine_tuning,
         component_tuning,
         ballast,
+        security,
+        openshift,
         arch,
         runner,
         storage,

@@ -323,6 +323,10 @@ pub struct Values {
     pub component_tuning: ComponentTuning,
     /// `Runtime.Ballast`: placeholder pods keeping build room warm.
     pub ballast: Ballast,
+    /// Security contexts of every pod, and rootless dind.
+    pub security: super::security::Security,
+    /// `OpenShift`: follow the OpenShift recipe (SCC bindings, no fixed ids).
+    pub openshift: super::openshift::OpenShift,
     pub arch: Arch,
     pub runner: Runner,
     pub storage: Storage,

@@ -42,6 +42,7 @@ mod e2e_lock_forged;
 mod e2e_lock_namespace;
 mod e2e_messages;
 mod e2e_metrics;
+mod e2e_openshift;
 mod e2e_ownership;
 mod e2e_ownership_forged;
 mod e2e_platform;

@@ -21,8 +21,9 @@ use support::namespace::unique;
 const CONTEXT: &str = "admin@cf-runner-test";
 
 /// What a user's audit log shows of one `check` into a namespace that does
-/// not exist (the local example's values).
-const MISSING_NAMESPACE_REQUESTS: usize = 14;
+/// not exist (the local example's values); one of them, `GET /apis`,
+/// asks whether the cluster is OpenShift.
+const MISSING_NAMESPACE_REQUESTS: usize = 15;
 
 /// cf-runner's requests since `since`: `verb resource` (or the URI when
 /// there is no resource).

@@ -269,6 +269,20 @@ catalogue! {
         bad(&["--set-value", "Runtime.VolumeRetention=one week"])
             .says(&["Runtime.VolumeRetention", "not a number of days", "7d"])
             .problems(1);
+    /// A misspelt field would be dropped by the API server: the pod would
+    /// run with the default the user meant to change.
+    security_context_field_kubernetes_does_not_have =>
+        bad(&["--set-value", "Runner.SecurityContext.runAsUsr=1000"])
+            .says(&["Runner.SecurityContext.runAsUsr", "not a field", "runAsUser"])
+            .problems(1);
+    security_context_user_by_name =>
+        bad(&["--set-value", "Runtime.Dind.ContainerSecurityContext.runAsUser=rootless"])
+            .says(&["Runtime.Dind.ContainerSecurityContext.runAsUser", "whole number"])
+            .problems(1);
+    openshift_in_other_words =>
+        bad(&["--set-value", "OpenShift=maybe"])
+            .says(&["OpenShift", "auto, true, false"])
+            .problems(1);
     workflow_limit_the_engine_does_not_know =>
         bad(&["--set-value", "Runtime.WorkflowLimits.MAX_BUILD_TIME=3600"])
             .says(&["Runtime.WorkflowLimits.MAX_BUILD_TIME", "MAXIMUM_ALLOWED_WORKFLOW_AGE_BEFORE_TERMINATION"])

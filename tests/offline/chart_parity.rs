@@ -830,6 +830,9 @@ fn lost_settings(side: &Side) -> Vec<String> {
         &["dockerDaemonScheduler", "defaultDindResources"],
         &["dockerDaemonScheduler", "userVolumes"],
         &["dockerDaemonScheduler", "userVolumeMounts"],
+        &["dockerDaemonScheduler", "podSecurityContext"],
+        &["dockerDaemonScheduler", "containerSecurityContext"],
+        &["dockerDaemonScheduler", "initContainers"],
         &["metadata", "name"],
         &["appProxy"],
     ] {
@@ -844,6 +847,8 @@ fn lost_settings(side: &Side) -> Vec<String> {
             ),
         );
     }
+
+    security_contexts(side, &mut check);
 
     // Names, app-proxy, monitor.
     let chart_runner = pod_spec(&side.chart["Deployment/cf-runtime-runner"]).unwrap();
@@ -950,4 +955,63 @@ fn the_generated_values_render_without_a_kubeconfig() {
     fs::write(&fill, "global:\n  codefreshToken: t\n").unwrap();
     helm::template("codefresh", &[&out, &fill])
         .unwrap_or_else(|e| panic!("the chart does not render the file: {e}\n{text}"));
+}
+
+/// The security contexts a values file gives (or rootless and OpenShift
+/// make) reach the chart's pods as cf-runner renders them: every pod
+/// security context, and the lv-monitor's container context and init
+/// container, which the hardening rows above would otherwise cover.
+fn security_contexts(side: &Side, check: &mut impl FnMut(bool, String)) {
+    for (key, spec) in pods(&side.ours) {
+        let (kind, name) = key.split_once('/').unwrap();
+        let Some(chart_spec) = side
+            .chart
+            .get(&chart_name(kind, name, &side.namespace))
+            .and_then(pod_spec)
+        else {
+            continue;
+        };
+        let ours = without_non_root(&spec["securityContext"]);
+        let theirs = without_non_root(&chart_spec["securityContext"]);
+        // The app-proxy and monitor rows: the chart sets no ids of its own.
+        if !theirs.is_null() || !matches!(name, "app-proxy" | "monitor") {
+            check(
+                ours == theirs,
+                format!("{key} securityContext: cf-runner {ours} / chart {theirs}"),
+            );
+        }
+        if name == "dind-lv-monitor" {
+            let c = |s: &Value| s["containers"][0]["securityContext"].clone();
+            if !c(chart_spec).is_null() {
+                check(
+                    c(spec) == c(chart_spec),
+                    format!(
+                        "{key} container securityContext: cf-runner {} / chart {}",
+                        c(spec),
+                        c(chart_spec)
+                    ),
+                );
+            }
+            check(
+                spec["initContainers"] == chart_spec["initContainers"],
+                format!(
+                    "{key} initContainers: cf-runner {} / chart {}",
+                    spec["initContainers"], chart_spec["initContainers"]
+                ),
+            );
+        }
+    }
+}
+
+/// A pod security context without `runAsNonRoot` (cf-runner's addition,
+/// listed), null when nothing else is left.
+fn without_non_root(context: &Value) -> Value {
+    let mut c = context.clone();
+    if let Some(map) = c.as_object_mut() {
+        map.remove("runAsNonRoot");
+        if map.is_empty() {
+            return Value::Null;
+        }
+    }
+    c
 }

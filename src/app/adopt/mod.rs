@@ -137,6 +137,7 @@ mod handover;
 pub mod objects;
 mod old_extras;
 mod old_metrics;
+mod old_security;
 mod old_values;
 mod report;
 mod runtimes;

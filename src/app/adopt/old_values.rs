@@ -45,6 +45,7 @@ pub(crate) fn read_values(
         from_runner(runner, &mut v, &mut not_read);
     }
     from_storage_class(mine, &mut v, &mut not_read);
+    crate::app::adopt::old_security::read_security(mine, &mut v);
     let has = |component: &str| {
         mine.iter().any(|o| {
             kind(o) == "Deployment"

@@ -71,7 +71,8 @@ async fn check(loaded: &values::Loaded, options: &CheckOptions) -> Result<Outcom
     let rendered = render::render(values, &identity, &loaded.redacted_tree)?;
     crate::app::session::preflight::require_served(&cluster, &rendered.manifests).await?;
     waiting_for(&cluster);
-    let checks = checks(&cluster, &rendered, &values.namespace).await;
+    let mut checks = checks(&cluster, &rendered, &values.namespace).await;
+    crate::app::install::init::openshift::as_init_would(loaded, &identity, &mut checks);
     let mut passed = !preflight::failed(&checks);
     // The build path, after the preflight passed (`--probe`).
     let probe = match options.probe {

@@ -5,6 +5,7 @@
 //! the build probe after it).
 
 pub(crate) mod facts;
+pub(crate) mod openshift;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -488,7 +489,7 @@ fn ask(plan: &Plan, mut input: Input) -> Result<Asked, Outcome> {
 /// Runs `init` on the input its flags gave: (wizard) → load → the mode's
 /// steps. `Err` is an outcome that stopped it before its mode's steps.
 pub(crate) fn init(input: Input, plan: Plan) -> Result<Outcome, Outcome> {
-    let (input, merged) = match ask(&plan, input)? {
+    let (mut input, merged) = match ask(&plan, input)? {
         Asked::Proceed(input, merged) => (input, merged),
         Asked::Stopped => return Ok(Outcome::Ok),
         Asked::Attach(to, input) => {
@@ -522,15 +523,19 @@ pub(crate) fn init(input: Input, plan: Plan) -> Result<Outcome, Outcome> {
     let loaded = match (&plan.mode, &loaded.values.context) {
         (Mode::Install { .. }, None) => match context_name(&loaded.values) {
             Some(current) => {
-                let mut with = input.clone();
-                with.overrides
+                input
+                    .overrides
                     .insert(0, ("Context".into(), Value::String(current)));
-                load_input(&plan, &with, None)?
+                load_input(&plan, &input, None)?
             }
             None => loaded,
         },
         _ => loaded,
     };
+    // `OpenShift: auto` is the cluster's to decide (an install's once its input is good).
+    let reload = |i: &Input| load_input(&plan, i, None);
+    let dry_run = matches!(plan.mode, Mode::DryRun { .. });
+    let loaded = openshift::recorded(dry_run, loaded, &mut input, reload)?;
     input::warn_loaded(&loaded);
     let values = &loaded.values;
     if values.agent_only {
@@ -571,6 +576,7 @@ pub(crate) fn init(input: Input, plan: Plan) -> Result<Outcome, Outcome> {
                     "pass --token (or set CF_API_KEY), or remove Runtimes and attach them later with `cf-runner runtime attach -f`",
                 )])));
             }
+            let loaded = openshift::recorded(true, loaded.clone(), &mut input, reload)?;
             let outcome = install::run(&plan.install_options(values), &registration, &loaded);
             let outcome = attach_runtimes(&plan, &loaded, &registration, outcome);
             match (probe, &outcome) {

@@ -24,6 +24,7 @@ mod admission;
 mod dry_run;
 mod existing;
 mod nodes;
+pub mod openshift;
 mod permissions;
 mod rules_review;
 mod version;
@@ -123,6 +124,8 @@ pub mod names {
     pub const NODES: &str = "node capacity";
     pub const EXISTING: &str = "existing installation";
     pub const ADMISSION: &str = "pod admission";
+    /// Shown only on OpenShift, or where the install binds its SCC.
+    pub const OPENSHIFT: &str = "openshift";
     /// Not one of the install's checks: `diff` runs it alone.
     pub const DIFF_PERMISSIONS: &str = "diff permissions";
 }
@@ -189,18 +192,18 @@ pub async fn run_seeing_namespace(
         state,
         live: live.as_ref(),
     };
-    let (version, permissions, dry_run, admission, existing, nodes) = futures::join!(
+    let (version, permissions, dry_run, admission, existing, nodes, openshift) = futures::join!(
         version,
         permissions::check_permissions(client, manifests, state),
         dry_run::check_dry_run(client, manifests, state),
         admission::check_admission(client, manifests, runtime_environment, view),
         existing::check_existing(client, manifests, namespace, state),
         nodes::check_nodes(client, manifests, runtime_environment),
+        openshift::check_openshift(client, manifests),
     );
-    (
-        vec![version, permissions, dry_run, nodes, existing, admission],
-        state,
-    )
+    let mut checks = vec![version, permissions, dry_run, nodes, existing, admission];
+    checks.extend(openshift);
+    (checks, state)
 }
 
 /// What the namespace's GET gave: `None` when there is no Namespace to
