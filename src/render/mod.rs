@@ -13,6 +13,7 @@
 //! tolerations; the provisioner's name and the pinned [`images`] are public
 //! because other commands read them too.
 
+pub mod ca_bundle;
 mod context;
 pub mod helm;
 pub mod images;
@@ -374,6 +375,7 @@ pub fn render(
             manifests.push(finish(object, component, &labels, name, values)?);
         }
     }
+    ca_bundle::apply(&mut manifests, values)?;
     if values.agent_only {
         runtimes::agent_only(&mut manifests, &values.namespace);
     }

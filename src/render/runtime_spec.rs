@@ -376,6 +376,7 @@ fn dind_scheduler(values: &Values, runtime_name: &str, cluster: Value) -> Map<St
         dind.insert("userVolumes".into(), volumes.clone());
     }
     insert_dind_daemon_files(&mut dind);
+    super::ca_bundle::into_dind_spec(&mut dind, values);
     dind
 }
 

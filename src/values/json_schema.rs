@@ -16,6 +16,7 @@ pub const DESCRIPTIONS: &[(&str, &str)] = &[
     ("Token", "Codefresh API key. Better left out of files: pass --token or set CF_API_KEY."),
     ("insecure", "Skip TLS verification towards the platform (self-signed on-prem only)."),
     ("Insecure", "Skip TLS verification towards the platform (self-signed on-prem only)."),
+    ("CaBundle", "PEM certificates (a TLS-inspecting proxy's or private CA) that cf-runner, every component and every build trust besides the public roots; give the file with --ca-bundle."),
     ("AgentToken", "Agent token issued earlier by the platform, to re-install an existing agent."),
     ("AgentId", "Name of the agent on the platform (default: <context>_<namespace>)."),
     ("RuntimeEnvironmentName", "Name of the runtime environment (default: <context>/<namespace>)."),

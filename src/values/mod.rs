@@ -7,6 +7,7 @@
 //! Every problem is collected, so the user fixes them all in one go.
 
 pub mod agent_only;
+pub mod ca_bundle;
 pub mod cloud;
 pub mod hygiene;
 pub mod json_schema;
@@ -343,6 +344,7 @@ fn resolve(r: &mut Reader) -> Values {
     let docker_registry = resolve_docker_registry(r);
     let image_pull_secrets = pull_secrets::resolve(r);
     let hygiene = hygiene::resolve(r);
+    let ca_bundle = ca_bundle::resolve(r);
     let arch = resolve_arch(r);
 
     let global_scheduling = Scheduling {
@@ -400,6 +402,7 @@ fn resolve(r: &mut Reader) -> Values {
         docker_registry,
         image_pull_secrets,
         hygiene,
+        ca_bundle,
         arch,
         runner,
         storage,

@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use super::tree::lookup;
 
+pub use super::ca_bundle::CaBundle;
 pub use super::hygiene::Hygiene;
 pub use super::placement::Placement;
 
@@ -304,6 +305,9 @@ pub struct Values {
     /// Volume retention and cleaning, volume reuse, the dind bridge and
     /// the engine's workflow limits.
     pub hygiene: Hygiene,
+    /// `CaBundle`: certificates every component and build trusts (a
+    /// TLS-inspecting proxy's CA).
+    pub ca_bundle: Option<CaBundle>,
     pub arch: Arch,
     pub runner: Runner,
     pub storage: Storage,
