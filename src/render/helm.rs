@@ -117,6 +117,7 @@ pub fn generate(values: &Values, identity: &Identity) -> HelmValues {
         || values.storage.credentials.any()
         || !values.url_credentials.is_empty();
     notes.extend(storage_and_mirror_notes(values));
+    notes.extend(crate::values::pod_identity::helm_note(values));
     let mut text = header(values, identity, &notes);
     text.push_str(&serde_yaml_ng::to_string(&Value::Object(root)).expect("serializable"));
     HelmValues { text, holds_secret }

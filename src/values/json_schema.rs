@@ -57,6 +57,7 @@ pub const DESCRIPTIONS: &[(&str, &str)] = &[
     ("Storage.KmsKeyId", "KMS key of encrypted EBS volumes; needs Storage.Encrypted."),
     ("Storage.Iops", "Provisioned IOPS (gp3 3000–16000, io1 100–64000, io2 100–256000)."),
     ("Storage.Throughput", "Throughput in MiB/s of gp3 volumes (125–1000)."),
+    ("Storage.AwsPodIdentity", "The volume provisioner takes its AWS rights from an EKS Pod Identity association of its ServiceAccount (you create it; `cf-runner info` prints the command). No keys, no IRSA role."),
     ("Storage.AwsAccessKeyId", "AWS access key of the volume provisioner (with AwsSecretAccessKey; leave both out for IRSA)."),
     ("Storage.AwsSecretAccessKey", "AWS secret key of the volume provisioner (with AwsAccessKeyId)."),
     ("Storage.GoogleServiceAccount", "Google service-account key JSON of the volume provisioner (gcedisk); use --set-file."),

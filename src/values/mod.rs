@@ -13,6 +13,7 @@ pub mod hygiene;
 pub mod json_schema;
 pub mod model;
 pub mod placement;
+pub mod pod_identity;
 pub mod pull_secrets;
 pub mod runtimes;
 pub mod schema;
@@ -363,6 +364,7 @@ fn resolve(r: &mut Reader) -> Values {
     };
 
     let storage = storage::resolve(r, &namespace, &global_scheduling);
+    let aws_pod_identity = pod_identity::resolve(r, &storage);
     let runtime = resolve_runtime(r, &env_vars);
     let monitor = resolve_monitor(r, &env_vars);
     let app_proxy = resolve_app_proxy(r, &env_vars);
@@ -403,6 +405,7 @@ fn resolve(r: &mut Reader) -> Values {
         image_pull_secrets,
         hygiene,
         ca_bundle,
+        aws_pod_identity,
         arch,
         runner,
         storage,

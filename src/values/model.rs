@@ -308,6 +308,9 @@ pub struct Values {
     /// `CaBundle`: certificates every component and build trusts (a
     /// TLS-inspecting proxy's CA).
     pub ca_bundle: Option<CaBundle>,
+    /// `Storage.AwsPodIdentity`: the volume provisioner's AWS rights come
+    /// from an EKS Pod Identity association.
+    pub aws_pod_identity: bool,
     pub arch: Arch,
     pub runner: Runner,
     pub storage: Storage,

@@ -87,6 +87,7 @@ pub const KEYS: &[(&str, Kind)] = &[
     ("Storage.Iops", Int),
     ("Storage.Throughput", Int),
     ("Storage.AwsAccessKeyId", Text),
+    ("Storage.AwsPodIdentity", Bool),
     ("Storage.AwsSecretAccessKey", Text),
     ("Storage.GoogleServiceAccount", Text),
     ("Storage.AwsAccessKeyIdSecretKeyRef.Name", Text),

@@ -107,6 +107,7 @@ async fn adopt_in(
         };
         let names = credentials::runnerconf_runtimes(cluster, &namespace, &objects).await?;
         use_runnerconf(&mut found, names);
+        credentials::pod_identity::read(cluster, &namespace, &mut found).await?;
         if args.dry_run {
             report(&found, &namespace, path)?;
             return Ok(None);
