@@ -112,6 +112,7 @@ pub fn generate(values: &Values, identity: &Identity) -> HelmValues {
     root.insert("appProxy".into(), Value::Object(app_proxy(values)));
     root.insert("monitor".into(), Value::Object(monitor(values)));
     super::ca_bundle::into_helm(&mut root, values);
+    super::extra_resources::into_helm(&mut root, values);
 
     let holds_secret = values.token.is_some()
         || values.storage.credentials.any()

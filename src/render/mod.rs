@@ -15,6 +15,7 @@
 
 pub mod ca_bundle;
 mod context;
+pub mod extra_resources;
 pub mod helm;
 pub mod images;
 pub mod record;
@@ -156,6 +157,8 @@ pub enum Component {
     Record,
     /// What an agent acts as in an attached runtime's namespace, and its runtimes' files.
     RuntimeAccess,
+    /// `ExtraResources`: the user's own objects, installed with the runner.
+    Extra,
 }
 
 impl Component {
@@ -171,6 +174,7 @@ impl Component {
             Component::ClusterIntegration => "cluster-integration",
             Component::Record => "record",
             Component::RuntimeAccess => "runtime-access",
+            Component::Extra => "extra",
         }
     }
 }
@@ -376,6 +380,7 @@ pub fn render(
         }
     }
     ca_bundle::apply(&mut manifests, values)?;
+    extra_resources::apply(&mut manifests, values)?;
     if values.agent_only {
         runtimes::agent_only(&mut manifests, &values.namespace);
     }

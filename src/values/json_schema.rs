@@ -107,6 +107,7 @@ pub const DESCRIPTIONS: &[(&str, &str)] = &[
     ("Runtime.ReuseVolumeSelector", "Which builds may reuse a dind volume: build labels, starting with codefresh-app,io.codefresh.accountName (add pipeline_id for a volume per pipeline)."),
     ("Runtime.WorkflowLimits", "The engine's workflow limits by name (e.g. MAXIMUM_ALLOWED_WORKFLOW_AGE_BEFORE_TERMINATION: 86400), over the chart's defaults."),
     ("Runtime.EngineAppName", "Accepted for venonactl files; has no effect."),
+    ("ExtraResources", "Objects of yours installed, upgraded and removed with the runner, in its namespace: ConfigMap, ServiceAccount, Service, Role, RoleBinding, Deployment, DaemonSet, CronJob or Ingress (no Secret, nothing cluster-wide)."),
     ("Runtimes", "More runtimes the same agent serves, each in its own namespace (and maybe cluster), attached after the agent is installed (docs/guide/runtimes.md)."),
     ("Monitor.Enabled", "Install the cluster monitor."),
     ("Monitor.Image.Name", "Monitor image name, to replace the pinned one."),
@@ -347,6 +348,10 @@ fn leaf_schema(path: &str, kind: Kind) -> Value {
         }),
         Kind::TextList => json!({"type": ["array", "string", "null"]}),
         Kind::Opaque if path == "Runtimes" => runtimes_schema(),
+        Kind::Opaque if path == super::extra_resources::KEY => json!({
+            "type": ["array", "null"],
+            "items": {"type": "object", "required": ["apiVersion", "kind", "metadata"]},
+        }),
         Kind::Opaque if path == "Runtime.WorkflowLimits" => json!({
             "type": ["object", "null"],
             "propertyNames": {"enum": super::hygiene::WORKFLOW_LIMIT_NAMES},

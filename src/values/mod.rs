@@ -9,6 +9,7 @@
 pub mod agent_only;
 pub mod ca_bundle;
 pub mod cloud;
+pub mod extra_resources;
 pub mod hygiene;
 pub mod json_schema;
 pub mod model;
@@ -365,6 +366,7 @@ fn resolve(r: &mut Reader) -> Values {
 
     let storage = storage::resolve(r, &namespace, &global_scheduling);
     let aws_pod_identity = pod_identity::resolve(r, &storage);
+    let extra_resources = extra_resources::resolve(r, &namespace);
     let runtime = resolve_runtime(r, &env_vars);
     let monitor = resolve_monitor(r, &env_vars);
     let app_proxy = resolve_app_proxy(r, &env_vars);
@@ -406,6 +408,7 @@ fn resolve(r: &mut Reader) -> Values {
         hygiene,
         ca_bundle,
         aws_pod_identity,
+        extra_resources,
         arch,
         runner,
         storage,

@@ -311,6 +311,9 @@ pub struct Values {
     /// `Storage.AwsPodIdentity`: the volume provisioner's AWS rights come
     /// from an EKS Pod Identity association.
     pub aws_pod_identity: bool,
+    /// `ExtraResources`: the user's own objects, installed and removed with
+    /// the runner, each checked (see `values::extra_resources`).
+    pub extra_resources: Vec<Value>,
     pub arch: Arch,
     pub runner: Runner,
     pub storage: Storage,

@@ -145,6 +145,7 @@ pub const KEYS: &[(&str, Kind)] = &[
     ("Runtime.EngineAppName", Ignored),
     // more runtimes served by the same agent (`values::runtimes`)
     ("Runtimes", Opaque),
+    ("ExtraResources", Opaque),
     // monitor
     ("Monitor.Enabled", Bool),
     ("Monitor.Image.Name", Text),

@@ -291,6 +291,7 @@ fn components(inst: &Installation) -> (Vec<ComponentInfo>, bool) {
         render::Component::AppProxy,
         render::Component::ClusterIntegration,
         render::Component::Record,
+        render::Component::Extra,
     ];
     let rank = |name: &str| {
         order
