@@ -31,6 +31,7 @@ mod e2e_controlplane;
 mod e2e_diagnose;
 mod e2e_diff;
 mod e2e_examples_apply;
+mod e2e_extra_resources;
 mod e2e_fleet;
 mod e2e_foreign_install;
 mod e2e_init;
