@@ -95,11 +95,12 @@ pub(super) fn resolve(r: &mut Reader, namespace: &str) -> Vec<Value> {
     out
 }
 
-/// Why an item is refused and what to do instead.
-type Refusal = (String, String);
+/// Why an item is refused, and what to do instead.
+pub type Refusal = (String, String);
 
-/// One item, checked; the object with the namespace made explicit.
-fn check(item: &Value, namespace: &str) -> Result<Value, Refusal> {
+/// One item, checked for an install in `namespace`: the object with its
+/// namespace made explicit, or why it is refused and what to do instead.
+pub fn check(item: &Value, namespace: &str) -> Result<Value, Refusal> {
     let field = |path: &str| item.pointer(path).and_then(Value::as_str).unwrap_or("");
     let (api_version, kind, name) = (
         field("/apiVersion"),

@@ -131,6 +131,7 @@ mod classify;
 mod cluster_move;
 mod credentials;
 mod detect;
+mod extra_objects;
 pub mod found;
 mod gather;
 mod handover;
