@@ -21,6 +21,7 @@ mod support;
 mod attached_runtimes;
 mod e2e_adopt;
 mod e2e_adopt_credentials;
+mod e2e_adopt_extra;
 mod e2e_adopt_runtimes;
 mod e2e_apply_order;
 mod e2e_attach;
