@@ -136,7 +136,9 @@ pub fn detect(
     let (mut mine, token_secret) = old_objects(&local, &tool, &helm.release_secrets);
     mine.extend(cluster_objects(objects, namespace, &tool));
     let (extra, extra_left) = match &tool {
-        Tool::Helm { release } => super::extra_objects::split(&mut mine, release, namespace),
+        Tool::Helm { release } => {
+            crate::app::adopt::extra_objects::split(&mut mine, release, namespace)
+        }
         Tool::Venonactl => (Vec::new(), Vec::new()),
     };
     let made_at_run_time = made_at_run_time(&local, &mine);
