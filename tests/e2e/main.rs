@@ -22,6 +22,7 @@ mod attached_runtimes;
 mod e2e_adopt;
 mod e2e_adopt_credentials;
 mod e2e_adopt_extra;
+mod e2e_adopt_pod_identity;
 mod e2e_adopt_runtimes;
 mod e2e_apply_order;
 mod e2e_attach;
