@@ -437,7 +437,7 @@ _cf__runner() {
             return 0
             ;;
         cf__runner__subcmd__diff)
-            opts="-f -o -h -V --kube-context-name --kube-namespace --kube-config-path --kube-node-selector --build-node-selector --docker-registry --image-pull-secret --env-vars --http-proxy --https-proxy --no-proxy --install-monitor --app-proxy --app-proxy-host --app-proxy-ingress-class --docker-daemon-access --values --set-value --set-file --token --url --agent-token --output --help --version"
+            opts="-f -o -h -V --kube-context-name --kube-namespace --kube-config-path --kube-node-selector --build-node-selector --docker-registry --image-pull-secret --env-vars --http-proxy --https-proxy --no-proxy --ca-bundle --install-monitor --app-proxy --app-proxy-host --app-proxy-ingress-class --docker-daemon-access --values --set-value --set-file --token --url --agent-token --output --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -490,6 +490,10 @@ _cf__runner() {
                     return 0
                     ;;
                 --no-proxy)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ca-bundle)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1115,7 +1119,7 @@ _cf__runner() {
             return 0
             ;;
         cf__runner__subcmd__images)
-            opts="-f -o -h -V --kube-node-selector --build-node-selector --docker-registry --image-pull-secret --env-vars --http-proxy --https-proxy --no-proxy --install-monitor --app-proxy --app-proxy-host --app-proxy-ingress-class --docker-daemon-access --values --set-value --set-file --check --docker-config --output --help --version"
+            opts="-f -o -h -V --kube-node-selector --build-node-selector --docker-registry --image-pull-secret --env-vars --http-proxy --https-proxy --no-proxy --ca-bundle --install-monitor --app-proxy --app-proxy-host --app-proxy-ingress-class --docker-daemon-access --values --set-value --set-file --check --docker-config --output --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1150,6 +1154,10 @@ _cf__runner() {
                     return 0
                     ;;
                 --no-proxy)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ca-bundle)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1261,7 +1269,7 @@ _cf__runner() {
             return 0
             ;;
         cf__runner__subcmd__init)
-            opts="-f -y -h -V --kube-context-name --kube-namespace --kube-config-path --kube-node-selector --build-node-selector --docker-registry --image-pull-secret --env-vars --http-proxy --https-proxy --no-proxy --install-monitor --app-proxy --app-proxy-host --app-proxy-ingress-class --docker-daemon-access --values --set-value --set-file --name --token --agent-token --url --insecure --allow-http --tolerations --storage-class-name --set-default-runtime --exec-demo-pipeline --skip-cluster-test --skip-cluster-integration --agent-only --dry-run --output-dir --generate-helm-values-file --overwrite --force-conflicts --timeout --no-wait --no-wait-for-lock --probe --probe-timeout --yes --trust-values-kubeconfig --accept-agent-insecure-tls --allow-builds-to-read-tokens --help --version"
+            opts="-f -y -h -V --kube-context-name --kube-namespace --kube-config-path --kube-node-selector --build-node-selector --docker-registry --image-pull-secret --env-vars --http-proxy --https-proxy --no-proxy --ca-bundle --install-monitor --app-proxy --app-proxy-host --app-proxy-ingress-class --docker-daemon-access --values --set-value --set-file --name --token --agent-token --url --insecure --allow-http --tolerations --storage-class-name --set-default-runtime --exec-demo-pipeline --skip-cluster-test --skip-cluster-integration --agent-only --dry-run --output-dir --generate-helm-values-file --overwrite --force-conflicts --timeout --no-wait --no-wait-for-lock --probe --probe-timeout --yes --trust-values-kubeconfig --accept-agent-insecure-tls --allow-builds-to-read-tokens --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1314,6 +1322,10 @@ _cf__runner() {
                     return 0
                     ;;
                 --no-proxy)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ca-bundle)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1975,7 +1987,7 @@ _cf__runner() {
             return 0
             ;;
         cf__runner__subcmd__upgrade)
-            opts="-f -y -h -V --kube-context-name --kube-config-path --kube-node-selector --build-node-selector --docker-registry --image-pull-secret --env-vars --http-proxy --https-proxy --no-proxy --install-monitor --app-proxy --app-proxy-host --app-proxy-ingress-class --docker-daemon-access --values --set-value --set-file --token --url --agent-token --allow-http --force-conflicts --timeout --no-wait --no-wait-for-lock --yes --kube-namespace --help --version"
+            opts="-f -y -h -V --kube-context-name --kube-config-path --kube-node-selector --build-node-selector --docker-registry --image-pull-secret --env-vars --http-proxy --https-proxy --no-proxy --ca-bundle --install-monitor --app-proxy --app-proxy-host --app-proxy-ingress-class --docker-daemon-access --values --set-value --set-file --token --url --agent-token --allow-http --force-conflicts --timeout --no-wait --no-wait-for-lock --yes --kube-namespace --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2024,6 +2036,10 @@ _cf__runner() {
                     return 0
                     ;;
                 --no-proxy)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ca-bundle)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -54,6 +54,7 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l env-vars -d
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l http-proxy -d 'HTTP proxy for every component and build' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l https-proxy -d 'HTTPS proxy for every component and build' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l no-proxy -d 'Hosts that bypass the proxy, comma-separated' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l ca-bundle -d 'PEM file of CA certificates (a TLS-inspecting proxy\'s) that cf-runner, every component and every build trust besides the public roots' -r -F
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l install-monitor -d 'Install the cluster monitor (with upgrade, false removes it)' -r -f -a "true\t''
 false\t''"
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand init" -l app-proxy -d 'Install the app-proxy, which needs --app-proxy-host (with upgrade, false removes it)' -r -f -a "true\t''
@@ -139,6 +140,7 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l env-vars
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l http-proxy -d 'HTTP proxy for every component and build' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l https-proxy -d 'HTTPS proxy for every component and build' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l no-proxy -d 'Hosts that bypass the proxy, comma-separated' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l ca-bundle -d 'PEM file of CA certificates (a TLS-inspecting proxy\'s) that cf-runner, every component and every build trust besides the public roots' -r -F
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l install-monitor -d 'Install the cluster monitor (with upgrade, false removes it)' -r -f -a "true\t''
 false\t''"
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand upgrade" -l app-proxy -d 'Install the app-proxy, which needs --app-proxy-host (with upgrade, false removes it)' -r -f -a "true\t''
@@ -213,6 +215,7 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l env-vars -d
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l http-proxy -d 'HTTP proxy for every component and build' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l https-proxy -d 'HTTPS proxy for every component and build' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l no-proxy -d 'Hosts that bypass the proxy, comma-separated' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l ca-bundle -d 'PEM file of CA certificates (a TLS-inspecting proxy\'s) that cf-runner, every component and every build trust besides the public roots' -r -F
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l install-monitor -d 'Install the cluster monitor (with upgrade, false removes it)' -r -f -a "true\t''
 false\t''"
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand diff" -l app-proxy -d 'Install the app-proxy, which needs --app-proxy-host (with upgrade, false removes it)' -r -f -a "true\t''
@@ -242,6 +245,7 @@ complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -l env-vars 
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -l http-proxy -d 'HTTP proxy for every component and build' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -l https-proxy -d 'HTTPS proxy for every component and build' -r
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -l no-proxy -d 'Hosts that bypass the proxy, comma-separated' -r
+complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -l ca-bundle -d 'PEM file of CA certificates (a TLS-inspecting proxy\'s) that cf-runner, every component and every build trust besides the public roots' -r -F
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -l install-monitor -d 'Install the cluster monitor (with upgrade, false removes it)' -r -f -a "true\t''
 false\t''"
 complete -c cf-runner -n "__fish_cf_runner_using_subcommand images" -l app-proxy -d 'Install the app-proxy, which needs --app-proxy-host (with upgrade, false removes it)' -r -f -a "true\t''

@@ -41,6 +41,7 @@ _arguments "${_arguments_options[@]}" : \
 '--http-proxy=[HTTP proxy for every component and build]:URL:_default' \
 '--https-proxy=[HTTPS proxy for every component and build]:URL:_default' \
 '--no-proxy=[Hosts that bypass the proxy, comma-separated]:HOSTS:_default' \
+'--ca-bundle=[PEM file of CA certificates (a TLS-inspecting proxy'\''s) that cf-runner, every component and every build trust besides the public roots]:FILE:_files' \
 '--install-monitor=[Install the cluster monitor (with upgrade, false removes it)]::BOOL:(true false)' \
 '--app-proxy=[Install the app-proxy, which needs --app-proxy-host (with upgrade, false removes it)]::BOOL:(true false)' \
 '--app-proxy-host=[Host name of the app-proxy Ingress]:HOST:_default' \
@@ -141,6 +142,7 @@ _arguments "${_arguments_options[@]}" : \
 '--http-proxy=[HTTP proxy for every component and build]:URL:_default' \
 '--https-proxy=[HTTPS proxy for every component and build]:URL:_default' \
 '--no-proxy=[Hosts that bypass the proxy, comma-separated]:HOSTS:_default' \
+'--ca-bundle=[PEM file of CA certificates (a TLS-inspecting proxy'\''s) that cf-runner, every component and every build trust besides the public roots]:FILE:_files' \
 '--install-monitor=[Install the cluster monitor (with upgrade, false removes it)]::BOOL:(true false)' \
 '--app-proxy=[Install the app-proxy, which needs --app-proxy-host (with upgrade, false removes it)]::BOOL:(true false)' \
 '--app-proxy-host=[Host name of the app-proxy Ingress]:HOST:_default' \
@@ -246,6 +248,7 @@ _arguments "${_arguments_options[@]}" : \
 '--http-proxy=[HTTP proxy for every component and build]:URL:_default' \
 '--https-proxy=[HTTPS proxy for every component and build]:URL:_default' \
 '--no-proxy=[Hosts that bypass the proxy, comma-separated]:HOSTS:_default' \
+'--ca-bundle=[PEM file of CA certificates (a TLS-inspecting proxy'\''s) that cf-runner, every component and every build trust besides the public roots]:FILE:_files' \
 '--install-monitor=[Install the cluster monitor (with upgrade, false removes it)]::BOOL:(true false)' \
 '--app-proxy=[Install the app-proxy, which needs --app-proxy-host (with upgrade, false removes it)]::BOOL:(true false)' \
 '--app-proxy-host=[Host name of the app-proxy Ingress]:HOST:_default' \
@@ -284,6 +287,7 @@ _arguments "${_arguments_options[@]}" : \
 '--http-proxy=[HTTP proxy for every component and build]:URL:_default' \
 '--https-proxy=[HTTPS proxy for every component and build]:URL:_default' \
 '--no-proxy=[Hosts that bypass the proxy, comma-separated]:HOSTS:_default' \
+'--ca-bundle=[PEM file of CA certificates (a TLS-inspecting proxy'\''s) that cf-runner, every component and every build trust besides the public roots]:FILE:_files' \
 '--install-monitor=[Install the cluster monitor (with upgrade, false removes it)]::BOOL:(true false)' \
 '--app-proxy=[Install the app-proxy, which needs --app-proxy-host (with upgrade, false removes it)]::BOOL:(true false)' \
 '--app-proxy-host=[Host name of the app-proxy Ingress]:HOST:_default' \

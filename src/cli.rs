@@ -207,6 +207,10 @@ pub struct SettingsArgs {
     /// Hosts that bypass the proxy, comma-separated
     #[arg(long, value_name = "HOSTS")]
     pub no_proxy: Option<String>,
+    /// PEM file of CA certificates (a TLS-inspecting proxy's) that cf-runner,
+    /// every component and every build trust besides the public roots
+    #[arg(long, value_name = "FILE")]
+    pub ca_bundle: Option<PathBuf>,
     /// Install the cluster monitor (with upgrade, false removes it)
     #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub install_monitor: Option<bool>,

@@ -156,8 +156,8 @@ fn plain_http_and_credentials_in_the_url_are_refused() {
         url: "http://codefresh.example.com".into(),
     };
     let allowed = Transport {
-        insecure: false,
         allow_http: true,
+        ..Transport::default()
     };
     assert!(Platform::new(&auth, allowed).is_ok());
     // This machine is not the network.

@@ -88,13 +88,28 @@ impl Need {
 }
 
 /// How to reach the platform: TLS verification and plain HTTP.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Transport {
     /// `--insecure`: skip TLS verification (the only way to).
     pub insecure: bool,
     /// `--allow-http`: send the API key over plain `http://` to a host
     /// other than this machine.
     pub allow_http: bool,
+    /// `CaBundle`: PEM certificates trusted besides the public roots (a
+    /// TLS-inspecting proxy between this machine and the platform).
+    pub extra_roots: Option<std::sync::Arc<str>>,
+}
+
+impl Transport {
+    /// How a run with these values reaches the platform: `Insecure` and
+    /// `CaBundle` from the values, `allow_http` from the command line.
+    pub fn of(values: &crate::values::Values, allow_http: bool) -> Self {
+        Transport {
+            insecure: values.insecure,
+            allow_http,
+            extra_roots: values.ca_bundle.as_ref().map(|b| b.pem.as_str().into()),
+        }
+    }
 }
 
 /// The user the token belongs to.
@@ -277,16 +292,27 @@ impl Platform {
     pub fn new(auth: &Auth, transport: Transport) -> Result<Self, PlatformError> {
         check_url(&auth.url, transport.allow_http)?;
         let insecure = transport.insecure;
-        let http = reqwest::Client::builder()
+        let mut builder = reqwest::Client::builder()
             .user_agent(concat!("cf-runner/", env!("CARGO_PKG_VERSION")))
             .connect_timeout(Duration::from_secs(10))
             .timeout(call_deadline())
-            .danger_accept_invalid_certs(insecure)
-            .build()
-            .map_err(|source| PlatformError::Transport {
-                call: "building the HTTP client".into(),
-                source,
-            })?;
+            .danger_accept_invalid_certs(insecure);
+        if let Some(pem) = &transport.extra_roots {
+            // Added to the public roots, never instead of them: the
+            // values checked the PEM, so a failure here is a bug.
+            let certs =
+                reqwest::Certificate::from_pem_bundle(pem.as_bytes()).map_err(|source| {
+                    PlatformError::Transport {
+                        call: "reading the certificates of CaBundle".into(),
+                        source,
+                    }
+                })?;
+            builder = builder.tls_certs_merge(certs);
+        }
+        let http = builder.build().map_err(|source| PlatformError::Transport {
+            call: "building the HTTP client".into(),
+            source,
+        })?;
         Ok(Platform {
             http,
             base: auth.url.trim_end_matches('/').to_string(),

@@ -50,6 +50,9 @@ fn why(component: Component) -> &'static str {
         Component::RuntimeAccess => {
             "What the agent acts as in an attached runtime's namespace, and its runtimes' files."
         }
+        Component::Extra => {
+            "Objects of yours (`ExtraResources`), installed, upgraded and removed with the runner."
+        }
     }
 }
 

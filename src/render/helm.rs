@@ -125,6 +125,8 @@ pub fn generate(values: &Values, identity: &Identity) -> HelmValues {
     if let Some(ballast) = super::ballast::helm(values) {
         root.insert("ballast".into(), ballast);
     }
+    super::ca_bundle::into_helm(&mut root, values);
+    super::extra_resources::into_helm(&mut root, values);
     let mut root = Value::Object(root);
     super::security::merge(&mut root, super::security::helm_patch(values));
     notes.extend(super::security::helm_notes(values));
@@ -135,6 +137,7 @@ pub fn generate(values: &Values, identity: &Identity) -> HelmValues {
     notes.extend(storage_and_mirror_notes(values));
     notes.extend(super::metrics::helm_notes(values));
     notes.extend(super::tuning::mirror_note(values));
+    notes.extend(crate::values::pod_identity::helm_note(values));
     let mut text = header(values, identity, &notes);
     text.push_str(&serde_yaml_ng::to_string(&root).expect("serializable"));
     HelmValues { text, holds_secret }

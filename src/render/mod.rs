@@ -14,7 +14,9 @@
 //! because other commands read them too.
 
 mod ballast;
+pub mod ca_bundle;
 mod context;
+pub mod extra_resources;
 mod gateway;
 pub mod helm;
 pub mod images;
@@ -164,6 +166,8 @@ pub enum Component {
     Metrics,
     /// The Kubernetes event exporter (`EventExporter.*`).
     EventExporter,
+    /// `ExtraResources`: the user's own objects, installed with the runner.
+    Extra,
 }
 
 impl Component {
@@ -181,6 +185,7 @@ impl Component {
             Component::RuntimeAccess => "runtime-access",
             Component::Metrics => "metrics",
             Component::EventExporter => "event-exporter",
+            Component::Extra => "extra",
         }
     }
 }
@@ -400,6 +405,8 @@ pub fn render(
             manifests.push(finish(object, component, &labels, name, values)?);
         }
     }
+    ca_bundle::apply(&mut manifests, values)?;
+    extra_resources::apply(&mut manifests, values)?;
     if values.agent_only {
         runtimes::agent_only(&mut manifests, &values.namespace);
     }

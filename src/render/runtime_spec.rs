@@ -384,6 +384,7 @@ fn dind_scheduler(values: &Values, runtime_name: &str, cluster: Value) -> Map<St
     }
     insert_dind_daemon_files(&mut dind);
     super::security::dind_spec_into(&mut dind, values);
+    super::ca_bundle::into_dind_spec(&mut dind, values);
     dind
 }
 

@@ -16,6 +16,7 @@ pub const DESCRIPTIONS: &[(&str, &str)] = &[
     ("Token", "Codefresh API key. Better left out of files: pass --token or set CF_API_KEY."),
     ("insecure", "Skip TLS verification towards the platform (self-signed on-prem only)."),
     ("Insecure", "Skip TLS verification towards the platform (self-signed on-prem only)."),
+    ("CaBundle", "PEM certificates (a TLS-inspecting proxy's or private CA) that cf-runner, every component and every build trust besides the public roots; give the file with --ca-bundle."),
     ("AgentToken", "Agent token issued earlier by the platform, to re-install an existing agent."),
     ("AgentId", "Name of the agent on the platform (default: <context>_<namespace>)."),
     ("RuntimeEnvironmentName", "Name of the runtime environment (default: <context>/<namespace>)."),
@@ -60,6 +61,7 @@ pub const DESCRIPTIONS: &[(&str, &str)] = &[
     ("Storage.KmsKeyId", "KMS key of encrypted EBS volumes; needs Storage.Encrypted."),
     ("Storage.Iops", "Provisioned IOPS (gp3 3000–16000, io1 100–64000, io2 100–256000)."),
     ("Storage.Throughput", "Throughput in MiB/s of gp3 volumes (125–1000)."),
+    ("Storage.AwsPodIdentity", "The volume provisioner takes its AWS rights from an EKS Pod Identity association of its ServiceAccount (you create it; `cf-runner info` prints the command). No keys, no IRSA role."),
     ("Storage.AwsAccessKeyId", "AWS access key of the volume provisioner (with AwsSecretAccessKey; leave both out for IRSA)."),
     ("Storage.AwsSecretAccessKey", "AWS secret key of the volume provisioner (with AwsAccessKeyId)."),
     ("Storage.GoogleServiceAccount", "Google service-account key JSON of the volume provisioner (gcedisk); use --set-file."),
@@ -136,6 +138,7 @@ pub const DESCRIPTIONS: &[(&str, &str)] = &[
     ("Runtime.Dind.ContainerSecurityContext", "Kubernetes securityContext of the builds' dind's container (Kubernetes field names), in place of cf-runner's default; {} for none."),
     ("Runtime.Dind.Rootless", "Run the builds' docker daemon as a user (rootless dind image, user 1000), as the chart's values-rootless.yaml does."),
     ("Runtime.EngineAppName", "Accepted for venonactl files; has no effect."),
+    ("ExtraResources", "Objects of yours installed, upgraded and removed with the runner, in its namespace: ConfigMap, ServiceAccount, Service, Role, RoleBinding, Deployment, DaemonSet, CronJob or Ingress (no Secret, nothing cluster-wide)."),
     ("Runtimes", "More runtimes the same agent serves, each in its own namespace (and maybe cluster), attached after the agent is installed (docs/guide/runtimes.md)."),
     ("Monitor.Enabled", "Install the cluster monitor."),
     ("Monitor.Image.Name", "Monitor image name, to replace the pinned one."),
@@ -417,6 +420,10 @@ fn leaf_schema(path: &str, kind: Kind) -> Value {
         Kind::Opaque if path == "AppProxy.HttpRoute.ParentRefs" => {
             super::gateway::parent_refs_schema()
         }
+        Kind::Opaque if path == super::extra_resources::KEY => json!({
+            "type": ["array", "null"],
+            "items": {"type": "object", "required": ["apiVersion", "kind", "metadata"]},
+        }),
         Kind::Opaque if path == "Runtime.WorkflowLimits" => json!({
             "type": ["object", "null"],
             "propertyNames": {"enum": super::hygiene::WORKFLOW_LIMIT_NAMES},

@@ -8,9 +8,11 @@
 
 pub mod agent_only;
 pub mod ballast;
+pub mod ca_bundle;
 pub mod cloud;
 pub mod component_tuning;
 pub mod engine_tuning;
+pub mod extra_resources;
 pub mod gateway;
 pub mod hygiene;
 pub mod json_schema;
@@ -18,6 +20,7 @@ pub mod metrics;
 pub mod model;
 pub mod openshift;
 pub mod placement;
+pub mod pod_identity;
 pub mod pull_secrets;
 pub mod runtimes;
 pub mod schema;
@@ -355,6 +358,7 @@ fn resolve(r: &mut Reader) -> Values {
     let ballast = ballast::resolve(r);
     let security = security::resolve(r);
     let openshift = openshift::resolve(r);
+    let ca_bundle = ca_bundle::resolve(r);
     let arch = resolve_arch(r);
 
     let global_scheduling = Scheduling {
@@ -373,6 +377,8 @@ fn resolve(r: &mut Reader) -> Values {
     };
 
     let storage = storage::resolve(r, &namespace, &global_scheduling);
+    let aws_pod_identity = pod_identity::resolve(r, &storage);
+    let extra_resources = extra_resources::resolve(r, &namespace);
     let runtime = resolve_runtime(r, &env_vars);
     let monitor = resolve_monitor(r, &env_vars);
     let app_proxy = resolve_app_proxy(r, &env_vars);
@@ -424,6 +430,9 @@ fn resolve(r: &mut Reader) -> Values {
         ballast,
         security,
         openshift,
+        ca_bundle,
+        aws_pod_identity,
+        extra_resources,
         arch,
         runner,
         storage,

@@ -13,6 +13,7 @@ use serde_json::Value;
 use super::tree::lookup;
 
 pub use super::ballast::Ballast;
+pub use super::ca_bundle::CaBundle;
 pub use super::component_tuning::ComponentTuning;
 pub use super::engine_tuning::EngineTuning;
 pub use super::gateway::HttpRoute;
@@ -327,6 +328,15 @@ pub struct Values {
     pub security: super::security::Security,
     /// `OpenShift`: follow the OpenShift recipe (SCC bindings, no fixed ids).
     pub openshift: super::openshift::OpenShift,
+    /// `CaBundle`: certificates every component and build trusts (a
+    /// TLS-inspecting proxy's CA).
+    pub ca_bundle: Option<CaBundle>,
+    /// `Storage.AwsPodIdentity`: the volume provisioner's AWS rights come
+    /// from an EKS Pod Identity association.
+    pub aws_pod_identity: bool,
+    /// `ExtraResources`: the user's own objects, installed and removed with
+    /// the runner, each checked (see `values::extra_resources`).
+    pub extra_resources: Vec<Value>,
     pub arch: Arch,
     pub runner: Runner,
     pub storage: Storage,

@@ -42,6 +42,7 @@ pub const KEYS: &[(&str, Kind)] = &[
     ("Token", Text),
     ("insecure", Bool),
     ("Insecure", Bool),
+    ("CaBundle", Text),
     ("AgentToken", Text),
     ("AgentId", Text),
     ("RuntimeEnvironmentName", Text),
@@ -90,6 +91,7 @@ pub const KEYS: &[(&str, Kind)] = &[
     ("Storage.Iops", Int),
     ("Storage.Throughput", Int),
     ("Storage.AwsAccessKeyId", Text),
+    ("Storage.AwsPodIdentity", Bool),
     ("Storage.AwsSecretAccessKey", Text),
     ("Storage.GoogleServiceAccount", Text),
     ("Storage.AwsAccessKeyIdSecretKeyRef.Name", Text),
@@ -178,6 +180,7 @@ pub const KEYS: &[(&str, Kind)] = &[
     ("Runtime.EngineAppName", Ignored),
     // more runtimes served by the same agent (`values::runtimes`)
     ("Runtimes", Opaque),
+    ("ExtraResources", Opaque),
     // monitor
     ("Monitor.Enabled", Bool),
     ("Monitor.Image.Name", Text),
@@ -381,6 +384,7 @@ fn first_nul(value: &Value) -> Option<String> {
 pub fn max_text_chars(path: &str) -> usize {
     match path {
         "Storage.GoogleServiceAccount" => 64 * 1024,
+        super::ca_bundle::KEY => super::ca_bundle::MAX_CHARS,
         "Namespace" | "AgentId" | "RuntimeEnvironmentName" => 253,
         "Context" | "ConfigPath" | "CodefreshHost" | "KubernetesHost" => 4096,
         _ if path.ends_with("AdditionalEnvVars") || path == "EnvVars" => 32 * 1024,

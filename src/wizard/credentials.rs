@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 use super::finish::expand_home;
 use super::session::Session;
 use super::{Choice, PromptError, Question};
-use crate::values::cloud;
+use crate::values::{cloud, pod_identity};
 
 const SA_ANNOTATIONS: &str = "Storage.VolumeProvisioner.ServiceAccount.Annotations";
 
@@ -21,7 +21,11 @@ impl Session<'_> {
     }
 
     pub(super) fn ask_aws_credentials(&mut self) -> Result<(), PromptError> {
-        if self.credentials_given(&["Storage.AwsAccessKeyId", "Storage.AwsSecretAccessKey"]) {
+        if self.credentials_given(&[
+            "Storage.AwsAccessKeyId",
+            "Storage.AwsSecretAccessKey",
+            pod_identity::KEY,
+        ]) {
             return Ok(());
         }
         let choices = [
@@ -33,6 +37,10 @@ impl Session<'_> {
             Choice::new(
                 "The nodes' instance role",
                 "nothing to set; the role needs the EC2 volume rights",
+            ),
+            Choice::new(
+                "EKS Pod Identity",
+                "you associate a role with its service account after install",
             ),
         ];
         let i = self.select(
@@ -47,6 +55,17 @@ impl Session<'_> {
         match i {
             0 => self.ask_irsa_role()?,
             1 => self.ask_aws_keys()?,
+            3 => {
+                self.set(pod_identity::KEY, json!(true));
+                self.row(
+                    "Provisioner credentials",
+                    format!(
+                        "EKS Pod Identity of ServiceAccount {}",
+                        pod_identity::SERVICE_ACCOUNT
+                    ),
+                    false,
+                );
+            }
             _ => {
                 self.set(SA_ANNOTATIONS, json!({}));
                 self.row("Provisioner credentials", "the nodes' instance role", false);

@@ -517,3 +517,34 @@ fn an_existing_storage_class_skips_the_backend_options() {
 }
 
 mod flow;
+
+/// Pod Identity is the fourth AWS choice: no role asked, no annotation
+/// set, and the values say so (the association is the user's, after
+/// install).
+#[test]
+fn ebs_with_eks_pod_identity_sets_the_key_and_no_irsa_role() {
+    let s = setup(json!({}));
+    let mut p = script(&[
+        &[
+            ("Context", pick("eks-prod")),
+            ("Namespace", text("ci")),
+            ("Storage.Backend", Enter),
+            ("Storage.AvailabilityZone", pick("us-east-1b")),
+            ("Storage.VolumeType", pick("gp3")),
+            ("Storage.Iops", Enter),
+            ("Storage.Throughput", Enter),
+            ("Storage.Encrypted", No),
+            ("storage.credentials", pick("EKS Pod Identity")),
+        ],
+        &rest_with_defaults(),
+    ]);
+    let plan = run_script(&mut p, &s, aws_facts());
+    assert_eq!(answer(&plan, "Storage.AwsPodIdentity"), Some(&json!(true)));
+    let tree = merged(&s, &plan);
+    assert!(tree::lookup(
+        &tree,
+        "Storage.VolumeProvisioner.ServiceAccount.Annotations"
+    )
+    .is_none());
+    assert!(loads(&s, &plan).aws_pod_identity);
+}

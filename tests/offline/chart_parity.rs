@@ -973,8 +973,11 @@ fn security_contexts(side: &Side, check: &mut impl FnMut(bool, String)) {
         };
         let ours = without_non_root(&spec["securityContext"]);
         let theirs = without_non_root(&chart_spec["securityContext"]);
-        // The app-proxy and monitor rows: the chart sets no ids of its own.
-        if !theirs.is_null() || !matches!(name, "app-proxy" | "monitor") {
+        // The app-proxy and monitor rows: the chart sets no ids of its own;
+        // warm capacity's placeholders are hardened whatever the values say
+        // (the `Deployment/*-ballast securityContext` row).
+        let listed = matches!(name, "app-proxy" | "monitor") || name.ends_with("-ballast");
+        if !theirs.is_null() || !listed {
             check(
                 ours == theirs,
                 format!("{key} securityContext: cf-runner {ours} / chart {theirs}"),

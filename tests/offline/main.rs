@@ -13,6 +13,7 @@ mod support;
 mod agent_only;
 mod bad_input;
 mod bounded_reads;
+mod ca_bundle;
 mod chart_keys;
 mod chart_parity;
 mod chart_parity_tuning;

@@ -10,6 +10,7 @@
 //! is written: moving without it would leave a provisioner that makes no
 //! volume.
 
+pub(crate) mod pod_identity;
 pub(crate) mod provisioner;
 
 use std::collections::BTreeSet;

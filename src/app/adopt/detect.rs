@@ -135,6 +135,12 @@ pub fn detect(
     };
     let (mut mine, token_secret) = old_objects(&local, &tool, &helm.release_secrets);
     mine.extend(cluster_objects(objects, namespace, &tool));
+    let (extra, extra_left) = match &tool {
+        Tool::Helm { release } => {
+            crate::app::adopt::extra_objects::split(&mut mine, release, namespace)
+        }
+        Tool::Venonactl => (Vec::new(), Vec::new()),
+    };
     let made_at_run_time = made_at_run_time(&local, &mine);
     let run_time: Vec<ObjectRef> = made_at_run_time.iter().map(|o| reference(o)).collect();
     mine.extend(made_at_run_time);
@@ -153,7 +159,12 @@ pub fn detect(
             o["provisioner"].as_str().unwrap_or_default().to_string(),
         )
     });
-    let (mut values, not_read) = read_values(namespace, context, runner.copied(), &mine, objects);
+    let (mut values, mut not_read) =
+        read_values(namespace, context, runner.copied(), &mine, objects);
+    if !extra.is_empty() {
+        values[values::extra_resources::KEY] = Value::Array(extra);
+    }
+    not_read.extend(extra_left);
     for (key, value) in &read.values {
         let steps = values::tree::parse_path(key).expect("a plain key path");
         values::tree::set_path(&mut values, &steps, value.clone());

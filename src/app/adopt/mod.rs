@@ -107,6 +107,7 @@ async fn adopt_in(
         };
         let names = credentials::runnerconf_runtimes(cluster, &namespace, &objects).await?;
         use_runnerconf(&mut found, names);
+        credentials::pod_identity::read(cluster, &namespace, &mut found).await?;
         if args.dry_run {
             report(&found, &namespace, path)?;
             return Ok(None);
@@ -131,6 +132,7 @@ mod cluster_move;
 mod component_settings;
 mod credentials;
 mod detect;
+mod extra_objects;
 pub mod found;
 mod gather;
 mod handover;

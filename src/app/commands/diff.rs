@@ -80,10 +80,7 @@ async fn spec_diff(args: &DiffArgs, plan: &Plan) -> Option<SpecDiff> {
         }
         Err(e) => return Some(not_compared(format!("not compared: {e}"))),
     };
-    let transport = Transport {
-        insecure: values.insecure,
-        allow_http: false,
-    };
+    let transport = Transport::of(values, false);
     let client = match crate::app::identity::register::platform_for(&auth, transport) {
         Ok(c) => c,
         Err(e) => return Some(not_compared(format!("not compared: {e}"))),

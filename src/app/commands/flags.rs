@@ -55,6 +55,9 @@ pub(crate) fn settings_overrides(
     out.text("--http-proxy", &settings.http_proxy);
     out.text("--https-proxy", &settings.https_proxy);
     out.text("--no-proxy", &settings.no_proxy);
+    if let Some(path) = &settings.ca_bundle {
+        ca_bundle_flag(path, out, problems);
+    }
     out.text("--app-proxy-host", &settings.app_proxy_host);
     out.text(
         "--app-proxy-ingress-class",
@@ -120,6 +123,27 @@ pub(crate) fn for_upgrade(flags: UpgradeFlags<'_>) -> Result<Input, Problems> {
         Ok(input)
     } else {
         Err(Problems(problems))
+    }
+}
+
+/// `--ca-bundle FILE`: the file read now and checked, so a mistake names
+/// the flag and the path; `CaBundle` then holds the certificates (the
+/// record must not depend on a file that a later `upgrade` may not see).
+fn ca_bundle_flag(path: &std::path::Path, out: &mut Overrides, problems: &mut Vec<Problem>) {
+    use crate::values::ca_bundle;
+    let shown = Value::String(path.display().to_string());
+    let limit = ca_bundle::MAX_CHARS as u64;
+    match crate::input_file::read_text(path, limit) {
+        Err(e) => problems.push(Problem::new(
+            "--ca-bundle",
+            Some(&shown),
+            format!("names a file that {e}"),
+            "check the path; it is read relative to the current directory",
+        )),
+        Ok(text) => match ca_bundle::check(&text) {
+            Ok(_) => out.value("--ca-bundle", Value::String(text)),
+            Err(e) => problems.push(Problem::new("--ca-bundle", Some(&shown), e.why, e.fix)),
+        },
     }
 }
 

@@ -228,6 +228,21 @@ fn summary(values: &values::Values) -> Map<String, Value> {
             selector_text(&values.runtime.scheduling.node_selector),
         );
     }
+    if values.aws_pod_identity {
+        let sa = values::pod_identity::SERVICE_ACCOUNT;
+        let command = values::pod_identity::association_command(&values.namespace, sa);
+        put(
+            "provisioner credentials",
+            format!("EKS Pod Identity of ServiceAccount {sa}: {command}"),
+        );
+    }
+    if let Some(bundle) = &values.ca_bundle {
+        let map = crate::render::ca_bundle::CONFIG_MAP;
+        put(
+            "ca bundle",
+            format!("{} certificate(s) in ConfigMap {map}", bundle.certificates),
+        );
+    }
     for key in ["HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY"] {
         if let Some(v) = values.env_vars.get(key) {
             put(
@@ -305,6 +320,7 @@ fn components(inst: &Installation) -> (Vec<ComponentInfo>, bool) {
         render::Component::EventExporter,
         render::Component::ClusterIntegration,
         render::Component::Record,
+        render::Component::Extra,
     ];
     let rank = |name: &str| {
         order

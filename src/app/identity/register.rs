@@ -182,6 +182,7 @@ pub(crate) fn transport(args: &PlatformOptions) -> Transport {
     Transport {
         insecure: args.insecure,
         allow_http: args.allow_http,
+        extra_roots: None,
     }
 }
 

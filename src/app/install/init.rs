@@ -91,10 +91,7 @@ pub(crate) struct Plan {
 impl Plan {
     /// How the platform is reached with these values.
     pub(crate) fn transport(&self, values: &values::Values) -> Transport {
-        Transport {
-            insecure: values.insecure,
-            allow_http: self.allow_http,
-        }
+        Transport::of(values, self.allow_http)
     }
 
     /// The install's options.

@@ -78,7 +78,13 @@ pub(super) async fn with_platform<C: Target>(
     auth: &Auth,
     connect: impl AsyncFnOnce() -> Result<C, Outcome>,
 ) -> Outcome {
-    match register::checked_client(auth, options.transport, Some(&needs(&loaded.values))).await {
+    match register::checked_client(
+        auth,
+        options.transport.clone(),
+        Some(&needs(&loaded.values)),
+    )
+    .await
+    {
         Ok((platform, who)) => registered(options, loaded, &platform, &who, auth, connect).await,
         Err(o) => o,
     }

@@ -68,6 +68,9 @@ pub(crate) async fn render_and_apply(
             options.force_conflicts,
         )
         .await?;
+    if let Some(note) = values::pod_identity::install_note(values) {
+        output::say(&note);
+    }
     Ok(rendered)
 }
 

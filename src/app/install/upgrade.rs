@@ -337,10 +337,7 @@ async fn platform_for_upgrade(
             "pass --token with a Codefresh API key (scope Runner-Installation), or set CF_API_KEY, then re-run `cf-runner upgrade`",
         )])));
     };
-    let transport = Transport {
-        insecure: values.insecure,
-        allow_http: args.allow_http,
-    };
+    let transport = Transport::of(values, args.allow_http);
     let (client, who) =
         register::checked_client(&auth, transport, Some(&[Need::RuntimeEnvironments])).await?;
     // The record names the runtime: its spec is sent only where it runs

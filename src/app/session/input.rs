@@ -48,6 +48,7 @@ pub(crate) const FLAG_KEYS: &[FlagKey] = &[
     fk("--http-proxy", "EnvVars.HTTP_PROXY", true),
     fk("--https-proxy", "EnvVars.HTTPS_PROXY", true),
     fk("--no-proxy", "EnvVars.NO_PROXY", true),
+    fk("--ca-bundle", "CaBundle", false),
     fk("--app-proxy-host", "AppProxy.Ingress.Host", true),
     fk(
         "--app-proxy-ingress-class",
