@@ -11,8 +11,8 @@
 
 use serde_json::{json, Value};
 
-use super::context::selector_with_arch;
 use super::images::{self, Pinned};
+use super::pod_parts::selector_with_arch;
 use super::runtime_spec::dind_resources;
 use super::tuning::engine_resources;
 use crate::values::{ballast::Placeholders, Resources, Values};

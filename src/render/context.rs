@@ -1,61 +1,19 @@
 //! The template context: what the templates see, built from the values and
 //! the identity, and the pieces the Helm values file ([`super::helm`])
-//! shares with it (the node selector with the architecture, the dind daemon
-//! config, the lv-monitor's tolerations, the provisioner's name).
+//! shares with it (the dind daemon config, the lv-monitor's tolerations,
+//! the provisioner's name).
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use super::pod_parts::{env_list, selector_with_arch};
 use super::{
     images, placeholder, yaml, Identity, CREDENTIALS_SECRET, PROVISIONER_SECRET, RECORD_FORMAT,
     RECORD_SECRET,
 };
-use crate::values::{Arch, Backend, Scheduling, Secret, SecretKeyRef, Values};
-
-/// Node selector for a group of pods: its own, plus the architecture.
-pub(super) fn selector_with_arch(scheduling: &Scheduling, arch: Arch) -> BTreeMap<String, String> {
-    let mut selector = scheduling.node_selector.clone();
-    match arch {
-        Arch::Any => {}
-        Arch::Amd64 => {
-            selector.insert("kubernetes.io/arch".into(), "amd64".into());
-        }
-        Arch::Arm64 => {
-            selector.insert("kubernetes.io/arch".into(), "arm64".into());
-        }
-    }
-    selector
-}
-
-/// A container's env list. A value that carries URL credentials, or whose
-/// variable is named as a credential's (`DB_PASSWORD`), comes from the
-/// credentials Secret (under the values key it was given at, else under
-/// `env.NAME`, added to `credentials`), never from a literal.
-pub(super) fn env_list(
-    env: &BTreeMap<String, String>,
-    credentials: &mut BTreeMap<String, String>,
-) -> Vec<Value> {
-    env.iter()
-        .map(|(k, v)| {
-            let named = !v.is_empty() && crate::text::is_credential_name(k);
-            if !named && !crate::text::has_url_credentials(v) {
-                return json!({"name": k, "value": v});
-            }
-            let key = credentials
-                .iter()
-                .find(|(_, real)| real.as_str() == v.trim() || real.as_str() == v.as_str())
-                .map(|(key, _)| key.clone())
-                .unwrap_or_else(|| {
-                    let key = format!("env.{k}");
-                    credentials.insert(key.clone(), v.clone());
-                    key
-                });
-            json!({"name": k, "valueFrom": {"secretKeyRef": {"name": CREDENTIALS_SECRET, "key": key}}})
-        })
-        .collect()
-}
+use crate::values::{Backend, Secret, SecretKeyRef, Values};
 
 fn secret_or_placeholder(secret: Option<&Secret>, what: &str) -> String {
     secret

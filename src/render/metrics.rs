@@ -11,8 +11,8 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
-use super::context::env_list;
 use super::images::Pinned;
+use super::pod_parts::env_list;
 use crate::values::Values;
 
 /// The event exporter's image as chart 10.5.2 pins it. The chart tags it

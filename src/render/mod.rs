@@ -21,6 +21,7 @@ mod gateway;
 pub mod helm;
 pub mod images;
 pub mod metrics;
+mod pod_parts;
 pub mod record;
 pub mod runtime_spec;
 pub mod runtimes;
@@ -33,7 +34,8 @@ pub use context::provisioner_name;
 pub use runtime_spec::runtime_environment_spec;
 
 use context::build_context;
-use context::{daemon_config, lv_monitor_tolerations, selector_with_arch};
+use context::{daemon_config, lv_monitor_tolerations};
+use pod_parts::selector_with_arch;
 
 use std::collections::BTreeMap;
 
