@@ -12,51 +12,14 @@
 # Cached outside the repository, in
 #   ${CF_RUNNER_ARGOCD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cf-runner-argocd}/<key>/crds/
 # Progress goes to stderr; the last line of stdout is the crds folder.
+# The fetching itself is tests/crds/fetch.sh's, shared by every CRD fetcher.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-cd "$here"
-export GOTOOLCHAIN=local
-command -v go >/dev/null 2>&1 || {
-	echo "build.sh: 'go' is not on PATH; it fetches Argo CD's module" >&2
-	exit 1
-}
-command -v unzip >/dev/null 2>&1 || {
-	echo "build.sh: 'unzip' is not on PATH (apt-get install unzip)" >&2
-	exit 1
-}
-
-version=v3.6.1
-module=github.com/argoproj/argo-cd/v3
-key="$(cat build.sh | sha256sum | cut -c1-16)"
-cache_root="${CF_RUNNER_ARGOCD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cf-runner-argocd}"
-out="$cache_root/$key"
-crds="$out/crds"
-
-if [ -f "$out/.complete" ]; then
-	echo "build.sh: reusing $crds" >&2
-	echo "$crds"
-	exit 0
-fi
-mkdir -p "$out"
-exec 9>"$out/.lock"
-flock 9
-if [ ! -f "$out/.complete" ]; then
-	tmp="$(mktemp -d)"
-	trap 'rm -rf "$tmp"' EXIT
-	echo "build.sh: fetching $module@$version" >&2
-	# Exits non-zero (the Go version), after the zip is in the module cache.
-	zip="$(cd "$tmp" && go mod download -json "$module@$version" 2>/dev/null |
-		sed -n 's/^[[:space:]]*"Zip": "\(.*\)",$/\1/p')" || true
-	[ -n "$zip" ] && [ -f "$zip" ] || {
-		echo "build.sh: the module proxy gave no zip for $module@$version" >&2
-		exit 1
-	}
-	rm -rf "$crds"
-	mkdir -p "$crds"
-	for name in application-crd applicationset-crd appproject-crd; do
-		unzip -p "$zip" "$module@$version/manifests/crds/$name.yaml" >"$crds/$name.yaml"
-	done
-	touch "$out/.complete"
-fi
+# shellcheck source=../crds/fetch.sh
+. "$here/../crds/fetch.sh"
+crds="$(fetch_crds argocd CF_RUNNER_ARGOCD_CACHE github.com/argoproj/argo-cd/v3 v3.6.1 \
+	manifests/crds/application-crd.yaml \
+	manifests/crds/applicationset-crd.yaml \
+	manifests/crds/appproject-crd.yaml)"
 echo "$crds"
