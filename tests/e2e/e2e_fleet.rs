@@ -39,6 +39,13 @@ fn tool(tool: &str, env_var: &str, cold: &str) -> PathBuf {
     }
 }
 
+/// Applies `yaml` server-side on `cp`, or fails the test with kubectl's
+/// words.
+fn kubectl_apply(cp: &ControlPlane, yaml: &str) {
+    let out = cp.apply_yaml(yaml);
+    assert!(out.status.success(), "kubectl apply: {}", text(&out));
+}
+
 /// The folder with Flux's binaries and CRDs.
 fn flux_bin() -> PathBuf {
     tool("flux", "CF_RUNNER_FLUX_BIN", "about 5 minutes")
@@ -52,33 +59,6 @@ fn argocd_crds() -> PathBuf {
 /// The ExternalSecret CRD (external-secrets.io).
 fn external_secrets_crds() -> PathBuf {
     tool("external-secrets", "CF_RUNNER_ESO_CRDS", "a download")
-}
-
-/// A server-side dry-run of `yaml` with strict field validation.
-fn dry_run(cp: &ControlPlane, yaml: &str) -> std::process::Output {
-    let mut child = cp
-        .kubectl()
-        .args([
-            "apply",
-            "--server-side",
-            "--dry-run=server",
-            "--validate=strict",
-            "-f",
-            "-",
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(yaml.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
 }
 
 /// Waits until a CRD is served (kubectl wait fails at once while the CRD
@@ -310,27 +290,6 @@ fn serve_cgi(mut stream: std::net::TcpStream, root: &Path) {
         }
     }
 }
-
-fn kubectl_apply(cp: &ControlPlane, yaml: &str) {
-    let mut child = cp
-        .kubectl()
-        .args(["apply", "--server-side", "--force-conflicts", "-f", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(yaml.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "kubectl apply: {}", text(&out));
-}
-
 /// The fleet file of the test: its runners talk to `host`, the platform
 /// the tokens are minted on (another host is refused).
 fn fleet_file(recipient: &str, host: &str, clusters: &[(&str, &str)]) -> String {
@@ -721,13 +680,13 @@ async fn a_fleet_of_three_clusters_is_reconciled_by_flux() {
         apps.push_str(&std::fs::read_to_string(tree.join(format!("argocd/{name}.yaml"))).unwrap());
         apps.push_str("---\n");
     }
-    let ok = dry_run(cp, &apps);
+    let ok = cp.strict_dry_run(&apps);
     assert!(
         ok.status.success(),
         "Argo CD refuses the exported Applications: {}",
         text(&ok)
     );
-    let bad = dry_run(cp, &apps.replacen("selfHeal: true", "selfHeel: true", 1));
+    let bad = cp.strict_dry_run(&apps.replacen("selfHeal: true", "selfHeel: true", 1));
     assert!(
         !bad.status.success(),
         "the dry-run did not catch a misspelt field: {}",
@@ -869,13 +828,13 @@ async fn a_fleet_of_three_clusters_is_reconciled_by_flux() {
             plain_secrets.is_empty(),
             "registered Secrets in the overlay: {plain_secrets:?}"
         );
-        let ok = dry_run(cp, &overlay);
+        let ok = cp.strict_dry_run(&overlay);
         assert!(
             ok.status.success(),
             "the ExternalSecret overlay does not pass a server-side dry-run: {}",
             text(&ok)
         );
-        let bad = dry_run(cp, &overlay.replacen("remoteRef:", "remoteRefs:", 1));
+        let bad = cp.strict_dry_run(&overlay.replacen("remoteRef:", "remoteRefs:", 1));
         assert!(
             !bad.status.success() && text(&bad).contains("remoteRefs"),
             "the dry-run did not catch a misspelt ExternalSecret field: {}",

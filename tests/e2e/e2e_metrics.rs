@@ -11,7 +11,7 @@
 use crate::support;
 
 use std::path::{Path, PathBuf};
-use std::process::{Output, Stdio};
+use std::process::Output;
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -79,33 +79,6 @@ fn established(cp: &ControlPlane, crd: &str) {
         std::thread::sleep(Duration::from_secs(1));
     }
     panic!("CRD {crd} never became Established");
-}
-
-/// A server-side dry-run of `yaml` with strict field validation.
-fn dry_run(cp: &ControlPlane, yaml: &str) -> Output {
-    let mut child = cp
-        .kubectl()
-        .args([
-            "apply",
-            "--server-side",
-            "--dry-run=server",
-            "--validate=strict",
-            "-f",
-            "-",
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(yaml.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
 }
 
 /// The monitors `init --dry-run` writes for the metrics example in `ns`,
@@ -176,7 +149,7 @@ async fn the_monitors_pass_the_real_crds_and_a_misspelt_field_does_not() {
     let ns = cp.create_namespace("metrics").await.unwrap();
     let home = tempfile::tempdir().unwrap();
     let monitors = rendered_monitors(cp, &ns, home.path());
-    let ok = dry_run(cp, &monitors);
+    let ok = cp.strict_dry_run(&monitors);
     assert!(
         ok.status.success(),
         "the prometheus-operator's CRDs refuse cf-runner's monitors: {}",
@@ -184,10 +157,7 @@ async fn the_monitors_pass_the_real_crds_and_a_misspelt_field_does_not() {
     );
     // One field misspelt, in a PodMonitor's endpoint: the schema refuses it.
     assert!(monitors.contains("podMetricsEndpoints"), "{monitors}");
-    let bad = dry_run(
-        cp,
-        &monitors.replacen("targetPort: 8080", "targetPrt: 8080", 1),
-    );
+    let bad = cp.strict_dry_run(&monitors.replacen("targetPort: 8080", "targetPrt: 8080", 1));
     assert!(
         !bad.status.success(),
         "the dry-run did not catch a misspelt field: {}",
@@ -311,7 +281,8 @@ async fn without_the_crds_check_and_init_refuse_the_key_and_write_nothing() {
         for needle in [
             "Metrics.ServiceMonitors",
             "Metrics.PodMonitors",
-            "monitoring.coreos.com/v1 ServiceMonitor",
+            "asks for ServiceMonitor objects",
+            "does not serve monitoring.coreos.com/v1",
             "prometheus-operator",
         ] {
             assert!(

@@ -501,6 +501,51 @@ impl ControlPlane {
         cmd
     }
 
+    /// Runs kubectl (as [`Self::kubectl`]) with `args`, `input` on its
+    /// stdin: what it printed and how it exited.
+    pub fn kubectl_with_input(&self, args: &[&str], input: &str) -> std::process::Output {
+        use std::io::Write;
+        let mut child = self
+            .kubectl()
+            .args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    }
+
+    /// A server-side dry run of the objects in `yaml` with strict field
+    /// validation: the API server's own answer, CRD schemas included, to
+    /// "would you take these?", writing nothing.
+    pub fn strict_dry_run(&self, yaml: &str) -> std::process::Output {
+        let args = [
+            "apply",
+            "--server-side",
+            "--dry-run=server",
+            "--validate=strict",
+            "-f",
+            "-",
+        ];
+        self.kubectl_with_input(&args, yaml)
+    }
+
+    /// Applies the objects in `yaml` server-side, taking over fields other
+    /// managers set (a second apply of the same is a no-op).
+    pub fn apply_yaml(&self, yaml: &str) -> std::process::Output {
+        self.kubectl_with_input(
+            &["apply", "--server-side", "--force-conflicts", "-f", "-"],
+            yaml,
+        )
+    }
+
     /// Creates a namespace named `<prefix>-<n>` (unique within this control
     /// plane) and waits until its `default` ServiceAccount exists, so pods
     /// can be created in it right away. Returns its name.

@@ -5,7 +5,6 @@
 #![allow(dead_code)]
 
 use std::path::PathBuf;
-use std::process::Stdio;
 use std::time::Duration;
 
 use super::controlplane::ControlPlane;
@@ -53,22 +52,7 @@ pub fn crd_stream() -> String {
 /// Installs the CRDs (server-side, so a second install is a no-op) and
 /// waits until HTTPRoutes are served.
 pub fn install(cp: &ControlPlane) {
-    let mut child = cp
-        .kubectl()
-        .args(["apply", "--server-side", "--force-conflicts", "-f", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(crd_stream().as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = cp.apply_yaml(&crd_stream());
     assert!(
         out.status.success(),
         "installing the Gateway API CRDs: {}",
