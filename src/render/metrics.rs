@@ -13,6 +13,7 @@ use serde_json::{json, Map, Value};
 
 use super::images::Pinned;
 use super::pod_parts::env_list;
+use super::runtime_spec::insert_nonempty;
 use crate::values::Values;
 
 /// The event exporter's image as chart 10.5.2 pins it. The chart tags it
@@ -142,19 +143,19 @@ pub(super) fn helm_values(values: &Values) -> Vec<(&'static str, Value)> {
             );
         }
         e.insert("nodeSelector".into(), json!(exporter_node_selector(values)));
-        insert_some(
+        insert_nonempty(
             &mut e,
             "tolerations",
             json!(exporter.scheduling.tolerations),
         );
-        insert_some(&mut e, "resources", json!(exporter.resources));
-        insert_some(&mut e, "env", json!(exporter.env));
-        insert_some(
+        insert_nonempty(&mut e, "resources", json!(exporter.resources));
+        insert_nonempty(&mut e, "env", json!(exporter.env));
+        insert_nonempty(
             &mut e,
             "podAnnotations",
             json!(exporter.placement.annotations),
         );
-        insert_some(&mut e, "affinity", json!(exporter.placement.affinity));
+        insert_nonempty(&mut e, "affinity", json!(exporter.placement.affinity));
         if !exporter.sa_annotations.is_empty() {
             e.insert(
                 "serviceAccount".into(),
@@ -188,19 +189,6 @@ pub(super) fn helm_notes(values: &Values) -> Vec<String> {
     }
     notes
 }
-
-fn insert_some(map: &mut Map<String, Value>, key: &str, value: Value) {
-    let empty = match &value {
-        Value::Object(m) => m.is_empty(),
-        Value::Array(a) => a.is_empty(),
-        Value::Null => true,
-        _ => false,
-    };
-    if !empty {
-        map.insert(key.into(), value);
-    }
-}
-
 /// The part of a ServiceMonitor or PodMonitor cf-runner writes, with every
 /// field it may write: anything else is a typo in a template.
 #[derive(Deserialize)]

@@ -122,7 +122,8 @@ fn otel_attributes(service: &str, version: &str, runtime_name: &str) -> String {
     )
 }
 
-fn insert_nonempty(map: &mut Map<String, Value>, key: &str, value: Value) {
+/// Inserts `value` under `key` unless it is null or empty.
+pub(super) fn insert_nonempty(map: &mut Map<String, Value>, key: &str, value: Value) {
     let empty = match &value {
         Value::Object(m) => m.is_empty(),
         Value::Array(a) => a.is_empty(),

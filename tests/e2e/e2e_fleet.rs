@@ -61,28 +61,6 @@ fn external_secrets_crds() -> PathBuf {
     tool("external-secrets", "CF_RUNNER_ESO_CRDS", "a download")
 }
 
-/// Waits until a CRD is served (kubectl wait fails at once while the CRD
-/// has no conditions yet, so it is retried).
-fn established(cp: &ControlPlane, crd: &str) {
-    for _ in 0..60 {
-        let out = cp
-            .kubectl()
-            .args([
-                "wait",
-                "--for=condition=Established",
-                "--timeout=30s",
-                &format!("crd/{crd}"),
-            ])
-            .output()
-            .unwrap();
-        if out.status.success() {
-            return;
-        }
-        std::thread::sleep(Duration::from_secs(1));
-    }
-    panic!("CRD {crd} never became Established");
-}
-
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -674,7 +652,7 @@ async fn a_fleet_of_three_clusters_is_reconciled_by_flux() {
         cp,
         "apiVersion: v1\nkind: Namespace\nmetadata: {name: argocd}\n",
     );
-    established(cp, "applications.argoproj.io");
+    cp.wait_established("applications.argoproj.io");
     let mut apps = String::new();
     for (name, _) in &clusters {
         apps.push_str(&std::fs::read_to_string(tree.join(format!("argocd/{name}.yaml"))).unwrap());
@@ -797,7 +775,7 @@ async fn a_fleet_of_three_clusters_is_reconciled_by_flux() {
             cp,
             "apiVersion: v1\nkind: Namespace\nmetadata: {name: fleet-es}\n",
         );
-        established(cp, "externalsecrets.external-secrets.io");
+        cp.wait_established("externalsecrets.external-secrets.io");
         let built = cp
             .kubectl()
             .args([
@@ -872,7 +850,7 @@ async fn a_fleet_of_three_clusters_is_reconciled_by_flux() {
         "gitrepositories.source.toolkit.fluxcd.io",
         "kustomizations.kustomize.toolkit.fluxcd.io",
     ] {
-        established(cp, crd);
+        cp.wait_established(crd);
     }
 
     let logs = work.path().join("logs");

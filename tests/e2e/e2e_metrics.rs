@@ -13,7 +13,6 @@ use crate::support;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::sync::OnceLock;
-use std::time::Duration;
 
 use kube::api::{Api, DynamicObject, ListParams};
 use kube::core::{ApiResource, GroupVersionKind};
@@ -54,31 +53,9 @@ pub fn install_prometheus_crds(cp: &ControlPlane) {
             assert!(out.status.success(), "{}", text(&out));
         }
         for name in ["servicemonitors", "podmonitors"] {
-            established(cp, &format!("{name}.monitoring.coreos.com"));
+            cp.wait_established(&format!("{name}.monitoring.coreos.com"));
         }
     });
-}
-
-/// Waits until a CRD is served (kubectl wait fails at once while the CRD
-/// has no conditions yet, so it is retried).
-fn established(cp: &ControlPlane, crd: &str) {
-    for _ in 0..60 {
-        let out = cp
-            .kubectl()
-            .args([
-                "wait",
-                "--for=condition=Established",
-                "--timeout=30s",
-                &format!("crd/{crd}"),
-            ])
-            .output()
-            .unwrap();
-        if out.status.success() {
-            return;
-        }
-        std::thread::sleep(Duration::from_secs(1));
-    }
-    panic!("CRD {crd} never became Established");
 }
 
 /// The monitors `init --dry-run` writes for the metrics example in `ns`,

@@ -546,6 +546,25 @@ impl ControlPlane {
         )
     }
 
+    /// Waits until the CRD `name` (`plural.group`) is served: `kubectl
+    /// wait` fails at once while the CRD has no conditions yet, so it is
+    /// retried for a minute.
+    pub fn wait_established(&self, name: &str) {
+        for _ in 0..60 {
+            let out = self
+                .kubectl()
+                .args(["wait", "--for=condition=Established", "--timeout=30s"])
+                .arg(format!("crd/{name}"))
+                .output()
+                .unwrap();
+            if out.status.success() {
+                return;
+            }
+            std::thread::sleep(Duration::from_secs(1));
+        }
+        panic!("CRD {name} never became Established");
+    }
+
     /// Creates a namespace named `<prefix>-<n>` (unique within this control
     /// plane) and waits until its `default` ServiceAccount exists, so pods
     /// can be created in it right away. Returns its name.
