@@ -372,6 +372,7 @@ impl Session<'_> {
         self.ask_namespace()?;
         let zone = self.ask_storage()?;
         self.ask_proxies()?;
+        self.ask_mirror()?;
         self.ask_extras(zone.as_deref())?;
         self.ask_platform()?;
         if self.asked == 0 {

@@ -1,5 +1,6 @@
 //! Questions about the network: the proxy the runner and builds go
-//! through (suggested from the environment), and the app-proxy's Ingress.
+//! through (suggested from the environment), the private mirror images
+//! come from and its pull secret, and the app-proxy's Ingress.
 
 use serde_json::{json, Value};
 
@@ -65,6 +66,89 @@ impl Session<'_> {
                 self.set("EnvVars", json!({}));
             }
             self.row("Proxy", "none", false);
+        }
+        Ok(())
+    }
+
+    /// A private mirror of Codefresh's images (`DockerRegistry`) and, when
+    /// the mirror wants credentials, the pull Secret that holds them
+    /// (`ImagePullSecrets`): an air-gapped newcomer's first failed build
+    /// is otherwise an image that could not be pulled. Only the Secret's
+    /// name is asked; cf-runner never sees the registry's password.
+    pub(super) fn ask_mirror(&mut self) -> Result<(), PromptError> {
+        self.section("Images");
+        match self.given("DockerRegistry") {
+            Some(_) => match self.given_text("DockerRegistry").filter(|r| !r.is_empty()) {
+                Some(registry) => self.row("Image mirror", registry, true),
+                None => {
+                    self.row("Image mirror", "none", true);
+                    return Ok(());
+                }
+            },
+            None => {
+                let mirror = self.confirm(
+                    Question::new(
+                        "mirror",
+                        "Do the nodes pull Codefresh's images from a private mirror?",
+                        "Then every image, the builds' step images included, comes from it.",
+                    ),
+                    false,
+                )?;
+                if !mirror {
+                    // Recorded as "none", so a replay of the saved values does
+                    // not ask again.
+                    self.set("DockerRegistry", Value::String(String::new()));
+                    self.row("Image mirror", "none", false);
+                    return Ok(());
+                }
+                let checker = self.checker();
+                let validate = |s: &str| {
+                    if s.is_empty() {
+                        Err(
+                            "the mirror's address is needed, e.g. registry.example.com/codefresh"
+                                .into(),
+                        )
+                    } else {
+                        checker.check("DockerRegistry", Value::String(s.to_string()))
+                    }
+                };
+                let registry = self.input(
+                    Question::new(
+                        "DockerRegistry",
+                        "Mirror",
+                        "The registry host and path the images are pulled from, e.g. registry.example.com/codefresh.",
+                    ),
+                    "",
+                    &validate,
+                )?;
+                self.set("DockerRegistry", Value::String(registry.clone()));
+                self.row("Image mirror", registry, false);
+            }
+        }
+        if let Some(given) = self.given("ImagePullSecrets") {
+            let shown = given.to_string();
+            self.row("Mirror pull secret", shown, true);
+            return Ok(());
+        }
+        let checker = self.checker();
+        let validate = |s: &str| checker.check_unless_empty("ImagePullSecrets", s);
+        let secret = self.input(
+            Question::new(
+                "ImagePullSecrets",
+                "Pull secret of the mirror",
+                "The name of a kubernetes.io/dockerconfigjson Secret in the runner's namespace that \
+                 the mirror accepts; empty when the nodes can already pull from it. cf-runner only \
+                 names it on every pod.",
+            ),
+            "",
+            &validate,
+        )?;
+        if secret.is_empty() {
+            self.set("ImagePullSecrets", json!([]));
+            self.row("Mirror pull secret", "none", false);
+        } else {
+            self.set("ImagePullSecrets", json!([secret]));
+            self.row("Mirror pull secret", secret, false);
         }
         Ok(())
     }

@@ -76,6 +76,7 @@ fn aws_facts() -> Facts {
 fn rest_with_defaults() -> Vec<(&'static str, Reply)> {
     vec![
         ("proxy", Enter),
+        ("mirror", Enter),
         ("Monitor.Enabled", Enter),
         ("AppProxy.Enabled", Enter),
         ("SetDefaultRuntime", Enter),

@@ -176,6 +176,7 @@ fn a_complete_wizard_ends_in_a_dry_run_that_its_values_file_replays() {
     t.answer("? HTTP proxy", ENTER);
     t.answer("? HTTPS proxy (http://127.0.0.1:1)", ENTER);
     t.answer("? No proxy for (.corp)", ENTER);
+    t.answer("? Pull secret of the mirror", ENTER);
     t.answer("? Install the app-proxy?", ENTER);
     t.answer(
         "? Make this the account's default runtime environment?",
@@ -213,6 +214,7 @@ fn a_complete_wizard_ends_in_a_dry_run_that_its_values_file_replays() {
         "? Encrypt the volumes?",
         "? AWS credentials of the volume provisioner",
         "? Do the runner and builds reach the internet through a proxy?",
+        "? Pull secret of the mirror",
         "? Install the app-proxy?",
         "? Build tolerations",
         "Summary",
@@ -430,6 +432,10 @@ fn with_a_cluster_the_wizard_suggests_from_it() {
     );
     t.answer(
         "? Do the runner and builds reach the internet through a proxy?",
+        ENTER,
+    );
+    t.answer(
+        "? Do the nodes pull Codefresh's images from a private mirror?",
         ENTER,
     );
     t.answer("? Install the cluster monitor?", ENTER);

@@ -48,6 +48,8 @@ fn questions_answered_by_flags_or_values_are_not_asked() {
                 "eks.amazonaws.com/role-arn": "arn:aws:iam::123456789012:role/x"}}}
         },
         "EnvVars": {"HTTPS_PROXY": "http://proxy:3128"},
+        "DockerRegistry": "registry.corp/codefresh",
+        "ImagePullSecrets": ["corp-mirror"],
         "Monitor": {"Enabled": true},
         "AppProxy": {"Enabled": false},
         "SetDefaultRuntime": false,
@@ -118,6 +120,7 @@ fn proxies_are_prefilled_from_the_environment() {
         ("EnvVars.HTTPS_PROXY", text("proxy.corp:3128")),
         ("EnvVars.HTTPS_PROXY", Enter),
         ("EnvVars.NO_PROXY", Enter),
+        ("mirror", Enter),
         ("Monitor.Enabled", Enter),
         ("AppProxy.Enabled", Enter),
         ("SetDefaultRuntime", Enter),
@@ -176,6 +179,7 @@ fn a_proxy_password_from_the_environment_is_not_shown_back() {
         ("EnvVars.HTTP_PROXY", Enter),
         ("EnvVars.HTTPS_PROXY", Enter),
         ("EnvVars.NO_PROXY", Enter),
+        ("mirror", Enter),
         ("Monitor.Enabled", Enter),
         ("AppProxy.Enabled", Enter),
         ("SetDefaultRuntime", Enter),
@@ -204,6 +208,7 @@ fn app_proxy_host_is_checked_and_the_ingress_class_picked() {
     let mut p = script(&[&[
         ("Storage.LocalVolumeParentDir", Enter),
         ("proxy", No),
+        ("mirror", Enter),
         ("Monitor.Enabled", Yes),
         ("AppProxy.Enabled", Yes),
         ("AppProxy.Ingress.Host", Enter),
@@ -242,7 +247,7 @@ fn app_proxy_host_is_checked_and_the_ingress_class_picked() {
 fn the_cluster_default_ingress_class_is_recorded_as_empty() {
     let s = setup(
         json!({"Context": "kind-dev", "Namespace": "cf", "StorageClass": "standard",
-        "EnvVars": {}, "Monitor": {"Enabled": false}, "SetDefaultRuntime": false,
+        "EnvVars": {}, "DockerRegistry": "", "Monitor": {"Enabled": false}, "SetDefaultRuntime": false,
         "ExecDemoPipeline": false, "Runtime": {"NodeSelector": {}, "tolerations": []}}),
     );
     let mut p = script(&[&[
@@ -272,7 +277,7 @@ fn ctrl_c_stops_the_questions() {
 fn changing_an_answer_walks_again_with_the_last_answers_offered() {
     let s = setup(
         json!({"Context": "kind-dev", "Storage": {"Backend": "local"},
-        "EnvVars": {}, "Monitor": {"Enabled": false}, "AppProxy": {"Enabled": false},
+        "EnvVars": {}, "DockerRegistry": "", "Monitor": {"Enabled": false}, "AppProxy": {"Enabled": false},
         "SetDefaultRuntime": false, "ExecDemoPipeline": false,
         "Runtime": {"NodeSelector": {}, "tolerations": []}}),
     );
@@ -318,7 +323,7 @@ fn stopping_after_the_summary_saves_but_does_not_proceed() {
     let wanted = dir.path().join("mine.yaml");
     let s = setup(
         json!({"Context": "kind-dev", "Namespace": "cf", "Storage": {"Backend": "local"},
-        "EnvVars": {}, "Monitor": {"Enabled": false}, "AppProxy": {"Enabled": false},
+        "EnvVars": {}, "DockerRegistry": "", "Monitor": {"Enabled": false}, "AppProxy": {"Enabled": false},
         "SetDefaultRuntime": false, "ExecDemoPipeline": false,
         "Runtime": {"NodeSelector": {}}}),
     );
@@ -347,7 +352,7 @@ fn stopping_after_the_summary_saves_but_does_not_proceed() {
 fn an_install_asks_for_the_api_token_and_never_saves_it() {
     let mut s = setup(
         json!({"Context": "kind-dev", "Namespace": "cf", "StorageClass": "gp3",
-        "EnvVars": {}, "Monitor": {"Enabled": false}, "AppProxy": {"Enabled": false},
+        "EnvVars": {}, "DockerRegistry": "", "Monitor": {"Enabled": false}, "AppProxy": {"Enabled": false},
         "SetDefaultRuntime": false, "ExecDemoPipeline": false,
         "Runtime": {"NodeSelector": {}, "tolerations": []}}),
     );
@@ -377,7 +382,7 @@ fn an_install_asks_for_the_api_token_and_never_saves_it() {
 fn a_token_from_anywhere_is_not_asked_for() {
     let mut s = setup(
         json!({"Context": "kind-dev", "Namespace": "cf", "StorageClass": "gp3",
-        "EnvVars": {}, "Monitor": {"Enabled": false}, "AppProxy": {"Enabled": false},
+        "EnvVars": {}, "DockerRegistry": "", "Monitor": {"Enabled": false}, "AppProxy": {"Enabled": false},
         "SetDefaultRuntime": false, "ExecDemoPipeline": false, "AgentToken": "t",
         "Runtime": {"NodeSelector": {}, "tolerations": []}}),
     );
@@ -449,7 +454,7 @@ fn tolerations_read_like_kubectl_taints() {
 
 #[test]
 fn a_saved_values_file_parses_back_to_the_same_tree() {
-    let tree = json!({"Context": "kind-dev", "Namespace": "cf", "EnvVars": {},
+    let tree = json!({"Context": "kind-dev", "Namespace": "cf", "EnvVars": {}, "DockerRegistry": "",
         "Storage": {"Backend": "ebs", "Iops": 4000, "Encrypted": true,
             "VolumeProvisioner": {"ServiceAccount": {"Annotations": {"eks.amazonaws.com/role-arn": "arn"}}}},
         "AppProxy": {"Ingress": {"IngressClass": ""}}, "ExecDemoPipeline": true,
@@ -479,7 +484,7 @@ fn the_save_path_is_never_a_device_a_pipe_or_a_link() {
     let wanted = dir.path().join("mine.yaml");
     let s = setup(
         json!({"Context": "kind-dev", "Namespace": "cf", "Storage": {"Backend": "local"},
-        "EnvVars": {}, "Monitor": {"Enabled": false}, "AppProxy": {"Enabled": false},
+        "EnvVars": {}, "DockerRegistry": "", "Monitor": {"Enabled": false}, "AppProxy": {"Enabled": false},
         "SetDefaultRuntime": false, "ExecDemoPipeline": false,
         "Runtime": {"NodeSelector": {}}}),
     );
@@ -584,4 +589,40 @@ fn an_install_into_a_cluster_with_an_agent_offers_to_attach_to_it() {
         assert_eq!(plan.attach, None);
         assert!(!p.asked.iter().any(|id| id == "agent"));
     }
+}
+
+/// A private mirror is asked after the proxy, and its pull Secret's name
+/// (only the name: the password stays in the user's Secret); a bad address
+/// is refused by the values' own check and asked again.
+#[test]
+fn a_private_mirror_and_its_pull_secret_are_asked_for() {
+    let s = setup(json!({
+        "Context": "kind-dev", "Namespace": "cf", "Storage": {"Backend": "local", "LocalVolumeParentDir": "/var/lib/codefresh/dind-volumes"},
+        "EnvVars": {}, "Monitor": {"Enabled": false}, "AppProxy": {"Enabled": false},
+        "SetDefaultRuntime": false, "ExecDemoPipeline": false,
+        "Runtime": {"NodeSelector": "", "tolerations": []},
+    }));
+    let mut p = script(&[&[
+        ("mirror", Yes),
+        ("DockerRegistry", text("registry example")),
+        ("DockerRegistry", text("registry.example.com/codefresh")),
+        ("ImagePullSecrets", text("mirror-creds")),
+        ("save", No),
+        ("next", Enter),
+    ]]);
+    let plan = run_script(&mut p, &s, Facts::default());
+    assert_eq!(
+        answer(&plan, "DockerRegistry"),
+        Some(&json!("registry.example.com/codefresh"))
+    );
+    assert_eq!(
+        answer(&plan, "ImagePullSecrets"),
+        Some(&json!(["mirror-creds"]))
+    );
+    assert_eq!(p.rejected.len(), 1, "{:?}", p.rejected);
+    assert!(
+        p.rejected[0].1.contains("not a registry host"),
+        "{:?}",
+        p.rejected
+    );
 }
