@@ -110,6 +110,15 @@ impl Transport {
             extra_roots: values.ca_bundle.as_ref().map(|b| b.pem.as_str().into()),
         }
     }
+
+    /// The same without the values' `CaBundle`: for a run whose bundle only
+    /// an installation's record holds (see `upgrade` and `diff`).
+    pub fn without_extra_roots(self) -> Self {
+        Transport {
+            extra_roots: None,
+            ..self
+        }
+    }
 }
 
 /// The user the token belongs to.

@@ -1,5 +1,5 @@
 //! Loading an already merged values tree gives what loading the input
-//! gives, for every example.
+//! gives, for every example; and what the input itself sets.
 
 use super::*;
 
@@ -28,4 +28,22 @@ fn loading_the_merged_tree_gives_what_loading_the_input_gives() {
         seen += 1;
     }
     assert!(seen >= 10, "only {seen} examples read");
+}
+
+#[test]
+fn sets_names_what_this_runs_own_input_gives() {
+    let mut input = Input::default();
+    assert!(!input.sets("CaBundle"));
+    input.files.push(ValuesFile {
+        origin: "values.yaml".into(),
+        text: "Storage:\n  Backend: local\n".into(),
+    });
+    assert!(input.sets("Storage.Backend") && input.sets("Storage"));
+    assert!(!input.sets("CaBundle") && !input.sets("Stor"));
+    input.set_values.push("CaBundleX=1".into());
+    assert!(!input.sets("CaBundle"), "a longer key is another key");
+    input
+        .overrides
+        .push(("CaBundle".into(), Value::String("pem".into())));
+    assert!(input.sets("CaBundle"));
 }

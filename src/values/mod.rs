@@ -139,6 +139,29 @@ pub struct Input {
     pub overrides: Vec<(String, Value)>,
 }
 
+impl Input {
+    /// True when this run's own input (a values file, `--set-value`,
+    /// `--set-file`, a flag or a wizard answer) sets `key` or a key below
+    /// it: what the user says now, as against what an installation's record
+    /// says (a claim anyone who may edit that Secret can make).
+    pub fn sets(&self, key: &str) -> bool {
+        let names = |k: &str| {
+            k == key
+                || k.strip_prefix(key)
+                    .is_some_and(|rest| rest.starts_with('.') || rest.starts_with('['))
+        };
+        let assigned = |s: &String| s.split_once('=').is_some_and(|(k, _)| names(k.trim()));
+        self.overrides.iter().any(|(k, _)| names(k))
+            || self.set_values.iter().any(assigned)
+            || self.set_files.iter().map(|f| &f.raw).any(assigned)
+            || self.files.iter().any(|f| {
+                serde_yaml_ng::from_str::<Value>(&f.text)
+                    .ok()
+                    .is_some_and(|t| tree::lookup(&t, key).is_some())
+            })
+    }
+}
+
 /// What validation hands back besides the values.
 #[derive(Debug, Clone)]
 pub struct Loaded {

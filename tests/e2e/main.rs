@@ -28,6 +28,7 @@ mod e2e_apply_order;
 mod e2e_attach;
 mod e2e_attach_values;
 mod e2e_build_rights;
+mod e2e_ca_bundle_record;
 mod e2e_cluster_access;
 mod e2e_controlplane;
 mod e2e_diagnose;

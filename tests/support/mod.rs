@@ -12,5 +12,6 @@ pub mod helm;
 pub mod namespace;
 pub mod objects;
 pub mod rollout;
+pub mod tls_front;
 pub mod tool;
 pub mod venona;

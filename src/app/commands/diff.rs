@@ -19,7 +19,6 @@ use crate::cli::{DiffArgs, OutputFormat};
 use crate::cluster::diff::{self, Action, ObjectDiff};
 use crate::cluster::{preflight, Cluster};
 use crate::output::{self, Structured};
-use crate::platform::Transport;
 use crate::{render, values};
 
 /// What `diff -o json|yaml` prints.
@@ -80,7 +79,7 @@ async fn spec_diff(args: &DiffArgs, plan: &Plan) -> Option<SpecDiff> {
         }
         Err(e) => return Some(not_compared(format!("not compared: {e}"))),
     };
-    let transport = Transport::of(values, false);
+    let transport = crate::app::installation::plan::platform_transport(plan, false);
     let client = match crate::app::identity::register::platform_for(&auth, transport) {
         Ok(c) => c,
         Err(e) => return Some(not_compared(format!("not compared: {e}"))),

@@ -127,7 +127,17 @@ async fn platform_sync(args: &UpgradeOptions, plan: &Plan) -> Result<Option<Sync
         return Ok(None);
     };
     let agent = plan.identity.agent_name(&plan.loaded.values);
-    match platform_for_upgrade(args, &plan.loaded.values, name, &agent, plan.spec_changed).await {
+    let transport = crate::app::installation::plan::platform_transport(plan, args.allow_http);
+    match platform_for_upgrade(
+        args,
+        transport,
+        &plan.loaded.values,
+        name,
+        &agent,
+        plan.spec_changed,
+    )
+    .await
+    {
         Ok(s) => Ok(s),
         Err(Outcome::Failed(e, _)) if !plan.spec_changed => {
             output::warn(&format!(
@@ -306,6 +316,7 @@ async fn send_spec(client: &Platform, name: &str, spec: &serde_json::Value) -> R
 /// a changed spec is bad input.
 async fn platform_for_upgrade(
     args: &UpgradeOptions,
+    transport: Transport,
     values: &Values,
     runtime: &str,
     agent: &str,
@@ -337,7 +348,6 @@ async fn platform_for_upgrade(
             "pass --token with a Codefresh API key (scope Runner-Installation), or set CF_API_KEY, then re-run `cf-runner upgrade`",
         )])));
     };
-    let transport = Transport::of(values, args.allow_http);
     let (client, who) =
         register::checked_client(&auth, transport, Some(&[Need::RuntimeEnvironments])).await?;
     // The record names the runtime: its spec is sent only where it runs

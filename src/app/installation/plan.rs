@@ -127,6 +127,28 @@ pub(crate) struct Plan {
     pub spec_changed: bool,
     /// Labelled objects this render no longer has.
     pub prune: Vec<LiveObject>,
+    /// True when this run gave `CaBundle` itself. Only then do calls to the
+    /// platform with the user's token trust it: a bundle only the record
+    /// holds is a claim (whoever may edit that Secret could add a CA of
+    /// theirs), which the cluster's components may carry but the user's
+    /// token does not travel under.
+    pub ca_bundle_given: bool,
+}
+
+/// How this run reaches the platform with the user's token: the values'
+/// `Insecure`, and their `CaBundle` only when this run gave it
+/// ([`Plan::ca_bundle_given`]); a bundle only the record holds is left out,
+/// and the user is told how to give it.
+pub(crate) fn platform_transport(plan: &Plan, allow_http: bool) -> crate::platform::Transport {
+    let transport = crate::platform::Transport::of(&plan.loaded.values, allow_http);
+    if plan.ca_bundle_given || plan.loaded.values.ca_bundle.is_none() {
+        return transport;
+    }
+    crate::output::note(
+        "the installation's CaBundle is not trusted for this run's calls to the platform: \
+         its record can be edited by others; behind a TLS-inspecting proxy, pass --ca-bundle FILE",
+    );
+    transport.without_extra_roots()
 }
 
 /// Reads the installation in `namespace` and works out the upgrade to
@@ -136,6 +158,7 @@ pub(crate) async fn plan(
     cluster: &Cluster,
     namespace: &str,
 ) -> Result<Plan, Outcome> {
+    let ca_bundle_given = input.sets("CaBundle");
     let s = standing::read(input, cluster, namespace).await?;
     // A registered install keeps the platform's runtime spec in step, as the
     // chart's post-upgrade hook does: the token is checked before anything
@@ -173,6 +196,7 @@ pub(crate) async fn plan(
         runtime_name: s.runtime_name,
         spec_changed,
         prune,
+        ca_bundle_given,
     })
 }
 
