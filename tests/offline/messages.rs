@@ -201,12 +201,23 @@ fn a_signal_before_the_apply_claims_nothing_applied() {
         let port = silent_api_server();
         let dir = tempfile::tempdir().unwrap();
         let kubeconfig = kubeconfig_for(dir.path(), &format!("https://127.0.0.1:{port}"));
-        let mut child = support::cli::isolated(&kubeconfig, dir.path())
-            .args(OFFLINE_INIT)
+        let mut cmd = support::cli::isolated(&kubeconfig, dir.path());
+        cmd.args(OFFLINE_INIT)
             .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
+            .stderr(std::process::Stdio::piped());
+        // A shell without job control starts its background jobs with
+        // SIGINT ignored, and an ignored signal stays ignored across exec:
+        // give the child the default dispositions a user's terminal gives.
+        // SAFETY: only async-signal-safe calls between fork and exec.
+        unsafe {
+            use std::os::unix::process::CommandExt;
+            cmd.pre_exec(|| {
+                libc::signal(libc::SIGINT, libc::SIG_DFL);
+                libc::signal(libc::SIGTERM, libc::SIG_DFL);
+                Ok(())
+            });
+        }
+        let mut child = cmd.spawn().unwrap();
         let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
         let mut first = String::new();
         stdout.read_line(&mut first).unwrap();
