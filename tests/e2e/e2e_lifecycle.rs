@@ -159,17 +159,21 @@ async fn labelled_names(client: &Client, ns: &str) -> Vec<String> {
     let mut out = Vec::new();
     let selector =
         format!("app.kubernetes.io/managed-by=cf-runner,app.kubernetes.io/instance={ns}");
-    for (api_version, kind, namespaced) in cf_runner::cluster::inventory::RENDERED_KINDS
-        .iter()
-        .map(|k| (k.api_version, k.kind, k.namespaced))
-    {
-        let api = cf_runner::cluster::api_for(client, api_version, kind, namespaced.then_some(ns));
-        for item in api
-            .list(&ListParams::default().labels(&selector))
-            .await
-            .unwrap()
-            .items
-        {
+    for k in cf_runner::cluster::inventory::RENDERED_KINDS {
+        let (api_version, kind) = (k.api_version, k.kind);
+        let api =
+            cf_runner::cluster::api_for(client, api_version, kind, k.namespaced.then_some(ns));
+        // A CRD's kind this control plane does not serve holds nothing.
+        let listed = api.list(&ListParams::default().labels(&selector)).await;
+        let list = match listed {
+            Err(kube::Error::Api(e))
+                if e.code == 404 && cf_runner::cluster::inventory::may_be_unserved(k) =>
+            {
+                continue
+            }
+            other => other.unwrap(),
+        };
+        for item in list.items {
             out.push(format!(
                 "{kind}/{} {}",
                 item.metadata.name.unwrap(),
