@@ -104,6 +104,14 @@ mod tests {
                 ("AppProxy.Enabled", json!(true)),
                 ("AppProxy.Ingress.Host", json!("ap.example.com")),
                 ("CaBundle", json!(pem)),
+                ("Metrics.ServiceMonitors", json!(true)),
+                ("Metrics.PodMonitors", json!(true)),
+                ("EventExporter.Enabled", json!(true)),
+                ("Runtime.Ballast.Dind.Enabled", json!(true)),
+                ("Runtime.Ballast.Engine.Enabled", json!(true)),
+                ("OpenShift", json!(true)),
+                ("AppProxy.HttpRoute.ParentRefs", json!([{"name": "gw"}])),
+                ("AppProxy.HttpRoute.Hostnames", json!(["ap.example.com"])),
             ];
             values.extend(storage);
             let r = rendered(values);
