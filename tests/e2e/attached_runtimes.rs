@@ -1,4 +1,4 @@
-//! What the tests of attached runtimes share (`e2e_attach`,
+//! What the tests of attached runtimes share (`e2e_attach`, `e2e_ca_bundle_record`,
 //! `e2e_attach_values`, `e2e_runtime_credentials`, `e2e_venona_attach`): a
 //! kubeconfig with a second control plane, a run of the binary off the
 //! test's runtime thread, and the agent's runtime files as the cluster

@@ -9,6 +9,7 @@
 
 use std::net::SocketAddr;
 
+use crate::attached_runtimes::{args, run};
 use crate::support;
 use support::cli::{self, text};
 use support::controlplane;
@@ -33,11 +34,6 @@ async fn upgrade_trusts_the_bundle_it_is_given_not_the_one_the_record_holds() {
     let bundle = home.path().join("proxy-ca.pem");
     std::fs::write(&bundle, &pki.ca_pem).unwrap();
     let kubeconfig = cp.admin_kubeconfig().to_path_buf();
-    let run = |args: Vec<String>| {
-        let (k, h) = (kubeconfig.clone(), home.path().to_path_buf());
-        tokio::task::spawn_blocking(move || cli::isolated(&k, &h).args(&args).output().unwrap())
-    };
-    let strings = |l: &[&str]| l.iter().map(|s| s.to_string()).collect::<Vec<_>>();
 
     // Installed through the front with the bundle: it is in the record now.
     let (k, h, n, u, b) = (
@@ -66,7 +62,7 @@ async fn upgrade_trusts_the_bundle_it_is_given_not_the_one_the_record_holds() {
     .unwrap();
     assert!(out.status.success(), "init: {}", text(&out));
 
-    let upgrade = strings(&[
+    let upgrade = args(&[
         "upgrade",
         "--yes",
         "--kube-namespace",
@@ -82,7 +78,7 @@ async fn upgrade_trusts_the_bundle_it_is_given_not_the_one_the_record_holds() {
     // Without the flag: the record's bundle is not trusted for the token's
     // calls; the platform's certificate is refused, nothing passes the
     // front, and the upgrade (which changes no spec) goes on and says so.
-    let out = run(upgrade.clone()).await.unwrap();
+    let out = run(&kubeconfig, home.path(), upgrade.clone()).await;
     let said = text(&out);
     assert!(out.status.success(), "upgrade: {said}");
     assert!(said.contains(NOT_TRUSTED), "{said}");
@@ -92,8 +88,8 @@ async fn upgrade_trusts_the_bundle_it_is_given_not_the_one_the_record_holds() {
 
     // Given again on this run: trusted, the platform is reached.
     let mut with_flag = upgrade.clone();
-    with_flag.extend(strings(&["--ca-bundle", bundle.to_str().unwrap()]));
-    let out = run(with_flag).await.unwrap();
+    with_flag.extend(args(&["--ca-bundle", bundle.to_str().unwrap()]));
+    let out = run(&kubeconfig, home.path(), with_flag).await;
     let said = text(&out);
     assert!(out.status.success(), "upgrade --ca-bundle: {said}");
     assert!(!said.contains(NOT_TRUSTED), "{said}");
